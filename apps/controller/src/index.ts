@@ -1,0 +1,1 @@
+export { ExitCode, runCommand, type CommandResult } from './commands.js';

@@ -1,0 +1,1 @@
+export { computeChecksum } from './compute.js';

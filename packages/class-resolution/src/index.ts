@@ -1,0 +1,1 @@
+export { isValidControllerName } from './controller-name.js';

@@ -1,0 +1,1 @@
+export { GATEWAY_EXISTS_FINALIZER, withGatewayExistsFinalizer } from './finalizer.js';

@@ -1,0 +1,1 @@
+export { matchesLabels, parseLabelSelector, type LabelRequirement } from './label-selector.js';

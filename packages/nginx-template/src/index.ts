@@ -1,0 +1,1 @@
+export { quoteNginxString } from './quote.js';

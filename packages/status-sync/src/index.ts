@@ -1,0 +1,1 @@
+export { formatMicroTime } from './micro-time.js';

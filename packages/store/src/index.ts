@@ -1,0 +1,1 @@
+export { normalizeObject } from './normalize.js';

@@ -1,0 +1,1 @@
+export { objectKey, splitObjectKey, type ObjectWithMetadata } from './keys.js';

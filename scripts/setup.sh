@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Installs everything IngressKit needs on a fresh Debian machine with Node 20:
+# pnpm 10, the workspace's Node dependencies, nginx with its Lua module, and kubectl.
+# Safe to run again: each step is skipped when its result is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '[setup] %s\n' "$*"; }
+
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 20 ]; then
+  echo "[setup] Node.js 20 or newer is required (found: $(node --version 2>/dev/null || echo none))." >&2
+  exit 1
+fi
+
+# pnpm: corepack's copy fails its signature check on these machines, so install it through npm.
+if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version | cut -d. -f1)" != 10 ]; then
+  say "installing pnpm 10 with npm"
+  npm install -g pnpm@10 >/dev/null
+fi
+
+# System packages from Debian: nginx and its Lua module for the data plane, kubectl for the
+# kubectl compatibility tests and the demo's hints.
+apt_packages=()
+dpkg -s nginx >/dev/null 2>&1 || apt_packages+=(nginx)
+dpkg -s libnginx-mod-http-lua >/dev/null 2>&1 || apt_packages+=(libnginx-mod-http-lua)
+dpkg -s lua-resty-core >/dev/null 2>&1 || apt_packages+=(lua-resty-core)
+dpkg -s lua-cjson >/dev/null 2>&1 || apt_packages+=(lua-cjson)
+command -v kubectl >/dev/null 2>&1 || apt_packages+=(kubernetes-client)
+
+if [ "${#apt_packages[@]}" -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "[setup] Missing system packages: ${apt_packages[*]}" >&2
+    echo "[setup] Install them as root, then run this script again:" >&2
+    echo "        sudo apt-get update && sudo apt-get install -y ${apt_packages[*]}" >&2
+    exit 1
+  fi
+  say "installing ${apt_packages[*]} with apt-get"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${apt_packages[@]}" >/dev/null
+fi
+
+# Debian starts an nginx service on port 80 when the package is installed; IngressKit runs its own
+# nginx processes, so the system one is stopped to keep the machine quiet. Failure is harmless.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet nginx 2>/dev/null; then
+  systemctl stop nginx >/dev/null 2>&1 || true
+fi
+
+say "installing Node dependencies"
+if [ -n "${CI:-}" ]; then
+  pnpm install --frozen-lockfile --reporter=silent
+else
+  pnpm install --reporter=silent
+fi
+say "ready: nginx $(nginx -v 2>&1 | sed 's/.*nginx\///'), kubectl $(kubectl version --client 2>/dev/null | head -1 | sed 's/.*: //'), pnpm $(pnpm --version)"
