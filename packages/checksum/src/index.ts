@@ -1,1 +1,37 @@
 export { computeChecksum } from './compute.js';
+export {
+  defaultAnnotationPrefix,
+  ingressConfigId,
+  secretConfigId,
+  type ConfigIdMetadata,
+  type ConfigIdOptions,
+  type ConfigIdSkipReason,
+  type ConfigIdSkipped,
+  type IngressConfigIdResult,
+  type IngressLike,
+  type SecretConfigIdResult,
+  type SecretLike,
+} from './config-id.js';
+export type { SecretDataLike } from './certificate.js';
+export { diffIds, type IdDiff } from './diff.js';
+export {
+  verifyChecksum,
+  type ChecksumObjectLike,
+  type ChecksumObjectRef,
+  type ChecksumVerification,
+} from './verify.js';
+export {
+  buildIngressCheckSum,
+  buildSecretCheckSum,
+  checksumApiGroup,
+  checksumApiVersion,
+  ingressCheckSumResource,
+  secretCheckSumResource,
+  type BuildChecksumOptions,
+  type ChecksumObjectMetadata,
+  type ChecksumSpec,
+  type IngressCheckSum,
+  type SecretCheckSum,
+} from './checksum-object.js';
+export { ingressCheckSumCrd, secretCheckSumCrd } from './crds.js';
+export { InvalidChecksumInputError } from './errors.js';

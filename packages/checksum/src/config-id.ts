@@ -1,0 +1,141 @@
+import { readSecretCertificate, type SecretDataLike } from './certificate.js';
+import { parseGoInt } from './go-int.js';
+
+/** The annotation prefix Tengine-Ingress and ingress-nginx use unless configured otherwise. */
+export const defaultAnnotationPrefix = 'nginx.ingress.kubernetes.io';
+
+/** Options for {@link ingressConfigId} and {@link secretConfigId}. */
+export interface ConfigIdOptions {
+  /**
+   * Prefix of the `<prefix>/version` annotation; default `nginx.ingress.kubernetes.io`. Tengine
+   * honours `--annotations-prefix` for Ingresses only and always reads Secrets with the default.
+   */
+  annotationPrefix?: string;
+}
+
+/** Why an object does not take part in the checksum. */
+export type ConfigIdSkipReason =
+  | 'no-version'
+  | 'invalid-version'
+  | 'zero-version'
+  | 'no-numeric-suffix'
+  | 'no-certificate'
+  | 'invalid-certificate'
+  | 'invalid-key-pair';
+
+/** An object that does not take part in the checksum, with the reason and a sentence naming it. */
+export interface ConfigIdSkipped {
+  id: undefined;
+  reason: ConfigIdSkipReason;
+  message: string;
+}
+
+/** Result of {@link ingressConfigId}: the id `"<id>-<version>"`, or why there is none. */
+export type IngressConfigIdResult = { id: string } | ConfigIdSkipped;
+
+/**
+ * Result of {@link secretConfigId}: the id `"<id>-<version>-<sha1>"` and whether it came from a leaf
+ * certificate or from a CA-only Secret (whose id ends in an empty sha1, `"<id>-<version>-"`).
+ */
+export type SecretConfigIdResult = { id: string; certificate: 'leaf' | 'ca-only' } | ConfigIdSkipped;
+
+/** The metadata the ids are made from; typed client objects and plain JSON both fit. */
+export interface ConfigIdMetadata {
+  name?: string | undefined;
+  namespace?: string | undefined;
+  annotations?: Record<string, string> | undefined;
+}
+
+/** An Ingress as far as the checksum is concerned. */
+export interface IngressLike {
+  metadata?: ConfigIdMetadata | undefined;
+}
+
+/** A Secret as far as the checksum is concerned. */
+export interface SecretLike extends SecretDataLike {
+  metadata?: ConfigIdMetadata | undefined;
+}
+
+/**
+ * The Ingress's configuration id `"<id>-<version>"` as Tengine-Ingress computes it (`getIngID`): id is
+ * the integer after the last `-` of the name, version the integer annotation `<prefix>/version`. An
+ * Ingress without a non-zero integer version or without a numeric name suffix does not take part;
+ * the result then says why. The namespace is not part of the id.
+ */
+export function ingressConfigId(ingress: IngressLike, options: ConfigIdOptions = {}): IngressConfigIdResult {
+  return readBaseId('Ingress', ingress.metadata, options);
+}
+
+/**
+ * The Secret's configuration id `"<id>-<version>-<sha1>"` as Tengine-Ingress computes it
+ * (`getSecretID`): id and version as for Ingresses, sha1 the lowercase hex SHA-1 of the DER of the
+ * first certificate in tls.crt (from `data`, base64, or `stringData`). Secrets Tengine cannot load
+ * (no certificate, a certificate that does not parse, a key that does not match) do not take part.
+ * A Secret with only a ca.crt takes part with an empty sha1, `"<id>-<version>-"`, as in Tengine.
+ */
+export function secretConfigId(secret: SecretLike, options: ConfigIdOptions = {}): SecretConfigIdResult {
+  const base = readBaseId('Secret', secret.metadata, options);
+  if (base.id === undefined) return base;
+  const certificate = readSecretCertificate(secret);
+  switch (certificate.kind) {
+    case 'leaf':
+      return { id: `${base.id}-${certificate.sha1}`, certificate: 'leaf' };
+    case 'ca-only':
+      return { id: `${base.id}-`, certificate: 'ca-only' };
+    case 'unusable':
+      return skip(
+        certificate.reason,
+        `Secret ${describe(secret.metadata)} does not take part in the checksum: ${certificate.detail}.`,
+      );
+  }
+}
+
+function readBaseId(
+  kind: 'Ingress' | 'Secret',
+  metadata: ConfigIdMetadata | undefined,
+  options: ConfigIdOptions,
+): { id: string } | ConfigIdSkipped {
+  const annotation = `${options.annotationPrefix ?? defaultAnnotationPrefix}/version`;
+  const subject = `${kind} ${describe(metadata)}`;
+  const rawVersion = metadata?.annotations?.[annotation];
+  if (rawVersion === undefined) {
+    return skip(
+      'no-version',
+      `${subject} does not take part in the checksum: it has no ${annotation} annotation.`,
+    );
+  }
+  // Tengine reads a version that is not an integer as the default 0, which means "no version".
+  const version = typeof rawVersion === 'string' ? parseGoInt(rawVersion) : undefined;
+  if (version === undefined) {
+    return skip(
+      'invalid-version',
+      `${subject} does not take part in the checksum: ${annotation} is ${JSON.stringify(rawVersion)}, not an integer.`,
+    );
+  }
+  if (version === '0') {
+    return skip(
+      'zero-version',
+      `${subject} does not take part in the checksum: ${annotation} is ${JSON.stringify(rawVersion)}, and 0 means "no version".`,
+    );
+  }
+
+  const name = metadata?.name ?? '';
+  const dash = name.lastIndexOf('-');
+  const id = dash === -1 ? undefined : parseGoInt(name.slice(dash + 1));
+  if (id === undefined) {
+    return skip(
+      'no-numeric-suffix',
+      `${subject} does not take part in the checksum: its name must end in "-<number>", the number being its id.`,
+    );
+  }
+  return { id: `${id}-${version}` };
+}
+
+function skip(reason: ConfigIdSkipReason, message: string): ConfigIdSkipped {
+  return { id: undefined, reason, message };
+}
+
+function describe(metadata: ConfigIdMetadata | undefined): string {
+  const name = metadata?.name ? metadata.name : '(unnamed)';
+  return metadata?.namespace ? `${metadata.namespace}/${name}` : name;
+}
