@@ -47,6 +47,11 @@ const flagSpecs = {
     default: false,
     description: 'Own the IngressClass named --ingress-class whatever its spec.controller.',
   },
+  'honor-default-class': {
+    type: 'boolean',
+    default: true,
+    description: 'Serve Ingresses with no class when the cluster default IngressClass is ours, also those created before it became default.',
+  },
   'publish-service': {
     type: 'string',
     default: '',
