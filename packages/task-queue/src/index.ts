@@ -1,1 +1,35 @@
+export {
+  createFakeClock,
+  systemClock,
+  type Clock,
+  type FakeClock,
+  type FakeClockOptions,
+  type Timer,
+} from './clock.js';
+export { InvalidOptionError, SyncQueueShutDownError, TimerLoopError } from './errors.js';
 export { objectKey, splitObjectKey, type ObjectWithMetadata } from './keys.js';
+export {
+  bucketRateLimiter,
+  defaultControllerRateLimiter,
+  exponentialFailureRateLimiter,
+  maxOfRateLimiter,
+  type BucketOptions,
+  type DefaultControllerRateLimiterOptions,
+  type ExponentialFailureOptions,
+  type RateLimiter,
+} from './rate-limiters.js';
+export { RateLimitingQueue, type RateLimitingQueueOptions } from './rate-limiting-queue.js';
+export {
+  SyncQueue,
+  type EnqueueOptions,
+  type SyncFailure,
+  type SyncFunction,
+  type SyncOutcome,
+  type SyncQueueEvents,
+  type SyncQueueOptions,
+  type SyncQueueShutDownOptions,
+  type SyncRequeue,
+  type SyncSkip,
+  type SyncTask,
+} from './sync-queue.js';
+export { WorkQueue, type GetOptions, type GetResult } from './work-queue.js';
