@@ -1,1 +1,33 @@
+export { addressesFromService, type StatusAddress } from './addresses.js';
+export { systemClock, type Clock, type Timer } from './clock.js';
+export type { ControllerPod, CoreApi } from './controller-pods.js';
+export {
+  AddressResolutionError,
+  InvalidStatusSyncOptionsError,
+  LeaseRequestError,
+  RequestTimeoutError,
+  StatusWriteError,
+} from './errors.js';
+export {
+  LeaderElector,
+  defaultLeaderElectionTiming,
+  type LeaderElectorEvents,
+  type LeaderElectorOptions,
+  type LeaseApi,
+  type StopLeaderElectorOptions,
+  type StoppedLeadingReason,
+} from './leader-elector.js';
+export { createManualClock, type ManualClock } from './manual-clock.js';
 export { formatMicroTime } from './micro-time.js';
+export { resolveStatusAddresses, type StatusAddressOptions } from './resolve-status-addresses.js';
+export {
+  StatusSync,
+  type IngressStatusApi,
+  type IngressWriteFailure,
+  type OwnedIngress,
+  type StatusShutdownReason,
+  type StatusShutdownResult,
+  type StatusSyncEvents,
+  type StatusSyncOptions,
+  type StatusSyncResult,
+} from './status-sync.js';

@@ -1,0 +1,464 @@
+import type { V1Lease, V1LeaseSpec, V1MicroTime } from '@kubernetes/client-node';
+import { EventEmitter } from 'eventemitter3';
+import { statusCodeOf, toError } from './api-errors.js';
+import { systemClock, type Clock, type Timer } from './clock.js';
+import { InvalidStatusSyncOptionsError, LeaseRequestError } from './errors.js';
+import { formatMicroTime } from './micro-time.js';
+import { withTimeout } from './timeout.js';
+
+/** The Lease calls the elector makes; `CoordinationV1Api` from @kubernetes/client-node satisfies it. */
+export interface LeaseApi {
+  readNamespacedLease(param: { name: string; namespace: string }): Promise<V1Lease>;
+  createNamespacedLease(param: { namespace: string; body: V1Lease }): Promise<V1Lease>;
+  replaceNamespacedLease(param: { name: string; namespace: string; body: V1Lease }): Promise<V1Lease>;
+}
+
+/** Options of {@link LeaderElector}. Durations are milliseconds. */
+export interface LeaderElectorOptions {
+  /** Usually `kubeConfig.makeApiClient(CoordinationV1Api)`. */
+  coordinationApi: LeaseApi;
+  /** Namespace of the Lease, normally the controller's own. */
+  namespace: string;
+  /** Name of the Lease (ingress-nginx's `--election-id`). */
+  electionId: string;
+  /** This replica's identity in `spec.holderIdentity`, normally the pod name; unique per replica. */
+  identity: string;
+  /** How long candidates wait after the last observed change before taking over; 30 s by default. */
+  leaseDurationMs?: number;
+  /** How long the leader keeps leading without a successful renew; 15 s by default. */
+  renewDeadlineMs?: number;
+  /** Pause between attempts; candidates add up to 120 % jitter; 7.5 s by default. */
+  retryPeriodMs?: number;
+  /** Source of time and timers; the monotonic system clock by default. */
+  clock?: Clock;
+  /** Uniform numbers in [0, 1) for the candidates' jitter; `Math.random` by default. */
+  random?: () => number;
+}
+
+/** ingress-nginx's (and client-go's usual) timing: lease 30 s, renew deadline 15 s, retry 7.5 s. */
+export const defaultLeaderElectionTiming = {
+  leaseDurationMs: 30_000,
+  renewDeadlineMs: 15_000,
+  retryPeriodMs: 7_500,
+} as const;
+
+/** Why this replica stopped leading. */
+export type StoppedLeadingReason =
+  /** No renew succeeded within the renew deadline (API server down, slow, or refusing). */
+  | 'renew-deadline'
+  /** The Lease names another holder (someone edited it, or our clock ran far slower). */
+  | 'lost'
+  /** `stop()` was called. */
+  | 'stopped';
+
+/** Events of {@link LeaderElector}. */
+export interface LeaderElectorEvents {
+  /** This replica became the leader; `isLeader()` is true from now on until `stopped-leading`. */
+  'started-leading': [];
+  /** This replica is no longer the leader. */
+  'stopped-leading': [reason: StoppedLeadingReason];
+  /** A different replica (or this one) was observed holding the Lease. */
+  'new-leader': [identity: string];
+  /** A get/create/update failed for a reason other than losing a race; the elector keeps trying. */
+  'attempt-failed': [error: Error];
+}
+
+/** Options of {@link LeaderElector.stop}. */
+export interface StopLeaderElectorOptions {
+  /**
+   * Give the Lease up (empty holder, 1 s duration, as client-go's ReleaseOnCancel) so another replica
+   * takes over at its next attempt; true by default. False models a crash: others wait for expiry.
+   */
+  release?: boolean;
+}
+
+interface LeaseRecord {
+  readonly holderIdentity: string;
+  readonly leaseDurationSeconds: number | undefined;
+  readonly acquireTime: string | undefined;
+  readonly renewTime: string | undefined;
+  readonly leaseTransitions: number;
+}
+
+interface Observation {
+  readonly record: LeaseRecord;
+  readonly key: string;
+  /** When this replica first saw `record`, on its own clock: expiry is measured from here, not renewTime. */
+  readonly observedAt: number;
+}
+
+type AttemptOutcome =
+  | { readonly kind: 'acquired'; readonly lease: V1Lease }
+  | { readonly kind: 'held'; readonly holder: string }
+  | { readonly kind: 'conflict' }
+  | { readonly kind: 'abandoned' }
+  | { readonly kind: 'failed'; readonly error: Error };
+
+// client-go's leaderelection.JitterFactor: candidates wait retryPeriod × [1, 2.2).
+const jitterFactor = 1.2;
+const maxReleaseConflicts = 3;
+
+/**
+ * Leader election on a `coordination.k8s.io/v1` Lease, modelled on client-go: get, then create or
+ * update with the read `resourceVersion` (a 409 means another replica won). A candidate takes over
+ * only after the Lease it observes has not changed for its `leaseDurationSeconds` on the candidate's
+ * own clock, and a leader stops leading once `renewDeadlineMs` passes since the start of its last
+ * successful write; as the renew deadline is shorter than the lease duration, two replicas never
+ * lead at once while clocks run at the same rate.
+ */
+export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
+  private readonly api: LeaseApi;
+  private readonly namespace: string;
+  private readonly electionId: string;
+  private readonly identity: string;
+  private readonly leaseDurationMs: number;
+  private readonly renewDeadlineMs: number;
+  private readonly retryPeriodMs: number;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+
+  private state: 'idle' | 'running' | 'stopped' = 'idle';
+  private isLeading = false;
+  private leadingUntil = 0;
+  private observation: Observation | undefined;
+  private reportedLeader: string | undefined;
+  private attemptSeq = 0;
+  private currentAttempt = 0;
+  private mayHoldLease = false;
+  private retryTimer: Timer | undefined;
+  private deadlineTimer: Timer | undefined;
+  private releasing: Promise<void> | undefined;
+
+  /** Validates identity and timing (lease > renew deadline > retry period > 0); throws InvalidStatusSyncOptionsError. */
+  constructor(options: LeaderElectorOptions) {
+    super();
+    this.api = options.coordinationApi;
+    this.namespace = options.namespace;
+    this.electionId = options.electionId;
+    this.identity = options.identity;
+    this.leaseDurationMs = options.leaseDurationMs ?? defaultLeaderElectionTiming.leaseDurationMs;
+    this.renewDeadlineMs = options.renewDeadlineMs ?? defaultLeaderElectionTiming.renewDeadlineMs;
+    this.retryPeriodMs = options.retryPeriodMs ?? defaultLeaderElectionTiming.retryPeriodMs;
+    this.clock = options.clock ?? systemClock;
+    this.random = options.random ?? Math.random;
+    checkElectorOptions(options.identity, this.leaseDurationMs, this.renewDeadlineMs, this.retryPeriodMs);
+  }
+
+  /**
+   * Starts competing for the Lease (first attempt at once, or once a release from a previous
+   * `stop()` is done); does nothing while already running.
+   */
+  start(): void {
+    if (this.state === 'running') return;
+    this.state = 'running';
+    if (this.releasing === undefined) {
+      this.runAttempt();
+      return;
+    }
+    // A release landing after a new acquisition would empty the Lease under a running leader.
+    const resume = (): void => {
+      if (this.state === 'running' && this.currentAttempt === 0 && this.retryTimer === undefined)
+        this.runAttempt();
+    };
+    this.releasing.then(resume, resume);
+  }
+
+  /**
+   * Stops competing: emits `stopped-leading` if leading, cancels all timers and, unless
+   * `release: false`, gives the Lease up when it names this replica. Rejects with
+   * `LeaseRequestError` or `RequestTimeoutError` only when that release request fails.
+   */
+  async stop(options: StopLeaderElectorOptions = {}): Promise<void> {
+    if (this.state !== 'running') {
+      this.state = 'stopped';
+      return;
+    }
+    this.state = 'stopped';
+    // Results of an attempt still in flight are ignored from here on.
+    this.currentAttempt = 0;
+    this.retryTimer?.cancel();
+    this.retryTimer = undefined;
+    this.deadlineTimer?.cancel();
+    this.deadlineTimer = undefined;
+    if (this.isLeading) {
+      this.isLeading = false;
+      this.emit('stopped-leading', 'stopped');
+    }
+    if ((options.release ?? true) && this.mayHoldLease) {
+      this.mayHoldLease = false;
+      const releasing = this.releaseLease();
+      this.releasing = releasing;
+      try {
+        await releasing;
+      } finally {
+        if (this.releasing === releasing) this.releasing = undefined;
+      }
+    }
+  }
+
+  /** True while this replica leads and its renew deadline has not passed (checked against the clock). */
+  isLeader(): boolean {
+    return this.isLeading && this.clock.now() < this.leadingUntil;
+  }
+
+  /** The holder of the Lease as last observed (this replica included), or undefined when nobody holds it. */
+  leader(): string | undefined {
+    const holder = this.observation?.record.holderIdentity;
+    return holder === undefined || holder === '' ? undefined : holder;
+  }
+
+  private runAttempt(): void {
+    if (this.state !== 'running') return;
+    const attempt = ++this.attemptSeq;
+    this.currentAttempt = attempt;
+    const startedAt = this.clock.now();
+    // A hung request must not stall the elector; its late result is dropped via currentAttempt.
+    void withTimeout(
+      this.tryAcquireOrRenew(attempt, startedAt),
+      this.renewDeadlineMs,
+      this.clock,
+      this.describe('attempt on'),
+    ).then(
+      (outcome) => this.finishAttempt(attempt, startedAt, outcome),
+      (error: unknown) => this.finishAttempt(attempt, startedAt, { kind: 'failed', error: toError(error) }),
+    );
+  }
+
+  private async tryAcquireOrRenew(attempt: number, startedAt: number): Promise<AttemptOutcome> {
+    let lease: V1Lease;
+    try {
+      lease = await this.api.readNamespacedLease({ name: this.electionId, namespace: this.namespace });
+    } catch (error) {
+      if (statusCodeOf(error) !== 404)
+        throw new LeaseRequestError(`reading ${this.describe()} failed`, { cause: error });
+      if (attempt !== this.currentAttempt) return { kind: 'abandoned' };
+      return this.createLease(startedAt);
+    }
+    if (attempt !== this.currentAttempt) return { kind: 'abandoned' };
+    const observed = this.observe(lease);
+    const holder = observed.record.holderIdentity;
+    if (holder !== '' && holder !== this.identity && this.isObservedLeaseValid(observed)) {
+      return { kind: 'held', holder };
+    }
+    const body: V1Lease = {
+      ...lease,
+      spec: { ...lease.spec, ...this.holderSpec(startedAt, observed.record) },
+    };
+    this.mayHoldLease = true;
+    try {
+      const updated = await this.api.replaceNamespacedLease({
+        name: this.electionId,
+        namespace: this.namespace,
+        body,
+      });
+      return { kind: 'acquired', lease: updated };
+    } catch (error) {
+      if (statusCodeOf(error) === 409) return { kind: 'conflict' };
+      throw new LeaseRequestError(`updating ${this.describe()} failed`, { cause: error });
+    }
+  }
+
+  private async createLease(startedAt: number): Promise<AttemptOutcome> {
+    const body: V1Lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: this.electionId, namespace: this.namespace },
+      spec: this.holderSpec(startedAt, undefined),
+    };
+    this.mayHoldLease = true;
+    try {
+      const created = await this.api.createNamespacedLease({ namespace: this.namespace, body });
+      return { kind: 'acquired', lease: created };
+    } catch (error) {
+      if (statusCodeOf(error) === 409) return { kind: 'conflict' };
+      throw new LeaseRequestError(`creating ${this.describe()} failed`, { cause: error });
+    }
+  }
+
+  private finishAttempt(attempt: number, startedAt: number, outcome: AttemptOutcome): void {
+    if (attempt !== this.currentAttempt || this.state !== 'running') return;
+    this.currentAttempt = 0;
+    switch (outcome.kind) {
+      case 'acquired': {
+        this.observe(outcome.lease);
+        // The server applied the write after startedAt, so every other replica observed it later
+        // and waits a full lease duration from then: leading until startedAt + renewDeadline is safe.
+        const until = startedAt + this.renewDeadlineMs;
+        if (this.clock.now() < until) {
+          this.leadingUntil = until;
+          this.armDeadline();
+          if (!this.isLeading) {
+            this.isLeading = true;
+            this.emit('started-leading');
+          }
+        }
+        break;
+      }
+      case 'held':
+        if (this.isLeading) this.stepDown('lost');
+        break;
+      case 'failed':
+        this.emit('attempt-failed', outcome.error);
+        break;
+      case 'conflict':
+      case 'abandoned':
+        break;
+    }
+    if (this.isLeading && this.clock.now() >= this.leadingUntil) this.stepDown('renew-deadline');
+    this.scheduleAttempt(
+      this.isLeading ? this.retryPeriodMs : this.retryPeriodMs * (1 + jitterFactor * this.random()),
+    );
+  }
+
+  private scheduleAttempt(delayMs: number): void {
+    if (this.state !== 'running' || this.currentAttempt !== 0) return;
+    this.retryTimer?.cancel();
+    this.retryTimer = this.clock.setTimer(delayMs, () => {
+      this.retryTimer = undefined;
+      this.runAttempt();
+    });
+  }
+
+  private armDeadline(): void {
+    this.deadlineTimer?.cancel();
+    this.deadlineTimer = this.clock.setTimer(this.leadingUntil - this.clock.now(), () => {
+      this.deadlineTimer = undefined;
+      if (this.isLeading && this.clock.now() >= this.leadingUntil) this.stepDown('renew-deadline');
+    });
+  }
+
+  private stepDown(reason: StoppedLeadingReason): void {
+    this.isLeading = false;
+    this.deadlineTimer?.cancel();
+    this.deadlineTimer = undefined;
+    this.emit('stopped-leading', reason);
+  }
+
+  private observe(lease: V1Lease): Observation {
+    const record = recordOf(lease.spec);
+    const key = JSON.stringify(record);
+    if (this.observation?.key !== key) {
+      this.observation = { record, key, observedAt: this.clock.now() };
+    }
+    const holder = record.holderIdentity === '' ? undefined : record.holderIdentity;
+    if (holder !== this.reportedLeader) {
+      this.reportedLeader = holder;
+      if (holder !== undefined) this.emit('new-leader', holder);
+    }
+    return this.observation;
+  }
+
+  private isObservedLeaseValid(observed: Observation): boolean {
+    const seconds = observed.record.leaseDurationSeconds;
+    const durationMs = seconds !== undefined && seconds > 0 ? seconds * 1000 : this.leaseDurationMs;
+    return observed.observedAt + durationMs > this.clock.now();
+  }
+
+  private holderSpec(now: number, previous: LeaseRecord | undefined): V1LeaseSpec {
+    const time = formatMicroTime(new Date(now));
+    const isRenewal = previous?.holderIdentity === this.identity;
+    return {
+      holderIdentity: this.identity,
+      leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
+      acquireTime: asMicroTime(isRenewal && previous.acquireTime !== undefined ? previous.acquireTime : time),
+      renewTime: asMicroTime(time),
+      leaseTransitions: previous === undefined ? 0 : previous.leaseTransitions + (isRenewal ? 0 : 1),
+    };
+  }
+
+  private async releaseLease(): Promise<void> {
+    for (let conflicts = 0; conflicts < maxReleaseConflicts; conflicts++) {
+      let lease: V1Lease;
+      try {
+        lease = await withTimeout(
+          this.api.readNamespacedLease({ name: this.electionId, namespace: this.namespace }),
+          this.renewDeadlineMs,
+          this.clock,
+          this.describe('reading'),
+        );
+      } catch (error) {
+        if (statusCodeOf(error) === 404) return;
+        throw new LeaseRequestError(`reading ${this.describe()} to release it failed`, { cause: error });
+      }
+      // Never clobber a record that already names someone else.
+      if (lease.spec?.holderIdentity !== this.identity) return;
+      const time = asMicroTime(formatMicroTime(new Date(this.clock.now())));
+      const body: V1Lease = {
+        ...lease,
+        spec: {
+          ...lease.spec,
+          holderIdentity: '',
+          leaseDurationSeconds: 1,
+          acquireTime: time,
+          renewTime: time,
+        },
+      };
+      try {
+        const released = await withTimeout(
+          this.api.replaceNamespacedLease({ name: this.electionId, namespace: this.namespace, body }),
+          this.renewDeadlineMs,
+          this.clock,
+          this.describe('releasing'),
+        );
+        this.observe(released);
+        return;
+      } catch (error) {
+        if (statusCodeOf(error) !== 409) {
+          throw new LeaseRequestError(`releasing ${this.describe()} failed`, { cause: error });
+        }
+      }
+    }
+    throw new LeaseRequestError(
+      `releasing ${this.describe()} failed: ${maxReleaseConflicts} conflicts in a row`,
+    );
+  }
+
+  private describe(verb?: string): string {
+    const lease = `Lease ${this.namespace}/${this.electionId}`;
+    return verb === undefined ? lease : `${verb} ${lease}`;
+  }
+}
+
+function checkElectorOptions(
+  identity: string,
+  leaseDurationMs: number,
+  renewDeadlineMs: number,
+  retryPeriodMs: number,
+): void {
+  // An empty holderIdentity means "nobody holds the Lease".
+  if (identity === '') throw new InvalidStatusSyncOptionsError('identity must not be empty');
+  if (!(retryPeriodMs > 0)) {
+    throw new InvalidStatusSyncOptionsError(`retryPeriodMs must be > 0, got ${retryPeriodMs}`);
+  }
+  if (!(renewDeadlineMs > retryPeriodMs)) {
+    throw new InvalidStatusSyncOptionsError(
+      `renewDeadlineMs (${renewDeadlineMs}) must be greater than retryPeriodMs (${retryPeriodMs})`,
+    );
+  }
+  if (!(leaseDurationMs > renewDeadlineMs)) {
+    throw new InvalidStatusSyncOptionsError(
+      `leaseDurationMs (${leaseDurationMs}) must be greater than renewDeadlineMs (${renewDeadlineMs}), or two replicas could lead at once`,
+    );
+  }
+}
+
+function recordOf(spec: V1LeaseSpec | undefined): LeaseRecord {
+  return {
+    holderIdentity: spec?.holderIdentity ?? '',
+    leaseDurationSeconds: spec?.leaseDurationSeconds,
+    acquireTime: microTimeText(spec?.acquireTime),
+    renewTime: microTimeText(spec?.renewTime),
+    leaseTransitions: spec?.leaseTransitions ?? 0,
+  };
+}
+
+// client-node 2.0.1 does not convert V1MicroTime on the way in or out (the type is missing from its
+// serializer's type map), so read values are the server's strings and written strings go out verbatim.
+function microTimeText(value: unknown): string | undefined {
+  if (value instanceof Date) return formatMicroTime(value);
+  return typeof value === 'string' ? value : undefined;
+}
+
+function asMicroTime(text: string): V1MicroTime {
+  return text as unknown as V1MicroTime;
+}

@@ -1,0 +1,372 @@
+import type { V1Ingress } from '@kubernetes/client-node';
+import { EventEmitter } from 'eventemitter3';
+import type { StatusAddress } from './addresses.js';
+import { statusCodeOf, toError } from './api-errors.js';
+import { systemClock, type Clock, type Timer } from './clock.js';
+import { findOtherReplicas, type CoreApi } from './controller-pods.js';
+import { InvalidStatusSyncOptionsError, StatusWriteError } from './errors.js';
+import { isStatusEqual, toLoadBalancerEntries, type LoadBalancerEntry } from './ingress-status.js';
+import { resolveStatusAddresses, type StatusAddressOptions } from './resolve-status-addresses.js';
+import { withTimeout } from './timeout.js';
+
+/** The Ingress calls StatusSync makes; `NetworkingV1Api` from @kubernetes/client-node satisfies it. */
+export interface IngressStatusApi {
+  readNamespacedIngress(param: { name: string; namespace: string }): Promise<V1Ingress>;
+  replaceNamespacedIngressStatus(param: {
+    name: string;
+    namespace: string;
+    body: V1Ingress;
+  }): Promise<V1Ingress>;
+}
+
+/** An Ingress this controller owns, as cached (a typed model or raw watch JSON both fit). */
+export interface OwnedIngress {
+  metadata?: { name?: string; namespace?: string };
+  status?: { loadBalancer?: { ingress?: readonly LoadBalancerEntry[] | null } | null } | null;
+}
+
+/** Options of {@link StatusSync}. Durations are milliseconds. */
+export interface StatusSyncOptions {
+  /** Usually `kubeConfig.makeApiClient(NetworkingV1Api)`. */
+  networkingApi: IngressStatusApi;
+  /** Usually `kubeConfig.makeApiClient(CoreV1Api)`: reads the publish Service, pods and nodes. */
+  coreApi: CoreApi;
+  /** Where the addresses come from (see resolveStatusAddresses); `controllerPod` also finds replicas. */
+  addresses: StatusAddressOptions;
+  /** Whether this replica may write now, e.g. `() => elector.isLeader()`; asked before every write. */
+  isLeader: () => boolean;
+  /** The Ingresses this controller owns, with their cached status (class resolution happens elsewhere). */
+  listOwnedIngresses: () => Iterable<OwnedIngress> | Promise<Iterable<OwnedIngress>>;
+  /** Pause between periodic syncs; 60 s by default (ingress-nginx's UpdateInterval). */
+  intervalMs?: number;
+  /** Most status writes in flight at once; 10 by default (ingress-nginx's pool size). */
+  concurrency?: number;
+  /** Clear the status on `stop()` when this is the last replica (`--update-status-on-shutdown`); false by default. */
+  updateStatusOnShutdown?: boolean;
+  /** Re-read-and-retry rounds after a 409 Conflict on one Ingress; 5 by default. */
+  maxConflictRetries?: number;
+  /** Limit for each API request (address resolution counts as one); 30 s by default. */
+  requestTimeoutMs?: number;
+  /** Source of time and timers; the monotonic system clock by default. */
+  clock?: Clock;
+}
+
+/** One Ingress whose status could not be written; the others were still handled. */
+export interface IngressWriteFailure {
+  /** `namespace/name`. */
+  key: string;
+  error: Error;
+}
+
+/** What one sync did. */
+export interface StatusSyncResult {
+  /** `not-leader` and `stopped` syncs resolve no addresses and write nothing. */
+  outcome: 'synced' | 'not-leader' | 'stopped';
+  /** The addresses published, sorted and de-duplicated. */
+  addresses: StatusAddress[];
+  /** `namespace/name` of every Ingress whose status was written, sorted. */
+  written: string[];
+  /** How many owned Ingresses already had these addresses. */
+  unchanged: number;
+  failed: IngressWriteFailure[];
+}
+
+/** Why `stop()` cleared the status or kept it. */
+export type StatusShutdownReason =
+  /** `updateStatusOnShutdown` is off (or stop() ran before). */
+  | 'not-requested'
+  /** Other live replicas exist; the next leader keeps publishing. */
+  | 'other-replicas'
+  /** No `addresses.controllerPod` is configured, so other replicas cannot be ruled out. */
+  | 'unknown-replicas'
+  /** This is the last replica: the status was cleared. */
+  | 'last-replica';
+
+/** What `stop()` did to the published status. */
+export interface StatusShutdownResult {
+  cleared: boolean;
+  reason: StatusShutdownReason;
+  /** Names of the other live replicas found (empty unless reason is `other-replicas`). */
+  otherReplicas: string[];
+  /** Ingresses whose status was cleared. */
+  written: string[];
+  failed: IngressWriteFailure[];
+}
+
+/** Events of {@link StatusSync}. */
+export interface StatusSyncEvents {
+  /** A sync finished; per-Ingress failures are in `result.failed`. */
+  synced: [result: StatusSyncResult];
+  /** A sync failed as a whole (addresses or the owned list could not be read); nothing was written. */
+  'sync-failed': [error: Error];
+}
+
+type WriteOutcome = 'written' | 'unchanged' | 'gone' | 'skipped';
+
+const defaults = {
+  intervalMs: 60_000,
+  concurrency: 10,
+  maxConflictRetries: 5,
+  requestTimeoutMs: 30_000,
+} as const;
+
+/**
+ * Publishes the controller's addresses into `status.loadBalancer.ingress` of its owned Ingresses,
+ * from the leader only: on start, every interval and on demand. An Ingress is written only when its
+ * sorted addresses differ, through the status subresource, re-reading and retrying on conflict.
+ */
+export class StatusSync extends EventEmitter<StatusSyncEvents> {
+  private readonly networking: IngressStatusApi;
+  private readonly core: CoreApi;
+  private readonly addressOptions: StatusAddressOptions;
+  private readonly isLeader: () => boolean;
+  private readonly listOwnedIngresses: StatusSyncOptions['listOwnedIngresses'];
+  private readonly intervalMs: number;
+  private readonly concurrency: number;
+  private readonly updateStatusOnShutdown: boolean;
+  private readonly maxConflictRetries: number;
+  private readonly requestTimeoutMs: number;
+  private readonly clock: Clock;
+
+  private state: 'idle' | 'running' | 'stopped' = 'idle';
+  private timer: Timer | undefined;
+  private running: Promise<StatusSyncResult> | undefined;
+  private queued: Promise<StatusSyncResult> | undefined;
+
+  /** Validates the numeric options; throws InvalidStatusSyncOptionsError. */
+  constructor(options: StatusSyncOptions) {
+    super();
+    this.networking = options.networkingApi;
+    this.core = options.coreApi;
+    this.addressOptions = options.addresses;
+    this.isLeader = options.isLeader;
+    this.listOwnedIngresses = options.listOwnedIngresses;
+    this.intervalMs = options.intervalMs ?? defaults.intervalMs;
+    this.concurrency = options.concurrency ?? defaults.concurrency;
+    this.updateStatusOnShutdown = options.updateStatusOnShutdown ?? false;
+    this.maxConflictRetries = options.maxConflictRetries ?? defaults.maxConflictRetries;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? defaults.requestTimeoutMs;
+    this.clock = options.clock ?? systemClock;
+    checkPositive('intervalMs', this.intervalMs);
+    checkPositive('requestTimeoutMs', this.requestTimeoutMs);
+    if (!Number.isInteger(this.concurrency) || this.concurrency < 1) {
+      throw new InvalidStatusSyncOptionsError(`concurrency must be an integer ≥ 1, got ${this.concurrency}`);
+    }
+    if (!Number.isInteger(this.maxConflictRetries) || this.maxConflictRetries < 0) {
+      throw new InvalidStatusSyncOptionsError(
+        `maxConflictRetries must be an integer ≥ 0, got ${this.maxConflictRetries}`,
+      );
+    }
+  }
+
+  /** Runs a first sync now and then one every interval; does nothing unless idle. */
+  start(): void {
+    if (this.state !== 'idle') return;
+    this.state = 'running';
+    this.requestSync();
+    this.armInterval();
+  }
+
+  /**
+   * Syncs now (a new owned Ingress, changed addresses, or just became leader). A call during a sync
+   * queues one more that starts when it ends; calls while one is queued share it. Rejects when the
+   * addresses or the owned Ingresses cannot be read (also emitted as `sync-failed`).
+   */
+  sync(): Promise<StatusSyncResult> {
+    if (this.running === undefined) {
+      this.running = this.runSync().finally(() => {
+        this.running = undefined;
+      });
+      return this.running;
+    }
+    this.queued ??= this.running.then(ignore, ignore).then(() => {
+      this.queued = undefined;
+      return this.sync();
+    });
+    return this.queued;
+  }
+
+  /** Like `sync()` without waiting: the result goes to `synced`, a failure only to `sync-failed`. */
+  requestSync(): void {
+    // The failure was already emitted as `sync-failed` by runSync.
+    this.sync().catch(ignore);
+  }
+
+  /**
+   * Stops the periodic sync and waits for the one in flight. With `updateStatusOnShutdown`, clears
+   * the status of every owned Ingress when no other live replica of the controller exists (pods
+   * matching its labels, any revision, not being deleted and not finished); otherwise leaves it to
+   * the next leader. Rejects when the replicas or the owned Ingresses cannot be read.
+   */
+  async stop(): Promise<StatusShutdownResult> {
+    const wasActive = this.state !== 'stopped';
+    this.state = 'stopped';
+    this.timer?.cancel();
+    this.timer = undefined;
+    await this.running?.catch(ignore);
+    await this.queued?.catch(ignore);
+    const kept = (reason: StatusShutdownReason, otherReplicas: string[] = []): StatusShutdownResult => ({
+      cleared: false,
+      reason,
+      otherReplicas,
+      written: [],
+      failed: [],
+    });
+    if (!wasActive || !this.updateStatusOnShutdown) return kept('not-requested');
+    const pod = this.addressOptions.controllerPod;
+    if (pod === undefined) return kept('unknown-replicas');
+    const otherReplicas = await this.bounded(
+      findOtherReplicas(pod, this.core),
+      'listing controller replicas',
+    );
+    if (otherReplicas.length > 0) return kept('other-replicas', otherReplicas);
+    // The last replica writes even without the lease: after a crash of the leader nobody may hold it.
+    const { written, failed } = await this.publish(await this.readOwned(), [], () => true);
+    return { cleared: true, reason: 'last-replica', otherReplicas: [], written, failed };
+  }
+
+  private armInterval(): void {
+    this.timer = this.clock.setTimer(this.intervalMs, () => {
+      if (this.state !== 'running') return;
+      this.requestSync();
+      this.armInterval();
+    });
+  }
+
+  private async runSync(): Promise<StatusSyncResult> {
+    try {
+      const result = await this.syncOnce();
+      this.emit('synced', result);
+      return result;
+    } catch (thrown) {
+      const error = toError(thrown);
+      this.emit('sync-failed', error);
+      throw error;
+    }
+  }
+
+  private async syncOnce(): Promise<StatusSyncResult> {
+    const empty = { addresses: [], written: [], unchanged: 0, failed: [] };
+    if (this.state === 'stopped') return { outcome: 'stopped', ...empty };
+    if (!this.isLeader()) return { outcome: 'not-leader', ...empty };
+    const addresses = await this.bounded(
+      resolveStatusAddresses(this.addressOptions, this.core),
+      'resolving addresses',
+    );
+    const ingresses = await this.readOwned();
+    const published = await this.publish(
+      ingresses,
+      addresses,
+      () => this.state !== 'stopped' && this.isLeader(),
+    );
+    return { outcome: 'synced', addresses, ...published };
+  }
+
+  private async readOwned(): Promise<OwnedIngress[]> {
+    return [...(await this.listOwnedIngresses())];
+  }
+
+  private async publish(
+    ingresses: readonly OwnedIngress[],
+    desired: readonly StatusAddress[],
+    canWrite: () => boolean,
+  ): Promise<Pick<StatusSyncResult, 'written' | 'unchanged' | 'failed'>> {
+    const written: string[] = [];
+    const failed: IngressWriteFailure[] = [];
+    let unchanged = 0;
+    const stale: { name: string; namespace: string }[] = [];
+    for (const ingress of ingresses) {
+      const name = ingress.metadata?.name;
+      const namespace = ingress.metadata?.namespace;
+      if (name === undefined || namespace === undefined) continue;
+      // The cached copy saves a GET per Ingress per interval; a stale cache only delays a write.
+      if (isStatusEqual(ingress.status?.loadBalancer?.ingress, desired)) unchanged += 1;
+      else stale.push({ name, namespace });
+    }
+    await runLimited(stale, this.concurrency, async (ref) => {
+      const key = `${ref.namespace}/${ref.name}`;
+      try {
+        const outcome = await this.writeStatus(ref, desired, canWrite);
+        if (outcome === 'written') written.push(key);
+        if (outcome === 'unchanged') unchanged += 1;
+      } catch (error) {
+        failed.push({ key, error: toError(error) });
+      }
+    });
+    return { written: written.sort(), unchanged, failed: failed.sort((a, b) => (a.key < b.key ? -1 : 1)) };
+  }
+
+  // Re-read, mutate, skip when equal, write; a 409 means someone wrote in between: start over.
+  private async writeStatus(
+    ref: { name: string; namespace: string },
+    desired: readonly StatusAddress[],
+    canWrite: () => boolean,
+  ): Promise<WriteOutcome> {
+    const key = `${ref.namespace}/${ref.name}`;
+    for (let conflicts = 0; ; conflicts++) {
+      if (!canWrite()) return 'skipped';
+      let current: V1Ingress;
+      try {
+        current = await this.bounded(this.networking.readNamespacedIngress(ref), `reading Ingress ${key}`);
+      } catch (error) {
+        if (statusCodeOf(error) === 404) return 'gone';
+        throw new StatusWriteError(`reading Ingress ${key} failed`, { cause: error });
+      }
+      if (isStatusEqual(current.status?.loadBalancer?.ingress, desired)) return 'unchanged';
+      if (!canWrite()) return 'skipped';
+      const body: V1Ingress = {
+        ...current,
+        status: {
+          ...current.status,
+          loadBalancer: desired.length === 0 ? {} : { ingress: toLoadBalancerEntries(desired) },
+        },
+      };
+      try {
+        await this.bounded(
+          this.networking.replaceNamespacedIngressStatus({ ...ref, body }),
+          `writing Ingress ${key} status`,
+        );
+        return 'written';
+      } catch (error) {
+        const code = statusCodeOf(error);
+        if (code === 404) return 'gone';
+        if (code !== 409)
+          throw new StatusWriteError(`writing the status of Ingress ${key} failed`, { cause: error });
+        if (conflicts >= this.maxConflictRetries) {
+          throw new StatusWriteError(
+            `writing the status of Ingress ${key} conflicted ${conflicts + 1} times`,
+            { cause: error },
+          );
+        }
+      }
+    }
+  }
+
+  private bounded<T>(promise: Promise<T>, what: string): Promise<T> {
+    return withTimeout(promise, this.requestTimeoutMs, this.clock, what);
+  }
+}
+
+/** Runs `work` over `items` with at most `limit` calls in flight; `work` must not reject. */
+async function runLimited<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+function checkPositive(name: string, value: number): void {
+  if (!(value > 0) || !Number.isFinite(value)) {
+    throw new InvalidStatusSyncOptionsError(`${name} must be a finite number > 0, got ${value}`);
+  }
+}
+
+function ignore(): void {}
