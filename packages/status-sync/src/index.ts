@@ -1,5 +1,5 @@
+export type { Clock, Timer } from '@ingresskit/task-queue';
 export { addressesFromService, type StatusAddress } from './addresses.js';
-export { systemClock, type Clock, type Timer } from './clock.js';
 export type { ControllerPod, CoreApi } from './controller-pods.js';
 export {
   AddressResolutionError,
@@ -17,7 +17,6 @@ export {
   type StopLeaderElectorOptions,
   type StoppedLeadingReason,
 } from './leader-elector.js';
-export { createManualClock, type ManualClock } from './manual-clock.js';
 export { formatMicroTime } from './micro-time.js';
 export { resolveStatusAddresses, type StatusAddressOptions } from './resolve-status-addresses.js';
 export {

@@ -1,10 +1,6 @@
+import { createFakeClock, type FakeClock } from '@ingresskit/task-queue';
 import { describe, expect, it } from 'vitest';
-import {
-  InvalidStatusSyncOptionsError,
-  LeaderElector,
-  createManualClock,
-  type ManualClock,
-} from './index.js';
+import { InvalidStatusSyncOptionsError, LeaderElector } from './index.js';
 import { createFakeLeaseServer, type FakeLeaseConnection } from './testing/fake-lease-server.js';
 
 const lease = 30_000;
@@ -23,7 +19,7 @@ interface Replica {
 }
 
 function setup(count: number, random: () => number = () => 0) {
-  const clock = createManualClock();
+  const clock = createFakeClock({ now: Date.UTC(2024, 0, 1) });
   const server = createFakeLeaseServer(clock);
   const replicas: Replica[] = Array.from({ length: count }, (_, index) => {
     const identity = `pod-${String.fromCharCode(97 + index)}`;
@@ -55,13 +51,13 @@ function leaders(replicas: readonly Replica[]): string[] {
 }
 
 async function advanceInSteps(
-  clock: ManualClock,
+  clock: FakeClock,
   totalMs: number,
   stepMs: number,
   check: () => void,
 ): Promise<void> {
   for (let elapsed = 0; elapsed < totalMs; elapsed += stepMs) {
-    await clock.advance(stepMs);
+    await clock.advanceAsync(stepMs);
     check();
   }
 }
@@ -71,7 +67,7 @@ describe('LeaderElector', () => {
     const { clock, server, replicas } = setup(1);
     const [a] = replicas as [Replica];
     a.elector.start();
-    await clock.advance(0);
+    await clock.advanceAsync(0);
 
     expect(a.elector.isLeader()).toBe(true);
     expect(a.elector.leader()).toBe('pod-a');
@@ -89,7 +85,7 @@ describe('LeaderElector', () => {
     const { clock, server, replicas } = setup(1);
     const [a] = replicas as [Replica];
     a.elector.start();
-    await clock.advance(3 * retry);
+    await clock.advanceAsync(3 * retry);
 
     expect(server.writes).toHaveLength(4);
     expect(server.lease()?.spec).toMatchObject({
@@ -121,16 +117,16 @@ describe('LeaderElector', () => {
     const { clock, server, replicas } = setup(2, () => 0.999);
     const [a, b] = replicas as [Replica, Replica];
     a.elector.start();
-    await clock.advance(0);
+    await clock.advanceAsync(0);
     b.elector.start();
-    await clock.advance(0);
+    await clock.advanceAsync(0);
     const observedByB = clock.now();
 
     await a.elector.stop({ release: false });
     // b saw a's record at observedByB, and it never changes again.
-    await clock.advance(lease - 1);
+    await clock.advanceAsync(lease - 1);
     expect(b.elector.isLeader()).toBe(false);
-    await clock.advance(1 + longestCandidateWait);
+    await clock.advanceAsync(1 + longestCandidateWait);
 
     expect(b.elector.isLeader()).toBe(true);
     const takeover = b.ledAt[0]! - observedByB;
@@ -144,12 +140,12 @@ describe('LeaderElector', () => {
     const { clock, server, replicas } = setup(2, () => 0.999);
     const [a, b] = replicas as [Replica, Replica];
     a.elector.start();
-    await clock.advance(0);
+    await clock.advanceAsync(0);
     b.elector.start();
-    await clock.advance(1000);
+    await clock.advanceAsync(1000);
 
     const stopping = a.elector.stop();
-    await clock.advance(0);
+    await clock.advanceAsync(0);
     await stopping;
     expect(a.events).toEqual(['new-leader:pod-a', 'started-leading', 'stopped-leading:stopped']);
     expect(server.lease()?.spec).toMatchObject({
@@ -159,7 +155,7 @@ describe('LeaderElector', () => {
     });
     const releasedAt = clock.now();
 
-    await clock.advance(longestCandidateWait);
+    await clock.advanceAsync(longestCandidateWait);
     expect(b.elector.isLeader()).toBe(true);
     expect(b.ledAt[0]! - releasedAt).toBeLessThanOrEqual(longestCandidateWait);
     expect(server.lease()?.spec).toMatchObject({ holderIdentity: 'pod-b', leaseTransitions: 1 });
@@ -169,13 +165,13 @@ describe('LeaderElector', () => {
     const { clock, replicas } = setup(1);
     const [a] = replicas as [Replica];
     a.elector.start();
-    await clock.advance(0);
+    await clock.advanceAsync(0);
     const lastSuccessStart = clock.now();
     a.connection.mode = 'hang';
 
-    await clock.advance(renew - 1);
+    await clock.advanceAsync(renew - 1);
     expect(a.elector.isLeader()).toBe(true);
-    await clock.advance(1);
+    await clock.advanceAsync(1);
     expect(a.elector.isLeader()).toBe(false);
     expect(clock.now() - lastSuccessStart).toBe(renew);
     expect(a.events.at(-1)).toBe('stopped-leading:renew-deadline');
@@ -185,13 +181,13 @@ describe('LeaderElector', () => {
     const { clock, replicas } = setup(1);
     const [a] = replicas as [Replica];
     a.elector.start();
-    await clock.advance(retry);
+    await clock.advanceAsync(retry);
     const lastSuccessStart = clock.now();
     a.connection.mode = 'refuse';
 
-    await clock.advance(renew - 1);
+    await clock.advanceAsync(renew - 1);
     expect(a.elector.isLeader()).toBe(true);
-    await clock.advance(1);
+    await clock.advanceAsync(1);
     expect(a.elector.isLeader()).toBe(false);
     expect(clock.now() - lastSuccessStart).toBe(renew);
     const stepDown = a.events.indexOf('stopped-leading:renew-deadline');
@@ -203,13 +199,13 @@ describe('LeaderElector', () => {
     const { clock, replicas } = setup(1);
     const [a] = replicas as [Replica];
     a.elector.start();
-    await clock.advance(0);
+    await clock.advanceAsync(0);
     a.connection.mode = 'refuse';
-    await clock.advance(renew + retry);
+    await clock.advanceAsync(renew + retry);
     expect(a.elector.isLeader()).toBe(false);
 
     a.connection.mode = 'ok';
-    await clock.advance(longestCandidateWait);
+    await clock.advanceAsync(longestCandidateWait);
     expect(a.elector.isLeader()).toBe(true);
     expect(a.events.filter((event) => event === 'started-leading')).toHaveLength(2);
   });
@@ -218,7 +214,7 @@ describe('LeaderElector', () => {
     const { clock, server, replicas } = setup(1);
     const [a] = replicas as [Replica];
     a.elector.start();
-    await clock.advance(0);
+    await clock.advanceAsync(0);
     server.overwrite({
       holderIdentity: 'intruder',
       leaseDurationSeconds: 30,
@@ -226,7 +222,7 @@ describe('LeaderElector', () => {
       leaseTransitions: 1,
     });
 
-    await clock.advance(retry);
+    await clock.advanceAsync(retry);
     expect(a.elector.isLeader()).toBe(false);
     expect(a.elector.leader()).toBe('intruder');
     expect(a.events.slice(-2)).toEqual(['new-leader:intruder', 'stopped-leading:lost']);
@@ -236,9 +232,9 @@ describe('LeaderElector', () => {
     const { clock, server, replicas } = setup(2);
     const [a, b] = replicas as [Replica, Replica];
     a.elector.start();
-    await clock.advance(0);
+    await clock.advanceAsync(0);
     b.elector.start();
-    await clock.advance(0);
+    await clock.advanceAsync(0);
     const writes = server.writes.length;
 
     await b.elector.stop();
@@ -262,7 +258,7 @@ describe('LeaderElector', () => {
     let previous: string | undefined;
 
     for (let step = 0; step < 2_000; step++) {
-      await clock.advance(500);
+      await clock.advanceAsync(500);
       const current = leaders(replicas);
       expect(current.length).toBeLessThanOrEqual(1);
       if (current[0] !== undefined && current[0] !== previous) leaderChanges += 1;

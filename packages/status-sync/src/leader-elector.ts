@@ -1,7 +1,7 @@
+import { systemClock, type Clock, type Timer } from '@ingresskit/task-queue';
 import type { V1Lease, V1LeaseSpec, V1MicroTime } from '@kubernetes/client-node';
 import { EventEmitter } from 'eventemitter3';
 import { statusCodeOf, toError } from './api-errors.js';
-import { systemClock, type Clock, type Timer } from './clock.js';
 import { InvalidStatusSyncOptionsError, LeaseRequestError } from './errors.js';
 import { formatMicroTime } from './micro-time.js';
 import { withTimeout } from './timeout.js';

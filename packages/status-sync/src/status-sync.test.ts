@@ -1,10 +1,10 @@
+import { createFakeClock } from '@ingresskit/task-queue';
 import { describe, expect, it } from 'vitest';
 import {
   AddressResolutionError,
   InvalidStatusSyncOptionsError,
   StatusSync,
   StatusWriteError,
-  createManualClock,
   type StatusSyncOptions,
   type StatusSyncResult,
 } from './index.js';
@@ -13,7 +13,7 @@ import { controllerPod, createFakeCluster, ingress, type FakeCluster } from './t
 const self = { namespace: 'ingress', name: 'ctrl-aaaaa' };
 
 function setup(options: Partial<StatusSyncOptions> = {}) {
-  const clock = createManualClock();
+  const clock = createFakeClock();
   const cluster = createFakeCluster();
   const leadership = { isLeader: true };
   const status = new StatusSync({
@@ -175,12 +175,12 @@ describe('StatusSync', () => {
   it('syncs on start, every interval, and once more when asked during a sync', async () => {
     const { clock, cluster, status, results } = setup({ intervalMs: 60_000 });
     status.start();
-    await clock.advance(0);
+    await clock.advanceAsync(0);
     expect(results).toHaveLength(1);
 
-    await clock.advance(59_999);
+    await clock.advanceAsync(59_999);
     expect(results).toHaveLength(1);
-    await clock.advance(1);
+    await clock.advanceAsync(1);
     expect(results).toHaveLength(2);
 
     cluster.put(ingress('new'));
@@ -193,7 +193,7 @@ describe('StatusSync', () => {
     expect(cluster.statusWrites).toEqual(['default/new']);
 
     await status.stop();
-    await clock.advance(120_000);
+    await clock.advanceAsync(120_000);
     expect(results).toHaveLength(4);
     expect(clock.pendingTimers()).toBe(0);
   });
@@ -203,7 +203,7 @@ describe('StatusSync', () => {
     cluster.put(ingress('a', published));
 
     status.start();
-    await clock.advance(0);
+    await clock.advanceAsync(0);
     expect(failures).toEqual([expect.any(AddressResolutionError)]);
     await expect(status.sync()).rejects.toThrow(AddressResolutionError);
     expect(cluster.statusWrites).toEqual([]);

@@ -1,8 +1,8 @@
+import { systemClock, type Clock, type Timer } from '@ingresskit/task-queue';
 import type { V1Ingress } from '@kubernetes/client-node';
 import { EventEmitter } from 'eventemitter3';
 import type { StatusAddress } from './addresses.js';
 import { statusCodeOf, toError } from './api-errors.js';
-import { systemClock, type Clock, type Timer } from './clock.js';
 import { findOtherReplicas, type CoreApi } from './controller-pods.js';
 import { InvalidStatusSyncOptionsError, StatusWriteError } from './errors.js';
 import { isStatusEqual, toLoadBalancerEntries, type LoadBalancerEntry } from './ingress-status.js';

@@ -1,5 +1,5 @@
+import type { Clock } from '@ingresskit/task-queue';
 import { ApiException, type V1Lease } from '@kubernetes/client-node';
-import type { Clock } from '../clock.js';
 import type { LeaseApi } from '../leader-elector.js';
 
 /** How one client's requests fare: answered, refused at once (network error), or never answered. */
