@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { quoteNginxString } from './index.js';
+import { quoteNginxLiteral, quoteNginxReplacement, quoteNginxString } from './index.js';
 
 describe('quoteNginxString', () => {
   it('wraps plain values in double quotes', () => {
@@ -10,7 +10,35 @@ describe('quoteNginxString', () => {
     expect(quoteNginxString('a"b\\c')).toBe('"a\\"b\\\\c"');
   });
 
-  it.each(['a\nb', 'a\u0000b', '$host', 'x\r'])('refuses %j', (value) => {
+  it('keeps characters nginx reads literally inside quotes', () => {
+    expect(quoteNginxString('a;b{c}#d e')).toBe('"a;b{c}#d e"');
+  });
+
+  it.each(['a\nb', 'a\u0000b', '$host', 'x\r', 'a\tb', '\u007f'])('refuses %j', (value) => {
     expect(quoteNginxString(value)).toBeUndefined();
+  });
+});
+
+describe('quoteNginxLiteral', () => {
+  it('allows $ as a regex anchor', () => {
+    expect(quoteNginxLiteral('^/a(/|$)(.*)')).toBe('"^/a(/|$)(.*)"');
+  });
+
+  it('doubles backslashes, which nginx turns back into one', () => {
+    expect(quoteNginxLiteral('^/a\\.b$')).toBe('"^/a\\\\.b$"');
+  });
+
+  it.each(['a\nb', 'a\u0000'])('refuses %j', (value) => {
+    expect(quoteNginxLiteral(value)).toBeUndefined();
+  });
+});
+
+describe('quoteNginxReplacement', () => {
+  it('allows capture references $1-$9', () => {
+    expect(quoteNginxReplacement('/$1/x$9')).toBe('"/$1/x$9"');
+  });
+
+  it.each(['/$host', '/$0', '/${1}', '/$', '/a\n'])('refuses %j', (value) => {
+    expect(quoteNginxReplacement(value)).toBeUndefined();
   });
 });

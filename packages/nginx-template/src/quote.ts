@@ -1,10 +1,43 @@
 /**
+ * Quoting for nginx.conf tokens. Every value the template writes goes through one of these, even
+ * after validation, so a grammar mistake elsewhere still cannot end a token early: inside double
+ * quotes nginx reads `;`, `{`, `}`, `#` and spaces literally, and `\"`/`\\` are the only escapes
+ * we emit.
+ */
+
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+function wrap(value: string): string {
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/**
  * Quotes a string as one nginx configuration token, or returns undefined when it cannot be made
  * safe: control characters (newline, NUL, …) have no escape in nginx's parser, and `$` would start
  * a variable, so values holding them never reach nginx.conf.
  */
 export function quoteNginxString(value: string): string | undefined {
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  if (/[\u0000-\u001f\u007f$]/.test(value)) return undefined;
-  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  if (CONTROL.test(value) || value.includes('$')) return undefined;
+  return wrap(value);
+}
+
+/**
+ * Quotes an argument of a directive that never expands variables in it: the regexes of
+ * `location ~`, `server_name ~` and `rewrite` (where `$` is the end anchor) and
+ * `lua_package_path` (where `$prefix` is the nginx prefix). Undefined when it holds control
+ * characters.
+ */
+export function quoteNginxLiteral(value: string): string | undefined {
+  if (CONTROL.test(value)) return undefined;
+  return wrap(value);
+}
+
+/**
+ * Quotes a `rewrite` replacement: the only `$` allowed is a capture reference `$1`…`$9`, which
+ * nginx expands; any other `$` would read a variable. Undefined when unsafe.
+ */
+export function quoteNginxReplacement(value: string): string | undefined {
+  if (CONTROL.test(value) || /\$(?![1-9])/.test(value)) return undefined;
+  return wrap(value);
 }

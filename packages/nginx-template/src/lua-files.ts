@@ -1,0 +1,30 @@
+/**
+ * The Lua modules an ingresskit nginx loads, shipped in this package's `lua/` directory. The
+ * controller copies them to `<prefix>/<luaDir>/` (the renderNginxConf default is `lua`), or
+ * points `luaDir` at luaDirectory.
+ */
+import { fileURLToPath } from 'node:url';
+
+/** One shipped Lua module. */
+export interface LuaFile {
+  /** The module name nginx.conf requires, e.g. `ingresskit.balancer`. */
+  module: string;
+  /** The path under luaDir, e.g. `ingresskit/balancer.lua`. */
+  relativePath: string;
+  /** Absolute path of the shipped file. */
+  path: string;
+}
+
+// src/ and dist/ are both one level below the package root, so the same relative URL works
+// whether this runs from source (tests) or from the built bundle.
+const root = new URL('../lua/', import.meta.url);
+
+/** Absolute path of the shipped `lua/` directory (usable directly as the luaDir option). */
+export const luaDirectory: string = fileURLToPath(root);
+
+/** The shipped Lua modules: the configuration endpoint and the balancer. */
+export const luaFiles: readonly LuaFile[] = ['configuration', 'balancer'].map((name) => ({
+  module: `ingresskit.${name}`,
+  relativePath: `ingresskit/${name}.lua`,
+  path: fileURLToPath(new URL(`ingresskit/${name}.lua`, root)),
+}));
