@@ -1,1 +1,78 @@
-export { normalizeObject } from './normalize.js';
+export {
+  createApiClient,
+  type ApiClientOptions,
+  type ListPage,
+  type ListRequest,
+  type ResourceClient,
+  type WatchHandle,
+  type WatchRequest,
+} from './api-client.js';
+export {
+  computeBackoffDelay,
+  defaultBackoff,
+  systemClock,
+  type BackoffPolicy,
+  type StoreClock,
+} from './clock.js';
+export {
+  ApiStatusError,
+  InformerError,
+  StoreConfigError,
+  StoreStoppedError,
+  type InformerPhase,
+} from './errors.js';
+export { namespacedKey, objectKey } from './keys.js';
+export { normalizeObject, toStoredObject, type StoredShapeOptions } from './normalize.js';
+export type {
+  ConfigMap,
+  CustomObject,
+  CustomResourceDefinition,
+  CustomResourceDefinitionVersion,
+  EndpointSlice,
+  Gateway,
+  GatewayClass,
+  Ingress,
+  IngressCheckSum,
+  IngressClass,
+  KubeObject,
+  ObjectMeta,
+  ObjectsByKind,
+  Plain,
+  Secret,
+  SecretCheckSum,
+  Service,
+} from './objects.js';
+export type { ReflectorPhase } from './reflector.js';
+export {
+  defaultSecretAnnotations,
+  extractIngressReferences,
+  gatewayClassOfGateway,
+  ingressClassAnnotation,
+  serviceKeyOfEndpointSlice,
+  serviceNameLabel,
+  type IngressReferences,
+} from './references.js';
+export {
+  allKinds,
+  buildCollectionPath,
+  coreKinds,
+  formatApiVersion,
+  optionalKinds,
+  resourceTypes,
+  type CoreKind,
+  type OptionalKind,
+  type ResourceKind,
+  type ResourceType,
+} from './resources.js';
+export type { ObjectMap, StoreSnapshot } from './snapshot.js';
+export type { ChangeEvent, ChangeType } from './state.js';
+export {
+  createStore,
+  ListenerError,
+  type InformerStatus,
+  type StalenessChange,
+  type Store,
+  type StoreEvents,
+  type StoreListener,
+  type StoreOptions,
+} from './store.js';

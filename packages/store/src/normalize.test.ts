@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeObject } from './index.js';
+import { normalizeObject, toStoredObject } from './index.js';
 
 describe('normalizeObject', () => {
   it('gives listed (Date) and watched (string) objects the same shape', () => {
@@ -14,5 +14,81 @@ describe('normalizeObject', () => {
     const listed = { metadata: { creationTimestamp: date } };
     normalizeObject(listed);
     expect(listed.metadata.creationTimestamp).toBe(date);
+  });
+});
+
+describe('toStoredObject', () => {
+  it('gives a typed list item and a watched raw object the same stored shape', () => {
+    const listed = {
+      metadata: {
+        name: 'web',
+        namespace: 'shop',
+        resourceVersion: '7',
+        creationTimestamp: new Date('2024-01-01T00:00:00Z'),
+        managedFields: [{ manager: 'kubectl' }],
+      },
+      spec: { ports: [{ port: 80 }] },
+    };
+    const watched = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: {
+        name: 'web',
+        namespace: 'shop',
+        resourceVersion: '7',
+        creationTimestamp: '2024-01-01T00:00:00Z',
+      },
+      spec: { ports: [{ port: 80 }] },
+    };
+    const fromList = toStoredObject(listed, 'Service');
+    expect(fromList).toEqual(toStoredObject(watched, 'Service'));
+    expect(fromList).toEqual(watched);
+    expect(Object.isFrozen(fromList?.metadata)).toBe(true);
+    expect(listed.metadata.managedFields).toHaveLength(1);
+  });
+
+  it('keeps only the identity, names, versions and conditions of a CRD', () => {
+    const crd = toStoredObject(
+      {
+        metadata: {
+          name: 'gateways.gateway.networking.k8s.io',
+          annotations: { 'gateway.networking.k8s.io/bundle-version': 'v1.6.1' },
+        },
+        spec: {
+          group: 'gateway.networking.k8s.io',
+          scope: 'Namespaced',
+          names: { plural: 'gateways', kind: 'Gateway' },
+          versions: [
+            { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } },
+          ],
+        },
+        status: {
+          conditions: [{ type: 'Established', status: 'True' }],
+          acceptedNames: { plural: 'gateways' },
+        },
+      },
+      'CustomResourceDefinition',
+    );
+    expect(crd).toEqual({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: {
+        name: 'gateways.gateway.networking.k8s.io',
+        resourceVersion: '',
+        annotations: { 'gateway.networking.k8s.io/bundle-version': 'v1.6.1' },
+      },
+      spec: {
+        group: 'gateway.networking.k8s.io',
+        scope: 'Namespaced',
+        names: { plural: 'gateways', kind: 'Gateway' },
+        versions: [{ name: 'v1', served: true, storage: true }],
+      },
+      status: { conditions: [{ type: 'Established', status: 'True' }] },
+    });
+  });
+
+  it('returns undefined for an object without a name', () => {
+    expect(toStoredObject({ metadata: {} }, 'ConfigMap')).toBeUndefined();
+    expect(toStoredObject('nonsense', 'ConfigMap')).toBeUndefined();
   });
 });

@@ -1,0 +1,87 @@
+import { namespacedKey } from './keys.js';
+import type { EndpointSlice, Gateway, Ingress } from './objects.js';
+
+/** The legacy annotation that names an Ingress's class (still honoured by ingress-nginx). */
+export const ingressClassAnnotation = 'kubernetes.io/ingress.class';
+
+/** The EndpointSlice label naming the Service the slice belongs to. */
+export const serviceNameLabel = 'kubernetes.io/service-name';
+
+/**
+ * Annotations whose value names a Secret (`name` or `namespace/name`) an Ingress depends on, as
+ * ingress-nginx reads them; such Secrets are kept even when they are not of TLS type.
+ */
+export const defaultSecretAnnotations: readonly string[] = [
+  'nginx.ingress.kubernetes.io/auth-secret',
+  'nginx.ingress.kubernetes.io/auth-tls-secret',
+  'nginx.ingress.kubernetes.io/proxy-ssl-secret',
+];
+
+/** What an Ingress points at: Secret keys, Service keys and IngressClass names, each sorted and unique. */
+export interface IngressReferences {
+  readonly secrets: readonly string[];
+  readonly services: readonly string[];
+  readonly ingressClasses: readonly string[];
+}
+
+/**
+ * Lists the objects an Ingress references: Secrets from `spec.tls[].secretName` and the given
+ * annotations, Services from the default backend and every rule path, IngressClasses from
+ * `spec.ingressClassName` and the legacy `kubernetes.io/ingress.class` annotation.
+ */
+export function extractIngressReferences(
+  ingress: Ingress,
+  secretAnnotations: readonly string[] = defaultSecretAnnotations,
+): IngressReferences {
+  const namespace = ingress.metadata.namespace;
+  const secrets = new Set<string>();
+  for (const tls of ingress.spec?.tls ?? []) {
+    if (isName(tls.secretName)) secrets.add(namespacedKey(namespace, tls.secretName));
+  }
+  const annotations = ingress.metadata.annotations ?? {};
+  for (const annotation of secretAnnotations) {
+    const value = annotations[annotation]?.trim();
+    if (value === undefined || value === '') continue;
+    const parts = value.split('/');
+    if (parts.length === 1 && isName(parts[0])) secrets.add(namespacedKey(namespace, parts[0]));
+    else if (parts.length === 2 && isName(parts[0]) && isName(parts[1]))
+      secrets.add(`${parts[0]}/${parts[1]}`);
+  }
+
+  const services = new Set<string>();
+  const defaultService = ingress.spec?.defaultBackend?.service?.name;
+  if (isName(defaultService)) services.add(namespacedKey(namespace, defaultService));
+  for (const rule of ingress.spec?.rules ?? []) {
+    for (const path of rule.http?.paths ?? []) {
+      const name = path.backend?.service?.name;
+      if (isName(name)) services.add(namespacedKey(namespace, name));
+    }
+  }
+
+  const ingressClasses = new Set<string>();
+  if (isName(ingress.spec?.ingressClassName)) ingressClasses.add(ingress.spec.ingressClassName);
+  const legacyClass = annotations[ingressClassAnnotation];
+  if (isName(legacyClass)) ingressClasses.add(legacyClass);
+
+  return { secrets: sorted(secrets), services: sorted(services), ingressClasses: sorted(ingressClasses) };
+}
+
+/** The key (`namespace/service`) of the Service an EndpointSlice belongs to, from its label. */
+export function serviceKeyOfEndpointSlice(slice: EndpointSlice): string | undefined {
+  const service = slice.metadata.labels?.[serviceNameLabel];
+  return isName(service) ? namespacedKey(slice.metadata.namespace, service) : undefined;
+}
+
+/** The GatewayClass name a Gateway asks for. */
+export function gatewayClassOfGateway(gateway: Gateway): string | undefined {
+  const name = gateway.spec?.gatewayClassName;
+  return isName(name) ? name : undefined;
+}
+
+function isName(value: unknown): value is string {
+  return typeof value === 'string' && value !== '' && !value.includes('/');
+}
+
+function sorted(values: Set<string>): readonly string[] {
+  return [...values].sort();
+}

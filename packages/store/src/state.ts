@@ -1,0 +1,357 @@
+import { namespaceOfKey, objectKey } from './keys.js';
+import type { EndpointSlice, Ingress, KubeObject, ObjectsByKind, Secret } from './objects.js';
+import { type EditToken, PersistentMap } from './persistent-map.js';
+import {
+  defaultSecretAnnotations,
+  extractIngressReferences,
+  gatewayClassOfGateway,
+  type IngressReferences,
+  serviceKeyOfEndpointSlice,
+} from './references.js';
+import { allKinds, type ResourceKind } from './resources.js';
+import { addMember, removeMember, type ReverseIndex } from './reverse-index.js';
+import { createSnapshot, ObjectMapView, type StoreSnapshot } from './snapshot.js';
+
+/** What happened to an object. */
+export type ChangeType = 'added' | 'updated' | 'deleted';
+
+/** One change of one object: `added` has only `newObject`, `deleted` only `oldObject`, `updated` both. */
+export type ChangeEvent = {
+  [K in ResourceKind]: {
+    readonly kind: K;
+    readonly type: ChangeType;
+    readonly key: string;
+    readonly oldObject?: ObjectsByKind[K];
+    readonly newObject?: ObjectsByKind[K];
+  };
+}[ResourceKind];
+
+/** A Secret the state wants read from the API server because it just became referenced. */
+export interface SecretFetchRequest {
+  readonly key: string;
+  /** Identifies this request; a later event for the same Secret makes it obsolete. */
+  readonly token: number;
+}
+
+/** Policy of the in-memory state. */
+export interface StoreStateOptions {
+  /** Whether Secrets are mirrored at all; when false no fetch is ever requested. */
+  readonly watchesSecrets?: boolean;
+  /** Annotations whose value names a Secret an Ingress references. */
+  readonly secretAnnotations?: readonly string[];
+  /** Keep every Secret, not only TLS-typed and referenced ones. */
+  readonly keepAllSecrets?: boolean;
+  /** Keys of Secrets kept whatever their type (e.g. a default certificate). */
+  readonly keepSecrets?: readonly string[];
+}
+
+const noReferences: IngressReferences = { secrets: [], services: [], ingressClasses: [] };
+const tlsSecretType = 'kubernetes.io/tls';
+
+/**
+ * The store's in-memory state: one persistent map per kind, the reverse indexes, and the Secret
+ * retention policy. Every method is synchronous and records the change events it causes, so a
+ * relist or a cascade (an Ingress dropping the last reference to a Secret) is applied as one unit.
+ * No I/O: the caller drains events and Secret fetch requests after each call.
+ */
+export class StoreState {
+  private edit: EditToken = {};
+  private version = 0;
+  private readonly objects = new Map<ResourceKind, PersistentMap<KubeObject>>();
+  private slicesByService: ReverseIndex<EndpointSlice> = PersistentMap.empty();
+  private ingressesBySecret: ReverseIndex<true> = PersistentMap.empty();
+  private ingressesByService: ReverseIndex<true> = PersistentMap.empty();
+  private ingressesByClass: ReverseIndex<true> = PersistentMap.empty();
+  private gatewaysByClass: ReverseIndex<true> = PersistentMap.empty();
+  private available: ReadonlySet<ResourceKind> = new Set();
+  /** Secrets seen but not kept: key → resourceVersion, so a new reference knows there is something to read. */
+  private readonly secretShadow = new Map<string, string>();
+  private readonly secretFetches = new Map<string, number>();
+  private nextFetchToken = 1;
+  private fetchRequests: SecretFetchRequest[] = [];
+  private events: ChangeEvent[] = [];
+  private readonly views = new Map<ResourceKind, ObjectMapView<KubeObject>>();
+  private cachedSnapshot: StoreSnapshot | undefined;
+  private readonly secretAnnotations: readonly string[];
+  private readonly keepSecrets: ReadonlySet<string>;
+
+  constructor(private readonly options: StoreStateOptions = {}) {
+    this.secretAnnotations = options.secretAnnotations ?? defaultSecretAnnotations;
+    this.keepSecrets = new Set(options.keepSecrets ?? []);
+  }
+
+  /** Adds or updates an object; an unchanged resourceVersion is not a change. */
+  upsert(kind: ResourceKind, object: KubeObject): void {
+    if (kind === 'Secret') this.upsertSecret(object);
+    else this.put(kind, object);
+  }
+
+  /** Removes the object with the key of `object`, if present. */
+  remove(kind: ResourceKind, object: KubeObject): void {
+    const key = objectKey(object.metadata);
+    if (kind === 'Secret') {
+      this.secretFetches.delete(key);
+      this.secretShadow.delete(key);
+    }
+    this.drop(kind, key);
+  }
+
+  /**
+   * Replaces everything of `kind` in `namespace` (all namespaces when undefined) with `objects`,
+   * a complete list: objects that vanished are deleted, new ones added, changed ones updated.
+   */
+  replace(kind: ResourceKind, objects: readonly KubeObject[], namespace?: string): void {
+    const incoming = new Set<string>();
+    for (const object of objects) incoming.add(objectKey(object.metadata));
+    const inScope = (key: string) => namespace === undefined || namespaceOfKey(key) === namespace;
+    const vanished = [...this.mapOf(kind).keys()].filter((key) => inScope(key) && !incoming.has(key));
+    for (const key of vanished) this.drop(kind, key);
+    if (kind === 'Secret') {
+      for (const key of [...this.secretShadow.keys()]) {
+        if (inScope(key) && !incoming.has(key)) this.secretShadow.delete(key);
+      }
+      // A complete list supersedes every pending read in its scope.
+      for (const key of [...this.secretFetches.keys()]) if (inScope(key)) this.secretFetches.delete(key);
+    }
+    for (const object of objects) this.upsert(kind, object);
+  }
+
+  /** Deletes every object of `kind` (its CRD went away or it stopped being watched). */
+  clear(kind: ResourceKind): void {
+    this.replace(kind, []);
+  }
+
+  /** Marks `kind` as mirrored or not; shows in snapshots. */
+  setAvailable(kind: ResourceKind, available: boolean): void {
+    if (this.available.has(kind) === available) return;
+    const next = new Set(this.available);
+    if (available) next.add(kind);
+    else next.delete(kind);
+    this.available = next;
+    this.version += 1;
+  }
+
+  /** Whether a Secret read requested with `token` is still wanted. */
+  isFetchWanted(request: SecretFetchRequest): boolean {
+    return this.secretFetches.get(request.key) === request.token;
+  }
+
+  /** Applies the result of a Secret read: the Secret, or undefined when it no longer exists. */
+  applyFetchedSecret(request: SecretFetchRequest, secret: Secret | undefined): void {
+    if (!this.isFetchWanted(request)) return;
+    this.secretFetches.delete(request.key);
+    if (secret === undefined) this.secretShadow.delete(request.key);
+    else this.upsertSecret(secret);
+  }
+
+  /** The change events recorded since the last call, in order. */
+  takeEvents(): ChangeEvent[] {
+    const events = this.events;
+    this.events = [];
+    return events;
+  }
+
+  /** The Secret reads requested since the last call. */
+  takeFetchRequests(): SecretFetchRequest[] {
+    const requests = this.fetchRequests;
+    this.fetchRequests = [];
+    return requests;
+  }
+
+  /** The current version: it increases with every change. */
+  get currentVersion(): number {
+    return this.version;
+  }
+
+  /** A frozen view of the current state; the same object until something changes. */
+  snapshot(): StoreSnapshot {
+    if (this.cachedSnapshot?.version === this.version) return this.cachedSnapshot;
+    // Retire the edit token: every node reachable from this snapshot is now copy-on-write.
+    this.edit = {};
+    const views = new Map(allKinds.map((kind) => [kind, this.viewOf(kind)]));
+    this.cachedSnapshot = createSnapshot({
+      version: this.version,
+      availableKinds: this.available,
+      objects: (kind) => views.get(kind) ?? new ObjectMapView(PersistentMap.empty<KubeObject>()),
+      slicesByService: this.slicesByService,
+      ingressesBySecret: this.ingressesBySecret,
+      ingressesByService: this.ingressesByService,
+      ingressesByClass: this.ingressesByClass,
+      gatewaysByClass: this.gatewaysByClass,
+    });
+    return this.cachedSnapshot;
+  }
+
+  private viewOf(kind: ResourceKind): ObjectMapView<KubeObject> {
+    const map = this.mapOf(kind);
+    const view = this.views.get(kind);
+    if (view?.map === map) return view;
+    const created = new ObjectMapView(map);
+    this.views.set(kind, created);
+    return created;
+  }
+
+  private mapOf(kind: ResourceKind): PersistentMap<KubeObject> {
+    return this.objects.get(kind) ?? PersistentMap.empty<KubeObject>();
+  }
+
+  private put(kind: ResourceKind, object: KubeObject): void {
+    const key = objectKey(object.metadata);
+    const map = this.mapOf(kind);
+    const old = map.get(key);
+    if (old !== undefined && isSameVersion(old, object)) return;
+    this.objects.set(kind, map.set(key, object, this.edit));
+    this.record(
+      old === undefined
+        ? { kind, type: 'added', key, newObject: object }
+        : { kind, type: 'updated', key, oldObject: old, newObject: object },
+    );
+    this.reindex(kind, key, old, object);
+  }
+
+  private drop(kind: ResourceKind, key: string): void {
+    const map = this.mapOf(kind);
+    const old = map.get(key);
+    if (old === undefined) return;
+    this.objects.set(kind, map.delete(key, this.edit));
+    this.record({ kind, type: 'deleted', key, oldObject: old });
+    this.reindex(kind, key, old, undefined);
+  }
+
+  private record(event: {
+    kind: ResourceKind;
+    type: ChangeType;
+    key: string;
+    oldObject?: KubeObject;
+    newObject?: KubeObject;
+  }) {
+    this.version += 1;
+    this.events.push(event as ChangeEvent);
+  }
+
+  private reindex(
+    kind: ResourceKind,
+    key: string,
+    old: KubeObject | undefined,
+    next: KubeObject | undefined,
+  ): void {
+    if (kind === 'Ingress') this.reindexIngress(key, old, next);
+    else if (kind === 'EndpointSlice')
+      this.reindexSlice(key, old as EndpointSlice | undefined, next as EndpointSlice | undefined);
+    else if (kind === 'Gateway') {
+      const before = old === undefined ? [] : listDefined(gatewayClassOfGateway(old));
+      const after = next === undefined ? [] : listDefined(gatewayClassOfGateway(next));
+      this.gatewaysByClass = updateIndex(this.gatewaysByClass, key, before, after, this.edit);
+    }
+  }
+
+  private reindexIngress(key: string, old: Ingress | undefined, next: Ingress | undefined): void {
+    const before = old === undefined ? noReferences : extractIngressReferences(old, this.secretAnnotations);
+    const after = next === undefined ? noReferences : extractIngressReferences(next, this.secretAnnotations);
+    this.ingressesBySecret = updateIndex(
+      this.ingressesBySecret,
+      key,
+      before.secrets,
+      after.secrets,
+      this.edit,
+    );
+    this.ingressesByService = updateIndex(
+      this.ingressesByService,
+      key,
+      before.services,
+      after.services,
+      this.edit,
+    );
+    this.ingressesByClass = updateIndex(
+      this.ingressesByClass,
+      key,
+      before.ingressClasses,
+      after.ingressClasses,
+      this.edit,
+    );
+    if (!sameList(before.secrets, after.secrets)) {
+      for (const secretKey of new Set([...before.secrets, ...after.secrets]))
+        this.reconsiderSecret(secretKey);
+    }
+  }
+
+  private reindexSlice(key: string, old: EndpointSlice | undefined, next: EndpointSlice | undefined): void {
+    const before = old === undefined ? undefined : serviceKeyOfEndpointSlice(old);
+    const after = next === undefined ? undefined : serviceKeyOfEndpointSlice(next);
+    if (before !== undefined && before !== after) {
+      this.slicesByService = removeMember(this.slicesByService, before, key, this.edit);
+    }
+    if (after !== undefined && next !== undefined) {
+      this.slicesByService = addMember(this.slicesByService, after, key, next, this.edit);
+    }
+  }
+
+  private shouldKeepSecret(secret: Secret): boolean {
+    if (this.options.keepAllSecrets === true || secret.type === tlsSecretType) return true;
+    const key = objectKey(secret.metadata);
+    return this.keepSecrets.has(key) || this.ingressesBySecret.has(key);
+  }
+
+  private upsertSecret(secret: Secret): void {
+    const key = objectKey(secret.metadata);
+    // Anything newer than a pending read makes that read obsolete (it may predate this event).
+    this.secretFetches.delete(key);
+    if (this.shouldKeepSecret(secret)) {
+      this.secretShadow.delete(key);
+      this.put('Secret', secret);
+    } else {
+      this.secretShadow.set(key, secret.metadata.resourceVersion);
+      this.drop('Secret', key);
+    }
+  }
+
+  /** Called when the set of Ingresses referencing `key` may have changed. */
+  private reconsiderSecret(key: string): void {
+    if (this.options.watchesSecrets === false) return;
+    const kept = this.mapOf('Secret').get(key);
+    if (kept !== undefined) {
+      if (!this.shouldKeepSecret(kept)) {
+        this.drop('Secret', key);
+        this.secretShadow.set(key, kept.metadata.resourceVersion);
+      }
+      return;
+    }
+    const referenced = this.ingressesBySecret.has(key);
+    if (!referenced) {
+      this.secretFetches.delete(key);
+    } else if (this.secretShadow.has(key) && !this.secretFetches.has(key)) {
+      const token = this.nextFetchToken++;
+      this.secretFetches.set(key, token);
+      this.fetchRequests.push({ key, token });
+    }
+  }
+}
+
+function isSameVersion(a: KubeObject, b: KubeObject): boolean {
+  const version = a.metadata.resourceVersion;
+  return version !== '' && version === b.metadata.resourceVersion;
+}
+
+function listDefined(value: string | undefined): readonly string[] {
+  return value === undefined ? [] : [value];
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, i) => value === b[i]);
+}
+
+function updateIndex(
+  index: ReverseIndex<true>,
+  member: string,
+  before: readonly string[],
+  after: readonly string[],
+  edit: EditToken,
+): ReverseIndex<true> {
+  if (sameList(before, after)) return index;
+  let result = index;
+  for (const target of before)
+    if (!after.includes(target)) result = removeMember(result, target, member, edit);
+  for (const target of after)
+    if (!before.includes(target)) result = addMember(result, target, member, true, edit);
+  return result;
+}
