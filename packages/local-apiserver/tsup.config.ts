@@ -1,3 +1,3 @@
 import { definePackageConfig } from '../../tsup.base.js';
 
-export default definePackageConfig();
+export default definePackageConfig({ entry: ['src/index.ts', 'src/cli.ts'] });

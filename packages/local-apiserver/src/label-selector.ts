@@ -1,82 +1,136 @@
+import { SelectorSyntaxError } from './errors.js';
+import { validateLabelValue, validateQualifiedName } from './validation.js';
+
 /** One requirement of a parsed label selector. */
 export type LabelRequirement =
   | { key: string; operator: 'equals' | 'notEquals'; value: string }
   | { key: string; operator: 'in' | 'notIn'; values: string[] }
-  | { key: string; operator: 'exists' | 'doesNotExist' };
+  | { key: string; operator: 'exists' | 'doesNotExist' }
+  | { key: string; operator: 'greaterThan' | 'lessThan'; value: number };
 
-/** Parses a label selector (`k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a)`, `k`, `!k`, comma = AND). */
+const setTerm = /^([^\s=!<>(),]+)\s+(in|notin)\s*\((.*)\)$/;
+const comparisonTerm = /^([^\s=!<>(),]+)\s*(==|=|!=|>|<)\s*([^\s=!<>(),]*)$/;
+const keyOnly = /^(!?)\s*([^\s=!<>(),]+)$/;
+
+/**
+ * Parses a label selector (`k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a)`, `k`, `!k`, `k>1`,
+ * `k<1`; comma = AND). Throws `SelectorSyntaxError` naming the offending text.
+ */
 export function parseLabelSelector(selector: string): LabelRequirement[] {
   const requirements: LabelRequirement[] = [];
   for (const part of splitOutsideParentheses(selector)) {
     const term = part.trim();
-    if (term === '') continue;
-    const setMatch = /^(\S+)\s+(in|notin)\s*\(([^)]*)\)$/.exec(term);
-    if (setMatch) {
-      const [, key = '', op, list = ''] = setMatch;
-      const values = list
-        .split(',')
-        .map((value) => value.trim())
-        .filter((value) => value !== '');
-      requirements.push({ key, operator: op === 'in' ? 'in' : 'notIn', values });
-      continue;
+    if (term === '') {
+      if (selector.trim() === '') continue;
+      throw new SelectorSyntaxError(`unable to parse requirement: empty term in ${JSON.stringify(selector)}`);
     }
-    const equalityMatch = /^([^=!\s]+)\s*(==|=|!=)\s*(\S*)$/.exec(term);
-    if (equalityMatch) {
-      const [, key = '', op, value = ''] = equalityMatch;
-      requirements.push({ key, operator: op === '!=' ? 'notEquals' : 'equals', value });
-      continue;
-    }
-    if (/^![^=!\s(),]+$/.test(term)) {
-      requirements.push({ key: term.slice(1), operator: 'doesNotExist' });
-      continue;
-    }
-    if (/^[^=!\s(),]+$/.test(term)) {
-      requirements.push({ key: term, operator: 'exists' });
-      continue;
-    }
-    throw new SyntaxError(`unable to parse label selector requirement: ${JSON.stringify(term)}`);
+    requirements.push(parseTerm(term));
   }
   return requirements;
 }
 
-/** True when `labels` satisfy every requirement. */
+function parseTerm(term: string): LabelRequirement {
+  const set = setTerm.exec(term);
+  if (set) {
+    const [, key = '', operator, list = ''] = set;
+    const values = list.split(',').map((value) => value.trim());
+    if (values.length === 1 && values[0] === '') {
+      throw new SelectorSyntaxError(
+        `unable to parse requirement: ${JSON.stringify(term)}: for 'in', 'notin' operators, values set can't be empty`,
+      );
+    }
+    checkKey(key, term);
+    for (const value of values) checkValue(value, term);
+    return { key, operator: operator === 'in' ? 'in' : 'notIn', values };
+  }
+  const comparison = comparisonTerm.exec(term);
+  if (comparison) {
+    const [, key = '', operator = '', value = ''] = comparison;
+    checkKey(key, term);
+    if (operator === '>' || operator === '<') {
+      if (!/^-?\d+$/.test(value)) {
+        throw new SelectorSyntaxError(
+          `unable to parse requirement: ${JSON.stringify(term)}: for 'Gt', 'Lt' operators, the value must be an integer`,
+        );
+      }
+      return { key, operator: operator === '>' ? 'greaterThan' : 'lessThan', value: Number(value) };
+    }
+    checkValue(value, term);
+    return { key, operator: operator === '!=' ? 'notEquals' : 'equals', value };
+  }
+  const existence = keyOnly.exec(term);
+  if (existence) {
+    const [, bang, key = ''] = existence;
+    checkKey(key, term);
+    return { key, operator: bang === '!' ? 'doesNotExist' : 'exists' };
+  }
+  throw new SelectorSyntaxError(`unable to parse requirement: ${JSON.stringify(term)}`);
+}
+
+function checkKey(key: string, term: string): void {
+  const errors = validateQualifiedName(key, 'key');
+  if (errors.length > 0) {
+    throw new SelectorSyntaxError(
+      `unable to parse requirement: ${JSON.stringify(term)}: invalid label key ${JSON.stringify(key)}: ${errors[0]?.detail}`,
+    );
+  }
+}
+
+function checkValue(value: string, term: string): void {
+  const errors = validateLabelValue(value, 'value');
+  if (errors.length > 0) {
+    throw new SelectorSyntaxError(
+      `unable to parse requirement: ${JSON.stringify(term)}: invalid label value ${JSON.stringify(value)}: ${errors[0]?.detail}`,
+    );
+  }
+}
+
+/** True when `labels` satisfy every requirement (an empty selector matches everything). */
 export function matchesLabels(
   requirements: readonly LabelRequirement[],
-  labels: Record<string, string> = {},
+  labels: Record<string, string> | undefined = {},
 ): boolean {
-  return requirements.every((requirement) => {
-    const value = labels[requirement.key];
-    switch (requirement.operator) {
-      case 'equals':
-        return value === requirement.value;
-      case 'notEquals':
-        return value !== requirement.value;
-      case 'in':
-        return value !== undefined && requirement.values.includes(value);
-      case 'notIn':
-        return value === undefined || !requirement.values.includes(value);
-      case 'exists':
-        return value !== undefined;
-      case 'doesNotExist':
-        return value === undefined;
-    }
-  });
+  for (const requirement of requirements) {
+    const value = labels?.[requirement.key];
+    if (!matchesRequirement(requirement, value)) return false;
+  }
+  return true;
+}
+
+function matchesRequirement(requirement: LabelRequirement, value: string | undefined): boolean {
+  switch (requirement.operator) {
+    case 'equals':
+      return value === requirement.value;
+    case 'notEquals':
+      return value !== requirement.value;
+    case 'in':
+      return value !== undefined && requirement.values.includes(value);
+    case 'notIn':
+      return value === undefined || !requirement.values.includes(value);
+    case 'exists':
+      return value !== undefined;
+    case 'doesNotExist':
+      return value === undefined;
+    case 'greaterThan':
+      return value !== undefined && /^-?\d+$/.test(value) && Number(value) > requirement.value;
+    case 'lessThan':
+      return value !== undefined && /^-?\d+$/.test(value) && Number(value) < requirement.value;
+  }
 }
 
 function splitOutsideParentheses(selector: string): string[] {
   const parts: string[] = [];
   let depth = 0;
-  let current = '';
-  for (const char of selector) {
+  let start = 0;
+  for (let i = 0; i < selector.length; i++) {
+    const char = selector[i];
     if (char === '(') depth += 1;
-    if (char === ')') depth -= 1;
-    if (char === ',' && depth === 0) {
-      parts.push(current);
-      current = '';
-    } else {
-      current += char;
+    else if (char === ')') depth -= 1;
+    else if (char === ',' && depth === 0) {
+      parts.push(selector.slice(start, i));
+      start = i + 1;
     }
   }
-  parts.push(current);
+  parts.push(selector.slice(start));
   return parts;
 }
