@@ -3,3 +3,55 @@ export class FlagError extends Error {
   override readonly name = 'FlagError';
   readonly code = 'INVALID_FLAG';
 }
+
+/** `nginx -t` refused a rendered configuration; the running one keeps serving. */
+export class NginxConfigTestError extends Error {
+  override readonly name = 'NginxConfigTestError';
+  readonly code = 'NGINX_CONFIG_TEST_FAILED';
+
+  constructor(
+    /** What nginx printed. */
+    readonly output: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`nginx -t refused the new configuration: ${lastLines(output)}`, options);
+  }
+}
+
+/** nginx did not pick up a configuration (reload or start) in time, or is not running. */
+export class NginxReloadError extends Error {
+  override readonly name = 'NginxReloadError';
+  readonly code = 'NGINX_RELOAD_FAILED';
+}
+
+/** nginx could not be started at all (missing binary, port taken, bad prefix). */
+export class NginxStartError extends Error {
+  override readonly name = 'NginxStartError';
+  readonly code = 'NGINX_START_FAILED';
+}
+
+/** The Lua configuration endpoint did not accept the backends. */
+export class BackendsUpdateError extends Error {
+  override readonly name = 'BackendsUpdateError';
+  readonly code = 'BACKENDS_UPDATE_FAILED';
+}
+
+/** The local Ingress ids do not match the newest IngressCheckSum; the last good configuration stays. */
+export class ChecksumMismatchError extends Error {
+  override readonly name = 'ChecksumMismatchError';
+  readonly code = 'CHECKSUM_MISMATCH';
+}
+
+/** The controller cannot be set up as configured (no cluster configuration, bad flag combination). */
+export class ControllerConfigError extends Error {
+  override readonly name = 'ControllerConfigError';
+  readonly code = 'CONTROLLER_CONFIG_INVALID';
+}
+
+function lastLines(text: string): string {
+  const lines = text
+    .trim()
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+  return lines.slice(-3).join(' | ') || '(no output)';
+}

@@ -1,6 +1,6 @@
 /**
- * The flags of `ingresskit run`. Names follow ingress-nginx where the meaning is the same, so a
- * Deployment written for it reads naturally here. Every flag can also be set through the
+ * The flags of every ingresskit command. Names follow ingress-nginx where the meaning is the same,
+ * so a Deployment written for it reads naturally here. Every flag can also be set through the
  * environment: `--watch-namespace` is `INGRESSKIT_WATCH_NAMESPACE`. A flag on the command line
  * wins over the environment, which wins over the default.
  */
@@ -12,6 +12,8 @@ interface FlagSpec<T extends FlagType = FlagType> {
   type: T;
   default: ValueOf<T>;
   description: string;
+  /** Allowed values of a string flag. */
+  choices?: readonly string[];
 }
 
 type ValueOf<T extends FlagType> = T extends 'boolean' ? boolean : T extends 'string' ? string : number;
@@ -20,7 +22,8 @@ const flagSpecs = {
   kubeconfig: {
     type: 'string',
     default: '',
-    description: 'Path to a kubeconfig file. Empty: $KUBECONFIG, ~/.kube/config, then in-cluster configuration.',
+    description:
+      'Path to a kubeconfig file. Empty: $KUBECONFIG, ~/.kube/config, then in-cluster configuration.',
   },
   'watch-namespace': {
     type: 'string',
@@ -35,12 +38,14 @@ const flagSpecs = {
   'ingress-class': {
     type: 'string',
     default: 'nginx',
-    description: 'Value of the legacy kubernetes.io/ingress.class annotation this controller owns, and the class name in by-name mode.',
+    description:
+      'Value of the legacy kubernetes.io/ingress.class annotation this controller owns, and the class name in by-name mode.',
   },
   'watch-ingress-without-class': {
     type: 'boolean',
     default: false,
-    description: 'Also serve Ingresses with no class at all when the cluster has no default IngressClass of ours.',
+    description:
+      'Also serve Ingresses with no class at all when the cluster has no default IngressClass of ours.',
   },
   'ingress-class-by-name': {
     type: 'boolean',
@@ -50,7 +55,8 @@ const flagSpecs = {
   'honor-default-class': {
     type: 'boolean',
     default: true,
-    description: 'Serve Ingresses with no class when the cluster default IngressClass is ours, also those created before it became default.',
+    description:
+      'Serve Ingresses with no class when the cluster default IngressClass is ours, also those created before it became default.',
   },
   'publish-service': {
     type: 'string',
@@ -60,7 +66,8 @@ const flagSpecs = {
   'publish-status-address': {
     type: 'string',
     default: '',
-    description: 'Comma-separated IPs or hostnames to publish in Ingress status (wins over --publish-service).',
+    description:
+      'Comma-separated IPs or hostnames to publish in Ingress status (wins over --publish-service).',
   },
   'update-status': {
     type: 'boolean',
@@ -77,6 +84,24 @@ const flagSpecs = {
     default: 'ingresskit-leader',
     description: 'Name of the Lease used for leader election.',
   },
+  'election-ttl': {
+    type: 'number',
+    default: 30,
+    description:
+      'Seconds a Lease stays valid without renewal; a new leader takes over after it. The renew deadline is half, the retry period a quarter.',
+  },
+  'pod-name': {
+    type: 'string',
+    default: '',
+    description:
+      "This replica's name: the leader election identity and the Event reporter. Empty: $POD_NAME, then the host name.",
+  },
+  'pod-namespace': {
+    type: 'string',
+    default: '',
+    description:
+      'Namespace of the controller pod, where the Lease lives. Empty: $POD_NAMESPACE, the service account namespace, then "default".',
+  },
   'report-node-internal-ip-address': {
     type: 'boolean',
     default: false,
@@ -90,61 +115,190 @@ const flagSpecs = {
   'default-backend-service': {
     type: 'string',
     default: '',
-    description: 'NAMESPACE/NAME of the Service that serves requests no Ingress matches. Empty: a built-in 404.',
+    description:
+      'NAMESPACE/NAME[:PORT] of the Service that serves requests no Ingress matches. Empty: a built-in 404.',
   },
   'http-port': { type: 'port', default: 80, description: 'Port nginx listens on for HTTP.' },
   'https-port': { type: 'port', default: 443, description: 'Port nginx listens on for HTTPS.' },
+  'status-port': {
+    type: 'port',
+    default: 10246,
+    description:
+      "Port of nginx's local configuration endpoint on 127.0.0.1, where endpoint changes are posted.",
+  },
   'healthz-port': {
     type: 'port',
     default: 10254,
     description: 'Port of the controller HTTP server: /healthz, /metrics and /explain.',
   },
+  'nginx-binary': {
+    type: 'string',
+    default: '',
+    description: 'The nginx executable. Empty: /usr/sbin/nginx when it exists, else nginx on the PATH.',
+  },
+  'nginx-prefix': {
+    type: 'string',
+    default: '',
+    description:
+      'Directory nginx runs in (nginx.conf, certificates, Lua files, temp files). Empty: a new directory under the system temp directory, removed on exit.',
+  },
   'enable-ingress-checksum': {
     type: 'boolean',
     default: false,
-    description: 'Serve a new configuration only when it matches the newest IngressCheckSum (Tengine-compatible).',
+    description:
+      'Serve a new configuration only when it matches the newest IngressCheckSum (Tengine-compatible).',
   },
   'gateway-controller-name': {
     type: 'string',
     default: '',
-    description: 'GatewayClass spec.controllerName to accept, e.g. ingresskit.dev/gateway-controller. Empty: GatewayClasses are not reconciled.',
+    description:
+      'GatewayClass spec.controllerName to accept, e.g. ingresskit.dev/gateway-controller. Empty: GatewayClasses are not reconciled.',
+  },
+  'log-level': {
+    type: 'string',
+    default: 'info',
+    description: 'Least severe log level written to stderr (JSON lines).',
+    choices: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'],
+  },
+  manifests: {
+    type: 'string',
+    default: '',
+    description: 'Directory (or file) of YAML/JSON manifests, read recursively.',
+  },
+  namespace: {
+    type: 'string',
+    default: '',
+    description: 'Namespace to publish the IngressCheckSum in.',
+  },
+  'dry-run': {
+    type: 'boolean',
+    default: false,
+    description: 'Print what would be created and deleted; change nothing.',
+  },
+  output: {
+    type: 'string',
+    default: 'text',
+    description: 'Output format.',
+    choices: ['text', 'json'],
+  },
+  'exit-after-ready': {
+    type: 'boolean',
+    default: false,
+    description:
+      'Start everything, check every route with real HTTP requests, print the summary and exit (0 when all routes answer as expected).',
   },
 } as const satisfies Record<string, FlagSpec>;
 
-/** Names of the `ingresskit run` flags. */
+/** Names of every flag of every command. */
 export type FlagName = keyof typeof flagSpecs;
 
 /** Parsed flag values, keyed by flag name. */
-export type RunFlags = { -readonly [K in FlagName]: ValueOf<(typeof flagSpecs)[K]['type']> };
+export type Flags = { -readonly [K in FlagName]: ValueOf<(typeof flagSpecs)[K]['type']> };
+
+/** The flags of `ingresskit run`, in help order. */
+export const runFlagNames: readonly FlagName[] = [
+  'kubeconfig',
+  'watch-namespace',
+  'controller-class',
+  'ingress-class',
+  'watch-ingress-without-class',
+  'ingress-class-by-name',
+  'honor-default-class',
+  'publish-service',
+  'publish-status-address',
+  'update-status',
+  'update-status-on-shutdown',
+  'election-id',
+  'election-ttl',
+  'pod-name',
+  'pod-namespace',
+  'report-node-internal-ip-address',
+  'sync-rate-limit',
+  'default-backend-service',
+  'http-port',
+  'https-port',
+  'status-port',
+  'healthz-port',
+  'nginx-binary',
+  'nginx-prefix',
+  'enable-ingress-checksum',
+  'gateway-controller-name',
+  'log-level',
+];
+
+/** The flags that decide which Ingresses are ours; shared by run, explain, render and checksum publish. */
+export const classFlagNames: readonly FlagName[] = [
+  'controller-class',
+  'ingress-class',
+  'watch-ingress-without-class',
+  'ingress-class-by-name',
+  'honor-default-class',
+];
+
+/** How one command takes its arguments. */
+export interface CommandLineSpec {
+  /** `ingresskit <command>` as shown in error messages, e.g. `ingresskit explain`. */
+  command: string;
+  /** The flags this command accepts. */
+  flags: readonly FlagName[];
+  /** Defaults that differ from the shared table (the demo's ports, for instance). */
+  defaults?: Partial<Flags>;
+  /** Most positional arguments accepted; 0 by default. */
+  maxPositionals?: number;
+}
+
+/** What a command line parsed into. */
+export interface ParsedCommandLine {
+  flags: Flags;
+  positionals: string[];
+}
 
 /** The environment variable that sets a flag: `--http-port` → `INGRESSKIT_HTTP_PORT`. */
 export function envVarOf(flag: FlagName): string {
   return `INGRESSKIT_${flag.toUpperCase().replace(/-/g, '_')}`;
 }
 
-/** Every flag's defaults. */
-export function defaultRunFlags(): RunFlags {
+/** Every flag's shared default. */
+export function defaultFlags(): Flags {
   const flags: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(flagSpecs)) flags[name] = spec.default;
-  return flags as RunFlags;
+  return flags as Flags;
 }
 
 /**
  * Parses `--name=value`, `--name value` and, for booleans, a bare `--name`, over the environment
- * and the defaults. Throws {@link FlagError} naming the flag for anything it cannot understand.
+ * and the defaults, accepting only `spec.flags`. Throws {@link FlagError} naming the flag (or the
+ * argument) for anything it cannot understand.
  */
-export function parseRunFlags(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): RunFlags {
-  const flags = defaultRunFlags() as Record<string, unknown>;
-  for (const name of Object.keys(flagSpecs) as FlagName[]) {
+export function parseCommandLine(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  spec: CommandLineSpec,
+): ParsedCommandLine {
+  const allowed = new Set<string>(spec.flags);
+  const flags = { ...defaultFlags(), ...spec.defaults } as Record<string, unknown>;
+  for (const name of spec.flags) {
     const fromEnv = env[envVarOf(name)];
-    if (fromEnv !== undefined && fromEnv !== '') flags[name] = parseValue(name, fromEnv, `$${envVarOf(name)}`);
+    if (fromEnv !== undefined && fromEnv !== '')
+      flags[name] = parseValue(name, fromEnv, `$${envVarOf(name)}`);
   }
+  const positionals: string[] = [];
+  const maxPositionals = spec.maxPositionals ?? 0;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
+    if (!arg.startsWith('-') || arg === '-') {
+      if (positionals.length >= maxPositionals) {
+        throw new FlagError(`unexpected argument ${JSON.stringify(arg)}; see '${spec.command} --help'`);
+      }
+      positionals.push(arg);
+      continue;
+    }
     const match = /^--([a-z0-9-]+)(?:=(.*))?$/s.exec(arg);
-    if (!match) throw new FlagError(`unexpected argument ${JSON.stringify(arg)}; flags look like --name=value`);
+    if (!match) throw new FlagError(`cannot read ${JSON.stringify(arg)}; flags look like --name=value`);
     const name = match[1]!;
-    if (!isFlagName(name)) throw new FlagError(`unknown flag --${name}; see 'ingresskit run --help'`);
+    if (!isFlagName(name) || !allowed.has(name)) {
+      throw new FlagError(`unknown flag --${name}; see '${spec.command} --help'`);
+    }
     let raw = match[2];
     if (raw === undefined) {
       if (flagSpecs[name].type === 'boolean') raw = 'true';
@@ -156,7 +310,15 @@ export function parseRunFlags(argv: readonly string[], env: Readonly<Record<stri
     }
     flags[name] = parseValue(name, raw, `--${name}`);
   }
-  return flags as RunFlags;
+  return { flags: flags as Flags, positionals };
+}
+
+/** Parses the flags of `ingresskit run` (no positional arguments). */
+export function parseRunFlags(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): Flags {
+  return parseCommandLine(argv, env, { command: 'ingresskit run', flags: runFlagNames }).flags;
 }
 
 function isFlagName(name: string): name is FlagName {
@@ -166,8 +328,15 @@ function isFlagName(name: string): name is FlagName {
 function parseValue(name: FlagName, raw: string, source: string): string | number | boolean {
   const spec: FlagSpec = flagSpecs[name];
   switch (spec.type) {
-    case 'string':
-      return raw.trim();
+    case 'string': {
+      const value = raw.trim();
+      if (spec.choices !== undefined && !spec.choices.includes(value)) {
+        throw new FlagError(
+          `${source} must be one of ${spec.choices.join(', ')}, not ${JSON.stringify(raw)}`,
+        );
+      }
+      return value;
+    }
     case 'boolean':
       if (/^(true|1|yes)$/i.test(raw)) return true;
       if (/^(false|0|no)$/i.test(raw)) return false;
@@ -189,14 +358,22 @@ function parseValue(name: FlagName, raw: string, source: string): string | numbe
   }
 }
 
-/** The `--help` text of `ingresskit run`: every flag with its environment variable and default. */
-export function formatRunFlagsHelp(): string {
+/** The flags section of a command's `--help`: each flag with its environment variable and default. */
+export function formatFlagsHelp(names: readonly FlagName[], defaults: Partial<Flags> = {}): string {
   const lines = ['Flags (each also settable through its environment variable):', ''];
-  for (const [name, spec] of Object.entries(flagSpecs) as [FlagName, FlagSpec][]) {
-    const shown = spec.type === 'string' ? JSON.stringify(spec.default) : String(spec.default);
-    lines.push(`  --${name}${spec.type === 'boolean' ? '' : '=' + spec.type.toUpperCase()}`);
+  for (const name of names) {
+    const spec: FlagSpec = flagSpecs[name];
+    const value = defaults[name] ?? spec.default;
+    const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
+    const placeholder = spec.choices !== undefined ? spec.choices.join('|') : spec.type.toUpperCase();
+    lines.push(`  --${name}${spec.type === 'boolean' ? '' : '=' + placeholder}`);
     lines.push(`      ${spec.description}`);
     lines.push(`      default: ${shown}   env: ${envVarOf(name)}`);
   }
   return lines.join('\n') + '\n';
+}
+
+/** The `--help` flags section of `ingresskit run`. */
+export function formatRunFlagsHelp(): string {
+  return formatFlagsHelp(runFlagNames);
 }

@@ -1,0 +1,86 @@
+/** `ingresskit explain ingress NS/NAME`: what the controller does with one Ingress, and why. */
+import { createStore } from '@ingresskit/store';
+import { resolveControllerConfig } from '../config.js';
+import { FlagError } from '../errors.js';
+import { explainIngress, formatExplanation } from '../explain.js';
+import { classFlagNames } from '../flags.js';
+import { loadKubeConfig } from '../kube-config.js';
+import { planSync } from '../sync-plan.js';
+import { ExitCode, type Command } from './command.js';
+
+const LIST_TIMEOUT_MS = 30_000;
+
+export const explainCommand: Command = {
+  name: 'explain',
+  summary: 'explain whether and how the controller serves an Ingress (reads the cluster)',
+  usage: `Usage: ingresskit explain ingress NAMESPACE/NAME [flags]
+
+Reads the Ingresses, IngressClasses, Services, EndpointSlices and Secrets of the cluster, and
+prints the decision the controller makes for the Ingress: whether it is ours and why (or why not,
+and what to change), the routes it gets and any problem that leaves it (or part of it) out. Use the
+same class flags as the running controller. A running controller answers the same question, with
+the routes nginx serves right now, at http://<pod>:<healthz-port>/explain?ingress=NAMESPACE/NAME.
+Exits 0 when the Ingress exists, 1 when it does not.`,
+  spec: {
+    command: 'ingresskit explain',
+    flags: ['kubeconfig', 'watch-namespace', ...classFlagNames, 'default-backend-service', 'output'],
+    maxPositionals: 2,
+  },
+  async run({ flags, positionals }, io) {
+    const [what, key] = positionals;
+    if (what !== 'ingress' || key === undefined) {
+      throw new FlagError(`expected 'ingress NAMESPACE/NAME', got ${JSON.stringify(positionals.join(' '))}`);
+    }
+    if (!/^[a-z0-9-]+\/[a-z0-9.-]+$/.test(key))
+      throw new FlagError(`expected NAMESPACE/NAME, got ${JSON.stringify(key)}`);
+    const config = resolveControllerConfig(flags, io.env);
+    const kubeConfig = loadKubeConfig(flags.kubeconfig);
+    const store = createStore(kubeConfig, {
+      namespaces: config.watchNamespaces,
+      kinds: ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Secret'],
+    });
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        store.start(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => {
+            const failing = store.status().find((informer) => informer.lastError !== undefined);
+            reject(
+              new Error(
+                `the cluster did not answer within ${LIST_TIMEOUT_MS / 1000} s${failing ? `: ${failing.kind}: ${failing.lastError?.message}` : ''}`,
+              ),
+            );
+          }, LIST_TIMEOUT_MS);
+        }),
+      ]);
+      const snapshot = store.snapshot();
+      const plan = planSync(
+        {
+          ingresses: snapshot.ingresses.list(),
+          ingressClasses: snapshot.ingressClasses.list(),
+          services: snapshot.services.list(),
+          endpointSlices: snapshot.endpointSlices.list(),
+          secrets: snapshot.secrets.list(),
+          ingressCheckSums: [],
+        },
+        {
+          classConfig: config.classConfig,
+          checksumEnabled: false,
+          defaultBackend: config.defaultBackend,
+          now: Date.now(),
+        },
+      );
+      const explanation = explainIngress(plan, key);
+      io.stdout(
+        flags.output === 'json'
+          ? `${JSON.stringify(explanation, null, 2)}\n`
+          : formatExplanation(explanation),
+      );
+      return explanation.found ? ExitCode.ok : ExitCode.failure;
+    } finally {
+      clearTimeout(timer);
+      await store.stop();
+    }
+  },
+};

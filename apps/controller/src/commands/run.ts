@@ -1,0 +1,62 @@
+/** `ingresskit run`: the ingress controller. */
+import { resolveControllerConfig } from '../config.js';
+import { Controller } from '../controller.js';
+import { loadKubeConfig } from '../kube-config.js';
+import { runFlagNames } from '../flags.js';
+import { createLogger } from '../logger.js';
+import { createControllerMetrics } from '../metrics.js';
+import { isNginxAvailable } from '../nginx-process.js';
+import { ExitCode, type Command } from './command.js';
+
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'run the ingress controller (watches the cluster, runs nginx)',
+  usage: `Usage: ingresskit run [flags]
+
+Watches Ingresses, IngressClasses, Services, EndpointSlices and Secrets, serves the Ingresses this
+controller owns through an nginx it starts and supervises, reloads nginx only for structural
+changes (endpoint changes go to its Lua balancer), reports ignored Ingresses and problems as
+Kubernetes Events, and serves /healthz, /metrics and /explain on the healthz port. The leader
+replica also publishes Ingress status and reconciles GatewayClasses. SIGTERM or SIGINT stops it
+gracefully: nginx finishes its requests, the Lease is released.`,
+  spec: { command: 'ingresskit run', flags: runFlagNames },
+  async run({ flags }, io) {
+    const config = resolveControllerConfig(flags, io.env);
+    const logger = createLogger({ level: flags['log-level'] });
+    if (!(await isNginxAvailable(config.nginxBinary))) {
+      io.stderr(
+        `ingresskit: cannot run nginx (${config.nginxBinary}). On Debian or Ubuntu install it with:\n` +
+          '  sudo apt-get install -y nginx libnginx-mod-http-lua lua-resty-core lua-cjson\n',
+      );
+      return ExitCode.failure;
+    }
+    const kubeConfig = loadKubeConfig(flags.kubeconfig);
+    const controller = new Controller(config, {
+      kubeConfig,
+      logger,
+      metrics: createControllerMetrics({ withProcessMetrics: true }),
+    });
+    logger.info(
+      { server: kubeConfig.getCurrentCluster()?.server, identity: config.podName },
+      'starting ingresskit',
+    );
+    const stopped = new Promise<void>((resolve) => {
+      if (io.signal.aborted) resolve();
+      io.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    try {
+      const starting = controller.start();
+      // A signal during the start ends it (stop() below makes it reject); only a failure before counts.
+      starting.catch(() => undefined);
+      await Promise.race([starting, stopped]);
+      await stopped;
+      return ExitCode.ok;
+    } catch (error) {
+      logger.fatal({ err: error }, 'the controller failed');
+      return ExitCode.failure;
+    } finally {
+      await controller.stop();
+      logger.flush();
+    }
+  },
+};

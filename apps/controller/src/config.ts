@@ -1,0 +1,140 @@
+/** The controller's settings, resolved from the flags and the pod's environment. */
+import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import {
+  isValidControllerName,
+  normalizeClassResolutionConfig,
+  type ClassResolutionConfig,
+} from '@ingresskit/class-resolution';
+import type { ServiceReference } from '@ingresskit/nginx-template';
+import { FlagError } from './errors.js';
+import type { Flags } from './flags.js';
+import { resolveNginxBinary } from './nginx-process.js';
+import { parseServiceReference } from './sync-plan.js';
+
+/** Everything a controller needs to know, with defaults filled in. */
+export interface ControllerConfig {
+  /** Namespaces to watch; empty for all. */
+  watchNamespaces: string[];
+  classConfig: ClassResolutionConfig;
+  publishService: string;
+  publishStatusAddress: string;
+  updateStatus: boolean;
+  updateStatusOnShutdown: boolean;
+  electionId: string;
+  electionTtlMs: number;
+  podName: string;
+  podNamespace: string;
+  reportNodeInternalIp: boolean;
+  /** Syncs per second; 0 for no limit. */
+  syncRateLimit: number;
+  defaultBackend: ServiceReference | undefined;
+  httpPort: number;
+  httpsPort: number;
+  statusPort: number;
+  /** 0 picks a free port (tests). */
+  healthzPort: number;
+  nginxBinary: string;
+  /** Empty for a temporary directory. */
+  nginxPrefix: string;
+  checksumEnabled: boolean;
+  /** Undefined when GatewayClasses are not reconciled. */
+  gatewayControllerName: string | undefined;
+  /** Address of the healthz server; undefined for all interfaces (IPv6 and IPv4 where available). */
+  healthzHost: string | undefined;
+  /** Addresses nginx listens on; all IPv4 addresses when undefined. */
+  listenAddresses: string[] | undefined;
+  workerProcesses: number | 'auto';
+  accessLog: boolean;
+}
+
+const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+/**
+ * Turns parsed flags into a ControllerConfig. Throws FlagError (exit code 2) for values that
+ * parse but cannot work, naming the flag.
+ */
+export function resolveControllerConfig(
+  flags: Flags,
+  env: Readonly<Record<string, string | undefined>>,
+): ControllerConfig {
+  let classConfig: ClassResolutionConfig;
+  try {
+    classConfig = normalizeClassResolutionConfig({
+      controllerClass: flags['controller-class'],
+      ingressClass: flags['ingress-class'],
+      watchIngressWithoutClass: flags['watch-ingress-without-class'],
+      ingressClassByName: flags['ingress-class-by-name'],
+      honorDefaultClass: flags['honor-default-class'],
+    });
+  } catch (error) {
+    throw new FlagError(`--controller-class/--ingress-class: ${(error as Error).message}`, { cause: error });
+  }
+  let defaultBackend: ServiceReference | undefined;
+  if (flags['default-backend-service'] !== '') {
+    defaultBackend = parseServiceReference(flags['default-backend-service']);
+    if (defaultBackend === undefined) {
+      throw new FlagError(
+        `--default-backend-service must be NAMESPACE/NAME or NAMESPACE/NAME:PORT, not ${JSON.stringify(flags['default-backend-service'])}`,
+      );
+    }
+  }
+  if (flags['publish-service'] !== '' && !/^([a-z0-9-]+\/)?[a-z0-9.-]+$/.test(flags['publish-service'])) {
+    throw new FlagError(
+      `--publish-service must be NAMESPACE/NAME, not ${JSON.stringify(flags['publish-service'])}`,
+    );
+  }
+  const gateway = flags['gateway-controller-name'];
+  if (gateway !== '' && !isValidControllerName(gateway)) {
+    throw new FlagError(
+      `--gateway-controller-name must look like example.com/controller, not ${JSON.stringify(gateway)}`,
+    );
+  }
+  if (flags['election-ttl'] < 1)
+    throw new FlagError(`--election-ttl must be at least 1 second, not ${flags['election-ttl']}`);
+  const ports = ['http-port', 'https-port', 'status-port', 'healthz-port'] as const;
+  for (const [i, a] of ports.entries()) {
+    for (const b of ports.slice(i + 1)) {
+      if (flags[a] === flags[b]) throw new FlagError(`--${a} and --${b} must differ (both are ${flags[a]})`);
+    }
+  }
+  return {
+    watchNamespaces: flags['watch-namespace']
+      .split(',')
+      .map((namespace) => namespace.trim())
+      .filter((namespace) => namespace !== ''),
+    classConfig,
+    publishService: flags['publish-service'],
+    publishStatusAddress: flags['publish-status-address'],
+    updateStatus: flags['update-status'],
+    updateStatusOnShutdown: flags['update-status-on-shutdown'],
+    electionId: flags['election-id'],
+    electionTtlMs: flags['election-ttl'] * 1000,
+    podName: flags['pod-name'] || env.POD_NAME || hostname(),
+    podNamespace: flags['pod-namespace'] || env.POD_NAMESPACE || readServiceAccountNamespace() || 'default',
+    reportNodeInternalIp: flags['report-node-internal-ip-address'],
+    syncRateLimit: flags['sync-rate-limit'],
+    defaultBackend,
+    httpPort: flags['http-port'],
+    httpsPort: flags['https-port'],
+    statusPort: flags['status-port'],
+    healthzPort: flags['healthz-port'],
+    nginxBinary: resolveNginxBinary(flags['nginx-binary']),
+    nginxPrefix: flags['nginx-prefix'],
+    checksumEnabled: flags['enable-ingress-checksum'],
+    gatewayControllerName: gateway === '' ? undefined : gateway,
+    healthzHost: undefined,
+    listenAddresses: undefined,
+    workerProcesses: 'auto',
+    accessLog: false,
+  };
+}
+
+function readServiceAccountNamespace(): string | undefined {
+  if (!existsSync(SERVICE_ACCOUNT_NAMESPACE)) return undefined;
+  try {
+    return readFileSync(SERVICE_ACCOUNT_NAMESPACE, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}

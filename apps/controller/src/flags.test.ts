@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import { FlagError } from './errors.js';
+import {
+  defaultFlags,
+  envVarOf,
+  formatRunFlagsHelp,
+  parseCommandLine,
+  parseRunFlags,
+  runFlagNames,
+} from './flags.js';
+
+describe('parseRunFlags', () => {
+  it('returns the defaults when neither flags nor environment are given', () => {
+    expect(parseRunFlags([], {})).toEqual(defaultFlags());
+  });
+
+  it('takes a value from the environment when the flag is not on the command line', () => {
+    const flags = parseRunFlags([], { INGRESSKIT_WATCH_NAMESPACE: 'team-a', INGRESSKIT_HTTP_PORT: '8080' });
+    expect(flags['watch-namespace']).toBe('team-a');
+    expect(flags['http-port']).toBe(8080);
+  });
+
+  it('prefers the command line over the environment when both are set', () => {
+    const flags = parseRunFlags(['--http-port=9090', '--update-status=false'], {
+      INGRESSKIT_HTTP_PORT: '8080',
+      INGRESSKIT_UPDATE_STATUS: 'true',
+    });
+    expect(flags['http-port']).toBe(9090);
+    expect(flags['update-status']).toBe(false);
+  });
+
+  it('ignores an empty environment variable when falling back to the default', () => {
+    expect(parseRunFlags([], { INGRESSKIT_INGRESS_CLASS: '' })['ingress-class']).toBe('nginx');
+  });
+
+  it('reads --name value, --name=value and a bare boolean when each form is used', () => {
+    const flags = parseRunFlags(
+      ['--ingress-class', 'public', '--election-id=my-lease', '--enable-ingress-checksum'],
+      {},
+    );
+    expect(flags['ingress-class']).toBe('public');
+    expect(flags['election-id']).toBe('my-lease');
+    expect(flags['enable-ingress-checksum']).toBe(true);
+  });
+
+  it('throws a FlagError naming the flag when the flag is unknown', () => {
+    expect(() => parseRunFlags(['--no-such-flag'], {})).toThrow(FlagError);
+    expect(() => parseRunFlags(['--no-such-flag'], {})).toThrow(/--no-such-flag/);
+  });
+
+  it('throws a FlagError naming the source when a value does not parse', () => {
+    expect(() => parseRunFlags(['--http-port=70000'], {})).toThrow(/--http-port must be a port number/);
+    expect(() => parseRunFlags([], { INGRESSKIT_SYNC_RATE_LIMIT: 'fast' })).toThrow(
+      /\$INGRESSKIT_SYNC_RATE_LIMIT must be a number/,
+    );
+    expect(() => parseRunFlags(['--update-status=maybe'], {})).toThrow(
+      /--update-status must be true or false/,
+    );
+    expect(() => parseRunFlags(['--log-level=loud'], {})).toThrow(/--log-level must be one of/);
+  });
+
+  it('throws a FlagError when a value-taking flag is last or followed by another flag', () => {
+    expect(() => parseRunFlags(['--kubeconfig'], {})).toThrow(/--kubeconfig needs a value/);
+    expect(() => parseRunFlags(['--kubeconfig', '--http-port=1'], {})).toThrow(/--kubeconfig needs a value/);
+  });
+
+  it('throws a FlagError when a positional argument is given to run', () => {
+    expect(() => parseRunFlags(['extra'], {})).toThrow(/unexpected argument "extra"/);
+  });
+});
+
+describe('parseCommandLine', () => {
+  it('rejects a flag of another command when the command does not declare it', () => {
+    expect(() =>
+      parseCommandLine(['--http-port=1'], {}, { command: 'ingresskit explain', flags: ['kubeconfig'] }),
+    ).toThrow(/unknown flag --http-port; see 'ingresskit explain --help'/);
+  });
+
+  it('reads only the environment of declared flags when other variables are set', () => {
+    const parsed = parseCommandLine(
+      [],
+      { INGRESSKIT_HTTP_PORT: 'not-a-port' },
+      { command: 'x', flags: ['kubeconfig'] },
+    );
+    expect(parsed.flags['http-port']).toBe(80);
+  });
+
+  it('collects positional arguments up to the limit when the command takes some', () => {
+    const parsed = parseCommandLine(
+      ['ingress', 'default/web', '--output=json'],
+      {},
+      {
+        command: 'ingresskit explain',
+        flags: ['output'],
+        maxPositionals: 2,
+      },
+    );
+    expect(parsed.positionals).toEqual(['ingress', 'default/web']);
+    expect(parsed.flags.output).toBe('json');
+  });
+
+  it('uses the command defaults when they override the shared ones', () => {
+    const parsed = parseCommandLine(
+      [],
+      {},
+      { command: 'ingresskit demo', flags: ['http-port'], defaults: { 'http-port': 8080 } },
+    );
+    expect(parsed.flags['http-port']).toBe(8080);
+  });
+});
+
+describe('formatRunFlagsHelp', () => {
+  it('lists every run flag with its default and environment variable', () => {
+    const help = formatRunFlagsHelp();
+    const defaults = defaultFlags();
+    for (const name of runFlagNames) {
+      const value = defaults[name];
+      const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
+      expect(help).toContain(`--${name}`);
+      expect(help).toContain(`default: ${shown}   env: ${envVarOf(name)}`);
+    }
+  });
+
+  it('covers the flags ingress-nginx users look for when reading the help', () => {
+    const help = formatRunFlagsHelp();
+    for (const name of [
+      'watch-namespace',
+      'controller-class',
+      'ingress-class',
+      'watch-ingress-without-class',
+      'ingress-class-by-name',
+      'publish-service',
+      'publish-status-address',
+      'update-status-on-shutdown',
+      'election-id',
+      'report-node-internal-ip-address',
+      'sync-rate-limit',
+      'default-backend-service',
+      'healthz-port',
+      'enable-ingress-checksum',
+      'gateway-controller-name',
+    ]) {
+      expect(help).toContain(`--${name}`);
+    }
+  });
+});
+
+describe('envVarOf', () => {
+  it('upper-cases and underscores the flag name when mapping it to the environment', () => {
+    expect(envVarOf('report-node-internal-ip-address')).toBe('INGRESSKIT_REPORT_NODE_INTERNAL_IP_ADDRESS');
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * The controller's HTTP server on the healthz port: `/healthz` (200 once the first sync has been
+ * applied and nginx serves, 503 before), `/livez` (200 while the process answers), `/metrics`
+ * (Prometheus text) and `/explain?ingress=NAMESPACE/NAME` (JSON: the class decision, its
+ * explanation, the routes nginx serves for the Ingress, and its problems).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import type { IngressExplanation } from './explain.js';
+import type { Logger } from './logger.js';
+
+/** What the server serves; each handler reads the controller's current state. */
+export interface HttpServerOptions {
+  port: number;
+  /** Undefined for all interfaces. */
+  host?: string | undefined;
+  /** Undefined when ready, else the reason it is not. */
+  notReadyReason: () => string | undefined;
+  registry: Registry;
+  explain: (key: string) => IngressExplanation;
+  logger: Logger;
+}
+
+/** A listening server. */
+export interface HttpServer {
+  /** The port it listens on (the chosen one when 0 was asked). */
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+const INGRESS_KEY = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/** Starts the server; rejects when the port cannot be bound. */
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  const server = createServer((request, response) => {
+    handle(options, request, response).catch((error: unknown) => {
+      options.logger.error({ err: error, url: request.url }, 'HTTP handler failed');
+      if (!response.headersSent) send(response, 500, 'text/plain', 'internal error\n');
+      else response.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function handle(
+  options: HttpServerOptions,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    send(response, 405, 'text/plain', 'use GET\n');
+    return;
+  }
+  switch (url.pathname) {
+    case '/healthz': {
+      const reason = options.notReadyReason();
+      if (reason === undefined) send(response, 200, 'text/plain', 'ok\n');
+      else send(response, 503, 'text/plain', `not ready: ${reason}\n`);
+      return;
+    }
+    case '/livez':
+      send(response, 200, 'text/plain', 'ok\n');
+      return;
+    case '/metrics':
+      send(response, 200, options.registry.contentType, await options.registry.metrics());
+      return;
+    case '/explain': {
+      const key = url.searchParams.get('ingress') ?? '';
+      if (!INGRESS_KEY.test(key)) {
+        sendJson(response, 400, { error: 'pass ?ingress=NAMESPACE/NAME' });
+        return;
+      }
+      const explanation = options.explain(key);
+      sendJson(response, explanation.found ? 200 : 404, explanation);
+      return;
+    }
+    default:
+      send(
+        response,
+        404,
+        'text/plain',
+        'not found: try /healthz, /metrics or /explain?ingress=NAMESPACE/NAME\n',
+      );
+  }
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  send(response, status, 'application/json', `${JSON.stringify(body, null, 2)}\n`);
+}
+
+function send(response: ServerResponse, status: number, contentType: string, body: string): void {
+  response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
+  response.end(body);
+}

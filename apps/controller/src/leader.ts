@@ -1,0 +1,182 @@
+/**
+ * The work only one replica does: Lease leader election, publishing load-balancer addresses into
+ * the status of owned Ingresses, and GatewayClass reconciliation. Every replica runs the elector;
+ * StatusSync and the GatewayClass controller ask `isLeader()` before every write.
+ */
+import { GatewayClassController, type GatewayClassSource } from '@ingresskit/gateway-class';
+import { LeaderElector, StatusSync, type OwnedIngress } from '@ingresskit/status-sync';
+import type { Store } from '@ingresskit/store';
+import { CoordinationV1Api, CoreV1Api, NetworkingV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { ControllerConfig } from './config.js';
+import type { Logger } from './logger.js';
+import type { ControllerMetrics } from './metrics.js';
+
+/** Options of {@link LeaderRole}. */
+export interface LeaderRoleOptions {
+  kubeConfig: KubeConfig;
+  config: ControllerConfig;
+  store: Store;
+  logger: Logger;
+  metrics: ControllerMetrics;
+  /** The Ingresses this replica owns now (after class resolution), with their cached status. */
+  listOwnedIngresses: () => Iterable<OwnedIngress>;
+  /** This replica started or stopped leading. */
+  onLeadershipChange?: (isLeader: boolean) => void;
+}
+
+/** See the module comment. */
+export class LeaderRole {
+  readonly #options: LeaderRoleOptions;
+  readonly #elector: LeaderElector;
+  readonly #statusSync: StatusSync | undefined;
+  readonly #gatewayClasses: GatewayClassController | undefined;
+  #started = false;
+
+  constructor(options: LeaderRoleOptions) {
+    this.#options = options;
+    const { config, kubeConfig, logger, metrics } = options;
+    const ttl = config.electionTtlMs;
+    this.#elector = new LeaderElector({
+      coordinationApi: kubeConfig.makeApiClient(CoordinationV1Api),
+      namespace: config.podNamespace,
+      electionId: config.electionId,
+      identity: config.podName,
+      // ingress-nginx's proportions: lease 30 s, renew deadline 15 s, retry 7.5 s.
+      leaseDurationMs: ttl,
+      renewDeadlineMs: ttl / 2,
+      retryPeriodMs: ttl / 4,
+    });
+    const isLeader = () => this.#elector.isLeader();
+    metrics.leader.set({ name: config.electionId }, 0);
+    this.#elector.on('started-leading', () => {
+      logger.info({ lease: `${config.podNamespace}/${config.electionId}` }, 'started leading');
+      metrics.leader.set({ name: config.electionId }, 1);
+      this.#statusSync?.requestSync();
+      this.#gatewayClasses?.resync();
+      options.onLeadershipChange?.(true);
+    });
+    this.#elector.on('stopped-leading', (reason) => {
+      logger.info({ reason }, 'stopped leading');
+      metrics.leader.set({ name: config.electionId }, 0);
+      options.onLeadershipChange?.(false);
+    });
+    this.#elector.on('new-leader', (identity) => logger.info({ leader: identity }, 'new leader observed'));
+    this.#elector.on('attempt-failed', (error) =>
+      logger.warn({ err: error }, 'leader election attempt failed'),
+    );
+
+    if (config.updateStatus) {
+      const addresses = {
+        controllerPod: { namespace: config.podNamespace, name: config.podName },
+        reportNodeInternalIp: config.reportNodeInternalIp,
+        ...(config.publishStatusAddress === '' ? {} : { publishStatusAddress: config.publishStatusAddress }),
+        ...(config.publishService === '' ? {} : { publishService: config.publishService }),
+      };
+      this.#statusSync = new StatusSync({
+        networkingApi: kubeConfig.makeApiClient(NetworkingV1Api),
+        coreApi: kubeConfig.makeApiClient(CoreV1Api),
+        addresses,
+        isLeader,
+        listOwnedIngresses: options.listOwnedIngresses,
+        updateStatusOnShutdown: config.updateStatusOnShutdown,
+      });
+      this.#statusSync.on('synced', (result) => {
+        if (result.written.length > 0 || result.failed.length > 0) {
+          logger.info(
+            { addresses: result.addresses, written: result.written, failed: result.failed.map((f) => f.key) },
+            'Ingress status published',
+          );
+        }
+      });
+      this.#statusSync.on('sync-failed', (error) =>
+        logger.warn({ err: error }, 'cannot publish Ingress status'),
+      );
+    }
+
+    if (config.gatewayControllerName !== undefined) {
+      this.#gatewayClasses = new GatewayClassController({
+        controllerName: config.gatewayControllerName,
+        kubeConfig,
+        isLeader,
+        source: createGatewayClassSource(options.store),
+      });
+      this.#gatewayClasses.on('reconciled', (result) => {
+        if (result.outcome === 'updated')
+          logger.info({ gatewayClass: result.name, finalizer: result.finalizer }, 'GatewayClass reconciled');
+      });
+      this.#gatewayClasses.on('error', (error, name) =>
+        logger.warn({ err: error, gatewayClass: name }, 'GatewayClass reconcile failed'),
+      );
+    }
+  }
+
+  /** Whether this replica leads now. */
+  isLeader(): boolean {
+    return this.#elector.isLeader();
+  }
+
+  /** The holder this replica last saw, if any. */
+  leader(): string | undefined {
+    return this.#elector.leader();
+  }
+
+  /** Starts competing for the Lease, and the leader-only loops (which write only while leading). */
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.#elector.start();
+    this.#statusSync?.start();
+    this.#gatewayClasses?.start();
+  }
+
+  /** Asks for a status sync soon (owned Ingresses changed). */
+  requestStatusSync(): void {
+    if (this.#started) this.#statusSync?.requestSync();
+  }
+
+  /**
+   * Stops the loops, clears the published status when this is the last replica (and asked to),
+   * then gives up the Lease (`release: false` leaves it to expire, as a crash would).
+   */
+  async stop(options: { release?: boolean } = {}): Promise<void> {
+    if (!this.#started) return;
+    this.#started = false;
+    const { logger } = this.#options;
+    try {
+      if (this.#statusSync !== undefined) {
+        const result = await this.#statusSync.stop();
+        logger.info({ cleared: result.cleared, reason: result.reason }, 'status sync stopped');
+      }
+    } catch (error) {
+      // The published status stays as it is; the Lease must still be released below.
+      logger.warn({ err: error }, 'could not decide whether to clear the Ingress status on shutdown');
+    }
+    try {
+      await this.#gatewayClasses?.stop();
+    } finally {
+      await this.#elector.stop({ release: options.release ?? true });
+    }
+  }
+}
+
+/** The GatewayClass controller's view of the store. */
+function createGatewayClassSource(store: Store): GatewayClassSource {
+  return {
+    listGatewayClasses: () => store.snapshot().gatewayClasses.values(),
+    listGatewaysForClass: (name) => store.snapshot().gatewaysForGatewayClass(name),
+    listCustomResourceDefinitions: () => store.snapshot().customResourceDefinitions.values(),
+    getParametersObject: (ref) =>
+      ref.kind === 'ConfigMap' && ref.namespace !== undefined
+        ? store.snapshot().configMaps.get(`${ref.namespace}/${ref.name}`)
+        : undefined,
+    subscribe: (listener) => {
+      const onChange = (event: { kind: string; oldObject?: unknown; newObject?: unknown }) =>
+        listener({ kind: event.kind, oldObject: event.oldObject, newObject: event.newObject });
+      store.on('change', onChange);
+      return () => {
+        store.off('change', onChange);
+      };
+    },
+    hasSynced: () => store.hasSynced(),
+  };
+}

@@ -1,0 +1,192 @@
+/**
+ * One controller with real nginx against the local API server: traffic follows Ingress changes,
+ * endpoint changes need no reload, a broken Ingress is reported while the rest keeps serving, an
+ * Ingress created before its IngressClass is served once the class appears, and a killed nginx
+ * comes back. One API server and one controller serve every test in this file.
+ */
+import { NetworkingV1Api } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Controller } from '../src/controller.js';
+import type { DemoBackend } from '../src/demo-backends.js';
+import {
+  answerOf,
+  endpointSliceManifest,
+  eventually,
+  ingressClassManifest,
+  ingressManifest,
+  isProcessAlive,
+  listEvents,
+  serviceManifests,
+  startBackends,
+  startController,
+  startLocalApiServer,
+  type LocalApiServer,
+} from './harness.js';
+
+let server: LocalApiServer;
+let controller: Controller;
+let backends: Map<string, DemoBackend>;
+const backend = (name: string) => backends.get(name)!;
+
+beforeAll(async () => {
+  backends = await startBackends('alpha', 'beta', 'gamma');
+  server = await startLocalApiServer({ port: 0 });
+  await server.apply([
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ingresskit' } },
+    ingressClassManifest('nginx'),
+    ...serviceManifests('alpha', [backend('alpha')]),
+    ...serviceManifests('beta', [backend('beta')]),
+    ingressManifest('home', { host: 'home.test', service: 'alpha', className: 'nginx' }),
+  ]);
+  controller = await startController(server, { podName: 'solo' });
+});
+
+afterAll(async () => {
+  await controller?.stop();
+  await server?.stop();
+  for (const running of backends?.values() ?? []) await running.stop();
+});
+
+describe('Controller', () => {
+  it('serves the Ingresses that exist at start and answers 404 for unknown hosts', async () => {
+    expect(await answerOf(controller, 'home.test')).toBe('alpha');
+    expect(await answerOf(controller, 'nobody.test')).toBe('404');
+    const healthz = await fetch(`http://127.0.0.1:${controller.healthzPort}/healthz`);
+    expect(healthz.status).toBe(200);
+  });
+
+  it('follows create, update and delete of an Ingress with its traffic', async () => {
+    await server.apply(ingressManifest('shop', { host: 'shop.test', service: 'alpha', className: 'nginx' }));
+    await eventually(async () => expect(await answerOf(controller, 'shop.test')).toBe('alpha'));
+
+    await server.apply(ingressManifest('shop', { host: 'shop.test', service: 'beta', className: 'nginx' }));
+    await eventually(async () => expect(await answerOf(controller, 'shop.test')).toBe('beta'));
+
+    const networking = server.kubeConfig().makeApiClient(NetworkingV1Api);
+    await networking.deleteNamespacedIngress({ name: 'shop', namespace: 'default' });
+    await eventually(async () => expect(await answerOf(controller, 'shop.test')).toBe('404'));
+    expect(await answerOf(controller, 'home.test')).toBe('alpha');
+  });
+
+  it('moves traffic to new endpoints without reloading nginx when only endpoints change', async () => {
+    await server.apply(ingressManifest('churn', { host: 'churn.test', service: 'beta', className: 'nginx' }));
+    await eventually(async () => expect(await answerOf(controller, 'churn.test')).toBe('beta'));
+    const masterPid = controller.runtime.masterPid;
+    const workers = await controller.runtime.workerPids();
+    const reloads = controller.runtime.reloadCount;
+    const loads = (await controller.runtime.readStatus())?.configurationLoads;
+    const dynamicBefore =
+      (await controller.metrics.dynamicUpdates.get()).values.find(
+        (value) => value.labels.result === 'success',
+      )?.value ?? 0;
+
+    // The beta Service's only endpoint now points at the gamma backend.
+    await server.apply(endpointSliceManifest('beta-beta', 'beta', backend('gamma').port));
+    await eventually(async () => expect(await answerOf(controller, 'churn.test')).toBe('gamma'));
+
+    expect(controller.runtime.masterPid).toBe(masterPid);
+    expect(await controller.runtime.workerPids()).toEqual(workers);
+    expect(controller.runtime.reloadCount).toBe(reloads);
+    expect((await controller.runtime.readStatus())?.configurationLoads).toBe(loads);
+    const dynamicAfter =
+      (await controller.metrics.dynamicUpdates.get()).values.find(
+        (value) => value.labels.result === 'success',
+      )?.value ?? 0;
+    expect(dynamicAfter).toBeGreaterThan(dynamicBefore);
+  });
+
+  it('reports a broken Ingress as an Event and keeps serving the others', async () => {
+    await server.apply(
+      ingressManifest('broken', {
+        host: 'broken.test',
+        service: 'alpha',
+        className: 'nginx',
+        annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '1 terabyte; evil' },
+      }),
+    );
+    const event = await eventually(async () => {
+      await controller.events.flush();
+      const events = await listEvents(server.kubeConfig(), 'default');
+      const found = events.find(
+        (candidate) => candidate.regarding?.name === 'broken' && candidate.reason === 'InvalidConfiguration',
+      );
+      expect(found).toBeDefined();
+      return found!;
+    });
+    expect(event.type).toBe('Warning');
+    expect(event.note).toContain('proxy-body-size');
+    expect(event.reportingController).toBe('ingresskit.dev/ingress-controller');
+    expect(await answerOf(controller, 'broken.test')).toBe('404');
+    expect(await answerOf(controller, 'home.test')).toBe('alpha');
+
+    const explain = await fetch(`http://127.0.0.1:${controller.healthzPort}/explain?ingress=default/broken`);
+    const body = (await explain.json()) as {
+      owned: boolean;
+      routes: unknown[];
+      problems: { field: string }[];
+    };
+    expect(body.owned).toBe(true);
+    expect(body.routes).toEqual([]);
+    expect(body.problems[0]?.field).toContain('proxy-body-size');
+
+    // Another sync with the problem unchanged writes no second Event.
+    await server.apply(
+      ingressManifest('nudge', { host: 'nudge.test', service: 'alpha', className: 'nginx' }),
+    );
+    await eventually(async () => expect(await answerOf(controller, 'nudge.test')).toBe('alpha'));
+    await controller.events.flush();
+    const events = await listEvents(server.kubeConfig(), 'default');
+    expect(
+      events.filter(
+        (candidate) => candidate.regarding?.name === 'broken' && candidate.reason === 'InvalidConfiguration',
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('serves an Ingress created before its IngressClass once the class appears', async () => {
+    await server.apply(ingressManifest('early', { host: 'early.test', service: 'alpha', className: 'late' }));
+    const ignored = await eventually(async () => {
+      const response = await fetch(
+        `http://127.0.0.1:${controller.healthzPort}/explain?ingress=default/early`,
+      );
+      const body = (await response.json()) as { owned: boolean; decision: { reason?: string } };
+      expect(body.decision.reason).toBe('class-not-found');
+      return body;
+    });
+    expect(ignored.owned).toBe(false);
+    expect(await answerOf(controller, 'early.test')).toBe('404');
+    await eventually(async () => {
+      await controller.events.flush();
+      const events = await listEvents(server.kubeConfig(), 'default');
+      expect(
+        events.some((candidate) => candidate.regarding?.name === 'early' && candidate.reason === 'Ignored'),
+      ).toBe(true);
+    });
+
+    await server.apply(ingressClassManifest('late'));
+    await eventually(async () => expect(await answerOf(controller, 'early.test')).toBe('alpha'));
+  });
+
+  it('exposes the sync, reload and ignore metrics on /metrics', async () => {
+    const text = await (await fetch(`http://127.0.0.1:${controller.healthzPort}/metrics`)).text();
+    expect(text).toMatch(/ingresskit_syncs_total\{result="success"\} [1-9]/);
+    expect(text).toMatch(/ingresskit_nginx_reloads_total\{result="success"\} [1-9]/);
+    expect(text).toContain('ingresskit_config_last_reload_successful 1');
+    expect(text).toContain('ingresskit_leader_election_status{name="ingresskit-leader"} 1');
+    expect(text).toMatch(/ingresskit_config_hash \d+/);
+    expect(text).toContain('ingresskit_sync_duration_seconds_bucket');
+  });
+
+  it('starts nginx again and restores the backends when the nginx master dies', async () => {
+    const masterPid = controller.runtime.masterPid!;
+    process.kill(masterPid, 'SIGKILL');
+    await eventually(() => expect(isProcessAlive(masterPid)).toBe(false));
+    await eventually(async () => {
+      expect(controller.runtime.masterPid).toBeDefined();
+      expect(controller.runtime.masterPid).not.toBe(masterPid);
+      expect(await answerOf(controller, 'home.test')).toBe('alpha');
+    });
+    const restarts = (await controller.metrics.nginxRestarts.get()).values[0]?.value;
+    expect(restarts).toBe(1);
+  });
+});
