@@ -3,21 +3,11 @@
  * floor of fetching and JSON.parse-ing the same payload, and (b) one writer fanning watch events
  * out to 50 client-node watchers (events delivered per second, write-to-receipt latency).
  */
-import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
+import * as k8s from '@kubernetes/client-node';
 import { startLocalApiServer } from '@ingresskit/local-apiserver';
-import type * as K8s from '../packages/local-apiserver/node_modules/@kubernetes/client-node/dist/index.js';
 import { formatNumber, memoryMiB, percentile, printSection, timeIt } from './lib/measure.js';
-
-// The repository root does not depend on client-node; load the copy local-apiserver uses.
-const requireFromPackage = createRequire(
-  new URL('../packages/local-apiserver/package.json', import.meta.url),
-);
-const k8s = (await import(
-  pathToFileURL(requireFromPackage.resolve('@kubernetes/client-node')).href
-)) as typeof K8s;
 
 const objectCount = 10_000;
 const listRuns = 7;
@@ -138,7 +128,7 @@ async function benchFanOut(): Promise<void> {
         await watch.watch(
           '/api/v1/namespaces/default/configmaps',
           { resourceVersion: startRv },
-          (_type, object: K8s.KubernetesObject) => {
+          (_type, object: k8s.KubernetesObject) => {
             const sent = writtenAt.get(object.metadata?.resourceVersion ?? '');
             if (sent === undefined) return;
             lastReceipt = performance.now();

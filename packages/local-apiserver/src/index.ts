@@ -31,5 +31,5 @@ export {
 export { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from './patch.js';
 export { matchesLabels, parseLabelSelector, type LabelRequirement } from './label-selector.js';
 export { matchesFields, parseFieldSelector, type FieldRequirement } from './field-selector.js';
-export { isMicroTime } from './validation.js';
+export { isMicroTime } from './micro-time.js';
 export type { KubeObject, ObjectMeta } from './objects.js';

@@ -161,18 +161,25 @@ describe('Registry', () => {
       expect(updated.object.spec).not.toHaveProperty('ingressClassName');
     });
 
-    it('rejects a Lease whose MicroTime has three fractional digits', () => {
+    it('answers 400 BadRequest while decoding a Lease whose MicroTime has three fractional digits', () => {
       const registry = createRegistry();
       const leases = resource(registry, 'coordination.k8s.io', 'v1', 'leases');
       const status = statusOf(() =>
         registry.create(leases, 'default', {
           metadata: { name: 'l' },
-          spec: { renewTime: '2024-01-01T00:00:00.123Z' },
+          spec: { renewTime: '2024-01-01T00:00:00.123Z', leaseDurationSeconds: 0 },
         }),
       );
-      expect(status).toMatchObject({
-        code: 422,
-        details: { kind: 'Lease', causes: [{ field: 'spec.renewTime' }] },
+      // Decoding fails before validation, so the bad duration is not reported alongside.
+      expect(status).toEqual({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message:
+          'Lease in version "v1" cannot be handled as a Lease: parsing time "2024-01-01T00:00:00.123Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse ".123Z" as ".000000"',
+        reason: 'BadRequest',
+        code: 400,
       });
       expect(
         registry.create(leases, 'default', {
@@ -180,6 +187,22 @@ describe('Registry', () => {
           spec: { renewTime: '2024-01-01T00:00:00.123456Z' },
         }).object.spec,
       ).toEqual({ renewTime: '2024-01-01T00:00:00.123456Z' });
+    });
+
+    it('answers 422 Invalid for a Lease whose MicroTimes decode but whose duration is not positive', () => {
+      const registry = createRegistry();
+      const leases = resource(registry, 'coordination.k8s.io', 'v1', 'leases');
+      const status = statusOf(() =>
+        registry.create(leases, 'default', {
+          metadata: { name: 'l' },
+          spec: { renewTime: '2024-01-01T00:00:00.123456Z', leaseDurationSeconds: 0 },
+        }),
+      );
+      expect(status).toMatchObject({
+        code: 422,
+        reason: 'Invalid',
+        details: { kind: 'Lease', causes: [{ field: 'spec.leaseDurationSeconds' }] },
+      });
     });
   });
 
@@ -359,6 +382,23 @@ describe('Registry', () => {
       expect(
         statusOf(() => registry.patch(configmaps, 'default', 'c', 'merge', {}, { force: true })),
       ).toMatchObject({ code: 422 });
+    });
+    it('answers 422 on the field patch when a merge patch leaves a MicroTime Go cannot decode', () => {
+      const registry = createRegistry();
+      const leases = resource(registry, 'coordination.k8s.io', 'v1', 'leases');
+      registry.create(leases, 'default', { metadata: { name: 'l' }, spec: { holderIdentity: 'a' } });
+      const status = statusOf(() =>
+        registry.patch(leases, 'default', 'l', 'merge', { spec: { renewTime: '2024-01-01T00:00:00Z' } }),
+      );
+      expect(status).toMatchObject({
+        code: 422,
+        reason: 'Invalid',
+        message: expect.stringMatching(
+          /^ "" is invalid: patch: Invalid value: ".*": parsing time "2024-01-01T00:00:00Z" as "2006-01-02T15:04:05\.000000Z07:00": cannot parse "Z" as "\.000000"$/,
+        ),
+        details: { causes: [{ reason: 'FieldValueInvalid', field: 'patch' }] },
+      });
+      expect(registry.get(leases, 'default', 'l').object.spec).toEqual({ holderIdentity: 'a' });
     });
   });
 
@@ -655,6 +695,24 @@ describe('Registry', () => {
       expect(registry.list(core, 'default', { fieldSelector: 'involvedObject.name=a' }).entries).toHaveLength(
         1,
       );
+    });
+
+    it('answers 400 BadRequest for an events.k8s.io Event whose series time has seven fractional digits', () => {
+      const registry = createRegistry();
+      const modern = resource(registry, 'events.k8s.io', 'v1', 'events');
+      const status = statusOf(() =>
+        registry.create(modern, 'default', {
+          metadata: { name: 'e' },
+          eventTime: '2024-05-01T10:00:00.000000Z',
+          series: { count: 2, lastObservedTime: '2024-05-01T10:00:00.1234567Z' },
+        }),
+      );
+      expect(status).toMatchObject({
+        code: 400,
+        reason: 'BadRequest',
+        message:
+          'Event in version "v1" cannot be handled as a Event: parsing time "2024-05-01T10:00:00.1234567Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "7Z" as "Z07:00"',
+      });
     });
   });
 });

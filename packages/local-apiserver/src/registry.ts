@@ -35,6 +35,7 @@ import {
 import { parseFieldSelector } from './field-selector.js';
 import { HistoryRing } from './history.js';
 import { parseLabelSelector } from './label-selector.js';
+import { findMicroTimeDecodeError } from './micro-time.js';
 import {
   describeValue,
   formatApiVersion,
@@ -422,6 +423,15 @@ export class Registry {
     }
     if (!isPlainObject(patched))
       failWith(buildFailureStatus(422, 'the patch produced something that is not an object', 'Invalid'));
+    // kube-apiserver decodes the patched object itself and reports that failure as 422 on `patch`.
+    const timeError = findMicroTimeDecodeError(patched, definition.microTimeFields ?? []);
+    if (timeError !== undefined) {
+      failWith(
+        buildInvalidStatus({ group: '', kind: '' }, '', [
+          { type: 'FieldValueInvalid', field: 'patch', value: JSON.stringify(patched), detail: timeError },
+        ]),
+      );
+    }
     const metadata = isPlainObject(patched.metadata) ? { ...patched.metadata } : {};
     // A patch is conditional only on a resourceVersion it names itself.
     if (metadata.resourceVersion === undefined || metadata.resourceVersion === null) {
@@ -541,6 +551,15 @@ export class Registry {
       failWith(
         buildBadRequestStatus(
           `the kind in the data (${describeValue(kind)}) does not match the expected kind (${definition.kind})`,
+        ),
+      );
+    }
+    // Go's decoder refuses a MicroTime without exactly six fractional digits before validation runs.
+    const timeError = findMicroTimeDecodeError(body, definition.microTimeFields ?? []);
+    if (timeError !== undefined) {
+      failWith(
+        buildBadRequestStatus(
+          `${definition.kind} in version "${definition.version}" cannot be handled as a ${definition.kind}: ${timeError}`,
         ),
       );
     }

@@ -5,7 +5,6 @@ import { fromEventsV1, toEventsV1 } from './event-conversion.js';
 import { commonSelectableFields } from './field-selector.js';
 import { isPlainObject, type KubeObject } from './objects.js';
 import {
-  validateEventTimes,
   validateIngressClassSpec,
   validateIngressSpec,
   validateLeaseSpec,
@@ -52,6 +51,8 @@ export interface ResourceDefinition extends ResourceNames {
   prepareUpdate?: (object: KubeObject, previous: KubeObject, now: string) => void;
   /** Resource-specific validation of the stored shape, after the common metadata checks. */
   validate?: (object: KubeObject) => FieldError[];
+  /** Dotted paths of `metav1.MicroTime` fields in the served shape, checked while a body is decoded. */
+  microTimeFields?: readonly string[];
   convert?: ViewConversion;
 }
 
@@ -104,6 +105,7 @@ interface BuiltinInput {
   prepareCreate?: (object: KubeObject, now: string) => void;
   prepareUpdate?: (object: KubeObject, previous: KubeObject, now: string) => void;
   validate?: (object: KubeObject) => FieldError[];
+  microTimeFields?: readonly string[];
   convert?: ViewConversion;
 }
 
@@ -133,9 +135,13 @@ function defineBuiltin(input: BuiltinInput): ResourceDefinition {
   if (input.prepareCreate) definition.prepareCreate = input.prepareCreate;
   if (input.prepareUpdate) definition.prepareUpdate = input.prepareUpdate;
   if (input.validate) definition.validate = input.validate;
+  if (input.microTimeFields) definition.microTimeFields = input.microTimeFields;
   if (input.convert) definition.convert = input.convert;
   return definition;
 }
+
+// core/v1 and events.k8s.io/v1 Events name their MicroTime fields alike.
+const eventMicroTimeFields = ['eventTime', 'series.lastObservedTime'];
 
 const eventFieldSelectors = {
   'involvedObject.kind': 'involvedObject.kind',
@@ -276,7 +282,7 @@ export function listBuiltinResources(): ResourceDefinition[] {
       shortNames: ['ev'],
       storage: 'events',
       selectableFields: eventFieldSelectors,
-      validate: validateEventTimes,
+      microTimeFields: eventMicroTimeFields,
     }),
     defineBuiltin({
       group: 'discovery.k8s.io',
@@ -316,6 +322,7 @@ export function listBuiltinResources(): ResourceDefinition[] {
       kind: 'Lease',
       namespaced: true,
       validate: validateLeaseSpec,
+      microTimeFields: ['spec.acquireTime', 'spec.renewTime'],
     }),
     defineBuiltin({
       group: 'events.k8s.io',
@@ -328,7 +335,7 @@ export function listBuiltinResources(): ResourceDefinition[] {
       storage: 'events',
       storageApiVersion: 'v1',
       selectableFields: eventFieldSelectors,
-      validate: validateEventTimes,
+      microTimeFields: eventMicroTimeFields,
       convert: { toView: toEventsV1, fromView: fromEventsV1 },
     }),
     defineBuiltin({

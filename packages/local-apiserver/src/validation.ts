@@ -9,8 +9,6 @@ const labelPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const dns1035Pattern = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const qualifiedNamePattern = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const labelValuePattern = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-// MicroTime is decoded with Go's RFC3339Micro layout: exactly six fractional digits.
-const microTimePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$/;
 
 const subdomainMessage =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
@@ -83,25 +81,6 @@ export function validateLabelValue(value: string, field: string): FieldError[] {
   return labelValuePattern.test(value)
     ? []
     : [{ type: 'FieldValueInvalid', field, value, detail: labelValueMessage }];
-}
-
-/** True when `value` is a MicroTime string kube-apiserver can decode (exactly 6 fractional digits). */
-export function isMicroTime(value: unknown): value is string {
-  return typeof value === 'string' && microTimePattern.test(value) && !Number.isNaN(Date.parse(value));
-}
-
-/** A field error when `value` is present and not a valid MicroTime. */
-export function validateMicroTime(value: unknown, field: string): FieldError[] {
-  if (value === undefined || value === null || isMicroTime(value)) return [];
-  return [
-    {
-      type: 'FieldValueInvalid',
-      field,
-      value,
-      detail:
-        'must be a MicroTime in RFC 3339 form with exactly 6 fractional digits (2006-01-02T15:04:05.000000Z)',
-    },
-  ];
 }
 
 /** Field errors for `metadata`: name grammar, label keys and values, annotation keys and total size. */
@@ -288,13 +267,10 @@ export function validateIngressClassSpec(object: KubeObject): FieldError[] {
   return [];
 }
 
-/** Field errors for a Lease spec: MicroTime fields and positive durations. */
+/** Field errors for a Lease spec: a positive duration and a non-negative transition count. */
 export function validateLeaseSpec(object: KubeObject): FieldError[] {
   const spec = isPlainObject(object.spec) ? object.spec : {};
-  const errors = [
-    ...validateMicroTime(spec.acquireTime, 'spec.acquireTime'),
-    ...validateMicroTime(spec.renewTime, 'spec.renewTime'),
-  ];
+  const errors: FieldError[] = [];
   if (spec.leaseDurationSeconds !== undefined && spec.leaseDurationSeconds !== null) {
     const seconds = spec.leaseDurationSeconds;
     if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds <= 0) {
@@ -318,13 +294,4 @@ export function validateLeaseSpec(object: KubeObject): FieldError[] {
     }
   }
   return errors;
-}
-
-/** Field errors for a core Event (stored shape): its MicroTime fields. */
-export function validateEventTimes(object: KubeObject): FieldError[] {
-  const series = isPlainObject(object.series) ? object.series : {};
-  return [
-    ...validateMicroTime(object.eventTime, 'eventTime'),
-    ...validateMicroTime(series.lastObservedTime, 'series.lastObservedTime'),
-  ];
 }
