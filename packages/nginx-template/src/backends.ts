@@ -2,15 +2,14 @@
  * Service references to backends: the Service port by number or name, ExternalName targets, and
  * the ready, non-terminating endpoints of the Service's EndpointSlices.
  */
-import type { V1EndpointSlice, V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { compareText } from './compare.js';
 import { checkDnsSubdomain, isIpAddress, isPortNumber } from './grammar.js';
-import type { Backend, Endpoint } from './types.js';
+import type { Backend, Endpoint, EndpointSliceLike, ServiceLike, ServicePortLike } from './types.js';
 
 /** Reads Services and EndpointSlices by key, whatever shape the caller passed them in. */
 export interface BackendLookups {
-  service(namespace: string, name: string): V1Service | undefined;
-  endpointSlices(namespace: string, serviceName: string): readonly V1EndpointSlice[];
+  service(namespace: string, name: string): ServiceLike | undefined;
+  endpointSlices(namespace: string, serviceName: string): readonly EndpointSliceLike[];
 }
 
 /** A resolved backend, with a problem when it can only answer 503. */
@@ -29,12 +28,12 @@ export function formatBackendName(namespace: string, service: string, port: numb
 
 /** Indexes a list of EndpointSlices by `namespace/service-name`; maps are used as they are. */
 export function indexEndpointSlices(
-  slices: readonly V1EndpointSlice[] | ReadonlyMap<string, readonly V1EndpointSlice[]> | undefined,
-): ReadonlyMap<string, readonly V1EndpointSlice[]> {
+  slices: readonly EndpointSliceLike[] | ReadonlyMap<string, readonly EndpointSliceLike[]> | undefined,
+): ReadonlyMap<string, readonly EndpointSliceLike[]> {
   if (slices === undefined) return new Map();
-  if (!Array.isArray(slices)) return slices as ReadonlyMap<string, readonly V1EndpointSlice[]>;
-  const index = new Map<string, V1EndpointSlice[]>();
-  for (const slice of slices as readonly V1EndpointSlice[]) {
+  if (!Array.isArray(slices)) return slices as ReadonlyMap<string, readonly EndpointSliceLike[]>;
+  const index = new Map<string, EndpointSliceLike[]>();
+  for (const slice of slices as readonly EndpointSliceLike[]) {
     const namespace = slice?.metadata?.namespace;
     const service = slice?.metadata?.labels?.[SERVICE_NAME_LABEL];
     if (typeof namespace !== 'string' || typeof service !== 'string') continue;
@@ -46,29 +45,41 @@ export function indexEndpointSlices(
   return index;
 }
 
-function findServicePort(service: V1Service, port: number | string): V1ServicePort | undefined {
-  const ports = Array.isArray(service.spec?.ports) ? service.spec.ports : [];
-  return ports.find((candidate) =>
-    typeof port === 'number' ? candidate?.port === port : candidate?.name === port,
+/**
+ * The list when `value` is one, else empty. Items stay possibly null: the input is only typed,
+ * not checked, and broken objects must become problems, not exceptions.
+ */
+function listOf<T>(value: readonly T[] | null | undefined): readonly (T | null | undefined)[] {
+  return Array.isArray(value) ? (value as readonly T[]) : [];
+}
+
+function findServicePort(service: ServiceLike, port: number | string): ServicePortLike | undefined {
+  return (
+    listOf(service.spec?.ports).find((candidate) =>
+      typeof port === 'number' ? candidate?.port === port : candidate?.name === port,
+    ) ?? undefined
   );
 }
 
 /** Ready, non-terminating endpoints of the slices for one Service port, deduplicated and sorted. */
-export function collectEndpoints(slices: readonly V1EndpointSlice[], servicePort: V1ServicePort): Endpoint[] {
+export function collectEndpoints(
+  slices: readonly EndpointSliceLike[],
+  servicePort: ServicePortLike,
+): Endpoint[] {
   const wantedName = servicePort.name ?? '';
   const wantedProtocol = servicePort.protocol ?? 'TCP';
   const seen = new Map<string, Endpoint>();
   for (const slice of slices) {
     if (slice?.addressType !== 'IPv4' && slice?.addressType !== 'IPv6') continue;
-    const slicePort = (Array.isArray(slice.ports) ? slice.ports : []).find(
+    const slicePort = listOf(slice.ports).find(
       (candidate) =>
         (candidate?.name ?? '') === wantedName && (candidate?.protocol ?? 'TCP') === wantedProtocol,
     );
     if (!slicePort || !isPortNumber(slicePort.port)) continue;
-    for (const endpoint of Array.isArray(slice.endpoints) ? slice.endpoints : []) {
+    for (const endpoint of listOf(slice.endpoints)) {
       // A nil `ready` means ready (API contract); terminating endpoints get no new requests.
       if (endpoint?.conditions?.ready === false || endpoint?.conditions?.terminating === true) continue;
-      for (const address of Array.isArray(endpoint.addresses) ? endpoint.addresses : []) {
+      for (const address of listOf(endpoint?.addresses)) {
         if (!isIpAddress(address)) continue;
         seen.set(`${address}|${slicePort.port}`, { address, port: slicePort.port });
       }

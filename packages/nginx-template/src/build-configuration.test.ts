@@ -4,6 +4,7 @@ import {
   createCertificateCache,
   type ConfigurationInput,
   type Location,
+  type SecretLike,
   type Server,
 } from './index.js';
 import {
@@ -654,6 +655,19 @@ describe('buildConfiguration', () => {
         { metadata: { namespace: 'default', name: 'cert' }, data: { 'tls.crt': '!!', 'tls.key': '!!' } },
         'base64',
       ],
+      [
+        'stringData that is not text',
+        {
+          metadata: { namespace: 'default', name: 'cert' },
+          stringData: { 'tls.crt': 5, 'tls.key': readTlsFixture('secure.key') } as never,
+        },
+        'text in stringData',
+      ],
+      [
+        'a Secret with neither data nor stringData',
+        { metadata: { namespace: 'default', name: 'cert' }, type: 'kubernetes.io/tls' },
+        'has no data',
+      ],
       ['text that is no PEM', tlsSecret('cert', { crt: 'hello', key: 'world' }), 'no PEM certificate'],
       [
         'a corrupt certificate',
@@ -694,6 +708,49 @@ describe('buildConfiguration', () => {
       expect(serverOf(result, 'secure.example.com').tls).toBeUndefined();
       expect(result.configuration.certificates).toEqual([]);
       expect(serverOf(result, 'secure.example.com').locations[0]?.sslRedirect).toBe(false);
+    });
+
+    it('reads stringData as the API server does: plain text, winning over data for the same key', () => {
+      const tlsIngress = ingress(
+        'a',
+        { 'secure.example.com': [path('/', 'Prefix', 'app')] },
+        { tls: [{ hosts: ['secure.example.com'], secretName: 'cert' }] },
+      );
+      const fromData = build({ ingresses: [tlsIngress], secrets: [tlsSecret('cert', 'secure')] });
+      const plain = { 'tls.crt': readTlsFixture('secure.crt'), 'tls.key': readTlsFixture('secure.key') };
+      const metadata = { namespace: 'default', name: 'cert' };
+      const encodedOther = tlsSecret('cert', 'other').data;
+      const inputs: Record<string, SecretLike> = {
+        'stringData only': { metadata, stringData: plain },
+        'stringData over other data': { metadata, data: encodedOther, stringData: plain },
+        'one key in each': {
+          metadata,
+          data: { 'tls.crt': tlsSecret('cert', 'secure').data!['tls.crt']! },
+          stringData: { 'tls.key': plain['tls.key'] },
+        },
+      };
+      expect(fromData.problems).toEqual([]);
+      for (const [what, secret] of Object.entries(inputs)) {
+        const result = build({ ingresses: [tlsIngress], secrets: [secret] });
+        expect(result.problems, what).toEqual([]);
+        expect(result.configuration.certificates, what).toEqual(fromData.configuration.certificates);
+      }
+      const cache = createCertificateCache();
+      const viaCache = buildConfiguration(
+        { ingresses: [tlsIngress], services: [service('app')], secrets: [inputs['stringData only']!] },
+        { certificateCache: cache },
+      );
+      expect(viaCache.configuration.certificates).toEqual(fromData.configuration.certificates);
+      // The same characters in data (base64) and in stringData (text) are different content.
+      const swapped = buildConfiguration(
+        {
+          ingresses: [tlsIngress],
+          services: [service('app')],
+          secrets: [{ metadata, data: plain }],
+        },
+        { certificateCache: cache },
+      );
+      expect(swapped.configuration.certificates).toEqual([]);
     });
 
     it('warns when the certificate does not cover the host, and still uses it', () => {

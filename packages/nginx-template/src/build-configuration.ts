@@ -3,7 +3,6 @@
  * is checked on its own; whatever is wrong with it becomes a problem and leaves out only that
  * Ingress (bad annotations, bad names) or that part of it (a path, a TLS entry).
  */
-import type { V1Secret, V1Service } from '@kubernetes/client-node';
 import { DEFAULT_ANNOTATION_PREFIX, parseAnnotations, type IngressAnnotations } from './annotations.js';
 import {
   indexEndpointSlices,
@@ -42,7 +41,9 @@ import type {
   ObjectCollection,
   PathType,
   Problem,
+  SecretLike,
   Server,
+  ServiceLike,
   ServiceReference,
 } from './types.js';
 
@@ -93,7 +94,7 @@ interface HostDraft {
 interface Context {
   options: Required<Pick<BuildOptions, 'annotationPrefix'>> & BuildOptions;
   lookups: BackendLookups;
-  secret(namespace: string, name: string): V1Secret | undefined;
+  secret(namespace: string, name: string): SecretLike | undefined;
   problems: Problem[];
   backends: Map<string, BackendResolution>;
   certificates: Map<string, CertificateResult>;
@@ -289,7 +290,7 @@ function readCertificate(
     result =
       secret === undefined
         ? { ok: false, message: 'not found' }
-        : parseTlsSecretDataCached(secret.data, context.options.certificateCache);
+        : parseTlsSecretDataCached(secret, context.options.certificateCache);
     context.certificates.set(key, result);
   }
   if (!result.ok) {
@@ -719,10 +720,10 @@ export function buildConfiguration(input: ConfigurationInput, options: BuildOpti
   const context: Context = {
     options: { ...options, annotationPrefix: options.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX },
     lookups: {
-      service: createLookup<V1Service>(input.services),
+      service: createLookup<ServiceLike>(input.services),
       endpointSlices: (namespace, service) => slices.get(`${namespace}/${service}`) ?? [],
     },
-    secret: createLookup<V1Secret>(input.secrets),
+    secret: createLookup<SecretLike>(input.secrets),
     problems: [],
     backends: new Map(),
     certificates: new Map(),

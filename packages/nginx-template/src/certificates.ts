@@ -19,7 +19,7 @@ export type CertificateResult = { ok: true; certificate: ParsedCertificate } | {
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 const BASE64 = /^[A-Za-z0-9+/=\r\n]*$/;
-/** Largest certificate or key accepted (base64), far above real chains. */
+/** Largest certificate or key accepted (base64 or text), far above real chains. */
 const MAX_SECRET_VALUE = 1024 * 1024;
 
 function decodeBase64(value: unknown): string | undefined {
@@ -28,19 +28,62 @@ function decodeBase64(value: unknown): string | undefined {
 }
 
 /**
- * Parses the `tls.crt` and `tls.key` values (base64, as in a Secret's `data`) into a canonical
- * PEM file: the certificates as parsed, then the key in PKCS#8. Never throws.
+ * The parts of a Secret the TLS files come from: `data` (base64, what the API server returns) and
+ * `stringData` (plain text, found in manifests; the API server merges it into `data` on write).
  */
-export function parseTlsSecretData(data: unknown): CertificateResult {
-  if (typeof data !== 'object' || data === null) return { ok: false, message: 'has no data' };
-  const values = data as Record<string, unknown>;
-  if (values['tls.crt'] === undefined || values['tls.key'] === undefined) {
+export interface SecretContent {
+  readonly data?: unknown;
+  readonly stringData?: unknown;
+}
+
+function readEntry(map: unknown, key: string): unknown {
+  if (typeof map !== 'object' || map === null) return undefined;
+  const value = (map as Record<string, unknown>)[key];
+  return value === null ? undefined : value;
+}
+
+interface SecretEntry {
+  source: 'stringData' | 'data';
+  raw: unknown;
+}
+
+/** Where one TLS value comes from: `stringData` wins over `data` for the same key, as on the API server. */
+function pickEntry(secret: SecretContent, key: string): SecretEntry {
+  const plain = readEntry(secret.stringData, key);
+  return plain === undefined
+    ? { source: 'data', raw: readEntry(secret.data, key) }
+    : { source: 'stringData', raw: plain };
+}
+
+/**
+ * Parses `tls.crt` and `tls.key` (from `data`, base64, or `stringData`, plain text) into a
+ * canonical PEM file: the certificates as parsed, then the key in PKCS#8. Never throws.
+ */
+export function parseTlsSecretData(secret: SecretContent): CertificateResult {
+  const hasData = typeof secret.data === 'object' && secret.data !== null;
+  const hasStringData = typeof secret.stringData === 'object' && secret.stringData !== null;
+  if (!hasData && !hasStringData) return { ok: false, message: 'has no data' };
+  const crt = pickEntry(secret, 'tls.crt');
+  const privateKey = pickEntry(secret, 'tls.key');
+  if (crt.raw === undefined || privateKey.raw === undefined) {
     return { ok: false, message: 'must hold tls.crt and tls.key' };
   }
-  const certificateText = decodeBase64(values['tls.crt']);
-  const keyText = decodeBase64(values['tls.key']);
+  const decode = (entry: SecretEntry): string | undefined =>
+    entry.source === 'data'
+      ? decodeBase64(entry.raw)
+      : typeof entry.raw === 'string' && entry.raw.length <= MAX_SECRET_VALUE
+        ? entry.raw
+        : undefined;
+  const certificateText = decode(crt);
+  const keyText = decode(privateKey);
   if (certificateText === undefined || keyText === undefined) {
-    return { ok: false, message: 'tls.crt and tls.key must be base64' };
+    const plain = crt.source === 'stringData' || privateKey.source === 'stringData';
+    return {
+      ok: false,
+      message: plain
+        ? 'tls.crt and tls.key must be base64 in data and text in stringData'
+        : 'tls.crt and tls.key must be base64',
+    };
   }
   const blocks = certificateText.match(PEM_CERTIFICATE) ?? [];
   if (blocks.length === 0) return { ok: false, message: 'tls.crt holds no PEM certificate' };
@@ -114,20 +157,22 @@ export function createCertificateCache(): CertificateCache {
 
 /** parseTlsSecretData through the cache (when given one); the result is the same either way. */
 export function parseTlsSecretDataCached(
-  data: unknown,
+  secret: SecretContent,
   cache: CertificateCache | undefined,
 ): CertificateResult {
   const state = cache === undefined ? undefined : cacheStates.get(cache);
-  const values = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
-  const crt = values['tls.crt'];
-  const key = values['tls.key'];
-  if (state === undefined || typeof crt !== 'string' || typeof key !== 'string')
-    return parseTlsSecretData(data);
-  const id = createHash('sha256').update(crt).update('\u0000').update(key).digest('hex');
+  const crt = pickEntry(secret, 'tls.crt');
+  const key = pickEntry(secret, 'tls.key');
+  if (state === undefined || typeof crt.raw !== 'string' || typeof key.raw !== 'string')
+    return parseTlsSecretData(secret);
+  // The source is part of the id: the same string means different bytes in data and stringData.
+  const id = createHash('sha256')
+    .update(`${crt.source}\u0000${crt.raw}\u0000${key.source}\u0000${key.raw}`)
+    .digest('hex');
   state.used.add(id);
   let result = state.entries.get(id);
   if (result === undefined) {
-    result = parseTlsSecretData(data);
+    result = parseTlsSecretData(secret);
     state.entries.set(id, result);
   }
   return result;

@@ -5,13 +5,13 @@
  * block per model server and one location block per model location, and keep serving the good
  * Ingress that sits next to the hostile ones. Deterministic: a seeded generator, no randomness.
  */
-import type { V1Ingress } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   buildConfiguration,
   renderNginxConf,
   type BuildResult,
   type ConfigurationInput,
+  type IngressLike,
   type RenderOptions,
 } from './index.js';
 import { A, endpointSlice, externalService, ingress, path, service, tlsSecret } from './testing/fixtures.js';
@@ -189,7 +189,7 @@ const FIELDS: Field[] = [
 ];
 
 /** One Ingress with exactly one hostile field; the rest is valid. */
-function createHostileIngress(index: number, field: Field, value: string): V1Ingress {
+function createHostileIngress(index: number, field: Field, value: string): IngressLike {
   const host = field === 'host' ? value : `h${index}.example.com`;
   const pathType =
     field === 'exactPath'
@@ -232,7 +232,7 @@ afterAll(async () => {
   for (const prefix of prefixes) await prefix.remove();
 });
 
-function baseInput(ingresses: V1Ingress[]): ConfigurationInput {
+function baseInput(ingresses: IngressLike[]): ConfigurationInput {
   return {
     ingresses: [ingress('good', { 'good.example.com': [path('/', 'Prefix', 'app')] }), ...ingresses],
     services: [service('app'), externalService('ext', 'api.example.org')],

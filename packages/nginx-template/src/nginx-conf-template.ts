@@ -54,7 +54,13 @@ export const LOCATION_PARTIAL = `        location {{#if modifier}}{{modifier}} {
         }
 `;
 
-/** One server block. */
+/**
+ * One server block. The balancer's access handler sits here, not at http level, so that it never
+ * runs in the local configuration server, which sets no `$ingresskit_backend` (nginx would warn
+ * about an uninitialized variable on every request there). `uninitialized_variable_warn off`: a
+ * request refused before the rewrite phase (400, 414, ...) is logged before the `set`s ran, and
+ * the access log's `$ingresskit_backend` would make every such request from any client a warning.
+ */
 export const SERVER_PARTIAL = `    server {
 {{#each listen}}
         listen {{q address}}{{#if ssl}} ssl http2{{/if}}{{#if defaultServer}} default_server{{/if}};
@@ -67,9 +73,13 @@ export const SERVER_PARTIAL = `    server {
         ssl_certificate {{q certificate}};
         ssl_certificate_key {{q certificate}};
 {{/if}}
+        uninitialized_variable_warn off;
         set $ingresskit_backend "";
         set $ingresskit_vhost "";
         set $ingresskit_external "";
+        access_by_lua_block {
+            require("ingresskit.balancer").access()
+        }
 {{#each locations}}
 {{> location}}
 {{/each}}
@@ -153,9 +163,6 @@ http {
     init_by_lua_block {
         require("ingresskit.configuration").init("{{checksum}}")
         require("ingresskit.balancer")
-    }
-    access_by_lua_block {
-        require("ingresskit.balancer").access()
     }
 
     upstream ingresskit_backends {

@@ -4,6 +4,7 @@
  * traffic moves with no reload; finally a real reload shows the counters do move when it happens.
  */
 import { createServer, type Server as HttpServer } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BACKENDS_ENDPOINT_PATH,
@@ -186,6 +187,19 @@ async function postBackends(configuration: Configuration): Promise<number> {
   return response.status;
 }
 
+/** Writes `text` to a plain TCP connection and returns everything nginx answers before closing it. */
+function sendRaw(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let answer = '';
+    const socket = connect(port, '127.0.0.1', () => socket.end(text));
+    socket.setEncoding('utf8');
+    socket.setTimeout(10_000, () => socket.destroy(new Error('raw request timed out')));
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.on('close', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
 async function status(): Promise<{
   checksum: string;
   configurationLoads: number;
@@ -341,6 +355,32 @@ describe('nginx with a rendered configuration', () => {
     expect(statusAfter.configurationLoads).toBe(statusBefore.configurationLoads);
     expect(statusAfter.backendsVersion).toBe(statusBefore.backendsVersion + 4);
     expect(statusAfter.checksum).toBe(statusBefore.checksum);
+  });
+
+  it('logs no warning for requests to the configuration server', async () => {
+    const logBefore = await nginx.errorLog();
+    expect(await postBackends(running)).toBe(201);
+    expect((await status()).checksum).toBe(running.checksum);
+    const local = (path: string) => sendRequest({ port: ports.status, host: '127.0.0.1', path });
+    expect((await local('/healthz')).status).toBe(200);
+    expect((await local('/elsewhere')).status).toBe(404);
+
+    const logAfter = await nginx.errorLog();
+    expect(logAfter.startsWith(logBefore)).toBe(true);
+    expect(logAfter.slice(logBefore.length)).not.toMatch(/\[(warn|error|crit|alert|emerg)\]/);
+  });
+
+  it('logs no warning for malformed requests refused before routing', async () => {
+    const logBefore = await nginx.errorLog();
+    expect(await sendRaw(ports.http, 'NOT-HTTP\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await sendRaw(ports.http, 'GET / HTTP/1.1\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await sendRaw(ports.https, 'GET / HTTP/1.1\r\nHost: secure.example.com\r\n\r\n')).toMatch(
+      /^HTTP\/1\.1 400 /,
+    );
+
+    const logAfter = await nginx.errorLog();
+    expect(logAfter.startsWith(logBefore)).toBe(true);
+    expect(logAfter.slice(logBefore.length)).not.toMatch(/\[(warn|error|crit|alert|emerg)\]/);
   });
 
   it('refuses a malformed backends payload and keeps the last good one', async () => {

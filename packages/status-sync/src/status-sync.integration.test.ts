@@ -10,7 +10,13 @@ import {
 } from '@kubernetes/client-node';
 import { startLocalApiServer } from '@ingresskit/local-apiserver';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LeaderElector, StatusSync, resolveStatusAddresses, type StatusSyncOptions } from './index.js';
+import {
+  AddressResolutionError,
+  LeaderElector,
+  StatusSync,
+  resolveStatusAddresses,
+  type StatusSyncOptions,
+} from './index.js';
 
 type Server = Awaited<ReturnType<typeof startLocalApiServer>>;
 
@@ -276,5 +282,37 @@ describe('StatusSync', () => {
       written: ['default/a'],
     });
     expect((await listIngresses())[0]?.status?.loadBalancer?.ingress ?? []).toEqual([]);
+  });
+
+  it('keeps the status on shutdown and reports why when the controller pod does not exist or the server is down', async () => {
+    await createIngress('a');
+    expect((await createStatusSync().sync()).written).toEqual(['default/a']);
+    const failures: Error[] = [];
+
+    // No Pod object: the controller runs outside the cluster, as in the demo.
+    const outside = createStatusSync({ updateStatusOnShutdown: true });
+    outside.on('sync-failed', (error) => failures.push(error));
+    outside.start();
+    const result = await outside.stop();
+    expect(result).toMatchObject({ cleared: false, reason: 'unknown-replicas', written: [], failed: [] });
+    expect(result.error).toBeInstanceOf(AddressResolutionError);
+    expect((result.error?.cause as { code?: unknown } | undefined)?.code).toBe(404);
+    expect(failures).toContain(result.error);
+
+    await createNode('n1', { InternalIP: '10.0.0.1' });
+    await createControllerPod('ctrl-aaaaa', 'n1', runningReady);
+    const cut = createStatusSync({ updateStatusOnShutdown: true, requestTimeoutMs: 5_000 });
+    cut.start();
+    await cut.sync();
+    await server.faults.pause();
+    try {
+      const cutResult = await cut.stop();
+      expect(cutResult).toMatchObject({ cleared: false, reason: 'unknown-replicas', written: [] });
+      expect(cutResult.error).toBeInstanceOf(AddressResolutionError);
+      expect(cutResult.error?.message).toBe('reading the controller pod ingress/ctrl-aaaaa failed');
+    } finally {
+      await server.faults.resume();
+    }
+    expect((await listIngresses())[0]?.status?.loadBalancer?.ingress).toHaveLength(2);
   });
 });

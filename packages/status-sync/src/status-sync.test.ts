@@ -3,12 +3,14 @@ import { describe, expect, it } from 'vitest';
 import {
   AddressResolutionError,
   InvalidStatusSyncOptionsError,
+  RequestTimeoutError,
   StatusSync,
   StatusWriteError,
   type StatusSyncOptions,
   type StatusSyncResult,
 } from './index.js';
 import { controllerPod, createFakeCluster, ingress, type FakeCluster } from './testing/fake-cluster.js';
+import { apiError } from './testing/fake-lease-server.js';
 
 const self = { namespace: 'ingress', name: 'ctrl-aaaaa' };
 
@@ -275,6 +277,103 @@ describe('StatusSync', () => {
 
       expect(await status.stop()).toMatchObject({ cleared: false, reason: 'unknown-replicas' });
       expect(statusOf(cluster, 'default/a')).toEqual([{ ip: '192.0.2.10' }]);
+    });
+
+    const unreadable: [string, (cluster: FakeCluster) => void, string][] = [
+      ['the controller pod does not exist', () => {}, 'reading the controller pod ingress/ctrl-aaaaa failed'],
+      [
+        'reading the controller pod is forbidden',
+        (cluster) => {
+          cluster.readNamespacedPod = () => Promise.reject(apiError(403, 'Forbidden', 'pods is forbidden'));
+        },
+        'reading the controller pod ingress/ctrl-aaaaa failed',
+      ],
+      [
+        'listing the replicas is forbidden',
+        (cluster) => {
+          cluster.pods.push(controllerPod('ctrl-aaaaa', 'n1'));
+          cluster.listNamespacedPod = () => Promise.reject(apiError(403, 'Forbidden', 'pods is forbidden'));
+        },
+        'listing pods app.kubernetes.io/name=ingresskit in ingress failed',
+      ],
+      [
+        'the API server is down',
+        (cluster) => {
+          cluster.readNamespacedPod = () => Promise.reject(new TypeError('fetch failed'));
+        },
+        'reading the controller pod ingress/ctrl-aaaaa failed',
+      ],
+    ];
+    it.each(unreadable)(
+      'resolves, keeps the status and reports the error when %s',
+      async (_what, breakCluster, message) => {
+        const { cluster, status, failures } = setup({ updateStatusOnShutdown: true });
+        cluster.put(ingress('a', published));
+        breakCluster(cluster);
+        status.start();
+
+        const result = await status.stop();
+        expect(result).toEqual({
+          cleared: false,
+          reason: 'unknown-replicas',
+          otherReplicas: [],
+          written: [],
+          failed: [],
+          error: expect.any(AddressResolutionError),
+        });
+        expect(result.error?.message).toBe(message);
+        expect(failures).toEqual([result.error]);
+        expect(cluster.statusWrites).toEqual([]);
+        expect(statusOf(cluster, 'default/a')).toEqual(published);
+      },
+    );
+
+    it('resolves with the timeout as the error when the replica check hangs', async () => {
+      const { clock, cluster, status, failures } = setup({
+        updateStatusOnShutdown: true,
+        requestTimeoutMs: 5_000,
+      });
+      cluster.put(ingress('a', published));
+      cluster.readNamespacedPod = () => new Promise(() => {});
+      status.start();
+      await clock.advanceAsync(0);
+
+      const stopping = status.stop();
+      await clock.advanceAsync(5_000);
+      const result = await stopping;
+      expect(result).toMatchObject({ cleared: false, reason: 'unknown-replicas', written: [] });
+      expect(result.error).toBeInstanceOf(RequestTimeoutError);
+      expect(failures).toEqual([result.error]);
+      expect(statusOf(cluster, 'default/a')).toEqual(published);
+      expect(clock.pendingTimers()).toBe(0);
+    });
+
+    it('resolves, keeps the status and reports the error when the last replica cannot list its Ingresses', async () => {
+      const listing = { fails: false };
+      const { cluster, status, failures } = setup({
+        updateStatusOnShutdown: true,
+        listOwnedIngresses: () => {
+          if (listing.fails) throw new Error('the cache is gone');
+          return [...cluster.ingresses.values()];
+        },
+      });
+      cluster.pods.push(controllerPod('ctrl-aaaaa', 'n1'));
+      cluster.put(ingress('a', published));
+      status.start();
+      await status.sync();
+      listing.fails = true;
+
+      const result = await status.stop();
+      expect(result).toEqual({
+        cleared: false,
+        reason: 'last-replica',
+        otherReplicas: [],
+        written: [],
+        failed: [],
+        error: new Error('the cache is gone'),
+      });
+      expect(failures).toEqual([result.error]);
+      expect(statusOf(cluster, 'default/a')).toEqual(published);
     });
   });
 

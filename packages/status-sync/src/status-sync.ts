@@ -77,9 +77,15 @@ export type StatusShutdownReason =
   | 'not-requested'
   /** Other live replicas exist; the next leader keeps publishing. */
   | 'other-replicas'
-  /** No `addresses.controllerPod` is configured, so other replicas cannot be ruled out. */
+  /**
+   * Other replicas cannot be ruled out, so the status is kept: no `addresses.controllerPod` is
+   * configured, or the controller pod or its replicas could not be read (`error` says why).
+   */
   | 'unknown-replicas'
-  /** This is the last replica: the status was cleared. */
+  /**
+   * This is the last replica: the status was cleared. `cleared` is false only when the owned
+   * Ingresses could not be listed (`error` says why).
+   */
   | 'last-replica';
 
 /** What `stop()` did to the published status. */
@@ -91,13 +97,21 @@ export interface StatusShutdownResult {
   /** Ingresses whose status was cleared. */
   written: string[];
   failed: IngressWriteFailure[];
+  /**
+   * Why the replicas or the owned Ingresses could not be read, so the status was kept; also
+   * emitted as `sync-failed`. Absent when stop() could decide (per-Ingress failures are in `failed`).
+   */
+  error?: Error;
 }
 
 /** Events of {@link StatusSync}. */
 export interface StatusSyncEvents {
   /** A sync finished; per-Ingress failures are in `result.failed`. */
   synced: [result: StatusSyncResult];
-  /** A sync failed as a whole (addresses or the owned list could not be read); nothing was written. */
+  /**
+   * A sync failed as a whole (addresses or the owned list could not be read), or `stop()` could
+   * not read the replicas or the owned list to clear the status; nothing was written.
+   */
   'sync-failed': [error: Error];
 }
 
@@ -196,7 +210,8 @@ export class StatusSync extends EventEmitter<StatusSyncEvents> {
    * Stops the periodic sync and waits for the one in flight. With `updateStatusOnShutdown`, clears
    * the status of every owned Ingress when no other live replica of the controller exists (pods
    * matching its labels, any revision, not being deleted and not finished); otherwise leaves it to
-   * the next leader. Rejects when the replicas or the owned Ingresses cannot be read.
+   * the next leader. Does not reject when the replicas or the owned Ingresses cannot be read: the
+   * status is then kept and the result carries the `error` (also emitted as `sync-failed`).
    */
   async stop(): Promise<StatusShutdownResult> {
     const wasActive = this.state !== 'stopped';
@@ -213,16 +228,30 @@ export class StatusSync extends EventEmitter<StatusSyncEvents> {
       failed: [],
     });
     if (!wasActive || !this.updateStatusOnShutdown) return kept('not-requested');
+    const failedWith = (reason: StatusShutdownReason, thrown: unknown): StatusShutdownResult => {
+      const error = toError(thrown);
+      this.emit('sync-failed', error);
+      return { ...kept(reason), error };
+    };
     const pod = this.addressOptions.controllerPod;
     if (pod === undefined) return kept('unknown-replicas');
-    const otherReplicas = await this.bounded(
-      findOtherReplicas(pod, this.core),
-      'listing controller replicas',
-    );
+    let otherReplicas: string[];
+    try {
+      otherReplicas = await this.bounded(findOtherReplicas(pod, this.core), 'listing controller replicas');
+    } catch (error) {
+      // Outside a pod (404), without RBAC (403) or with the API server down, other replicas may
+      // still be serving: clearing now could empty the status they publish, keeping it is safe.
+      return failedWith('unknown-replicas', error);
+    }
     if (otherReplicas.length > 0) return kept('other-replicas', otherReplicas);
-    // The last replica writes even without the lease: after a crash of the leader nobody may hold it.
-    const { written, failed } = await this.publish(await this.readOwned(), [], () => true);
-    return { cleared: true, reason: 'last-replica', otherReplicas: [], written, failed };
+    try {
+      // The last replica writes even without the lease: after a crash of the leader nobody may hold it.
+      const { written, failed } = await this.publish(await this.readOwned(), [], () => true);
+      return { cleared: true, reason: 'last-replica', otherReplicas: [], written, failed };
+    } catch (error) {
+      // Only listing the owned Ingresses can fail here: each write's failure lands in `failed`.
+      return failedWith('last-replica', error);
+    }
   }
 
   private armInterval(): void {

@@ -1,9 +1,10 @@
 /**
  * Test-only builders for the plain Kubernetes objects buildConfiguration reads. Not exported from
- * index.ts. Returned objects are loosely typed on purpose: tests also feed broken shapes.
+ * index.ts. They are typed with the package's structural input types and use string timestamps,
+ * as plain JSON does; the paths and rules inside are loosely typed because tests also feed broken shapes.
  */
 import { readFileSync } from 'node:fs';
-import type { V1EndpointSlice, V1Ingress, V1Secret, V1Service } from '@kubernetes/client-node';
+import type { EndpointSliceLike, IngressLike, SecretLike, ServiceLike } from '../types.js';
 
 const tlsDir = new URL('../../testdata/tls/', import.meta.url);
 
@@ -37,7 +38,7 @@ export function ingress(
     tls?: { hosts?: string[]; secretName: string }[];
     defaultBackend?: { service: string; port: number | string };
   } = {},
-): V1Ingress {
+): IngressLike {
   const spec: Record<string, unknown> = {
     rules: Object.entries(rules).map(([host, paths]) => ({
       ...(host === '' ? {} : { host }),
@@ -57,7 +58,7 @@ export function ingress(
     metadata: {
       namespace: options.namespace ?? 'default',
       name,
-      creationTimestamp: (options.created ?? '2024-01-01T00:00:00Z') as unknown as Date,
+      creationTimestamp: options.created ?? '2024-01-01T00:00:00Z',
       annotations: options.annotations ?? {},
     },
     spec,
@@ -69,7 +70,7 @@ export function service(
   name: string,
   ports: { name?: string; port: number }[] = [{ name: 'http', port: 80 }],
   namespace = 'default',
-): V1Service {
+): ServiceLike {
   return { metadata: { namespace, name }, spec: { type: 'ClusterIP', ports } };
 }
 
@@ -79,7 +80,7 @@ export function externalService(
   externalName: string,
   port?: number,
   namespace = 'default',
-): V1Service {
+): ServiceLike {
   return {
     metadata: { namespace, name },
     spec: { type: 'ExternalName', externalName, ports: port === undefined ? [] : [{ name: 'http', port }] },
@@ -92,7 +93,7 @@ export function endpointSlice(
   portNumber: number,
   endpoints: (string | { address: string; ready?: boolean; terminating?: boolean })[],
   options: { namespace?: string; portName?: string; name?: string; addressType?: string } = {},
-): V1EndpointSlice {
+): EndpointSliceLike {
   return {
     metadata: {
       namespace: options.namespace ?? 'default',
@@ -119,7 +120,7 @@ export function tlsSecret(
   name: string,
   fixture: string | { crt: string; key: string },
   namespace = 'default',
-): V1Secret {
+): SecretLike {
   const { crt, key } =
     typeof fixture === 'string'
       ? { crt: readTlsFixture(`${fixture}.crt`), key: readTlsFixture(`${fixture}.key`) }

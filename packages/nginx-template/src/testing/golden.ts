@@ -2,7 +2,8 @@
  * Test-only golden-file harness: `testdata/<case>.in.yaml` (Kubernetes objects, plus an optional
  * `kind: GoldenOptions` document) → `<case>.out.conf`, `<case>.problems.yaml` and
  * `<case>.backends.json`. Secret `stringData` values of the form `file:tls/x.crt` are read from
- * testdata, so certificates are not pasted into the manifests.
+ * testdata, so certificates are not pasted into the manifests; the Secrets keep them in
+ * `stringData`, as manifests on disk do.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,17 +38,16 @@ type KubeObject = {
   data?: Record<string, string>;
 };
 
-function resolveStringData(object: KubeObject): KubeObject {
+/** Replaces `file:` references in `stringData` by the file's text; stringData itself is read by buildConfiguration. */
+function resolveFileReferences(object: KubeObject): KubeObject {
   if (object.stringData === undefined) return object;
-  const data: Record<string, string> = { ...object.data };
+  const stringData: Record<string, string> = {};
   for (const [key, value] of Object.entries(object.stringData)) {
-    const text = value.startsWith('file:')
+    stringData[key] = value.startsWith('file:')
       ? readFileSync(join(TESTDATA_DIR, value.slice('file:'.length)), 'utf8')
       : value;
-    data[key] = Buffer.from(text).toString('base64');
   }
-  const { stringData: _ignored, ...rest } = object;
-  return { ...rest, data };
+  return { ...object, stringData };
 }
 
 /** What a golden case produces. */
@@ -65,7 +65,8 @@ export function renderGoldenCase(name: string): GoldenOutput {
     .map((document) => document.toJS() as KubeObject)
     .filter((object) => object !== null);
   const options = (objects.find((object) => object.kind === 'GoldenOptions') ?? {}) as GoldenOptions;
-  const ofKind = (kind: string) => objects.filter((object) => object.kind === kind).map(resolveStringData);
+  const ofKind = (kind: string) =>
+    objects.filter((object) => object.kind === kind).map(resolveFileReferences);
   const input: ConfigurationInput = {
     ingresses: ofKind('Ingress') as never,
     services: ofKind('Service') as never,
