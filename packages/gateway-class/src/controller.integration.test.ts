@@ -26,7 +26,7 @@ const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const waitOptions = { timeout: 15_000, interval: 50 };
 
 function readCrd(file: string): string {
-  return readFileSync(new URL(`../testdata/gateway-api-v1.6.1/${file}`, import.meta.url), 'utf8');
+  return readFileSync(new URL(`../../../testdata/gateway-api-v1.6.1/${file}`, import.meta.url), 'utf8');
 }
 
 let server: Awaited<ReturnType<typeof startLocalApiServer>>;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalApiServer, type LocalApiServer } from './server.js';
 import { statusFromApiException } from './test-helpers.js';
 
-const crdDir = new URL('../../../../shared/crds/gateway-api-v1.6.1/', import.meta.url);
+const crdDir = new URL('../../../testdata/gateway-api-v1.6.1/', import.meta.url);
 
 const ingressCheckSumCrd = {
   apiVersion: 'apiextensions.k8s.io/v1',

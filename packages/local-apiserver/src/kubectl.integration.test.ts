@@ -8,7 +8,7 @@ import { startLocalApiServer, type LocalApiServer } from './server.js';
 import { waitFor } from './test-helpers.js';
 
 const run = promisify(execFile);
-const crdDir = new URL('../../../../shared/crds/gateway-api-v1.6.1/', import.meta.url).pathname;
+const crdDir = new URL('../../../testdata/gateway-api-v1.6.1/', import.meta.url).pathname;
 
 let server: LocalApiServer;
 let dir: string;
