@@ -28,6 +28,7 @@ import {
   NginxReloadError,
   NginxStartError,
 } from './errors.js';
+import { isIgnoreReasonReported } from './event-policy.js';
 import { createEventsApiSink, dedupKey, EventRecorder, type EventReport, type EventSink } from './events.js';
 import { explainIngress, formatProblem, type IngressExplanation } from './explain.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
@@ -59,13 +60,6 @@ export interface SyncSummary {
 }
 
 const SYNC_KEY = 'sync';
-
-// Ignored Ingresses of another controller are expected; the rest are most likely mistakes.
-const expectedIgnoreReasons = new Set([
-  'class-other-controller',
-  'annotation-other-class',
-  'default-class-other-controller',
-]);
 
 /** See the module comment. */
 export class Controller {
@@ -514,11 +508,14 @@ export class Controller {
   // Every replica logs what changed; the leader also writes Events, each once per appearance.
   #reportPlan(plan: SyncPlan): void {
     const reports: EventReport[] = [];
+    // Ingresses of other controllers: logged at debug level, never an Event (isIgnoreReasonReported).
+    const quiet: EventReport[] = [];
     for (const verdict of plan.ignored) {
       if (verdict.decision.owned) continue;
-      reports.push({
+      const isReported = isIgnoreReasonReported(verdict.decision.reason);
+      (isReported ? reports : quiet).push({
         regarding: ingressSubject(verdict.ingress),
-        type: expectedIgnoreReasons.has(verdict.decision.reason) ? 'Normal' : 'Warning',
+        type: isReported ? 'Warning' : 'Normal',
         reason: 'Ignored',
         action: 'ClassResolution',
         note: `${verdict.decision.message} ${verdict.decision.hint}`,
@@ -560,17 +557,20 @@ export class Controller {
     }
     const current = new Set<string>();
     const isLeader = this.isLeader();
+    const log = (report: EventReport, key: string, level: 'warn' | 'info' | 'debug') => {
+      current.add(key);
+      if (this.#seenReports.has(key)) return;
+      const regarding = report.regarding;
+      const fields = {
+        regarding: `${regarding.kind} ${regarding.namespace ?? ''}/${regarding.name}`,
+        reason: report.reason,
+      };
+      this.#logger[level](fields, report.note);
+    };
+    for (const report of quiet) log(report, dedupKey(report), 'debug');
     for (const report of reports) {
       const key = dedupKey(report);
-      current.add(key);
-      if (!this.#seenReports.has(key)) {
-        const fields = {
-          regarding: `${report.regarding.kind} ${report.regarding.namespace ?? ''}/${report.regarding.name}`,
-          reason: report.reason,
-        };
-        if (report.type === 'Warning') this.#logger.warn(fields, report.note);
-        else this.#logger.info(fields, report.note);
-      }
+      log(report, key, report.type === 'Warning' ? 'warn' : 'info');
       if (isLeader && !this.#reportedEvents.has(key)) this.#recorder.record(report);
     }
     this.#seenReports = current;

@@ -13,6 +13,7 @@ import { renderNginxConf, type Configuration } from '@ingresskit/nginx-template'
 import { resolveControllerConfig, type ControllerConfig } from './config.js';
 import { Controller } from './controller.js';
 import { startDemoBackend, type DemoBackend } from './demo-backends.js';
+import { isIgnoreReasonReported } from './event-policy.js';
 import { formatProblem, listRoutes, type ServedRoute } from './explain.js';
 import { defaultFlags } from './flags.js';
 import { probe } from './http-probe.js';
@@ -439,10 +440,25 @@ function formatDecisions(plan: SyncPlan): string {
     );
     lines.push('');
   }
-  lines.push('Ignored Ingresses (not ours; each also gets an Event):');
-  if (plan.ignored.length === 0) lines.push('  none');
-  for (const verdict of plan.ignored) lines.push(wrap(verdict.explanation, `  ${verdict.key}: `));
-  lines.push('');
+  const isReported = (verdict: IngressVerdict) =>
+    !verdict.decision.owned && isIgnoreReasonReported(verdict.decision.reason);
+  const groups = [
+    {
+      title: 'Ignored Ingresses that may be meant for this controller (each also gets a Warning Event):',
+      verdicts: plan.ignored.filter(isReported),
+    },
+    {
+      title:
+        'Ignored Ingresses of other controllers (no Event on their objects; /explain and the metric cover them):',
+      verdicts: plan.ignored.filter((verdict) => !isReported(verdict)),
+    },
+  ];
+  for (const { title, verdicts } of groups) {
+    lines.push(title);
+    if (verdicts.length === 0) lines.push('  none');
+    for (const verdict of verdicts) lines.push(wrap(verdict.explanation, `  ${verdict.key}: `));
+    lines.push('');
+  }
   lines.push('Problems (the part at fault is left out and reported as an Event; everything else is served):');
   if (plan.build.problems.length === 0) lines.push('  none');
   for (const problem of plan.build.problems) {

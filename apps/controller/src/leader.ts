@@ -88,8 +88,9 @@ export class LeaderRole {
           );
         }
       });
+      // Also emitted when stop() cannot tell whether to clear the status: this is its only log line.
       this.#statusSync.on('sync-failed', (error) =>
-        logger.warn({ err: error }, 'cannot publish Ingress status'),
+        logger.warn({ err: error }, 'Ingress status sync failed; the published status stays as it is'),
       );
     }
 
@@ -141,20 +142,21 @@ export class LeaderRole {
   async stop(options: { release?: boolean } = {}): Promise<void> {
     if (!this.#started) return;
     this.#started = false;
-    const { logger } = this.#options;
-    try {
-      if (this.#statusSync !== undefined) {
-        const result = await this.#statusSync.stop();
-        logger.info({ cleared: result.cleared, reason: result.reason }, 'status sync stopped');
-      }
-    } catch (error) {
-      // The published status stays as it is; the Lease must still be released below.
-      logger.warn({ err: error }, 'could not decide whether to clear the Ingress status on shutdown');
+    const { config, logger } = this.#options;
+    if (this.#statusSync !== undefined) {
+      // Never rejects; when it could not decide, the sync-failed listener has logged why.
+      const { cleared, reason, failed } = await this.#statusSync.stop();
+      logger.info({ cleared, reason, failed: failed.map((f) => f.key) }, 'status sync stopped');
     }
     try {
       await this.#gatewayClasses?.stop();
     } finally {
-      await this.#elector.stop({ release: options.release ?? true });
+      // Never rejects either: a Lease that cannot be released expires, as after a crash.
+      const { released, error } = await this.#elector.stop({ release: options.release ?? true });
+      const lease = `${config.podNamespace}/${config.electionId}`;
+      if (error !== undefined)
+        logger.warn({ err: error, lease }, 'cannot release the Lease; another replica leads once it expires');
+      else if (released) logger.info({ lease }, 'Lease released');
     }
   }
 }

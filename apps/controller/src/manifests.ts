@@ -62,7 +62,9 @@ export function toClusterObjects(manifests: readonly Manifest[]): ClusterObjects
         (manifest.metadata as { creationTimestamp?: string } | undefined)?.creationTimestamp ??
         new Date(Date.UTC(2020, 0, 1, 0, 0, index)).toISOString().replace('.000', ''),
     };
-    const object = kind === 'Secret' ? mergeStringData({ ...manifest, metadata }) : { ...manifest, metadata };
+    // A Secret's stringData stays as written: nginx-template and checksum read it (over data, as the
+    // API server merges it), so nothing is converted here.
+    const object = { ...manifest, metadata };
     if (kind === 'Ingress') objects.ingresses.push(object);
     else if (kind === 'IngressClass') objects.ingressClasses.push(object);
     else if (kind === 'Service') objects.services.push(object);
@@ -78,18 +80,6 @@ export function toClusterObjects(manifests: readonly Manifest[]): ClusterObjects
     secrets: objects.secrets as Secret[],
     ingressCheckSums: objects.ingressCheckSums as CustomObject[],
   };
-}
-
-// The API server stores stringData base64-encoded in data; do the same so Secrets read alike.
-function mergeStringData(
-  secret: Manifest & { data?: Record<string, string>; stringData?: Record<string, string> },
-): Manifest {
-  if (secret.stringData === undefined) return secret;
-  const data = { ...secret.data };
-  for (const [key, value] of Object.entries(secret.stringData))
-    data[key] = Buffer.from(String(value)).toString('base64');
-  const { stringData: _stringData, ...rest } = secret;
-  return { ...rest, data } as Manifest;
 }
 
 function flatten(manifest: Manifest): Manifest[] {

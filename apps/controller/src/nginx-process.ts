@@ -1,8 +1,9 @@
 /**
  * nginx as a supervised child process: started in the foreground (`daemon off`, so the child is
- * the master) in a prefix directory the controller owns, started again with backoff when it dies,
- * reloaded with SIGHUP, and stopped gracefully (SIGQUIT, then SIGKILL after a grace period).
- * Lines nginx writes to stderr (its error log points there) go to the logger.
+ * the master) in a prefix directory the controller owns and in a process group of its own, started
+ * again with backoff when it dies (after killing the workers it left behind), reloaded with
+ * SIGHUP, and stopped gracefully (SIGQUIT, then SIGKILL after a grace period). Lines nginx writes
+ * to stderr (its error log points there) go to the logger.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -144,6 +145,9 @@ export class NginxProcess {
     const { binary, prefix, confPath, logger } = this.#options;
     const child = spawn(binary, ['-p', prefix, '-c', confPath, '-g', 'daemon off;'], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      // A process group of its own: Ctrl-C in a terminal signals the whole foreground group, and
+      // nginx takes SIGINT as a fast shutdown that drops requests. Only stop() may end nginx.
+      detached: true,
     });
     this.#child = child;
     this.#recentStderr = [];
@@ -161,7 +165,12 @@ export class NginxProcess {
     logger.debug({ pid: child.pid, prefix }, 'nginx master process spawned');
     // Later errors (a signal that cannot be delivered) must not go unhandled.
     child.on('error', (error) => logger.warn({ err: error }, 'nginx process error'));
-    child.once('exit', (code, signal) => this.#onExit(child, code, signal));
+    child.once('exit', (code, signal) => {
+      // Workers outlive a master that was killed: they keep the listening sockets (a new master
+      // cannot bind) and serve the old configuration. They are in the master's process group.
+      if (child.pid !== undefined) killProcessGroup(child.pid);
+      this.#onExit(child, code, signal);
+    });
   }
 
   #onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
@@ -191,16 +200,22 @@ export class NginxProcess {
     if (line.trim() === '') return;
     this.#recentStderr.push(line);
     if (this.#recentStderr.length > 20) this.#recentStderr.shift();
-    let level = /\[(debug|info|notice|warn|error|crit|alert|emerg)\]/.exec(line)?.[1] ?? 'error';
-    // nginx-template's status server reads $ingresskit_backend without setting it (reported to the
-    // package); harmless, so it must not look like a problem.
-    if (line.includes('using uninitialized "ingresskit_')) level = 'debug';
+    const level = /\[(debug|info|notice|warn|error|crit|alert|emerg)\]/.exec(line)?.[1] ?? 'error';
     const logger = this.#options.logger;
     const fields = { source: 'nginx' };
     if (level === 'warn') logger.warn(fields, line);
     else if (level === 'error' || level === 'crit' || level === 'alert' || level === 'emerg')
       logger.error(fields, line);
     else logger.debug(fields, line);
+  }
+}
+
+// SIGKILL to what is left of a process group; nothing is left after a graceful stop.
+function killProcessGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group is empty.
   }
 }
 

@@ -12,7 +12,6 @@ import {
 } from '@ingresskit/class-resolution';
 import { buildConfiguration, type BuildResult, type ServiceReference } from '@ingresskit/nginx-template';
 import type { CustomObject, EndpointSlice, Ingress, IngressClass, Secret, Service } from '@ingresskit/store';
-import type { V1EndpointSlice, V1Ingress, V1Secret, V1Service } from '@kubernetes/client-node';
 
 /** The objects one sync reads, as the store (plain JSON) or a manifest file gives them. */
 export interface ClusterObjects {
@@ -83,12 +82,10 @@ export function planSync(objects: ClusterObjects, options: SyncPlanOptions): Syn
   }
   const build = buildConfiguration(
     {
-      // The store hands out plain JSON (string timestamps, frozen arrays); buildConfiguration reads
-      // it as it reads typed objects, only its parameter types name the client-node models.
-      ingresses: owned.map((verdict) => verdict.ingress) as unknown as V1Ingress[],
-      services: objects.services as unknown as V1Service[],
-      endpointSlices: objects.endpointSlices as unknown as V1EndpointSlice[],
-      secrets: objects.secrets as unknown as V1Secret[],
+      ingresses: owned.map((verdict) => verdict.ingress),
+      services: objects.services,
+      endpointSlices: objects.endpointSlices,
+      secrets: objects.secrets,
       ...(options.defaultBackend === undefined ? {} : { defaultBackend: options.defaultBackend }),
     },
     { now: options.now },

@@ -1,8 +1,8 @@
 /**
  * One controller with real nginx against the local API server: traffic follows Ingress changes,
  * endpoint changes need no reload, a broken Ingress is reported while the rest keeps serving, an
- * Ingress created before its IngressClass is served once the class appears, and a killed nginx
- * comes back. One API server and one controller serve every test in this file.
+ * Ingress created before its IngressClass is served once the class appears, only ignored Ingresses
+ * that may be meant for this controller get an Event, and a killed nginx comes back. One API server and one controller serve every test in this file.
  */
 import { NetworkingV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -167,6 +167,41 @@ describe('Controller', () => {
     await eventually(async () => expect(await answerOf(controller, 'early.test')).toBe('alpha'));
   });
 
+  it("writes an Ignored Event for an Ingress whose class does not exist, and none for another controller's", async () => {
+    await server.apply([
+      ingressClassManifest('traefik', 'traefik.io/ingress-controller'),
+      ingressManifest('theirs', { host: 'theirs.test', service: 'alpha', className: 'traefik' }),
+      ingressManifest('typo', { host: 'typo.test', service: 'alpha', className: 'ngnix' }),
+    ]);
+    const event = await eventually(async () => {
+      await controller.events.flush();
+      const found = (await listEvents(server.kubeConfig(), 'default')).find(
+        (candidate) => candidate.regarding?.name === 'typo' && candidate.reason === 'Ignored',
+      );
+      expect(found).toBeDefined();
+      return found!;
+    });
+    expect(event.type).toBe('Warning');
+    expect(event.note).toContain('"ngnix"');
+
+    // The sync that reported the typo had already seen the other controller's Ingress.
+    const theirs = controller.lastPlan?.verdicts.get('default/theirs')?.decision;
+    expect(theirs).toMatchObject({ owned: false, reason: 'class-other-controller' });
+    await controller.events.flush();
+    const events = await listEvents(server.kubeConfig(), 'default');
+    expect(events.filter((candidate) => candidate.regarding?.name === 'theirs')).toEqual([]);
+    expect(await answerOf(controller, 'theirs.test')).toBe('404');
+
+    // The metric and /explain still cover it.
+    const metrics = await (await fetch(`http://127.0.0.1:${controller.healthzPort}/metrics`)).text();
+    expect(metrics).toContain('ingresskit_ignored_ingresses{reason="class-other-controller"} 1');
+    expect(metrics).toMatch(/ingresskit_ignored_ingresses\{reason="class-not-found"\} [1-9]/);
+    const explain = (await (
+      await fetch(`http://127.0.0.1:${controller.healthzPort}/explain?ingress=default/theirs`)
+    ).json()) as { owned: boolean; decision: { reason?: string } };
+    expect(explain).toMatchObject({ owned: false, decision: { reason: 'class-other-controller' } });
+  });
+
   it('exposes the sync, reload and ignore metrics on /metrics', async () => {
     const text = await (await fetch(`http://127.0.0.1:${controller.healthzPort}/metrics`)).text();
     expect(text).toMatch(/ingresskit_syncs_total\{result="success"\} [1-9]/);
@@ -179,8 +214,12 @@ describe('Controller', () => {
 
   it('starts nginx again and restores the backends when the nginx master dies', async () => {
     const masterPid = controller.runtime.masterPid!;
+    const workerPids = await controller.runtime.workerPids();
+    expect(workerPids.length).toBeGreaterThan(0);
     process.kill(masterPid, 'SIGKILL');
     await eventually(() => expect(isProcessAlive(masterPid)).toBe(false));
+    // Orphaned workers would keep the ports and serve the old configuration.
+    await eventually(() => expect(workerPids.filter(isProcessAlive)).toEqual([]));
     await eventually(async () => {
       expect(controller.runtime.masterPid).toBeDefined();
       expect(controller.runtime.masterPid).not.toBe(masterPid);

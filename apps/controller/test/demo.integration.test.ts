@@ -62,6 +62,10 @@ describe('ingresskit demo', () => {
     expect(out).toContain('Served without any class: demo/playground');
     expect(out).toContain('ingress-nginx would ignore it');
     expect(out).toMatch(/demo\/whoami: Ingress demo\/whoami is ignored/);
+    expect(out).toMatch(
+      /may be meant for this controller \(each also gets a Warning Event\):\n {2}demo\/typo: /,
+    );
+    expect(out).toMatch(/of other controllers \(no Event on their objects[^\n]*\n {2}demo\/whoami: /);
     expect(out).toMatch(/error in Ingress demo\/broken: .*proxy-read-timeout/s);
     expect(out).toContain(
       `curl --resolve web.demo.test:${ports.httpPort}:127.0.0.1 http://web.demo.test:${ports.httpPort}/`,

@@ -13,6 +13,7 @@ export {
   defaultLeaderElectionTiming,
   type LeaderElectorEvents,
   type LeaderElectorOptions,
+  type LeaderElectorStopResult,
   type LeaseApi,
   type StopLeaderElectorOptions,
   type StoppedLeadingReason,

@@ -1,7 +1,12 @@
 import { ApiException, CoordinationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { startLocalApiServer } from '@ingresskit/local-apiserver';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LeaderElector, type LeaderElectorOptions, type StoppedLeadingReason } from './index.js';
+import {
+  LeaderElector,
+  LeaseRequestError,
+  type LeaderElectorOptions,
+  type StoppedLeadingReason,
+} from './index.js';
 
 // Short real-clock timing keeps these tests fast; the bounds below are the protocol's, plus a margin.
 const fast = { leaseDurationMs: 2_000, renewDeadlineMs: 1_000, retryPeriodMs: 250 };
@@ -120,6 +125,23 @@ describe('LeaderElector', () => {
 
     expect(next.identity).toBe('pod-b');
     expect(Date.now() - stoppedAt).toBeLessThan(timing.leaseDurationMs);
+  });
+
+  it('resolves with the error and leaves the Lease to expire when the API server is down on a graceful stop', async () => {
+    const leader = startReplica('pod-a');
+    await waitFor(() => (leader.elector.isLeader() ? true : undefined), margin);
+    const failures: Error[] = [];
+    leader.elector.on('release-failed', (error) => failures.push(error));
+
+    await server.faults.pause();
+    const result = await leader.elector.stop();
+    replicas = replicas.filter((replica) => replica !== leader);
+    expect(result).toEqual({ released: false, error: expect.any(LeaseRequestError) });
+    expect(failures).toEqual([result.error]);
+    expect(leader.stopped).toEqual(['stopped']);
+
+    await server.faults.resume();
+    expect((await readLease()).spec?.holderIdentity).toBe('pod-a');
   });
 
   it('steps down after the renew deadline when the API server is down, and leads again after it returns', async () => {

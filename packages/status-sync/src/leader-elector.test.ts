@@ -1,7 +1,12 @@
 import { createFakeClock, type FakeClock } from '@ingresskit/task-queue';
 import { describe, expect, it } from 'vitest';
-import { InvalidStatusSyncOptionsError, LeaderElector } from './index.js';
-import { createFakeLeaseServer, type FakeLeaseConnection } from './testing/fake-lease-server.js';
+import {
+  InvalidStatusSyncOptionsError,
+  LeaderElector,
+  LeaseRequestError,
+  RequestTimeoutError,
+} from './index.js';
+import { apiError, createFakeLeaseServer, type FakeLeaseConnection } from './testing/fake-lease-server.js';
 
 const lease = 30_000;
 const renew = 15_000;
@@ -41,6 +46,7 @@ function setup(count: number, random: () => number = () => 0) {
     elector.on('stopped-leading', (reason) => events.push(`stopped-leading:${reason}`));
     elector.on('new-leader', (holder) => events.push(`new-leader:${holder}`));
     elector.on('attempt-failed', (error) => events.push(`attempt-failed:${error.name}`));
+    elector.on('release-failed', (error) => events.push(`release-failed:${error.name}`));
     return { identity, connection, elector, events, ledAt };
   });
   return { clock, server, replicas };
@@ -146,7 +152,7 @@ describe('LeaderElector', () => {
 
     const stopping = a.elector.stop();
     await clock.advanceAsync(0);
-    await stopping;
+    expect(await stopping).toEqual({ released: true });
     expect(a.events).toEqual(['new-leader:pod-a', 'started-leading', 'stopped-leading:stopped']);
     expect(server.lease()?.spec).toMatchObject({
       holderIdentity: '',
@@ -237,9 +243,89 @@ describe('LeaderElector', () => {
     await clock.advanceAsync(0);
     const writes = server.writes.length;
 
-    await b.elector.stop();
+    expect(await b.elector.stop()).toEqual({ released: false });
     expect(server.writes).toHaveLength(writes);
     expect(server.lease()?.spec?.holderIdentity).toBe('pod-a');
+  });
+
+  it('resolves with the error, emits release-failed and leaves the Lease to expire when the API server is down', async () => {
+    const { clock, server, replicas } = setup(1);
+    const [a] = replicas as [Replica];
+    a.elector.start();
+    await clock.advanceAsync(0);
+    a.connection.mode = 'refuse';
+
+    const result = await a.elector.stop();
+    expect(result).toEqual({ released: false, error: expect.any(LeaseRequestError) });
+    expect(result.error?.message).toBe('reading Lease ingress/ingresskit-leader to release it failed');
+    expect(result.error?.cause).toEqual(new TypeError('fetch failed'));
+    expect(a.events.slice(-2)).toEqual(['stopped-leading:stopped', 'release-failed:LeaseRequestError']);
+    expect(server.lease()?.spec?.holderIdentity).toBe('pod-a');
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('resolves with the timeout as the error after the renew deadline when the release hangs', async () => {
+    const { clock, server, replicas } = setup(1);
+    const [a] = replicas as [Replica];
+    a.elector.start();
+    await clock.advanceAsync(0);
+    a.connection.mode = 'hang';
+    const failures: Error[] = [];
+    a.elector.on('release-failed', (error) => failures.push(error));
+
+    const stopping = a.elector.stop();
+    await clock.advanceAsync(renew - 1);
+    expect(failures).toEqual([]);
+    await clock.advanceAsync(1);
+    const result = await stopping;
+    expect(result.released).toBe(false);
+    expect(result.error).toBeInstanceOf(LeaseRequestError);
+    expect(result.error?.cause).toBeInstanceOf(RequestTimeoutError);
+    expect(failures).toEqual([result.error]);
+    expect(server.lease()?.spec?.holderIdentity).toBe('pod-a');
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('resolves with the error when every try to release the Lease meets a conflict', async () => {
+    const { clock, server, replicas } = setup(1);
+    const [a] = replicas as [Replica];
+    a.elector.start();
+    await clock.advanceAsync(0);
+    let conflicts = 0;
+    a.connection.replaceNamespacedLease = () => {
+      conflicts += 1;
+      return Promise.reject(apiError(409, 'Conflict', 'the object has been modified'));
+    };
+
+    const stopping = a.elector.stop();
+    await clock.advanceAsync(0);
+    const result = await stopping;
+    expect(result).toEqual({ released: false, error: expect.any(LeaseRequestError) });
+    expect(result.error?.message).toBe(
+      'releasing Lease ingress/ingresskit-leader failed: 3 conflicts in a row',
+    );
+    expect(conflicts).toBe(3);
+    expect(a.events.at(-1)).toBe('release-failed:LeaseRequestError');
+    expect(server.lease()?.spec?.holderIdentity).toBe('pod-a');
+  });
+
+  it('lets a candidate take over once the Lease expires after a failed release', async () => {
+    const { clock, server, replicas } = setup(2, () => 0.999);
+    const [a, b] = replicas as [Replica, Replica];
+    a.elector.start();
+    await clock.advanceAsync(0);
+    b.elector.start();
+    await clock.advanceAsync(0);
+    const observedByB = clock.now();
+    a.connection.mode = 'refuse';
+
+    expect((await a.elector.stop()).error).toBeInstanceOf(LeaseRequestError);
+    await clock.advanceAsync(lease - 1);
+    expect(b.elector.isLeader()).toBe(false);
+    await clock.advanceAsync(1 + longestCandidateWait);
+    expect(b.elector.isLeader()).toBe(true);
+    expect(b.ledAt[0]! - observedByB).toBeGreaterThanOrEqual(lease);
+    expect(server.lease()?.spec?.holderIdentity).toBe('pod-b');
   });
 
   it('never lets two replicas lead at once under random latency, outages and restarts', async () => {
@@ -269,8 +355,8 @@ describe('LeaderElector', () => {
       if (dice < 0.01) replica.connection.mode = random() < 0.5 ? 'hang' : 'refuse';
       else if (dice < 0.04) replica.connection.mode = 'ok';
       else if (dice < 0.045) {
-        const stopping = replica.elector.stop({ release: random() < 0.5 });
-        stopping.catch(() => {});
+        // stop() never rejects, so a floating call cannot go unhandled.
+        void replica.elector.stop({ release: random() < 0.5 });
         replica.elector.start();
       }
     }

@@ -61,6 +61,11 @@ export interface LeaderElectorEvents {
   'new-leader': [identity: string];
   /** A get/create/update failed for a reason other than losing a race; the elector keeps trying. */
   'attempt-failed': [error: Error];
+  /**
+   * `stop()` could not give the Lease up (API server down, too slow, refusing, or conflicts on every
+   * try); the Lease then expires after its duration instead. Also in the result of `stop()`.
+   */
+  'release-failed': [error: Error];
 }
 
 /** Options of {@link LeaderElector.stop}. */
@@ -70,6 +75,18 @@ export interface StopLeaderElectorOptions {
    * takes over at its next attempt; true by default. False models a crash: others wait for expiry.
    */
   release?: boolean;
+}
+
+/** What {@link LeaderElector.stop} did with the Lease. */
+export interface LeaderElectorStopResult {
+  /**
+   * True when this call gave the Lease up (wrote an empty holder). False when there was nothing to
+   * release (`release: false`, not running, never held, or the Lease names someone else or is
+   * gone) and when releasing failed (`error` says why).
+   */
+  released: boolean;
+  /** Why the release failed (`LeaseRequestError`); also emitted as `release-failed`. */
+  error?: Error;
 }
 
 interface LeaseRecord {
@@ -127,7 +144,7 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
   private mayHoldLease = false;
   private retryTimer: Timer | undefined;
   private deadlineTimer: Timer | undefined;
-  private releasing: Promise<void> | undefined;
+  private releasing: Promise<boolean> | undefined;
 
   /** Validates identity and timing (lease > renew deadline > retry period > 0); throws InvalidStatusSyncOptionsError. */
   constructor(options: LeaderElectorOptions) {
@@ -165,13 +182,14 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
 
   /**
    * Stops competing: emits `stopped-leading` if leading, cancels all timers and, unless
-   * `release: false`, gives the Lease up when it names this replica. Rejects with
-   * `LeaseRequestError` or `RequestTimeoutError` only when that release request fails.
+   * `release: false`, gives the Lease up when it names this replica. Never rejects: when the release
+   * fails, the Lease is left to expire and the result carries the `error` (also emitted as
+   * `release-failed`).
    */
-  async stop(options: StopLeaderElectorOptions = {}): Promise<void> {
+  async stop(options: StopLeaderElectorOptions = {}): Promise<LeaderElectorStopResult> {
     if (this.state !== 'running') {
       this.state = 'stopped';
-      return;
+      return { released: false };
     }
     this.state = 'stopped';
     // Results of an attempt still in flight are ignored from here on.
@@ -184,15 +202,19 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
       this.isLeading = false;
       this.emit('stopped-leading', 'stopped');
     }
-    if ((options.release ?? true) && this.mayHoldLease) {
-      this.mayHoldLease = false;
-      const releasing = this.releaseLease();
-      this.releasing = releasing;
-      try {
-        await releasing;
-      } finally {
-        if (this.releasing === releasing) this.releasing = undefined;
-      }
+    if (!(options.release ?? true) || !this.mayHoldLease) return { released: false };
+    this.mayHoldLease = false;
+    const releasing = this.releaseLease();
+    this.releasing = releasing;
+    try {
+      return { released: await releasing };
+    } catch (thrown) {
+      // A shutdown cannot do better than letting the Lease expire, which is what a crash does too.
+      const error = toError(thrown);
+      this.emit('release-failed', error);
+      return { released: false, error };
+    } finally {
+      if (this.releasing === releasing) this.releasing = undefined;
     }
   }
 
@@ -366,7 +388,8 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
     };
   }
 
-  private async releaseLease(): Promise<void> {
+  /** True when the Lease was given up; false when it was gone or named someone else already. */
+  private async releaseLease(): Promise<boolean> {
     for (let conflicts = 0; conflicts < maxReleaseConflicts; conflicts++) {
       let lease: V1Lease;
       try {
@@ -377,11 +400,11 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
           this.describe('reading'),
         );
       } catch (error) {
-        if (statusCodeOf(error) === 404) return;
+        if (statusCodeOf(error) === 404) return false;
         throw new LeaseRequestError(`reading ${this.describe()} to release it failed`, { cause: error });
       }
       // Never clobber a record that already names someone else.
-      if (lease.spec?.holderIdentity !== this.identity) return;
+      if (lease.spec?.holderIdentity !== this.identity) return false;
       const time = asMicroTime(formatMicroTime(new Date(this.clock.now())));
       const body: V1Lease = {
         ...lease,
@@ -401,7 +424,7 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
           this.describe('releasing'),
         );
         this.observe(released);
-        return;
+        return true;
       } catch (error) {
         if (statusCodeOf(error) !== 409) {
           throw new LeaseRequestError(`releasing ${this.describe()} failed`, { cause: error });

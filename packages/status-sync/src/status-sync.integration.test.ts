@@ -27,7 +27,7 @@ let server: Server;
 let kubeConfig: KubeConfig;
 let core: CoreV1Api;
 let networking: NetworkingV1Api;
-const cleanups: (() => Promise<void> | void)[] = [];
+const cleanups: (() => Promise<unknown> | void)[] = [];
 
 beforeEach(async () => {
   server = await startLocalApiServer({ port: 0 });
