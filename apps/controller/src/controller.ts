@@ -18,7 +18,7 @@ import {
   type Store,
   type StoreSnapshot,
 } from '@ingresskit/store';
-import type { Configuration } from '@ingresskit/nginx-template';
+import { createCertificateCache, type Configuration } from '@ingresskit/nginx-template';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ControllerConfig } from './config.js';
 import {
@@ -69,6 +69,7 @@ export class Controller {
   readonly #deps: ControllerDependencies;
   readonly #logger: Logger;
   readonly #now: () => number;
+  readonly #certificateCache = createCertificateCache();
   readonly #recorder: EventRecorder;
   #store: Store | undefined;
   #queue: SyncQueue | undefined;
@@ -398,6 +399,7 @@ export class Controller {
       checksumEnabled: this.config.checksumEnabled,
       defaultBackend: this.config.defaultBackend,
       now: this.#now(),
+      certificateCache: this.#certificateCache,
     });
   }
 

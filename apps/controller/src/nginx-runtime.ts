@@ -24,6 +24,9 @@ import { BackendsUpdateError, NginxConfigTestError, NginxReloadError, NginxStart
 import type { Logger } from './logger.js';
 import { NginxProcess, testNginxConfig } from './nginx-process.js';
 
+/** How often the status endpoint is asked whether nginx serves a new configuration yet. */
+const statusPollMs = 25;
+
 /** Options of {@link NginxRuntime}. */
 export interface NginxRuntimeOptions {
   binary: string;
@@ -325,15 +328,14 @@ export class NginxRuntime {
 
   async #waitForChecksum(checksum: string, what: string): Promise<void> {
     const deadline = Date.now() + this.#readyTimeoutMs;
-    let delay = 10;
     for (;;) {
       if (this.#process !== undefined && !this.#process.isRunning())
         throw new NginxReloadError(`nginx exited while waiting for ${what}`);
       const status = await this.readStatus();
       if (status?.checksum === checksum) return;
       if (Date.now() > deadline) throw new NginxReloadError(`timed out waiting for ${what}`);
-      await sleep(delay);
-      delay = Math.min(delay * 2, 200);
+      // A flat, short poll: the wait is part of every change's latency, and the status endpoint is cheap.
+      await sleep(statusPollMs);
     }
   }
 

@@ -10,7 +10,12 @@ import {
   type ClassDecision,
   type ClassResolutionConfig,
 } from '@ingresskit/class-resolution';
-import { buildConfiguration, type BuildResult, type ServiceReference } from '@ingresskit/nginx-template';
+import {
+  buildConfiguration,
+  type BuildResult,
+  type CertificateCache,
+  type ServiceReference,
+} from '@ingresskit/nginx-template';
 import type { CustomObject, EndpointSlice, Ingress, IngressClass, Secret, Service } from '@ingresskit/store';
 
 /** The objects one sync reads, as the store (plain JSON) or a manifest file gives them. */
@@ -31,6 +36,11 @@ export interface SyncPlanOptions {
   defaultBackend?: ServiceReference | undefined;
   /** Current time (ms), to warn about expired certificates. */
   now: number;
+  /**
+   * Parsed certificates kept between syncs. Without it every sync, endpoint-only ones included,
+   * parses and checks every TLS certificate again.
+   */
+  certificateCache?: CertificateCache | undefined;
 }
 
 /** Class resolution for one Ingress. */
@@ -88,7 +98,7 @@ export function planSync(objects: ClusterObjects, options: SyncPlanOptions): Syn
       secrets: objects.secrets,
       ...(options.defaultBackend === undefined ? {} : { defaultBackend: options.defaultBackend }),
     },
-    { now: options.now },
+    { now: options.now, ...(options.certificateCache ? { certificateCache: options.certificateCache } : {}) },
   );
   return {
     verdicts,
