@@ -21,7 +21,7 @@ let server: LocalApiServer;
 let controller: Controller;
 
 function crd(file: string): string {
-  return readFileSync(new URL(`../testdata/gateway-api-v1.6.1/${file}`, import.meta.url), 'utf8');
+  return readFileSync(new URL(`../../../testdata/gateway-api-v1.6.1/${file}`, import.meta.url), 'utf8');
 }
 
 async function readClass(name: string): Promise<GatewayClassObject> {
