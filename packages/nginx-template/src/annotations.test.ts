@@ -8,6 +8,10 @@ function parse(name: string, value: unknown) {
 }
 
 describe('parseAnnotations', () => {
+  it('passes over the checksum version annotation without a problem, since it is not for nginx', () => {
+    expect(parse('version', '3').problems).toEqual([]);
+  });
+
   it('returns the defaults when there are no annotations', () => {
     expect(parseAnnotations(undefined)).toEqual({
       annotations: {

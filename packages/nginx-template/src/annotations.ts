@@ -145,6 +145,12 @@ function createDefaults(): IngressAnnotations {
 }
 
 /**
+ * Annotations under the prefix that carry data for other parts of a controller, not for nginx:
+ * `version` is the Ingress's configuration version in Tengine's global checksum.
+ */
+const NOT_FOR_NGINX: ReadonlySet<string> = new Set(['version']);
+
+/**
  * Parses the annotations under `prefix` (a Kubernetes `metadata.annotations` value, possibly
  * malformed). Returns the typed values, or no values and at least one error when the Ingress
  * must be left out. Never throws.
@@ -172,6 +178,7 @@ export function parseAnnotations(
     if (!key.startsWith(withPrefix)) continue;
     const name = key.slice(withPrefix.length);
     const field = `metadata.annotations[${JSON.stringify(key)}]`;
+    if (NOT_FOR_NGINX.has(name)) continue;
     const parser = PARSERS[name];
     if (parser === undefined) {
       problems.push(

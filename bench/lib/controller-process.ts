@@ -1,0 +1,283 @@
+/**
+ * The controller as the system scenarios run it: `ingresskit run` in its own Node process (so its
+ * RSS is its own, not the API server's or the benchmark's), with nginx as its child, on free
+ * ports of this machine; plus HTTP requests through that nginx and the controller's metrics.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const repoRoot = join(import.meta.dirname, '..', '..');
+
+/**
+ * How the controller is started: `dist` runs the built `ingresskit` (apps/controller/dist/cli.js,
+ * what users run; `bench/run.ts` builds it first), `source` runs src/cli.ts through tsx, which
+ * costs about 1 s of start-up and over 100 MiB of RSS for the transformed sources. BENCH_CONTROLLER
+ * chooses; `source` by default so a scenario started on its own never runs a stale build.
+ */
+export function controllerMode(): 'dist' | 'source' {
+  return process.env.BENCH_CONTROLLER === 'dist' ? 'dist' : 'source';
+}
+
+function controllerEntry(): string[] {
+  return controllerMode() === 'dist'
+    ? [join(repoRoot, 'apps/controller/dist/cli.js')]
+    : ['--conditions=@ingresskit/source', '--import', 'tsx', join(repoRoot, 'apps/controller/src/cli.ts')];
+}
+
+/** Ports of one controller. */
+export interface ControllerPorts {
+  http: number;
+  https: number;
+  status: number;
+  healthz: number;
+}
+
+/** Options of {@link startControllerProcess}. */
+export interface ControllerProcessOptions {
+  kubeconfigPath: string;
+  /** nginx prefix directory (nginx.conf is written there). */
+  prefix: string;
+  /** `--sync-rate-limit`; the controller's default (0.3, as ingress-nginx) when undefined. */
+  syncRateLimit?: number;
+  podName?: string;
+  /** Extra flags. */
+  flags?: string[];
+}
+
+/** A running `ingresskit run` child process. */
+export interface ControllerProcess {
+  pid: number;
+  ports: ControllerPorts;
+  /** performance.now() when it was spawned. */
+  spawnedAt: number;
+  /** performance.now() when a log line whose `msg` contains `text` was first read, if one was. */
+  logSeenAt(text: string): number | undefined;
+  /** Resident set size of the controller process alone (nginx not included), MiB. */
+  rssMiB(): number;
+  /** Peak resident set size of the controller process (VmHWM), MiB. */
+  peakRssMiB(): number;
+  /** Reads /metrics and returns the value of `name{labels}` (0 when absent). */
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
+  /** SIGTERM, then waits for the exit (SIGKILL after 30 s). */
+  stop(): Promise<void>;
+  /** The last lines the controller wrote to stderr, for error messages. */
+  recentOutput(): string;
+}
+
+/** A port that was free a moment ago. */
+export function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function pickPorts(): Promise<ControllerPorts> {
+  const ports = new Set<number>();
+  while (ports.size < 4) ports.add(await findFreePort());
+  const [http, https, status, healthz] = [...ports] as [number, number, number, number];
+  return { http, https, status, healthz };
+}
+
+/** Spawns `ingresskit run` (see controllerMode) with free ports; does not wait for readiness. */
+export async function startControllerProcess(options: ControllerProcessOptions): Promise<ControllerProcess> {
+  const ports = await pickPorts();
+  const args = [
+    ...controllerEntry(),
+    'run',
+    `--kubeconfig=${options.kubeconfigPath}`,
+    `--http-port=${ports.http}`,
+    `--https-port=${ports.https}`,
+    `--status-port=${ports.status}`,
+    `--healthz-port=${ports.healthz}`,
+    `--nginx-prefix=${options.prefix}`,
+    `--pod-name=${options.podName ?? 'bench'}`,
+    '--pod-namespace=default',
+    // Publishing status writes every Ingress back (and so starts syncs): not what is measured here.
+    '--update-status=false',
+    '--log-level=info',
+    ...(options.syncRateLimit === undefined ? [] : [`--sync-rate-limit=${options.syncRateLimit}`]),
+    ...(options.flags ?? []),
+  ];
+  const spawnedAt = performance.now();
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: repoRoot,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const seen = new Map<string, number>();
+  const recent: string[] = [];
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    const at = performance.now();
+    recent.push(line);
+    if (recent.length > 30) recent.shift();
+    try {
+      const entry = JSON.parse(line) as { msg?: string };
+      if (entry.msg !== undefined && !seen.has(entry.msg)) seen.set(entry.msg, at);
+    } catch {
+      // Not a log line (e.g. a Node warning): kept in `recent` only.
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', () => resolve());
+    child.once('error', reject);
+  });
+  const pid = child.pid!;
+  const readStatusKiB = (field: string) => {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
+      readFileSync(`/proc/${pid}/status`, 'utf8'),
+    );
+    return Number(match?.[1] ?? Number.NaN);
+  };
+  return {
+    pid,
+    ports,
+    spawnedAt,
+    logSeenAt: (text) => {
+      for (const [message, at] of seen) if (message.includes(text)) return at;
+      return undefined;
+    },
+    rssMiB: () => readStatusKiB('VmRSS') / 1024,
+    peakRssMiB: () => readStatusKiB('VmHWM') / 1024,
+    metric: async (name, labels = {}) => {
+      const text = await (await fetch(`http://127.0.0.1:${ports.healthz}/metrics`)).text();
+      return readMetric(text, name, labels);
+    },
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    },
+    recentOutput: () => recent.join('\n'),
+  };
+}
+
+/** The value of one Prometheus sample in `text` (0 when absent). */
+export function readMetric(text: string, name: string, labels: Record<string, string> = {}): number {
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const match = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
+    if (match?.[1] !== name) continue;
+    const labelText = match[2] ?? '';
+    if (wanted.every((pair) => labelText.includes(pair))) return Number(match[3]);
+  }
+  return 0;
+}
+
+/** A GET's outcome: the status and the backend's name (first body line), or the error. */
+export interface Answer {
+  status: number;
+  body: string;
+}
+
+/** One GET through nginx on 127.0.0.1 as `host` (SNI too with `tls`), no keep-alive. */
+export function get(
+  port: number,
+  host: string,
+  path: string,
+  tls = false,
+  timeoutMs = 5_000,
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const common = {
+      host: '127.0.0.1',
+      port,
+      path,
+      method: 'GET',
+      headers: { host, connection: 'close' },
+      agent: false as const,
+    };
+    const onResponse = (response: IncomingMessage) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: body.trim() }));
+      response.on('error', reject);
+    };
+    const request = tls
+      ? httpsRequest({ ...common, servername: host, rejectUnauthorized: false }, onResponse)
+      : httpRequest(common, onResponse);
+    request.setTimeout(timeoutMs, () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+/** Who answered `host` + `path`: the backend's name, the HTTP status, or `error`. */
+export async function answerOf(port: number, host: string, path: string, tls = false): Promise<string> {
+  try {
+    const answer = await get(port, host, path, tls);
+    return answer.status === 200 ? answer.body : String(answer.status);
+  } catch {
+    return 'error';
+  }
+}
+
+/**
+ * Polls `host` + `path` every `intervalMs` until `expected` answers; resolves to performance.now()
+ * of the first request that saw it. Rejects after `timeoutMs` with the last answer.
+ */
+export async function waitForAnswer(
+  port: number,
+  host: string,
+  path: string,
+  expected: string,
+  options: { tls?: boolean; intervalMs?: number; timeoutMs?: number } = {},
+): Promise<number> {
+  const deadline = performance.now() + (options.timeoutMs ?? 120_000);
+  let last = '';
+  for (;;) {
+    const sentAt = performance.now();
+    last = await answerOf(port, host, path, options.tls);
+    if (last === expected) return sentAt;
+    if (performance.now() > deadline)
+      throw new Error(
+        `${host}${path} still answers ${last}, not ${expected}, after ${options.timeoutMs ?? 120_000} ms`,
+      );
+    await sleep(options.intervalMs ?? 10);
+  }
+}
+
+/** Polls `check` until it returns true (or throws after `timeoutMs`). */
+export async function waitUntil(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 120_000,
+  intervalMs = 50,
+) {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch {
+      // Not up yet.
+    }
+    if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(intervalMs);
+  }
+}
+
+/** Runs `nginx -t` on `prefix`/nginx.conf and returns the milliseconds it took. */
+export function timeNginxTest(prefix: string): number {
+  const start = performance.now();
+  const run = spawnSync('/usr/sbin/nginx', ['-t', '-q', '-p', prefix, '-c', join(prefix, 'nginx.conf')], {
+    encoding: 'utf8',
+  });
+  const ms = performance.now() - start;
+  if (run.status !== 0) throw new Error(`nginx -t failed: ${run.stderr}`);
+  return ms;
+}
