@@ -4,16 +4,8 @@
  * same output in the same run: `nginx -t` (Debian nginx with the Lua module), which every reload
  * pays anyway. Also the endpoint-only path (build + diff + payload), which never reloads.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
@@ -26,6 +18,7 @@ import {
   type Configuration,
   type ConfigurationInput,
 } from '@ingresskit/nginx-template';
+import { createCertificatePool } from './lib/fixture.js';
 import { formatNumber, memoryMiB, percentile, printSection, timeIt } from './lib/measure.js';
 
 const sizes = [1_000, 10_000];
@@ -34,36 +27,9 @@ const certificatePool = 20;
 const work = mkdtempSync(join(tmpdir(), 'ingresskit-bench-nginx-'));
 chmodSync(work, 0o755);
 
-// A pool of distinct wildcard certificates (EC keys, quick to make); each TLS Ingress gets its own
-// Secret holding one of them, so every Secret is parsed and checked as in a real cluster.
-const pool = Array.from({ length: certificatePool }, (_, i) => {
-  const key = join(work, `pool-${i}.key`);
-  const crt = join(work, `pool-${i}.crt`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-days',
-      '3650',
-      '-subj',
-      `/CN=*.example.com`,
-      '-addext',
-      'subjectAltName=DNS:*.example.com',
-      '-keyout',
-      key,
-      '-out',
-      crt,
-    ],
-    { stdio: 'ignore' },
-  );
-  return { crt: readFileSync(crt).toString('base64'), key: readFileSync(key).toString('base64') };
-});
+// A pool of distinct wildcard certificates; each TLS Ingress gets its own Secret holding one of
+// them, so every Secret is parsed and checked as in a real cluster.
+const pool = createCertificatePool(work, certificatePool);
 
 function createInput(count: number, endpointShift = 0): ConfigurationInput {
   const input = { ingresses: [], services: [], endpointSlices: [], secrets: [] } as unknown as {
@@ -75,7 +41,7 @@ function createInput(count: number, endpointShift = 0): ConfigurationInput {
   for (let i = 0; i < count; i++) {
     const namespace = `team-${i % 50}`;
     const name = `app-${i}`;
-    const host = `app-${i}.example.com`;
+    const host = `app-${i}.bench.test`;
     const backend = (path: string, pathType: string) => ({
       path,
       pathType,
