@@ -14,8 +14,14 @@ import {
   serviceManifests,
   startController,
 } from '../harness.js';
-import { DOMAIN, expectConverged, startCluster, type ReliabilityCluster } from './cluster.js';
-import { formatTrafficReport, startTraffic } from './traffic.js';
+import {
+  DOMAIN,
+  expectConverged,
+  startCluster,
+  startSteadyTraffic,
+  type ReliabilityCluster,
+} from './cluster.js';
+import { formatTrafficReport } from './traffic.js';
 
 const OUTAGE_MS = 30_000;
 let cluster: ReliabilityCluster;
@@ -41,13 +47,7 @@ describe('API server down', () => {
   it('keeps serving for 30 s without the API server and converges to what changed meanwhile', async () => {
     const { server, backends } = cluster;
     expect(await answerOf(controller, `mover.${DOMAIN}`)).toBe('alpha');
-    const traffic = startTraffic({
-      httpPort: controller.config.httpPort,
-      httpsPort: controller.config.httpsPort,
-      routes: cluster.steadyRoutes,
-      maxRequests: 6_000,
-      maxDurationMs: 100_000,
-    });
+    const traffic = startSteadyTraffic(cluster, controller, { maxRequests: 6_000, maxDurationMs: 100_000 });
     await sleep(500);
 
     await server.faults.pause();

@@ -17,11 +17,12 @@ import {
   expectConverged,
   explainOverHttp,
   startCluster,
+  startSteadyTraffic,
   tlsIngressManifest,
   tlsSecretManifest,
   type ReliabilityCluster,
 } from './cluster.js';
-import { formatTrafficReport, startTraffic } from './traffic.js';
+import { formatTrafficReport } from './traffic.js';
 
 let cluster: ReliabilityCluster;
 let controller: Controller;
@@ -36,22 +37,12 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-function startSteadyTraffic() {
-  return startTraffic({
-    httpPort: controller.config.httpPort,
-    httpsPort: controller.config.httpsPort,
-    routes: cluster.steadyRoutes,
-    maxRequests: 3_000,
-    maxDurationMs: 60_000,
-  });
-}
-
 const badAnnotation = { 'nginx.ingress.kubernetes.io/proxy-body-size': '1 terabyte; evil' };
 
 describe('a broken Ingress', () => {
   it('is reported and left out while every other route, on its host too, keeps answering', async () => {
     const { server } = cluster;
-    const traffic = startSteadyTraffic();
+    const traffic = startSteadyTraffic(cluster, controller);
     await server.apply([
       ingressManifest('broken-alone', {
         host: `broken.${DOMAIN}`,
@@ -103,7 +94,7 @@ describe('an invalid certificate', () => {
     const dir = await mkdtemp(join(tmpdir(), 'ingresskit-reliability-'));
     const other = createTlsPair(dir);
     await rm(dir, { recursive: true, force: true });
-    const traffic = startSteadyTraffic();
+    const traffic = startSteadyTraffic(cluster, controller);
     await server.apply([
       tlsSecretManifest('garbage-tls', {
         crt: Buffer.from(

@@ -11,8 +11,15 @@ import type { CommandIo } from '../../src/commands/command.js';
 import { runCli } from '../../src/commands/index.js';
 import type { Controller } from '../../src/controller.js';
 import { answerOf, eventually, ingressManifest, startController } from '../harness.js';
-import { DOMAIN, expectConverged, startCluster, VERSION, type ReliabilityCluster } from './cluster.js';
-import { formatTrafficReport, startTraffic } from './traffic.js';
+import {
+  DOMAIN,
+  expectConverged,
+  startCluster,
+  startSteadyTraffic,
+  VERSION,
+  type ReliabilityCluster,
+} from './cluster.js';
+import { formatTrafficReport } from './traffic.js';
 
 let cluster: ReliabilityCluster;
 let controller: Controller;
@@ -51,13 +58,7 @@ describe('checksum mismatch', () => {
     const { server } = cluster;
     expect(controller.summary()?.checksum?.ok).toBe(true);
     const checksumBefore = controller.runningConfiguration?.checksum;
-    const traffic = startTraffic({
-      httpPort: controller.config.httpPort,
-      httpsPort: controller.config.httpsPort,
-      routes: cluster.steadyRoutes,
-      maxRequests: 3_000,
-      maxDurationMs: 60_000,
-    });
+    const traffic = startSteadyTraffic(cluster, controller);
 
     await server.apply(
       ingressManifest('unpublished-4', {

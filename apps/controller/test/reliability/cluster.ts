@@ -22,7 +22,7 @@ import {
   startLocalApiServer,
   type LocalApiServer,
 } from '../harness.js';
-import type { Route } from './traffic.js';
+import { startTraffic, type Route, type Traffic, type TrafficOptions } from './traffic.js';
 
 /** The domain of every host in these cases; the test certificate covers `*.reliability.test`. */
 export const DOMAIN = 'reliability.test';
@@ -267,4 +267,23 @@ export async function explainOverHttp(
     routes: unknown[];
     problems: { field: string; message: string }[];
   };
+}
+
+/**
+ * Starts the bounded request loop over the cluster's steady routes through the controller's nginx
+ * (3,000 requests or 60 s unless `overrides` say otherwise).
+ */
+export function startSteadyTraffic(
+  cluster: ReliabilityCluster,
+  controller: Controller,
+  overrides: Partial<Omit<TrafficOptions, 'httpPort' | 'httpsPort' | 'routes'>> = {},
+): Traffic {
+  return startTraffic({
+    httpPort: controller.config.httpPort,
+    httpsPort: controller.config.httpsPort,
+    routes: cluster.steadyRoutes,
+    maxRequests: 3_000,
+    maxDurationMs: 60_000,
+    ...overrides,
+  });
 }

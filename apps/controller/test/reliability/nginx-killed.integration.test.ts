@@ -16,8 +16,14 @@ import {
   serviceManifests,
   startController,
 } from '../harness.js';
-import { DOMAIN, expectConverged, startCluster, type ReliabilityCluster } from './cluster.js';
-import { formatTrafficReport, startTraffic, type TrafficReport } from './traffic.js';
+import {
+  DOMAIN,
+  expectConverged,
+  startCluster,
+  startSteadyTraffic,
+  type ReliabilityCluster,
+} from './cluster.js';
+import { formatTrafficReport, type TrafficReport } from './traffic.js';
 
 const INTERVAL_MS = 20;
 const REQUEST_TIMEOUT_MS = 1_000;
@@ -50,13 +56,8 @@ describe('nginx killed', () => {
     const reloadsBefore = controller.runtime.reloadCount;
 
     const trafficStartedAt = Date.now();
-    const traffic = startTraffic({
-      httpPort: controller.config.httpPort,
-      httpsPort: controller.config.httpsPort,
-      routes: cluster.steadyRoutes,
+    const traffic = startSteadyTraffic(cluster, controller, {
       intervalMs: INTERVAL_MS,
-      maxRequests: 3_000,
-      maxDurationMs: 60_000,
       timeoutMs: REQUEST_TIMEOUT_MS,
     });
     await sleep(1_000);
@@ -110,13 +111,8 @@ describe('nginx killed', () => {
     const master = controller.runtime.masterPid!;
     const workers = await controller.runtime.workerPids();
     expect(workers.length).toBeGreaterThan(0);
-    const traffic = startTraffic({
-      httpPort: controller.config.httpPort,
-      httpsPort: controller.config.httpsPort,
-      routes: cluster.steadyRoutes,
+    const traffic = startSteadyTraffic(cluster, controller, {
       intervalMs: INTERVAL_MS,
-      maxRequests: 3_000,
-      maxDurationMs: 60_000,
       timeoutMs: REQUEST_TIMEOUT_MS,
     });
     await sleep(500);

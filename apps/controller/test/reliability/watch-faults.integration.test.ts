@@ -7,8 +7,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../../src/controller.js';
 import { answerOf, eventually, ingressManifest, startController } from '../harness.js';
-import { DOMAIN, expectConverged, startCluster, type ReliabilityCluster } from './cluster.js';
-import { formatTrafficReport, startTraffic } from './traffic.js';
+import {
+  DOMAIN,
+  expectConverged,
+  startCluster,
+  startSteadyTraffic,
+  type ReliabilityCluster,
+} from './cluster.js';
+import { formatTrafficReport } from './traffic.js';
 
 let cluster: ReliabilityCluster;
 let controller: Controller;
@@ -23,20 +29,10 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-function startSteadyTraffic() {
-  return startTraffic({
-    httpPort: controller.config.httpPort,
-    httpsPort: controller.config.httpsPort,
-    routes: cluster.steadyRoutes,
-    maxRequests: 3_000,
-    maxDurationMs: 60_000,
-  });
-}
-
 describe('watch drops', () => {
   it('keeps every steady route answering and converges when all watches drop again and again', async () => {
     const { server } = cluster;
-    const traffic = startSteadyTraffic();
+    const traffic = startSteadyTraffic(cluster, controller);
     let dropped = 0;
     for (let round = 0; round < 10; round++) {
       dropped += server.faults.dropWatches();
@@ -68,7 +64,7 @@ describe('watch drops', () => {
 describe('410 storms', () => {
   it('relists, keeps every steady route answering and converges when every resume gets 410 Expired', async () => {
     const { server } = cluster;
-    const traffic = startSteadyTraffic();
+    const traffic = startSteadyTraffic(cluster, controller);
     for (let round = 0; round < 8; round++) {
       // Forget the history, then cut the watches: every resume from a known resourceVersion is 410.
       server.faults.expireHistory();
