@@ -47,6 +47,18 @@ describe('checkLayering', () => {
     expect(violations).toEqual([expect.stringContaining('@x/pure (L0): runtime dependency on @x/io (L1)')]);
   });
 
+  it('lets an L0 package build on an L0 base package, and a base package on nothing internal', () => {
+    const base = pkg({ name: '@x/model', layer: 'L0', isBase: true });
+    expect(checkLayering([base, { ...l0, runtimeDependencies: [base.name] }])).toEqual([]);
+    const violations = checkLayering([{ ...base, runtimeDependencies: [l0.name] }, l0]);
+    expect(violations).toEqual([expect.stringContaining('@x/model (L0): runtime dependency on @x/pure (L0)')]);
+  });
+
+  it('fails when an L0 package depends at runtime on an L0 package that is not a base', () => {
+    const other = pkg({ name: '@x/other', layer: 'L0' });
+    expect(checkLayering([{ ...l0, runtimeDependencies: [other.name] }, other])).toHaveLength(1);
+  });
+
   it('fails when an L0 package imports another package at runtime without declaring it', () => {
     const violations = checkLayering([
       { ...l0, runtimeImports: [{ file: 'packages/pure/src/a.ts', specifier: '@x/io/sub' }] },

@@ -1,0 +1,377 @@
+/**
+ * The incremental route table: sources (Ingresses, HTTPRoutes, ...) set and delete their
+ * contributions one by one, and `commit()` re-assembles only the hostnames they touched and
+ * returns the per-key delta. Work per change is proportional to the hosts it touches, not to the
+ * size of the table.
+ */
+import { assembleTlsBinding, assembleVirtualHost, type SourcedHostContribution, type SourcedTlsClaim } from './assemble.js';
+import { createEmptyDelta } from './diff.js';
+import { isDeepEqual } from './equal.js';
+import type {
+  AssemblyNote,
+  Backend,
+  Certificate,
+  HostContribution,
+  Listener,
+  Route,
+  RouteContribution,
+  RouteTable,
+  RouteTableDelta,
+  SourceRef,
+  TlsBinding,
+  VirtualHost,
+} from './types.js';
+
+/** The key of a source: `kind/namespace/name`. */
+export function sourceKey(source: SourceRef): string {
+  return `${source.kind}/${source.namespace}/${source.name}`;
+}
+
+/** Backend ids a route may send traffic to (its group and its mirror). */
+export function backendIdsOfRoute(route: Route): string[] {
+  const ids: string[] = [];
+  if (route.action.type === 'forward') {
+    for (const member of route.action.backends) if (member.backend !== undefined) ids.push(member.backend);
+  }
+  if (route.policy.mirror !== undefined) ids.push(route.policy.mirror.backend);
+  return ids;
+}
+
+function backendIdsOfContribution(contribution: RouteContribution): Set<string> {
+  const ids = new Set<string>();
+  for (const host of contribution.hosts) {
+    for (const route of host.routes) for (const id of backendIdsOfRoute(route)) ids.add(id);
+    if (host.fallback !== undefined && host.fallback !== 'table-default') {
+      for (const id of backendIdsOfRoute(host.fallback)) ids.add(id);
+    }
+  }
+  return ids;
+}
+
+/** How the set of backends sources refer to changed with one call. */
+export interface BackendReferenceChange {
+  /** Ids no source referred to before. */
+  added: string[];
+  /** Ids no source refers to any more. */
+  removed: string[];
+}
+
+/** Options of {@link createRouteTableBuilder}. */
+export interface RouteTableBuilderOptions {
+  listeners?: Listener[];
+  /** The fallback of hosts whose contributions ask for `'table-default'`; none (404) by default. */
+  defaultFallback?: Route;
+}
+
+/** See the module comment. */
+export interface RouteTableBuilder {
+  /** Replaces (or adds) the contribution of `contribution.source`. */
+  setContribution(contribution: RouteContribution): BackendReferenceChange;
+  /** Removes the contribution of the source with this key; nothing happens for an unknown key. */
+  deleteContribution(key: string): BackendReferenceChange;
+  /** The contribution a source set, by source key. */
+  contribution(key: string): RouteContribution | undefined;
+  /** Keys of every source with a contribution. */
+  sourceKeys(): IterableIterator<string>;
+  setBackend(backend: Backend): void;
+  deleteBackend(id: string): void;
+  /** Ids of the backends some route refers to, with the number of sources referring to each. */
+  backendReferences(): ReadonlyMap<string, number>;
+  /** Keys of the sources whose routes refer to backend `id`. */
+  sourcesOfBackend(id: string): string[];
+  setListeners(listeners: Listener[]): void;
+  setDefaultFallback(route: Route | undefined): BackendReferenceChange;
+  /** Re-assembles what changed since the last commit and returns the difference. */
+  commit(): RouteTableDelta;
+  /** The whole table as of the last commit, sorted; built on demand and cached until the next. */
+  table(): RouteTable;
+  /** The virtual host of `hostname` as of the last commit. */
+  virtualHost(hostname: string): VirtualHost | undefined;
+  /** What assembly decided against sources (hidden routes, overridden TLS), as of the last commit. */
+  notes(): AssemblyNote[];
+}
+
+interface CertificateEntry {
+  certificate: Certificate;
+  bindings: number;
+}
+
+class IncrementalRouteTable implements RouteTableBuilder {
+  #listeners: Listener[];
+  #defaultFallback: Route | undefined;
+  readonly #contributions = new Map<string, RouteContribution>();
+  readonly #hostIndex = new Map<string, Map<string, SourcedHostContribution>>();
+  readonly #tlsIndex = new Map<string, Map<string, SourcedTlsClaim[]>>();
+  readonly #backendRefs = new Map<string, Set<string>>();
+  readonly #refsBySource = new Map<string, Set<string>>();
+  readonly #backends = new Map<string, Backend>();
+  readonly #virtualHosts = new Map<string, VirtualHost>();
+  readonly #hostNotes = new Map<string, AssemblyNote[]>();
+  readonly #bindings = new Map<string, TlsBinding>();
+  readonly #tlsNotes = new Map<string, AssemblyNote[]>();
+  readonly #certificates = new Map<string, CertificateEntry>();
+  readonly #dirtyHosts = new Set<string>();
+  readonly #dirtyTls = new Set<string>();
+  readonly #dirtyBackends = new Set<string>();
+  #listenersChanged = true;
+  #table: RouteTable | undefined;
+
+  constructor(options: RouteTableBuilderOptions) {
+    this.#listeners = options.listeners ?? [];
+    this.#defaultFallback = options.defaultFallback;
+    if (this.#defaultFallback !== undefined) this.#refer('', backendIdsOfRoute(this.#defaultFallback));
+  }
+
+  setContribution(contribution: RouteContribution): BackendReferenceChange {
+    const key = sourceKey(contribution.source);
+    const change = this.#unindex(key);
+    this.#contributions.set(key, contribution);
+    for (const host of contribution.hosts) {
+      let sources = this.#hostIndex.get(host.hostname);
+      if (sources === undefined) this.#hostIndex.set(host.hostname, (sources = new Map()));
+      const existing = sources.get(key);
+      // One source naming a hostname twice (two rules for one host) contributes once.
+      sources.set(key, { source: contribution.source, host: existing === undefined ? host : mergeHosts(existing.host, host) });
+      this.#dirtyHosts.add(host.hostname);
+    }
+    for (const claim of contribution.tls) {
+      let sources = this.#tlsIndex.get(claim.hostname);
+      if (sources === undefined) this.#tlsIndex.set(claim.hostname, (sources = new Map()));
+      const claims = sources.get(key) ?? [];
+      claims.push({ source: contribution.source, claim });
+      sources.set(key, claims);
+      this.#dirtyTls.add(claim.hostname);
+    }
+    const added = this.#refer(key, backendIdsOfContribution(contribution));
+    return mergeChanges(change, added);
+  }
+
+  deleteContribution(key: string): BackendReferenceChange {
+    return this.#unindex(key);
+  }
+
+  contribution(key: string): RouteContribution | undefined {
+    return this.#contributions.get(key);
+  }
+
+  sourceKeys(): IterableIterator<string> {
+    return this.#contributions.keys();
+  }
+
+  setBackend(backend: Backend): void {
+    const old = this.#backends.get(backend.id);
+    if (old !== undefined && isDeepEqual(old, backend)) return;
+    this.#backends.set(backend.id, backend);
+    this.#dirtyBackends.add(backend.id);
+  }
+
+  deleteBackend(id: string): void {
+    if (this.#backends.delete(id)) this.#dirtyBackends.add(id);
+  }
+
+  backendReferences(): ReadonlyMap<string, number> {
+    return new Map([...this.#backendRefs].map(([id, sources]) => [id, sources.size]));
+  }
+
+  sourcesOfBackend(id: string): string[] {
+    return [...(this.#backendRefs.get(id) ?? [])].filter((key) => key !== '').sort();
+  }
+
+  setListeners(listeners: Listener[]): void {
+    if (isDeepEqual(listeners, this.#listeners)) return;
+    this.#listeners = listeners;
+    this.#listenersChanged = true;
+  }
+
+  setDefaultFallback(route: Route | undefined): BackendReferenceChange {
+    if (isDeepEqual(route, this.#defaultFallback)) return { added: [], removed: [] };
+    const removed = this.#unrefer('');
+    this.#defaultFallback = route;
+    const added = route === undefined ? { added: [], removed: [] } : this.#refer('', backendIdsOfRoute(route));
+    // Only hosts that ask for the table default change, but which ones is not indexed: the table
+    // default changes about never, so re-assembling every host is the simple, correct choice.
+    for (const hostname of this.#hostIndex.keys()) this.#dirtyHosts.add(hostname);
+    return mergeChanges(removed, added);
+  }
+
+  commit(): RouteTableDelta {
+    const delta = createEmptyDelta();
+    for (const hostname of this.#dirtyHosts) {
+      const sources = this.#hostIndex.get(hostname);
+      const { virtualHost, notes } = assembleVirtualHost(hostname, sources === undefined ? [] : [...sources.values()], this.#defaultFallback);
+      setOrDelete(this.#hostNotes, hostname, notes.length === 0 ? undefined : notes);
+      const old = this.#virtualHosts.get(hostname);
+      if (virtualHost === undefined) {
+        if (old !== undefined) {
+          this.#virtualHosts.delete(hostname);
+          delta.virtualHosts.remove.push(hostname);
+        }
+      } else if (old === undefined || !isDeepEqual(old, virtualHost)) {
+        this.#virtualHosts.set(hostname, virtualHost);
+        delta.virtualHosts.upsert.push(virtualHost);
+      }
+    }
+    const certificatesBefore = new Set(this.#certificates.keys());
+    for (const hostname of this.#dirtyTls) this.#commitTls(hostname, delta);
+    for (const [id, entry] of this.#certificates) {
+      if (!certificatesBefore.has(id)) delta.certificates.upsert.push(entry.certificate);
+    }
+    for (const id of certificatesBefore) if (!this.#certificates.has(id)) delta.certificates.remove.push(id);
+    for (const id of this.#dirtyBackends) {
+      const backend = this.#backends.get(id);
+      if (backend === undefined) delta.backends.remove.push(id);
+      else delta.backends.upsert.push(backend);
+    }
+    if (this.#listenersChanged) delta.listeners = this.#listeners;
+    this.#dirtyHosts.clear();
+    this.#dirtyTls.clear();
+    this.#dirtyBackends.clear();
+    this.#listenersChanged = false;
+    this.#table = undefined;
+    sortDelta(delta);
+    return delta;
+  }
+
+  table(): RouteTable {
+    this.#table ??= {
+      listeners: this.#listeners,
+      virtualHosts: sortedValues(this.#virtualHosts),
+      tls: sortedValues(this.#bindings),
+      certificates: sortedValues(new Map([...this.#certificates].map(([id, entry]) => [id, entry.certificate]))),
+      backends: sortedValues(this.#backends),
+    };
+    return this.#table;
+  }
+
+  virtualHost(hostname: string): VirtualHost | undefined {
+    return this.#virtualHosts.get(hostname);
+  }
+
+  notes(): AssemblyNote[] {
+    return [...this.#hostNotes.values(), ...this.#tlsNotes.values()].flat();
+  }
+
+  #commitTls(hostname: string, delta: RouteTableDelta): void {
+    const claims = [...(this.#tlsIndex.get(hostname)?.values() ?? [])].flat();
+    const { binding, notes } = assembleTlsBinding(hostname, claims);
+    setOrDelete(this.#tlsNotes, hostname, notes.length === 0 ? undefined : notes);
+    const old = this.#bindings.get(hostname);
+    if (old !== undefined && binding !== undefined && isDeepEqual(old, binding)) return;
+    if (old !== undefined) this.#releaseCertificate(old.certificate);
+    if (binding === undefined) {
+      if (old !== undefined) {
+        this.#bindings.delete(hostname);
+        delta.tls.remove.push(hostname);
+      }
+      return;
+    }
+    const certificate = claims.find((entry) => entry.claim.certificate.id === binding.certificate)!.claim.certificate;
+    const entry = this.#certificates.get(certificate.id);
+    if (entry === undefined) this.#certificates.set(certificate.id, { certificate, bindings: 1 });
+    else entry.bindings += 1;
+    this.#bindings.set(hostname, binding);
+    delta.tls.upsert.push(binding);
+  }
+
+  #releaseCertificate(id: string): void {
+    const entry = this.#certificates.get(id);
+    if (entry === undefined) return;
+    entry.bindings -= 1;
+    if (entry.bindings === 0) this.#certificates.delete(id);
+  }
+
+  #unindex(key: string): BackendReferenceChange {
+    const old = this.#contributions.get(key);
+    if (old === undefined) return { added: [], removed: [] };
+    this.#contributions.delete(key);
+    for (const host of old.hosts) {
+      const sources = this.#hostIndex.get(host.hostname);
+      sources?.delete(key);
+      if (sources?.size === 0) this.#hostIndex.delete(host.hostname);
+      this.#dirtyHosts.add(host.hostname);
+    }
+    for (const claim of old.tls) {
+      const sources = this.#tlsIndex.get(claim.hostname);
+      sources?.delete(key);
+      if (sources?.size === 0) this.#tlsIndex.delete(claim.hostname);
+      this.#dirtyTls.add(claim.hostname);
+    }
+    return this.#unrefer(key);
+  }
+
+  #refer(key: string, ids: Iterable<string>): BackendReferenceChange {
+    const added: string[] = [];
+    const own = new Set(ids);
+    if (own.size === 0) return { added, removed: [] };
+    this.#refsBySource.set(key, own);
+    for (const id of own) {
+      let sources = this.#backendRefs.get(id);
+      if (sources === undefined) {
+        this.#backendRefs.set(id, (sources = new Set()));
+        added.push(id);
+      }
+      sources.add(key);
+    }
+    return { added, removed: [] };
+  }
+
+  #unrefer(key: string): BackendReferenceChange {
+    const removed: string[] = [];
+    for (const id of this.#refsBySource.get(key) ?? []) {
+      const sources = this.#backendRefs.get(id);
+      if (sources === undefined || !sources.delete(key) || sources.size > 0) continue;
+      this.#backendRefs.delete(id);
+      removed.push(id);
+    }
+    this.#refsBySource.delete(key);
+    return { added: [], removed };
+  }
+}
+
+/**
+ * Creates an empty incremental route table. Typical use: on each change, `setContribution` or
+ * `deleteContribution` for the sources that changed, `setBackend` for backends that are newly
+ * referenced or changed, then `commit()` and hand the delta to the data plane.
+ */
+export function createRouteTableBuilder(options: RouteTableBuilderOptions = {}): RouteTableBuilder {
+  return new IncrementalRouteTable(options);
+}
+
+function mergeHosts(a: HostContribution, b: HostContribution): HostContribution {
+  const merged: HostContribution = { hostname: a.hostname, routes: [...a.routes, ...b.routes] };
+  const wildcard = a.wildcard ?? b.wildcard;
+  if (wildcard !== undefined) merged.wildcard = wildcard;
+  const fallback = a.fallback ?? b.fallback;
+  if (fallback !== undefined) merged.fallback = fallback;
+  return merged;
+}
+
+// A reference dropped and taken again within one call is neither added nor removed.
+function mergeChanges(first: BackendReferenceChange, second: BackendReferenceChange): BackendReferenceChange {
+  const readded = new Set(second.added.filter((id) => first.removed.includes(id)));
+  return {
+    added: [...first.added, ...second.added.filter((id) => !readded.has(id))],
+    removed: [...first.removed.filter((id) => !readded.has(id)), ...second.removed],
+  };
+}
+
+function setOrDelete<K, V>(map: Map<K, V>, key: K, value: V | undefined): void {
+  if (value === undefined) map.delete(key);
+  else map.set(key, value);
+}
+
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function sortedValues<T>(map: ReadonlyMap<string, T>): T[] {
+  return [...map.keys()].sort(compareKeys).map((key) => map.get(key)!);
+}
+
+function sortDelta(delta: RouteTableDelta): void {
+  delta.virtualHosts.upsert.sort((a, b) => compareKeys(a.hostname, b.hostname));
+  delta.tls.upsert.sort((a, b) => compareKeys(a.hostname, b.hostname));
+  delta.certificates.upsert.sort((a, b) => compareKeys(a.id, b.id));
+  delta.backends.upsert.sort((a, b) => compareKeys(a.id, b.id));
+  for (const part of [delta.virtualHosts, delta.tls, delta.certificates, delta.backends]) part.remove.sort(compareKeys);
+}

@@ -1,0 +1,67 @@
+export type {
+  AssemblyNote,
+  Backend,
+  BackendProtocol,
+  Certificate,
+  Endpoint,
+  HeaderMatch,
+  HeaderModifier,
+  HostContribution,
+  HostnameMatch,
+  Listener,
+  PathMatch,
+  PathModifier,
+  PathRewrite,
+  Problem,
+  QueryParamMatch,
+  Redirect,
+  Route,
+  RouteAction,
+  RouteContribution,
+  RouteMatch,
+  RouteOrigin,
+  RoutePolicy,
+  RouteTable,
+  RouteTableDelta,
+  RouteTimeouts,
+  SourceRef,
+  TlsBinding,
+  TlsClaim,
+  VirtualHost,
+  WeightedBackend,
+} from './types.js';
+export {
+  ANY_HOSTNAME,
+  compareHostnames,
+  hostnameCandidates,
+  hostnameMatchOf,
+  isHostCovered,
+  isValidHostname,
+} from './hostnames.js';
+export { compareMatches, compareOrigins, compareRoutes, matchKey, normalizePrefix } from './precedence.js';
+export {
+  assembleTlsBinding,
+  assembleVirtualHost,
+  type AssembledTlsBinding,
+  type AssembledVirtualHost,
+  type SourcedHostContribution,
+  type SourcedTlsClaim,
+} from './assemble.js';
+export {
+  backendIdsOfRoute,
+  createRouteTableBuilder,
+  sourceKey,
+  type BackendReferenceChange,
+  type RouteTableBuilder,
+  type RouteTableBuilderOptions,
+} from './builder.js';
+export { applyRouteTableDelta, createEmptyDelta, diffRouteTables, isEmptyDelta } from './diff.js';
+export { isDeepEqual } from './equal.js';
+export {
+  matchesPath,
+  matchesRequest,
+  modifyPath,
+  selectRoute,
+  type RouteRequest,
+  type RouteSelection,
+} from './select.js';

@@ -1,0 +1,333 @@
+/**
+ * The route model: what a gateway serves, as plain JSON-serialisable data. Translators (Ingress,
+ * Gateway API) produce it; data planes (nginx with Lua, or any other proxy) consume it. Nothing
+ * here names Kubernetes or nginx. The semantics each field carries are stated on the field and
+ * implemented once, as a reference, by `selectRoute` (which route answers a request).
+ */
+
+/** A port a data plane listens on, and whether it terminates TLS there. */
+export interface Listener {
+  /** Unique in a table; routes and TLS bindings refer to listeners by this name. */
+  name: string;
+  port: number;
+  protocol: 'HTTP' | 'HTTPS';
+}
+
+/**
+ * How a hostname pattern of a virtual host matches a request's host:
+ * - `exact`: `shop.example.com` only (also the kind of every name without a leading `*.`);
+ * - `one-label`: `*.example.com` matches `a.example.com`, not `a.b.example.com` nor `example.com`
+ *   (the Ingress spec);
+ * - `suffix`: `*.example.com` matches `a.example.com` and `a.b.example.com`, not `example.com`
+ *   (Gateway API);
+ * - `any`: the hostname `*`, every host (the catch-all).
+ */
+export type HostnameMatch = 'exact' | 'one-label' | 'suffix' | 'any';
+
+/**
+ * A path condition. Paths are compared with the request path as the data plane decoded and
+ * normalised it (`%2F` decoded, `..` resolved), without the query string.
+ * - `Exact`: equal, character for character (`/foo` does not match `/foo/`).
+ * - `PathPrefix`: element-wise prefix, per the Ingress spec and Gateway API: `/foo` matches
+ *   `/foo`, `/foo/` and `/foo/bar`, not `/foobar`. A trailing `/` of the value is ignored, so
+ *   `/foo/` is the same condition as `/foo`; `/` matches every path.
+ * - `RegularExpression`: a PCRE pattern searched in the path (anchor it with `^` to match from the
+ *   start); `ignoreCase` makes it case-insensitive.
+ */
+export type PathMatch =
+  | { type: 'Exact'; value: string }
+  | { type: 'PathPrefix'; value: string }
+  | { type: 'RegularExpression'; value: string; ignoreCase?: boolean };
+
+/**
+ * A request header condition. Names compare case-insensitively. A header sent more than once is
+ * matched against its values joined with `,` (as HTTP allows a list to be folded).
+ */
+export interface HeaderMatch {
+  name: string;
+  type: 'Exact' | 'RegularExpression';
+  value: string;
+}
+
+/** A query parameter condition. Names compare case-sensitively; the first value sent counts. */
+export interface QueryParamMatch {
+  name: string;
+  type: 'Exact' | 'RegularExpression';
+  value: string;
+}
+
+/** Everything a request must satisfy for a route to answer it. */
+export interface RouteMatch {
+  path: PathMatch;
+  /** An HTTP method, upper case; absent: any method. */
+  method?: string;
+  /** All must match; absent or empty: no header condition. */
+  headers?: HeaderMatch[];
+  /** All must match; absent or empty: no query condition. */
+  queryParams?: QueryParamMatch[];
+}
+
+/**
+ * One member of a backend group. `backend` names an entry of `RouteTable.backends`; a member
+ * without one stands for a reference that cannot be served (a refused or invalid reference) and
+ * answers `statusCode` (500 by default) for its share of the traffic, as Gateway API requires.
+ * A backend id that is not in the table answers 503, like a backend without endpoints.
+ */
+export interface WeightedBackend {
+  backend?: string;
+  /** Relative share of requests; 0 means none. A group whose weights are all 0 answers 500. */
+  weight: number;
+  statusCode?: number;
+}
+
+/** How a path is changed before the request goes upstream, or in a redirect's Location. */
+export type PathModifier =
+  /** The whole path becomes `value`. */
+  | { type: 'ReplaceFullPath'; value: string }
+  /**
+   * The part matched by the route's PathPrefix condition becomes `value` (Gateway API semantics:
+   * `/foo` → `/bar` turns `/foo/x` into `/bar/x`, `/foo` into `/bar`). Only for PathPrefix routes.
+   */
+  | { type: 'ReplacePrefixMatch'; value: string };
+
+/**
+ * A path rewrite: a {@link PathModifier}, or the substitution of the first match of `pattern`
+ * (PCRE) by `replacement`, where `$1`–`$9` stand for capture groups (ingress-nginx rewrite-target).
+ */
+export type PathRewrite = PathModifier | { type: 'RegexReplace'; pattern: string; replacement: string };
+
+/** An HTTP redirect answered by the data plane itself. Absent parts are kept from the request. */
+export interface Redirect {
+  scheme?: 'http' | 'https';
+  hostname?: string;
+  /**
+   * Absent: when `scheme` is set, the default port of that scheme (and no port in Location);
+   * otherwise the port the request came in on, omitted when it is the default of the scheme.
+   */
+  port?: number;
+  path?: PathModifier;
+  statusCode: 301 | 302 | 303 | 307 | 308;
+}
+
+/** What a route does with a request it matched. */
+export type RouteAction =
+  | { type: 'forward'; backends: WeightedBackend[] }
+  | { type: 'redirect'; redirect: Redirect }
+  | { type: 'respond'; statusCode: number; body?: string };
+
+/** Headers to change on a request or a response, applied in the order remove, set, add. */
+export interface HeaderModifier {
+  /** Replace (or create) these headers. */
+  set?: { name: string; value: string }[];
+  /** Append these values, keeping values already present. */
+  add?: { name: string; value: string }[];
+  /** Remove these headers (case-insensitive names). */
+  remove?: string[];
+}
+
+/** Protocols a data plane speaks to a backend. */
+export type BackendProtocol = 'HTTP' | 'HTTPS' | 'GRPC' | 'GRPCS';
+
+/** Upstream time limits in milliseconds; absent ones use the data plane's defaults. */
+export interface RouteTimeouts {
+  /** Establishing the connection to a backend. */
+  connectMs?: number;
+  /** Between two successive writes to the backend. */
+  sendMs?: number;
+  /** Between two successive reads from the backend (also the wait for the response to start). */
+  readMs?: number;
+}
+
+/** How a matched request is treated besides where it goes. Every field is optional. */
+export interface RoutePolicy {
+  /**
+   * On a plain-HTTP listener, answer with a redirect to the same URL on the HTTPS listener instead
+   * of applying the action (ingress-nginx ssl-redirect). With `onlyIfHostHasTls`, only when the
+   * table has a TLS binding for exactly the virtual host's hostname.
+   */
+  redirectToHttps?: { statusCode: 301 | 302 | 307 | 308; onlyIfHostHasTls?: boolean };
+  /** Only clients whose address is in one of these CIDRs are served; others get 403. */
+  allowSources?: string[];
+  /** Largest request body accepted, in bytes; 0 means no limit. Larger bodies get 413. */
+  maxBodyBytes?: number;
+  /** Path sent upstream. */
+  rewrite?: PathRewrite;
+  /** Host header sent upstream instead of the client's. */
+  upstreamHost?: string;
+  requestHeaders?: HeaderModifier;
+  responseHeaders?: HeaderModifier;
+  timeouts?: RouteTimeouts;
+  /** HTTP by default. */
+  backendProtocol?: BackendProtocol;
+  /** A copy of each request goes to this backend too; its answer is ignored. */
+  mirror?: { backend: string };
+}
+
+/**
+ * Who contributed a route and its rank among equals. Precedence ties are broken by age
+ * (`createdAt`, older first), then `namespace`, `name`, then `index` (the position of the rule,
+ * path or match inside its object), so the oldest object wins a conflict.
+ */
+export interface RouteOrigin {
+  /** The kind of the object, e.g. `Ingress`, `HTTPRoute`. */
+  kind: string;
+  namespace: string;
+  name: string;
+  /** Creation time in milliseconds since the epoch; unknown times sort last. */
+  createdAt: number;
+  index: number[];
+  /** Where in the object the route comes from, e.g. `spec.rules[0].http.paths[1]`. */
+  field?: string;
+}
+
+/** One route: a match, an action, a policy, and where it came from. */
+export interface Route {
+  /** Unique in a table and stable across rebuilds, e.g. `Ingress/shop/cart/r0/p1`. */
+  id: string;
+  origin: RouteOrigin;
+  match: RouteMatch;
+  action: RouteAction;
+  policy: RoutePolicy;
+  /** Listener names this route is served on; absent: every listener of the table. */
+  listeners?: string[];
+}
+
+/**
+ * The routes of one hostname pattern, in precedence order (see `compareRoutes`). A request goes to
+ * the first route whose match (and listeners) it satisfies; if none does, to `fallbackRoute`; a
+ * virtual host without one passes the request on to the next less specific hostname that covers
+ * it (`a.example.com` → `*.example.com` → `*`), and a request nothing answers gets 404.
+ */
+export interface VirtualHost {
+  /** Lower case: `shop.example.com`, `*.example.com`, or `*` for every host. */
+  hostname: string;
+  hostnameMatch: HostnameMatch;
+  routes: Route[];
+  /** Answers what no route matched; its `match` is not consulted. */
+  fallbackRoute?: Route;
+}
+
+/** A place a backend's traffic can go. */
+export interface Endpoint {
+  /** An IPv4 or IPv6 address (without brackets). */
+  address: string;
+  port: number;
+}
+
+/**
+ * A set of interchangeable endpoints (a Kubernetes Service port, say). Requests are balanced over
+ * `endpoints`; none means 503. `externalName` instead sends requests to a DNS name the data plane
+ * resolves itself.
+ */
+export interface Backend {
+  /** Unique in a table, e.g. `shop/cart:80`. */
+  id: string;
+  endpoints: Endpoint[];
+  externalName?: { hostname: string; port: number };
+}
+
+/**
+ * A certificate chain and its private key, PEM. The id derives from the content, so a new
+ * certificate is a new id and a data plane can cache parsed certificates by id forever.
+ */
+export interface Certificate {
+  id: string;
+  /** Leaf first, then intermediates. */
+  certificatePem: string;
+  privateKeyPem: string;
+  /** The leaf's notAfter, ISO 8601, when known. */
+  notAfter?: string;
+}
+
+/**
+ * Which certificate a TLS handshake gets for a server name (SNI). `hostname` matches names like a
+ * virtual host's (`exact`, or `*.` for one label); a name without a binding gets the data plane's
+ * default certificate.
+ */
+export interface TlsBinding {
+  hostname: string;
+  certificate: string;
+  /** The object that asked for this binding (the oldest one, when several did). */
+  origin: RouteOrigin;
+}
+
+/** Everything a data plane serves. Collections are sorted by their key. */
+export interface RouteTable {
+  listeners: Listener[];
+  virtualHosts: VirtualHost[];
+  tls: TlsBinding[];
+  certificates: Certificate[];
+  backends: Backend[];
+}
+
+/**
+ * The difference between two route tables, per key: virtual hosts by hostname, TLS bindings by
+ * hostname, certificates and backends by id. `listeners` is present only when they changed.
+ * Applying it to the first table gives the second.
+ */
+export interface RouteTableDelta {
+  virtualHosts: { upsert: VirtualHost[]; remove: string[] };
+  tls: { upsert: TlsBinding[]; remove: string[] };
+  certificates: { upsert: Certificate[]; remove: string[] };
+  backends: { upsert: Backend[]; remove: string[] };
+  listeners?: Listener[];
+}
+
+/** The object a contribution comes from. */
+export interface SourceRef {
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+/**
+ * What one hostname gets from one source object. `fallback`: a route answering what no route of
+ * the host matches, `'table-default'` for the builder's default fallback (the controller's default
+ * backend, or 404), or absent (the host passes unmatched requests on; see {@link VirtualHost}).
+ */
+export interface HostContribution {
+  hostname: string;
+  /** How a `*.` hostname matches; `one-label` when absent. Ignored for other hostnames. */
+  wildcard?: 'one-label' | 'suffix';
+  routes: Route[];
+  fallback?: Route | 'table-default';
+}
+
+/** A certificate one source asks a hostname to be served with. */
+export interface TlsClaim {
+  hostname: string;
+  certificate: Certificate;
+  origin: RouteOrigin;
+}
+
+/** Everything one source object (an Ingress, an HTTPRoute, ...) adds to a table. */
+export interface RouteContribution {
+  source: SourceRef;
+  hosts: HostContribution[];
+  tls: TlsClaim[];
+}
+
+/**
+ * Something assembling a table decided against a source: a route that an older one with the same
+ * match hides, a fallback an older source's fallback replaces, or a TLS claim that an older claim
+ * for the same hostname won.
+ */
+export type AssemblyNote =
+  | { type: 'route-shadowed'; source: SourceRef; route: Route; by: Route; hostname: string }
+  | { type: 'fallback-overridden'; source: SourceRef; route: Route; by: Route; hostname: string }
+  | { type: 'tls-overridden'; source: SourceRef; hostname: string; claim: TlsClaim; by: TlsBinding };
+
+/**
+ * Something in a source object that could not be served as written. `error`: that part (the
+ * object, a rule, a path, a TLS entry) was left out or answers with an error status; `warning`:
+ * it is served, but not exactly as written.
+ */
+export interface Problem {
+  object: SourceRef;
+  /** Where in the object, as a JSON-path-like string, e.g. `spec.rules[0].http.paths[1].path`. */
+  field: string;
+  message: string;
+  severity: 'error' | 'warning';
+  /** The offending value, when there is one (shown as data, never interpreted). */
+  value?: string;
+}
