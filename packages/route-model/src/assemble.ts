@@ -5,7 +5,15 @@
  */
 import { hostnameMatchOf } from './hostnames.js';
 import { compareOrigins, compareRoutes, matchKey } from './precedence.js';
-import type { AssemblyNote, HostContribution, Route, SourceRef, TlsBinding, TlsClaim, VirtualHost } from './types.js';
+import type {
+  AssemblyNote,
+  HostContribution,
+  Route,
+  SourceRef,
+  TlsBinding,
+  TlsClaim,
+  VirtualHost,
+} from './types.js';
 
 /** One source's contribution to a hostname. */
 export interface SourcedHostContribution {
@@ -74,7 +82,13 @@ export function assembleVirtualHost(
   fallbacks.sort((a, b) => compareOrigins(a.origin, b.origin));
   const fallbackRoute = fallbacks[0] ?? (wantsTableDefault ? defaultFallback : undefined);
   for (const route of fallbacks.slice(1)) {
-    notes.push({ type: 'fallback-overridden', source: sourceOf.get(route)!, route, by: fallbackRoute!, hostname });
+    notes.push({
+      type: 'fallback-overridden',
+      source: sourceOf.get(route)!,
+      route,
+      by: fallbackRoute!,
+      hostname,
+    });
   }
   const virtualHost: VirtualHost = { hostname, hostnameMatch: hostnameMatchOf(hostname, wildcard), routes };
   if (fallbackRoute !== undefined) virtualHost.fallbackRoute = fallbackRoute;
@@ -91,7 +105,10 @@ export interface AssembledTlsBinding {
  * Picks the certificate for `hostname`: the claim of the oldest origin wins. Losing claims with a
  * different certificate are reported; a claim for the same certificate loses nothing.
  */
-export function assembleTlsBinding(hostname: string, claims: readonly SourcedTlsClaim[]): AssembledTlsBinding {
+export function assembleTlsBinding(
+  hostname: string,
+  claims: readonly SourcedTlsClaim[],
+): AssembledTlsBinding {
   const sorted = [...claims].sort((a, b) => compareOrigins(a.claim.origin, b.claim.origin));
   const winner = sorted[0];
   if (winner === undefined) return { binding: undefined, notes: [] };

@@ -4,7 +4,12 @@
  * returns the per-key delta. Work per change is proportional to the hosts it touches, not to the
  * size of the table.
  */
-import { assembleTlsBinding, assembleVirtualHost, type SourcedHostContribution, type SourcedTlsClaim } from './assemble.js';
+import {
+  assembleTlsBinding,
+  assembleVirtualHost,
+  type SourcedHostContribution,
+  type SourcedTlsClaim,
+} from './assemble.js';
 import { createEmptyDelta } from './diff.js';
 import { isDeepEqual } from './equal.js';
 import type {
@@ -128,15 +133,24 @@ class IncrementalRouteTable implements RouteTableBuilder {
     this.#contributions.set(key, contribution);
     for (const host of contribution.hosts) {
       let sources = this.#hostIndex.get(host.hostname);
-      if (sources === undefined) this.#hostIndex.set(host.hostname, (sources = new Map()));
+      if (sources === undefined) {
+        sources = new Map<string, SourcedHostContribution>();
+        this.#hostIndex.set(host.hostname, sources);
+      }
       const existing = sources.get(key);
       // One source naming a hostname twice (two rules for one host) contributes once.
-      sources.set(key, { source: contribution.source, host: existing === undefined ? host : mergeHosts(existing.host, host) });
+      sources.set(key, {
+        source: contribution.source,
+        host: existing === undefined ? host : mergeHosts(existing.host, host),
+      });
       this.#dirtyHosts.add(host.hostname);
     }
     for (const claim of contribution.tls) {
       let sources = this.#tlsIndex.get(claim.hostname);
-      if (sources === undefined) this.#tlsIndex.set(claim.hostname, (sources = new Map()));
+      if (sources === undefined) {
+        sources = new Map<string, SourcedTlsClaim[]>();
+        this.#tlsIndex.set(claim.hostname, sources);
+      }
       const claims = sources.get(key) ?? [];
       claims.push({ source: contribution.source, claim });
       sources.set(key, claims);
@@ -187,7 +201,8 @@ class IncrementalRouteTable implements RouteTableBuilder {
     if (isDeepEqual(route, this.#defaultFallback)) return { added: [], removed: [] };
     const removed = this.#unrefer('');
     this.#defaultFallback = route;
-    const added = route === undefined ? { added: [], removed: [] } : this.#refer('', backendIdsOfRoute(route));
+    const added =
+      route === undefined ? { added: [], removed: [] } : this.#refer('', backendIdsOfRoute(route));
     // Only hosts that ask for the table default change, but which ones is not indexed: the table
     // default changes about never, so re-assembling every host is the simple, correct choice.
     for (const hostname of this.#hostIndex.keys()) this.#dirtyHosts.add(hostname);
@@ -198,7 +213,11 @@ class IncrementalRouteTable implements RouteTableBuilder {
     const delta = createEmptyDelta();
     for (const hostname of this.#dirtyHosts) {
       const sources = this.#hostIndex.get(hostname);
-      const { virtualHost, notes } = assembleVirtualHost(hostname, sources === undefined ? [] : [...sources.values()], this.#defaultFallback);
+      const { virtualHost, notes } = assembleVirtualHost(
+        hostname,
+        sources === undefined ? [] : [...sources.values()],
+        this.#defaultFallback,
+      );
       setOrDelete(this.#hostNotes, hostname, notes.length === 0 ? undefined : notes);
       const old = this.#virtualHosts.get(hostname);
       if (virtualHost === undefined) {
@@ -237,7 +256,9 @@ class IncrementalRouteTable implements RouteTableBuilder {
       listeners: this.#listeners,
       virtualHosts: sortedValues(this.#virtualHosts),
       tls: sortedValues(this.#bindings),
-      certificates: sortedValues(new Map([...this.#certificates].map(([id, entry]) => [id, entry.certificate]))),
+      certificates: sortedValues(
+        new Map([...this.#certificates].map(([id, entry]) => [id, entry.certificate])),
+      ),
       backends: sortedValues(this.#backends),
     };
     return this.#table;
@@ -265,7 +286,8 @@ class IncrementalRouteTable implements RouteTableBuilder {
       }
       return;
     }
-    const certificate = claims.find((entry) => entry.claim.certificate.id === binding.certificate)!.claim.certificate;
+    const certificate = claims.find((entry) => entry.claim.certificate.id === binding.certificate)!.claim
+      .certificate;
     const entry = this.#certificates.get(certificate.id);
     if (entry === undefined) this.#certificates.set(certificate.id, { certificate, bindings: 1 });
     else entry.bindings += 1;
@@ -373,5 +395,6 @@ function sortDelta(delta: RouteTableDelta): void {
   delta.tls.upsert.sort((a, b) => compareKeys(a.hostname, b.hostname));
   delta.certificates.upsert.sort((a, b) => compareKeys(a.id, b.id));
   delta.backends.upsert.sort((a, b) => compareKeys(a.id, b.id));
-  for (const part of [delta.virtualHosts, delta.tls, delta.certificates, delta.backends]) part.remove.sort(compareKeys);
+  for (const part of [delta.virtualHosts, delta.tls, delta.certificates, delta.backends])
+    part.remove.sort(compareKeys);
 }

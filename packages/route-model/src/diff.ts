@@ -28,7 +28,11 @@ export function isEmptyDelta(delta: RouteTableDelta): boolean {
   );
 }
 
-function diffPart<T extends object>(previous: readonly T[], next: readonly T[], key: keyof T): { upsert: T[]; remove: string[] } {
+function diffPart<T extends object>(
+  previous: readonly T[],
+  next: readonly T[],
+  key: keyof T,
+): { upsert: T[]; remove: string[] } {
   const before = new Map(previous.map((entry) => [String(entry[key]), entry]));
   const upsert: T[] = [];
   const seen = new Set<string>();
@@ -58,7 +62,11 @@ export function diffRouteTables(previous: RouteTable | undefined, next: RouteTab
   return delta;
 }
 
-function applyPart<T extends object>(entries: readonly T[], change: { upsert: readonly T[]; remove: readonly string[] }, key: keyof T): T[] {
+function applyPart<T extends object>(
+  entries: readonly T[],
+  change: { upsert: readonly T[]; remove: readonly string[] },
+  key: keyof T,
+): T[] {
   const byKey = new Map(entries.map((entry) => [String(entry[key]), entry]));
   for (const id of change.remove) byKey.delete(id);
   for (const entry of change.upsert) byKey.set(String(entry[key]), entry);

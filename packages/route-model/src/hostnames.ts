@@ -21,7 +21,10 @@ export function isValidHostname(hostname: string): boolean {
 }
 
 /** The kind of a hostname pattern, with `wildcard` deciding what `*.` means. */
-export function hostnameMatchOf(hostname: string, wildcard: 'one-label' | 'suffix' = 'one-label'): HostnameMatch {
+export function hostnameMatchOf(
+  hostname: string,
+  wildcard: 'one-label' | 'suffix' = 'one-label',
+): HostnameMatch {
   if (hostname === ANY_HOSTNAME) return 'any';
   return hostname.startsWith('*.') ? wildcard : 'exact';
 }

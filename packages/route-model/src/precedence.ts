@@ -98,10 +98,16 @@ function pathKey(path: PathMatch): string {
   }
 }
 
-function conditionsKey(conditions: readonly (HeaderMatch | QueryParamMatch)[] | undefined, fold: boolean): string {
+function conditionsKey(
+  conditions: readonly (HeaderMatch | QueryParamMatch)[] | undefined,
+  fold: boolean,
+): string {
   if (conditions === undefined || conditions.length === 0) return '';
   return conditions
-    .map((condition) => `${fold ? condition.name.toLowerCase() : condition.name}\u0000${condition.type}\u0000${condition.value}`)
+    .map(
+      (condition) =>
+        `${fold ? condition.name.toLowerCase() : condition.name}\u0000${condition.type}\u0000${condition.value}`,
+    )
     .sort()
     .join('\u0001');
 }

@@ -33,8 +33,7 @@ export interface RouteRequest {
 
 /** The outcome of {@link selectRoute}: the route that answers, or none (404). */
 export type RouteSelection =
-  | { found: true; virtualHost: VirtualHost; route: Route; isFallback: boolean }
-  | { found: false };
+  { found: true; virtualHost: VirtualHost; route: Route; isFallback: boolean } | { found: false };
 
 /**
  * Tests a regular expression condition. PCRE and JavaScript agree on the patterns translators
@@ -78,7 +77,9 @@ function headerValue(request: RouteRequest, name: string): string | undefined {
 
 function matchesValue(condition: HeaderMatch | QueryParamMatch, value: string | undefined): boolean {
   if (value === undefined) return false;
-  return condition.type === 'Exact' ? value === condition.value : matchesPattern(condition.value, value, false);
+  return condition.type === 'Exact'
+    ? value === condition.value
+    : matchesPattern(condition.value, value, false);
 }
 
 /** Whether a request satisfies every condition of `match`. */
@@ -108,7 +109,8 @@ export function selectRoute(table: Pick<RouteTable, 'virtualHosts'>, request: Ro
   const byHostname = new Map(table.virtualHosts.map((virtualHost) => [virtualHost.hostname, virtualHost]));
   for (const candidate of hostnameCandidates(request.host)) {
     const virtualHost = byHostname.get(candidate);
-    if (virtualHost === undefined || !isHostCovered(candidate, virtualHost.hostnameMatch, request.host)) continue;
+    if (virtualHost === undefined || !isHostCovered(candidate, virtualHost.hostnameMatch, request.host))
+      continue;
     const route = virtualHost.routes.find(
       (entry) => isOnListener(entry, request.listener) && matchesRequest(entry.match, request),
     );
