@@ -6,11 +6,10 @@ import {
   normalizeClassResolutionConfig,
   type ClassResolutionConfig,
 } from '@ingresskit/class-resolution';
-import type { ServiceReference } from '@ingresskit/nginx-template';
+import type { ServiceReference } from '@ingresskit/ingress-routes';
 import { FlagError } from './errors.js';
 import type { Flags } from './flags.js';
 import { resolveNginxBinary } from './nginx-process.js';
-import { parseServiceReference } from './sync-plan.js';
 
 /** Everything a controller needs to know, with defaults filled in. */
 export interface ControllerConfig {
@@ -31,7 +30,6 @@ export interface ControllerConfig {
   defaultBackend: ServiceReference | undefined;
   httpPort: number;
   httpsPort: number;
-  statusPort: number;
   /** 0 picks a free port (tests). */
   healthzPort: number;
   nginxBinary: string;
@@ -92,7 +90,7 @@ export function resolveControllerConfig(
   }
   if (flags['election-ttl'] < 1)
     throw new FlagError(`--election-ttl must be at least 1 second, not ${flags['election-ttl']}`);
-  const ports = ['http-port', 'https-port', 'status-port', 'healthz-port'] as const;
+  const ports = ['http-port', 'https-port', 'healthz-port'] as const;
   for (const [i, a] of ports.entries()) {
     for (const b of ports.slice(i + 1)) {
       if (flags[a] === flags[b]) throw new FlagError(`--${a} and --${b} must differ (both are ${flags[a]})`);
@@ -117,7 +115,6 @@ export function resolveControllerConfig(
     defaultBackend,
     httpPort: flags['http-port'],
     httpsPort: flags['https-port'],
-    statusPort: flags['status-port'],
     healthzPort: flags['healthz-port'],
     nginxBinary: resolveNginxBinary(flags['nginx-binary']),
     nginxPrefix: flags['nginx-prefix'],
@@ -137,4 +134,15 @@ function readServiceAccountNamespace(): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Parses `--default-backend-service`: `NAMESPACE/NAME` (port 80) or `NAMESPACE/NAME:PORT` (number
+ * or name); undefined for an empty value or one that does not have this shape.
+ */
+export function parseServiceReference(value: string): ServiceReference | undefined {
+  const match = /^([a-z0-9-]+)\/([a-z0-9.-]+)(?::([A-Za-z0-9-]+))?$/.exec(value.trim());
+  if (!match) return undefined;
+  const port = match[3] === undefined ? 80 : /^\d+$/.test(match[3]) ? Number(match[3]) : match[3];
+  return { namespace: match[1]!, name: match[2]!, port };
 }

@@ -1,42 +1,44 @@
 /**
- * One controller replica: store → SyncQueue → class resolution → checksum gate →
- * buildConfiguration → nginx (reload or dynamic update), with Events, metrics, the healthz server
- * and the leader-only loops around it. A failed sync (checksum mismatch, `nginx -t`, reload,
- * Lua endpoint) leaves the last good configuration serving and is retried with backoff.
+ * One controller replica, as a chain of stages:
+ *
+ *   store change events ─▶ recordChange (relevance, keys) ─▶ SyncQueue (coalesce, retry)
+ *     ─▶ IngressRouting (class resolution, translation, backends; route table delta)
+ *     ─▶ checksum gate ─▶ NginxDataPlane (push the delta; reload only for a new nginx.conf)
+ *     ─▶ IngressReports (Events, logs) and metrics
+ *
+ * around which it runs the healthz server and the leader-only loops. A failed sync (checksum
+ * mismatch, nginx refusing or not answering) leaves the last good configuration serving; what was
+ * not pushed stays staged and the sync is retried with backoff.
  */
 import {
   SyncQueue,
   bucketRateLimiter,
   exponentialFailureRateLimiter,
   maxOfRateLimiter,
-  type SyncTask,
 } from '@ingresskit/task-queue';
-import {
-  createStore,
-  type ChangeEvent,
-  type ResourceKind,
-  type Store,
-  type StoreSnapshot,
-} from '@ingresskit/store';
-import { createCertificateCache, type Configuration } from '@ingresskit/nginx-template';
+import { createStore, type ResourceKind, type Store } from '@ingresskit/store';
+import type { RouteTable } from '@ingresskit/route-model';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { ChecksumGate, type ChecksumVerdict } from './checksum-gate.js';
+import { viewOfSnapshot, type ClusterView } from './cluster-view.js';
 import type { ControllerConfig } from './config.js';
 import {
-  BackendsUpdateError,
   ChecksumMismatchError,
+  DataPlanePushError,
   NginxConfigTestError,
   NginxReloadError,
   NginxStartError,
 } from './errors.js';
-import { isIgnoreReasonReported } from './event-policy.js';
-import { createEventsApiSink, dedupKey, EventRecorder, type EventReport, type EventSink } from './events.js';
-import { explainIngress, formatProblem, type IngressExplanation } from './explain.js';
+import { createEventsApiSink, EventRecorder, type EventSink } from './events.js';
+import { explainIngress, type IngressExplanation } from './explain.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
+import { IngressReports } from './ingress-reports.js';
+import { IngressRouting } from './ingress-routing.js';
 import { LeaderRole } from './leader.js';
 import type { Logger } from './logger.js';
 import { checksumToGaugeValue, createControllerMetrics, type ControllerMetrics } from './metrics.js';
-import { NginxRuntime } from './nginx-runtime.js';
-import { planSync, type ClusterObjects, type SyncPlan } from './sync-plan.js';
+import { NginxDataPlane, listenersOf } from './data-plane.js';
+import { createPendingChanges, recordChange, takePendingChanges } from './pending-changes.js';
 
 /** What a controller is built from besides its config. */
 export interface ControllerDependencies {
@@ -50,7 +52,7 @@ export interface ControllerDependencies {
   now?: () => number;
 }
 
-/** A summary of the last sync, for tests and the demo. */
+/** A summary of the routing state, for tests and the demo. */
 export interface SyncSummary {
   owned: number;
   ignored: number;
@@ -65,20 +67,20 @@ const SYNC_KEY = 'sync';
 export class Controller {
   readonly config: ControllerConfig;
   readonly metrics: ControllerMetrics;
-  readonly runtime: NginxRuntime;
+  readonly dataPlane: NginxDataPlane;
+  readonly routing: IngressRouting;
   readonly #deps: ControllerDependencies;
   readonly #logger: Logger;
-  readonly #now: () => number;
-  readonly #certificateCache = createCertificateCache();
   readonly #recorder: EventRecorder;
+  readonly #reports: IngressReports;
+  readonly #checksumGate = new ChecksumGate();
+  readonly #pending = createPendingChanges();
+  #checksum: ChecksumVerdict | undefined;
   #store: Store | undefined;
   #queue: SyncQueue | undefined;
   #leader: LeaderRole | undefined;
   #http: HttpServer | undefined;
-  #plan: SyncPlan | undefined;
-  #ownedKeys = '';
-  #reportedEvents = new Set<string>();
-  #seenReports = new Set<string>();
+  #initialized = false;
   #firstSyncDone = false;
   #starting: Promise<void> | undefined;
   #readyWaiters: (() => void)[] = [];
@@ -89,29 +91,29 @@ export class Controller {
     this.config = config;
     this.#deps = deps;
     this.#logger = deps.logger;
-    this.#now = deps.now ?? Date.now;
+    const now = deps.now ?? Date.now;
     this.metrics = deps.metrics ?? createControllerMetrics();
-    this.runtime = new NginxRuntime({
+    this.routing = new IngressRouting({
+      classConfig: config.classConfig,
+      defaultBackend: config.defaultBackend,
+      listeners: listenersOf(config),
+      now,
+    });
+    this.dataPlane = new NginxDataPlane({
       binary: config.nginxBinary,
       prefix: config.nginxPrefix,
       httpPort: config.httpPort,
       httpsPort: config.httpsPort,
-      statusPort: config.statusPort,
       ...(config.listenAddresses === undefined ? {} : { listenAddresses: config.listenAddresses }),
       workerProcesses: config.workerProcesses,
       accessLog: config.accessLog,
+      // --sync-rate-limit protects nginx from reload storms; pushes of data are never throttled.
+      reloadMinIntervalMs: config.syncRateLimit > 0 ? 1000 / config.syncRateLimit : 0,
       logger: deps.logger,
       onRestart: () => this.metrics.nginxRestarts.inc(),
-      onRecovered: (error) => {
-        if (error === undefined)
-          this.#logger.info('restarted nginx serves the last good configuration again');
-        else
-          this.#logger.error(
-            { err: error },
-            'restarted nginx could not be brought back; the next sync retries',
-          );
-        // A sync re-checks everything (and restarts nginx from scratch if it is still down).
-        this.#requestSync('nginx restarted', true);
+      onDrift: (reason) => {
+        this.#logger.warn({ reason }, 'the data plane lost its data; pushing everything again');
+        this.#requestSync('data plane drift', true);
       },
     });
     // Without the gate nothing holds a configuration back.
@@ -129,6 +131,11 @@ export class Controller {
         );
       },
     });
+    this.#reports = new IngressReports({
+      recorder: this.#recorder,
+      logger: deps.logger,
+      isLeader: () => this.isLeader(),
+    });
   }
 
   /** The port of the healthz server (after `start()`). */
@@ -145,8 +152,7 @@ export class Controller {
   notReadyReason(): string | undefined {
     if (this.#state !== 'running') return `controller is ${this.#state}`;
     if (!this.#firstSyncDone) return this.#lastSyncError ?? 'the first sync has not finished';
-    if (!this.runtime.isServing()) return 'nginx is not running';
-    return undefined;
+    return this.dataPlane.notServingReason();
   }
 
   /** Whether this replica leads. */
@@ -159,14 +165,9 @@ export class Controller {
     return this.#store;
   }
 
-  /** The plan of the last sync. */
-  get lastPlan(): SyncPlan | undefined {
-    return this.#plan;
-  }
-
-  /** The configuration nginx runs. */
-  get runningConfiguration(): Configuration | undefined {
-    return this.runtime.loaded;
+  /** The route table as of the last sync (what nginx serves once the sync succeeded). */
+  routeTable(): RouteTable {
+    return this.routing.table();
   }
 
   /** The Event writer (tests flush it). */
@@ -197,7 +198,8 @@ export class Controller {
     const checkNotStopped = () => {
       if (this.#state !== 'starting') throw new Error('the controller was stopped while starting');
     };
-    await this.runtime.prepare();
+    // nginx starts serving 503 right away, and data from the first sync on.
+    await this.dataPlane.prepare();
     checkNotStopped();
     this.#http = await startHttpServer({
       port: config.healthzPort,
@@ -212,7 +214,14 @@ export class Controller {
       kinds: this.#storeKinds(),
     });
     this.#store = store;
-    store.on('change', (event) => this.#onChange(event));
+    store.on('change', (event) => {
+      const isRelevant = recordChange(this.#pending, event, {
+        snapshot: store.snapshot(),
+        isServiceReferenced: (key) => this.routing.isServiceReferenced(key),
+        checksumEnabled: config.checksumEnabled,
+      });
+      if (isRelevant) this.#requestSync(`${event.kind} ${event.key} ${event.type}`, false);
+    });
     store.on('error', (error) => this.#logger.warn({ err: error }, 'store: list or watch failed; retrying'));
     store.on('stale', (change) =>
       this.#logger.warn(change, 'store: informer is stale; serving the last known state'),
@@ -226,8 +235,7 @@ export class Controller {
     checkNotStopped();
 
     const queue = new SyncQueue({
-      sync: (task) => this.#sync(task),
-      minIntervalMs: config.syncRateLimit > 0 ? 1000 / config.syncRateLimit : 0,
+      sync: () => this.#sync(),
       // Retries start fast and stay within half a minute (client-go's 1000 s cap is long for a data plane).
       rateLimiter: maxOfRateLimiter<string>(
         exponentialFailureRateLimiter({ baseMs: 100, maxMs: 30_000 }),
@@ -250,11 +258,10 @@ export class Controller {
       store,
       logger: this.#logger,
       metrics: this.metrics,
-      listOwnedIngresses: () => this.#plan?.owned.map((verdict) => verdict.ingress) ?? [],
-      onLeadershipChange: () => {
-        // Leaders report Ingress problems as Events: start over so the new leader reports them all.
-        this.#reportedEvents = new Set();
-        this.#requestSync('leadership changed', true);
+      listOwnedIngresses: () => this.#ownedIngresses(),
+      onLeadershipChange: (isLeader) => {
+        // Leaders report Ingress problems as Events: the new leader reports them all.
+        if (isLeader) this.#reports.recordAll();
       },
     });
     this.#state = 'running';
@@ -289,7 +296,7 @@ export class Controller {
     await step('sync queue', () => this.#queue?.shutDown());
     await step('leader role', () => this.#leader?.stop({ release: options.releaseLease ?? true }));
     await step('events', () => this.#recorder.flush());
-    await step('nginx', () => this.runtime.stop());
+    await step('nginx', () => this.dataPlane.stop());
     await step('store', () => this.#store?.stop());
     await step('healthz server', () => this.#http?.stop());
     this.#state = 'stopped';
@@ -297,35 +304,37 @@ export class Controller {
     this.#logger.info('stopped');
   }
 
-  /** Explains an Ingress against the current store and the configuration nginx runs. */
+  /** Explains an Ingress from the routing state of the last sync. */
   explain(key: string): IngressExplanation {
-    const snapshot = this.#store?.snapshot();
-    if (snapshot === undefined) {
+    if (!this.#initialized) {
       return {
         ingress: key,
         found: false,
         owned: false,
-        explanation: 'The controller has not started.',
+        explanation: 'The controller has not finished its first sync.',
         routes: [],
         problems: [],
-        routesFrom: 'running',
       };
     }
-    const plan = this.#planFrom(snapshot);
-    return explainIngress(plan, key, this.runtime.loaded ?? emptyConfiguration(plan));
+    const checksum = this.#checksum;
+    return explainIngress(
+      this.routing,
+      key,
+      checksum === undefined ? undefined : { ok: checksum.ok, message: checksum.message },
+    );
   }
 
-  /** A summary of the last sync's plan. */
+  /** A summary of the routing state. */
   summary(): SyncSummary | undefined {
-    const plan = this.#plan;
-    if (plan === undefined) return undefined;
+    if (!this.#initialized) return undefined;
+    const totals = this.#reports.totals();
     const summary: SyncSummary = {
-      owned: plan.owned.length,
-      ignored: plan.ignored.length,
-      problems: plan.build.problems.length,
+      owned: totals.owned,
+      ignored: [...totals.ignoredByReason.values()].reduce((sum, count) => sum + count, 0),
+      problems: totals.errors + totals.warnings,
     };
-    if (plan.checksum !== undefined)
-      summary.checksum = { ok: plan.checksum.ok, message: plan.checksum.message };
+    if (this.#checksum !== undefined)
+      summary.checksum = { ok: this.#checksum.ok, message: this.#checksum.message };
     return summary;
   }
 
@@ -336,215 +345,151 @@ export class Controller {
     return kinds;
   }
 
-  #onChange(event: ChangeEvent): void {
-    if (this.#queue === undefined || !this.#isRelevant(event)) return;
-    this.#requestSync(`${event.kind} ${event.key} ${event.type}`, false);
-  }
-
-  // Every sync rebuilds everything, so all requests share one key: waiting requests merge into one
-  // task and failures retry on one backoff, instead of one retry per object that changed.
+  // Every request shares one key: waiting requests merge into one sync (which takes every pending
+  // change) and failures retry on one backoff.
   #requestSync(reason: string, forced: boolean): void {
     this.#logger.debug({ reason }, 'sync requested');
     this.#queue?.enqueue(SYNC_KEY, { skippable: !forced });
   }
 
-  // Only changes that can alter the configuration start a sync; ingress-nginx re-syncs on every
-  // EndpointSlice in the cluster, which is most of its churn.
-  #isRelevant(event: ChangeEvent): boolean {
-    const snapshot = this.#store?.snapshot();
-    switch (event.kind) {
-      case 'Ingress':
-        // Status writes (ours, from the leader) change nothing nginx serves.
-        return !(event.type === 'updated' && isStatusOnlyChange(event.oldObject, event.newObject));
-      case 'IngressClass':
-        return true;
-      case 'IngressCheckSum':
-        return this.config.checksumEnabled;
-      case 'Service':
-        return this.#isUsedService(event.key, snapshot);
-      case 'EndpointSlice': {
-        const object = event.newObject ?? event.oldObject;
-        const service = object?.metadata.labels?.['kubernetes.io/service-name'];
-        const namespace = object?.metadata.namespace;
-        return (
-          service === undefined ||
-          namespace === undefined ||
-          this.#isUsedService(`${namespace}/${service}`, snapshot)
-        );
-      }
-      case 'Secret':
-        return (snapshot?.ingressesForSecret(event.key).length ?? 1) > 0;
-      default:
-        return false;
-    }
+  *#ownedIngresses() {
+    for (const verdict of this.routing.verdicts()) if (verdict.decision.owned) yield verdict.ingress;
   }
 
-  #isUsedService(key: string, snapshot: StoreSnapshot | undefined): boolean {
-    const backend = this.config.defaultBackend;
-    if (backend !== undefined && `${backend.namespace}/${backend.name}` === key) return true;
-    return (snapshot?.ingressesForService(key).length ?? 1) > 0;
-  }
-
-  #planFrom(snapshot: StoreSnapshot): SyncPlan {
-    const objects: ClusterObjects = {
-      ingresses: snapshot.ingresses.list(),
-      ingressClasses: snapshot.ingressClasses.list(),
-      services: snapshot.services.list(),
-      endpointSlices: snapshot.endpointSlices.list(),
-      secrets: snapshot.secrets.list(),
-      ingressCheckSums: snapshot.ingressCheckSums.list(),
-    };
-    return planSync(objects, {
-      classConfig: this.config.classConfig,
-      checksumEnabled: this.config.checksumEnabled,
-      defaultBackend: this.config.defaultBackend,
-      now: this.#now(),
-      certificateCache: this.#certificateCache,
-    });
-  }
-
-  async #sync(task: SyncTask): Promise<void> {
+  async #sync(): Promise<void> {
     const store = this.#store;
     if (store === undefined || this.#state !== 'running') return;
     const stopTimer = this.metrics.syncDuration.startTimer();
     try {
-      await this.#syncOnce(store, task);
+      await this.#syncOnce(viewOfSnapshot(store.snapshot()));
       this.metrics.syncs.inc({ result: 'success' });
     } catch (error) {
       this.metrics.syncs.inc({
         result: error instanceof ChecksumMismatchError ? 'checksum-mismatch' : 'error',
       });
+      this.#recordFailure(error);
       throw error;
     } finally {
       stopTimer();
     }
   }
 
-  async #syncOnce(store: Store, task: SyncTask): Promise<void> {
-    const plan = this.#planFrom(store.snapshot());
-    this.#plan = plan;
-    this.#recordPlanMetrics(plan);
-    this.#reportPlan(plan);
-    const ownedKeys = plan.owned.map((verdict) => verdict.key).join(',');
-    if (ownedKeys !== this.#ownedKeys) {
-      this.#ownedKeys = ownedKeys;
-      this.#leader?.requestStatusSync();
+  async #syncOnce(view: ClusterView): Promise<void> {
+    const changes = takePendingChanges(this.#pending);
+    const routing = this.routing;
+    if (!this.#initialized) {
+      routing.initialize(view);
+      this.#initialized = true;
+      changes.allIngresses = true;
+    } else if (changes.allIngresses) {
+      routing.setIngressClasses(view);
     }
+    routing.updateIngresses(
+      view,
+      changes.allIngresses ? [...view.ingressKeys(), ...changes.ingresses] : changes.ingresses,
+    );
+    routing.updateServices(view, changes.services);
+    this.dataPlane.stage(routing.commit());
+    this.#reportAffected();
 
-    const checksum = plan.checksum;
-    if (checksum !== undefined) {
-      this.metrics.checksumOk.set(checksum.ok ? 1 : 0);
-      this.metrics.checksumChecks.inc({
-        result: !checksum.checked ? 'unchecked' : checksum.ok ? 'match' : 'mismatch',
-      });
-      if (!checksum.ok) {
-        this.#logger.error(
-          {
-            checksum: checksum.checksum,
-            expected: checksum.expected,
-            localOnly: checksum.diff.localOnly,
-            publishedOnly: checksum.diff.publishedOnly,
-          },
-          'Ingress checksum mismatch: keeping the last good configuration',
-        );
-        throw new ChecksumMismatchError(checksum.message);
-      }
+    if (this.config.checksumEnabled) this.#verifyChecksum(view);
+    let result = await this.dataPlane.flush();
+    // The data plane refused routes (its regex engine said no): leave exactly those out and push again.
+    while (result.refused.length > 0 && routing.refuseRoutes(view, result.refused)) {
+      this.dataPlane.stage(routing.commit());
+      this.#reportAffected();
+      result = await this.dataPlane.flush();
     }
-
-    const configuration = plan.build.configuration;
-    let result;
-    try {
-      result = await this.runtime.apply(configuration);
-    } catch (error) {
-      this.#recordApplyFailure(error);
-      throw error;
-    }
-    if (result.started || result.reloaded) {
+    if (result.refused.length > 0)
+      throw new DataPlanePushError('the data plane refused routes it had refused before');
+    if (result.reloaded || result.started) {
       this.metrics.reloads.inc({ result: 'success' });
       this.metrics.lastReloadSuccessful.set(1);
-      this.metrics.lastReloadSuccessTimestamp.set(this.#now() / 1000);
-      this.#logger.info(
-        {
-          started: result.started,
-          reasons: result.diff.reasons,
-          checksum: configuration.checksum,
-          retry: task.isRetry,
-        },
-        result.started ? 'nginx started' : 'nginx reloaded',
-      );
+      this.metrics.lastReloadSuccessTimestamp.set(Date.now() / 1000);
     }
-    if (result.backendsPosted) {
-      if (!result.started && !result.reloaded) this.metrics.dynamicUpdates.inc({ result: 'success' });
-      this.#logger.debug({ backends: configuration.backends.length }, 'backends posted to nginx');
-    }
-    this.metrics.configHash.set(checksumToGaugeValue(configuration.checksum));
+    if (result.pushed) this.metrics.dynamicUpdates.inc({ result: 'success' });
+    const running = this.dataPlane.configuration;
+    if (running !== undefined) this.metrics.configHash.set(checksumToGaugeValue(running.checksum));
     this.#lastSyncError = undefined;
     if (!this.#firstSyncDone) {
       this.#firstSyncDone = true;
+      const totals = this.#reports.totals();
       this.#logger.info(
-        { owned: plan.owned.length, ignored: plan.ignored.length, problems: plan.build.problems.length },
+        { owned: totals.owned, problems: totals.errors + totals.warnings },
         'first configuration applied',
       );
       for (const resolve of this.#readyWaiters.splice(0)) resolve();
     }
   }
 
-  #recordPlanMetrics(plan: SyncPlan): void {
-    this.metrics.ownedIngresses.set(plan.owned.length);
-    this.metrics.ignoredIngresses.reset();
-    const byReason = new Map<string, number>();
-    for (const verdict of plan.ignored) {
-      if (verdict.decision.owned) continue;
-      byReason.set(verdict.decision.reason, (byReason.get(verdict.decision.reason) ?? 0) + 1);
+  #recordFailure(error: unknown): void {
+    if (error instanceof DataPlanePushError) {
+      this.metrics.dynamicUpdates.inc({ result: 'failure' });
+      return;
     }
-    for (const [reason, count] of byReason) this.metrics.ignoredIngresses.set({ reason }, count);
-    this.metrics.problems.reset();
-    for (const severity of ['error', 'warning'] as const) {
-      this.metrics.problems.set(
-        { severity },
-        plan.build.problems.filter((problem) => problem.severity === severity).length,
-      );
-    }
+    if (
+      !(error instanceof NginxConfigTestError) &&
+      !(error instanceof NginxReloadError) &&
+      !(error instanceof NginxStartError)
+    )
+      return;
+    this.metrics.reloads.inc({ result: 'failure' });
+    this.metrics.lastReloadSuccessful.set(0);
+    this.#recorder.record({
+      regarding: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        namespace: this.config.podNamespace,
+        name: this.config.podName,
+      },
+      type: 'Warning',
+      reason: error instanceof NginxConfigTestError ? 'ConfigTestFailed' : 'ReloadFailed',
+      action: 'Reload',
+      note: error.message,
+    });
   }
 
-  // Every replica logs what changed; the leader also writes Events, each once per appearance.
-  #reportPlan(plan: SyncPlan): void {
-    const reports: EventReport[] = [];
-    // Ingresses of other controllers: logged at debug level, never an Event (isIgnoreReasonReported).
-    const quiet: EventReport[] = [];
-    for (const verdict of plan.ignored) {
-      if (verdict.decision.owned) continue;
-      const isReported = isIgnoreReasonReported(verdict.decision.reason);
-      (isReported ? reports : quiet).push({
-        regarding: ingressSubject(verdict.ingress),
-        type: isReported ? 'Warning' : 'Normal',
-        reason: 'Ignored',
-        action: 'ClassResolution',
-        note: `${verdict.decision.message} ${verdict.decision.hint}`,
-      });
+  // Reports, checksum ids and metrics follow the Ingresses whose verdict or problems changed.
+  #reportAffected(): void {
+    const affected = this.routing.takeAffectedIngresses();
+    if (affected.size === 0) return;
+    let ownershipChanged = false;
+    for (const key of affected) {
+      const verdict = this.routing.verdict(key);
+      const owned = verdict?.decision.owned === true;
+      if (this.#reports.update(key, verdict, owned ? this.routing.problemsOf(key) : []))
+        ownershipChanged = true;
+      if (this.config.checksumEnabled) this.#checksumGate.update(key, owned ? verdict.ingress : undefined);
     }
-    for (const problem of plan.build.problems) {
-      const verdict = plan.verdicts.get(`${problem.object.namespace}/${problem.object.name}`);
-      const regarding: EventReport['regarding'] =
-        problem.object.kind === 'Ingress' && verdict !== undefined
-          ? ingressSubject(verdict.ingress)
-          : {
-              apiVersion: apiVersionOf(problem.object.kind),
-              kind: problem.object.kind,
-              namespace: problem.object.namespace,
-              name: problem.object.name,
-            };
-      reports.push({
-        regarding,
-        type: 'Warning',
-        reason: problem.severity === 'error' ? 'InvalidConfiguration' : 'ConfigurationWarning',
-        action: 'Sync',
-        note: formatProblem(problem),
-      });
-    }
-    const checksum = plan.checksum;
-    if (checksum !== undefined && !checksum.ok && checksum.object !== undefined) {
-      reports.push({
+    if (ownershipChanged) this.#leader?.requestStatusSync();
+    const totals = this.#reports.totals();
+    this.metrics.ownedIngresses.set(totals.owned);
+    this.metrics.ignoredIngresses.reset();
+    for (const [reason, count] of totals.ignoredByReason)
+      this.metrics.ignoredIngresses.set({ reason }, count);
+    this.metrics.problems.set({ severity: 'error' }, totals.errors);
+    this.metrics.problems.set({ severity: 'warning' }, totals.warnings);
+  }
+
+  #verifyChecksum(view: ClusterView): void {
+    const checksum = this.#checksumGate.verify(view.ingressCheckSums());
+    this.#checksum = checksum;
+    this.metrics.checksumOk.set(checksum.ok ? 1 : 0);
+    this.metrics.checksumChecks.inc({
+      result: !checksum.checked ? 'unchecked' : checksum.ok ? 'match' : 'mismatch',
+    });
+    if (checksum.ok) return;
+    this.#logger.error(
+      {
+        checksum: checksum.checksum,
+        expected: checksum.expected,
+        localOnly: checksum.diff.localOnly,
+        publishedOnly: checksum.diff.publishedOnly,
+      },
+      'Ingress checksum mismatch: keeping the last good configuration',
+    );
+    if (checksum.object !== undefined && this.isLeader()) {
+      this.#recorder.record({
         regarding: {
           apiVersion: 'tengine.taobao.org/v1',
           kind: checksum.object.kind,
@@ -557,101 +502,6 @@ export class Controller {
         note: checksum.message,
       });
     }
-    const current = new Set<string>();
-    const isLeader = this.isLeader();
-    const log = (report: EventReport, key: string, level: 'warn' | 'info' | 'debug') => {
-      current.add(key);
-      if (this.#seenReports.has(key)) return;
-      const regarding = report.regarding;
-      const fields = {
-        regarding: `${regarding.kind} ${regarding.namespace ?? ''}/${regarding.name}`,
-        reason: report.reason,
-      };
-      this.#logger[level](fields, report.note);
-    };
-    for (const report of quiet) log(report, dedupKey(report), 'debug');
-    for (const report of reports) {
-      const key = dedupKey(report);
-      log(report, key, report.type === 'Warning' ? 'warn' : 'info');
-      if (isLeader && !this.#reportedEvents.has(key)) this.#recorder.record(report);
-    }
-    this.#seenReports = current;
-    if (isLeader) this.#reportedEvents = current;
+    throw new ChecksumMismatchError(checksum.message);
   }
-
-  #recordApplyFailure(error: unknown): void {
-    if (error instanceof BackendsUpdateError) {
-      this.metrics.dynamicUpdates.inc({ result: 'failure' });
-      return;
-    }
-    if (
-      error instanceof NginxConfigTestError ||
-      error instanceof NginxReloadError ||
-      error instanceof NginxStartError
-    ) {
-      this.metrics.reloads.inc({ result: 'failure' });
-      this.metrics.lastReloadSuccessful.set(0);
-      this.#recorder.record({
-        regarding: {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          namespace: this.config.podNamespace,
-          name: this.config.podName,
-        },
-        type: 'Warning',
-        reason: error instanceof NginxConfigTestError ? 'ConfigTestFailed' : 'ReloadFailed',
-        action: 'Reload',
-        note: error.message,
-      });
-    }
-  }
-}
-
-function ingressSubject(ingress: {
-  metadata: { namespace?: string; name: string; uid?: string; resourceVersion: string };
-}): EventReport['regarding'] {
-  return {
-    apiVersion: 'networking.k8s.io/v1',
-    kind: 'Ingress',
-    namespace: ingress.metadata.namespace,
-    name: ingress.metadata.name,
-    uid: ingress.metadata.uid,
-    resourceVersion: ingress.metadata.resourceVersion,
-  };
-}
-
-function isStatusOnlyChange(
-  before: { metadata: object; spec?: unknown } | undefined,
-  after: { metadata: object; spec?: unknown } | undefined,
-): boolean {
-  if (before === undefined || after === undefined) return false;
-  const strip = (object: { metadata: object; spec?: unknown }) => {
-    const {
-      resourceVersion: _resourceVersion,
-      managedFields: _managedFields,
-      ...metadata
-    } = object.metadata as Record<string, unknown>;
-    return JSON.stringify({ metadata, spec: object.spec });
-  };
-  return strip(before) === strip(after);
-}
-
-function apiVersionOf(kind: string): string {
-  return kind === 'EndpointSlice'
-    ? 'discovery.k8s.io/v1'
-    : kind === 'Ingress'
-      ? 'networking.k8s.io/v1'
-      : 'v1';
-}
-
-// Before nginx runs nothing is served: explain against an empty configuration, not the plan.
-function emptyConfiguration(plan: SyncPlan): Configuration {
-  const planned = plan.build.configuration;
-  return {
-    ...planned,
-    servers: [],
-    backends: [],
-    certificates: [],
-    defaultServer: { ...planned.defaultServer, locations: [] },
-  };
 }

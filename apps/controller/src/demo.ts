@@ -8,20 +8,23 @@ import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
+import { stringify } from 'yaml';
 import { startLocalApiServer, type LocalApiServer } from '@ingresskit/local-apiserver';
-import { renderNginxConf, type Configuration } from '@ingresskit/nginx-template';
+import { buildConfiguration, renderNginxConf } from '@ingresskit/nginx-template';
+import { viewOfObjects } from './cluster-view.js';
 import { resolveControllerConfig, type ControllerConfig } from './config.js';
 import { Controller } from './controller.js';
 import { startDemoBackend, type DemoBackend } from './demo-backends.js';
 import { isIgnoreReasonReported } from './event-policy.js';
-import { formatProblem, listRoutes, type ServedRoute } from './explain.js';
+import { listenersOf, nginxRenderOptions } from './data-plane.js';
+import { formatProblem, listRoutes, redactTable, type ExplainedRoute } from './explain.js';
 import { defaultFlags } from './flags.js';
 import { probe } from './http-probe.js';
 import { createFileLogger } from './logger.js';
 import { readManifests, toClusterObjects, type Manifest } from './manifests.js';
 import { isNginxAvailable } from './nginx-process.js';
-import { findFreePort, pickPort } from './ports.js';
-import { planSync, type IngressVerdict, type SyncPlan } from './sync-plan.js';
+import { routeAll, type IngressRouting, type IngressVerdict } from './ingress-routing.js';
+import { pickPort } from './ports.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -99,7 +102,6 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       httpPort: await take(options.httpPort),
       httpsPort: await take(options.httpsPort),
       healthzPort: await take(options.healthzPort),
-      statusPort: await take(await findFreePort()),
       nginxBinary: options.nginxBinary,
       podName: 'ingresskit-demo',
       podNamespace: 'ingresskit',
@@ -125,22 +127,17 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         () => `nginx did not serve within 30 s: ${controller.notReadyReason() ?? ''}`,
       ),
     );
-    const plan = controller.lastPlan;
-    const running = controller.runningConfiguration;
-    if (plan === undefined || running === undefined)
-      throw new Error('the controller reported ready without a configuration');
-
-    const checks = await checkRoutes(plan, running, config);
+    const routing = controller.routing;
+    const checks = await checkRoutes(routing, config);
     out(
       formatSummary({
-        plan,
-        running,
+        routing,
         config,
         checks,
         server,
         kubeconfigPath: shown(kubeconfigPath),
         logPath: shown(logPath),
-        prefix: controller.runtime.prefix,
+        prefix: controller.dataPlane.prefix,
         kubectl: await hasKubectl(),
       }),
     );
@@ -180,19 +177,24 @@ async function renderWithoutNginx(
       'the controller would serve for the example manifests.\n\n',
   );
   const config = resolveControllerConfig(defaultFlags(), {});
-  const plan = planSync(toClusterObjects(manifests), {
+  const routing = routeAll(viewOfObjects(toClusterObjects(manifests)), {
     classConfig: config.classConfig,
-    checksumEnabled: false,
-    now: Date.now(),
+    listeners: listenersOf({ httpPort: options.httpPort, httpsPort: options.httpsPort }),
+    now: Date.now,
   });
   const confPath = join(options.stateDir, 'nginx.conf');
-  await writeFile(
-    confPath,
-    renderNginxConf(plan.build.configuration, { httpPort: options.httpPort, httpsPort: options.httpsPort }),
+  const { configuration } = buildConfiguration(
+    routing.table(),
+    nginxRenderOptions(join(options.stateDir, 'nginx'), { workerProcesses: 'auto' }),
   );
-  out(formatRoutingTable(plan, plan.build.configuration, config, 'Routing table (what nginx would serve):'));
-  out(formatDecisions(plan));
-  out(`The rendered configuration is in ${shown(confPath)}.\n`);
+  await writeFile(confPath, renderNginxConf(configuration));
+  const routesPath = join(options.stateDir, 'routes.yaml');
+  await writeFile(routesPath, stringify(redactTable(routing.table()), { aliasDuplicateObjects: false }));
+  out(formatRoutingTable(routing, config, 'Routing table (what nginx would serve):'));
+  out(formatDecisions(routing));
+  out(
+    `The rendered nginx.conf is in ${shown(confPath)}, and the route table nginx would get as data in ${shown(routesPath)}.\n`,
+  );
   return { exitCode: options.exitAfterReady ? 1 : 0, checks: [] };
 }
 
@@ -251,47 +253,53 @@ function withBackendPorts(
 
 interface RouteEntry {
   ingress: string;
-  route: ServedRoute;
+  route: ExplainedRoute;
 }
 
-function listAllRoutes(plan: SyncPlan, configuration: Configuration): RouteEntry[] {
-  return plan.owned.flatMap((verdict) =>
-    listRoutes(configuration, verdict.ingress.metadata.namespace ?? '', verdict.ingress.metadata.name).map(
-      (route) => ({ ingress: verdict.key, route }),
-    ),
+function ownedVerdicts(routing: IngressRouting): IngressVerdict[] {
+  return [...routing.verdicts()]
+    .filter((verdict) => verdict.decision.owned)
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+function ignoredVerdicts(routing: IngressRouting): IngressVerdict[] {
+  return [...routing.verdicts()]
+    .filter((verdict) => !verdict.decision.owned)
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+function listAllRoutes(routing: IngressRouting): RouteEntry[] {
+  return ownedVerdicts(routing).flatMap((verdict) =>
+    listRoutes(routing, verdict.key).map((route) => ({ ingress: verdict.key, route })),
   );
 }
 
 /** Sends a real request for every served route, and for every host the controller leaves out. */
-async function checkRoutes(
-  plan: SyncPlan,
-  running: Configuration,
-  config: ControllerConfig,
-): Promise<RouteCheck[]> {
+async function checkRoutes(routing: IngressRouting, config: ControllerConfig): Promise<RouteCheck[]> {
   const checks: RouteCheck[] = [];
-  const served = new Set(running.servers.map((server) => server.host));
-  for (const { route } of listAllRoutes(plan, running)) {
-    if (
-      route.host === '*' ||
-      (route.pathType === 'ImplementationSpecific' && /[\\^$*+?()[\]{}|]/.test(route.path))
-    )
+  const served = new Set(routing.table().virtualHosts.map((host) => host.hostname));
+  for (const { route } of listAllRoutes(routing)) {
+    const path = route.route.match.path;
+    if (route.hostname === '*' || route.isFallback || !route.served || path.type === 'RegularExpression')
       continue;
-    const service = route.backend.replace(/^[^/]+\//, '').replace(/:.*$/, '');
-    const expected = route.endpoints > 0 ? `200 from backend ${service}-*` : '503 (no endpoints)';
+    const backend = route.backends[0];
+    if (backend === undefined) continue;
+    const service = backend.id.replace(/^[^/]+\//, '').replace(/:.*$/, '');
+    const expected = backend.endpoints > 0 ? `200 from backend ${service}-*` : '503 (no endpoints)';
     checks.push(
       await runCheck(
-        route.host,
-        route.path,
+        route.hostname,
+        path.value,
         route.tls,
         config,
         (status, body) =>
-          route.endpoints > 0 ? status === 200 && body.startsWith(`${service}-`) : status === 503,
+          backend.endpoints > 0 ? status === 200 && body.startsWith(`${service}-`) : status === 503,
         expected,
       ),
     );
   }
   const leftOut = new Set<string>();
-  for (const verdict of [...plan.ignored, ...plan.owned]) {
+  for (const verdict of routing.verdicts()) {
     for (const host of hostsOf(verdict)) if (!served.has(host)) leftOut.add(host);
   }
   for (const host of [...leftOut].sort()) {
@@ -335,8 +343,7 @@ function hostsOf(verdict: IngressVerdict): string[] {
 }
 
 interface SummaryInput {
-  plan: SyncPlan;
-  running: Configuration;
+  routing: IngressRouting;
   config: ControllerConfig;
   checks: RouteCheck[];
   server: LocalApiServer;
@@ -347,18 +354,17 @@ interface SummaryInput {
 }
 
 function formatSummary(input: SummaryInput): string {
-  const { config, checks, server, kubeconfigPath, plan } = input;
+  const { config, checks, server, kubeconfigPath, routing } = input;
   const healthz = `http://127.0.0.1:${config.healthzPort}`;
   const lines: string[] = [''];
   lines.push(
     formatRoutingTable(
-      plan,
-      input.running,
+      routing,
       config,
       `Routing table (what nginx serves now on 127.0.0.1, HTTP :${config.httpPort}, HTTPS :${config.httpsPort}):`,
     ),
   );
-  lines.push(formatDecisions(plan));
+  lines.push(formatDecisions(routing));
   lines.push('Checks (real HTTP requests through nginx):');
   for (const check of checks)
     lines.push(
@@ -394,19 +400,14 @@ function formatSummary(input: SummaryInput): string {
   return `${lines.join('\n')}\n`;
 }
 
-function formatRoutingTable(
-  plan: SyncPlan,
-  configuration: Configuration,
-  config: ControllerConfig,
-  title: string,
-): string {
-  const rows = listAllRoutes(plan, configuration).map(({ ingress, route }) => [
-    `${route.tls ? 'https' : 'http'}://${route.host}`,
-    route.path,
-    route.pathType,
+function formatRoutingTable(routing: IngressRouting, config: ControllerConfig, title: string): string {
+  const rows = listAllRoutes(routing).map(({ ingress, route }) => [
+    `${route.tls ? 'https' : 'http'}://${route.hostname}`,
+    route.isFallback ? '(default backend)' : route.route.match.path.value,
+    route.isFallback ? '' : route.route.match.path.type,
     ingress,
-    route.backend,
-    String(route.endpoints),
+    route.backends.map((backend) => backend.id).join(', ') || answerOf(route),
+    route.backends.map((backend) => String(backend.endpoints)).join(', ') || '-',
   ]);
   const header = ['HOST', 'PATH', 'PATH TYPE', 'INGRESS', 'BACKEND', 'ENDPOINTS'];
   const widths = header.map((title, column) =>
@@ -417,14 +418,19 @@ function formatRoutingTable(
   const lines = [title, format(header), ...rows.map(format)];
   if (rows.length === 0) lines.push('  (nothing)');
   lines.push(
-    `  Anything else: 404 from nginx's catch-all server (unknown TLS names are refused). Ports: HTTP ${config.httpPort}, HTTPS ${config.httpsPort}.`,
+    `  Anything else: 404 (unknown TLS names get the default certificate). Ports: HTTP ${config.httpPort}, HTTPS ${config.httpsPort}.`,
   );
   return `${lines.join('\n')}\n\n`;
 }
 
-function formatDecisions(plan: SyncPlan): string {
+function answerOf(route: ExplainedRoute): string {
+  const { action } = route.route;
+  return action.type === 'respond' ? String(action.statusCode) : action.type;
+}
+
+function formatDecisions(routing: IngressRouting): string {
   const lines: string[] = [];
-  const byDefault = plan.owned.filter(
+  const byDefault = ownedVerdicts(routing).filter(
     (verdict) => verdict.decision.owned && verdict.decision.via === 'default-class',
   );
   for (const verdict of byDefault) {
@@ -445,12 +451,12 @@ function formatDecisions(plan: SyncPlan): string {
   const groups = [
     {
       title: 'Ignored Ingresses that may be meant for this controller (each also gets a Warning Event):',
-      verdicts: plan.ignored.filter(isReported),
+      verdicts: ignoredVerdicts(routing).filter(isReported),
     },
     {
       title:
         'Ignored Ingresses of other controllers (no Event on their objects; /explain and the metric cover them):',
-      verdicts: plan.ignored.filter((verdict) => !isReported(verdict)),
+      verdicts: ignoredVerdicts(routing).filter((verdict) => !isReported(verdict)),
     },
   ];
   for (const { title, verdicts } of groups) {
@@ -460,8 +466,9 @@ function formatDecisions(plan: SyncPlan): string {
     lines.push('');
   }
   lines.push('Problems (the part at fault is left out and reported as an Event; everything else is served):');
-  if (plan.build.problems.length === 0) lines.push('  none');
-  for (const problem of plan.build.problems) {
+  const problems = ownedVerdicts(routing).flatMap((verdict) => routing.problemsOf(verdict.key));
+  if (problems.length === 0) lines.push('  none');
+  for (const problem of problems) {
     lines.push(
       wrap(
         formatProblem(problem),

@@ -30,10 +30,10 @@ export class NginxStartError extends Error {
   readonly code = 'NGINX_START_FAILED';
 }
 
-/** The Lua configuration endpoint did not accept the backends. */
-export class BackendsUpdateError extends Error {
-  override readonly name = 'BackendsUpdateError';
-  readonly code = 'BACKENDS_UPDATE_FAILED';
+/** nginx's control endpoint did not take a data push (not answering, full, or refusing). */
+export class DataPlanePushError extends Error {
+  override readonly name = 'DataPlanePushError';
+  readonly code = 'DATA_PLANE_PUSH_FAILED';
 }
 
 /** The local Ingress ids do not match the newest IngressCheckSum; the last good configuration stays. */

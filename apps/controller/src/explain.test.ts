@@ -1,7 +1,9 @@
 import type { CustomObject, EndpointSlice, Ingress, IngressClass, Service } from '@ingresskit/store';
 import { describe, expect, it } from 'vitest';
-import { explainIngress, formatExplanation, formatRoute } from './explain.js';
-import { planSync, type ClusterObjects } from './sync-plan.js';
+import { viewOfObjects, type ClusterObjects } from './cluster-view.js';
+import { ChecksumGate } from './checksum-gate.js';
+import { explainIngress, formatExplanation, formatRoute, type ExplainedRoute } from './explain.js';
+import { routeAll } from './ingress-routing.js';
 
 const ours: IngressClass = {
   apiVersion: 'networking.k8s.io/v1',
@@ -84,42 +86,50 @@ function objects(ingresses: Ingress[], checksums: CustomObject[] = []): ClusterO
   };
 }
 
-const options = { classConfig: {}, checksumEnabled: false, now: Date.UTC(2026, 0, 2) };
+const listeners = [
+  { name: 'http', port: 80, protocol: 'HTTP' as const },
+  { name: 'https', port: 443, protocol: 'HTTPS' as const },
+];
+
+function route(clusterObjects: ClusterObjects) {
+  return routeAll(viewOfObjects(clusterObjects), {
+    classConfig: {},
+    listeners,
+    now: () => Date.UTC(2026, 0, 2),
+  });
+}
 
 describe('explainIngress', () => {
   it('lists the routes and the decision when the Ingress is ours', () => {
-    const plan = planSync(
-      objects([ingress('cart', { className: 'nginx', host: 'shop.example.com' })]),
-      options,
-    );
-    const explanation = explainIngress(plan, 'shop/cart');
+    const routing = route(objects([ingress('cart', { className: 'nginx', host: 'shop.example.com' })]));
+    const explanation = explainIngress(routing, 'shop/cart');
     expect(explanation).toMatchObject({
       ingress: 'shop/cart',
       found: true,
       owned: true,
       decision: { className: 'nginx', via: 'ingressClassName' },
-      routesFrom: 'planned',
       problems: [],
     });
     expect(explanation.routes).toEqual([
-      {
-        host: 'shop.example.com',
-        path: '/',
-        pathType: 'Prefix',
-        backend: 'shop/web:80',
-        endpoints: 2,
+      expect.objectContaining({
+        hostname: 'shop.example.com',
+        isFallback: false,
+        served: true,
+        backends: [{ id: 'shop/web:80', endpoints: 2 }],
         tls: false,
-      },
+      }),
     ]);
+    expect(explanation.routes[0]?.route).toMatchObject({
+      id: 'Ingress/shop/cart/r0/p0',
+      match: { path: { type: 'PathPrefix', value: '/' } },
+      action: { type: 'forward', backends: [{ backend: 'shop/web:80', weight: 1 }] },
+    });
     expect(explanation.explanation).toContain('Ingress shop/cart is served as class "nginx"');
   });
 
   it('says whose it is and has no routes when another controller owns the class', () => {
-    const plan = planSync(
-      objects([ingress('other', { className: 'traefik', host: 'other.example.com' })]),
-      options,
-    );
-    const explanation = explainIngress(plan, 'shop/other');
+    const routing = route(objects([ingress('other', { className: 'traefik', host: 'other.example.com' })]));
+    const explanation = explainIngress(routing, 'shop/other');
     expect(explanation.owned).toBe(false);
     expect(explanation.decision).toMatchObject({
       reason: 'class-other-controller',
@@ -130,8 +140,8 @@ describe('explainIngress', () => {
   });
 
   it('serves a class-less Ingress through the default class when the default is ours', () => {
-    const plan = planSync(objects([ingress('legacy', { host: 'legacy.example.com' })]), options);
-    expect(explainIngress(plan, 'shop/legacy').decision).toMatchObject({
+    const routing = route(objects([ingress('legacy', { host: 'legacy.example.com' })]));
+    expect(explainIngress(routing, 'shop/legacy').decision).toMatchObject({
       via: 'default-class',
       className: 'nginx',
     });
@@ -143,32 +153,40 @@ describe('explainIngress', () => {
       host: 'broken.example.com',
       annotations: { 'nginx.ingress.kubernetes.io/proxy-read-timeout': 'forever' },
     });
-    const plan = planSync(
+    const routing = route(
       objects([broken, ingress('cart', { className: 'nginx', host: 'shop.example.com' })]),
-      options,
     );
-    const explanation = explainIngress(plan, 'shop/broken');
+    const explanation = explainIngress(routing, 'shop/broken');
     expect(explanation.owned).toBe(true);
     expect(explanation.routes).toEqual([]);
     expect(explanation.problems).toHaveLength(1);
     expect(explanation.problems[0]).toMatchObject({ severity: 'error', value: 'forever' });
-    expect(explainIngress(plan, 'shop/cart').routes).toHaveLength(1);
+    expect(explainIngress(routing, 'shop/cart').routes).toHaveLength(1);
   });
 
   it('answers not found when the Ingress does not exist', () => {
-    const plan = planSync(objects([]), options);
-    expect(explainIngress(plan, 'shop/ghost')).toMatchObject({ found: false, owned: false, routes: [] });
+    expect(explainIngress(route(objects([])), 'shop/ghost')).toMatchObject({
+      found: false,
+      owned: false,
+      routes: [],
+    });
   });
 
-  it('takes the routes from the running configuration when one is given', () => {
-    const before = planSync(objects([]), options);
-    const after = planSync(
-      objects([ingress('cart', { className: 'nginx', host: 'shop.example.com' })]),
-      options,
-    );
-    const explanation = explainIngress(after, 'shop/cart', before.build.configuration);
-    expect(explanation.routesFrom).toBe('running');
-    expect(explanation.routes).toEqual([]);
+  it('marks a route an older Ingress already serves as not served, and reports it', () => {
+    const older = ingress('first', { className: 'nginx', host: 'shop.example.com' });
+    const younger = {
+      ...ingress('second', { className: 'nginx', host: 'shop.example.com' }),
+      metadata: { ...older.metadata, name: 'second', creationTimestamp: '2026-01-02T00:00:00Z' },
+    };
+    const routing = route(objects([older, younger]));
+    const explanation = explainIngress(routing, 'shop/second');
+    expect(explanation.routes.map((entry) => entry.served)).toEqual([false]);
+    expect(explanation.problems).toEqual([
+      expect.objectContaining({
+        message: expect.stringContaining('already served by the older Ingress shop/first'),
+      }),
+    ]);
+    expect(explainIngress(routing, 'shop/first').routes.map((entry) => entry.served)).toEqual([true]);
   });
 
   it('carries the checksum verdict when the gate is on', () => {
@@ -188,13 +206,16 @@ describe('explainIngress', () => {
       host: 'shop.example.com',
       annotations: { 'nginx.ingress.kubernetes.io/version': '2' },
     });
-    const plan = planSync(objects([versioned], [published]), { ...options, checksumEnabled: true });
-    expect(plan.checksum).toMatchObject({
+    const routing = route(objects([versioned], [published]));
+    const gate = new ChecksumGate();
+    gate.update('shop/cart-7', versioned);
+    const checksum = gate.verify([published]);
+    expect(checksum).toMatchObject({
       ok: false,
       ids: ['7-2'],
       diff: { localOnly: ['7-2'], publishedOnly: ['7-1'] },
     });
-    expect(explainIngress(plan, 'shop/cart-7').checksum?.ok).toBe(false);
+    expect(explainIngress(routing, 'shop/cart-7', checksum).checksum?.ok).toBe(false);
   });
 });
 
@@ -205,33 +226,52 @@ describe('formatExplanation', () => {
       host: 'broken.example.com',
       annotations: { 'nginx.ingress.kubernetes.io/proxy-read-timeout': 'forever' },
     });
-    const plan = planSync(
+    const routing = route(
       objects([broken, ingress('cart', { className: 'nginx', host: 'shop.example.com' })]),
-      options,
     );
-    const served = formatExplanation(explainIngress(plan, 'shop/cart'));
+    const served = formatExplanation(explainIngress(routing, 'shop/cart'));
     expect(served).toContain('Ingress shop/cart\n  Owned:       yes, as class "nginx" (ingressClassName)');
-    expect(served).toContain('http://shop.example.com/ (Prefix) → shop/web:80 (2 endpoints)');
+    expect(served).toContain('http://shop.example.com/ (PathPrefix) → shop/web:80 (2 endpoints)');
     expect(served).toContain('Problems:    none');
-    const text = formatExplanation(explainIngress(plan, 'shop/broken'));
+    const text = formatExplanation(explainIngress(routing, 'shop/broken'));
     expect(text).toMatch(
       /error: metadata\.annotations\["nginx\.ingress\.kubernetes\.io\/proxy-read-timeout"\]: .*\(value "forever"\)/,
     );
-    expect(formatExplanation(explainIngress(plan, 'shop/ghost'))).toContain('does not exist');
+    expect(formatExplanation(explainIngress(routing, 'shop/ghost'))).toContain('does not exist');
   });
 });
 
 describe('formatRoute', () => {
-  it('shows a status answer instead of a backend when the location returns one', () => {
-    expect(
-      formatRoute({
-        host: 'a.example.com',
-        path: '/x',
-        pathType: 'Exact',
-        backend: '503',
-        endpoints: 0,
-        tls: true,
-      }),
-    ).toBe('https://a.example.com/x (Exact) answers 503');
+  const base: ExplainedRoute = {
+    hostname: 'a.example.com',
+    route: {
+      id: 'Ingress/shop/a/r0/p0',
+      origin: { kind: 'Ingress', namespace: 'shop', name: 'a', createdAt: 0, index: [0, 0] },
+      match: { path: { type: 'Exact', value: '/x' }, method: 'GET' },
+      action: { type: 'respond', statusCode: 503 },
+      policy: {},
+    },
+    isFallback: false,
+    served: true,
+    backends: [],
+    tls: true,
+  };
+
+  it('shows a status answer instead of a backend when the route answers itself', () => {
+    expect(formatRoute(base)).toBe('https://a.example.com/x (Exact, GET) answers 503');
+  });
+
+  it('marks a route that is not served, and a default backend', () => {
+    expect(formatRoute({ ...base, served: false })).toBe(
+      'https://a.example.com/x (Exact, GET) answers 503 [not served]',
+    );
+    const fallback: ExplainedRoute = {
+      ...base,
+      isFallback: true,
+      tls: false,
+      route: { ...base.route, action: { type: 'forward', backends: [{ backend: 'shop/d:80', weight: 1 }] } },
+      backends: [{ id: 'shop/d:80', endpoints: 1 }],
+    };
+    expect(formatRoute(fallback)).toBe('http://a.example.com (default backend) → shop/d:80 (1 endpoint)');
   });
 });

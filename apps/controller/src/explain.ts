@@ -1,21 +1,23 @@
 /**
  * The answer to "what does the controller do with this Ingress, and why": its class decision in
- * plain words, the routes served for it, and the problems found in it. Served by `/explain` and
- * printed by `ingresskit explain ingress NS/NAME`.
+ * plain words, the routes it contributes (route-model entries, each marked served or not), and the
+ * problems found in it. Served by `/explain` and printed by `ingresskit explain ingress NS/NAME`.
  */
-import type { Configuration, Problem, Server } from '@ingresskit/nginx-template';
-import type { SyncPlan } from './sync-plan.js';
+import type { Problem, Route, RouteTable } from '@ingresskit/route-model';
+import type { IngressRouting } from './ingress-routing.js';
 
-/** One route nginx serves for an Ingress. */
-export interface ServedRoute {
-  /** The host, or `*` for rules without a host (the catch-all server). */
-  host: string;
-  path: string;
-  pathType: string;
-  /** `namespace/service:port`, or `404`/`503` when the location answers with a status. */
-  backend: string;
-  /** Endpoints known for the backend (0 means requests get 503). */
-  endpoints: number;
+/** One route an Ingress contributes, as the route model has it. */
+export interface ExplainedRoute {
+  /** The hostname, or `*` for rules without a host (every host no other rule names). */
+  hostname: string;
+  route: Route;
+  /** The Ingress's spec.defaultBackend: answers what no route of the host matches. */
+  isFallback: boolean;
+  /** Whether the data plane serves it (false: an older Ingress has the same match, or it was refused). */
+  served: boolean;
+  /** The backends it forwards to, with the endpoints each has (0 means requests get 503). */
+  backends: { id: string; endpoints: number }[];
+  /** Whether the hostname has a certificate. */
   tls: boolean;
 }
 
@@ -36,26 +38,20 @@ export interface IngressExplanation {
   };
   /** The decision in plain words, naming the Ingress. */
   explanation: string;
-  /** Routes in the configuration the answer is about (the running one for `/explain`). */
-  routes: ServedRoute[];
-  /** Problems found in this Ingress by the last build. */
+  routes: ExplainedRoute[];
   problems: Problem[];
   /** The checksum gate, when enabled. */
   checksum?: { ok: boolean; message: string };
-  /** Where the routes come from: what nginx runs now, or what it would run. */
-  routesFrom: 'running' | 'planned';
 }
 
-/**
- * Explains the Ingress `key` (`namespace/name`) using `plan` for the decision and problems and
- * `running` for the routes (the planned configuration when undefined).
- */
-export function explainIngress(plan: SyncPlan, key: string, running?: Configuration): IngressExplanation {
-  const verdict = plan.verdicts.get(key);
-  const configuration = running ?? plan.build.configuration;
-  const routesFrom = running === undefined ? 'planned' : 'running';
-  const checksum =
-    plan.checksum === undefined ? {} : { checksum: { ok: plan.checksum.ok, message: plan.checksum.message } };
+/** Explains the Ingress `key` (`namespace/name`) from what `routing` decided and assembled. */
+export function explainIngress(
+  routing: IngressRouting,
+  key: string,
+  checksum?: { ok: boolean; message: string },
+): IngressExplanation {
+  const verdict = routing.verdict(key);
+  const extra = checksum === undefined ? {} : { checksum };
   if (verdict === undefined) {
     return {
       ingress: key,
@@ -64,18 +60,10 @@ export function explainIngress(plan: SyncPlan, key: string, running?: Configurat
       explanation: `Ingress ${key} does not exist in the watched namespaces.`,
       routes: [],
       problems: [],
-      routesFrom,
-      ...checksum,
+      ...extra,
     };
   }
   const { decision } = verdict;
-  const [namespace, name] = splitKey(key);
-  const problems = plan.build.problems.filter(
-    (problem) =>
-      problem.object.kind === 'Ingress' &&
-      problem.object.namespace === namespace &&
-      problem.object.name === name,
-  );
   const details: NonNullable<IngressExplanation['decision']> = { message: decision.message };
   if (decision.owned) {
     details.className = decision.className;
@@ -93,44 +81,46 @@ export function explainIngress(plan: SyncPlan, key: string, running?: Configurat
     owned: decision.owned,
     decision: details,
     explanation: verdict.explanation,
-    routes: decision.owned ? listRoutes(configuration, namespace, name) : [],
-    problems,
-    routesFrom,
-    ...checksum,
+    routes: decision.owned ? listRoutes(routing, key) : [],
+    problems: routing.problemsOf(key),
+    ...extra,
   };
 }
 
-/** The routes of the Ingress `namespace/name` in a configuration, in server order. */
-export function listRoutes(configuration: Configuration, namespace: string, name: string): ServedRoute[] {
-  const routes: ServedRoute[] = [];
-  // A Prefix path renders as two locations (`= /p` and `/p/`); list the Ingress path once.
-  const seen = new Set<string>();
-  const endpointsOf = new Map(configuration.backends.map((backend) => [backend.name, backend]));
-  const visit = (server: Server, host: string) => {
-    for (const location of server.locations) {
-      const source = location.source;
-      if (source === undefined || source.ingress.namespace !== namespace || source.ingress.name !== name)
-        continue;
-      const backend =
-        location.target.kind === 'backend' ? endpointsOf.get(location.target.backend) : undefined;
-      const key = `${host}\u0000${source.path}\u0000${source.pathType}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      routes.push({
-        host,
-        path: source.path,
-        pathType: source.pathType,
-        backend:
-          location.target.kind === 'backend' ? location.target.backend : String(location.target.status),
-        endpoints:
-          backend === undefined ? 0 : backend.externalName !== undefined ? 1 : backend.endpoints.length,
-        tls: server.tls !== undefined,
-      });
-    }
-  };
-  visit(configuration.defaultServer, '*');
-  for (const server of configuration.servers) visit(server, server.host);
-  return routes;
+/** The routes the Ingress `key` contributes, in its own order, each marked served or not. */
+export function listRoutes(routing: IngressRouting, key: string): ExplainedRoute[] {
+  const contribution = routing.contributionOf(key);
+  if (contribution === undefined) return [];
+  const table = routing.table();
+  const backends = new Map(table.backends.map((backend) => [backend.id, backend]));
+  const tlsHosts = new Set(table.tls.map((binding) => binding.hostname));
+  const explained: ExplainedRoute[] = [];
+  for (const host of contribution.hosts) {
+    const virtualHost = routing.virtualHost(host.hostname);
+    const servedIds = new Set(virtualHost?.routes.map((route) => route.id));
+    const describe = (route: Route, isFallback: boolean): ExplainedRoute => ({
+      hostname: host.hostname,
+      route,
+      isFallback,
+      served: isFallback ? virtualHost?.fallbackRoute?.id === route.id : servedIds.has(route.id),
+      backends: backendsOf(route).map((id) => {
+        const backend = backends.get(id);
+        const endpoints =
+          backend === undefined ? 0 : backend.externalName !== undefined ? 1 : backend.endpoints.length;
+        return { id, endpoints };
+      }),
+      tls: tlsHosts.has(host.hostname),
+    });
+    for (const route of host.routes) explained.push(describe(route, false));
+    if (host.fallback !== undefined && host.fallback !== 'table-default')
+      explained.push(describe(host.fallback, true));
+  }
+  return explained;
+}
+
+function backendsOf(route: Route): string[] {
+  if (route.action.type !== 'forward') return [];
+  return route.action.backends.flatMap((member) => (member.backend === undefined ? [] : [member.backend]));
 }
 
 /** The explanation as text for a terminal. */
@@ -147,10 +137,9 @@ export function formatExplanation(explanation: IngressExplanation): string {
   lines.push(`  Why:         ${explanation.explanation}`);
   if (decision?.warning !== undefined) lines.push(`  Warning:     ${decision.warning}`);
   if (explanation.owned) {
-    const label = explanation.routesFrom === 'running' ? 'Routes served' : 'Routes';
-    if (explanation.routes.length === 0) lines.push(`  ${label}:      none`);
+    if (explanation.routes.length === 0) lines.push('  Routes:      none');
     else {
-      lines.push(`  ${label}:`);
+      lines.push('  Routes:');
       for (const route of explanation.routes) lines.push(`    ${formatRoute(route)}`);
     }
   }
@@ -168,18 +157,40 @@ export function formatExplanation(explanation: IngressExplanation): string {
   return lines.join('\n') + '\n';
 }
 
-/** One route as `https://host/path (Prefix) → backend (N endpoints)`. */
-export function formatRoute(route: ServedRoute): string {
-  const scheme = route.tls ? 'https' : 'http';
-  const target = /^\d+$/.test(route.backend)
-    ? `answers ${route.backend}`
-    : `→ ${route.backend} (${route.endpoints} endpoint${route.endpoints === 1 ? '' : 's'})`;
-  return `${scheme}://${route.host}${route.path} (${route.pathType}) ${target}`;
+/** A path condition as `/path (PathPrefix)`. */
+function formatMatch(route: Route): string {
+  const { path, method, headers, queryParams } = route.match;
+  const conditions = [
+    method,
+    ...(headers ?? []).map((header) => `header ${header.name}`),
+    ...(queryParams ?? []).map((param) => `query ${param.name}`),
+  ].filter((condition) => condition !== undefined);
+  return `${path.value} (${path.type}${conditions.length > 0 ? `, ${conditions.join(', ')}` : ''})`;
 }
 
-function splitKey(key: string): [string, string] {
-  const slash = key.indexOf('/');
-  return slash < 0 ? ['', key] : [key.slice(0, slash), key.slice(slash + 1)];
+function formatAction(route: ExplainedRoute): string {
+  const { action } = route.route;
+  switch (action.type) {
+    case 'respond':
+      return `answers ${action.statusCode}`;
+    case 'redirect':
+      return `redirects (${action.redirect.statusCode})`;
+    case 'forward':
+      return route.backends.length === 0
+        ? 'answers 500'
+        : route.backends
+            .map(({ id, endpoints }) => `→ ${id} (${endpoints} endpoint${endpoints === 1 ? '' : 's'})`)
+            .join(', ');
+  }
+}
+
+/** One route as `https://host/path (PathPrefix) → backend (N endpoints)`, with its state. */
+export function formatRoute(route: ExplainedRoute): string {
+  const scheme = route.tls ? 'https' : 'http';
+  const where = route.isFallback
+    ? `${scheme}://${route.hostname} (default backend)`
+    : `${scheme}://${route.hostname}${formatMatch(route.route)}`;
+  return `${where} ${formatAction(route)}${route.served ? '' : ' [not served]'}`;
 }
 
 /** A problem as one line: `field: message (value "…")`. */
@@ -189,4 +200,15 @@ export function formatProblem(problem: Problem): string {
       ? ` (value ${JSON.stringify(problem.value)})`
       : '';
   return `${problem.field}: ${problem.message}${value}`;
+}
+
+/** The route table as printed by `render` and kept in files: private keys are left out. */
+export function redactTable(table: RouteTable): RouteTable {
+  return {
+    ...table,
+    certificates: table.certificates.map((certificate) => ({
+      ...certificate,
+      privateKeyPem: '(private key not shown)',
+    })),
+  };
 }

@@ -110,7 +110,8 @@ const flagSpecs = {
   'sync-rate-limit': {
     type: 'number',
     default: 0.3,
-    description: 'Most configuration syncs per second; bursts of changes are coalesced. 0 means no limit.',
+    description:
+      'Most nginx reloads per second (only listeners and new directive profiles reload); route, certificate and endpoint changes are pushed to nginx at once without a reload. 0 means no limit.',
   },
   'default-backend-service': {
     type: 'string',
@@ -124,7 +125,7 @@ const flagSpecs = {
     type: 'port',
     default: 10246,
     description:
-      "Port of nginx's local configuration endpoint on 127.0.0.1, where endpoint changes are posted.",
+      "Ignored, kept so existing command lines work: nginx's configuration endpoint is a unix socket inside the nginx prefix, which no route can reach.",
   },
   'healthz-port': {
     type: 'port',
@@ -179,7 +180,7 @@ const flagSpecs = {
     type: 'string',
     default: 'text',
     description: 'Output format.',
-    choices: ['text', 'json'],
+    choices: ['text', 'json', 'yaml'],
   },
   'exit-after-ready': {
     type: 'boolean',

@@ -1,7 +1,7 @@
 export { runCli, commands, formatUsage, formatCommandHelp } from './commands/index.js';
 export { ExitCode, type Command, type CommandIo } from './commands/command.js';
 export { Controller, type ControllerDependencies, type SyncSummary } from './controller.js';
-export { resolveControllerConfig, type ControllerConfig } from './config.js';
+export { parseServiceReference, resolveControllerConfig, type ControllerConfig } from './config.js';
 export {
   classFlagNames,
   defaultFlags,
@@ -36,24 +36,29 @@ export {
   formatExplanation,
   formatRoute,
   listRoutes,
+  type ExplainedRoute,
   type IngressExplanation,
-  type ServedRoute,
 } from './explain.js';
+export { viewOfObjects, viewOfSnapshot, type ClusterObjects, type ClusterView } from './cluster-view.js';
 export {
-  planSync,
-  parseServiceReference,
-  type ClusterObjects,
-  type SyncPlan,
-  type SyncPlanOptions,
+  IngressRouting,
+  routeAll,
+  type IngressRoutingOptions,
   type IngressVerdict,
-} from './sync-plan.js';
+} from './ingress-routing.js';
 export { createControllerMetrics, type ControllerMetrics } from './metrics.js';
 export { createLogger, type Logger } from './logger.js';
-export { NginxRuntime, type ApplyResult, type NginxRuntimeOptions } from './nginx-runtime.js';
+export {
+  NginxDataPlane,
+  listenersOf,
+  nginxRenderOptions,
+  type DataPlaneFlush,
+  type NginxDataPlaneOptions,
+} from './data-plane.js';
 export { NginxProcess, isNginxAvailable, resolveNginxBinary, testNginxConfig } from './nginx-process.js';
 export {
-  BackendsUpdateError,
   ChecksumMismatchError,
+  DataPlanePushError,
   ControllerConfigError,
   FlagError,
   NginxConfigTestError,

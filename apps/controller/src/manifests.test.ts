@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readManifests, toClusterObjects } from './manifests.js';
-import { planSync } from './sync-plan.js';
+import { viewOfObjects } from './cluster-view.js';
+import { routeAll } from './ingress-routing.js';
 
 const dirs: string[] = [];
 
@@ -88,10 +89,15 @@ spec:
     expect(objects.secrets).toHaveLength(1);
     expect(objects.secrets[0]?.metadata.namespace).toBe('default');
 
-    const plan = planSync(objects, { classConfig: {}, checksumEnabled: false, now: Date.UTC(2026, 0, 1) });
-    expect(plan.build.problems).toEqual([]);
-    const server = plan.build.configuration.servers.find((candidate) => candidate.host === 'api.demo.test');
-    expect(server?.tls?.secret).toEqual({ namespace: 'default', name: 'api-tls' });
-    expect(plan.build.configuration.certificates).toHaveLength(1);
+    const routing = routeAll(viewOfObjects(objects), {
+      classConfig: {},
+      listeners: [{ name: 'https', port: 443, protocol: 'HTTPS' }],
+      now: () => Date.UTC(2026, 0, 1),
+    });
+    const keys = [...routing.verdicts()].map((verdict) => verdict.key);
+    expect(keys.flatMap((key) => routing.problemsOf(key))).toEqual([]);
+    const table = routing.table();
+    expect(table.tls).toEqual([expect.objectContaining({ hostname: 'api.demo.test' })]);
+    expect(table.certificates).toHaveLength(1);
   });
 });

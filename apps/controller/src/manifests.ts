@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { CustomObject, EndpointSlice, Ingress, IngressClass, Secret, Service } from '@ingresskit/store';
 import { FlagError } from './errors.js';
-import type { ClusterObjects } from './sync-plan.js';
+import type { ClusterObjects } from './cluster-view.js';
 
 /** A parsed manifest: any object with a kind. */
 export interface Manifest {

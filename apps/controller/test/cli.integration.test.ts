@@ -83,7 +83,6 @@ describe('ingresskit run', () => {
         `--kubeconfig=${kubeconfig}`,
         `--http-port=${ports.httpPort}`,
         `--https-port=${ports.httpsPort}`,
-        `--status-port=${ports.statusPort}`,
         '--pod-name=cli-replica',
         '--pod-namespace=ingresskit',
         '--publish-status-address=10.1.2.3',
@@ -137,7 +136,7 @@ describe('ingresskit explain', () => {
     expect(await run.exited).toBe(0);
     expect(run.output()).toContain('Ingress default/home');
     expect(run.output()).toContain('Owned:       yes, as class "nginx" (ingressClassName)');
-    expect(run.output()).toContain('http://home.test/ (Prefix) → default/alpha:80 (1 endpoint)');
+    expect(run.output()).toContain('http://home.test/ (PathPrefix) → default/alpha:80 (1 endpoint)');
   });
 
   it('explains why an Ingress is ignored as JSON when asked', async () => {

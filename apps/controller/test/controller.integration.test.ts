@@ -71,10 +71,10 @@ describe('Controller', () => {
   it('moves traffic to new endpoints without reloading nginx when only endpoints change', async () => {
     await server.apply(ingressManifest('churn', { host: 'churn.test', service: 'beta', className: 'nginx' }));
     await eventually(async () => expect(await answerOf(controller, 'churn.test')).toBe('beta'));
-    const masterPid = controller.runtime.masterPid;
-    const workers = await controller.runtime.workerPids();
-    const reloads = controller.runtime.reloadCount;
-    const loads = (await controller.runtime.readStatus())?.configurationLoads;
+    const masterPid = controller.dataPlane.masterPid;
+    const workers = await controller.dataPlane.workerPids();
+    const reloads = controller.dataPlane.reloadCount;
+    const loads = (await controller.dataPlane.readStatus())?.configurationLoads;
     const dynamicBefore =
       (await controller.metrics.dynamicUpdates.get()).values.find(
         (value) => value.labels.result === 'success',
@@ -84,10 +84,10 @@ describe('Controller', () => {
     await server.apply(endpointSliceManifest('beta-beta', 'beta', backend('gamma').port));
     await eventually(async () => expect(await answerOf(controller, 'churn.test')).toBe('gamma'));
 
-    expect(controller.runtime.masterPid).toBe(masterPid);
-    expect(await controller.runtime.workerPids()).toEqual(workers);
-    expect(controller.runtime.reloadCount).toBe(reloads);
-    expect((await controller.runtime.readStatus())?.configurationLoads).toBe(loads);
+    expect(controller.dataPlane.masterPid).toBe(masterPid);
+    expect(await controller.dataPlane.workerPids()).toEqual(workers);
+    expect(controller.dataPlane.reloadCount).toBe(reloads);
+    expect((await controller.dataPlane.readStatus())?.configurationLoads).toBe(loads);
     const dynamicAfter =
       (await controller.metrics.dynamicUpdates.get()).values.find(
         (value) => value.labels.result === 'success',
@@ -185,7 +185,7 @@ describe('Controller', () => {
     expect(event.note).toContain('"ngnix"');
 
     // The sync that reported the typo had already seen the other controller's Ingress.
-    const theirs = controller.lastPlan?.verdicts.get('default/theirs')?.decision;
+    const theirs = controller.routing.verdict('default/theirs')?.decision;
     expect(theirs).toMatchObject({ owned: false, reason: 'class-other-controller' });
     await controller.events.flush();
     const events = await listEvents(server.kubeConfig(), 'default');
@@ -213,16 +213,16 @@ describe('Controller', () => {
   });
 
   it('starts nginx again and restores the backends when the nginx master dies', async () => {
-    const masterPid = controller.runtime.masterPid!;
-    const workerPids = await controller.runtime.workerPids();
+    const masterPid = controller.dataPlane.masterPid!;
+    const workerPids = await controller.dataPlane.workerPids();
     expect(workerPids.length).toBeGreaterThan(0);
     process.kill(masterPid, 'SIGKILL');
     await eventually(() => expect(isProcessAlive(masterPid)).toBe(false));
     // Orphaned workers would keep the ports and serve the old configuration.
     await eventually(() => expect(workerPids.filter(isProcessAlive)).toEqual([]));
     await eventually(async () => {
-      expect(controller.runtime.masterPid).toBeDefined();
-      expect(controller.runtime.masterPid).not.toBe(masterPid);
+      expect(controller.dataPlane.masterPid).toBeDefined();
+      expect(controller.dataPlane.masterPid).not.toBe(masterPid);
       expect(await answerOf(controller, 'home.test')).toBe('alpha');
     });
     const restarts = (await controller.metrics.nginxRestarts.get()).values[0]?.value;

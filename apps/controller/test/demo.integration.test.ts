@@ -85,6 +85,9 @@ describe('ingresskit demo', () => {
     expect(result.stdout).toContain('Routing table (what nginx would serve)');
     expect(result.stdout).toContain('demo/typo: Ingress demo/typo is ignored');
     const conf = await readFile(join(temp.dir, '.ingresskit', 'demo', 'nginx.conf'), 'utf8');
-    expect(conf).toContain('server_name "web.demo.test";');
+    expect(conf).toContain('rewrite_by_lua_block');
+    expect(conf).not.toContain('web.demo.test');
+    const routes = await readFile(join(temp.dir, '.ingresskit', 'demo', 'routes.yaml'), 'utf8');
+    expect(routes).toContain('hostname: web.demo.test');
   });
 });

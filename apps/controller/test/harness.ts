@@ -25,12 +25,12 @@ export async function createTempDir(): Promise<{ dir: string; remove: () => Prom
 
 /** Free, distinct ports for one controller. */
 export async function pickControllerPorts(): Promise<
-  Pick<ControllerConfig, 'httpPort' | 'httpsPort' | 'statusPort' | 'healthzPort'>
+  Pick<ControllerConfig, 'httpPort' | 'httpsPort' | 'healthzPort'>
 > {
   const ports = new Set<number>();
-  while (ports.size < 4) ports.add(await findFreePort());
-  const [httpPort, httpsPort, statusPort, healthzPort] = [...ports] as [number, number, number, number];
-  return { httpPort, httpsPort, statusPort, healthzPort };
+  while (ports.size < 3) ports.add(await findFreePort());
+  const [httpPort, httpsPort, healthzPort] = [...ports] as [number, number, number];
+  return { httpPort, httpsPort, healthzPort };
 }
 
 /** A controller config for tests: free ports, 127.0.0.1 only, one worker, no sync throttle, a short lease. */

@@ -100,7 +100,7 @@ describe('leader election', () => {
     const leader = replicas.get(leaderName!)!;
     const next = await startReplica('replica-c', '10.0.0.3');
     expect(next.isLeader()).toBe(false);
-    const masterPid = leader.runtime.masterPid!;
+    const masterPid = leader.dataPlane.masterPid!;
     expect(isProcessAlive(masterPid)).toBe(true);
 
     replicas.delete(leaderName!);

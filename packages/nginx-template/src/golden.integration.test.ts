@@ -1,15 +1,18 @@
-/** Every golden nginx.conf, byte for byte as recorded, passes `nginx -t` with its certificates, without warnings. */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+/** Every golden nginx.conf, byte for byte as recorded, passes `nginx -t` without warnings. */
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createNginxPrefix, testNginxConf } from './testing/nginx-process.js';
 import { listGoldenCases, renderGoldenCase, TESTDATA_DIR } from './testing/golden.js';
 
 describe('renderNginxConf (golden, nginx -t)', () => {
   it.each(listGoldenCases())('%s.out.conf passes nginx -t', async (name) => {
-    const conf = readFileSync(join(TESTDATA_DIR, `${name}.out.conf`), 'utf8');
-    const { result } = renderGoldenCase(name);
-    const prefix = await createNginxPrefix(conf, result.configuration.certificates);
+    const conf = await readFile(join(TESTDATA_DIR, `${name}.out.conf`), 'utf8');
+    const { options } = renderGoldenCase(name);
+    // nginx -t binds the control socket, so its (recorded, absolute) directory must exist.
+    const socketDirectory = dirname(options.controlSocketPath);
+    await mkdir(socketDirectory, { recursive: true, mode: 0o700 });
+    const prefix = await createNginxPrefix(conf);
     try {
       const outcome = await testNginxConf(prefix);
       expect(outcome.output).toContain('test is successful');
@@ -17,6 +20,7 @@ describe('renderNginxConf (golden, nginx -t)', () => {
       expect(outcome.ok).toBe(true);
     } finally {
       await prefix.remove();
+      await rm(socketDirectory, { recursive: true, force: true });
     }
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Golden files: testdata/<case>.in.yaml → <case>.out.conf (+ .problems.yaml, .backends.json).
+ * Golden files: testdata/<case>.in.yaml → <case>.out.conf (+ .update.json, .problems.yaml).
  * Run with UPDATE_GOLDEN=1 to rewrite them after an intended change, then review the diff.
  * golden.integration.test.ts checks every .out.conf with `nginx -t`.
  */
@@ -16,19 +16,22 @@ function compare(file: string, actual: string): void {
   expect(actual).toBe(readFileSync(target, 'utf8'));
 }
 
-describe('renderNginxConf (golden)', () => {
+describe('renderNginxConf and createDataPlaneUpdate (golden)', () => {
   it('has golden cases', () => {
-    expect(listGoldenCases().length).toBeGreaterThanOrEqual(8);
+    expect(listGoldenCases().length).toBeGreaterThanOrEqual(5);
   });
 
   it.each(listGoldenCases())('renders %s as recorded', (name) => {
     const output = renderGoldenCase(name);
     compare(`${name}.out.conf`, output.conf);
+    compare(`${name}.update.json`, output.update);
     compare(`${name}.problems.yaml`, output.problems);
-    compare(`${name}.backends.json`, output.backends);
   });
 
   it.each(listGoldenCases())('renders %s identically twice', (name) => {
-    expect(renderGoldenCase(name).conf).toBe(renderGoldenCase(name).conf);
+    const first = renderGoldenCase(name);
+    const second = renderGoldenCase(name);
+    expect(second.conf).toBe(first.conf);
+    expect(second.update).toBe(first.update);
   });
 });

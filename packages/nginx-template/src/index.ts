@@ -1,52 +1,51 @@
-export { buildConfiguration, CATCH_ALL_HOST } from './build-configuration.js';
-export { renderNginxConf, type RenderOptions } from './render.js';
-export { diffConfigurations, type ConfigurationDiff } from './diff-configurations.js';
 export {
-  backendsPayload,
-  BACKENDS_ENDPOINT_PATH,
+  buildConfiguration,
+  computeConfigurationChecksum,
+  createConfiguration,
+  type BuildResult,
+  type Configuration,
+  type ConfiguredListener,
+} from './build-configuration.js';
+export { renderNginxConf, inPlaceMaxBodyBytes } from './render.js';
+export { diffConfigurations, type ConfigurationDiff } from './diff-configurations.js';
+export { createProfile, DEFAULT_PROFILE, profileOf, type Profile } from './profiles.js';
+export {
+  compileDataPlaneUpdate,
+  compileVirtualHost,
+  createDataPlaneUpdate,
+  hostKey,
+  serializeDataEntry,
+  DATA_ENDPOINT_PATH,
   STATUS_ENDPOINT_PATH,
-  type BackendsPayload,
-} from './backends-payload.js';
-export { createCertificateCache, type CertificateCache } from './certificates.js';
-export { luaDirectory, luaFiles, type LuaFile } from './lua-files.js';
-export { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
-export { quoteNginxLiteral, quoteNginxReplacement, quoteNginxString } from './quote.js';
-export { InvalidRenderOptionsError, UnsafeValueError } from './errors.js';
+  type DataPlaneAccepted,
+  type DataPlaneRejection,
+  type DataPlaneStatus,
+  type DataPlaneUpdateOptions,
+} from './data-plane-update.js';
+export { compileRoute, type CompiledRoute, type RouteIssue } from './compile-route.js';
 export type {
-  Backend,
-  BackendProtocol,
-  BuildOptions,
-  BuildResult,
-  Certificate,
-  Configuration,
-  ConfigurationInput,
-  Endpoint,
-  EndpointLike,
-  EndpointPortLike,
-  EndpointSliceLike,
-  IngressBackendLike,
-  IngressLike,
-  IngressPathLike,
-  IngressRuleLike,
-  IngressTlsLike,
-  KubeObjectLike,
-  Location,
-  LocationMatch,
-  LocationTarget,
-  NamespacedName,
-  ObjectCollection,
-  ObjectMetaLike,
-  ObjectReference,
-  PathType,
-  Problem,
-  ProxySettings,
-  SecretLike,
-  Server,
-  ServerTls,
-  ServiceBackendPortLike,
-  ServiceLike,
-  ServicePortLike,
-  ServiceReference,
-  StringMapLike,
-  Timestamp,
-} from './types.js';
+  ActionEntry,
+  BackendEntry,
+  CertificateEntry,
+  ConditionEntry,
+  DataEntry,
+  DataPlaneUpdate,
+  HeadersEntry,
+  HostEntry,
+  ListenersEntry,
+  MemberEntry,
+  PathChangeEntry,
+  PolicyEntry,
+  RouteEntry,
+  TlsEntry,
+} from './data-entries.js';
+export { parseCidr, type ParsedCidr } from './cidr.js';
+export {
+  createSelfSignedCertificate,
+  type SelfSignedCertificate,
+  type SelfSignedCertificateOptions,
+} from './self-signed-certificate.js';
+export { resolveSettings, type KeepaliveSettings, type RenderOptions, type Settings } from './settings.js';
+export { luaDirectory, luaFiles, type LuaFile } from './lua-files.js';
+export { quoteNginxLiteral, quoteNginxString } from './quote.js';
+export { InvalidRenderOptionsError, UnsafeValueError } from './errors.js';

@@ -4,12 +4,29 @@ import { describe, expect, it } from 'vitest';
 import { luaDirectory, luaFiles } from './index.js';
 
 describe('luaFiles', () => {
-  it('points at the shipped modules the template requires', () => {
-    expect(luaFiles.map((file) => file.module)).toEqual(['ingresskit.configuration', 'ingresskit.balancer']);
+  it('points at every shipped module, each returning its table', () => {
+    expect(luaFiles.map((file) => file.module)).toEqual([
+      'ingresskit.control',
+      'ingresskit.store',
+      'ingresskit.validate',
+      'ingresskit.router',
+      'ingresskit.balancer',
+      'ingresskit.certificates',
+    ]);
     for (const file of luaFiles) {
       expect(existsSync(file.path)).toBe(true);
       expect(file.path).toBe(join(luaDirectory, file.relativePath));
       expect(readFileSync(file.path, 'utf8')).toContain('return _M');
     }
+  });
+
+  it('ships every module a rendered nginx.conf or another module requires', () => {
+    const shipped = new Set(luaFiles.map((file) => file.module));
+    const required = new Set<string>();
+    for (const file of luaFiles) {
+      for (const match of readFileSync(file.path, 'utf8').matchAll(/require\("(ingresskit\.[a-z_]+)"\)/g))
+        required.add(match[1]!);
+    }
+    expect([...required].filter((module) => !shipped.has(module))).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The Lua modules an ingresskit nginx loads, shipped in this package's `lua/` directory. The
- * controller copies them to `<prefix>/<luaDir>/` (the renderNginxConf default is `lua`), or
- * points `luaDir` at luaDirectory.
+ * controller copies them to `<prefix>/<luaDir>/` (the default luaDir is `lua`), or points
+ * `luaDir` at luaDirectory.
  */
 import { fileURLToPath } from 'node:url';
 
@@ -22,8 +22,18 @@ const root = new URL('../lua/', import.meta.url);
 /** Absolute path of the shipped `lua/` directory (usable directly as the luaDir option). */
 export const luaDirectory: string = fileURLToPath(root);
 
-/** The shipped Lua modules: the configuration endpoint and the balancer. */
-export const luaFiles: readonly LuaFile[] = ['configuration', 'balancer'].map((name) => ({
+/**
+ * The shipped Lua modules: the control endpoint, the worker-side store of pushed data and its
+ * validation, the router, the balancer and the certificate selection.
+ */
+export const luaFiles: readonly LuaFile[] = [
+  'control',
+  'store',
+  'validate',
+  'router',
+  'balancer',
+  'certificates',
+].map((name) => ({
   module: `ingresskit.${name}`,
   relativePath: `ingresskit/${name}.lua`,
   path: fileURLToPath(new URL(`ingresskit/${name}.lua`, root)),

@@ -1,87 +1,79 @@
 /**
  * The nginx.conf template (handlebars). Every directive name is written here and nowhere else;
- * every value goes through a quoting helper (`q`, `qLiteral`, `qReplacement`) or is a number the
- * renderer produced. Kept in a module rather than a file so the package reads nothing at run time.
+ * every value is a number or an enum the renderer produced, or goes through the quoting helper
+ * `q` / `qLiteral`. No user text is ever rendered: hosts, paths and policies are Lua data.
  */
 
-/** One location block; a partial so the catch-all and host servers share it. */
-export const LOCATION_PARTIAL = `        location {{#if modifier}}{{modifier}} {{/if}}{{#if isRegex}}{{qLiteral path}}{{else}}{{q path}}{{/if}} {
-{{#if source}}
-            # {{source}}
-{{/if}}
-{{#if backend}}
-            set $ingresskit_backend {{q backend}};
-{{/if}}
-{{#if external}}
-            set $ingresskit_external {{q external}};
-{{/if}}
-{{#if upstreamVhost}}
-            set $ingresskit_vhost {{q upstreamVhost}};
-{{/if}}
-{{#if sslRedirect}}
-            if ($scheme = "http") {
-                return 308 https://$host{{#if @root.redirectPort}}:{{@root.redirectPort}}{{/if}}$request_uri;
+/** One named location per profile variant: balanced or ExternalName, with or without the response-header filter. */
+export const PROFILE_PARTIAL = `{{#each variants}}
+        location @{{name}} {
+            client_max_body_size {{../bodySize}};
+{{#if filter}}
+            header_filter_by_lua_block {
+                require("ingresskit.router").filter_response_headers()
             }
 {{/if}}
-{{#if rewrite}}
-            rewrite {{qLiteral rewrite.pattern}} {{qReplacement rewrite.replacement}} break;
-{{/if}}
-{{#each allow}}
-            allow {{q this}};
-{{/each}}
-{{#if allow.length}}
-            deny all;
-{{/if}}
-{{#if bodySize}}
-            client_max_body_size {{q bodySize}};
-{{/if}}
-{{#if connectTimeout}}
-            {{timeoutPrefix}}_connect_timeout {{connectTimeout}}s;
-{{/if}}
-{{#if readTimeout}}
-            {{timeoutPrefix}}_read_timeout {{readTimeout}}s;
-{{/if}}
-{{#if sendTimeout}}
-            {{timeoutPrefix}}_send_timeout {{sendTimeout}}s;
-{{/if}}
-{{#if status}}
-            return {{status}};
-{{else if isGrpc}}
-            grpc_pass grpc://{{#if external}}$ingresskit_external{{else}}ingresskit_backends{{/if}};
+{{#if ../isGrpc}}
+{{#if external}}
+            grpc_pass {{../scheme}}://$ingresskit_external;
 {{else}}
-            proxy_pass {{scheme}}://{{#if external}}$ingresskit_external{{else}}ingresskit_backends{{/if}};
+            grpc_pass {{../scheme}}://ingresskit_upstream;
+{{/if}}
+{{#if ../isTls}}
+            grpc_ssl_server_name on;
+{{#unless external}}
+            grpc_ssl_name $ingresskit_upstream_host;
+{{/unless}}
+{{/if}}
+{{else}}
+{{#if external}}
+            proxy_pass {{../scheme}}://$ingresskit_external;
+{{else}}
+            proxy_pass {{../scheme}}://ingresskit_upstream;
+{{/if}}
+{{#if ../isTls}}
+            proxy_ssl_server_name on;
+{{#unless external}}
+            proxy_ssl_name $ingresskit_upstream_host;
+{{/unless}}
+{{/if}}
 {{/if}}
         }
-`;
+{{/each}}`;
 
 /**
- * One server block. The balancer's access handler sits here, not at http level, so that it never
- * runs in the local configuration server, which sets no `$ingresskit_backend` (nginx would warn
- * about an uninitialized variable on every request there). `uninitialized_variable_warn off`: a
- * request refused before the rewrite phase (400, 414, ...) is logged before the `set`s ran, and
- * the access log's `$ingresskit_backend` would make every such request from any client a warning.
+ * One server per listener. `location /` routes every request in Lua and proxies the common case
+ * (plain HTTP backend, body within the limit) in place; everything else goes to a profile
+ * location by ngx.exec. `uninitialized_variable_warn off`: nginx warns when a variable a `set`
+ * declares is read before any `set` ran, which is the case for a request refused before the
+ * rewrite phase (400, 414, ...) when it is logged; the router's variables are maps (never
+ * uninitialized), and the directive keeps it so for any variable an operator's log format adds.
  */
 export const SERVER_PARTIAL = `    server {
 {{#each listen}}
-        listen {{q address}}{{#if ssl}} ssl http2{{/if}}{{#if defaultServer}} default_server{{/if}};
+        listen {{q this}}{{#if ../ssl}} ssl http2{{/if}} default_server;
 {{/each}}
-        server_name {{#if isRegexName}}{{qLiteral serverName}}{{else}}{{q serverName}}{{/if}};
-{{#if rejectHandshake}}
-        ssl_reject_handshake on;
-{{/if}}
-{{#if certificate}}
-        ssl_certificate {{q certificate}};
-        ssl_certificate_key {{q certificate}};
+{{#if ssl}}
+        ssl_certificate {{q @root.defaultCertificate}};
+        ssl_certificate_key {{q @root.defaultCertificate}};
+        ssl_certificate_by_lua_block {
+            require("ingresskit.certificates").serve()
+        }
 {{/if}}
         uninitialized_variable_warn off;
-        set $ingresskit_backend "";
-        set $ingresskit_vhost "";
-        set $ingresskit_external "";
-        access_by_lua_block {
-            require("ingresskit.balancer").access()
+{{#if @root.exposeRouteId}}
+        add_header X-Ingresskit-Route $ingresskit_route always;
+{{/if}}
+
+        location / {
+            client_max_body_size {{@root.inPlaceBodySize}};
+            rewrite_by_lua_block {
+                ingresskit_route()
+            }
+            proxy_pass http://ingresskit_upstream;
         }
-{{#each locations}}
-{{> location}}
+{{#each @root.profiles}}
+{{> profile}}
 {{/each}}
     }
 `;
@@ -106,8 +98,6 @@ http {
     default_type application/octet-stream;
     server_tokens off;
     keepalive_timeout 75s;
-    server_names_hash_max_size {{serverNamesHashMaxSize}};
-    server_names_hash_bucket_size {{serverNamesHashBucketSize}};
 
     client_body_temp_path {{q tempPaths.clientBody}};
     proxy_temp_path {{q tempPaths.proxy}};
@@ -115,14 +105,13 @@ http {
     uwsgi_temp_path {{q tempPaths.uwsgi}};
     scgi_temp_path {{q tempPaths.scgi}};
 
-    log_format ingresskit '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_time "$ingresskit_backend" $upstream_addr $upstream_status';
+    log_format ingresskit '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_time "$ingresskit_route" "$ingresskit_backend" $upstream_addr $upstream_status';
 {{#if accessLog}}
     access_log {{q accessLog}} ingresskit;
 {{else}}
     access_log off;
 {{/if}}
 
-    client_max_body_size {{q bodySize}};
     proxy_connect_timeout {{connectTimeout}}s;
     proxy_read_timeout {{readTimeout}}s;
     proxy_send_timeout {{sendTimeout}}s;
@@ -133,13 +122,34 @@ http {
     proxy_buffering on;
     proxy_redirect off;
 
-    # Host sent upstream: the client's, unless a location sets upstream-vhost.
-    map $ingresskit_vhost $ingresskit_upstream_host {
+    # Variables the Lua router sets. A map declares them without costing anything per request
+    # (a \`set\` would run on every request); unset, they are empty. Lua can assign only variables
+    # some directive refers to (the log format, proxy_pass, proxy_set_header do).
+    map "" $ingresskit_route { default ""; }
+    map "" $ingresskit_backend { default ""; }
+    map "" $ingresskit_external { default ""; }
+    map "" $ingresskit_host_override { default ""; }
+    # Host sent upstream: the client's, unless the route sets upstreamHost.
+    map $ingresskit_host_override $ingresskit_upstream_host {
         "" $host;
-        default $ingresskit_vhost;
+        default $ingresskit_host_override;
+    }
+    # The listener (its port in the route table) a request came in on, by the port nginx bound;
+    # evaluated only when a route needs it.
+    map $server_port $ingresskit_listener {
+        default "";
+{{#each listeners}}
+        {{bindPort}} {{port}};
+{{/each}}
+    }
+    # WebSocket and other upgrades pass through; an empty Connection keeps upstream keep-alive.
+    map $http_upgrade $connection_upgrade {
+        default upgrade;
+        "" "";
     }
     proxy_set_header Host $ingresskit_upstream_host;
-    proxy_set_header Connection "";
+    proxy_set_header Upgrade $http_upgrade;
+    proxy_set_header Connection $connection_upgrade;
     proxy_set_header X-Real-IP $remote_addr;
     proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
     proxy_set_header X-Forwarded-Host $host;
@@ -159,57 +169,66 @@ http {
     ssl_session_timeout 1h;
 
     lua_package_path {{qLiteral luaPackagePath}};
-    lua_shared_dict ingresskit_configuration {{sharedDictSize}};
+    lua_shared_dict ingresskit {{sharedDictSize}};
+    lua_regex_cache_max_entries {{regexCacheEntries}};
     init_by_lua_block {
-        require("ingresskit.configuration").init("{{checksum}}")
-        require("ingresskit.balancer")
+        -- The per-request hooks call these globals: cheaper than a require on every request.
+        ingresskit_route = require("ingresskit.router").route
+        ingresskit_balance = require("ingresskit.balancer").balance
+        require("ingresskit.control").init({
+            conf_hash = "{{checksum}}",
+            default_max_body = {{defaultMaxBody}},
+            in_place_max_body = {{inPlaceBodySize}},
+            listeners = {
+{{#each listeners}}
+                [{{port}}] = "{{protocol}}",
+{{/each}}
+            },
+            profiles = {
+{{#each profiles}}
+                {{name}} = true,
+{{/each}}
+            },
+        })
+    }
+    init_worker_by_lua_block {
+        require("ingresskit.store").init_worker()
     }
 
-    upstream ingresskit_backends {
+    upstream ingresskit_upstream {
         # Placeholder only: the Lua balancer chooses every peer.
         server 0.0.0.1;
         balancer_by_lua_block {
-            require("ingresskit.balancer").balance()
+            ingresskit_balance()
         }
 {{#if keepalive}}
         keepalive {{keepalive.connections}};
-        keepalive_timeout {{keepalive.timeout}}s;
+        keepalive_timeout {{keepalive.timeoutSeconds}}s;
         keepalive_requests {{keepalive.requests}};
 {{/if}}
     }
 
-    # Local-only configuration endpoint: the controller posts backends here.
+    # The control endpoint: a unix socket only, so no route, client or tenant can reach it.
     server {
-        listen {{q statusListen}};
-        server_name "_";
+        listen {{q controlListen}};
         access_log off;
-        allow 127.0.0.1;
-        allow ::1;
-        deny all;
-        location = /configuration/backends {
-            client_max_body_size {{sharedDictSize}};
-            client_body_buffer_size {{sharedDictSize}};
+        client_max_body_size {{sharedDictSize}};
+        client_body_buffer_size {{sharedDictSize}};
+        location = /configuration/data {
             content_by_lua_block {
-                require("ingresskit.configuration").handle_backends()
+                require("ingresskit.control").handle_data()
             }
         }
         location = /configuration/status {
             content_by_lua_block {
-                require("ingresskit.configuration").handle_status()
+                require("ingresskit.control").handle_status()
             }
-        }
-        location = /healthz {
-            return 200 "ok";
         }
         location / {
             return 404;
         }
     }
-
-{{#with defaultServer}}
-{{> server}}
-{{/with}}
-{{#each servers}}
+{{#each listeners}}
 
 {{> server}}
 {{/each}}

@@ -1,421 +1,719 @@
 /**
- * End to end: real nginx (Debian, with the Lua module) started from a rendered config, small
- * HTTP backends on 127.0.0.1, real requests. Then endpoints change through the Lua endpoint and
- * traffic moves with no reload; finally a real reload shows the counters do move when it happens.
+ * End to end: real nginx (Debian, with the Lua module) started from a rendered configuration,
+ * small backends on 127.0.0.1 and ::1, hand-built route tables pushed to the control socket,
+ * real HTTP(S) requests. Route, backend, certificate and policy changes are then served by the
+ * same worker processes, without a reload.
  */
-import { createServer, type Server as HttpServer } from 'node:http';
-import { connect } from 'node:net';
+import { X509Certificate } from 'node:crypto';
+import { connect as connectHttp2 } from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  BACKENDS_ENDPOINT_PATH,
-  backendsPayload,
-  buildConfiguration,
-  diffConfigurations,
-  renderNginxConf,
-  STATUS_ENDPOINT_PATH,
-  type Configuration,
-  type ConfigurationInput,
-  type RenderOptions,
-} from './index.js';
-import { A, endpointSlice, externalService, ingress, path, service, tlsSecret } from './testing/fixtures.js';
+  compareRoutes,
+  diffRouteTables,
+  type Backend,
+  type Certificate,
+  type Route,
+  type RouteTable,
+  type VirtualHost,
+} from '@ingresskit/route-model';
+import { buildConfiguration, createSelfSignedCertificate, diffConfigurations } from './index.js';
+import { startEchoBackend, startHttp2Backend, type Echo, type TestBackend } from './testing/backends.js';
 import {
-  createNginxPrefix,
-  findFreePort,
-  sendRequest,
-  startNginx,
-  type NginxPrefix,
-  type NginxProcess,
-} from './testing/nginx-process.js';
+  allocateListenerPorts,
+  createListeners,
+  createTestOrigin,
+  createTestRoute,
+  startDataPlane,
+  type DataPlane,
+} from './testing/data-plane.js';
+import type { TestResponse } from './testing/nginx-process.js';
 
-interface Echo {
-  backend: string;
-  url: string;
-  host: string;
-  forwardedProto?: string;
+const backendNames = ['a', 'b', 'c', 'ext', 'slow'] as const;
+const servers = {} as Record<(typeof backendNames)[number] | 'six' | 'secure' | 'h2', TestBackend>;
+let ports: { http: number; https: number };
+let plane: DataPlane;
+let table: RouteTable;
+
+function forward(backend: string): Route['action'] {
+  return { type: 'forward', backends: [{ backend, weight: 1 }] };
 }
 
-interface Backend {
-  name: string;
-  port: number;
-  server: HttpServer;
-}
-
-async function startBackend(name: string, host = '127.0.0.1'): Promise<Backend> {
-  const server = createServer((request, response) => {
-    const echo: Echo = { backend: name, url: request.url ?? '', host: request.headers.host ?? '' };
-    const proto = request.headers['x-forwarded-proto'];
-    if (typeof proto === 'string') echo.forwardedProto = proto;
-    response.setHeader('content-type', 'application/json');
-    response.end(JSON.stringify(echo));
+function route(
+  id: string,
+  path: Route['match']['path'] | string,
+  action: Route['action'],
+  extra: Partial<Route> = {},
+): Route {
+  const match = { path: typeof path === 'string' ? ({ type: 'PathPrefix', value: path } as const) : path };
+  return createTestRoute(id, {
+    match: { ...match, ...extra.match },
+    action,
+    policy: extra.policy ?? {},
+    ...(extra.listeners ? { listeners: extra.listeners } : {}),
   });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const address = server.address();
-  return { name, port: typeof address === 'object' && address !== null ? address.port : 0, server };
 }
 
-const names = ['a', 'b', 'fallback', 'one', 'two', 'external', 'six'] as const;
-type BackendName = (typeof names)[number];
-const backends = {} as Record<BackendName, Backend>;
-let prefix: NginxPrefix;
-let nginx: NginxProcess;
-let ports: { http: number; https: number; status: number };
-let running: Configuration;
-let renderOptions: RenderOptions;
-
-function slice(serviceName: string, targets: BackendName[]) {
-  // All backends listen on 127.0.0.1 and differ by port, so each target gets a slice of its own.
-  return targets.map((target, index) =>
-    endpointSlice(serviceName, backends[target].port, ['127.0.0.1'], { name: `${serviceName}-${index}` }),
-  );
-}
-
-function createInput(dynamicTargets: BackendName[], withDefaultBackend = true): ConfigurationInput {
-  const tls = (host: string, secretName: string) => ({ tls: [{ hosts: [host], secretName }] });
-  const input: ConfigurationInput = {
-    ingresses: [
-      ingress('routing', {
-        'routing.example.com': [
-          path('/foo', 'Prefix', 'a'),
-          path('/foo/bar', 'Prefix', 'b'),
-          path('/exact', 'Exact', 'b'),
-          path('/impl', 'ImplementationSpecific', 'b'),
-        ],
-      }),
-      ingress(
-        'secure',
-        { 'secure.example.com': [path('/', 'Prefix', 'a')] },
-        tls('secure.example.com', 'secure-tls'),
-      ),
-      ingress(
-        'wild',
-        { '*.wild.example.com': [path('/', 'Prefix', 'b')] },
-        {
-          ...tls('*.wild.example.com', 'wild-tls'),
-          annotations: { [`${A}ssl-redirect`]: 'false' },
-        },
-      ),
-      ingress(
-        'regex',
-        { 'rewrite.example.com': [path('/something(/|$)(.*)', 'ImplementationSpecific', 'a')] },
-        {
-          annotations: { [`${A}use-regex`]: 'true', [`${A}rewrite-target`]: '/$2' },
-        },
-      ),
-      ingress(
-        'strip',
-        { 'strip.example.com': [path('/app', 'Prefix', 'a')] },
-        { annotations: { [`${A}rewrite-target`]: '/' } },
-      ),
-      ingress(
-        'allowed',
-        { 'allow.example.com': [path('/', 'Prefix', 'a')] },
-        {
-          annotations: { [`${A}whitelist-source-range`]: '127.0.0.1/32, 10.0.0.0/8' },
-        },
-      ),
-      ingress(
-        'denied',
-        { 'deny.example.com': [path('/', 'Prefix', 'a')] },
-        { annotations: { [`${A}whitelist-source-range`]: '10.0.0.0/8' } },
-      ),
-      ingress(
-        'vhost',
-        { 'vhost.example.com': [path('/', 'Prefix', 'a')] },
-        { annotations: { [`${A}upstream-vhost`]: 'internal.example.com' } },
-      ),
-      ingress('external', { 'external.example.com': [path('/', 'Prefix', 'ext', backends.external.port)] }),
-      ingress('empty', { 'empty.example.com': [path('/', 'Prefix', 'nobody')] }),
-      ingress('dynamic', { 'dyn.example.com': [path('/', 'Prefix', 'dyn')] }),
-      ingress('ipv6', { 'v6.example.com': [path('/', 'Prefix', 'v6')] }),
-    ],
-    services: [
-      service('a'),
-      service('b'),
-      service('fallback'),
-      service('nobody'),
-      service('dyn'),
-      service('v6'),
-      externalService('ext', '127.0.0.1'),
-    ],
-    endpointSlices: [
-      ...slice('a', ['a']),
-      ...slice('b', ['b']),
-      ...slice('fallback', ['fallback']),
-      ...slice('dyn', dynamicTargets),
-      endpointSlice('v6', backends.six.port, ['::1'], { name: 'v6-1', addressType: 'IPv6' }),
-    ],
-    secrets: [tlsSecret('secure-tls', 'secure'), tlsSecret('wild-tls', 'wildcard')],
+function host(
+  hostname: string,
+  routes: Route[],
+  options: { fallback?: Route; match?: VirtualHost['hostnameMatch'] } = {},
+): VirtualHost {
+  const virtualHost: VirtualHost = {
+    hostname,
+    hostnameMatch:
+      options.match ?? (hostname === '*' ? 'any' : hostname.startsWith('*.') ? 'one-label' : 'exact'),
+    routes: [...routes].sort(compareRoutes),
   };
-  if (withDefaultBackend) input.defaultBackend = { namespace: 'default', name: 'fallback', port: 80 };
-  return input;
+  if (options.fallback) virtualHost.fallbackRoute = options.fallback;
+  return virtualHost;
 }
 
-function build(input: ConfigurationInput): Configuration {
-  const { configuration, problems } = buildConfiguration(input);
-  expect(problems).toEqual([]);
-  return configuration;
+function certificate(commonName: string): Certificate {
+  const made = createSelfSignedCertificate({ commonName });
+  return { id: `cert-${commonName}`, ...made };
 }
 
-async function get(
-  host: string,
+function backend(id: string, server: TestBackend | undefined): Backend {
+  return { id, endpoints: server ? [{ address: server.address, port: server.port }] : [] };
+}
+
+function createTable(): RouteTable {
+  const tlsCertificate = certificate('tls.example.com');
+  const wildCertificate = certificate('*.tlswild.example.com');
+  return {
+    listeners: createListeners(ports),
+    virtualHosts: [
+      host(
+        'routing.example.com',
+        [
+          route('r-exact', { type: 'Exact', value: '/exact' }, forward('a')),
+          route('r-regex', { type: 'RegularExpression', value: '^/re/[0-9]+$' }, forward('b')),
+          route('r-regex-i', { type: 'RegularExpression', value: '^/CASE', ignoreCase: true }, forward('c')),
+          route('r-foo', '/foo', forward('a')),
+          route('r-foobar', '/foo/bar/', forward('b')),
+          route('r-method', '/m', forward('b'), {
+            match: { path: { type: 'PathPrefix', value: '/m' }, method: 'POST' },
+          }),
+          route('r-m-any', '/m', forward('a')),
+          route('r-header', '/h', forward('b'), {
+            match: {
+              path: { type: 'PathPrefix', value: '/h' },
+              headers: [{ name: 'X-Env', type: 'Exact', value: 'canary,blue' }],
+            },
+          }),
+          route('r-h-any', '/h', forward('a')),
+          route('r-query', '/q', forward('b'), {
+            match: {
+              path: { type: 'PathPrefix', value: '/q' },
+              queryParams: [{ name: 'v', type: 'RegularExpression', value: '^2' }],
+            },
+          }),
+          route('r-q-any', '/q', forward('a')),
+          route('r-tls-only', '/tls-only', forward('b'), { listeners: ['https'] }),
+        ],
+        { fallback: route('r-fallback', '/', forward('c')) },
+      ),
+      host('*.wild.example.com', [route('r-wild', '/', forward('b'))]),
+      host('*.deep.example.com', [route('r-deep', '/', forward('c'))], { match: 'suffix' }),
+      host('pass.example.com', [route('r-pass-only', '/only', forward('a'))]),
+      host('*.example.com', [
+        route('r-star-pass', '/pass', { type: 'respond', statusCode: 200, body: 'one-label wildcard' }),
+      ]),
+      host('*', [route('r-catch-all', '/', { type: 'respond', statusCode: 200, body: 'catch-all' })]),
+      host('policy.example.com', [
+        route('p-https', '/https', forward('a'), { policy: { redirectToHttps: { statusCode: 308 } } }),
+        route('p-https-tls-only', '/https-if-tls', forward('a'), {
+          policy: { redirectToHttps: { statusCode: 301, onlyIfHostHasTls: true } },
+        }),
+        route('p-allow', '/allow', forward('a'), {
+          policy: { allowSources: ['10.0.0.0/8', '127.0.0.0/24'] },
+        }),
+        route('p-deny', '/deny', forward('a'), {
+          policy: { allowSources: ['10.0.0.0/8', '::1/128', '127.0.0.2/32'] },
+        }),
+        route('p-deny-bad', '/deny-bad', forward('a'), { policy: { allowSources: ['127.0.0.1/33', 'all'] } }),
+        route('p-small', '/small', forward('a'), { policy: { maxBodyBytes: 10 } }),
+        route('p-unlimited', '/unlimited', forward('a'), { policy: { maxBodyBytes: 0 } }),
+        route('p-full', '/rewrite-full', forward('a'), {
+          policy: { rewrite: { type: 'ReplaceFullPath', value: '/new' } },
+        }),
+        route('p-prefix', '/rewrite-prefix', forward('a'), {
+          policy: { rewrite: { type: 'ReplacePrefixMatch', value: '/x' } },
+        }),
+        route('p-strip', '/strip', forward('a'), {
+          policy: { rewrite: { type: 'ReplacePrefixMatch', value: '/' } },
+        }),
+        route('p-regex', { type: 'RegularExpression', value: '^/re-rewrite(/|$)(.*)' }, forward('a'), {
+          policy: { rewrite: { type: 'RegexReplace', pattern: '^/re-rewrite(/|$)(.*)', replacement: '/$2' } },
+        }),
+        route('p-headers', '/headers', forward('a'), {
+          policy: {
+            requestHeaders: {
+              set: [{ name: 'X-Set', value: 'one' }],
+              add: [{ name: 'X-Add', value: 'two' }],
+              remove: ['X-Remove'],
+            },
+            responseHeaders: {
+              set: [{ name: 'X-Resp', value: 'yes' }],
+              add: [{ name: 'X-Multi', value: 'b' }],
+              remove: ['X-Backend'],
+            },
+          },
+        }),
+        route('p-vhost', '/vhost', forward('a'), { policy: { upstreamHost: 'internal.example.com' } }),
+        route('p-timeout', '/timeout', forward('slow'), { policy: { timeouts: { readMs: 200 } } }),
+        route('p-weighted', '/weighted', {
+          type: 'forward',
+          backends: [
+            { backend: 'a', weight: 1 },
+            { backend: 'b', weight: 0 },
+          ],
+        }),
+        route('p-split', '/split', {
+          type: 'forward',
+          backends: [
+            { backend: 'a', weight: 1 },
+            { backend: 'b', weight: 1 },
+          ],
+        }),
+        route('p-zero', '/zero', { type: 'forward', backends: [{ backend: 'a', weight: 0 }] }),
+        route('p-invalid-member', '/invalid-member', { type: 'forward', backends: [{ weight: 1 }] }),
+        route('p-invalid-member-status', '/invalid-member-status', {
+          type: 'forward',
+          backends: [{ weight: 1, statusCode: 502 }],
+        }),
+        route('p-unknown', '/unknown-backend', forward('nope')),
+        route('p-empty', '/empty-backend', forward('empty')),
+        route(
+          'p-respond',
+          '/respond',
+          { type: 'respond', statusCode: 201, body: 'made here' },
+          {
+            policy: { responseHeaders: { set: [{ name: 'X-Made', value: 'yes' }] } },
+          },
+        ),
+        route('p-respond-empty', '/respond-empty', { type: 'respond', statusCode: 204 }),
+        route('p-redirect-keep', '/redirect-keep', {
+          type: 'redirect',
+          redirect: { statusCode: 302, hostname: 'elsewhere.example.com' },
+        }),
+        route('p-redirect-scheme', '/redirect-scheme', {
+          type: 'redirect',
+          redirect: { statusCode: 301, scheme: 'https' },
+        }),
+        route('p-redirect-port', '/redirect-port', {
+          type: 'redirect',
+          redirect: { statusCode: 307, scheme: 'http', port: 80 },
+        }),
+        route('p-redirect-port2', '/redirect-port2', {
+          type: 'redirect',
+          redirect: { statusCode: 308, port: 8081 },
+        }),
+        route('p-redirect-path', '/redirect-path', {
+          type: 'redirect',
+          redirect: { statusCode: 302, path: { type: 'ReplacePrefixMatch', value: '/moved' } },
+        }),
+        route('p-redirect-full', '/redirect-full', {
+          type: 'redirect',
+          redirect: { statusCode: 303, path: { type: 'ReplaceFullPath', value: '/a b' } },
+        }),
+      ]),
+      host('tls.example.com', [
+        route('t-root', '/', forward('a'), {
+          policy: { redirectToHttps: { statusCode: 301, onlyIfHostHasTls: true } },
+        }),
+      ]),
+      host('*.tlswild.example.com', [route('t-wild', '/', forward('b'))]),
+      host('ext.example.com', [route('x-root', '/', forward('external'))]),
+      host('v6.example.com', [route('v6-root', '/', forward('six'))]),
+      host('secure-backend.example.com', [
+        route('s-root', '/', forward('secure'), { policy: { backendProtocol: 'HTTPS' } }),
+      ]),
+      host('grpc.example.com', [
+        route('g-root', '/', forward('h2'), { policy: { backendProtocol: 'GRPC' } }),
+      ]),
+      host('body.example.com', [
+        route('body-big', '/big', forward('a'), { policy: { maxBodyBytes: 2 * 1024 * 1024 } }),
+        route('body-default', '/', forward('a')),
+      ]),
+    ].sort((x, y) => (x.hostname < y.hostname ? -1 : 1)),
+    tls: [
+      {
+        hostname: '*.tlswild.example.com',
+        certificate: wildCertificate.id,
+        origin: createTestOrigin('wild'),
+      },
+      { hostname: 'tls.example.com', certificate: tlsCertificate.id, origin: createTestOrigin('tls') },
+    ],
+    certificates: [wildCertificate, tlsCertificate],
+    backends: [
+      backend('a', servers.a),
+      backend('b', servers.b),
+      backend('c', servers.c),
+      backend('empty', undefined),
+      { id: 'external', endpoints: [], externalName: { hostname: '127.0.0.1', port: servers.ext.port } },
+      backend('h2', servers.h2),
+      backend('secure', servers.secure),
+      backend('six', servers.six),
+      backend('slow', servers.slow),
+    ],
+  };
+}
+
+async function send(
+  hostname: string,
   path = '/',
-  tls = false,
-): Promise<{ status: number; echo?: Echo; location?: string; cn?: string }> {
-  const response = await sendRequest({ port: tls ? ports.https : ports.http, host, path, tls });
-  const result: { status: number; echo?: Echo; location?: string; cn?: string } = { status: response.status };
-  if (response.headers['content-type'] === 'application/json')
-    result.echo = JSON.parse(response.body) as Echo;
-  if (typeof response.headers.location === 'string') result.location = response.headers.location;
-  if (response.peerCommonName !== undefined) result.cn = response.peerCommonName;
-  return result;
+  options: Parameters<DataPlane['request']>[0] | object = {},
+): Promise<TestResponse> {
+  return plane.request({ host: hostname, path, ...options });
 }
 
-async function backendOf(host: string, path = '/'): Promise<string> {
-  const response = await get(host, path);
-  return response.echo?.backend ?? `status ${response.status}`;
+function echoOf(response: TestResponse): Echo | undefined {
+  return response.headers['content-type'] === 'application/json'
+    ? (JSON.parse(response.body) as Echo)
+    : undefined;
 }
 
-async function postBackends(configuration: Configuration): Promise<number> {
-  const response = await sendRequest({
-    port: ports.status,
-    host: '127.0.0.1',
-    path: BACKENDS_ENDPOINT_PATH,
-    method: 'POST',
-    body: backendsPayload(configuration),
-    headers: { 'content-type': 'application/json' },
-  });
-  return response.status;
+/** Which backend answered, the body of a fixed response, or the status. */
+async function answer(hostname: string, path = '/', options: object = {}): Promise<string> {
+  const response = await send(hostname, path, options);
+  if (response.status !== 200) return `status ${response.status}`;
+  return echoOf(response)?.backend ?? response.body;
 }
 
-/** Writes `text` to a plain TCP connection and returns everything nginx answers before closing it. */
-function sendRaw(port: number, text: string): Promise<string> {
+/** One HTTP/2 request over TLS; the body is sent without a Content-Length, as HTTP/2 allows. */
+function sendHttp2(
+  hostname: string,
+  path: string,
+  method = 'GET',
+  body?: string,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    let answer = '';
-    const socket = connect(port, '127.0.0.1', () => socket.end(text));
-    socket.setEncoding('utf8');
-    socket.setTimeout(10_000, () => socket.destroy(new Error('raw request timed out')));
-    socket.on('data', (chunk: string) => (answer += chunk));
-    socket.on('close', () => resolve(answer));
-    socket.on('error', reject);
+    const session = connectHttp2(`https://127.0.0.1:${ports.https}`, {
+      servername: hostname,
+      rejectUnauthorized: false,
+    });
+    session.on('error', reject);
+    const stream = session.request({ ':method': method, ':path': path, ':authority': hostname });
+    let status = 0;
+    let text = '';
+    stream.setEncoding('utf8');
+    stream.on('response', (headers) => (status = Number(headers[':status'])));
+    stream.on('data', (chunk: string) => (text += chunk));
+    stream.on('end', () => {
+      session.close();
+      resolve({ status, body: text });
+    });
+    stream.on('error', reject);
+    stream.end(body);
   });
 }
 
-async function status(): Promise<{
-  checksum: string;
-  configurationLoads: number;
-  backendsVersion: number;
-  workerPid: number;
-}> {
-  const response = await sendRequest({ port: ports.status, host: '127.0.0.1', path: STATUS_ENDPOINT_PATH });
-  return JSON.parse(response.body) as never;
+async function pushTable(next: RouteTable): Promise<void> {
+  const response = await plane.push(diffRouteTables(table, next));
+  expect(response.status, JSON.stringify(response.json)).toBe(201);
+  table = next;
 }
 
 beforeAll(async () => {
-  for (const name of names) backends[name] = await startBackend(name, name === 'six' ? '::1' : '127.0.0.1');
-  ports = { http: await findFreePort(), https: await findFreePort(), status: await findFreePort() };
-  renderOptions = {
-    httpPort: ports.http,
-    httpsPort: ports.https,
-    statusPort: ports.status,
-    listenAddresses: ['127.0.0.1'],
-    workerProcesses: 2,
-    workerConnections: 256,
-  };
-  running = build(createInput(['one']));
-  prefix = await createNginxPrefix(renderNginxConf(running, renderOptions), running.certificates);
-  nginx = await startNginx(prefix, 2);
-  expect(await postBackends(running)).toBe(201);
+  for (const name of backendNames) servers[name] = await startEchoBackend(name);
+  servers.six = await startEchoBackend('six', { host: '::1' });
+  servers.secure = await startEchoBackend('secure', { tls: true });
+  servers.h2 = await startHttp2Backend('h2');
+  ports = await allocateListenerPorts();
+  table = createTable();
+  plane = await startDataPlane({ table, ports, render: { accessLogPath: 'access.log' } });
 });
 
 afterAll(async () => {
-  await nginx?.stop();
-  await prefix?.remove();
-  for (const backend of Object.values(backends))
-    await new Promise((resolve) => backend.server.close(resolve));
+  await plane?.stop();
+  for (const server of Object.values(servers)) await server?.close();
 });
 
-describe('nginx with a rendered configuration', () => {
-  it('routes Prefix paths element-wise and the longest match first', async () => {
-    expect(await backendOf('routing.example.com', '/foo')).toBe('a');
-    expect(await backendOf('routing.example.com', '/foo/')).toBe('a');
-    expect(await backendOf('routing.example.com', '/foo/x')).toBe('a');
-    expect(await backendOf('routing.example.com', '/foo/bar')).toBe('b');
-    expect(await backendOf('routing.example.com', '/foo/bar/baz')).toBe('b');
-    expect(await backendOf('routing.example.com', '/foobar')).toBe('fallback');
+describe('the nginx data plane', () => {
+  it('answers 503 to every request before the first push', async () => {
+    expect((await plane.status()).version).toBe(0);
+    expect((await send('routing.example.com', '/foo')).status).toBe(503);
+    expect((await send('anything.example.org')).status).toBe(503);
+    const tls = await send('tls.example.com', '/', { tls: true });
+    expect(tls.status).toBe(503);
+    expect(tls.peerCommonName).toBe(plane.prefix.defaultCommonName);
   });
 
-  it('routes Exact paths exactly and ImplementationSpecific paths as plain prefixes', async () => {
-    expect(await backendOf('routing.example.com', '/exact')).toBe('b');
-    expect(await backendOf('routing.example.com', '/exact/')).toBe('fallback');
-    expect(await backendOf('routing.example.com', '/impl')).toBe('b');
-    expect(await backendOf('routing.example.com', '/implx')).toBe('b');
+  it('accepts the whole table and serves it', async () => {
+    const response = await plane.push(table);
+    expect(response.status, JSON.stringify(response.json)).toBe(201);
+    expect(response.json).toMatchObject({ version: 1 });
+    expect(await answer('routing.example.com', '/foo')).toBe('a');
   });
 
-  it('passes the path and query to the backend unchanged without rewrite-target', async () => {
-    const response = await get('routing.example.com', '/foo/x?q=1');
-    expect(response.echo).toMatchObject({
-      url: '/foo/x?q=1',
+  it('routes Exact paths exactly, regexes before prefixes, and prefixes element-wise, longest first', async () => {
+    expect(await answer('routing.example.com', '/exact')).toBe('a');
+    expect(await answer('routing.example.com', '/exact/')).toBe('c');
+    expect(await answer('routing.example.com', '/re/42')).toBe('b');
+    expect(await answer('routing.example.com', '/re/42x')).toBe('c');
+    expect(await answer('routing.example.com', '/case/x')).toBe('c');
+    expect(await answer('routing.example.com', '/foo')).toBe('a');
+    expect(await answer('routing.example.com', '/foo/')).toBe('a');
+    expect(await answer('routing.example.com', '/foo/x')).toBe('a');
+    expect(await answer('routing.example.com', '/foo/bar')).toBe('b');
+    expect(await answer('routing.example.com', '/foo/bar/baz')).toBe('b');
+    expect(await answer('routing.example.com', '/foobar')).toBe('c');
+  });
+
+  it('honours method, header and query conditions and the route listeners', async () => {
+    expect(await answer('routing.example.com', '/m', { method: 'POST', body: 'x' })).toBe('b');
+    expect(await answer('routing.example.com', '/m')).toBe('a');
+    expect(await answer('routing.example.com', '/h', { headers: { 'x-env': ['canary', 'blue'] } })).toBe('b');
+    expect(await answer('routing.example.com', '/h', { headers: { 'x-env': 'canary' } })).toBe('a');
+    expect(await answer('routing.example.com', '/q?v=23&v=1')).toBe('b');
+    expect(await answer('routing.example.com', '/q?v=1&v=2')).toBe('a');
+    expect(await answer('routing.example.com', '/tls-only')).toBe('c');
+    expect(await answer('routing.example.com', '/tls-only', { tls: true })).toBe('b');
+  });
+
+  it('matches wildcard hosts by their kind, passes unmatched requests on, and ends at the catch-all', async () => {
+    expect(await answer('x.wild.example.com')).toBe('b');
+    expect(await answer('x.y.wild.example.com')).toBe('catch-all');
+    expect(await answer('x.deep.example.com')).toBe('c');
+    expect(await answer('x.y.deep.example.com')).toBe('c');
+    expect(await answer('deep.example.com', '/pass')).toBe('one-label wildcard');
+    expect(await answer('pass.example.com', '/only')).toBe('a');
+    expect(await answer('pass.example.com', '/pass')).toBe('one-label wildcard');
+    expect(await answer('pass.example.com', '/other')).toBe('catch-all');
+    expect(await answer('unknown.org')).toBe('catch-all');
+    expect(await answer('ROUTING.Example.com', '/exact')).toBe('a');
+    expect(await answer('routing.example.com:8080', '/exact')).toBe('a');
+  });
+
+  it('passes the path, query, Host and forwarded headers to the backend unchanged', async () => {
+    const response = await send('routing.example.com', '/foo/x%20y?q=1&r=%2F');
+    expect(response.headers['x-ingresskit-route']).toBe('r-foo');
+    expect(echoOf(response)).toMatchObject({
+      url: '/foo/x%20y?q=1&r=%2F',
       host: 'routing.example.com',
-      forwardedProto: 'http',
+      headers: {
+        'x-forwarded-proto': 'http',
+        'x-forwarded-host': 'routing.example.com',
+        'x-real-ip': '127.0.0.1',
+      },
+    });
+    expect(echoOf(response)?.headers.connection).toBeUndefined();
+  });
+
+  it('redirects plain HTTP to the HTTPS listener, only for hosts with TLS when asked', async () => {
+    const redirect = await send('policy.example.com', '/https/a?b=1');
+    expect(redirect.status).toBe(308);
+    expect(redirect.headers.location).toBe(`https://policy.example.com:${ports.https}/https/a?b=1`);
+    expect((await send('policy.example.com', '/https', { tls: true })).status).toBe(200);
+    expect(await answer('policy.example.com', '/https-if-tls')).toBe('a');
+    const tlsHost = await send('tls.example.com', '/x');
+    expect(tlsHost.status).toBe(301);
+    expect(tlsHost.headers.location).toBe(`https://tls.example.com:${ports.https}/x`);
+  });
+
+  it('enforces source allowlists and fails closed on entries it cannot parse', async () => {
+    expect(await answer('policy.example.com', '/allow')).toBe('a');
+    expect((await send('policy.example.com', '/deny')).status).toBe(403);
+    expect((await send('policy.example.com', '/deny-bad')).status).toBe(403);
+  });
+
+  it('refuses bodies over the limit by Content-Length and while reading chunked bodies', async () => {
+    const small = { method: 'POST', body: 'x'.repeat(11) };
+    expect((await send('policy.example.com', '/small', small)).status).toBe(413);
+    expect((await send('policy.example.com', '/small', { ...small, chunked: true })).status).toBe(413);
+    const fits = await send('policy.example.com', '/small', {
+      method: 'POST',
+      body: 'y'.repeat(10),
+      chunked: true,
+    });
+    expect(echoOf(fits)?.body).toBe('y'.repeat(10));
+    const overDefault = 'z'.repeat(1024 * 1024 + 1);
+    expect((await send('body.example.com', '/', { method: 'POST', body: overDefault })).status).toBe(413);
+    expect(
+      (await send('body.example.com', '/', { method: 'POST', body: overDefault, chunked: true })).status,
+    ).toBe(413);
+    const big = await send('body.example.com', '/big', { method: 'POST', body: overDefault, chunked: true });
+    expect(echoOf(big)?.body.length).toBe(overDefault.length);
+    expect(
+      (
+        await send('body.example.com', '/big', {
+          method: 'POST',
+          body: overDefault + 'z'.repeat(1024 * 1024),
+        })
+      ).status,
+    ).toBe(413);
+    expect(
+      echoOf(
+        await send('policy.example.com', '/unlimited', { method: 'POST', body: overDefault, chunked: true }),
+      )?.body.length,
+    ).toBe(overDefault.length);
+  });
+
+  it('applies body limits to HTTP/2 bodies without a Content-Length', async () => {
+    expect(await sendHttp2('routing.example.com', '/foo')).toMatchObject({ status: 200 });
+    expect((await sendHttp2('policy.example.com', '/small', 'POST', 'x'.repeat(11))).status).toBe(413);
+    const fits = await sendHttp2('policy.example.com', '/small', 'POST', 'y'.repeat(10));
+    expect(JSON.parse(fits.body)).toMatchObject({ body: 'y'.repeat(10) });
+  });
+
+  it('rewrites paths as route-model says: full, prefix and regex', async () => {
+    expect(echoOf(await send('policy.example.com', '/rewrite-full/x?k=v'))?.url).toBe('/new?k=v');
+    expect(echoOf(await send('policy.example.com', '/rewrite-prefix/x'))?.url).toBe('/x/x');
+    expect(echoOf(await send('policy.example.com', '/rewrite-prefix'))?.url).toBe('/x');
+    expect(echoOf(await send('policy.example.com', '/strip/users?id=1'))?.url).toBe('/users?id=1');
+    expect(echoOf(await send('policy.example.com', '/strip'))?.url).toBe('/');
+    expect(echoOf(await send('policy.example.com', '/re-rewrite/a/b'))?.url).toBe('/a/b');
+    expect(echoOf(await send('policy.example.com', '/re-rewrite'))?.url).toBe('/');
+  });
+
+  it('changes request and response headers and the upstream Host', async () => {
+    const response = await send('policy.example.com', '/headers', {
+      headers: { 'x-remove': 'gone', 'x-add': 'one', 'x-set': 'old' },
+    });
+    expect(echoOf(response)?.headers).toMatchObject({ 'x-set': 'one', 'x-add': 'one, two' });
+    expect(echoOf(response)?.headers['x-remove']).toBeUndefined();
+    expect(response.headers).toMatchObject({ 'x-resp': 'yes', 'x-multi': 'b' });
+    expect(response.headers['x-backend']).toBeUndefined();
+    const vhost = await send('policy.example.com', '/vhost');
+    expect(echoOf(vhost)).toMatchObject({
+      host: 'internal.example.com',
+      headers: { 'x-forwarded-host': 'policy.example.com' },
     });
   });
 
-  it('sends unknown hosts and unmatched paths to the default backend', async () => {
-    expect(await backendOf('unknown.example.com', '/anything')).toBe('fallback');
-    expect(await backendOf('routing.example.com', '/')).toBe('fallback');
+  it('applies route timeouts in the balancer', async () => {
+    expect((await send('policy.example.com', '/timeout?delay=1000')).status).toBe(504);
+    expect(await answer('policy.example.com', '/timeout?delay=10')).toBe('slow');
   });
 
-  it('matches a wildcard host one label deep only', async () => {
-    expect(await backendOf('x.wild.example.com')).toBe('b');
-    expect(await backendOf('x.y.wild.example.com')).toBe('fallback');
-  });
-
-  it('serves TLS with the certificate chosen by SNI', async () => {
-    const secure = await get('secure.example.com', '/', true);
-    expect(secure).toMatchObject({ status: 200, cn: 'secure.example.com' });
-    expect(secure.echo).toMatchObject({ backend: 'a', forwardedProto: 'https' });
-    const wild = await get('x.wild.example.com', '/', true);
-    expect(wild).toMatchObject({ status: 200, cn: '*.wild.example.com' });
-    expect(wild.echo?.backend).toBe('b');
-  });
-
-  it('refuses the TLS handshake for a name without a certificate', async () => {
-    await expect(get('unknown.example.com', '/', true)).rejects.toThrow();
-  });
-
-  it('redirects plain HTTP to HTTPS on TLS hosts, unless ssl-redirect is false', async () => {
-    expect(await get('secure.example.com', '/a?b=1')).toMatchObject({
-      status: 308,
-      location: `https://secure.example.com:${ports.https}/a?b=1`,
-    });
-    expect((await get('x.wild.example.com')).status).toBe(200);
-  });
-
-  it('rewrites with regex captures and strips a Prefix with rewrite-target /', async () => {
-    expect((await get('rewrite.example.com', '/something/x/y?q=1')).echo?.url).toBe('/x/y?q=1');
-    expect((await get('rewrite.example.com', '/something')).echo?.url).toBe('/');
-    expect((await get('strip.example.com', '/app/users')).echo?.url).toBe('/users');
-    expect((await get('strip.example.com', '/app')).echo?.url).toBe('/');
-  });
-
-  it('enforces the source allowlist', async () => {
-    expect((await get('allow.example.com')).status).toBe(200);
-    expect((await get('deny.example.com')).status).toBe(403);
-  });
-
-  it('sends the upstream-vhost as Host', async () => {
-    expect((await get('vhost.example.com')).echo?.host).toBe('internal.example.com');
-  });
-
-  it('proxies an ExternalName Service to its target', async () => {
-    expect(await backendOf('external.example.com')).toBe('external');
-  });
-
-  it('balances to IPv6 endpoints', async () => {
-    expect(await backendOf('v6.example.com')).toBe('six');
-  });
-
-  it('answers 503 for a backend without endpoints', async () => {
-    expect((await get('empty.example.com')).status).toBe(503);
-  });
-
-  it('reports the running checksum through the status endpoint', async () => {
-    expect((await status()).checksum).toBe(running.checksum);
-  });
-
-  it('moves traffic between endpoints without a reload', async () => {
-    const masterBefore = nginx.masterPid;
-    const workersBefore = await nginx.workerPids();
-    const statusBefore = await status();
-    expect(await backendOf('dyn.example.com')).toBe('one');
-
-    const next = build(createInput(['two']));
-    expect(diffConfigurations(running, next)).toMatchObject({ reloadRequired: false, backendsChanged: true });
-    expect(await postBackends(next)).toBe(201);
-    for (let i = 0; i < 6; i++) expect(await backendOf('dyn.example.com')).toBe('two');
-
-    const both = build(createInput(['one', 'two']));
-    expect(diffConfigurations(next, both).reloadRequired).toBe(false);
-    expect(await postBackends(both)).toBe(201);
+  it('chooses among weighted backends and answers for members that cannot be served', async () => {
+    for (let i = 0; i < 10; i++) expect(await answer('policy.example.com', '/weighted')).toBe('a');
     const seen = new Set<string>();
-    for (let i = 0; i < 12; i++) seen.add(await backendOf('dyn.example.com'));
-    expect([...seen].sort()).toEqual(['one', 'two']);
-
-    const none = build(createInput([]));
-    expect(diffConfigurations(both, none).reloadRequired).toBe(false);
-    expect(await postBackends(none)).toBe(201);
-    expect((await get('dyn.example.com')).status).toBe(503);
-
-    expect(await postBackends(running)).toBe(201);
-    expect(await backendOf('dyn.example.com')).toBe('one');
-
-    const statusAfter = await status();
-    expect(nginx.masterPid).toBe(masterBefore);
-    expect(await nginx.workerPids()).toEqual(workersBefore);
-    expect(statusAfter.configurationLoads).toBe(statusBefore.configurationLoads);
-    expect(statusAfter.backendsVersion).toBe(statusBefore.backendsVersion + 4);
-    expect(statusAfter.checksum).toBe(statusBefore.checksum);
+    for (let i = 0; i < 40 && seen.size < 2; i++) seen.add(await answer('policy.example.com', '/split'));
+    expect([...seen].sort()).toEqual(['a', 'b']);
+    expect((await send('policy.example.com', '/zero')).status).toBe(500);
+    expect((await send('policy.example.com', '/invalid-member')).status).toBe(500);
+    expect((await send('policy.example.com', '/invalid-member-status')).status).toBe(502);
+    expect((await send('policy.example.com', '/unknown-backend')).status).toBe(503);
+    expect((await send('policy.example.com', '/empty-backend')).status).toBe(503);
   });
 
-  it('logs no warning for requests to the configuration server', async () => {
-    const logBefore = await nginx.errorLog();
-    expect(await postBackends(running)).toBe(201);
-    expect((await status()).checksum).toBe(running.checksum);
-    const local = (path: string) => sendRequest({ port: ports.status, host: '127.0.0.1', path });
-    expect((await local('/healthz')).status).toBe(200);
-    expect((await local('/elsewhere')).status).toBe(404);
-
-    const logAfter = await nginx.errorLog();
-    expect(logAfter.startsWith(logBefore)).toBe(true);
-    expect(logAfter.slice(logBefore.length)).not.toMatch(/\[(warn|error|crit|alert|emerg)\]/);
-  });
-
-  it('logs no warning for malformed requests refused before routing', async () => {
-    const logBefore = await nginx.errorLog();
-    expect(await sendRaw(ports.http, 'NOT-HTTP\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
-    expect(await sendRaw(ports.http, 'GET / HTTP/1.1\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
-    expect(await sendRaw(ports.https, 'GET / HTTP/1.1\r\nHost: secure.example.com\r\n\r\n')).toMatch(
-      /^HTTP\/1\.1 400 /,
+  it('responds and redirects by itself', async () => {
+    const made = await send('policy.example.com', '/respond');
+    expect(made).toMatchObject({ status: 201, body: 'made here' });
+    expect(made.headers['x-made']).toBe('yes');
+    expect(await send('policy.example.com', '/respond-empty')).toMatchObject({ status: 204, body: '' });
+    const location = async (path: string, options: object = {}) => {
+      const response = await send('policy.example.com', path, options);
+      return `${response.status} ${String(response.headers.location)}`;
+    };
+    expect(await location('/redirect-keep/x?y=1')).toBe(
+      `302 http://elsewhere.example.com:${ports.http}/redirect-keep/x?y=1`,
     );
-
-    const logAfter = await nginx.errorLog();
-    expect(logAfter.startsWith(logBefore)).toBe(true);
-    expect(logAfter.slice(logBefore.length)).not.toMatch(/\[(warn|error|crit|alert|emerg)\]/);
+    expect(await location('/redirect-scheme/x')).toBe('301 https://policy.example.com/redirect-scheme/x');
+    expect(await location('/redirect-port', { tls: true })).toBe(
+      '307 http://policy.example.com/redirect-port',
+    );
+    expect(await location('/redirect-port2', { tls: true })).toBe(
+      '308 https://policy.example.com:8081/redirect-port2',
+    );
+    expect(await location('/redirect-path/a?b=c')).toBe(
+      `302 http://policy.example.com:${ports.http}/moved/a?b=c`,
+    );
+    expect(await location('/redirect-full/a')).toBe(`303 http://policy.example.com:${ports.http}/a%20b`);
   });
 
-  it('refuses a malformed backends payload and keeps the last good one', async () => {
-    for (const body of [
-      'not json',
-      '{"backends": 3}',
-      '{"backends":[{"name":"x","endpoints":[{"address":"1.2.3.4","port":0}]}]}',
-    ]) {
-      const response = await sendRequest({
-        port: ports.status,
-        host: '127.0.0.1',
-        path: BACKENDS_ENDPOINT_PATH,
-        method: 'POST',
-        body,
-      });
-      expect(response.status).toBe(400);
+  it('serves pushed certificates by SNI and the default certificate otherwise', async () => {
+    const exact = await send('tls.example.com', '/', { tls: true });
+    expect(exact).toMatchObject({ status: 200, peerCommonName: 'tls.example.com' });
+    expect(echoOf(exact)?.headers['x-forwarded-proto']).toBe('https');
+    expect((await send('a.tlswild.example.com', '/', { tls: true })).peerCommonName).toBe(
+      '*.tlswild.example.com',
+    );
+    expect((await send('a.b.tlswild.example.com', '/', { tls: true })).peerCommonName).toBe(
+      plane.prefix.defaultCommonName,
+    );
+    expect((await send('unknown.example.org', '/', { tls: true })).peerCommonName).toBe(
+      plane.prefix.defaultCommonName,
+    );
+    const withoutSni = await send('tls.example.com', '/', { tls: true, servername: null });
+    expect(withoutSni.peerCommonName).toBe(plane.prefix.defaultCommonName);
+  });
+
+  it('proxies to ExternalName, IPv6, HTTPS and gRPC (HTTP/2) backends', async () => {
+    expect(await answer('ext.example.com')).toBe('ext');
+    expect(await answer('v6.example.com')).toBe('six');
+    const secure = echoOf(await send('secure-backend.example.com', '/s'));
+    expect(secure).toMatchObject({
+      backend: 'secure',
+      servername: 'secure-backend.example.com',
+      host: 'secure-backend.example.com',
+    });
+    const grpc = echoOf(
+      await send('grpc.example.com', '/pkg.Service/Method', { method: 'POST', body: 'payload' }),
+    );
+    expect(grpc).toMatchObject({
+      backend: 'h2',
+      httpVersion: '2.0',
+      url: '/pkg.Service/Method',
+      body: 'payload',
+    });
+  });
+
+  it('serves host, path, backend, certificate and policy changes with the same workers and no reload', async () => {
+    const workers = await plane.nginx.workerPids();
+    const before = await plane.status();
+    const renewed = certificate('tls.example.com');
+    renewed.id = 'cert-tls-renewed';
+    const steps: [string, (current: RouteTable) => RouteTable, () => Promise<void>][] = [
+      [
+        'a new host',
+        (current) => ({
+          ...current,
+          virtualHosts: [
+            ...current.virtualHosts,
+            host('new.example.com', [route('n-root', '/', forward('a'))]),
+          ],
+        }),
+        async () => expect(await answer('new.example.com')).toBe('a'),
+      ],
+      [
+        'a new path',
+        (current) => ({
+          ...current,
+          virtualHosts: current.virtualHosts.map((entry) =>
+            entry.hostname === 'new.example.com'
+              ? host(entry.hostname, [...entry.routes, route('n-path', '/path', forward('b'))])
+              : entry,
+          ),
+        }),
+        async () => expect(await answer('new.example.com', '/path/x')).toBe('b'),
+      ],
+      [
+        'new endpoints',
+        (current) => ({
+          ...current,
+          backends: current.backends.map((entry) => (entry.id === 'a' ? backend('a', servers.c) : entry)),
+        }),
+        async () => expect(await answer('new.example.com')).toBe('c'),
+      ],
+      [
+        'a renewed certificate',
+        (current) => ({
+          ...current,
+          tls: current.tls.map((binding) =>
+            binding.hostname === 'tls.example.com' ? { ...binding, certificate: renewed.id } : binding,
+          ),
+          certificates: [
+            ...current.certificates.filter((entry) => entry.id !== 'cert-tls.example.com'),
+            renewed,
+          ],
+        }),
+        async () => {
+          const response = await send('tls.example.com', '/', { tls: true });
+          expect(response.status).toBe(200);
+          expect(response.peerFingerprint).toBe(new X509Certificate(renewed.certificatePem).fingerprint256);
+        },
+      ],
+      [
+        'a policy',
+        (current) => ({
+          ...current,
+          virtualHosts: current.virtualHosts.map((entry) =>
+            entry.hostname === 'new.example.com'
+              ? host(entry.hostname, [
+                  route('n-root', '/', forward('a'), { policy: { allowSources: ['10.0.0.0/8'] } }),
+                ])
+              : entry,
+          ),
+        }),
+        async () => expect((await send('new.example.com')).status).toBe(403),
+      ],
+      [
+        'endpoints back',
+        (current) => ({
+          ...current,
+          backends: current.backends.map((entry) => (entry.id === 'a' ? backend('a', servers.a) : entry)),
+        }),
+        async () => expect(await answer('routing.example.com', '/foo')).toBe('a'),
+      ],
+      [
+        'a removed host',
+        (current) => ({
+          ...current,
+          virtualHosts: current.virtualHosts.filter((entry) => entry.hostname !== 'new.example.com'),
+        }),
+        async () => expect(await answer('new.example.com')).toBe('catch-all'),
+      ],
+    ];
+    for (const [, change, check] of steps) {
+      const next = change(table);
+      const running = buildConfiguration(table, { controlSocketPath: plane.prefix.socketPath }).configuration;
+      const wanted = buildConfiguration(next, { controlSocketPath: plane.prefix.socketPath }).configuration;
+      expect(diffConfigurations(running, wanted).reloadRequired).toBe(false);
+      await pushTable(next);
+      await check();
     }
-    expect(await backendOf('dyn.example.com')).toBe('one');
+    const after = await plane.status();
+    expect(await plane.nginx.workerPids()).toEqual(workers);
+    expect(after.configurationLoads).toBe(before.configurationLoads);
+    expect(after.instance).toBe(before.instance);
+    expect(after.version).toBe(before.version + steps.length);
+    expect(await answer('routing.example.com', '/foo')).toBe('a');
   });
 
-  it('counts a real reload, keeps posted endpoints across it, and serves 404 from the catch-all without a default backend', async () => {
-    const before = await status();
-    const workersBefore = await nginx.workerPids();
-    const next = build(createInput(['one'], false));
-    expect(diffConfigurations(running, next).reloadRequired).toBe(true);
-    await prefix.writeConf(renderNginxConf(next, renderOptions));
-    await nginx.reload();
-    running = next;
+  it('reloads for a new profile and keeps serving the pushed data across the reload', async () => {
+    const before = await plane.status();
+    const next: RouteTable = {
+      ...table,
+      virtualHosts: [
+        ...table.virtualHosts,
+        host('grpcs.example.com', [route('gs-root', '/', forward('a'), { policy: { maxBodyBytes: 12345 } })]),
+      ],
+    };
+    const { reloaded } = await plane.reconfigure(next);
+    expect(reloaded).toBe(true);
+    const reloadedStatus = await plane.status();
+    expect(reloadedStatus).toMatchObject({
+      instance: before.instance,
+      version: before.version,
+      configurationLoads: before.configurationLoads + 1,
+    });
+    expect(reloadedStatus.confHash).toBe(plane.configuration.checksum);
+    expect(await answer('routing.example.com', '/foo')).toBe('a');
+    await pushTable(next);
+    expect(await answer('grpcs.example.com')).toBe('a');
+    expect(
+      (await send('grpcs.example.com', '/', { method: 'POST', body: 'x'.repeat(12346), chunked: true }))
+        .status,
+    ).toBe(413);
+  });
 
-    const after = await status();
-    expect(after.configurationLoads).toBe(before.configurationLoads + 1);
-    expect(after.checksum).toBe(next.checksum);
-    expect((await nginx.workerPids()).some((pid) => workersBefore.includes(pid))).toBe(false);
-    expect(await backendOf('dyn.example.com')).toBe('one');
-    expect((await get('unknown.example.com', '/anything')).status).toBe(404);
-    expect((await get('routing.example.com', '/')).status).toBe(404);
+  it('keeps the error log free of warnings for normal traffic and control requests', async () => {
+    const before = await plane.nginx.errorLog();
+    await plane.status();
+    await plane.push(diffRouteTables(table, table));
+    for (const path of ['/foo', '/exact', '/re/1', '/nothing']) await send('routing.example.com', path);
+    await send('tls.example.com', '/', { tls: true });
+    await send('unknown.example.org', '/', { tls: true, servername: null });
+    await send('policy.example.com', '/headers');
+    await send('policy.example.com', '/respond');
+    await send('policy.example.com', '/redirect-keep');
+    await send('policy.example.com', '/deny');
+    const after = await plane.nginx.errorLog();
+    expect(after.startsWith(before)).toBe(true);
+    expect(after.slice(before.length)).not.toMatch(/\[(warn|error|crit|alert|emerg)\]/);
+  });
+
+  it('answers 503 after a restart until the data is pushed again, under a new instance id', async () => {
+    const before = await plane.status();
+    await plane.restart();
+    const restarted = await plane.status();
+    expect(restarted.instance).not.toBe(before.instance);
+    expect(restarted.version).toBe(0);
+    expect((await send('routing.example.com', '/foo')).status).toBe(503);
+    expect((await plane.push(table)).status).toBe(201);
+    expect(await answer('routing.example.com', '/foo')).toBe('a');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { quoteNginxLiteral, quoteNginxReplacement, quoteNginxString } from './index.js';
+import { quoteNginxLiteral, quoteNginxString } from './index.js';
 
 describe('quoteNginxString', () => {
   it('wraps plain values in double quotes', () => {
@@ -20,8 +20,8 @@ describe('quoteNginxString', () => {
 });
 
 describe('quoteNginxLiteral', () => {
-  it('allows $ as a regex anchor', () => {
-    expect(quoteNginxLiteral('^/a(/|$)(.*)')).toBe('"^/a(/|$)(.*)"');
+  it('keeps $ for directives that do not expand variables', () => {
+    expect(quoteNginxLiteral('$prefix/lua/?.lua;;')).toBe('"$prefix/lua/?.lua;;"');
   });
 
   it('doubles backslashes, which nginx turns back into one', () => {
@@ -30,15 +30,5 @@ describe('quoteNginxLiteral', () => {
 
   it.each(['a\nb', 'a\u0000'])('refuses %j', (value) => {
     expect(quoteNginxLiteral(value)).toBeUndefined();
-  });
-});
-
-describe('quoteNginxReplacement', () => {
-  it('allows capture references $1-$9', () => {
-    expect(quoteNginxReplacement('/$1/x$9')).toBe('"/$1/x$9"');
-  });
-
-  it.each(['/$host', '/$0', '/${1}', '/$', '/a\n'])('refuses %j', (value) => {
-    expect(quoteNginxReplacement(value)).toBeUndefined();
   });
 });

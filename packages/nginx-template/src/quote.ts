@@ -1,8 +1,8 @@
 /**
- * Quoting for nginx.conf tokens. Every value the template writes goes through one of these, even
- * after validation, so a grammar mistake elsewhere still cannot end a token early: inside double
- * quotes nginx reads `;`, `{`, `}`, `#` and spaces literally, and `\"`/`\\` are the only escapes
- * we emit.
+ * Quoting for nginx.conf tokens. Every string the template writes goes through one of these, even
+ * though only validated option values are ever rendered, so a mistake elsewhere still cannot end
+ * a token early: inside double quotes nginx reads `;`, `{`, `}`, `#` and spaces literally, and
+ * `\"`/`\\` are the only escapes we emit.
  */
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
@@ -23,21 +23,11 @@ export function quoteNginxString(value: string): string | undefined {
 }
 
 /**
- * Quotes an argument of a directive that never expands variables in it: the regexes of
- * `location ~`, `server_name ~` and `rewrite` (where `$` is the end anchor) and
+ * Quotes an argument of a directive that never expands variables in it, such as
  * `lua_package_path` (where `$prefix` is the nginx prefix). Undefined when it holds control
  * characters.
  */
 export function quoteNginxLiteral(value: string): string | undefined {
   if (CONTROL.test(value)) return undefined;
-  return wrap(value);
-}
-
-/**
- * Quotes a `rewrite` replacement: the only `$` allowed is a capture reference `$1`…`$9`, which
- * nginx expands; any other `$` would read a variable. Undefined when unsafe.
- */
-export function quoteNginxReplacement(value: string): string | undefined {
-  if (CONTROL.test(value) || /\$(?![1-9])/.test(value)) return undefined;
   return wrap(value);
 }

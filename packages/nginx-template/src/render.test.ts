@@ -1,173 +1,162 @@
 import { describe, expect, it } from 'vitest';
+import type { Route, RouteTable } from '@ingresskit/route-model';
 import {
   buildConfiguration,
-  InvalidRenderOptionsError,
+  computeConfigurationChecksum,
+  inPlaceMaxBodyBytes,
   renderNginxConf,
   UnsafeValueError,
   type Configuration,
   type RenderOptions,
 } from './index.js';
-import { A, endpointSlice, externalService, ingress, path, service, tlsSecret } from './testing/fixtures.js';
+import {
+  countDirectives,
+  listDirectivePaths,
+  parseNginxConf,
+  type Directive,
+} from './testing/nginx-conf-parser.js';
+import { createTestHost, createTestRoute, createTestTable } from './testing/routes.js';
 
-function sample(): Configuration {
-  return buildConfiguration({
-    ingresses: [
-      ingress(
-        'a',
-        { 'secure.example.com': [path('/api', 'Prefix', 'app')] },
-        { tls: [{ hosts: ['secure.example.com'], secretName: 'cert' }] },
-      ),
-      ingress(
-        'b',
-        { '*.wild.example.com': [path('/', 'Prefix', 'ext', 443)] },
-        { annotations: { [`${A}backend-protocol`]: 'HTTPS' } },
-      ),
-      ingress(
-        'c',
-        { 'grpc.example.com': [path('/', 'Prefix', 'app')] },
-        { annotations: { [`${A}backend-protocol`]: 'GRPC', [`${A}proxy-read-timeout`]: '300' } },
-      ),
-    ],
-    services: [service('app'), externalService('ext', 'api.example.org')],
-    endpointSlices: [endpointSlice('app', 8080, ['10.0.0.1'])],
-    secrets: [tlsSecret('cert', 'secure')],
-  }).configuration;
+const options: RenderOptions = { controlSocketPath: '/run/ingresskit/control.sock' };
+
+function forwardRoute(id: string, policy: Route['policy'] = {}): Route {
+  return createTestRoute(id, {
+    action: { type: 'forward', backends: [{ backend: 'app', weight: 1 }] },
+    policy,
+  });
 }
 
-function clone(configuration: Configuration): Configuration {
-  return JSON.parse(JSON.stringify(configuration)) as Configuration;
+function createTable(hosts: number, policy: Route['policy'] = {}): RouteTable {
+  return createTestTable({
+    virtualHosts: Array.from({ length: hosts }, (_, index) =>
+      createTestHost(`h${index}.example.com`, [forwardRoute(`r${index}`, policy)]),
+    ),
+    backends: [{ id: 'app', endpoints: [{ address: '10.0.0.1', port: 80 }] }],
+  });
+}
+
+function render(table: RouteTable, extra: Partial<RenderOptions> = {}): string {
+  return renderNginxConf(buildConfiguration(table, { ...options, ...extra }).configuration);
+}
+
+function namedLocations(conf: string): Directive[] {
+  const http = parseNginxConf(conf).find((directive) => directive.name === 'http')!;
+  const servers = http.children!.filter((directive) => directive.name === 'server');
+  return servers.flatMap((server) =>
+    server.children!.filter(
+      (directive) => directive.name === 'location' && directive.args[0]!.value.startsWith('@'),
+    ),
+  );
 }
 
 describe('renderNginxConf', () => {
-  it('renders the same bytes for equal configurations', () => {
-    expect(renderNginxConf(sample())).toBe(renderNginxConf(sample()));
+  it('renders the same nginx.conf for one host and for a thousand', () => {
+    expect(render(createTable(1000))).toBe(render(createTable(1)));
   });
 
-  it('writes the configuration checksum line', () => {
-    const configuration = sample();
-    expect(renderNginxConf(configuration)).toContain(
-      `\n# configuration checksum: ${configuration.checksum}\n`,
+  it('writes no host, route id or policy text into nginx.conf', () => {
+    const conf = render(
+      createTable(3, {
+        upstreamHost: 'internal.example.com',
+        requestHeaders: { set: [{ name: 'X-Secret', value: 'v' }] },
+      }),
     );
+    for (const text of ['h0.example.com', 'r0', 'internal.example.com', 'X-Secret'])
+      expect(conf).not.toContain(text);
   });
 
-  it('turns upstream keepalive on by default and off on request', () => {
-    expect(renderNginxConf(sample())).toMatch(
-      /upstream ingresskit_backends \{[^}]*balancer_by_lua_block \{[^}]*\}\s*keepalive 320;/,
+  it('renders four named locations per profile in each listener server', () => {
+    const conf = render(createTable(1, { backendProtocol: 'HTTPS', maxBodyBytes: 4096 }));
+    const names = namedLocations(conf).map((location) => location.args[0]!.value);
+    expect(names.slice(0, 8)).toEqual([
+      '@ik_http_d',
+      '@ik_http_d_h',
+      '@ik_http_d_x',
+      '@ik_http_d_xh',
+      '@ik_https_b4096',
+      '@ik_https_b4096_h',
+      '@ik_https_b4096_x',
+      '@ik_https_b4096_xh',
+    ]);
+    expect(names).toHaveLength(16);
+    const https = namedLocations(conf).find((location) => location.args[0]!.value === '@ik_https_b4096_x')!;
+    expect(
+      https.children!.map((directive) => [directive.name, ...directive.args.map((arg) => arg.value)]),
+    ).toEqual([
+      ['client_max_body_size', '4096'],
+      ['proxy_pass', 'https://$ingresskit_external'],
+      ['proxy_ssl_server_name', 'on'],
+    ]);
+  });
+
+  it('uses grpc_pass for gRPC profiles and a header filter only in the _h variants', () => {
+    const conf = render(createTable(1, { backendProtocol: 'GRPCS' }));
+    const locations = new Map(namedLocations(conf).map((location) => [location.args[0]!.value, location]));
+    expect(listDirectivePaths(locations.get('@ik_grpcs_d')!.children!)).toEqual(
+      new Set(['client_max_body_size', 'grpc_pass', 'grpc_ssl_server_name', 'grpc_ssl_name']),
     );
-    expect(renderNginxConf(sample(), { upstreamKeepalive: false })).not.toMatch(/^\s*keepalive \d+;/m);
+    expect(countDirectives(locations.get('@ik_grpcs_d_h')!.children!, 'header_filter_by_lua_block')).toBe(1);
+    expect(countDirectives(locations.get('@ik_http_d')!.children!, 'header_filter_by_lua_block')).toBe(0);
   });
 
-  it('loads the Lua module by absolute path and can leave that out', () => {
-    expect(renderNginxConf(sample())).toContain(
-      'load_module "/usr/lib/nginx/modules/ndk_http_module.so";\nload_module "/usr/lib/nginx/modules/ngx_http_lua_module.so";',
+  it('gives location / the largest body limit of all profiles, or none when one has none', () => {
+    const configuration = (table: RouteTable) => buildConfiguration(table, options).configuration;
+    expect(inPlaceMaxBodyBytes(configuration(createTable(1, { maxBodyBytes: 5 })))).toBe(1024 * 1024);
+    expect(inPlaceMaxBodyBytes(configuration(createTable(1, { maxBodyBytes: 5 * 1024 * 1024 })))).toBe(
+      5 * 1024 * 1024,
     );
-    expect(renderNginxConf(sample(), { loadLuaModule: false })).not.toContain('load_module');
+    expect(inPlaceMaxBodyBytes(configuration(createTable(1, { maxBodyBytes: 0 })))).toBe(0);
+    expect(render(createTable(1, { maxBodyBytes: 0 }))).toMatch(/location \/ \{\n\s+client_max_body_size 0;/);
   });
 
-  it('keeps pid, logs and temp paths relative to the prefix unless told otherwise', () => {
-    const text = renderNginxConf(sample());
-    expect(text).toContain('pid "nginx.pid";');
-    expect(text).toContain('error_log "error.log" notice;');
-    expect(text).toContain('proxy_temp_path "proxy_temp";');
-    const moved = renderNginxConf(sample(), {
-      tempDir: '/var/tmp/ik',
-      pidPath: '/run/ik.pid',
-      accessLogPath: false,
-    });
-    expect(moved).toContain('proxy_temp_path "/var/tmp/ik/proxy_temp";');
-    expect(moved).toContain('pid "/run/ik.pid";');
-    expect(moved).toContain('access_log off;');
-  });
-
-  it('listens on the given ports and addresses, the status server on 127.0.0.1 only', () => {
-    const text = renderNginxConf(sample(), {
-      httpPort: 8080,
-      httpsPort: 8443,
-      statusPort: 9000,
+  it('renders listeners on every address, at their bind ports, with the default certificate on HTTPS', () => {
+    const conf = render(createTable(1), {
       listenAddresses: ['127.0.0.1', '::1'],
+      listenPorts: { 443: 8443 },
     });
-    expect(text).toContain('listen "127.0.0.1:8080" default_server;');
-    expect(text).toContain('listen "[::1]:8443" ssl http2 default_server;');
-    expect(text).toContain('listen "127.0.0.1:9000";');
-    expect(text).toContain('return 308 https://$host:8443$request_uri;');
-  });
-
-  it('omits the port from redirects to 443', () => {
-    expect(renderNginxConf(sample())).toContain('return 308 https://$host$request_uri;');
-  });
-
-  it('matches a wildcard host with a one-label regex', () => {
-    expect(renderNginxConf(sample())).toContain('server_name "~^[^.]+\\\\.wild\\\\.example\\\\.com$";');
-  });
-
-  it('proxies ExternalName backends through a variable so nginx resolves them per request', () => {
-    const text = renderNginxConf(sample(), { resolvers: ['10.0.0.10', '[fd00::10]:5353'] });
-    expect(text).toContain('set $ingresskit_external "api.example.org:443";');
-    expect(text).toContain('proxy_pass https://$ingresskit_external;');
-    expect(text).toContain('resolver "10.0.0.10" "[fd00::10]:5353" valid=30s;');
-  });
-
-  it('uses grpc_pass and grpc timeouts for GRPC backends', () => {
-    const text = renderNginxConf(sample());
-    expect(text).toContain('grpc_read_timeout 300s;');
-    expect(text).toContain('grpc_pass grpc://ingresskit_backends;');
-  });
-
-  it('references certificates under sslCertificateDir', () => {
-    const configuration = sample();
-    const file = configuration.certificates[0]?.fileName;
-    expect(renderNginxConf(configuration, { sslCertificateDir: '/etc/ik/certs' })).toContain(
-      `ssl_certificate "/etc/ik/certs/${file}";`,
+    expect(conf).toContain('listen "127.0.0.1:80" default_server;');
+    expect(conf).toContain('listen "[::1]:8443" ssl http2 default_server;');
+    expect(conf).toMatch(
+      /map \$server_port \$ingresskit_listener \{\n\s+default "";\n\s+80 80;\n\s+8443 443;\n\s+\}/,
     );
+    expect(conf).toContain('ssl_certificate "certs/default.pem";');
+    expect(conf).toContain('listen "unix:/run/ingresskit/control.sock";');
   });
 
-  it.each<[string, RenderOptions]>([
-    ['httpPort', { httpPort: 0 }],
-    ['httpsPort', { httpsPort: 70000 }],
-    ['statusPort', { statusPort: 1.5 }],
-    ['listenAddresses', { listenAddresses: ['localhost'] }],
-    ['workerProcesses', { workerProcesses: 0 }],
-    ['sslCertificateDir', { sslCertificateDir: 'certs dir' }],
-    ['luaDir', { luaDir: 'lua;evil' }],
-    ['pidPath', { pidPath: '$x' }],
-    ['errorLogPath', { errorLogPath: 'a\nb' }],
-    ['resolvers', { resolvers: ['dns.example.com'] }],
-    ['proxyBodySize', { proxyBodySize: '1 m' }],
-    ['backendsSharedDictSize', { backendsSharedDictSize: '20q' }],
-    ['upstreamKeepalive.connections', { upstreamKeepalive: { connections: -1 } }],
-    ['errorLogLevel', { errorLogLevel: 'loud' as never }],
-  ])('throws InvalidRenderOptionsError for a bad %s', (option, options) => {
-    expect(() => renderNginxConf(sample(), options)).toThrow(
-      expect.objectContaining({ name: 'InvalidRenderOptionsError', option }),
+  it('renders the options: modules, resolvers, keepalive, logs, the route id header', () => {
+    const conf = render(createTable(1), {
+      loadLuaModule: false,
+      resolvers: ['10.96.0.10', '[fd00::a]:5353'],
+      upstreamKeepalive: false,
+      accessLogPath: false,
+      exposeRouteId: true,
+      luaDir: '/opt/ingresskit/lua',
+    });
+    expect(conf).not.toContain('load_module');
+    expect(conf).toContain('resolver "10.96.0.10" "[fd00::a]:5353" valid=30s;');
+    expect(conf).not.toMatch(/^\s+keepalive /m);
+    expect(conf).toContain('access_log off;');
+    expect(conf).toContain('add_header X-Ingresskit-Route $ingresskit_route always;');
+    expect(conf).toContain('lua_package_path "/opt/ingresskit/lua/?.lua;/usr/share/lua/5.1/?.lua;;";');
+    expect(render(createTable(1))).toContain('load_module "/usr/lib/nginx/modules/ngx_http_lua_module.so";');
+  });
+
+  it('throws UnsafeValueError for a configuration buildConfiguration did not make', () => {
+    const { configuration } = buildConfiguration(createTable(1), options);
+    expect(() => renderNginxConf({ ...configuration, listeners: [] })).toThrow(UnsafeValueError);
+    const forged: Omit<Configuration, 'checksum'> = {
+      ...configuration,
+      profiles: [{ name: 'ik_http_d; include /etc/passwd', protocol: 'HTTP' }],
+    };
+    expect(() => renderNginxConf({ ...forged, checksum: computeConfigurationChecksum(forged) })).toThrow(
+      UnsafeValueError,
     );
-    expect(() => renderNginxConf(sample(), options)).toThrow(InvalidRenderOptionsError);
-  });
-
-  it.each<[string, (configuration: Configuration) => void]>([
-    ['a host', (c) => void (c.servers[0]!.host = 'evil.com; } server { listen 1')],
-    ['a location path', (c) => void (c.servers[0]!.locations[0]!.path = '/x" { return 200; } #')],
-    [
-      'a regex path',
-      (c) => void Object.assign(c.servers[0]!.locations[0]!, { match: 'regex', path: '^/x\n' }),
-    ],
-    ['a backend name', (c) => void (c.backends[0]!.name = 'a";')],
-    [
-      'a missing backend',
-      (c) => void (c.servers[0]!.locations[0]!.target = { kind: 'backend', backend: 'default/none:1' }),
-    ],
-    ['a source range', (c) => void (c.servers[0]!.locations[0]!.allowSourceRanges = ['all'])],
-    ['an upstream vhost', (c) => void (c.servers[0]!.locations[0]!.proxy.upstreamVhost = '$host')],
-    ['a body size', (c) => void (c.servers[0]!.locations[0]!.proxy.bodySize = '1m; evil')],
-    [
-      'a rewrite',
-      (c) => void (c.servers[0]!.locations[0]!.rewrite = { pattern: '^/x', replacement: '/$host' }),
-    ],
-    ['a certificate file', (c) => void (c.servers.find((s) => s.tls)!.tls!.certificate = '../../etc/passwd')],
-    ['the checksum', (c) => void (c.checksum = 'x"')],
-    ['an ExternalName', (c) => void (c.backends.find((b) => b.externalName)!.externalName = 'a b')],
-  ])('throws UnsafeValueError for a hand-made model with a bad %s', (_what, mutate) => {
-    const configuration = clone(sample());
-    mutate(configuration);
-    expect(() => renderNginxConf(configuration)).toThrow(UnsafeValueError);
+    const quoted: Omit<Configuration, 'checksum'> = {
+      ...configuration,
+      settings: { ...configuration.settings, pidPath: 'x$host' },
+    };
+    expect(() => renderNginxConf({ ...quoted, checksum: computeConfigurationChecksum(quoted) })).toThrow(
+      UnsafeValueError,
+    );
   });
 });

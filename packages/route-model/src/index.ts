@@ -61,6 +61,7 @@ export {
   matchesPath,
   matchesRequest,
   modifyPath,
+  rewritePath,
   selectRoute,
   type RouteRequest,
   type RouteSelection,

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { matchesPath, matchesRequest, modifyPath, selectRoute, type RouteRequest } from './select.js';
+import {
+  matchesPath,
+  matchesRequest,
+  modifyPath,
+  rewritePath,
+  selectRoute,
+  type RouteRequest,
+} from './select.js';
 import { createForwardRoute } from './testing.js';
 import type { Route, VirtualHost } from './types.js';
 
@@ -131,5 +138,29 @@ describe('modifyPath', () => {
 
   it('replaces the whole path', () => {
     expect(modifyPath({ type: 'ReplaceFullPath', value: '/full' }, '/a/b', '/a')).toBe('/full');
+  });
+});
+
+describe('rewritePath', () => {
+  it('replaces the whole path with the expanded replacement when the pattern matches, as nginx does', () => {
+    const rewrite = {
+      type: 'RegexReplace' as const,
+      pattern: '^/v[0-9]+/(users|teams)/([^/]+)',
+      replacement: '/$2',
+    };
+    expect(rewritePath(rewrite, '/v1/users/bob/x')).toBe('/bob');
+    expect(rewritePath({ ...rewrite, replacement: '/$1/$3' }, '/v2/teams/a')).toBe('/teams/');
+    expect(rewritePath(rewrite, '/other')).toBe('/other');
+  });
+
+  it('honours ignoreCase and applies path modifiers through modifyPath', () => {
+    const rewrite = {
+      type: 'RegexReplace' as const,
+      pattern: '^/api(/|$)(.*)',
+      replacement: '/$2',
+      ignoreCase: true,
+    };
+    expect(rewritePath(rewrite, '/API/items')).toBe('/items');
+    expect(rewritePath({ type: 'ReplacePrefixMatch', value: '/v2' }, '/api/x', '/api')).toBe('/v2/x');
   });
 });

@@ -9,6 +9,7 @@ import type {
   HeaderMatch,
   PathMatch,
   PathModifier,
+  PathRewrite,
   QueryParamMatch,
   Route,
   RouteMatch,
@@ -135,4 +136,21 @@ export function modifyPath(modifier: PathModifier, path: string, prefix = '/'): 
   const base = normalizePrefix(modifier.value);
   const result = (base === '/' ? '' : base) + rest;
   return result === '' ? '/' : result;
+}
+
+/**
+ * The path a rewrite sends upstream for a request whose path is `path`, on a route whose
+ * PathPrefix value is `prefix` (used by `ReplacePrefixMatch` only). See {@link PathRewrite}.
+ */
+export function rewritePath(rewrite: PathRewrite, path: string, prefix = '/'): string {
+  if (rewrite.type !== 'RegexReplace') return modifyPath(rewrite, path, prefix);
+  let match: RegExpExecArray | null;
+  try {
+    match = new RegExp(rewrite.pattern, rewrite.ignoreCase === true ? 'i' : '').exec(path);
+  } catch {
+    return path;
+  }
+  if (match === null) return path;
+  const groups = match;
+  return rewrite.replacement.replace(/\$([1-9])/g, (_, digit: string) => groups[Number(digit)] ?? '');
 }

@@ -91,10 +91,14 @@ export type PathModifier =
   | { type: 'ReplacePrefixMatch'; value: string };
 
 /**
- * A path rewrite: a {@link PathModifier}, or the substitution of the first match of `pattern`
- * (PCRE) by `replacement`, where `$1`–`$9` stand for capture groups (ingress-nginx rewrite-target).
+ * A path rewrite: a {@link PathModifier}, or nginx's `rewrite` (ingress-nginx rewrite-target): when
+ * `pattern` (PCRE, searched in the path) matches, the whole path becomes `replacement`, in which
+ * `$1`–`$9` stand for the capture groups (an unmatched group is empty); when it does not match,
+ * the path stays. `ignoreCase` makes `pattern` case-insensitive, as the route's own regular
+ * expression may be.
  */
-export type PathRewrite = PathModifier | { type: 'RegexReplace'; pattern: string; replacement: string };
+export type PathRewrite =
+  PathModifier | { type: 'RegexReplace'; pattern: string; replacement: string; ignoreCase?: boolean };
 
 /** An HTTP redirect answered by the data plane itself. Absent parts are kept from the request. */
 export interface Redirect {

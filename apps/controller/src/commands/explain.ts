@@ -1,11 +1,14 @@
 /** `ingresskit explain ingress NS/NAME`: what the controller does with one Ingress, and why. */
 import { createStore } from '@ingresskit/store';
+import { stringify } from 'yaml';
 import { resolveControllerConfig } from '../config.js';
 import { FlagError } from '../errors.js';
 import { explainIngress, formatExplanation } from '../explain.js';
 import { classFlagNames } from '../flags.js';
 import { loadKubeConfig } from '../kube-config.js';
-import { planSync } from '../sync-plan.js';
+import { viewOfSnapshot } from '../cluster-view.js';
+import { listenersOf } from '../data-plane.js';
+import { routeAll } from '../ingress-routing.js';
 import { ExitCode, type Command } from './command.js';
 
 const LIST_TIMEOUT_MS = 30_000;
@@ -17,9 +20,11 @@ export const explainCommand: Command = {
 
 Reads the Ingresses, IngressClasses, Services, EndpointSlices and Secrets of the cluster, and
 prints the decision the controller makes for the Ingress: whether it is ours and why (or why not,
-and what to change), the routes it gets and any problem that leaves it (or part of it) out. Use the
-same class flags as the running controller. A running controller answers the same question, with
-the routes nginx serves right now, at http://<pod>:<healthz-port>/explain?ingress=NAMESPACE/NAME.
+and what to change), the routes it contributes (as route-model entries, each marked when an older
+Ingress or the data plane keeps it from being served) and any problem that leaves it (or part of
+it) out. Use the
+same class flags as the running controller. A running controller answers the same question from its own state
+at http://<pod>:<healthz-port>/explain?ingress=NAMESPACE/NAME.
 Exits 0 when the Ingress exists, 1 when it does not.`,
   spec: {
     command: 'ingresskit explain',
@@ -54,28 +59,19 @@ Exits 0 when the Ingress exists, 1 when it does not.`,
           }, LIST_TIMEOUT_MS);
         }),
       ]);
-      const snapshot = store.snapshot();
-      const plan = planSync(
-        {
-          ingresses: snapshot.ingresses.list(),
-          ingressClasses: snapshot.ingressClasses.list(),
-          services: snapshot.services.list(),
-          endpointSlices: snapshot.endpointSlices.list(),
-          secrets: snapshot.secrets.list(),
-          ingressCheckSums: [],
-        },
-        {
-          classConfig: config.classConfig,
-          checksumEnabled: false,
-          defaultBackend: config.defaultBackend,
-          now: Date.now(),
-        },
-      );
-      const explanation = explainIngress(plan, key);
+      const routing = routeAll(viewOfSnapshot(store.snapshot()), {
+        classConfig: config.classConfig,
+        defaultBackend: config.defaultBackend,
+        listeners: listenersOf(config),
+        now: Date.now,
+      });
+      const explanation = explainIngress(routing, key);
       io.stdout(
         flags.output === 'json'
           ? `${JSON.stringify(explanation, null, 2)}\n`
-          : formatExplanation(explanation),
+          : flags.output === 'yaml'
+            ? stringify(explanation, { aliasDuplicateObjects: false })
+            : formatExplanation(explanation),
       );
       return explanation.found ? ExitCode.ok : ExitCode.failure;
     } finally {

@@ -98,27 +98,37 @@ describe('runCli', () => {
     expect(publish.stderr).toContain('--namespace is required');
   });
 
-  it('prints nginx.conf and the problems of the examples, exiting 1 for the broken Ingress', async () => {
+  it('prints a constant nginx.conf, the route table and the problems of the examples, exiting 1 for the broken Ingress', async () => {
     const result = await run(['render', '--manifests', examples, '--http-port=8080', '--https-port=8443']);
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toMatch(/^# nginx\.conf rendered by @ingresskit\/nginx-template/);
-    expect(result.stdout).toContain('server_name "web.demo.test";');
-    expect(result.stdout).toContain('listen "8443" ssl http2;');
-    expect(result.stdout).not.toContain('broken.demo.test');
+    const [nginxConf, routeTable] = result.stdout.split('# --- route table');
+    expect(nginxConf).toContain('listen "8443" ssl http2');
+    // Hosts and paths travel as data, never in nginx.conf.
+    expect(nginxConf).not.toContain('demo.test');
+    expect(routeTable).toContain('#   - hostname: web.demo.test');
+    expect(routeTable).not.toContain('broken.demo.test');
+    expect(routeTable).not.toContain('BEGIN PRIVATE KEY');
     expect(result.stderr).toContain('served demo/playground: http://playground.demo.test/metrics');
     expect(result.stderr).toContain('ignored: Ingress demo/whoami is ignored');
     expect(result.stderr).toMatch(/error: Ingress demo\/broken .*proxy-read-timeout.*\(value "forever"\)/);
   });
 
-  it('prints one JSON document when render is asked for json', async () => {
+  it('prints one JSON document when render is asked for json, and the route table alone as YAML', async () => {
     const result = await run(['render', '--manifests', examples, '--output=json']);
     const parsed = JSON.parse(result.stdout);
-    expect(parsed.nginxConf).toContain('server_name "api.demo.test";');
+    expect(parsed.nginxConf).toContain('rewrite_by_lua_block');
+    expect(parsed.routeTable.virtualHosts.map((host: { hostname: string }) => host.hostname)).toContain(
+      'api.demo.test',
+    );
     expect(parsed.ignored.map((entry: { ingress: string }) => entry.ingress).sort()).toEqual([
       'demo/typo',
       'demo/whoami',
     ]);
     expect(parsed.problems).toHaveLength(1);
+    const yaml = await run(['render', '--manifests', examples, '--output=yaml']);
+    expect(yaml.stdout).toMatch(/^listeners:/);
+    expect(yaml.stdout).toContain('privateKeyPem: (private key not shown)');
   });
 
   it('exits 2 with a message when render reads a directory that does not exist', async () => {

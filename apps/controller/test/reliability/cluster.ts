@@ -11,7 +11,9 @@ import { CoreV1Api, DiscoveryV1Api, NetworkingV1Api, type KubeConfig } from '@ku
 import { expect } from 'vitest';
 import type { Controller } from '../../src/controller.js';
 import type { DemoBackend } from '../../src/demo-backends.js';
-import { planSync } from '../../src/sync-plan.js';
+import { viewOfSnapshot } from '../../src/cluster-view.js';
+import { listenersOf } from '../../src/data-plane.js';
+import { routeAll } from '../../src/ingress-routing.js';
 import {
   createTempDir,
   eventually,
@@ -214,8 +216,8 @@ export function readStoreState(controller: Controller): Record<string, Record<st
 
 /**
  * Waits until the controller has converged to `server`: its store holds exactly the server's
- * objects (same keys, same resourceVersions), and both the configuration it runs and the one
- * nginx reports are what a fresh plan over those objects builds.
+ * objects (same keys, same resourceVersions), its route table is what a fresh pass over those
+ * objects builds, and nginx holds all of it (nothing left to push, no restart since the push).
  */
 export async function expectConverged(
   controller: Controller,
@@ -230,26 +232,14 @@ export async function expectConverged(
   );
   await eventually(
     async () => {
-      const snapshot = controller.store!.snapshot();
-      const plan = planSync(
-        {
-          ingresses: snapshot.ingresses.list(),
-          ingressClasses: snapshot.ingressClasses.list(),
-          services: snapshot.services.list(),
-          endpointSlices: snapshot.endpointSlices.list(),
-          secrets: snapshot.secrets.list(),
-          ingressCheckSums: snapshot.ingressCheckSums.list(),
-        },
-        {
-          classConfig: controller.config.classConfig,
-          checksumEnabled: controller.config.checksumEnabled,
-          defaultBackend: controller.config.defaultBackend,
-          now: Date.now(),
-        },
-      );
-      const expected = plan.build.configuration.checksum;
-      expect(controller.runningConfiguration?.checksum).toBe(expected);
-      expect((await controller.runtime.readStatus())?.checksum).toBe(expected);
+      const fresh = routeAll(viewOfSnapshot(controller.store!.snapshot()), {
+        classConfig: controller.config.classConfig,
+        defaultBackend: controller.config.defaultBackend,
+        listeners: listenersOf(controller.config),
+        now: Date.now,
+      });
+      expect(controller.routeTable()).toEqual(fresh.table());
+      expect(await controller.dataPlane.isInSync()).toBe(true);
     },
     timeoutMs,
     100,

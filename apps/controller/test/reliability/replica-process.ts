@@ -58,7 +58,6 @@ export async function startReplica(options: ReplicaOptions): Promise<ReplicaProc
       `--kubeconfig=${options.kubeconfigPath}`,
       `--http-port=${ports.httpPort}`,
       `--https-port=${ports.httpsPort}`,
-      `--status-port=${ports.statusPort}`,
       `--healthz-port=${ports.healthzPort}`,
       `--nginx-prefix=${options.prefix}`,
       `--pod-name=${options.name}`,

@@ -1,18 +1,18 @@
 /**
- * Test-only golden-file harness: `testdata/<case>.in.yaml` (Kubernetes objects, plus an optional
- * `kind: GoldenOptions` document) → `<case>.out.conf`, `<case>.problems.yaml` and
- * `<case>.backends.json`. Secret `stringData` values of the form `file:tls/x.crt` are read from
- * testdata, so certificates are not pasted into the manifests; the Secrets keep them in
- * `stringData`, as manifests on disk do.
+ * Test-only golden-file harness: `testdata/<case>.in.yaml` holds `options` (RenderOptions) and a
+ * route `table`; it gives `<case>.out.conf` (nginx.conf), `<case>.update.json` (the full push,
+ * pretty-printed) and `<case>.problems.yaml`. Certificate PEM values of the form `file:tls/x.crt`
+ * are read from testdata, so certificates are not pasted into the cases.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments, stringify } from 'yaml';
-import { backendsPayload } from '../backends-payload.js';
-import { buildConfiguration } from '../build-configuration.js';
-import { renderNginxConf, type RenderOptions } from '../render.js';
-import type { BuildOptions, BuildResult, ConfigurationInput, ServiceReference } from '../types.js';
+import type { RouteTable } from '@ingresskit/route-model';
+import { parse, stringify } from 'yaml';
+import { buildConfiguration, type BuildResult } from '../build-configuration.js';
+import { createDataPlaneUpdate } from '../data-plane-update.js';
+import { renderNginxConf } from '../render.js';
+import type { RenderOptions } from '../settings.js';
 
 /** The testdata directory. */
 export const TESTDATA_DIR = fileURLToPath(new URL('../../testdata/', import.meta.url));
@@ -25,60 +25,41 @@ export function listGoldenCases(): string[] {
     .sort();
 }
 
-interface GoldenOptions {
-  defaultBackend?: ServiceReference;
-  build?: BuildOptions;
-  render?: RenderOptions;
-}
-
-type KubeObject = {
-  kind?: string;
-  metadata?: unknown;
-  stringData?: Record<string, string>;
-  data?: Record<string, string>;
-};
-
-/** Replaces `file:` references in `stringData` by the file's text; stringData itself is read by buildConfiguration. */
-function resolveFileReferences(object: KubeObject): KubeObject {
-  if (object.stringData === undefined) return object;
-  const stringData: Record<string, string> = {};
-  for (const [key, value] of Object.entries(object.stringData)) {
-    stringData[key] = value.startsWith('file:')
-      ? readFileSync(join(TESTDATA_DIR, value.slice('file:'.length)), 'utf8')
-      : value;
-  }
-  return { ...object, stringData };
-}
-
 /** What a golden case produces. */
 export interface GoldenOutput {
+  options: RenderOptions;
   result: BuildResult;
   conf: string;
+  update: string;
   problems: string;
-  backends: string;
+}
+
+function readFileReference(value: string): string {
+  return value.startsWith('file:')
+    ? readFileSync(join(TESTDATA_DIR, value.slice('file:'.length)), 'utf8')
+    : value;
 }
 
 /** Builds and renders one case. */
 export function renderGoldenCase(name: string): GoldenOutput {
-  const documents = parseAllDocuments(readFileSync(join(TESTDATA_DIR, `${name}.in.yaml`), 'utf8'));
-  const objects = documents
-    .map((document) => document.toJS() as KubeObject)
-    .filter((object) => object !== null);
-  const options = (objects.find((object) => object.kind === 'GoldenOptions') ?? {}) as GoldenOptions;
-  const ofKind = (kind: string) =>
-    objects.filter((object) => object.kind === kind).map(resolveFileReferences);
-  const input: ConfigurationInput = {
-    ingresses: ofKind('Ingress') as never,
-    services: ofKind('Service') as never,
-    endpointSlices: ofKind('EndpointSlice') as never,
-    secrets: ofKind('Secret') as never,
+  const input = parse(readFileSync(join(TESTDATA_DIR, `${name}.in.yaml`), 'utf8')) as {
+    options: RenderOptions;
+    table: RouteTable;
   };
-  if (options.defaultBackend) input.defaultBackend = options.defaultBackend;
-  const result = buildConfiguration(input, options.build ?? {});
+  const table: RouteTable = {
+    ...input.table,
+    certificates: input.table.certificates.map((certificate) => ({
+      ...certificate,
+      certificatePem: readFileReference(certificate.certificatePem),
+      privateKeyPem: readFileReference(certificate.privateKeyPem),
+    })),
+  };
+  const result = buildConfiguration(table, input.options);
   return {
+    options: input.options,
     result,
-    conf: renderNginxConf(result.configuration, options.render ?? {}),
+    conf: renderNginxConf(result.configuration),
+    update: `${JSON.stringify(JSON.parse(createDataPlaneUpdate(table)), null, 2)}\n`,
     problems: stringify(result.problems),
-    backends: `${JSON.stringify(JSON.parse(backendsPayload(result.configuration)), null, 2)}\n`,
   };
 }

@@ -1,19 +1,20 @@
 /**
- * Test-only helpers (not exported from index.ts): a throwaway nginx prefix with the rendered
- * config, the Lua files and the certificates; `nginx -t`; a real nginx started in the foreground
- * and stopped for good; free ports; plain HTTP(S) requests. nginx runs from Debian's package.
+ * Test-only helpers (not exported from index.ts): a throwaway nginx prefix with the Lua files, a
+ * default certificate and a root-only control directory; `nginx -t`; a real nginx started in the
+ * foreground and stopped for good; free ports; HTTP(S) requests; requests to the control socket.
+ * nginx runs from Debian's package.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type Agent, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { luaFiles } from '../lua-files.js';
-import type { Certificate } from '../types.js';
+import { createSelfSignedCertificate } from '../self-signed-certificate.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -38,45 +39,47 @@ export async function findFreePort(): Promise<number> {
 export interface NginxPrefix {
   dir: string;
   confPath: string;
+  /** Absolute path for the controlSocketPath option, in a 0700 directory. */
+  socketPath: string;
+  /** CN of the default certificate written to `certs/default.pem` (the option's default). */
+  defaultCommonName: string;
   /** Replaces nginx.conf. */
   writeConf(text: string): Promise<void>;
-  /** Writes certificate files into `<dir>/certs`. */
-  writeCertificates(certificates: readonly Pick<Certificate, 'fileName' | 'pem'>[]): Promise<void>;
   /** Deletes the directory. */
   remove(): Promise<void>;
 }
 
 /**
- * Creates a prefix holding nginx.conf, the shipped Lua files under `lua/` and the certificates
- * under `certs/`. The directory is made world-readable: when the tests run as root, nginx's
- * workers run as `nobody` and must reach the temp directories nginx creates inside it.
+ * Creates a prefix holding the shipped Lua files under `lua/`, a self-signed default certificate
+ * at `certs/default.pem` and a root-only `control/` directory for the socket. The prefix itself
+ * is world-readable: when tests run as root, nginx's workers run as `nobody` and must reach the
+ * temp directories nginx creates inside it.
  */
-export async function createNginxPrefix(
-  conf: string,
-  certificates: readonly Pick<Certificate, 'fileName' | 'pem'>[] = [],
-): Promise<NginxPrefix> {
-  const dir = await mkdtemp(join(tmpdir(), 'ingresskit-nginx-'));
+export async function createNginxPrefix(conf?: string): Promise<NginxPrefix> {
+  const dir = await mkdtemp(join(tmpdir(), 'ik-nginx-'));
   await chmod(dir, 0o755);
   for (const file of luaFiles) {
     const target = join(dir, 'lua', file.relativePath);
     await mkdir(dirname(target), { recursive: true });
     await copyFile(file.path, target);
   }
+  await mkdir(join(dir, 'control'), { mode: 0o700 });
+  await mkdir(join(dir, 'certs'), { mode: 0o700 });
+  const defaultCommonName = 'ingresskit-default';
+  const certificate = createSelfSignedCertificate({ commonName: defaultCommonName });
+  await writeFile(join(dir, 'certs', 'default.pem'), certificate.certificatePem + certificate.privateKeyPem, {
+    mode: 0o600,
+  });
   const confPath = join(dir, 'nginx.conf');
   const prefix: NginxPrefix = {
     dir,
     confPath,
+    socketPath: join(dir, 'control', 'ingresskit.sock'),
+    defaultCommonName,
     writeConf: (text) => writeFile(confPath, text),
-    async writeCertificates(list) {
-      await mkdir(join(dir, 'certs'), { recursive: true, mode: 0o700 });
-      for (const certificate of list) {
-        await writeFile(join(dir, 'certs', certificate.fileName), certificate.pem, { mode: 0o600 });
-      }
-    },
     remove: () => rm(dir, { recursive: true, force: true }),
   };
-  await prefix.writeConf(conf);
-  await prefix.writeCertificates(certificates);
+  if (conf !== undefined) await prefix.writeConf(conf);
   return prefix;
 }
 
@@ -203,46 +206,107 @@ export interface TestResponse {
   body: string;
   /** Subject CN of the server certificate (TLS only). */
   peerCommonName?: string;
+  /** SHA-256 fingerprint of the server certificate, as X509Certificate.fingerprint256 (TLS only). */
+  peerFingerprint?: string;
 }
 
-/** One HTTP(S) request to 127.0.0.1 with the given Host (and SNI name for TLS); no keep-alive. */
-export function sendRequest(options: {
+/** Options of sendRequest. */
+export interface TestRequest {
   port: number;
   host: string;
   path?: string;
   method?: string;
-  body?: string;
+  body?: string | Buffer;
   tls?: boolean;
-  headers?: Record<string, string>;
-}): Promise<TestResponse> {
+  /** SNI name for TLS; default `host`; null sends none. */
+  servername?: string | null;
+  headers?: Record<string, string | string[]>;
+  /** A keep-alive agent; default a new connection closed after the response. */
+  agent?: Agent;
+  /** Send the body in chunks (Transfer-Encoding: chunked) instead of with a Content-Length. */
+  chunked?: boolean;
+}
+
+/** One HTTP(S) request to 127.0.0.1 with the given Host (and SNI name for TLS). */
+export function sendRequest(options: TestRequest): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
+    const headers: Record<string, string | string[]> = { host: options.host, ...options.headers };
+    if (options.agent === undefined) headers.connection = 'close';
     const common = {
       host: '127.0.0.1',
       port: options.port,
       path: options.path ?? '/',
       method: options.method ?? 'GET',
-      headers: { host: options.host, connection: 'close', ...options.headers },
-      agent: false as const,
+      headers,
+      agent: options.agent ?? (false as const),
     };
     const onResponse = (response: IncomingMessage) => {
       // Read the certificate now: once the response ends the socket may be gone.
-      const socket = response.socket as { getPeerCertificate?: () => { subject?: { CN?: string } } };
-      const commonName = socket.getPeerCertificate?.()?.subject?.CN;
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
+      const socket = response.socket as {
+        getPeerCertificate?: () => { subject?: { CN?: string }; fingerprint256?: string };
+      };
+      const peer = socket.getPeerCertificate?.();
+      const commonName = peer?.subject?.CN;
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
-        const result: TestResponse = { status: response.statusCode ?? 0, headers: response.headers, body };
+        const result: TestResponse = {
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        };
         if (commonName !== undefined) result.peerCommonName = commonName;
+        if (peer?.fingerprint256 !== undefined) result.peerFingerprint = peer.fingerprint256;
         resolve(result);
       });
       response.on('error', reject);
     };
+    const servername = options.servername === undefined ? options.host : options.servername;
     const request = options.tls
-      ? httpsRequest({ ...common, servername: options.host, rejectUnauthorized: false }, onResponse)
+      ? httpsRequest(
+          // An empty servername is how Node sends no SNI (it would take the Host header otherwise).
+          { ...common, servername: servername ?? '', rejectUnauthorized: false },
+          onResponse,
+        )
       : httpRequest(common, onResponse);
     request.setTimeout(10_000, () => request.destroy(new Error('request timed out')));
     request.on('error', reject);
-    request.end(options.body);
+    if (options.chunked === true && options.body !== undefined) {
+      request.write(options.body);
+      request.end();
+    } else {
+      if (options.body !== undefined) request.setHeader('content-length', Buffer.byteLength(options.body));
+      request.end(options.body);
+    }
+  });
+}
+
+/** A request to the control socket; the body is parsed as JSON when it is JSON. */
+export function sendControlRequest(
+  socketPath: string,
+  method: string,
+  path: string,
+  body?: string,
+): Promise<{ status: number; json: unknown; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ socketPath, method, path, headers: { host: 'localhost' } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: response.statusCode ?? 0, json, text });
+      });
+      response.on('error', reject);
+    });
+    request.setTimeout(30_000, () => request.destroy(new Error('control request timed out')));
+    request.on('error', reject);
+    if (body !== undefined) request.setHeader('content-length', Buffer.byteLength(body));
+    request.end(body);
   });
 }

@@ -1,0 +1,78 @@
+/**
+ * The cluster as the routing pipeline reads it: objects by key and the one index it needs
+ * (EndpointSlices by Service). A store snapshot gives it to `run`; a directory of manifests gives
+ * it to the offline `render`, so both run the very same pipeline.
+ */
+import {
+  serviceKeyOfEndpointSlice,
+  type CustomObject,
+  type EndpointSlice,
+  type Ingress,
+  type IngressClass,
+  type Secret,
+  type Service,
+  type StoreSnapshot,
+} from '@ingresskit/store';
+
+/** See the module comment. Keys are `namespace/name`. */
+export interface ClusterView {
+  ingress(key: string): Ingress | undefined;
+  ingressKeys(): Iterable<string>;
+  ingressClasses(): readonly IngressClass[];
+  service(key: string): Service | undefined;
+  endpointSlicesForService(serviceKey: string): readonly EndpointSlice[];
+  secret(key: string): Secret | undefined;
+  ingressCheckSums(): readonly CustomObject[];
+}
+
+/** The objects of a cluster as lists, as the store or a manifest directory gives them. */
+export interface ClusterObjects {
+  ingresses: readonly Ingress[];
+  ingressClasses: readonly IngressClass[];
+  services: readonly Service[];
+  endpointSlices: readonly EndpointSlice[];
+  secrets: readonly Secret[];
+  ingressCheckSums: readonly CustomObject[];
+}
+
+/** The key of a namespaced object: `namespace/name`. */
+export function keyOf(object: { metadata: { namespace?: string; name: string } }): string {
+  return `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+}
+
+/** A view of one store snapshot (no copy: it reads the snapshot's maps and indexes). */
+export function viewOfSnapshot(snapshot: StoreSnapshot): ClusterView {
+  return {
+    ingress: (key) => snapshot.ingresses.get(key),
+    ingressKeys: () => snapshot.ingresses.keys(),
+    ingressClasses: () => snapshot.ingressClasses.list(),
+    service: (key) => snapshot.services.get(key),
+    endpointSlicesForService: (key) => snapshot.endpointSlicesForService(key),
+    secret: (key) => snapshot.secrets.get(key),
+    ingressCheckSums: () => snapshot.ingressCheckSums.list(),
+  };
+}
+
+/** A view of plain lists (manifests read from disk). */
+export function viewOfObjects(objects: ClusterObjects): ClusterView {
+  const byKey = <T extends { metadata: { namespace?: string; name: string } }>(list: readonly T[]) =>
+    new Map(list.map((object) => [keyOf(object), object]));
+  const ingresses = byKey(objects.ingresses);
+  const services = byKey(objects.services);
+  const secrets = byKey(objects.secrets);
+  const slices = new Map<string, EndpointSlice[]>();
+  for (const slice of objects.endpointSlices) {
+    const key = serviceKeyOfEndpointSlice(slice);
+    if (key === undefined) continue;
+    slices.set(key, [...(slices.get(key) ?? []), slice]);
+  }
+  return {
+    ingress: (key) => ingresses.get(key),
+    ingressKeys: () => ingresses.keys(),
+    ingressClasses: () => objects.ingressClasses,
+    service: (key) => services.get(key),
+    endpointSlicesForService: (key) => slices.get(key) ?? [],
+    secret: (key) => secrets.get(key),
+    ingressCheckSums: () => objects.ingressCheckSums,
+  };
+}

@@ -1,0 +1,540 @@
+/**
+ * The nginx data plane as the controller drives it. Route table deltas are staged as data entries
+ * (one per virtual host, TLS binding, certificate and backend); `flush()` brings nginx there with
+ * the least work: it pushes the changed entries to nginx's control socket, and touches nginx.conf
+ * only when the listeners or the set of directive profiles in use grow (a reload, at most once per
+ * `reloadMinIntervalMs`). A fresh or restarted nginx gets everything in one full push before it
+ * counts as serving; until then it answers 503. Whatever fails stays staged and the caller
+ * retries; nginx keeps serving what it had.
+ */
+import { request as httpRequest } from 'node:http';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import {
+  compileDataPlaneUpdate,
+  createConfiguration,
+  createSelfSignedCertificate,
+  DATA_ENDPOINT_PATH,
+  hostKey,
+  luaFiles,
+  profileOf,
+  renderNginxConf,
+  serializeDataEntry,
+  STATUS_ENDPOINT_PATH,
+  type Configuration,
+  type DataPlaneRejection,
+  type DataPlaneStatus,
+  type Profile,
+  type RenderOptions,
+} from '@ingresskit/nginx-template';
+import type { Listener, RouteTableDelta, VirtualHost } from '@ingresskit/route-model';
+import type { ControllerConfig } from './config.js';
+import { DataPlanePushError, NginxConfigTestError, NginxReloadError, NginxStartError } from './errors.js';
+import type { RefusedRoute } from './ingress-routing.js';
+import type { Logger } from './logger.js';
+import { NginxProcess, testNginxConfig } from './nginx-process.js';
+
+/** How often the status endpoint is asked whether nginx runs a new nginx.conf yet. */
+const STATUS_POLL_MS = 10;
+/** How often the data plane is checked for lost data (a restart nobody saw, a drift). */
+const DRIFT_CHECK_MS = 5_000;
+
+/** The listeners of an Ingress controller: plain HTTP and HTTPS on the configured ports. */
+export function listenersOf(config: Pick<ControllerConfig, 'httpPort' | 'httpsPort'>): Listener[] {
+  return [
+    { name: 'http', port: config.httpPort, protocol: 'HTTP' },
+    { name: 'https', port: config.httpsPort, protocol: 'HTTPS' },
+  ];
+}
+
+/**
+ * nginx.conf options for an nginx running in `prefix`: the control socket and the default
+ * certificate inside it, the error log on stderr (the controller reads it line by line; opening
+ * /dev/stderr fails when that descriptor is a socket, as with Node child processes).
+ */
+export function nginxRenderOptions(
+  prefix: string,
+  options: Pick<NginxDataPlaneOptions, 'listenAddresses' | 'workerProcesses' | 'accessLog'>,
+): RenderOptions {
+  return {
+    controlSocketPath: join(prefix, 'control', 'ingresskit.sock'),
+    defaultCertificatePath: join(prefix, 'certs', 'default.pem'),
+    ...(options.listenAddresses === undefined ? {} : { listenAddresses: options.listenAddresses }),
+    workerProcesses: options.workerProcesses ?? 'auto',
+    luaDir: join(prefix, 'lua'),
+    pidPath: join(prefix, 'nginx.pid'),
+    errorLogPath: 'stderr',
+    accessLogPath: options.accessLog === true ? join(prefix, 'access.log') : false,
+  };
+}
+
+/** Options of {@link NginxDataPlane}. */
+export interface NginxDataPlaneOptions {
+  binary: string;
+  /** The prefix directory; a new temporary one (removed by `stop()`) when undefined or empty. */
+  prefix?: string;
+  httpPort: number;
+  httpsPort: number;
+  /** Addresses nginx listens on for traffic; all IPv4 addresses when empty. */
+  listenAddresses?: string[];
+  workerProcesses?: number | 'auto';
+  /** Write an access log into the prefix (`access.log`); off by default. */
+  accessLog?: boolean;
+  /** Least time between two reloads (0: none). */
+  reloadMinIntervalMs?: number;
+  /** Extra nginx.conf options (resolvers, timeouts, ...). */
+  renderOptions?: Partial<RenderOptions>;
+  logger: Logger;
+  /** How long a start or reload may take to show up on the status endpoint; 15 s by default. */
+  readyTimeoutMs?: number;
+  stopTimeoutMs?: number;
+  /** nginx died and was started again. */
+  onRestart?: () => void;
+  /** nginx lost the pushed data (restart, drift): the caller should sync so `flush()` re-pushes. */
+  onDrift?: (reason: string) => void;
+}
+
+/** What one `flush` did. */
+export interface DataPlaneFlush {
+  started: boolean;
+  reloaded: boolean;
+  /** Data was pushed (a delta or, after a start, everything). */
+  pushed: boolean;
+  /** Routes nginx refused; nothing was pushed. */
+  refused: RefusedRoute[];
+}
+
+/** See the module comment. */
+export class NginxDataPlane {
+  readonly #options: NginxDataPlaneOptions;
+  #prefix = '';
+  #isTemporaryPrefix = false;
+  #process: NginxProcess | undefined;
+  /** What nginx should hold: each entry's JSON, by data key. */
+  readonly #desired = new Map<string, string>();
+  /** Keys whose desired entry nginx does not have yet (set or deleted). */
+  readonly #dirty = new Set<string>();
+  #listeners: Listener[] = [];
+  /** Profiles the routes of each virtual host use. */
+  readonly #profilesByHost = new Map<string, Profile[]>();
+  #running: Configuration | undefined;
+  #runningConf: string | undefined;
+  /** The nginx instance that holds all desired data but the dirty keys; undefined: push everything. */
+  #syncedInstance: string | undefined;
+  #lastReloadAt = 0;
+  #reloads = 0;
+  #lock: Promise<unknown> = Promise.resolve();
+  #driftTimer: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(options: NginxDataPlaneOptions) {
+    this.#options = options;
+  }
+
+  /** The prefix directory (after `prepare()`). */
+  get prefix(): string {
+    return this.#prefix;
+  }
+
+  /** The configuration the running nginx.conf was rendered from. */
+  get configuration(): Configuration | undefined {
+    return this.#running;
+  }
+
+  /** The nginx.conf nginx runs. */
+  get nginxConf(): string | undefined {
+    return this.#runningConf;
+  }
+
+  /** How many reloads succeeded. */
+  get reloadCount(): number {
+    return this.#reloads;
+  }
+
+  /** PID of the nginx master, if one runs. */
+  get masterPid(): number | undefined {
+    return this.#process?.pid;
+  }
+
+  /** PIDs of nginx's workers. */
+  workerPids(): Promise<number[]> {
+    return this.#process?.workerPids() ?? Promise.resolve([]);
+  }
+
+  /** Why nginx does not serve the desired routes, or undefined when it does. */
+  notServingReason(): string | undefined {
+    if (this.#process?.isRunning() !== true) return 'nginx is not running';
+    if (this.#syncedInstance === undefined) return 'nginx has not received the routes yet';
+    return undefined;
+  }
+
+  /** Whether nginx holds exactly the staged data: nothing left to push, and no restart since. */
+  async isInSync(): Promise<boolean> {
+    if (this.#dirty.size > 0 || this.#syncedInstance === undefined) return false;
+    return (await this.readStatus())?.instance === this.#syncedInstance;
+  }
+
+  /** Creates the prefix: Lua files, the control socket directory, a default certificate. */
+  async prepare(): Promise<void> {
+    if (this.#options.prefix) {
+      this.#prefix = resolve(this.#options.prefix);
+      await mkdir(this.#prefix, { recursive: true });
+    } else {
+      this.#prefix = await mkdtemp(join(tmpdir(), 'ingresskit-'));
+      this.#isTemporaryPrefix = true;
+    }
+    // When the controller runs as root, nginx's workers run as nobody and must reach the temp
+    // directories nginx creates in the prefix.
+    await chmod(this.#prefix, 0o755);
+    for (const file of luaFiles) {
+      const target = join(this.#prefix, 'lua', file.relativePath);
+      await mkdir(dirname(target), { recursive: true });
+      await copyFile(file.path, target);
+    }
+    // The control socket lives where only the controller's user may enter: no route can name it.
+    await mkdir(join(this.#prefix, 'control'), { recursive: true, mode: 0o700 });
+    await chmod(join(this.#prefix, 'control'), 0o700);
+    await mkdir(join(this.#prefix, 'certs'), { recursive: true, mode: 0o700 });
+    const defaultCertificate = join(this.#prefix, 'certs', 'default.pem');
+    if (
+      !(await readFile(defaultCertificate).then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      const { certificatePem, privateKeyPem } = createSelfSignedCertificate({
+        commonName: 'ingresskit default certificate',
+      });
+      await writeFile(defaultCertificate, `${certificatePem}${privateKeyPem}`, { mode: 0o600 });
+    }
+  }
+
+  /** Records what a route table delta changes; nothing reaches nginx before {@link flush}. */
+  stage(delta: RouteTableDelta): void {
+    if (delta.listeners !== undefined) this.#listeners = delta.listeners;
+    for (const virtualHost of delta.virtualHosts.upsert)
+      this.#profilesByHost.set(virtualHost.hostname, profilesOf(virtualHost));
+    for (const hostname of delta.virtualHosts.remove) this.#profilesByHost.delete(hostname);
+    const update = compileDataPlaneUpdate(delta);
+    for (const [key, entry] of Object.entries(update.set)) {
+      this.#desired.set(key, serializeDataEntry(entry));
+      this.#dirty.add(key);
+    }
+    for (const key of update.delete) {
+      this.#desired.delete(key);
+      this.#dirty.add(key);
+    }
+  }
+
+  /** Brings nginx to what is staged; see the module comment. Calls are serialized. */
+  flush(): Promise<DataPlaneFlush> {
+    return this.#exclusive(() => this.#flush());
+  }
+
+  /** Reads nginx's status; undefined when nginx does not answer. */
+  async readStatus(): Promise<DataPlaneStatus | undefined> {
+    try {
+      const { status, body } = await this.#control('GET', STATUS_ENDPOINT_PATH);
+      return status === 200 ? (JSON.parse(body) as DataPlaneStatus) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The nginx.conf the staged routes need, as it would be rendered now. */
+  renderDesired(): string {
+    return renderNginxConf(this.#desiredConfiguration());
+  }
+
+  /** Stops nginx and removes a temporary prefix. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearInterval(this.#driftTimer);
+    await this.#exclusive(async () => {
+      await this.#process?.stop();
+      if (this.#isTemporaryPrefix && this.#prefix !== '')
+        await rm(this.#prefix, { recursive: true, force: true });
+    });
+  }
+
+  async #flush(): Promise<DataPlaneFlush> {
+    if (this.#stopped) throw new NginxReloadError('the data plane is stopped');
+    const result: DataPlaneFlush = { started: false, reloaded: false, pushed: false, refused: [] };
+    const next = this.#desiredConfiguration();
+    let reloadError: Error | undefined;
+    if (this.#process?.isRunning() !== true) {
+      await this.#start(next);
+      result.started = true;
+    } else if (this.#needsReload(next)) {
+      // A refused reload holds back only the hosts that need the new nginx.conf: everything else
+      // (other hosts, certificates, endpoints) is pushed all the same.
+      try {
+        await this.#reload(next);
+        result.reloaded = true;
+      } catch (error) {
+        reloadError = error instanceof Error ? error : new NginxReloadError(String(error));
+      }
+    }
+    const status = await this.readStatus();
+    if (status === undefined) throw new DataPlanePushError('nginx does not answer on its control socket');
+    const full = status.instance !== this.#syncedInstance;
+    const held = this.#needsReload(next) ? this.#hostsNeedingReload() : new Set<string>();
+    if (full || [...this.#dirty].some((key) => !held.has(key))) {
+      const body = full ? this.#fullUpdate(held) : this.#deltaUpdate(held);
+      const refused = await this.#push(body);
+      if (refused.length > 0) return { ...result, refused };
+      this.#syncedInstance = status.instance;
+      for (const key of [...this.#dirty]) if (!held.has(key)) this.#dirty.delete(key);
+      result.pushed = true;
+    }
+    if (reloadError !== undefined) throw reloadError;
+    return result;
+  }
+
+  /** Keys of the hosts that use a profile the running nginx.conf lacks. */
+  #hostsNeedingReload(): Set<string> {
+    const loaded = new Set(this.#running?.profiles.map((profile) => profile.name));
+    const held = new Set<string>();
+    for (const [hostname, profiles] of this.#profilesByHost) {
+      if (profiles.some((profile) => !loaded.has(profile.name))) held.add(hostKey(hostname));
+    }
+    return held;
+  }
+
+  // Profiles only ever grow between reloads: a route that goes away leaves its profile's
+  // locations in nginx.conf (unused and harmless) until the next reload needed anyway.
+  #needsReload(next: Configuration): boolean {
+    const running = this.#running;
+    if (running === undefined) return true;
+    if (JSON.stringify(running.settings) !== JSON.stringify(next.settings)) return true;
+    if (JSON.stringify(running.listeners) !== JSON.stringify(next.listeners)) return true;
+    const loaded = new Set(running.profiles.map((profile) => profile.name));
+    return next.profiles.some((profile) => !loaded.has(profile.name));
+  }
+
+  #desiredConfiguration(): Configuration {
+    const profiles = new Map<string, Profile>();
+    for (const list of this.#profilesByHost.values())
+      for (const profile of list) profiles.set(profile.name, profile);
+    return createConfiguration(
+      { listeners: this.#listeners, profiles: profiles.values() },
+      this.#renderOptions(),
+    ).configuration;
+  }
+
+  #renderOptions(): RenderOptions {
+    return { ...nginxRenderOptions(this.#prefix, this.#options), ...this.#options.renderOptions };
+  }
+
+  // Bodies are put together from the entries' JSON, so a full push at 10,000 hosts serialises
+  // nothing again.
+  #fullUpdate(held: ReadonlySet<string>): string {
+    const set: string[] = [];
+    for (const [key, json] of this.#desired) if (!held.has(key)) set.push(`${JSON.stringify(key)}:${json}`);
+    return `{"full":true,"set":{${set.join(',')}},"delete":[]}`;
+  }
+
+  #deltaUpdate(held: ReadonlySet<string>): string {
+    const set: string[] = [];
+    const remove: string[] = [];
+    for (const key of this.#dirty) {
+      if (held.has(key)) continue;
+      const json = this.#desired.get(key);
+      if (json === undefined) remove.push(key);
+      else set.push(`${JSON.stringify(key)}:${json}`);
+    }
+    return `{"set":{${set.join(',')}},"delete":${JSON.stringify(remove)}}`;
+  }
+
+  async #push(body: string): Promise<RefusedRoute[]> {
+    let lastError: unknown;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (attempt > 0) await sleep(50 * 2 ** attempt);
+      try {
+        const response = await this.#control('POST', DATA_ENDPOINT_PATH, body);
+        if (response.status === 200 || response.status === 201) return [];
+        if (response.status === 422) {
+          const rejection = JSON.parse(response.body) as DataPlaneRejection;
+          return rejection.rejected.map((entry) => ({
+            routeId: entry.routeId ?? entry.key,
+            message: entry.message,
+          }));
+        }
+        lastError = new DataPlanePushError(
+          `nginx's control endpoint answered ${response.status}: ${response.body.trim()}`,
+        );
+        if (response.status < 500) break;
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    throw lastError instanceof DataPlanePushError
+      ? lastError
+      : new DataPlanePushError(`cannot push to nginx: ${String(lastError)}`, { cause: lastError });
+  }
+
+  async #writeAndTest(next: Configuration): Promise<string> {
+    const conf = renderNginxConf(next);
+    const candidate = join(this.#prefix, 'nginx.conf.new');
+    await writeFile(candidate, conf);
+    const test = await testNginxConfig(this.#options.binary, this.#prefix, candidate);
+    if (!test.ok) {
+      // Kept for whoever investigates; the next candidate overwrites it.
+      await rename(candidate, join(this.#prefix, 'nginx.conf.rejected')).catch(() => undefined);
+      throw new NginxConfigTestError(test.output);
+    }
+    await rename(candidate, this.#confPath());
+    return conf;
+  }
+
+  async #start(next: Configuration): Promise<void> {
+    await this.#process?.stop();
+    this.#process = undefined;
+    this.#running = undefined;
+    this.#syncedInstance = undefined;
+    const conf = await this.#writeAndTest(next);
+    await this.#removeStaleSocket();
+    const process = new NginxProcess({
+      binary: this.#options.binary,
+      prefix: this.#prefix,
+      confPath: this.#confPath(),
+      logger: this.#options.logger,
+      ...(this.#options.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: this.#options.stopTimeoutMs }),
+      onUnexpectedExit: () => {
+        this.#syncedInstance = undefined;
+        this.#options.onRestart?.();
+        // A killed master leaves its unix socket behind, and a new one cannot bind over it.
+        void this.#removeStaleSocket();
+      },
+      onRestarted: () => this.#options.onDrift?.('nginx restarted'),
+    });
+    await process.start();
+    this.#process = process;
+    try {
+      await this.#waitForConfiguration(next.checksum, 'nginx to start');
+    } catch (error) {
+      await process.stop();
+      this.#process = undefined;
+      throw new NginxStartError(`nginx did not start serving: ${process.recentOutput() || String(error)}`, {
+        cause: error,
+      });
+    }
+    process.markHealthy();
+    this.#running = next;
+    this.#runningConf = conf;
+    this.#lastReloadAt = Date.now();
+    this.#driftTimer ??= setInterval(() => void this.#checkDrift(), DRIFT_CHECK_MS).unref();
+  }
+
+  async #reload(next: Configuration): Promise<void> {
+    const wait = this.#lastReloadAt + (this.#options.reloadMinIntervalMs ?? 0) - Date.now();
+    if (wait > 0) await sleep(wait);
+    const conf = await this.#writeAndTest(next);
+    const process = this.#process;
+    if (process === undefined || !process.reload()) throw new NginxReloadError('nginx is not running');
+    try {
+      await this.#waitForConfiguration(next.checksum, 'nginx to reload');
+    } catch (error) {
+      // Put the last good file back so that a restart of nginx does not load the failed one.
+      if (this.#runningConf !== undefined) await writeFile(this.#confPath(), this.#runningConf);
+      throw new NginxReloadError(
+        `nginx did not load the new configuration: ${process.recentOutput() || String(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    this.#reloads += 1;
+    this.#lastReloadAt = Date.now();
+    this.#running = next;
+    this.#runningConf = conf;
+  }
+
+  // A restart the supervisor saw is handled through onRestarted; this catches what it could not
+  // see (the master replaced from outside, the shared memory lost) and any drift in between.
+  async #checkDrift(): Promise<void> {
+    if (this.#stopped || this.#syncedInstance === undefined) return;
+    const status = await this.readStatus();
+    if (status === undefined || status.instance === this.#syncedInstance) return;
+    this.#syncedInstance = undefined;
+    this.#options.onDrift?.(`nginx's data instance changed (${status.instance})`);
+  }
+
+  async #waitForConfiguration(checksum: string, what: string): Promise<void> {
+    const deadline = Date.now() + (this.#options.readyTimeoutMs ?? 15_000);
+    for (;;) {
+      if (this.#process !== undefined && !this.#process.isRunning())
+        throw new NginxReloadError(`nginx exited while waiting for ${what}`);
+      const status = await this.readStatus();
+      if (status?.confHash === checksum) return;
+      if (Date.now() > deadline) throw new NginxReloadError(`timed out waiting for ${what}`);
+      await sleep(STATUS_POLL_MS);
+    }
+  }
+
+  #control(method: 'GET' | 'POST', path: string, body?: string): Promise<{ status: number; body: string }> {
+    return new Promise((resolvePromise, reject) => {
+      const request = httpRequest(
+        {
+          socketPath: this.#socketPath(),
+          method,
+          path,
+          headers:
+            body === undefined
+              ? {}
+              : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          timeout: 10_000,
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            resolvePromise({
+              status: response.statusCode ?? 0,
+              body: Buffer.concat(chunks).toString('utf8'),
+            }),
+          );
+          response.on('error', reject);
+        },
+      );
+      request.on('timeout', () => request.destroy(new Error(`${method} ${path} timed out`)));
+      request.on('error', reject);
+      request.end(body);
+    });
+  }
+
+  async #removeStaleSocket(): Promise<void> {
+    await unlink(this.#socketPath()).catch(() => undefined);
+  }
+
+  #socketPath(): string {
+    return join(this.#prefix, 'control', 'ingresskit.sock');
+  }
+
+  #confPath(): string {
+    return join(this.#prefix, 'nginx.conf');
+  }
+
+  #exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#lock.then(task, task);
+    this.#lock = run.catch(() => undefined);
+    return run;
+  }
+}
+
+function profilesOf(virtualHost: VirtualHost): Profile[] {
+  const profiles = new Map<string, Profile>();
+  for (const route of [
+    ...virtualHost.routes,
+    ...(virtualHost.fallbackRoute === undefined ? [] : [virtualHost.fallbackRoute]),
+  ]) {
+    const profile = profileOf(route);
+    if (profile !== undefined) profiles.set(profile.name, profile);
+  }
+  return [...profiles.values()];
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolvePromise) => setTimeout(resolvePromise, ms));
+}

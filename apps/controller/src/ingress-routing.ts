@@ -1,0 +1,396 @@
+/**
+ * Ingresses → route table, incrementally. For each Ingress that changed: who owns it (class
+ * resolution), what it contributes (ingress-routes, cached per object version), and the backends
+ * its routes name (resolved from Services and EndpointSlices). The route-model builder merges the
+ * contributions per hostname; `commit()` returns what changed since the last commit. Nothing here
+ * does I/O: the controller feeds it keys and a ClusterView, `render` feeds it manifests.
+ */
+import {
+  createIngressClassResolver,
+  explainDecision,
+  type ClassDecision,
+  type ClassResolutionConfig,
+  type IngressClassResolver,
+} from '@ingresskit/class-resolution';
+import {
+  createDefaultBackendContribution,
+  createDefaultBackendRoute,
+  createIngressTranslator,
+  parseBackendId,
+  resolveServiceBackend,
+  type IngressTranslation,
+  type IngressTranslator,
+  type ServiceReference,
+} from '@ingresskit/ingress-routes';
+import {
+  createRouteTableBuilder,
+  sourceKey,
+  type AssemblyNote,
+  type BackendReferenceChange,
+  type Listener,
+  type Problem,
+  type RouteContribution,
+  type RouteTable,
+  type RouteTableBuilder,
+  type RouteTableDelta,
+  type VirtualHost,
+} from '@ingresskit/route-model';
+import type { Ingress } from '@ingresskit/store';
+import type { ClusterView } from './cluster-view.js';
+
+/** Class resolution of one Ingress. */
+export interface IngressVerdict {
+  /** `namespace/name`. */
+  key: string;
+  ingress: Ingress;
+  decision: ClassDecision;
+  /** The decision in plain words, naming the Ingress. */
+  explanation: string;
+}
+
+/** A route the data plane refused to load (its regex engine rejected a pattern, say). */
+export interface RefusedRoute {
+  routeId: string;
+  message: string;
+}
+
+/** Options of {@link IngressRouting}. */
+export interface IngressRoutingOptions {
+  classConfig: Partial<ClassResolutionConfig>;
+  /** `--default-backend-service`: what answers requests no Ingress matches; 404 when undefined. */
+  defaultBackend?: ServiceReference | undefined;
+  listeners: Listener[];
+  annotationPrefix?: string;
+  /** Wall clock in ms, to warn about expired certificates. */
+  now: () => number;
+}
+
+/** The key of the Ingress `namespace/name` as a route-model source. */
+function ingressSourceKey(key: string): string {
+  const slash = key.indexOf('/');
+  return sourceKey({ kind: 'Ingress', namespace: key.slice(0, slash), name: key.slice(slash + 1) });
+}
+
+function serviceKeyOfBackend(id: string): string | undefined {
+  const reference = parseBackendId(id);
+  return reference === undefined ? undefined : `${reference.namespace}/${reference.name}`;
+}
+
+/** See the module comment. */
+export class IngressRouting {
+  readonly #options: IngressRoutingOptions;
+  readonly #builder: RouteTableBuilder;
+  readonly #translator: IngressTranslator;
+  #resolver: IngressClassResolver;
+  readonly #verdicts = new Map<string, IngressVerdict>();
+  /** Translations of the owned Ingresses, by `namespace/name`. */
+  readonly #translations = new Map<string, IngressTranslation>();
+  readonly #backendIdsByService = new Map<string, Set<string>>();
+  /** Why a backend answers 503 (a missing Service or port), by backend id. */
+  readonly #backendProblems = new Map<string, string>();
+  /** Routes the data plane refused, by route id. */
+  readonly #refused = new Map<string, RefusedRoute>();
+  /** Ingresses whose verdict or problems may have changed since the last `takeAffectedIngresses`. */
+  #affected = new Set<string>();
+
+  constructor(options: IngressRoutingOptions) {
+    this.#options = options;
+    this.#builder = createRouteTableBuilder({ listeners: options.listeners });
+    this.#translator = createIngressTranslator({
+      now: options.now,
+      ...(options.annotationPrefix === undefined ? {} : { annotationPrefix: options.annotationPrefix }),
+    });
+    this.#resolver = createIngressClassResolver([], options.classConfig);
+    this.#builder.setContribution(createDefaultBackendContribution());
+  }
+
+  /** Starts a table: reads the IngressClasses and resolves the default backend's Service. */
+  initialize(view: ClusterView): void {
+    this.setIngressClasses(view);
+    const change = this.#builder.setDefaultFallback(createDefaultBackendRoute(this.#options.defaultBackend));
+    this.#followBackendReferences(view, change);
+  }
+
+  /** Reads the IngressClasses again; call {@link updateIngresses} for every Ingress afterwards. */
+  setIngressClasses(view: ClusterView): void {
+    this.#resolver = createIngressClassResolver(view.ingressClasses(), this.#options.classConfig);
+  }
+
+  /** Decides and translates the Ingresses with these keys again, as `view` has them now. */
+  updateIngresses(view: ClusterView, keys: Iterable<string>): void {
+    for (const key of keys) {
+      this.#affected.add(key);
+      const ingress = view.ingress(key);
+      if (ingress === undefined) {
+        this.#verdicts.delete(key);
+        this.#withdraw(view, key);
+        continue;
+      }
+      const decision = this.#resolver.resolve(ingress);
+      this.#verdicts.set(key, { key, ingress, decision, explanation: explainDecision(ingress, decision) });
+      if (!decision.owned) {
+        this.#withdraw(view, key);
+        continue;
+      }
+      const translation = this.#translator.translate(ingress, {
+        secret: (namespace, name) => view.secret(`${namespace}/${name}`),
+      });
+      // A new version of the Ingress may have fixed what the data plane refused: try it again.
+      if (this.#translations.get(key) !== translation) this.#forgetRefusals(key);
+      this.#translations.set(key, translation);
+      this.#contribute(view, key, translation);
+    }
+  }
+
+  /** Resolves the backends of these Services again (their ports, type or EndpointSlices changed). */
+  updateServices(view: ClusterView, serviceKeys: Iterable<string>): void {
+    for (const serviceKey of serviceKeys) {
+      for (const id of this.#backendIdsByService.get(serviceKey) ?? []) this.#resolveBackend(view, id);
+    }
+  }
+
+  /** Whether a route refers to a backend of the Service `namespace/name`. */
+  isServiceReferenced(serviceKey: string): boolean {
+    return this.#backendIdsByService.has(serviceKey);
+  }
+
+  /**
+   * Leaves out routes the data plane refused, and re-contributes their Ingresses without them.
+   * Returns whether anything was left out that was not already.
+   */
+  refuseRoutes(view: ClusterView, refused: readonly RefusedRoute[]): boolean {
+    const sources = new Set<string>();
+    for (const entry of refused) {
+      if (this.#refused.has(entry.routeId)) continue;
+      this.#refused.set(entry.routeId, entry);
+      const match = /^Ingress\/([^/]+)\/([^/]+)\//.exec(entry.routeId);
+      if (match !== null) sources.add(`${match[1]}/${match[2]}`);
+    }
+    for (const key of sources) {
+      this.#affected.add(key);
+      const translation = this.#translations.get(key);
+      if (translation !== undefined) this.#contribute(view, key, translation);
+    }
+    return sources.size > 0;
+  }
+
+  /** Re-assembles what changed since the last commit; see route-model's builder. */
+  commit(): RouteTableDelta {
+    // Notes are about other sources than the ones that changed (an older Ingress going away
+    // un-hides a younger one's path), so whoever had or has a note is looked at again.
+    this.#markNoteSources();
+    const delta = this.#builder.commit();
+    this.#markNoteSources();
+    return delta;
+  }
+
+  /** Ingresses whose verdict or problems may have changed since the last call. */
+  takeAffectedIngresses(): Set<string> {
+    const affected = this.#affected;
+    this.#affected = new Set();
+    return affected;
+  }
+
+  #markNoteSources(): void {
+    for (const note of this.#builder.notes()) {
+      if (note.source.kind === 'Ingress') this.#affected.add(`${note.source.namespace}/${note.source.name}`);
+    }
+  }
+
+  /** The whole table as of the last commit. */
+  table(): RouteTable {
+    return this.#builder.table();
+  }
+
+  /** The virtual host of `hostname` as of the last commit. */
+  virtualHost(hostname: string): VirtualHost | undefined {
+    return this.#builder.virtualHost(hostname);
+  }
+
+  /** The class decision of an Ingress. */
+  verdict(key: string): IngressVerdict | undefined {
+    return this.#verdicts.get(key);
+  }
+
+  /** Every class decision, owned and ignored. */
+  verdicts(): IterableIterator<IngressVerdict> {
+    return this.#verdicts.values();
+  }
+
+  /** What an owned Ingress contributes (its routes, fallbacks and TLS claims), as route-model data. */
+  contributionOf(key: string): RouteContribution | undefined {
+    return this.#builder.contribution(ingressSourceKey(key));
+  }
+
+  /**
+   * Everything wrong with an Ingress: its translation problems, the backends of its routes that
+   * answer 503, routes of it that older Ingresses hide, and routes the data plane refused.
+   */
+  problemsOf(key: string): Problem[] {
+    const translation = this.#translations.get(key);
+    if (translation === undefined) return [];
+    const slash = key.indexOf('/');
+    const object = { kind: 'Ingress', namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+    const problems = [...translation.problems];
+    const contribution = this.contributionOf(key);
+    const reported = new Set<string>();
+    for (const host of contribution?.hosts ?? []) {
+      const routes = [
+        ...host.routes,
+        ...(host.fallback === undefined || host.fallback === 'table-default' ? [] : [host.fallback]),
+      ];
+      for (const route of routes) {
+        if (route.action.type !== 'forward') continue;
+        for (const member of route.action.backends) {
+          const problem =
+            member.backend === undefined ? undefined : this.#backendProblems.get(member.backend);
+          if (problem === undefined || reported.has(member.backend!)) continue;
+          reported.add(member.backend!);
+          problems.push({
+            object,
+            field: `${route.origin.field ?? 'spec.defaultBackend'}.backend`,
+            message: `${problem}; requests get 503`,
+            severity: 'error',
+          });
+        }
+      }
+    }
+    for (const note of this.notes()) {
+      if (sourceKey(note.source) !== ingressSourceKey(key)) continue;
+      problems.push(problemOfNote(object, note));
+    }
+    for (const refused of this.#refused.values()) {
+      if (!refused.routeId.startsWith(`${ingressSourceKey(key)}/`)) continue;
+      problems.push({
+        object,
+        field: refused.routeId.slice(ingressSourceKey(key).length + 1),
+        message: `the data plane refused this route, which is left out: ${refused.message}`,
+        severity: 'error',
+      });
+    }
+    return problems;
+  }
+
+  /** What assembly decided against sources, as of the last commit. */
+  notes(): AssemblyNote[] {
+    return this.#builder.notes();
+  }
+
+  #contribute(view: ClusterView, key: string, translation: IngressTranslation): void {
+    const contribution = translation.contribution;
+    if (contribution === undefined) {
+      this.#withdraw(view, key, false);
+      return;
+    }
+    const kept = this.#refused.size === 0 ? contribution : withoutRefused(contribution, this.#refused);
+    this.#followBackendReferences(view, this.#builder.setContribution(kept));
+  }
+
+  #forgetRefusals(key: string): void {
+    const prefix = `${ingressSourceKey(key)}/`;
+    for (const routeId of this.#refused.keys()) if (routeId.startsWith(prefix)) this.#refused.delete(routeId);
+  }
+
+  #withdraw(view: ClusterView, key: string, forget = true): void {
+    if (forget) {
+      this.#translations.delete(key);
+      this.#translator.forget(key);
+      this.#forgetRefusals(key);
+    }
+    this.#followBackendReferences(view, this.#builder.deleteContribution(ingressSourceKey(key)));
+  }
+
+  #followBackendReferences(view: ClusterView, change: BackendReferenceChange): void {
+    for (const id of change.removed) {
+      this.#builder.deleteBackend(id);
+      this.#backendProblems.delete(id);
+      const serviceKey = serviceKeyOfBackend(id);
+      if (serviceKey === undefined) continue;
+      const ids = this.#backendIdsByService.get(serviceKey);
+      ids?.delete(id);
+      if (ids?.size === 0) this.#backendIdsByService.delete(serviceKey);
+    }
+    for (const id of change.added) {
+      const serviceKey = serviceKeyOfBackend(id);
+      if (serviceKey === undefined) continue;
+      let ids = this.#backendIdsByService.get(serviceKey);
+      if (ids === undefined) this.#backendIdsByService.set(serviceKey, (ids = new Set()));
+      ids.add(id);
+      this.#resolveBackend(view, id);
+    }
+  }
+
+  #resolveBackend(view: ClusterView, id: string): void {
+    const reference = parseBackendId(id);
+    if (reference === undefined) return;
+    const serviceKey = `${reference.namespace}/${reference.name}`;
+    const { backend, problem } = resolveServiceBackend(
+      reference,
+      view.service(serviceKey),
+      view.endpointSlicesForService(serviceKey),
+    );
+    this.#builder.setBackend(backend);
+    if (problem === this.#backendProblems.get(id)) return;
+    if (problem === undefined) this.#backendProblems.delete(id);
+    else this.#backendProblems.set(id, problem);
+    for (const source of this.#builder.sourcesOfBackend(id)) {
+      const match = /^Ingress\/([^/]+)\/(.+)$/.exec(source);
+      if (match !== null) this.#affected.add(`${match[1]}/${match[2]}`);
+    }
+  }
+}
+
+function withoutRefused(
+  contribution: RouteContribution,
+  refused: ReadonlyMap<string, RefusedRoute>,
+): RouteContribution {
+  return {
+    ...contribution,
+    hosts: contribution.hosts.map((host) => ({
+      ...host,
+      routes: host.routes.filter((route) => !refused.has(route.id)),
+    })),
+  };
+}
+
+function problemOfNote(object: Problem['object'], note: AssemblyNote): Problem {
+  const older = (origin: { namespace: string; name: string }) =>
+    origin.namespace === object.namespace && origin.name === object.name
+      ? 'an earlier path of this Ingress'
+      : `the older Ingress ${origin.namespace}/${origin.name}`;
+  switch (note.type) {
+    case 'route-shadowed': {
+      const path = note.route.match.path;
+      return {
+        object,
+        field: note.route.origin.field ?? 'spec',
+        message: `path ${path.value} (${path.type}) on host ${note.hostname} is already served by ${older(note.by.origin)}`,
+        severity: 'error',
+        value: path.value,
+      };
+    }
+    case 'fallback-overridden':
+      return {
+        object,
+        field: 'spec.defaultBackend',
+        message: `requests no rule matches on ${note.hostname === '*' ? 'unknown hosts' : `host ${note.hostname}`} go to spec.defaultBackend of ${older(note.by.origin)}; this one applies where it is the oldest`,
+        severity: 'warning',
+      };
+    case 'tls-overridden':
+      return {
+        object,
+        field: 'spec.tls',
+        message: `host ${note.hostname} is served with the certificate of ${older(note.by.origin)}; this Ingress's TLS Secret is not used for it`,
+        severity: 'warning',
+      };
+  }
+}
+
+/** Routes every Ingress of `view` in one pass: what `render`, `explain` and the demo print. */
+export function routeAll(view: ClusterView, options: IngressRoutingOptions): IngressRouting {
+  const routing = new IngressRouting(options);
+  routing.initialize(view);
+  routing.updateIngresses(view, view.ingressKeys());
+  routing.commit();
+  return routing;
+}

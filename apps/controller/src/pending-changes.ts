@@ -1,0 +1,107 @@
+/**
+ * The watch boundary: store change events become the keys the next sync must look at. Relevance
+ * is decided here, once: an EndpointSlice of a Service no route uses, a status-only write to an
+ * Ingress, a Secret no Ingress references change nothing and start no sync.
+ */
+import type { ChangeEvent, StoreSnapshot } from '@ingresskit/store';
+import { serviceKeyOfEndpointSlice } from '@ingresskit/store';
+
+/** What the next sync must look at. */
+export interface PendingChanges {
+  /** Ingresses (`namespace/name`) to decide and translate again. */
+  ingresses: Set<string>;
+  /** Services whose backends to resolve again. */
+  services: Set<string>;
+  /** IngressClasses changed: every Ingress is decided again (translations stay cached). */
+  allIngresses: boolean;
+  /** The IngressCheckSum objects changed. */
+  checksum: boolean;
+}
+
+/** An empty set of changes. */
+export function createPendingChanges(): PendingChanges {
+  return { ingresses: new Set(), services: new Set(), allIngresses: false, checksum: false };
+}
+
+/** What the handler asks of the rest of the pipeline to decide relevance. */
+export interface RelevanceContext {
+  snapshot: StoreSnapshot;
+  /** Whether some route (or the default backend) sends traffic to a port of this Service. */
+  isServiceReferenced(serviceKey: string): boolean;
+  checksumEnabled: boolean;
+}
+
+/**
+ * Records what `event` means for the next sync into `pending`; returns false when it changes
+ * nothing the data plane serves.
+ */
+export function recordChange(
+  pending: PendingChanges,
+  event: ChangeEvent,
+  context: RelevanceContext,
+): boolean {
+  switch (event.kind) {
+    case 'Ingress':
+      // Status writes (ours, from the leader) change nothing that is served.
+      if (event.type === 'updated' && isStatusOnlyChange(event.oldObject, event.newObject)) return false;
+      pending.ingresses.add(event.key);
+      return true;
+    case 'IngressClass':
+      pending.allIngresses = true;
+      return true;
+    case 'Service':
+      if (!context.isServiceReferenced(event.key)) return false;
+      pending.services.add(event.key);
+      return true;
+    case 'EndpointSlice': {
+      const slice = event.newObject ?? event.oldObject;
+      const serviceKey = slice === undefined ? undefined : serviceKeyOfEndpointSlice(slice);
+      if (serviceKey === undefined || !context.isServiceReferenced(serviceKey)) return false;
+      pending.services.add(serviceKey);
+      return true;
+    }
+    case 'Secret': {
+      const ingresses = context.snapshot.ingressesForSecret(event.key);
+      for (const ingress of ingresses)
+        pending.ingresses.add(`${ingress.metadata.namespace ?? ''}/${ingress.metadata.name}`);
+      return ingresses.length > 0;
+    }
+    case 'IngressCheckSum':
+      if (!context.checksumEnabled) return false;
+      pending.checksum = true;
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Takes everything pending, leaving `pending` empty. */
+export function takePendingChanges(pending: PendingChanges): PendingChanges {
+  const taken: PendingChanges = {
+    ingresses: pending.ingresses,
+    services: pending.services,
+    allIngresses: pending.allIngresses,
+    checksum: pending.checksum,
+  };
+  pending.ingresses = new Set();
+  pending.services = new Set();
+  pending.allIngresses = false;
+  pending.checksum = false;
+  return taken;
+}
+
+function isStatusOnlyChange(
+  before: { metadata: object; spec?: unknown } | undefined,
+  after: { metadata: object; spec?: unknown } | undefined,
+): boolean {
+  if (before === undefined || after === undefined) return false;
+  const strip = (object: { metadata: object; spec?: unknown }) => {
+    const {
+      resourceVersion: _resourceVersion,
+      managedFields: _managedFields,
+      ...metadata
+    } = object.metadata as Record<string, unknown>;
+    return JSON.stringify({ metadata, spec: object.spec });
+  };
+  return strip(before) === strip(after);
+}

@@ -1,0 +1,188 @@
+/**
+ * NginxDataPlane with real nginx: route changes are pushed without a reload; a change that needs a
+ * new nginx.conf (a new directive profile) reloads, and when `nginx -t` refuses it the running
+ * nginx keeps serving, the routes that need no reload are pushed anyway, and a later good attempt
+ * applies it. `nginx -t` is made to fail through a wrapper script (nginx-template never renders
+ * a configuration nginx refuses, so a real refusal needs help).
+ */
+import { chmod, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createRouteTableBuilder, type Route, type RouteTableBuilder } from '@ingresskit/route-model';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenersOf, NginxDataPlane } from '../src/data-plane.js';
+import type { DemoBackend } from '../src/demo-backends.js';
+import { NginxConfigTestError } from '../src/errors.js';
+import { probe } from '../src/http-probe.js';
+import { createLogger } from '../src/logger.js';
+import { resolveNginxBinary } from '../src/nginx-process.js';
+import {
+  answerOf,
+  createTempDir,
+  eventually,
+  ingressClassManifest,
+  ingressManifest,
+  listEvents,
+  pickControllerPorts,
+  serviceManifests,
+  startBackends,
+  startController,
+  startLocalApiServer,
+} from './harness.js';
+
+let temp: { dir: string; remove: () => Promise<void> };
+let backends: Map<string, DemoBackend>;
+let dataPlane: NginxDataPlane;
+let builder: RouteTableBuilder;
+let ports: Awaited<ReturnType<typeof pickControllerPorts>>;
+let failMarker: string;
+let wrapper: string;
+
+function routeTo(hostname: string, maxBodyBytes?: number): Route {
+  return {
+    id: `Test/default/${hostname}`,
+    origin: { kind: 'Test', namespace: 'default', name: hostname, createdAt: 0, index: [] },
+    match: { path: { type: 'PathPrefix', value: '/' } },
+    action: { type: 'forward', backends: [{ backend: 'default/alpha:80', weight: 1 }] },
+    policy: maxBodyBytes === undefined ? {} : { maxBodyBytes },
+  };
+}
+
+function setHost(hostname: string, maxBodyBytes?: number): void {
+  builder.setContribution({
+    source: { kind: 'Test', namespace: 'default', name: hostname },
+    hosts: [{ hostname, routes: [routeTo(hostname, maxBodyBytes)] }],
+    tls: [],
+  });
+}
+
+async function status(host: string): Promise<number> {
+  return (await probe({ port: ports.httpPort, host })).status;
+}
+
+beforeAll(async () => {
+  temp = await createTempDir();
+  backends = await startBackends('alpha');
+  ports = await pickControllerPorts();
+  failMarker = join(temp.dir, 'fail-next-test');
+  wrapper = join(temp.dir, 'nginx-wrapper.sh');
+  await writeFile(
+    wrapper,
+    `#!/bin/sh\nif [ "$1" = "-t" ] && [ -e '${failMarker}' ]; then echo "nginx: [emerg] refused on purpose by the test" >&2; exit 1; fi\nexec '${resolveNginxBinary()}' "$@"\n`,
+  );
+  await chmod(wrapper, 0o755);
+  dataPlane = new NginxDataPlane({
+    binary: wrapper,
+    ...ports,
+    listenAddresses: ['127.0.0.1'],
+    workerProcesses: 1,
+    logger: createLogger({ level: 'silent' }),
+  });
+  await dataPlane.prepare();
+  builder = createRouteTableBuilder({ listeners: listenersOf(ports) });
+  builder.setBackend({
+    id: 'default/alpha:80',
+    endpoints: [{ address: '127.0.0.1', port: backends.get('alpha')!.port }],
+  });
+});
+
+afterAll(async () => {
+  await dataPlane?.stop();
+  for (const backend of backends?.values() ?? []) await backend.stop();
+  await temp?.remove();
+});
+
+describe('NginxDataPlane', () => {
+  it('answers 503 until the first push, then serves, and pushes new hosts without a reload', async () => {
+    setHost('one.test');
+    dataPlane.stage(builder.commit());
+    const first = await dataPlane.flush();
+    expect(first).toMatchObject({ started: true, pushed: true, reloaded: false });
+    expect(await status('one.test')).toBe(200);
+    const workers = await dataPlane.workerPids();
+
+    setHost('two.test');
+    dataPlane.stage(builder.commit());
+    expect(await dataPlane.flush()).toMatchObject({ started: false, reloaded: false, pushed: true });
+    expect(await status('two.test')).toBe(200);
+    expect(await dataPlane.workerPids()).toEqual(workers);
+    expect(dataPlane.reloadCount).toBe(0);
+  });
+
+  it('holds back only the host that needs a refused reload, pushes the rest, and applies it once nginx -t accepts', async () => {
+    await writeFile(failMarker, '');
+    setHost('big.test', 8 * 1024 * 1024);
+    setHost('three.test');
+    dataPlane.stage(builder.commit());
+    await expect(dataPlane.flush()).rejects.toBeInstanceOf(NginxConfigTestError);
+    expect(await status('three.test')).toBe(200);
+    expect(await status('big.test')).toBe(404);
+    expect(await status('one.test')).toBe(200);
+    expect(await dataPlane.isInSync()).toBe(false);
+
+    await rm(failMarker);
+    expect(await dataPlane.flush()).toMatchObject({ reloaded: true, pushed: true });
+    expect(await status('big.test')).toBe(200);
+    expect(dataPlane.reloadCount).toBe(1);
+    expect(await dataPlane.isInSync()).toBe(true);
+  });
+
+  it('does nothing when nothing changed, and keeps unused profiles instead of reloading when routes go', async () => {
+    expect(await dataPlane.flush()).toMatchObject({ started: false, reloaded: false, pushed: false });
+    builder.deleteContribution('Test/default/big.test');
+    dataPlane.stage(builder.commit());
+    expect(await dataPlane.flush()).toMatchObject({ reloaded: false, pushed: true });
+    expect(await status('big.test')).toBe(404);
+    expect(dataPlane.reloadCount).toBe(1);
+  });
+});
+
+describe('Controller', () => {
+  it('keeps serving, reports and retries with backoff when nginx -t refuses a change, then applies it', async () => {
+    const server = await startLocalApiServer({ port: 0 });
+    try {
+      await server.apply([
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ingresskit' } },
+        ingressClassManifest('nginx'),
+        ...serviceManifests('alpha', [backends.get('alpha')!]),
+        ingressManifest('one', { host: 'one.test', service: 'alpha', className: 'nginx' }),
+      ]);
+      const controller = await startController(server, { nginxBinary: wrapper, podName: 'refused' });
+      try {
+        expect(await answerOf(controller, 'one.test')).toBe('alpha');
+        await writeFile(failMarker, '');
+        // A body limit no route had before needs a new profile in nginx.conf: a reload.
+        await server.apply(
+          ingressManifest('two', {
+            host: 'two.test',
+            service: 'alpha',
+            className: 'nginx',
+            annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '8m' },
+          }),
+        );
+        await eventually(async () => {
+          const text = await (await fetch(`http://127.0.0.1:${controller.healthzPort}/metrics`)).text();
+          expect(text).toContain('ingresskit_config_last_reload_successful 0');
+          expect(text).toMatch(/ingresskit_nginx_reloads_total\{result="failure"\} [2-9]/);
+        });
+        expect(await answerOf(controller, 'one.test')).toBe('alpha');
+        expect(await answerOf(controller, 'two.test')).toBe('404');
+        await eventually(async () => {
+          await controller.events.flush();
+          const events = await listEvents(server.kubeConfig(), 'ingresskit');
+          const event = events.find((candidate) => candidate.reason === 'ConfigTestFailed');
+          expect(event?.regarding).toMatchObject({ kind: 'Pod', name: 'refused' });
+          expect(event?.note).toContain('refused on purpose');
+        });
+
+        // No new event from the cluster: the retry alone applies the change once nginx accepts it.
+        await rm(failMarker);
+        await eventually(async () => expect(await answerOf(controller, 'two.test')).toBe('alpha'), 20_000);
+        expect(controller.isReady()).toBe(true);
+      } finally {
+        await controller.stop();
+      }
+    } finally {
+      await server.stop();
+    }
+  }, 40_000);
+});

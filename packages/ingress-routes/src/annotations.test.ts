@@ -1,0 +1,218 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_ANNOTATION_PREFIX, parseAnnotations } from './annotations.js';
+
+const P = `${DEFAULT_ANNOTATION_PREFIX}/`;
+
+function parse(name: string, value: unknown) {
+  return parseAnnotations({ [`${P}${name}`]: value });
+}
+
+describe('parseAnnotations', () => {
+  it('passes over the checksum version annotation without a problem, since it is not for routing', () => {
+    expect(parse('version', '3').problems).toEqual([]);
+  });
+
+  it('returns the defaults when there are no annotations', () => {
+    expect(parseAnnotations(undefined)).toEqual({
+      annotations: {
+        sslRedirect: true,
+        forceSslRedirect: false,
+        useRegex: false,
+        allowSourceRanges: [],
+        backendProtocol: 'HTTP',
+      },
+      problems: [],
+    });
+  });
+
+  it.each([
+    ['ssl-redirect', 'false', { sslRedirect: false }],
+    ['ssl-redirect', 'TRUE', { sslRedirect: true }],
+    ['force-ssl-redirect', 'true', { forceSslRedirect: true }],
+    ['use-regex', 'True', { useRegex: true }],
+    ['rewrite-target', '/', { rewriteTarget: '/' }],
+    ['rewrite-target', '/v2/api_x-y.z~', { rewriteTarget: '/v2/api_x-y.z~' }],
+    ['proxy-connect-timeout', '1', { connectTimeoutSeconds: 1 }],
+    ['proxy-connect-timeout', '3600', { connectTimeoutSeconds: 3600 }],
+    ['proxy-read-timeout', '86400', { readTimeoutSeconds: 86400 }],
+    ['proxy-send-timeout', '30', { sendTimeoutSeconds: 30 }],
+    ['proxy-body-size', '0', { maxBodyBytes: 0 }],
+    ['proxy-body-size', '512k', { maxBodyBytes: 512 * 1024 }],
+    ['proxy-body-size', '8M', { maxBodyBytes: 8 * 1024 * 1024 }],
+    ['proxy-body-size', '1g', { maxBodyBytes: 1024 ** 3 }],
+    ['proxy-body-size', '1024', { maxBodyBytes: 1024 }],
+    ['proxy-body-size', '999999999', { maxBodyBytes: 999_999_999 }],
+    ['backend-protocol', 'https', { backendProtocol: 'HTTPS' }],
+    ['backend-protocol', 'GRPC', { backendProtocol: 'GRPC' }],
+    ['backend-protocol', 'grpcs', { backendProtocol: 'GRPCS' }],
+    ['backend-protocol', 'HTTP', { backendProtocol: 'HTTP' }],
+    ['whitelist-source-range', '10.0.0.0/8', { allowSourceRanges: ['10.0.0.0/8'] }],
+    [
+      'whitelist-source-range',
+      ' 192.168.0.1 ,10.0.0.0/8,10.0.0.0/8',
+      { allowSourceRanges: ['10.0.0.0/8', '192.168.0.1'] },
+    ],
+    ['allowlist-source-range', '2001:DB8::/32,::1', { allowSourceRanges: ['2001:db8::/32', '::1'] }],
+    ['upstream-vhost', 'internal.example.com', { upstreamHost: 'internal.example.com' }],
+    ['upstream-vhost', 'internal:8080', { upstreamHost: 'internal:8080' }],
+  ])('parses %s: %j', (name, value, expected) => {
+    const result = parse(name, value);
+    expect(result.problems).toEqual([]);
+    expect(result.annotations).toMatchObject(expected);
+  });
+
+  it('parses rewrite-target capture references together with use-regex', () => {
+    const result = parseAnnotations({ [`${P}rewrite-target`]: '/$2/x$1', [`${P}use-regex`]: 'true' });
+    expect(result.annotations?.rewriteTarget).toBe('/$2/x$1');
+  });
+
+  const hostile = [
+    '',
+    ' ',
+    'x;',
+    '";',
+    '${x}',
+    '$host',
+    '1\n',
+    '\u0000',
+    '{',
+    '}',
+    '#',
+    '\\',
+    'é',
+    'a'.repeat(5000),
+  ];
+
+  it.each([
+    ...['ssl-redirect', 'force-ssl-redirect', 'use-regex'].flatMap((name) =>
+      ['yes', '1', 't', 'true ', ' false', 'truee', ...hostile].map((value) => [name, value]),
+    ),
+    ...[
+      '/$2',
+      'relative',
+      '/a b',
+      '/a?b=c',
+      '/$0',
+      '/$a',
+      '/${1}',
+      'http://evil.example.com/',
+      '/%2e',
+      ...hostile,
+    ].map((value) => ['rewrite-target', value]),
+    ...['proxy-connect-timeout', 'proxy-read-timeout', 'proxy-send-timeout'].flatMap((name) =>
+      ['0', '-1', '1.5', '10s', '1e3', '0x10', '9999999', ' 5', ...hostile].map((value) => [name, value]),
+    ),
+    ['proxy-connect-timeout', '3601'],
+    ['proxy-read-timeout', '86401'],
+    ...['-1', '1t', '1.5m', 'm', '01m', '10 m', '1000000000m', ...hostile].map((value) => [
+      'proxy-body-size',
+      value,
+    ]),
+    ...['FCGI', 'AJP', 'H2C', 'http2', ...hostile].map((value) => ['backend-protocol', value]),
+    ...['whitelist-source-range', 'allowlist-source-range'].flatMap((name) =>
+      [
+        '10.0.0.0/33',
+        '10.0.0/8',
+        '10.0.0.0/',
+        '::1/129',
+        'fe80::1%eth0',
+        '10.0.0.0/08',
+        'all',
+        ',',
+        'localhost',
+        ...hostile,
+        Array(300).fill('10.0.0.1').join(','),
+      ].map((value) => [name, value]),
+    ),
+    ...['*.example.com', 'a b', 'host:0', 'host:70000', 'host:', 'UPPER', 'a;b', ...hostile].map((value) => [
+      'upstream-vhost',
+      value,
+    ]),
+  ])('refuses %s: %j and names annotation and value', (name, value) => {
+    const result = parse(name, value);
+    expect(result.annotations).toBeUndefined();
+    expect(result.problems).toEqual([
+      expect.objectContaining({
+        field: `metadata.annotations["${P}${name}"]`,
+        severity: 'error',
+        message: expect.stringContaining(name),
+      }),
+    ]);
+    expect(result.problems[0]?.value).toBe(value.length <= 4096 ? value : value.slice(0, 64));
+  });
+
+  it('refuses rewrite-target capture references without use-regex', () => {
+    const result = parse('rewrite-target', '/$1');
+    expect(result.annotations).toBeUndefined();
+    expect(result.problems[0]?.message).toContain('need use-regex');
+  });
+
+  it.each([1, true, null, { a: 1 }, ['x']])('refuses a value that is not a string: %j', (value) => {
+    expect(parse('use-regex', value).problems).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('must be a string') }),
+    ]);
+  });
+
+  it.each([
+    'configuration-snippet',
+    'server-snippet',
+    'auth-url',
+    'auth-type',
+    'canary',
+    'canary-weight',
+    'denylist-source-range',
+  ])(
+    'leaves the Ingress out for the unsupported annotation %s, which could widen access if ignored',
+    (name) => {
+      const result = parse(name, 'anything');
+      expect(result.annotations).toBeUndefined();
+      expect(result.problems[0]).toMatchObject({ severity: 'error' });
+    },
+  );
+
+  it('ignores other unsupported annotations with a warning', () => {
+    const result = parse('proxy-buffer-size', '8k');
+    expect(result.annotations).toBeDefined();
+    expect(result.problems).toEqual([expect.objectContaining({ severity: 'warning' })]);
+  });
+
+  it.each(['constructor', 'toString', 'hasOwnProperty', '__proto__'])(
+    'reads the name %s as an unsupported annotation, not as a property of the parser table',
+    (name) => {
+      const result = parseAnnotations(JSON.parse(JSON.stringify({ [`${P}${name}`]: 'x' })));
+      expect(result.annotations).toBeDefined();
+      expect(result.problems).toEqual([
+        expect.objectContaining({
+          severity: 'warning',
+          message: `annotation "${name}" is not supported and is ignored`,
+        }),
+      ]);
+    },
+  );
+
+  it('ignores annotations of other prefixes and a custom prefix replaces the default', () => {
+    expect(parseAnnotations({ 'example.com/use-regex': 'maybe' }).problems).toEqual([]);
+    expect(parseAnnotations({ 'example.com/use-regex': 'true' }, 'example.com').annotations?.useRegex).toBe(
+      true,
+    );
+  });
+
+  it('prefers allowlist-source-range over whitelist-source-range', () => {
+    const result = parseAnnotations({
+      [`${P}allowlist-source-range`]: '10.0.0.1',
+      [`${P}whitelist-source-range`]: '10.0.0.2',
+    });
+    expect(result.annotations?.allowSourceRanges).toEqual(['10.0.0.1']);
+  });
+
+  it('reports every invalid annotation, not just the first', () => {
+    const result = parseAnnotations({ [`${P}use-regex`]: 'x', [`${P}proxy-body-size`]: 'y' });
+    expect(result.problems).toHaveLength(2);
+  });
+
+  it.each([null, 'text', ['a'], 3])('refuses annotations that are not a map: %j', (raw) => {
+    const result = parseAnnotations(raw);
+    if (raw === null) expect(result.annotations).toBeDefined();
+    else expect(result.problems[0]?.field).toBe('metadata.annotations');
+  });
+});

@@ -1,0 +1,244 @@
+/**
+ * The supported Ingress annotations, each parsed into a typed field with a strict grammar. An
+ * invalid value is an error that leaves the whole Ingress out; unsupported annotations that could
+ * widen access when ignored (snippets, auth, canary, deny lists) do the same, other unsupported
+ * ones are ignored with a warning.
+ */
+import type { BackendProtocol } from '@ingresskit/route-model';
+import { compareText } from './compare.js';
+import { checkHostWithPort, MAX_PATH_LENGTH, parseCidr } from './grammar.js';
+
+/** The default annotation prefix, shared with ingress-nginx so existing manifests keep working. */
+export const DEFAULT_ANNOTATION_PREFIX = 'nginx.ingress.kubernetes.io';
+
+/** The annotations of one Ingress, parsed. */
+export interface IngressAnnotations {
+  /** ssl-redirect: redirect plain HTTP to HTTPS on hosts with TLS (default true). */
+  sslRedirect: boolean;
+  /** force-ssl-redirect: redirect plain HTTP to HTTPS on every host. */
+  forceSslRedirect: boolean;
+  /** rewrite-target: `/` followed by path characters and `$1`-`$9`. */
+  rewriteTarget?: string;
+  /** use-regex: ImplementationSpecific paths are regular expressions. */
+  useRegex: boolean;
+  /** allowlist-source-range (or whitelist-source-range): canonical CIDRs, sorted; empty: everyone. */
+  allowSourceRanges: string[];
+  /** backend-protocol, upper case. */
+  backendProtocol: BackendProtocol;
+  connectTimeoutSeconds?: number;
+  readTimeoutSeconds?: number;
+  sendTimeoutSeconds?: number;
+  /** proxy-body-size in bytes (k, m, g are multiples of 1024); 0 means no limit. */
+  maxBodyBytes?: number;
+  /** upstream-vhost: the Host header sent upstream, `host` or `host:port`. */
+  upstreamHost?: string;
+}
+
+/** A problem found in an annotation, before it is tied to its object. */
+export interface AnnotationProblem {
+  field: string;
+  message: string;
+  severity: 'error' | 'warning';
+  value?: string;
+}
+
+/** The result of parseAnnotations: the parsed values, or undefined when the Ingress must be left out. */
+export interface AnnotationParseResult {
+  annotations?: IngressAnnotations;
+  problems: AnnotationProblem[];
+}
+
+/** Longest annotation value read; longer ones are refused before any parsing. */
+const MAX_VALUE_LENGTH = 4096;
+/** Most CIDRs one allowlist may hold. */
+const MAX_SOURCE_RANGES = 256;
+
+type Parser = (value: string, into: IngressAnnotations) => string | undefined;
+
+function parseBoolean(set: (into: IngressAnnotations, value: boolean) => void): Parser {
+  return (value, into) => {
+    const lower = value.toLowerCase();
+    if (lower !== 'true' && lower !== 'false') return 'must be "true" or "false"';
+    set(into, lower === 'true');
+    return undefined;
+  };
+}
+
+function parseSeconds(max: number, set: (into: IngressAnnotations, value: number) => void): Parser {
+  return (value, into) => {
+    if (!/^[0-9]{1,6}$/.test(value) || Number(value) < 1 || Number(value) > max) {
+      return `must be whole seconds from 1 to ${max}`;
+    }
+    set(into, Number(value));
+    return undefined;
+  };
+}
+
+const REWRITE_TARGET = /^\/(?:[A-Za-z0-9._~\-/]|\$[1-9])*$/;
+
+/** Multipliers of proxy-body-size units; nginx reads k, m and g as powers of 1024. */
+const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+
+const BACKEND_PROTOCOLS: ReadonlySet<string> = new Set<BackendProtocol>(['HTTP', 'HTTPS', 'GRPC', 'GRPCS']);
+
+function isBackendProtocol(value: string): value is BackendProtocol {
+  return BACKEND_PROTOCOLS.has(value);
+}
+
+function parseSourceRanges(value: string, into: IngressAnnotations): string | undefined {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.replace(/^ +| +$/g, ''))
+    .filter((entry) => entry !== '');
+  if (entries.length === 0) return 'must list at least one CIDR';
+  if (entries.length > MAX_SOURCE_RANGES) return `must list at most ${MAX_SOURCE_RANGES} CIDRs`;
+  const ranges: string[] = [];
+  for (const entry of entries) {
+    const range = parseCidr(entry);
+    if (range === undefined) return `"${entry}" is not an IPv4 or IPv6 address or CIDR`;
+    ranges.push(range);
+  }
+  into.allowSourceRanges = [...new Set(ranges)].sort();
+  return undefined;
+}
+
+/** The supported annotations by name (without prefix), with the grammar each value must match. */
+const PARSERS: Record<string, Parser> = {
+  'ssl-redirect': parseBoolean((into, value) => (into.sslRedirect = value)),
+  'force-ssl-redirect': parseBoolean((into, value) => (into.forceSslRedirect = value)),
+  'use-regex': parseBoolean((into, value) => (into.useRegex = value)),
+  'rewrite-target': (value, into) => {
+    if (value.length > MAX_PATH_LENGTH || !REWRITE_TARGET.test(value)) {
+      return 'must start with "/" and hold only A-Z a-z 0-9 . _ ~ - / and capture references $1-$9';
+    }
+    into.rewriteTarget = value;
+    return undefined;
+  },
+  'proxy-connect-timeout': parseSeconds(3600, (into, value) => (into.connectTimeoutSeconds = value)),
+  'proxy-read-timeout': parseSeconds(86400, (into, value) => (into.readTimeoutSeconds = value)),
+  'proxy-send-timeout': parseSeconds(86400, (into, value) => (into.sendTimeoutSeconds = value)),
+  'proxy-body-size': (value, into) => {
+    const match = /^(?:0|([1-9][0-9]{0,8})([kKmMgG]?))$/.exec(value);
+    if (match === null) return 'must be 0 (no limit) or a size such as 512k, 8m or 1g';
+    const [, digits, unit] = match;
+    into.maxBodyBytes = digits === undefined ? 0 : Number(digits) * SIZE_UNITS[(unit ?? '').toLowerCase()]!;
+    return undefined;
+  },
+  'backend-protocol': (value, into) => {
+    const upper = value.toUpperCase();
+    if (!isBackendProtocol(upper)) return 'must be HTTP, HTTPS, GRPC or GRPCS';
+    into.backendProtocol = upper;
+    return undefined;
+  },
+  'allowlist-source-range': parseSourceRanges,
+  'whitelist-source-range': parseSourceRanges,
+  'upstream-vhost': (value, into) => {
+    const reason = checkHostWithPort(value);
+    if (reason !== undefined) return reason;
+    into.upstreamHost = value;
+    return undefined;
+  },
+};
+
+/** Unsupported annotations whose absence could expose a backend or change who gets traffic. */
+function isRefusedUnsupported(name: string): boolean {
+  return (
+    name.endsWith('snippet') ||
+    name.startsWith('auth-') ||
+    name.startsWith('canary') ||
+    name === 'denylist-source-range' ||
+    name === 'blacklist-source-range'
+  );
+}
+
+function createDefaults(): IngressAnnotations {
+  return {
+    sslRedirect: true,
+    forceSslRedirect: false,
+    useRegex: false,
+    allowSourceRanges: [],
+    backendProtocol: 'HTTP',
+  };
+}
+
+/**
+ * Annotations under the prefix that carry data for other parts of a controller, not for routing:
+ * `version` is the Ingress's configuration version in Tengine's global checksum.
+ */
+const NOT_FOR_ROUTING: ReadonlySet<string> = new Set(['version']);
+
+/**
+ * Parses the annotations under `prefix` (a Kubernetes `metadata.annotations` value, possibly
+ * malformed). Returns the typed values, or no values and at least one error when the Ingress
+ * must be left out. Never throws.
+ */
+export function parseAnnotations(
+  raw: unknown,
+  prefix: string = DEFAULT_ANNOTATION_PREFIX,
+): AnnotationParseResult {
+  const into = createDefaults();
+  const problems: AnnotationProblem[] = [];
+  if (raw === undefined || raw === null) return { annotations: into, problems };
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    return {
+      problems: [{ field: 'metadata.annotations', message: 'must be a map of strings', severity: 'error' }],
+    };
+  }
+  const entries = Object.entries(raw as Record<string, unknown>).sort(([a], [b]) => compareText(a, b));
+  const withPrefix = `${prefix}/`;
+  // allowlist-source-range is the current name; when both are set it wins over the old one.
+  const ordered = [
+    ...entries.filter(([key]) => key !== `${withPrefix}allowlist-source-range`),
+    ...entries.filter(([key]) => key === `${withPrefix}allowlist-source-range`),
+  ];
+  for (const [key, value] of ordered) {
+    if (!key.startsWith(withPrefix)) continue;
+    const name = key.slice(withPrefix.length);
+    const field = `metadata.annotations[${JSON.stringify(key)}]`;
+    if (NOT_FOR_ROUTING.has(name)) continue;
+    // Own properties only: `constructor` or `toString` must read as unsupported, not as a parser.
+    const parser = Object.hasOwn(PARSERS, name) ? PARSERS[name] : undefined;
+    if (parser === undefined) {
+      problems.push(
+        isRefusedUnsupported(name)
+          ? {
+              field,
+              message: `annotation "${name}" is not supported; the Ingress is not served without it`,
+              severity: 'error',
+            }
+          : { field, message: `annotation "${name}" is not supported and is ignored`, severity: 'warning' },
+      );
+      continue;
+    }
+    if (typeof value !== 'string') {
+      problems.push({ field, message: `annotation "${name}" must be a string`, severity: 'error' });
+      continue;
+    }
+    if (value.length > MAX_VALUE_LENGTH) {
+      problems.push({
+        field,
+        message: `annotation "${name}" must be at most ${MAX_VALUE_LENGTH} characters`,
+        severity: 'error',
+        value: value.slice(0, 64),
+      });
+      continue;
+    }
+    // eslint-disable-next-line no-control-regex -- newlines and NUL are the classic injection
+    const reason = /[\u0000-\u001f\u007f]/.test(value)
+      ? 'must not hold control characters'
+      : parser(value, into);
+    if (reason !== undefined) {
+      problems.push({ field, message: `annotation "${name}" ${reason}`, severity: 'error', value });
+    }
+  }
+  if (into.rewriteTarget?.includes('$') && !into.useRegex) {
+    problems.push({
+      field: `metadata.annotations[${JSON.stringify(`${withPrefix}rewrite-target`)}]`,
+      message: 'annotation "rewrite-target" uses capture references, which need use-regex "true"',
+      severity: 'error',
+      value: into.rewriteTarget,
+    });
+  }
+  if (problems.some((problem) => problem.severity === 'error')) return { problems };
+  return { annotations: into, problems };
+}

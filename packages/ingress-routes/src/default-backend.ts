@@ -1,0 +1,51 @@
+/** The controller's default backend as the route that answers what no Ingress route matches. */
+import { ANY_HOSTNAME, type Route, type RouteContribution } from '@ingresskit/route-model';
+import { backendIdOf, checkServiceReference } from './backend-reference.js';
+import { InvalidServiceReferenceError } from './errors.js';
+import type { ServiceReference } from './types.js';
+
+/** The origin kind of routes the controller itself contributes. */
+const CONTROLLER_KIND = 'Controller';
+
+/**
+ * The route for `createRouteTableBuilder({ defaultFallback })`: it forwards to the controller's
+ * `--default-backend-service`, or answers 404 when there is none. Like an Ingress route, it
+ * redirects plain HTTP to HTTPS on hosts with TLS (ssl-redirect's default). Throws
+ * InvalidServiceReferenceError when `reference` cannot name a Service port.
+ */
+export function createDefaultBackendRoute(reference: ServiceReference | undefined): Route {
+  const route: Route = {
+    id: `${CONTROLLER_KIND}/default-backend`,
+    // The table default is never ranked against Ingress routes; an epoch timestamp keeps the
+    // origin JSON-clean (Infinity would become null).
+    origin: { kind: CONTROLLER_KIND, namespace: '', name: 'default-backend', createdAt: 0, index: [] },
+    match: { path: { type: 'PathPrefix', value: '/' } },
+    action: { type: 'respond', statusCode: 404 },
+    policy: { redirectToHttps: { statusCode: 308, onlyIfHostHasTls: true } },
+  };
+  if (reference === undefined) return route;
+  const problem = checkServiceReference(reference);
+  if (problem !== undefined) {
+    throw new InvalidServiceReferenceError(`default backend ${JSON.stringify(reference)}: ${problem}`);
+  }
+  route.origin.field = '--default-backend-service';
+  route.action = {
+    type: 'forward',
+    backends: [{ backend: backendIdOf(reference.namespace, reference.name, reference.port), weight: 1 }],
+  };
+  return route;
+}
+
+/**
+ * The controller's own contribution: the catch-all hostname `*`, asking for the table default, so
+ * a request for a host no Ingress names gets the default backend (or 404) as with ingress-nginx's
+ * default server. An Ingress's `spec.defaultBackend` for the catch-all still wins over it, as an
+ * explicit fallback beats the table default.
+ */
+export function createDefaultBackendContribution(): RouteContribution {
+  return {
+    source: { kind: CONTROLLER_KIND, namespace: '', name: 'default-backend' },
+    hosts: [{ hostname: ANY_HOSTNAME, routes: [], fallback: 'table-default' }],
+    tls: [],
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * The strict grammars every user-supplied string must match before it may enter the route model.
+ * Each check returns `undefined` for a valid value, or a short reason for a problem message.
+ * The grammars are deliberately narrower than what Kubernetes accepts where a proxy would read a
+ * character specially (quotes, braces, `;`, `#`, `$`, whitespace, backslashes, control bytes):
+ * values travel to the data plane as data, but a data plane that ever templates one must not be
+ * able to be injected.
+ */
+import { isIP } from 'node:net';
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Checks an RFC 1123 label (a namespace, or a Service name): lower case, at most 63 characters. */
+export function checkDnsLabel(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'must be a non-empty string';
+  if (value.length > 63) return 'must be at most 63 characters';
+  if (!DNS_LABEL.test(value))
+    return 'must be an RFC 1123 label (a-z, 0-9 and "-", starting and ending alphanumeric)';
+  return undefined;
+}
+
+/** Checks an RFC 1123 subdomain (an object name): dot-separated labels, at most 253 characters. */
+export function checkDnsSubdomain(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'must be a non-empty string';
+  if (value.length > 253) return 'must be at most 253 characters';
+  for (const label of value.split('.')) {
+    if (label.length > 63 || !DNS_LABEL.test(label)) {
+      return 'must be an RFC 1123 subdomain (lower-case labels of a-z, 0-9 and "-", joined by ".")';
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Checks an Ingress host: an RFC 1123 subdomain, optionally starting with `*.` (one wildcard
+ * label). Upper case is refused rather than folded, as the API server does.
+ */
+export function checkHost(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'must be a non-empty string';
+  const name = value.startsWith('*.') ? value.slice(2) : value;
+  if (checkDnsSubdomain(name) !== undefined) {
+    return 'must be an RFC 1123 host name, optionally starting with "*."';
+  }
+  if (isIP(name) !== 0) return 'must be a host name, not an IP address';
+  return undefined;
+}
+
+/** Checks a host[:port] for the upstream-vhost annotation (no wildcard, port 1-65535). */
+export function checkHostWithPort(value: string): string | undefined {
+  const match = /^([^:]+)(?::(\d{1,5}))?$/.exec(value);
+  if (!match) return 'must be host or host:port';
+  const [, host, port] = match;
+  if (host === undefined || host.startsWith('*.') || checkHost(host) !== undefined) {
+    return 'must be an RFC 1123 host name, optionally followed by :port';
+  }
+  if (port !== undefined && !isPortNumber(Number(port))) return 'port must be 1-65535';
+  return undefined;
+}
+
+/** Longest path accepted; far beyond real routes, small enough to keep configs readable. */
+export const MAX_PATH_LENGTH = 1024;
+
+const LITERAL_PATH = /^\/[A-Za-z0-9._~\-/]*$/;
+
+/**
+ * Checks a literal (Exact, Prefix or non-regex ImplementationSpecific) path: it starts with `/`
+ * and holds only letters, digits and `. _ ~ - /`, like ingress-nginx's strict path validation.
+ */
+export function checkLiteralPath(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'must be a non-empty string';
+  if (value.length > MAX_PATH_LENGTH) return `must be at most ${MAX_PATH_LENGTH} characters`;
+  if (!LITERAL_PATH.test(value)) return 'must start with "/" and hold only A-Z a-z 0-9 . _ ~ - /';
+  return undefined;
+}
+
+/** Longest regex path accepted. */
+export const MAX_REGEX_LENGTH = 512;
+
+// Characters a regex path may use outside escapes. Absent on purpose: quotes, whitespace, `;`,
+// `#`, backticks and anything non-ASCII, so the quoted token can never end early.
+const REGEX_CHARS = /^[A-Za-z0-9._~\-/()|^$*+?[\]{},:=!@%&<>]*$/;
+// Escapes both PCRE and JavaScript read the same way. `\n`, `\t` and `\r` are left out because
+// nginx's own string parser would turn them into control bytes before PCRE sees them.
+const REGEX_ESCAPES = new Set([...'.-/dDwWsS()[]{}*+?|^$']);
+
+/**
+ * Checks a regex path (ImplementationSpecific with use-regex): starts with `/`, uses a safe
+ * character set and escape set, no `(?` group other than `(?:` (no inline flags, verbs or
+ * look-arounds), and compiles as a JavaScript regex — a subset on which PCRE agrees.
+ */
+export function checkRegexPath(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'must be a non-empty string';
+  if (value.length > MAX_REGEX_LENGTH) return `must be at most ${MAX_REGEX_LENGTH} characters`;
+  if (!value.startsWith('/')) return 'must start with "/"';
+  let unescaped = '';
+  for (let i = 0; i < value.length; i++) {
+    const ch = value[i]!;
+    if (ch === '\\') {
+      const next = value[i + 1];
+      if (next === undefined || !REGEX_ESCAPES.has(next)) {
+        return 'may only escape one of . - / d D w W s S ( ) [ ] { } * + ? | ^ $';
+      }
+      i++;
+      unescaped += 'x';
+      continue;
+    }
+    unescaped += ch;
+  }
+  if (!REGEX_CHARS.test(unescaped)) {
+    return 'may hold only A-Z a-z 0-9 and . _ ~ - / ( ) | ^ $ * + ? [ ] { } , : = ! @ % & < > and escapes';
+  }
+  if (/\(\?(?!:)/.test(unescaped)) return 'may not use "(?" groups other than "(?:"';
+  try {
+    new RegExp(value);
+  } catch {
+    return 'is not a valid regular expression';
+  }
+  return undefined;
+}
+
+/** Whether `value` is an integer port number 1-65535. */
+export function isPortNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 65535;
+}
+
+/** Checks an IANA_SVC_NAME (a named port): 1-15 of a-z 0-9 "-", with at least one letter. */
+export function checkPortName(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'must be a non-empty string';
+  if (value.length > 15 || !DNS_LABEL.test(value) || !/[a-z]/.test(value) || value.includes('--')) {
+    return 'must be an IANA service name (1-15 of a-z, 0-9 and "-", with a letter)';
+  }
+  return undefined;
+}
+
+/**
+ * Parses a CIDR (`10.0.0.0/8`, `2001:db8::/32`) or a bare IP; returns the canonical text
+ * (bare IPs stay bare), or undefined when invalid.
+ */
+export function parseCidr(value: string): string | undefined {
+  const match = /^([0-9A-Fa-f:.]+)(?:\/(\d{1,3}))?$/.exec(value);
+  if (!match) return undefined;
+  const [, address, prefix] = match;
+  const family = isIP(address ?? '');
+  if (family === 0) return undefined;
+  if (prefix !== undefined) {
+    const bits = Number(prefix);
+    if (bits > (family === 4 ? 32 : 128) || String(bits) !== prefix) return undefined;
+  }
+  return value.toLowerCase();
+}
+
+/** Checks an IP address of an endpoint (IPv4 or IPv6, no zone). */
+export function isIpAddress(value: unknown): value is string {
+  return typeof value === 'string' && isIP(value) !== 0 && !value.includes('%');
+}

@@ -1,0 +1,51 @@
+export { translateIngress } from './translate-ingress.js';
+export {
+  createIngressTranslator,
+  type IngressTranslator,
+  type IngressTranslatorConfig,
+} from './ingress-translator.js';
+export { backendIdOf, parseBackendId } from './backend-reference.js';
+export {
+  resolveServiceBackend,
+  SERVICE_NAME_LABEL,
+  type ServiceBackendResolution,
+} from './service-backend.js';
+export { createDefaultBackendContribution, createDefaultBackendRoute } from './default-backend.js';
+export {
+  DEFAULT_ANNOTATION_PREFIX,
+  parseAnnotations,
+  type AnnotationParseResult,
+  type AnnotationProblem,
+  type IngressAnnotations,
+} from './annotations.js';
+export {
+  createCertificateCache,
+  parseTlsSecret,
+  type CertificateCache,
+  type CertificateCacheOptions,
+  type SecretContent,
+  type TlsSecretResult,
+} from './certificates.js';
+export { InvalidServiceReferenceError } from './errors.js';
+export type {
+  EndpointLike,
+  EndpointPortLike,
+  EndpointSliceLike,
+  IngressBackendLike,
+  IngressLike,
+  IngressPathLike,
+  IngressReferences,
+  IngressRuleLike,
+  IngressTlsLike,
+  IngressTranslation,
+  IngressTranslationConfig,
+  KubeObjectLike,
+  ObjectMetaLike,
+  SecretLike,
+  ServiceBackendPortLike,
+  ServiceLike,
+  ServicePortLike,
+  ServiceReference,
+  StringMapLike,
+  Timestamp,
+} from './types.js';

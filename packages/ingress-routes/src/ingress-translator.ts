@@ -1,0 +1,156 @@
+/**
+ * A memoising translateIngress for a controller: an Ingress is translated again only when it, or
+ * a Secret its last translation read, changed (by resourceVersion), or when a certificate it read
+ * expired since. Resyncs and relists then cost map lookups instead of certificate parsing.
+ */
+import { createCertificateCache, type CertificateCache } from './certificates.js';
+import { translateIngressTimed } from './translate-ingress.js';
+import type { IngressLike, IngressReferences, IngressTranslation } from './types.js';
+
+/** Options of createIngressTranslator. */
+export interface IngressTranslatorConfig {
+  /** Annotation prefix; default `nginx.ingress.kubernetes.io`. */
+  annotationPrefix?: string;
+  /**
+   * Wall-clock milliseconds since the epoch, read once per translate call: certificates are
+   * checked for expiry against it and idle entries are forgotten by it. Default `Date.now`.
+   */
+  now?: () => number;
+  /** Entries not translated for this many milliseconds are forgotten; 10 minutes by default. */
+  idleMs?: number;
+  /** Parsed certificates shared with other translators; a private cache by default. */
+  certificateCache?: CertificateCache;
+}
+
+/** See {@link createIngressTranslator}. */
+export interface IngressTranslator {
+  /**
+   * translateIngress with this translator's config. Returns the very same object as last time
+   * when nothing it depends on changed, so `===` tells a caller there is nothing to update.
+   * Translations are shared: treat them as read-only.
+   */
+  translate(ingress: IngressLike, references: IngressReferences): IngressTranslation;
+  /** Drops the entry of the Ingress `namespace/name` (call it when the Ingress is deleted). */
+  forget(key: string): void;
+  /** Number of Ingresses remembered. */
+  readonly size: number;
+}
+
+interface Entry {
+  uid: string;
+  resourceVersion: string;
+  /** Each Secret the translation read, with its resourceVersion then (null: it did not exist). */
+  secrets: [key: string, resourceVersion: string | null][];
+  expiresAt: number;
+  translation: IngressTranslation;
+  lastUsed: number;
+}
+
+const DEFAULT_IDLE_MS = 10 * 60 * 1000;
+
+function versionOf(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function metadataOf(object: unknown): Record<string, unknown> | undefined {
+  const metadata =
+    typeof object === 'object' && object !== null ? (object as { metadata?: unknown }).metadata : undefined;
+  return typeof metadata === 'object' && metadata !== null
+    ? (metadata as Record<string, unknown>)
+    : undefined;
+}
+
+/** The resourceVersion of the Secret `key` now: null when absent, undefined when it cannot be told. */
+function secretVersion(references: IngressReferences, key: string): string | null | undefined {
+  const slash = key.indexOf('/');
+  const secret = references.secret(key.slice(0, slash), key.slice(slash + 1));
+  if (secret === undefined || secret === null) return null;
+  return versionOf(metadataOf(secret)?.resourceVersion);
+}
+
+function isFresh(
+  entry: Entry,
+  uid: string,
+  resourceVersion: string,
+  references: IngressReferences,
+  now: number,
+): boolean {
+  if (entry.uid !== uid || entry.resourceVersion !== resourceVersion || now > entry.expiresAt) return false;
+  return entry.secrets.every(([key, version]) => secretVersion(references, key) === version);
+}
+
+/**
+ * Creates a translator that remembers the last translation of each Ingress (by `namespace/name`)
+ * with the `metadata.uid` and `resourceVersion` of the Ingress and the resourceVersions of the
+ * Secrets it read, and keeps a certificate cache. Objects without a uid or resourceVersion (plain
+ * test objects) are translated every time. Entries of Ingresses not translated for `idleMs` are
+ * forgotten.
+ */
+export function createIngressTranslator(config: IngressTranslatorConfig = {}): IngressTranslator {
+  const now = config.now ?? Date.now;
+  const idleMs = config.idleMs ?? DEFAULT_IDLE_MS;
+  const certificateCache = config.certificateCache ?? createCertificateCache();
+  const entries = new Map<string, Entry>();
+  let lastSweep = Number.NEGATIVE_INFINITY;
+
+  const sweep = (time: number) => {
+    // Sweeping at most once per idle period keeps translate O(1) on average.
+    if (time - lastSweep < idleMs) return;
+    lastSweep = time;
+    for (const [key, entry] of entries) if (time - entry.lastUsed >= idleMs) entries.delete(key);
+  };
+
+  return {
+    translate(ingress, references) {
+      const time = now();
+      sweep(time);
+      const metadata = metadataOf(ingress);
+      const namespace = metadata?.namespace;
+      const name = metadata?.name;
+      const uid = versionOf(metadata?.uid);
+      const resourceVersion = versionOf(metadata?.resourceVersion);
+      const key =
+        typeof namespace === 'string' && typeof name === 'string' ? `${namespace}/${name}` : undefined;
+      if (key !== undefined && uid !== undefined && resourceVersion !== undefined) {
+        const entry = entries.get(key);
+        if (entry !== undefined && isFresh(entry, uid, resourceVersion, references, time)) {
+          entry.lastUsed = time;
+          return entry.translation;
+        }
+      }
+      const options = { certificateCache, now: time };
+      const { translation, expiresAt } = translateIngressTimed(
+        ingress,
+        references,
+        config.annotationPrefix === undefined
+          ? options
+          : { ...options, annotationPrefix: config.annotationPrefix },
+      );
+      if (key === undefined || uid === undefined || resourceVersion === undefined) return translation;
+      const secrets = translation.references.secrets.map((secretKey): [string, string | null] | undefined => {
+        const version = secretVersion(references, secretKey);
+        return version === undefined ? undefined : [secretKey, version];
+      });
+      if (secrets.some((secret) => secret === undefined)) {
+        // A Secret without a resourceVersion cannot be told apart from a changed one.
+        entries.delete(key);
+        return translation;
+      }
+      entries.set(key, {
+        uid,
+        resourceVersion,
+        secrets: secrets as [string, string | null][],
+        expiresAt,
+        translation,
+        lastUsed: time,
+      });
+      return translation;
+    },
+    forget(key) {
+      entries.delete(key);
+    },
+    get size() {
+      return entries.size;
+    },
+  };
+}

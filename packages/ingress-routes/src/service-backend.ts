@@ -1,0 +1,111 @@
+/**
+ * Service ports to route-model backends: the Service port by number or name, ExternalName
+ * targets, and the ready, non-terminating endpoints of the Service's EndpointSlices.
+ */
+import type { Backend, Endpoint } from '@ingresskit/route-model';
+import { backendIdOf } from './backend-reference.js';
+import { compareText } from './compare.js';
+import { checkDnsSubdomain, isIpAddress, isPortNumber } from './grammar.js';
+import type { EndpointSliceLike, ServiceLike, ServicePortLike, ServiceReference } from './types.js';
+
+/** A backend, and why it can only answer 503 when it cannot serve. */
+export interface ServiceBackendResolution {
+  backend: Backend;
+  /** Set when the backend cannot serve: no Service, no such port, an invalid ExternalName. */
+  problem?: string;
+}
+
+/** The label that ties an EndpointSlice to its Service. */
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+
+/**
+ * The list when `value` is one, else empty. Items stay possibly null: the input is only typed,
+ * not checked, and broken objects must become problems, not exceptions.
+ */
+function listOf<T>(value: readonly T[] | null | undefined): readonly (T | null | undefined)[] {
+  return Array.isArray(value) ? (value as readonly T[]) : [];
+}
+
+function findServicePort(service: ServiceLike, port: number | string): ServicePortLike | undefined {
+  return (
+    listOf(service.spec?.ports).find((candidate) =>
+      typeof port === 'number' ? candidate?.port === port : candidate?.name === port,
+    ) ?? undefined
+  );
+}
+
+function isSliceOf(slice: EndpointSliceLike | null | undefined, namespace: string, service: string): boolean {
+  return slice?.metadata?.namespace === namespace && slice.metadata.labels?.[SERVICE_NAME_LABEL] === service;
+}
+
+/** Ready, non-terminating endpoints of the slices for one Service port, deduplicated and sorted. */
+function collectEndpoints(
+  slices: readonly (EndpointSliceLike | null | undefined)[],
+  servicePort: ServicePortLike,
+): Endpoint[] {
+  const wantedName = servicePort.name ?? '';
+  const wantedProtocol = servicePort.protocol ?? 'TCP';
+  const seen = new Map<string, Endpoint>();
+  for (const slice of slices) {
+    if (slice?.addressType !== 'IPv4' && slice?.addressType !== 'IPv6') continue;
+    const slicePort = listOf(slice.ports).find(
+      (candidate) =>
+        (candidate?.name ?? '') === wantedName && (candidate?.protocol ?? 'TCP') === wantedProtocol,
+    );
+    if (!slicePort || !isPortNumber(slicePort.port)) continue;
+    for (const endpoint of listOf(slice.endpoints)) {
+      // A nil `ready` means ready (API contract); terminating endpoints get no new requests.
+      if (endpoint?.conditions?.ready === false || endpoint?.conditions?.terminating === true) continue;
+      for (const address of listOf(endpoint?.addresses)) {
+        if (!isIpAddress(address)) continue;
+        seen.set(`${address}|${slicePort.port}`, { address, port: slicePort.port });
+      }
+    }
+  }
+  return [...seen.values()].sort((a, b) => compareText(a.address, b.address) || a.port - b.port);
+}
+
+/**
+ * Resolves a Service port into the backend a route names with `backendIdOf(namespace, name,
+ * port)`. `service` is the Service `reference` names (undefined when it does not exist);
+ * `endpointSlices` its EndpointSlices (slices of other Services, by namespace and the
+ * `kubernetes.io/service-name` label, are ignored, so passing more is safe). A missing Service or
+ * port gives a backend without endpoints (503) and a problem; an ExternalName Service gives a
+ * backend with `externalName`. Never throws.
+ */
+export function resolveServiceBackend(
+  reference: ServiceReference,
+  service: ServiceLike | undefined,
+  endpointSlices: readonly EndpointSliceLike[],
+): ServiceBackendResolution {
+  const { namespace, name, port } = reference;
+  const id = backendIdOf(namespace, name, port);
+  const unusable: Backend = { id, endpoints: [] };
+  if (service === undefined || service === null) {
+    return {
+      backend: unusable,
+      problem: `Service ${namespace}/${name} not found; requests get 503 until it exists`,
+    };
+  }
+  const servicePort = findServicePort(service, port);
+  if (service.spec?.type === 'ExternalName') {
+    const target = service.spec.externalName;
+    const portNumber = servicePort?.port ?? (typeof port === 'number' ? port : undefined);
+    // IPv4 literals pass the subdomain grammar; IPv6 ones would need brackets in a proxy URL.
+    if (typeof target !== 'string' || checkDnsSubdomain(target) !== undefined) {
+      return { backend: unusable, problem: `Service ${namespace}/${name} has an invalid spec.externalName` };
+    }
+    if (!isPortNumber(portNumber)) {
+      return { backend: unusable, problem: `Service ${namespace}/${name} has no port named "${port}"` };
+    }
+    return { backend: { id, endpoints: [], externalName: { hostname: target, port: portNumber } } };
+  }
+  if (servicePort === undefined || !isPortNumber(servicePort.port)) {
+    return {
+      backend: unusable,
+      problem: `Service ${namespace}/${name} has no port ${typeof port === 'number' ? port : `named "${port}"`}; requests get 503`,
+    };
+  }
+  const slices = listOf(endpointSlices).filter((slice) => isSliceOf(slice, namespace, name));
+  return { backend: { id, endpoints: collectEndpoints(slices, servicePort) } };
+}

@@ -1,0 +1,148 @@
+/**
+ * One Ingress (with the Secrets it names and its annotations) → a route-model contribution and
+ * problems. Each Ingress is translated on its own; conflicts with other Ingresses (the same host
+ * and path, the same TLS host, the catch-all's default backend) are settled when the route table
+ * is assembled, where the oldest object wins.
+ */
+import { ANY_HOSTNAME, type RouteContribution, type SourceRef } from '@ingresskit/route-model';
+import { DEFAULT_ANNOTATION_PREFIX, parseAnnotations } from './annotations.js';
+import { compareText } from './compare.js';
+import { checkDnsLabel, checkDnsSubdomain } from './grammar.js';
+import { createProblemLog, describeValue, type ProblemLog } from './problems.js';
+import { toMillis } from './timestamps.js';
+import { translateDefaultBackend, translateRules } from './translate-rules.js';
+import { claimTls, readTlsEntries } from './translate-tls.js';
+import { INGRESS_KIND, objectOr, type Context } from './translation-context.js';
+import type {
+  IngressLike,
+  IngressReferences,
+  IngressTranslation,
+  IngressTranslationConfig,
+} from './types.js';
+
+function translateSpec(context: Context, rawSpec: unknown): RouteContribution {
+  const spec = objectOr<{ rules: unknown; tls: unknown; defaultBackend: unknown }>(rawSpec);
+  const defaultRoute =
+    spec.defaultBackend === undefined || spec.defaultBackend === null
+      ? undefined
+      : translateDefaultBackend(context, spec.defaultBackend);
+  const tlsEntries = readTlsEntries(context, spec.tls);
+  const hosts = translateRules(context, spec.rules, defaultRoute ?? 'table-default');
+  // spec.defaultBackend also answers requests for hosts no Ingress names; when several Ingresses
+  // have one, assembling the catch-all keeps the oldest and notes the others.
+  if (defaultRoute !== undefined && !hosts.has(ANY_HOSTNAME)) {
+    hosts.set(ANY_HOSTNAME, { hostname: ANY_HOSTNAME, routes: [], fallback: defaultRoute });
+  }
+  const hostnames = [...hosts.keys()].sort(compareText);
+  return {
+    source: { ...context.source },
+    hosts: hostnames.map((hostname) => hosts.get(hostname)!),
+    tls: claimTls(context, tlsEntries, hostnames),
+  };
+}
+
+function sortedKeys(keys: Iterable<string>): string[] {
+  return [...keys].sort(compareText);
+}
+
+/** A translation, and until when it holds. */
+export interface TimedTranslation {
+  translation: IngressTranslation;
+  /**
+   * Milliseconds since the epoch after which a translation with a later `now` could differ (a
+   * certificate it read expires); `Infinity` when time does not matter.
+   */
+  expiresAt: number;
+}
+
+/**
+ * Translates one Ingress into its route-model contribution: a host per hostname its rules name
+ * (`*` for rules without a host), a route per valid path, the `spec.defaultBackend` (or the
+ * table's default) as the fallback of those hosts, and a TLS claim per TLS host whose Secret holds
+ * a valid certificate. What is wrong becomes a problem and leaves out only that part (a rule, a
+ * path, a TLS entry); an invalid name or annotation, or an unreadable object, leaves out the whole
+ * Ingress. Pure and deterministic; never throws and never changes its input.
+ */
+export function translateIngress(
+  ingress: IngressLike,
+  references: IngressReferences,
+  config: IngressTranslationConfig = {},
+): IngressTranslation {
+  return translateIngressTimed(ingress, references, config).translation;
+}
+
+/** translateIngress, also saying until when the result holds (for createIngressTranslator). */
+export function translateIngressTimed(
+  ingress: IngressLike,
+  references: IngressReferences,
+  config: IngressTranslationConfig,
+): TimedTranslation {
+  const leftOut = (log: ProblemLog): TimedTranslation => ({
+    translation: {
+      contribution: undefined,
+      problems: log.problems,
+      references: { secrets: [], services: [] },
+    },
+    expiresAt: Number.POSITIVE_INFINITY,
+  });
+  let log = createProblemLog({ kind: INGRESS_KIND, namespace: '', name: '' });
+  try {
+    const raw = objectOr<{ metadata: unknown; spec: unknown }>(ingress);
+    const metadata = objectOr<{
+      namespace: unknown;
+      name: unknown;
+      creationTimestamp: unknown;
+      annotations: unknown;
+    }>(raw.metadata);
+    const source: SourceRef = {
+      kind: INGRESS_KIND,
+      namespace: describeValue(metadata.namespace) ?? '',
+      name: describeValue(metadata.name) ?? '',
+    };
+    log = createProblemLog(source);
+    const namespaceProblem = checkDnsLabel(metadata.namespace);
+    const nameProblem = checkDnsSubdomain(metadata.name);
+    if (namespaceProblem !== undefined || nameProblem !== undefined) {
+      const field = namespaceProblem === undefined ? 'metadata.name' : 'metadata.namespace';
+      log.error(field, `${field} ${namespaceProblem ?? nameProblem}; the Ingress is not served`);
+      return leftOut(log);
+    }
+    const parsed = parseAnnotations(
+      metadata.annotations,
+      config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX,
+    );
+    for (const problem of parsed.problems) {
+      if (problem.severity === 'error') log.error(problem.field, problem.message, problem.value);
+      else log.warning(problem.field, problem.message, problem.value);
+    }
+    if (parsed.annotations === undefined) return leftOut(log);
+    const context: Context = {
+      source,
+      createdAt: toMillis(metadata.creationTimestamp),
+      annotations: parsed.annotations,
+      references,
+      config,
+      log,
+      secretsRead: new Set(),
+      services: new Set(),
+      expiresAt: Number.POSITIVE_INFINITY,
+    };
+    const contribution = translateSpec(context, raw.spec);
+    return {
+      translation: {
+        contribution,
+        problems: log.problems,
+        references: { secrets: sortedKeys(context.secretsRead), services: sortedKeys(context.services) },
+      },
+      expiresAt: context.expiresAt,
+    };
+  } catch (error) {
+    // Only a hostile object (a throwing getter, a proxy) gets here; serving half of it could
+    // expose what the other half restricts, so the whole Ingress is left out.
+    log.error(
+      'spec',
+      `could not be read: ${error instanceof Error ? error.message : String(error)}; the Ingress is not served`,
+    );
+    return leftOut(log);
+  }
+}

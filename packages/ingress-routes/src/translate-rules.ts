@@ -1,0 +1,125 @@
+/**
+ * The rules and `spec.defaultBackend` of an Ingress → host contributions: one per hostname, a
+ * route per valid path, the default backend (or the table default) as the hosts' fallback.
+ */
+import { ANY_HOSTNAME, type HostContribution, type Route } from '@ingresskit/route-model';
+import { backendIdOf, parseBackendReference } from './backend-reference.js';
+import { checkHost, checkLiteralPath, checkRegexPath } from './grammar.js';
+import { isPathType, isRegexPath, pathMatchOf, rewriteOf } from './paths.js';
+import { createRoutePolicy } from './route-policy.js';
+import { idPrefix, objectOr, originOf, type Context } from './translation-context.js';
+
+/** Reads a backend and names its Service port, or reports why it cannot be used. */
+function readBackend(context: Context, raw: unknown, field: string): string | undefined {
+  const reference = parseBackendReference(raw);
+  if (!reference.ok) {
+    context.log.error(field, reference.message, reference.value);
+    return undefined;
+  }
+  const { namespace } = context.source;
+  context.services.add(`${namespace}/${reference.service}`);
+  return backendIdOf(namespace, reference.service, reference.port);
+}
+
+/** The route made of `spec.defaultBackend`: the fallback of the Ingress's hosts and the catch-all. */
+export function translateDefaultBackend(context: Context, raw: unknown): Route | undefined {
+  const backend = readBackend(context, raw, 'spec.defaultBackend');
+  if (backend === undefined) return undefined;
+  return {
+    id: `${idPrefix(context.source)}/default-backend`,
+    origin: originOf(context, [], 'spec.defaultBackend'),
+    // A fallback's match is never consulted; this one says what it answers: every path.
+    match: { path: { type: 'PathPrefix', value: '/' } },
+    action: { type: 'forward', backends: [{ backend, weight: 1 }] },
+    policy: createRoutePolicy(context.annotations),
+  };
+}
+
+/** One path → its route, or a problem and undefined (the path is left out). */
+function translatePath(
+  context: Context,
+  raw: unknown,
+  index: [number, number],
+  field: string,
+): Route | undefined {
+  const { path, pathType, backend } = objectOr<{ path: unknown; pathType: unknown; backend: unknown }>(raw);
+  if (!isPathType(pathType)) {
+    context.log.error(
+      `${field}.pathType`,
+      'pathType must be Exact, Prefix or ImplementationSpecific',
+      pathType,
+    );
+    return undefined;
+  }
+  const isRegex = isRegexPath(pathType, context.annotations.useRegex);
+  const value = path === undefined || path === '' ? '/' : path;
+  const pathProblem = isRegex ? checkRegexPath(value) : checkLiteralPath(value);
+  if (pathProblem !== undefined) {
+    context.log.error(`${field}.path`, `${isRegex ? 'regex path' : 'path'} ${pathProblem}`, path);
+    return undefined;
+  }
+  const match = pathMatchOf(value as string, pathType, context.annotations.useRegex);
+  const policy = createRoutePolicy(context.annotations);
+  const target = context.annotations.rewriteTarget;
+  if (target !== undefined) {
+    const rewrite = rewriteOf(match, target);
+    if (typeof rewrite === 'string') {
+      context.log.error(`${field}.pathType`, rewrite, pathType);
+      return undefined;
+    }
+    policy.rewrite = rewrite;
+  }
+  const backendId = readBackend(context, backend, `${field}.backend`);
+  if (backendId === undefined) return undefined;
+  return {
+    id: `${idPrefix(context.source)}/r${index[0]}/p${index[1]}`,
+    origin: originOf(context, index, field),
+    match: { path: match },
+    action: { type: 'forward', backends: [{ backend: backendId, weight: 1 }] },
+    policy,
+  };
+}
+
+/** Translates the rules into host contributions, one per hostname, in the order first named. */
+export function translateRules(
+  context: Context,
+  rules: unknown,
+  fallback: Route | 'table-default',
+): Map<string, HostContribution> {
+  const hosts = new Map<string, HostContribution>();
+  if (rules === undefined || rules === null) return hosts;
+  if (!Array.isArray(rules)) {
+    context.log.error('spec.rules', 'must be a list');
+    return hosts;
+  }
+  rules.forEach((rule: unknown, ruleIndex) => {
+    const field = `spec.rules[${ruleIndex}]`;
+    const { host, http } = objectOr<{ host: unknown; http: unknown }>(rule);
+    let hostname = ANY_HOSTNAME;
+    if (host !== undefined && host !== null && host !== '') {
+      const hostProblem = checkHost(host);
+      if (hostProblem !== undefined) {
+        context.log.error(`${field}.host`, `host ${hostProblem}`, host);
+        return;
+      }
+      hostname = host as string;
+    }
+    let contribution = hosts.get(hostname);
+    if (contribution === undefined) {
+      contribution = { hostname, routes: [], fallback };
+      if (hostname.startsWith('*.')) contribution.wildcard = 'one-label';
+      hosts.set(hostname, contribution);
+    }
+    if (http === undefined || http === null) return;
+    const paths = (http as { paths?: unknown }).paths;
+    if (!Array.isArray(paths)) {
+      context.log.error(`${field}.http.paths`, 'must be a list');
+      return;
+    }
+    paths.forEach((path: unknown, pathIndex) => {
+      const route = translatePath(context, path, [ruleIndex, pathIndex], `${field}.http.paths[${pathIndex}]`);
+      if (route !== undefined) contribution.routes.push(route);
+    });
+  });
+  return hosts;
+}

@@ -1,0 +1,114 @@
+/**
+ * The TLS entries of an Ingress → TLS claims: each entry's Secret is read and checked once, then
+ * claimed for each host it names, or for every named host of the Ingress when it names none.
+ */
+import { ANY_HOSTNAME, type TlsClaim } from '@ingresskit/route-model';
+import {
+  isCertificateCoveringHost,
+  parseTlsSecretDataCached,
+  type ParsedCertificate,
+} from './certificates.js';
+import { checkDnsSubdomain, checkHost } from './grammar.js';
+import { objectOr, originOf, type Context } from './translation-context.js';
+
+/** A TLS entry whose certificate passed every check, before its hosts are known. */
+export interface TlsEntry {
+  index: number;
+  secretKey: string;
+  parsed: ParsedCertificate;
+  /** Valid hosts the entry names, with their index in `hosts`; undefined: every host of the Ingress. */
+  hosts: { host: string; index: number }[] | undefined;
+}
+
+/** Reads and checks the Secret of one TLS entry; reports why it cannot be used, or that it expired. */
+function readCertificate(
+  context: Context,
+  secretName: unknown,
+  field: string,
+): ParsedCertificate | undefined {
+  const nameProblem = checkDnsSubdomain(secretName);
+  if (nameProblem !== undefined) {
+    context.log.error(field, `secretName ${nameProblem}`, secretName);
+    return undefined;
+  }
+  const { namespace } = context.source;
+  const key = `${namespace}/${secretName as string}`;
+  context.secretsRead.add(key);
+  const secret = context.references.secret(namespace, secretName as string);
+  const result =
+    secret === undefined || secret === null
+      ? { ok: false as const, message: 'not found' }
+      : parseTlsSecretDataCached(secret, context.config.certificateCache);
+  if (!result.ok) {
+    context.log.error(field, `TLS Secret ${key} ${result.message}; its hosts are served without TLS`);
+    return undefined;
+  }
+  const { notAfter } = result.parsed.certificate;
+  const notAfterMs = notAfter === undefined ? NaN : Date.parse(notAfter);
+  const { now } = context.config;
+  if (now !== undefined && notAfterMs < now) {
+    context.log.warning(field, `the certificate in Secret ${key} expired on ${notAfter}`);
+  } else if (now !== undefined && notAfterMs < context.expiresAt) {
+    context.expiresAt = notAfterMs;
+  }
+  return result.parsed;
+}
+
+/** Reads `spec.tls`: each entry with a valid certificate, its hosts still to be claimed. */
+export function readTlsEntries(context: Context, tls: unknown): TlsEntry[] {
+  if (tls === undefined || tls === null) return [];
+  if (!Array.isArray(tls)) {
+    context.log.error('spec.tls', 'must be a list');
+    return [];
+  }
+  const entries: TlsEntry[] = [];
+  tls.forEach((entry: unknown, index) => {
+    const field = `spec.tls[${index}]`;
+    const { hosts, secretName } = objectOr<{ hosts: unknown; secretName: unknown }>(entry);
+    const parsed = readCertificate(context, secretName, `${field}.secretName`);
+    if (parsed === undefined) return;
+    const secretKey = `${context.source.namespace}/${secretName as string}`;
+    const hostList: unknown[] = Array.isArray(hosts) ? hosts : [];
+    if (hostList.length === 0) {
+      entries.push({ index, secretKey, parsed, hosts: undefined });
+      return;
+    }
+    const valid: { host: string; index: number }[] = [];
+    hostList.forEach((host, hostIndex) => {
+      const hostProblem = checkHost(host);
+      if (hostProblem === undefined) valid.push({ host: host as string, index: hostIndex });
+      else context.log.error(`${field}.hosts[${hostIndex}]`, `host ${hostProblem}`, host);
+    });
+    entries.push({ index, secretKey, parsed, hosts: valid });
+  });
+  return entries;
+}
+
+/** One claim per host of each entry; an entry without hosts claims every named host of the Ingress. */
+export function claimTls(
+  context: Context,
+  entries: readonly TlsEntry[],
+  ingressHosts: readonly string[],
+): TlsClaim[] {
+  const claims: TlsClaim[] = [];
+  for (const entry of entries) {
+    const field = `spec.tls[${entry.index}]`;
+    const targets =
+      entry.hosts?.map(({ host, index }) => ({ host, field: `${field}.hosts[${index}]` })) ??
+      ingressHosts.filter((host) => host !== ANY_HOSTNAME).map((host) => ({ host, field }));
+    for (const { host, field: hostField } of targets) {
+      if (!isCertificateCoveringHost(entry.parsed.leaf, host)) {
+        context.log.warning(
+          hostField,
+          `the certificate in Secret ${entry.secretKey} does not cover host ${host}`,
+        );
+      }
+      claims.push({
+        hostname: host,
+        certificate: entry.parsed.certificate,
+        origin: originOf(context, [entry.index], field),
+      });
+    }
+  }
+  return claims;
+}

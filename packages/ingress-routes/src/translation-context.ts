@@ -1,0 +1,44 @@
+/** What the translation of one Ingress reads and collects, shared by its parts (rules, TLS). */
+import type { RouteOrigin, SourceRef } from '@ingresskit/route-model';
+import type { IngressAnnotations } from './annotations.js';
+import type { ProblemLog } from './problems.js';
+import type { IngressReferences, IngressTranslationConfig } from './types.js';
+
+/** The origin kind and route id prefix of everything an Ingress contributes. */
+export const INGRESS_KIND = 'Ingress';
+
+/** Everything the translation of one Ingress reads and collects. */
+export interface Context {
+  source: SourceRef;
+  createdAt: number;
+  annotations: IngressAnnotations;
+  references: IngressReferences;
+  config: IngressTranslationConfig;
+  log: ProblemLog;
+  secretsRead: Set<string>;
+  services: Set<string>;
+  /** With `now`: the earliest notAfter (ms) of the certificates read that have not expired yet. */
+  expiresAt: number;
+}
+
+/** `value` when it is an object (fields still unchecked), else an empty one. */
+export function objectOr<T extends object>(value: unknown): Partial<T> {
+  return typeof value === 'object' && value !== null ? value : {};
+}
+
+/** The prefix of the ids of an Ingress's routes: `Ingress/<namespace>/<name>`. */
+export function idPrefix(source: SourceRef): string {
+  return `${INGRESS_KIND}/${source.namespace}/${source.name}`;
+}
+
+/** The origin of something the Ingress contributes, at `index` and `field` inside it. */
+export function originOf(context: Context, index: number[], field: string): RouteOrigin {
+  return {
+    kind: INGRESS_KIND,
+    namespace: context.source.namespace,
+    name: context.source.name,
+    createdAt: context.createdAt,
+    index,
+    field,
+  };
+}

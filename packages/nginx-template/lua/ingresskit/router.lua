@@ -1,0 +1,499 @@
+-- The router: rewrite_by_lua of every listener's `location /`.
+--
+-- It decides exactly as route-model's selectRoute: the virtual hosts covering the request's host
+-- are tried from the most specific (the host, then `*.` dropping one label at a time, then `*`);
+-- in each, the first route in precedence order whose path, method, headers, query and listeners
+-- match wins, else the host's fallback route; a host without one passes the request on. Then the
+-- route's policy applies (HTTPS redirect, source allowlist, body limit, path rewrite, headers,
+-- upstream Host) and its action: forward, redirect or respond. Nothing routed: 404. Nothing
+-- pushed yet: 503.
+--
+-- A forwarded request to a plain-HTTP backend whose body is known to fit is proxied right here
+-- (location / has the proxy_pass); anything else goes by ngx.exec to the named location of the
+-- route's profile. ngx.ctx does not survive ngx.exec, so what later phases need travels in nginx
+-- variables: $ingresskit_route (the log, the response header filter, the balancer),
+-- $ingresskit_backend (the member a split chose), $ingresskit_external, $ingresskit_host_override.
+
+local store = require("ingresskit.store")
+local bit = require("bit")
+
+local ngx = ngx
+local ngx_var = ngx.var
+local ngx_exit = ngx.exit
+local ngx_exec = ngx.exec
+local ngx_header = ngx.header
+local re_find = ngx.re.find
+local re_sub = ngx.re.sub
+local req = ngx.req
+local ipairs = ipairs
+local type = type
+local tonumber = tonumber
+local rawget = rawget
+local math_random = math.random
+local str_byte = string.byte
+local str_sub = string.sub
+local str_find = string.find
+local str_lower = string.lower
+local table_concat = table.concat
+local band = bit.band
+local lshift = bit.lshift
+
+local hosts = store.hosts
+local tls = store.tls
+local backends = store.backends
+local listener_names = store.listener_names
+local routes_by_id = store.routes_by_id
+local conf = store.conf
+
+local _M = {}
+
+-- Per-request lookups made only when a route needs them. route() never yields, so module-level
+-- scratch variables are safe; each request resets them first.
+local request_headers, request_args, request_method, listener_port, listener_port_loaded, request_path
+
+-- Every nginx variable read costs (a name lookup and a new Lua string), so even the path is read
+-- only once something depends on it.
+local function get_path()
+  if request_path == nil then request_path = ngx_var.uri end
+  return request_path
+end
+
+local function get_listener_port()
+  if not listener_port_loaded then
+    listener_port = ngx_var.ingresskit_listener
+    listener_port_loaded = true
+  end
+  return listener_port
+end
+
+local function is_tls_listener()
+  return conf.listeners[get_listener_port()] == "HTTPS"
+end
+
+local function on_listener(route)
+  local set = route.listener_set
+  if set == nil then return true end
+  local name = listener_names[get_listener_port()]
+  return name ~= nil and set[name] == true
+end
+
+-- A header sent more than once counts as its values joined with "," (route-model's rule).
+local function header_value(name)
+  if request_headers == nil then request_headers = req.get_headers(0) end
+  local value = rawget(request_headers, name)
+  if type(value) == "table" then return table_concat(value, ",") end
+  return value
+end
+
+-- The first value of a query parameter; `?a` (no `=`) counts as the empty string.
+local function query_value(name)
+  if request_args == nil then request_args = req.get_uri_args(0) end
+  local value = request_args[name]
+  if type(value) == "table" then value = value[1] end
+  if value == true then return "" end
+  return value
+end
+
+local function condition_holds(condition, value)
+  if value == nil then return false end
+  if condition[2] == "exact" then return value == condition[3] end
+  return re_find(value, condition[3], "jo") ~= nil
+end
+
+local function conditions_hold(route)
+  if not on_listener(route) then return false end
+  if not route.has_conditions then return true end
+  if route.method then
+    if request_method == nil then request_method = req.get_method() end
+    if route.method ~= request_method then return false end
+  end
+  if route.headers then
+    for _, condition in ipairs(route.headers) do
+      if not condition_holds(condition, header_value(condition[1])) then return false end
+    end
+  end
+  if route.query then
+    for _, condition in ipairs(route.query) do
+      if not condition_holds(condition, query_value(condition[1])) then return false end
+    end
+  end
+  return true
+end
+
+-- LuaJIT aborts a trace that enters a loop it did not start in, and blacklists code that keeps
+-- doing so; the request path then runs interpreted. So the common case (one route per path, one
+-- prefix length, no regex) is handled before any loop is entered, and loops run only for more.
+
+-- The first route of `list` (indexes into `routes`, ascending) below `limit` whose conditions hold.
+local function first_of(routes, list, limit)
+  local index = list[1]
+  if index >= limit then return nil end
+  if conditions_hold(routes[index]) then return index end
+  local count = #list
+  if count == 1 then return nil end
+  for position = 2, count do
+    index = list[position]
+    if index >= limit then return nil end
+    if conditions_hold(routes[index]) then return index end
+  end
+  return nil
+end
+
+local function first_regex(routes, regex, path, limit)
+  for position = 1, #regex do
+    local index = regex[position]
+    if index >= limit then return nil end
+    local route = routes[index]
+    if re_find(path, route.path, route.regex_options) and conditions_hold(route) then return index end
+  end
+  return nil
+end
+
+-- PathPrefix, element-wise: a prefix P matches when the path is P or continues with "/" after
+-- it, and "/" matches every path. The path is cut only at the lengths the host has prefixes of,
+-- so it is cut at most once per distinct length and never matched with a regex.
+local function first_prefix_of_length(routes, prefixes, path, path_length, length, limit)
+  local found, candidate, list
+  if length == path_length then
+    candidate = path
+  elseif length < path_length and str_byte(path, length + 1) == 47 then
+    candidate = str_sub(path, 1, length)
+  end
+  if candidate then
+    list = prefixes[candidate]
+    if list then found = first_of(routes, list, limit) end
+  end
+  if length == 1 and candidate ~= "/" then
+    list = prefixes["/"]
+    if list then found = first_of(routes, list, found or limit) or found end
+  end
+  return found
+end
+
+-- The lowest index of a route whose match the request satisfies, or nil. Exact paths, regexes,
+-- then prefixes longest first; a host whose routes are in that (precedence) order can stop at
+-- the first match, any other takes the lowest index found.
+local function find_route(entry)
+  -- A first route matching every path (PathPrefix "/" without conditions) always wins.
+  if entry.first_matches_all then return 1 end
+  local path = get_path()
+  local routes = entry.routes
+  local best = #routes + 1
+  local ordered = entry.ordered
+  local list = entry.exact[path]
+  if list then
+    local found = first_of(routes, list, best)
+    if found then
+      if ordered then return found end
+      best = found
+    end
+  end
+  local regex = entry.regex
+  if regex[1] ~= nil then
+    local found = first_regex(routes, regex, path, best)
+    if found then
+      if ordered then return found end
+      best = found
+    end
+  end
+  local lengths = entry.prefix_lengths
+  local count = #lengths
+  if count > 0 then
+    local prefixes = entry.prefix
+    local path_length = #path
+    local found = first_prefix_of_length(routes, prefixes, path, path_length, lengths[1], best)
+    if found then
+      if ordered then return found end
+      best = found
+    end
+    if count > 1 then
+      for position = 2, count do
+        found = first_prefix_of_length(routes, prefixes, path, path_length, lengths[position], best)
+        if found then
+          if ordered then return found end
+          best = found
+        end
+      end
+    end
+  end
+  if best <= #routes then return best end
+  return nil
+end
+
+-- Whether a virtual host of kind `kind` named `pattern` covers `host` (route-model's isHostCovered).
+local function is_covered(pattern, kind, host)
+  if kind == "exact" then return pattern == host end
+  if kind == "any" then return true end
+  local suffix_length = #pattern - 1
+  local host_length = #host
+  if host_length <= suffix_length or str_sub(host, host_length - suffix_length + 1) ~= str_sub(pattern, 2) then
+    return false
+  end
+  if kind == "suffix" then return true end
+  -- one-label: the part before the suffix holds no dot.
+  local dot = str_find(host, ".", 1, true)
+  return dot == nil or dot > host_length - suffix_length
+end
+
+local function select_in(name, host)
+  local entry = hosts[name]
+  if entry == nil or not is_covered(name, entry.match, host) then return nil end
+  local index = find_route(entry)
+  if index then return entry.routes[index] end
+  local fallback = entry.fallback
+  if fallback and on_listener(fallback) then return fallback end
+  return nil
+end
+
+-- The route for (host, path), trying virtual hosts in route-model's hostnameCandidates order,
+-- and the hostname of the virtual host that answered.
+local function select_route(host)
+  local route = select_in(host, host)
+  if route then return route, host end
+  local dot = str_find(host, ".", 1, true)
+  -- The one-label wildcard first, outside the loop (see first_of).
+  if dot then
+    local name = "*" .. str_sub(host, dot)
+    route = select_in(name, host)
+    if route then return route, name end
+    dot = str_find(host, ".", dot + 1, true)
+    while dot do
+      name = "*" .. str_sub(host, dot)
+      route = select_in(name, host)
+      if route then return route, name end
+      dot = str_find(host, ".", dot + 1, true)
+    end
+  end
+  route = select_in("*", host)
+  if route then return route, "*" end
+  return nil
+end
+
+local V4_MAPPED = "\0\0\0\0\0\0\0\0\0\0\255\255"
+
+-- Whether the client address is in one of the networks ({ bytes, prefix length }).
+local function is_allowed(networks)
+  local address = ngx_var.binary_remote_addr
+  if address == nil then return false end
+  local mapped
+  if #address == 16 and str_sub(address, 1, 12) == V4_MAPPED then mapped = str_sub(address, 13) end
+  for _, network in ipairs(networks) do
+    local bytes, bits = network[1], network[2]
+    local subject = #bytes == #address and address or (#bytes == 4 and mapped) or nil
+    if subject then
+      local whole = (bits - bits % 8) / 8
+      if str_sub(subject, 1, whole) == str_sub(bytes, 1, whole) then
+        local rest = bits % 8
+        if rest == 0 then return true end
+        local mask = band(lshift(0xff, 8 - rest), 0xff)
+        if band(str_byte(subject, whole + 1), mask) == str_byte(bytes, whole + 1) then return true end
+      end
+    end
+  end
+  return false
+end
+
+local function apply_response_headers(modifier)
+  if modifier.remove then
+    for _, name in ipairs(modifier.remove) do ngx_header[name] = nil end
+  end
+  if modifier.set then
+    for _, pair in ipairs(modifier.set) do ngx_header[pair[1]] = pair[2] end
+  end
+  if modifier.add then
+    for _, pair in ipairs(modifier.add) do
+      local current = ngx_header[pair[1]]
+      if current == nil then
+        ngx_header[pair[1]] = pair[2]
+      elseif type(current) == "table" then
+        current[#current + 1] = pair[2]
+        ngx_header[pair[1]] = current
+      else
+        ngx_header[pair[1]] = { current, pair[2] }
+      end
+    end
+  end
+end
+
+local function apply_request_headers(modifier)
+  if modifier.remove then
+    for _, name in ipairs(modifier.remove) do req.clear_header(name) end
+  end
+  if modifier.set then
+    for _, pair in ipairs(modifier.set) do req.set_header(pair[1], pair[2]) end
+  end
+  if modifier.add then
+    for _, pair in ipairs(modifier.add) do
+      local current = req.get_headers(0)[str_lower(pair[1])]
+      if current == nil then
+        req.set_header(pair[1], pair[2])
+      elseif type(current) == "table" then
+        current[#current + 1] = pair[2]
+        req.set_header(pair[1], current)
+      else
+        req.set_header(pair[1], { current, pair[2] })
+      end
+    end
+  end
+end
+
+-- route-model's modifyPath for a compiled change.
+local function change_path(change, path)
+  if change.type == "full" then return change.value end
+  local result = change.value .. str_sub(path, change.strip + 1)
+  if result == "" then return "/" end
+  return result
+end
+
+local function rewrite_path(change, path)
+  local result
+  if change.type == "regex" then
+    local replaced, count, err = re_sub(path, change.pattern, change.replacement, "jo")
+    if not replaced then
+      ngx.log(ngx.ERR, "ingresskit: rewrite of ", store.escape(path), " failed: ", err)
+      return false
+    end
+    if count == 0 then return true end
+    result = replaced
+  else
+    result = change_path(change, path)
+  end
+  if str_byte(result, 1) ~= 47 then result = "/" .. result end
+  req.set_uri(result, false)
+  return true
+end
+
+local function redirect(route, action)
+  local scheme = action.scheme or (is_tls_listener() and "https" or "http")
+  local hostname = action.hostname or ngx_var.host
+  local port = action.port
+  if port == nil and action.scheme == nil then port = tonumber(get_listener_port()) end
+  if (scheme == "http" and port == 80) or (scheme == "https" and port == 443) then port = nil end
+  local target
+  if action.path then
+    target = ngx.escape_uri(change_path(action.path, get_path()), 0)
+  else
+    local request_uri = ngx_var.request_uri
+    local question = str_find(request_uri, "?", 1, true)
+    target = question and str_sub(request_uri, 1, question - 1) or request_uri
+  end
+  local args = ngx_var.args
+  if args and args ~= "" then target = target .. "?" .. args end
+  if str_find(hostname, ":", 1, true) and str_byte(hostname, 1) ~= 91 then hostname = "[" .. hostname .. "]" end
+  local location = scheme .. "://" .. hostname .. (port and (":" .. port) or "") .. target
+  local policy = route.policy
+  if policy and policy.response then apply_response_headers(policy.response) end
+  return ngx.redirect(location, action.status)
+end
+
+local function respond(route, action)
+  local policy = route.policy
+  local body = action.body or ""
+  ngx.status = action.status
+  ngx_header["Content-Type"] = "text/plain; charset=utf-8"
+  ngx_header["Content-Length"] = #body
+  if policy and policy.response then apply_response_headers(policy.response) end
+  if body ~= "" then ngx.print(body) else ngx.send_headers() end
+  return ngx_exit(ngx.HTTP_OK)
+end
+
+local function pick_member(action)
+  local members = action.members
+  local count = #members
+  if count == 1 then return members[1] end
+  if count == 0 then return nil end
+  local point = math_random() * action.total
+  for index = 1, count do
+    local member = members[index]
+    if point < member.upto then return member end
+  end
+  return members[count]
+end
+
+-- Bodies of unknown length: chunked on HTTP/1.1, any body without Content-Length on HTTP/2.
+local function has_unknown_length_body()
+  return ngx_var.http_transfer_encoding ~= nil or req.http_version() >= 2
+end
+
+local function forward(route, action, body_of_unknown_length)
+  local member = pick_member(action)
+  if member == nil then return ngx_exit(500) end
+  local id = member.backend
+  if id == nil then return ngx_exit(member.status) end
+  local backend = backends[id]
+  if backend == nil then return ngx_exit(503) end
+  local external = backend.external
+  if external == nil and #backend.peers == 0 then
+    ngx.log(ngx.WARN, "ingresskit: no endpoints for backend ", store.escape(id))
+    return ngx_exit(503)
+  end
+  if not conf.profiles[route.profile] then
+    -- Pushed before the reload that adds its profile location finished.
+    ngx.log(ngx.ERR, "ingresskit: route ", route.tag, " needs profile ", route.profile, ", which this nginx.conf lacks")
+    return ngx_exit(503)
+  end
+  -- The balancer takes a lone backend from the route; only a choice among several is passed on
+  -- (every variable access costs a lookup of the request in this LuaJIT, see the README).
+  if route.only_backend == nil then ngx_var.ingresskit_backend = id end
+  local policy = route.policy
+  if policy then
+    if policy.host then ngx_var.ingresskit_host_override = policy.host end
+    if policy.rewrite and not rewrite_path(policy.rewrite, get_path()) then return ngx_exit(500) end
+    if policy.request then apply_request_headers(policy.request) end
+  end
+  if external then
+    ngx_var.ingresskit_external = external
+    return ngx_exec(route.filters_response and route.location_external_filtered or route.location_external)
+  end
+  if route.filters_response then return ngx_exec(route.location_filtered) end
+  if route.protocol ~= "HTTP" then return ngx_exec(route.location) end
+  -- location / reads bodies under the largest limit of all profiles; a body of unknown length
+  -- whose route allows less must be read where nginx enforces the route's limit.
+  if body_of_unknown_length then return ngx_exec(route.location) end
+end
+
+-- rewrite_by_lua of `location /`.
+function _M.route()
+  if not store.sync() then return ngx_exit(503) end
+  request_headers, request_args, request_method, listener_port, listener_port_loaded, request_path =
+    nil, nil, nil, nil, false, nil
+  local host = ngx_var.host
+  local route, vhost = select_route(host)
+  if route == nil then return ngx_exit(404) end
+  ngx_var.ingresskit_route = route.tag
+  local policy = route.policy
+  if policy then
+    local https = policy.https
+    if https and not is_tls_listener() and (not https.tlsOnly or tls[vhost] ~= nil) then
+      local port = conf.https_port
+      return ngx.redirect("https://" .. host .. (port ~= 443 and (":" .. port) or "") .. ngx_var.request_uri, https.status)
+    end
+    if route.allow and not is_allowed(route.allow) then return ngx_exit(403) end
+  end
+  -- location / already refused a Content-Length over the largest limit of all profiles, and
+  -- reads other bodies under it: only a route that allows less has to look at the body.
+  local limit = route.max_body
+  local body_of_unknown_length = false
+  if limit ~= conf.in_place_max_body then
+    local content_length = ngx_var.content_length
+    if content_length ~= nil then
+      if limit > 0 and tonumber(content_length) > limit then return ngx_exit(413) end
+    else
+      body_of_unknown_length = has_unknown_length_body()
+    end
+  end
+  local action = route.action
+  local kind = action.type
+  if kind == "forward" then return forward(route, action, body_of_unknown_length) end
+  if kind == "redirect" then return redirect(route, action) end
+  return respond(route, action)
+end
+
+-- header_filter_by_lua of the `_h` profile locations: the route's response header changes.
+function _M.filter_response_headers()
+  local route = routes_by_id[ngx_var.ingresskit_route]
+  local policy = route and route.policy
+  if policy and policy.response then apply_response_headers(policy.response) end
+end
+
+return _M

@@ -1,0 +1,366 @@
+-- The data an ingresskit nginx serves, as each worker sees it.
+--
+-- The control endpoint (ingresskit.control) writes entries into the shared dict `ingresskit`
+-- under `d:<key>`, records the keys each push changed under `log:<version>`, then bumps
+-- `version`. Every worker keeps its own Lua tables (hosts, TLS bindings, backends, listener
+-- names) and, on each request, compares the shared version with the one it applied: one shared
+-- dict `get`. When they differ it re-reads only the keys the missed versions changed; when it is
+-- too far behind, when a log entry is gone, or after a full push that changed many keys (logged
+-- as "*"), it rebuilds every table from the dict. There is no timer: an idle worker catches up on
+-- its next request.
+--
+-- Nothing here yields, so a rebuild is never seen half done by another request of the worker,
+-- and the tables can be cleared and refilled in place (the router keeps references to them).
+
+local cjson = require("cjson.safe")
+local clear_tab = require("table.clear")
+
+local ngx = ngx
+local pairs = pairs
+local ipairs = ipairs
+local type = type
+local str_sub = string.sub
+local str_find = string.find
+local str_char = string.char
+local tonumber = tonumber
+local table_sort = table.sort
+
+local _M = {}
+
+-- How many versions of change log are kept; a worker further behind rebuilds everything.
+_M.LOG_LIMIT = 256
+
+-- Parameters rendered into nginx.conf (set by ingresskit.control.init in the master).
+_M.conf = {
+  conf_hash = "",
+  -- port (string, as $ingresskit_listener holds it) -> "HTTP" | "HTTPS"
+  listeners = {},
+  -- profile name -> true: the named locations this nginx.conf has
+  profiles = {},
+  default_max_body = 0,
+  in_place_max_body = 0,
+  -- where redirectToHttps sends clients
+  https_port = 443,
+}
+
+-- The worker's tables.
+_M.hosts = {}          -- hostname pattern -> prepared host entry
+_M.tls = {}            -- hostname pattern -> certificate id
+_M.certificates = {}   -- certificate id -> true (the PEM stays in the dict until a handshake needs it)
+_M.backends = {}       -- backend id -> { peers = { {host, port}, ... }, next = n } or { external = "host:port" }
+_M.listener_names = {} -- port (string) -> listener name
+_M.routes_by_id = {}   -- route tag -> prepared route (for the response header filter and the balancer)
+_M.parsed = {}         -- certificate id -> { cert, key } (cdata) or false when it cannot be parsed
+
+local hosts = _M.hosts
+local tls = _M.tls
+local certificates = _M.certificates
+local backends = _M.backends
+local listener_names = _M.listener_names
+local routes_by_id = _M.routes_by_id
+local parsed = _M.parsed
+
+local dict = ngx.shared.ingresskit
+-- nil until the first push was applied (sync answers false until then).
+local applied_version = nil
+
+-- Called from init_by_lua with the nginx.conf parameters.
+function _M.configure(params)
+  local conf = _M.conf
+  conf.conf_hash = params.conf_hash
+  conf.default_max_body = params.default_max_body
+  conf.in_place_max_body = params.in_place_max_body
+  conf.profiles = params.profiles
+  local https_port
+  for port, protocol in pairs(params.listeners) do
+    conf.listeners[tostring(port)] = protocol
+    if protocol == "HTTPS" and (https_port == nil or port == 443 or (https_port ~= 443 and port < https_port)) then
+      https_port = port
+    end
+  end
+  conf.https_port = https_port or 443
+end
+
+local KIND_RANK = { exact = 0, regex = 1, prefix = 2 }
+
+local function hex_to_bytes(hex)
+  return (hex:gsub("..", function(pair) return str_char(tonumber(pair, 16)) end))
+end
+
+-- Control characters and "%" percent-encoded: the id goes into $ingresskit_route, which the
+-- access log escapes but an `add_header` (exposeRouteId) would copy as it is.
+local function to_variable_value(id)
+  if not str_find(id, "[%z\1-\31%%\127]") then return id end
+  return (id:gsub("[%z\1-\31%%\127]", function(char) return string.format("%%%02X", char:byte()) end))
+end
+
+-- The four named locations of a profile, made once per profile rather than once per route.
+local locations_of_profile = {}
+
+local function profile_locations(profile)
+  local names = locations_of_profile[profile]
+  if names == nil then
+    local location = "@" .. profile
+    names = { location, location .. "_h", location .. "_x", location .. "_xh" }
+    locations_of_profile[profile] = names
+  end
+  return names
+end
+
+-- Also for ids written to the error log, where a newline could forge a line.
+_M.escape = to_variable_value
+
+local function prepare_route(route)
+  local conf = _M.conf
+  route.tag = to_variable_value(route.id)
+  if route.listeners then
+    local set = {}
+    for _, name in ipairs(route.listeners) do set[name] = true end
+    route.listener_set = set
+  end
+  route.has_conditions = route.method ~= nil or route.headers ~= nil or route.query ~= nil
+  route.regex_options = route.ignoreCase and "joi" or "jo"
+  local policy = route.policy
+  route.max_body = policy and policy.maxBody or conf.default_max_body
+  if policy and policy.allow then
+    local networks = {}
+    for index, network in ipairs(policy.allow) do
+      networks[index] = { hex_to_bytes(network[1]), network[2] }
+    end
+    route.allow = networks
+  end
+  local action = route.action
+  if action.type == "forward" and #action.members == 1 then route.only_backend = action.members[1].backend end
+  if route.profile then
+    local names = profile_locations(route.profile)
+    route.location = names[1]
+    route.location_filtered = names[2]
+    route.location_external = names[3]
+    route.location_external_filtered = names[4]
+    route.filters_response = policy ~= nil and policy.response ~= nil
+  end
+end
+
+-- The prefix lengths to try, longest first, and whether the routes are in precedence order
+-- (Exact, then regex, then prefixes longest first), in which case the first match found is the
+-- answer and the search can stop there.
+local function prepare_host(entry)
+  for _, route in ipairs(entry.routes) do prepare_route(route) end
+  if entry.fallback then prepare_route(entry.fallback) end
+  local lengths, seen = {}, {}
+  for prefix in pairs(entry.prefix) do
+    local length = #prefix
+    if not seen[length] then
+      seen[length] = true
+      lengths[#lengths + 1] = length
+    end
+  end
+  table_sort(lengths, function(a, b) return a > b end)
+  entry.prefix_lengths = lengths
+  local ordered, rank, length = true, 0, math.huge
+  for _, route in ipairs(entry.routes) do
+    local this_rank = KIND_RANK[route.kind]
+    if this_rank < rank or (route.kind == "prefix" and #route.path > length) then
+      ordered = false
+      break
+    end
+    rank = this_rank
+    if route.kind == "prefix" then length = #route.path end
+  end
+  entry.ordered = ordered
+  local first = entry.routes[1]
+  entry.first_matches_all = first ~= nil and first.kind == "prefix" and first.path == "/"
+    and not first.has_conditions and first.listener_set == nil
+  return entry
+end
+
+-- By tag, the value of $ingresskit_route, which is all later phases know of the route.
+local function index_routes(entry)
+  for _, route in ipairs(entry.routes) do routes_by_id[route.tag] = route end
+  if entry.fallback then routes_by_id[entry.fallback.tag] = entry.fallback end
+end
+
+local function unindex_routes(entry)
+  local function drop(route)
+    if routes_by_id[route.tag] == route then routes_by_id[route.tag] = nil end
+  end
+  for _, route in ipairs(entry.routes) do drop(route) end
+  if entry.fallback then drop(entry.fallback) end
+end
+
+local function prepare_backend(entry, previous)
+  if entry.external then
+    return { external = entry.external, peers = {} }
+  end
+  local peers = {}
+  for index, endpoint in ipairs(entry.endpoints) do
+    local address = endpoint[1]
+    -- set_current_peer parses its host like an upstream address, so IPv6 needs brackets.
+    if str_find(address, ":", 1, true) then address = "[" .. address .. "]" end
+    peers[index] = { address, endpoint[2] }
+  end
+  -- Keep the round-robin position so an endpoint change does not send a burst to the first one.
+  local next_index = previous and previous.next or 1
+  if next_index > #peers then next_index = 1 end
+  return { peers = peers, next = next_index }
+end
+
+local function remove_key(key)
+  if key == "listeners" then
+    clear_tab(listener_names)
+    return
+  end
+  local colon = str_find(key, ":", 1, true)
+  if not colon then return end
+  local kind, name = str_sub(key, 1, colon - 1), str_sub(key, colon + 1)
+  if kind == "host" then
+    local old = hosts[name]
+    if old then unindex_routes(old) end
+    hosts[name] = nil
+  elseif kind == "tls" then
+    tls[name] = nil
+  elseif kind == "cert" then
+    certificates[name] = nil
+    parsed[name] = nil
+  elseif kind == "backend" then
+    backends[name] = nil
+  end
+end
+
+local function install_key(key, raw)
+  if str_sub(key, 1, 5) == "cert:" then
+    -- Ids are content hashes: a cached parse of the same id is never stale, and the PEM stays
+    -- in the dict until a handshake needs it.
+    certificates[str_sub(key, 6)] = true
+    return
+  end
+  local entry, err = cjson.decode(raw)
+  if type(entry) ~= "table" then
+    -- The control endpoint stores only entries it validated; this means a corrupted dict.
+    ngx.log(ngx.ERR, "ingresskit: cannot decode ", to_variable_value(key), ": ", err)
+    return remove_key(key)
+  end
+  if key == "listeners" then
+    clear_tab(listener_names)
+    for _, listener in ipairs(entry.listeners) do listener_names[tostring(listener.port)] = listener.name end
+    return
+  end
+  local colon = str_find(key, ":", 1, true)
+  local kind, name = str_sub(key, 1, colon - 1), str_sub(key, colon + 1)
+  if kind == "host" then
+    local old = hosts[name]
+    if old then unindex_routes(old) end
+    local host = prepare_host(entry)
+    hosts[name] = host
+    index_routes(host)
+  elseif kind == "tls" then
+    tls[name] = entry.cert
+  elseif kind == "backend" then
+    backends[name] = prepare_backend(entry, backends[name])
+  end
+end
+
+local function load_key(key)
+  local raw = dict:get("d:" .. key)
+  if raw == nil then return remove_key(key) end
+  return install_key(key, raw)
+end
+
+local function rebuild(version)
+  clear_tab(hosts)
+  clear_tab(tls)
+  clear_tab(certificates)
+  clear_tab(listener_names)
+  clear_tab(routes_by_id)
+  local old_backends = {}
+  for id, backend in pairs(backends) do old_backends[id] = backend end
+  clear_tab(backends)
+  for _, key in ipairs(dict:get_keys(0)) do
+    if str_sub(key, 1, 2) == "d:" then
+      local name = str_sub(key, 3)
+      if str_sub(name, 1, 5) == "cert:" then
+        -- Not even read: a handshake reads the PEM when it first needs it.
+        certificates[str_sub(name, 6)] = true
+      else
+        local raw = dict:get(key)
+        if raw ~= nil then
+          if str_sub(name, 1, 8) == "backend:" then
+            local entry = cjson.decode(raw)
+            if type(entry) == "table" then
+              local id = str_sub(name, 9)
+              backends[id] = prepare_backend(entry, old_backends[id])
+            end
+          else
+            install_key(name, raw)
+          end
+        end
+      end
+    end
+  end
+  for id in pairs(parsed) do
+    if not certificates[id] then parsed[id] = nil end
+  end
+  applied_version = version
+end
+
+local function apply(version)
+  if applied_version == nil or version < applied_version or version - applied_version > _M.LOG_LIMIT then
+    return rebuild(version)
+  end
+  local changed = {}
+  for missed = applied_version + 1, version do
+    local log = dict:get("log:" .. missed)
+    if log == nil or log == "*" then return rebuild(version) end
+    local keys = cjson.decode(log)
+    if type(keys) ~= "table" then return rebuild(version) end
+    for _, key in ipairs(keys) do changed[key] = true end
+  end
+  for key in pairs(changed) do load_key(key) end
+  applied_version = version
+end
+
+-- Brings this worker's tables up to the pushed version. False when nothing was pushed yet
+-- (version 0 after a fresh start, the shared dict being new), when every request gets 503.
+function _M.sync()
+  local version = dict:get("version")
+  if version == applied_version and version ~= nil then return true end
+  if version == nil or version == 0 then return false end
+  apply(version)
+  return true
+end
+
+-- The version this worker serves (nil before the first push).
+function _M.applied_version()
+  return applied_version
+end
+
+-- The parsed certificate and key of `id`, parsed once per worker; nil when unknown or invalid.
+function _M.certificate(id)
+  local cached = parsed[id]
+  if cached ~= nil then return cached or nil end
+  if not certificates[id] then return nil end
+  local ssl = require("ngx.ssl")
+  local entry = cjson.decode(dict:get("d:cert:" .. id) or "")
+  local cert, cert_err, key, key_err
+  if type(entry) == "table" then
+    cert, cert_err = ssl.parse_pem_cert(entry.cert)
+    key, key_err = ssl.parse_pem_priv_key(entry.key)
+  end
+  if not cert or not key then
+    ngx.log(ngx.ERR, "ingresskit: certificate ", to_variable_value(id), " cannot be used: ", cert_err or key_err or "missing")
+    parsed[id] = false
+    return nil
+  end
+  local pair = { cert = cert, key = key }
+  parsed[id] = pair
+  return pair
+end
+
+-- init_worker_by_lua: a random seed per worker (weighted choices must differ between workers),
+-- and the tables built before the first request rather than during it.
+function _M.init_worker()
+  math.randomseed(ngx.now() * 1000 + ngx.worker.pid())
+  _M.sync()
+end
+
+return _M

@@ -1,0 +1,375 @@
+-- Checks of pushed entries, before anything is stored. Each entry must have exactly the shape
+-- createDataPlaneUpdate makes (see src/data-entries.ts), so the router can trust the data
+-- without checking it per request; every regex is compiled with nginx's own PCRE, because a
+-- pattern JavaScript accepts may still be refused here. Problems are collected, not raised:
+-- the caller answers 422 with all of them and stores nothing.
+
+local ngx_re = ngx.re
+local ssl = require("ngx.ssl")
+
+local type = type
+local pairs = pairs
+local next = next
+local ipairs = ipairs
+local tostring = tostring
+local math_floor = math.floor
+local str_find = string.find
+local str_sub = string.sub
+
+local _M = {}
+
+local MAX_KEY_LENGTH = 65000
+
+local function is_integer(value, min, max)
+  return type(value) == "number" and value == math_floor(value) and value >= min and value <= max
+end
+
+local function is_string(value)
+  return type(value) == "string"
+end
+
+-- An array: cjson gives a table with keys 1..n for an array, string keys for an object, and the
+-- same empty table for [] and {}; it never mixes the two, so the first key tells them apart.
+local function is_array(value)
+  return type(value) == "table" and (value[1] ~= nil or next(value) == nil)
+end
+
+local function is_object(value)
+  return type(value) == "table"
+end
+
+-- RFC 9110 tokens: what a header name may be.
+local function is_token(value)
+  return is_string(value) and #value > 0 and #value <= 256 and not str_find(value, "[^%w!#%$%%&'%*%+%-%.%^_`|~]")
+end
+
+-- No CR, LF, NUL or other control characters besides tab: nothing that splits a header.
+local function is_field_value(value)
+  return is_string(value) and #value <= 8192 and not str_find(value, "[%z\1-\8\10-\31\127]")
+end
+
+local function is_path(value)
+  return is_string(value) and str_sub(value, 1, 1) == "/" and #value <= 8192 and not str_find(value, "[%z\1-\31\127]")
+end
+
+local function is_host(value)
+  if not is_string(value) or #value == 0 or #value > 260 then return false end
+  local name = value
+  local bracketed = str_find(value, "^%[[%x:%.]+%]")
+  if bracketed then
+    local close = str_find(value, "]", 1, true)
+    name = str_sub(value, close + 1)
+    if name ~= "" then return str_find(name, "^:%d+$") ~= nil end
+    return true
+  end
+  return str_find(name, "^[%w%.%-]+$") ~= nil or str_find(name, "^[%w%.%-]+:%d+$") ~= nil
+end
+
+-- Sets of allowed values (a vararg helper would keep these checks out of the JIT).
+local function set_of(...)
+  local set = {}
+  for index = 1, select("#", ...) do set[select(index, ...)] = true end
+  return set
+end
+
+local MATCH_KINDS = set_of("exact", "regex")
+local HEADER_CHANGES = set_of("remove", "set", "add")
+local SCHEMES = set_of("http", "https")
+local REDIRECT_STATUSES = set_of(301, 302, 303, 307, 308)
+local HTTPS_REDIRECT_STATUSES = set_of(301, 302, 307, 308)
+local PATH_KINDS = set_of("exact", "prefix", "regex")
+local PROTOCOLS = set_of("HTTP", "HTTPS", "GRPC", "GRPCS")
+local HOST_MATCHES = set_of("exact", "one-label", "suffix", "any")
+local LISTENER_PROTOCOLS = set_of("HTTP", "HTTPS")
+
+local function compile(pattern, options)
+  if not is_string(pattern) then return "is not a string" end
+  -- Without "o": checking must not fill the workers' regex cache.
+  local _, _, err = ngx_re.find("", pattern, options)
+  if err then return err end
+  return nil
+end
+
+-- A collector bound to one key (and route).
+local function reporter(rejected, key)
+  local route_id
+  return {
+    route = function(id) route_id = id end,
+    fail = function(message)
+      rejected[#rejected + 1] = { key = key, routeId = route_id, message = message }
+      return false
+    end,
+  }
+end
+
+local function check_conditions(list, field, report)
+  if list == nil then return true end
+  if not is_array(list) or #list == 0 then return report.fail(field .. " must be a non-empty array") end
+  for index, condition in ipairs(list) do
+    local where = field .. "[" .. index .. "]"
+    if not is_array(condition) or #condition ~= 3 or not is_string(condition[1]) or not is_string(condition[3])
+      or not MATCH_KINDS[condition[2]] then
+      return report.fail(where .. " must be [name, \"exact\" | \"regex\", value]")
+    end
+    if condition[2] == "regex" then
+      local err = compile(condition[3], "j")
+      if err then return report.fail(where .. " regex " .. condition[3] .. " does not compile: " .. err) end
+    end
+  end
+  return true
+end
+
+local function check_headers(modifier, field, report)
+  if modifier == nil then return true end
+  if not is_object(modifier) then return report.fail(field .. " must be an object") end
+  for name in pairs(modifier) do
+    if not HEADER_CHANGES[name] then return report.fail(field .. " has an unknown field " .. tostring(name)) end
+  end
+  if modifier.remove ~= nil then
+    if not is_array(modifier.remove) then return report.fail(field .. ".remove must be an array") end
+    for _, name in ipairs(modifier.remove) do
+      if not is_token(name) then return report.fail(field .. ".remove holds an invalid header name") end
+    end
+  end
+  for _, kind in ipairs({ "set", "add" }) do
+    local pairs_list = modifier[kind]
+    if pairs_list ~= nil then
+      if not is_array(pairs_list) then return report.fail(field .. "." .. kind .. " must be an array") end
+      for _, pair in ipairs(pairs_list) do
+        if not is_array(pair) or #pair ~= 2 or not is_token(pair[1]) or not is_field_value(pair[2]) then
+          return report.fail(field .. "." .. kind .. " holds an invalid header")
+        end
+      end
+    end
+  end
+  return true
+end
+
+local function check_path_change(change, field, report, allow_regex)
+  if not is_object(change) then return report.fail(field .. " must be an object") end
+  if change.type == "full" then
+    if not is_path(change.value) then return report.fail(field .. ".value must be a path") end
+  elseif change.type == "prefix" then
+    if not is_integer(change.strip, 0, 8192) then return report.fail(field .. ".strip must be a length") end
+    if not is_string(change.value) or (change.value ~= "" and not is_path(change.value)) then
+      return report.fail(field .. ".value must be empty or a path")
+    end
+  elseif change.type == "regex" and allow_regex then
+    if not is_string(change.replacement) or str_find(change.replacement, "[%z\1-\31\127]") then
+      return report.fail(field .. ".replacement must be text without control characters")
+    end
+    if not is_string(change.pattern) then return report.fail(field .. ".pattern must be a string") end
+    -- Compiles the pattern and the replacement template alike.
+    local _, _, err = ngx_re.sub("", change.pattern, change.replacement, "j")
+    if err then return report.fail(field .. " regex " .. change.pattern .. " does not compile: " .. err) end
+  else
+    return report.fail(field .. ".type is not a path change")
+  end
+  return true
+end
+
+local function check_action(action, report)
+  if not is_object(action) then return report.fail("action must be an object") end
+  if action.type == "forward" then
+    if not is_array(action.members) then return report.fail("action.members must be an array") end
+    if type(action.total) ~= "number" or action.total < 0 then return report.fail("action.total must be a number") end
+    local previous = 0
+    for index, member in ipairs(action.members) do
+      if not is_object(member) or type(member.upto) ~= "number" or member.upto <= previous or member.upto > action.total then
+        return report.fail("action.members[" .. index .. "].upto must grow up to total")
+      end
+      previous = member.upto
+      if member.backend ~= nil then
+        if not is_string(member.backend) or member.status ~= nil then
+          return report.fail("action.members[" .. index .. "] needs a backend id or a status")
+        end
+      elseif not is_integer(member.status, 200, 599) then
+        return report.fail("action.members[" .. index .. "].status must be 200-599")
+      end
+    end
+    if #action.members > 0 and previous ~= action.total then return report.fail("action.total must be the last upto") end
+  elseif action.type == "redirect" then
+    if not REDIRECT_STATUSES[action.status] then return report.fail("action.status must be a redirect status") end
+    if action.scheme ~= nil and not SCHEMES[action.scheme] then return report.fail("action.scheme must be http or https") end
+    if action.hostname ~= nil and (not is_host(action.hostname) or str_find(action.hostname, ":%d+$")) then
+      return report.fail("action.hostname must be a host name")
+    end
+    if action.port ~= nil and not is_integer(action.port, 1, 65535) then return report.fail("action.port must be 1-65535") end
+    if action.path ~= nil then return check_path_change(action.path, "action.path", report, false) end
+  elseif action.type == "respond" then
+    if not is_integer(action.status, 200, 599) then return report.fail("action.status must be 200-599") end
+    if action.body ~= nil and not is_string(action.body) then return report.fail("action.body must be a string") end
+  else
+    return report.fail("action.type must be forward, redirect or respond")
+  end
+  return true
+end
+
+local function check_policy(policy, report)
+  if policy == nil then return true end
+  if not is_object(policy) then return report.fail("policy must be an object") end
+  if policy.https ~= nil then
+    if not is_object(policy.https) or not HTTPS_REDIRECT_STATUSES[policy.https.status]
+      or (policy.https.tlsOnly ~= nil and policy.https.tlsOnly ~= true) then
+      return report.fail("policy.https must be { status, tlsOnly? }")
+    end
+  end
+  if policy.allow ~= nil then
+    if not is_array(policy.allow) then return report.fail("policy.allow must be an array") end
+    for _, network in ipairs(policy.allow) do
+      if not is_array(network) or not is_string(network[1]) or str_find(network[1], "%X")
+        or not ((#network[1] == 8 and is_integer(network[2], 0, 32)) or (#network[1] == 32 and is_integer(network[2], 0, 128))) then
+        return report.fail("policy.allow holds an invalid network")
+      end
+    end
+  end
+  if policy.maxBody ~= nil and not is_integer(policy.maxBody, 0, 2 ^ 40) then return report.fail("policy.maxBody must be a byte count") end
+  if policy.rewrite ~= nil and not check_path_change(policy.rewrite, "policy.rewrite", report, true) then return false end
+  if policy.host ~= nil and not is_host(policy.host) then return report.fail("policy.host must be a host") end
+  if not check_headers(policy.request, "policy.request", report) then return false end
+  if not check_headers(policy.response, "policy.response", report) then return false end
+  if policy.timeouts ~= nil then
+    local t = policy.timeouts
+    if not is_array(t) or #t ~= 3 then return report.fail("policy.timeouts must hold 3 numbers") end
+    for _, seconds in ipairs(t) do
+      if type(seconds) ~= "number" or seconds < 0 or seconds > 86400 then return report.fail("policy.timeouts must hold 3 numbers") end
+    end
+  end
+  return true
+end
+
+local function check_route(route, field, report)
+  if not is_object(route) then return report.fail(field .. " must be an object") end
+  if is_string(route.id) then report.route(route.id) else return report.fail(field .. ".id must be a string") end
+  if not PATH_KINDS[route.kind] then return report.fail("kind must be exact, prefix or regex") end
+  if not is_string(route.path) then return report.fail("path must be a string") end
+  if route.ignoreCase ~= nil and route.ignoreCase ~= true then return report.fail("ignoreCase must be true or absent") end
+  if route.kind == "regex" then
+    local err = compile(route.path, route.ignoreCase and "ji" or "j")
+    if err then return report.fail("path regex " .. route.path .. " does not compile: " .. err) end
+  end
+  if route.method ~= nil and not is_string(route.method) then return report.fail("method must be a string") end
+  if not check_conditions(route.headers, "headers", report) then return false end
+  if not check_conditions(route.query, "query", report) then return false end
+  if route.listeners ~= nil then
+    if not is_array(route.listeners) then return report.fail("listeners must be an array") end
+    for _, name in ipairs(route.listeners) do
+      if not is_string(name) then return report.fail("listeners must hold names") end
+    end
+  end
+  if not check_action(route.action, report) or not check_policy(route.policy, report) then return false end
+  if route.action.type == "forward" then
+    if not is_string(route.profile) or not str_find(route.profile, "^ik_[a-z]+_[db]%d*$") then
+      return report.fail("profile must name a profile location")
+    end
+    if not PROTOCOLS[route.protocol] then return report.fail("protocol must be HTTP, HTTPS, GRPC or GRPCS") end
+  elseif route.profile ~= nil or route.protocol ~= nil then
+    return report.fail("only forwarding routes have a profile")
+  end
+  return true
+end
+
+local function check_index_map(map, count, field, report)
+  if not is_object(map) then return report.fail(field .. " must be an object") end
+  for path, list in pairs(map) do
+    if not is_string(path) or not is_array(list) or #list == 0 then return report.fail(field .. " must map paths to route indexes") end
+    for _, index in ipairs(list) do
+      if not is_integer(index, 1, count) then return report.fail(field .. " holds an index out of range") end
+    end
+  end
+  return true
+end
+
+local function check_host(entry, report)
+  if not HOST_MATCHES[entry.match] then
+    return report.fail("match must be exact, one-label, suffix or any")
+  end
+  if not is_array(entry.routes) then return report.fail("routes must be an array") end
+  local ok = true
+  for index, route in ipairs(entry.routes) do
+    -- Every route is checked, so one push reports every bad regex of a host at once.
+    if not check_route(route, "routes[" .. index .. "]", report) then ok = false end
+    report.route(nil)
+  end
+  if entry.fallback ~= nil and not check_route(entry.fallback, "fallback", report) then ok = false end
+  report.route(nil)
+  if not ok then return false end
+  local count = #entry.routes
+  if not check_index_map(entry.exact, count, "exact", report) or not check_index_map(entry.prefix, count, "prefix", report) then
+    return false
+  end
+  if not is_array(entry.regex) then return report.fail("regex must be an array") end
+  for _, index in ipairs(entry.regex) do
+    if not is_integer(index, 1, count) then return report.fail("regex holds an index out of range") end
+  end
+  return true
+end
+
+local function check_backend(entry, report)
+  if not is_array(entry.endpoints) then return report.fail("endpoints must be an array") end
+  for index, endpoint in ipairs(entry.endpoints) do
+    if not is_array(endpoint) or #endpoint ~= 2 or not is_string(endpoint[1]) or not str_find(endpoint[1], "^[%x:%.]+$")
+      or not is_integer(endpoint[2], 1, 65535) then
+      return report.fail("endpoints[" .. index .. "] must be [IP address, port]")
+    end
+  end
+  if entry.external ~= nil then
+    if not is_string(entry.external) or not (str_find(entry.external, "^[%w%.%-]+:%d+$") or str_find(entry.external, "^%[[%x:%.]+%]:%d+$")) then
+      return report.fail("external must be host:port")
+    end
+  end
+  return true
+end
+
+local function check_certificate(entry, report, is_stored)
+  if not is_string(entry.cert) or not is_string(entry.key) then return report.fail("cert and key must be PEM strings") end
+  -- Ids are content hashes and parsing costs most of a millisecond: what is stored already was
+  -- parsed when it was pushed.
+  if is_stored() then return true end
+  local cert, cert_err = ssl.parse_pem_cert(entry.cert)
+  if not cert then return report.fail("certificate cannot be parsed: " .. tostring(cert_err)) end
+  local key, key_err = ssl.parse_pem_priv_key(entry.key)
+  if not key then return report.fail("private key cannot be parsed: " .. tostring(key_err)) end
+  return true
+end
+
+local function check_listeners(entry, report)
+  if not is_array(entry.listeners) then return report.fail("listeners must be an array") end
+  for _, listener in ipairs(entry.listeners) do
+    if not is_object(listener) or not is_string(listener.name) or not is_integer(listener.port, 1, 65535)
+      or not LISTENER_PROTOCOLS[listener.protocol] then
+      return report.fail("listeners must hold { name, port, protocol }")
+    end
+  end
+  return true
+end
+
+local KINDS = { host = true, tls = true, cert = true, backend = true }
+
+-- Whether `key` names an entry: `listeners` or `<kind>:<name>`.
+function _M.is_key(key)
+  if not is_string(key) or #key > MAX_KEY_LENGTH then return false end
+  if key == "listeners" then return true end
+  local colon = str_find(key, ":", 1, true)
+  return colon ~= nil and KINDS[str_sub(key, 1, colon - 1)] == true
+end
+
+-- Checks one entry of `set`; appends { key, routeId?, message } to `rejected` for each problem.
+-- `is_stored()` tells whether this very entry is stored already (so an expensive check can be
+-- skipped).
+function _M.entry(key, entry, rejected, is_stored)
+  local report = reporter(rejected, key)
+  if not _M.is_key(key) then return report.fail("unknown key") end
+  if not is_object(entry) then return report.fail("entry must be an object") end
+  if key == "listeners" then return check_listeners(entry, report) end
+  local kind = str_sub(key, 1, str_find(key, ":", 1, true) - 1)
+  if kind == "host" then return check_host(entry, report) end
+  if kind == "backend" then return check_backend(entry, report) end
+  if kind == "cert" then return check_certificate(entry, report, is_stored) end
+  if not is_string(entry.cert) then return report.fail("cert must be a certificate id") end
+  return true
+end
+
+_M.is_array = is_array
+
+return _M

@@ -1,0 +1,197 @@
+import { describe, expect, it } from 'vitest';
+import type { RouteAction } from '@ingresskit/route-model';
+import { compileRoute } from './index.js';
+import { createTestRoute } from './testing/routes.js';
+
+const forward: RouteAction = { type: 'forward', backends: [{ backend: 'b', weight: 1 }] };
+
+describe('compileRoute', () => {
+  it('compiles the match: the normalised prefix, folded header names, listeners', () => {
+    const { entry, issues } = compileRoute(
+      createTestRoute('r', {
+        match: {
+          path: { type: 'PathPrefix', value: '/api//' },
+          method: 'PUT',
+          headers: [{ name: 'X-Env', type: 'RegularExpression', value: '^c' }],
+          queryParams: [{ name: 'Q', type: 'Exact', value: '1' }],
+        },
+        listeners: ['https'],
+        action: forward,
+      }),
+    );
+    expect(issues).toEqual([]);
+    expect(entry).toEqual({
+      id: 'r',
+      kind: 'prefix',
+      path: '/api',
+      method: 'PUT',
+      headers: [['x-env', 'regex', '^c']],
+      query: [['Q', 'exact', '1']],
+      listeners: ['https'],
+      action: { type: 'forward', members: [{ backend: 'b', upto: 1 }], total: 1 },
+      profile: 'ik_http_d',
+      protocol: 'HTTP',
+    });
+  });
+
+  it('accumulates weights, drops zero weights and keeps members without a backend as statuses', () => {
+    const { entry } = compileRoute(
+      createTestRoute('r', {
+        action: {
+          type: 'forward',
+          backends: [
+            { backend: 'a', weight: 3 },
+            { backend: 'z', weight: 0 },
+            { weight: 2 },
+            { weight: 5, statusCode: 503 },
+          ],
+        },
+      }),
+    );
+    expect(entry.action).toEqual({
+      type: 'forward',
+      members: [
+        { backend: 'a', upto: 3 },
+        { status: 500, upto: 5 },
+        { status: 503, upto: 10 },
+      ],
+      total: 10,
+    });
+  });
+
+  it('compiles path changes with route-model modifyPath semantics and ngx.re.sub templates', () => {
+    const prefix = compileRoute(
+      createTestRoute('r', {
+        match: { path: { type: 'PathPrefix', value: '/foo/' } },
+        action: forward,
+        policy: { rewrite: { type: 'ReplacePrefixMatch', value: '/' } },
+      }),
+    );
+    expect(prefix.entry.policy?.rewrite).toEqual({ type: 'prefix', strip: 4, value: '' });
+    const regex = compileRoute(
+      createTestRoute('r', {
+        action: forward,
+        policy: { rewrite: { type: 'RegexReplace', pattern: '^/(a)(b)?', replacement: '/$1$10$x$$/$2' } },
+      }),
+    );
+    expect(regex.entry.policy?.rewrite).toEqual({
+      type: 'regex',
+      pattern: '^/(a)(b)?',
+      replacement: '/${1}${1}0$$x$$$$/${2}',
+    });
+    const redirect = compileRoute(
+      createTestRoute('r', {
+        match: { path: { type: 'PathPrefix', value: '/old' } },
+        action: {
+          type: 'redirect',
+          redirect: {
+            statusCode: 301,
+            scheme: 'https',
+            port: 8443,
+            path: { type: 'ReplacePrefixMatch', value: '/new/' },
+          },
+        },
+      }),
+    );
+    expect(redirect.entry.action).toEqual({
+      type: 'redirect',
+      status: 301,
+      scheme: 'https',
+      port: 8443,
+      path: { type: 'prefix', strip: 4, value: '/new' },
+    });
+  });
+
+  it('compiles policies into the compact forms workers read', () => {
+    const { entry, issues } = compileRoute(
+      createTestRoute('r', {
+        action: forward,
+        policy: {
+          redirectToHttps: { statusCode: 308, onlyIfHostHasTls: true },
+          allowSources: ['10.0.0.0/8', '::1'],
+          maxBodyBytes: 100,
+          upstreamHost: 'internal:8080',
+          requestHeaders: { set: [{ name: 'X-A', value: '1' }], remove: ['X-B'] },
+          responseHeaders: { add: [{ name: 'X-C', value: '2' }] },
+          timeouts: { connectMs: 1500, readMs: 30000 },
+          backendProtocol: 'GRPC',
+        },
+      }),
+    );
+    expect(issues).toEqual([]);
+    expect(entry.policy).toEqual({
+      https: { status: 308, tlsOnly: true },
+      allow: [
+        ['0a000000', 8],
+        ['00000000000000000000000000000001', 128],
+      ],
+      maxBody: 100,
+      host: 'internal:8080',
+      request: { remove: ['X-B'], set: [['X-A', '1']] },
+      response: { add: [['X-C', '2']] },
+      timeouts: [1.5, 0, 30],
+    });
+    expect(entry).toMatchObject({ profile: 'ik_grpc_b100', protocol: 'GRPC' });
+  });
+
+  it('makes a route answer 500 when a header change could split a message', () => {
+    const { entry, issues } = compileRoute(
+      createTestRoute('r', {
+        action: forward,
+        policy: { responseHeaders: { set: [{ name: 'X-A', value: 'a\r\nSet-Cookie: x' }] } },
+      }),
+    );
+    expect(entry.action).toEqual({ type: 'respond', status: 500 });
+    expect(entry.policy).toBeUndefined();
+    expect(entry.profile).toBeUndefined();
+    expect(issues).toEqual([
+      expect.objectContaining({ field: 'policy.responseHeaders.set[0].value', severity: 'error' }),
+    ]);
+  });
+
+  it.each([
+    ['an invalid header name', { requestHeaders: { remove: ['a b'] } }],
+    ['an invalid upstream host', { upstreamHost: 'a/b' }],
+    ['a rewrite to a non-path', { rewrite: { type: 'ReplaceFullPath', value: 'x' } }],
+    ['an HTTPS redirect status that is not a redirect', { redirectToHttps: { statusCode: 200 } }],
+  ])('makes a route answer 500 for %s', (_, policy) => {
+    const { entry, issues } = compileRoute(
+      createTestRoute('r', { action: forward, policy: policy as never }),
+    );
+    expect(entry.action).toEqual({ type: 'respond', status: 500 });
+    expect(issues.some((issue) => issue.severity === 'error')).toBe(true);
+  });
+
+  it('admits no client through an allowlist entry it cannot parse, and reports it', () => {
+    const { entry, issues } = compileRoute(
+      createTestRoute('r', { action: forward, policy: { allowSources: ['nonsense'] } }),
+    );
+    expect(entry.policy?.allow).toEqual([]);
+    expect(entry.action.type).toBe('forward');
+    expect(issues).toEqual([
+      expect.objectContaining({ field: 'policy.allowSources[0]', severity: 'error', value: 'nonsense' }),
+    ]);
+  });
+
+  it('warns and falls back to defaults for values that only lose precision', () => {
+    const { entry, issues } = compileRoute(
+      createTestRoute('r', {
+        action: forward,
+        policy: {
+          backendProtocol: 'SPDY' as never,
+          maxBodyBytes: -5,
+          timeouts: { readMs: 0 },
+          mirror: { backend: 'm' },
+        },
+      }),
+    );
+    expect(entry).toMatchObject({ profile: 'ik_http_d', action: { type: 'forward' } });
+    expect(entry.policy).toBeUndefined();
+    expect(issues.map((issue) => [issue.field, issue.severity])).toEqual([
+      ['policy.maxBodyBytes', 'warning'],
+      ['policy.timeouts.readMs', 'warning'],
+      ['policy.backendProtocol', 'warning'],
+      ['policy.mirror', 'warning'],
+    ]);
+  });
+});

@@ -1,0 +1,444 @@
+/**
+ * Route → RouteEntry, the form the Lua router reads. Every value the data plane cannot take as
+ * written is decided here, once, for both the pushed data and buildConfiguration's problems:
+ * a value that would change what a route does in an unsafe way (a header that could split a
+ * response, a redirect to an invalid host) makes the route answer 500; a value that only loses
+ * precision (an unknown protocol, an invalid limit) falls back to the default; an allowlist entry
+ * that cannot be parsed admits no one.
+ */
+import { normalizePrefix, type HeaderModifier, type PathModifier, type Route } from '@ingresskit/route-model';
+import { parseCidr } from './cidr.js';
+import type {
+  ActionEntry,
+  ConditionEntry,
+  HeadersEntry,
+  MemberEntry,
+  PathChangeEntry,
+  PolicyEntry,
+  RouteEntry,
+} from './data-entries.js';
+import { isBackendProtocol, isValidMaxBodyBytes, profileOf } from './profiles.js';
+
+/** Something about a route the data plane does not serve exactly as written. */
+export interface RouteIssue {
+  /** Where in the route, e.g. `policy.allowSources[1]`. */
+  field: string;
+  message: string;
+  severity: 'error' | 'warning';
+  value?: string;
+}
+
+/** A compiled route and what compiling it decided. */
+export interface CompiledRoute {
+  entry: RouteEntry;
+  issues: RouteIssue[];
+}
+
+// RFC 9110 token characters.
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// Field values: visible characters, spaces and tabs; CR, LF and NUL would split or end a header.
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const FIELD_VALUE = /^[^\u0000-\u0008\u000a-\u001f\u007f]*$/;
+// eslint-disable-next-line no-control-regex -- as above
+const CONTROL = /[\u0000-\u001f\u007f]/;
+// A Host header or redirect host: a name, an IPv4 address or a bracketed IPv6 address, optional port.
+const HOST_VALUE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
+const HOSTNAME = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])$/;
+const REDIRECT_STATUS = [301, 302, 303, 307, 308];
+const HTTPS_REDIRECT_STATUS = [301, 302, 307, 308];
+const MAX_TIMEOUT_MS = 86_400_000;
+
+/** Whether `value` is a header name nginx and Lua can set safely. */
+export function isHeaderName(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= 256 && TOKEN.test(value);
+}
+
+/** Whether `value` is a header value that cannot split a message. */
+export function isHeaderValue(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= 8192 && FIELD_VALUE.test(value);
+}
+
+function isPath(value: unknown): value is string {
+  return typeof value === 'string' && value.startsWith('/') && value.length <= 8192 && !CONTROL.test(value);
+}
+
+function isStatus(value: unknown, min: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= 599;
+}
+
+function isPort(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 65535;
+}
+
+class Collector {
+  readonly issues: RouteIssue[] = [];
+  fatal = false;
+
+  /** An error that makes the route answer 500; returns undefined for `return out.error(...)`. */
+  error(field: string, message: string, value?: unknown): undefined {
+    this.#add('error', field, message, value);
+    this.fatal = true;
+    return undefined;
+  }
+
+  /** An error that does not stop the route from being served (it is served more strictly). */
+  strict(field: string, message: string, value?: unknown): void {
+    this.#add('error', field, message, value);
+  }
+
+  warn(field: string, message: string, value?: unknown): void {
+    this.#add('warning', field, message, value);
+  }
+
+  #add(severity: 'error' | 'warning', field: string, message: string, value: unknown): void {
+    const issue: RouteIssue = { field, message, severity };
+    if (value !== undefined)
+      issue.value = typeof value === 'string' ? value : (JSON.stringify(value) ?? typeof value);
+    this.issues.push(issue);
+  }
+}
+
+function compileHeaders(modifier: HeaderModifier, field: string, out: Collector): HeadersEntry | undefined {
+  const entry: HeadersEntry = {};
+  const remove = (modifier.remove ?? []).filter((name, index) => {
+    if (isHeaderName(name)) return true;
+    out.error(`${field}.remove[${index}]`, 'is not a valid header name', name);
+    return false;
+  });
+  if (remove.length > 0) entry.remove = remove;
+  for (const kind of ['set', 'add'] as const) {
+    const pairs: [string, string][] = [];
+    (modifier[kind] ?? []).forEach((header, index) => {
+      if (!isHeaderName(header?.name))
+        out.error(`${field}.${kind}[${index}].name`, 'is not a valid header name', header?.name);
+      else if (!isHeaderValue(header.value)) {
+        out.error(
+          `${field}.${kind}[${index}].value`,
+          'holds control characters (CR, LF, NUL...)',
+          header.value,
+        );
+      } else pairs.push([header.name, header.value]);
+    });
+    if (pairs.length > 0) entry[kind] = pairs;
+  }
+  return Object.keys(entry).length === 0 ? undefined : entry;
+}
+
+function prefixOf(route: Route): string {
+  return route.match.path.type === 'PathPrefix' ? normalizePrefix(route.match.path.value) : '/';
+}
+
+function compileModifier(
+  modifier: PathModifier,
+  route: Route,
+  field: string,
+  out: Collector,
+): Extract<PathChangeEntry, { type: 'full' | 'prefix' }> | undefined {
+  if (modifier.type === 'ReplaceFullPath') {
+    if (!isPath(modifier.value))
+      return out.error(
+        `${field}.value`,
+        'must be a path starting with "/" without control characters',
+        modifier.value,
+      );
+    return { type: 'full', value: modifier.value };
+  }
+  if (modifier.type === 'ReplacePrefixMatch') {
+    if (!isPath(modifier.value))
+      return out.error(
+        `${field}.value`,
+        'must be a path starting with "/" without control characters',
+        modifier.value,
+      );
+    if (route.match.path.type !== 'PathPrefix') {
+      out.warn(
+        `${field}.type`,
+        'ReplacePrefixMatch needs a PathPrefix route; the whole path counts as unmatched',
+        modifier.type,
+      );
+    }
+    // route-model's modifyPath: the matched prefix (not `/`) is cut off and the value put first.
+    const prefix = prefixOf(route);
+    const base = normalizePrefix(modifier.value);
+    return { type: 'prefix', strip: prefix === '/' ? 0 : prefix.length, value: base === '/' ? '' : base };
+  }
+  return out.error(`${field}.type`, 'is not a path modifier', (modifier as { type?: unknown }).type);
+}
+
+/** `$1`–`$9` become `${1}`–`${9}` (so `$10` stays `$1` then `0`); every other `$` is literal. */
+function toSubstitutionTemplate(replacement: string): string {
+  return replacement.replace(/\$([1-9])?/g, (_, digit: string | undefined) =>
+    digit === undefined ? '$$' : `\${${digit}}`,
+  );
+}
+
+function compileRewrite(route: Route, out: Collector): PathChangeEntry | undefined {
+  const rewrite = route.policy.rewrite!;
+  if (rewrite.type === 'RegexReplace') {
+    if (typeof rewrite.pattern !== 'string' || rewrite.pattern === '') {
+      return out.error('policy.rewrite.pattern', 'must be a non-empty pattern', rewrite.pattern);
+    }
+    if (typeof rewrite.replacement !== 'string' || CONTROL.test(rewrite.replacement)) {
+      return out.error(
+        'policy.rewrite.replacement',
+        'must be text without control characters',
+        rewrite.replacement,
+      );
+    }
+    return {
+      type: 'regex',
+      pattern: rewrite.pattern,
+      replacement: toSubstitutionTemplate(rewrite.replacement),
+    };
+  }
+  return compileModifier(rewrite, route, 'policy.rewrite', out);
+}
+
+function compileAction(route: Route, out: Collector): ActionEntry | undefined {
+  const action = route.action;
+  switch (action.type) {
+    case 'forward': {
+      const members: MemberEntry[] = [];
+      let total = 0;
+      (action.backends ?? []).forEach((member, index) => {
+        const weight = member.weight;
+        if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) {
+          out.warn(`action.backends[${index}].weight`, 'must be a number of at least 0; counts as 0', weight);
+          return;
+        }
+        if (weight === 0) return;
+        total += weight;
+        if (typeof member.backend === 'string') {
+          members.push({ backend: member.backend, upto: total });
+          return;
+        }
+        let status = member.statusCode ?? 500;
+        if (!isStatus(status, 200)) {
+          out.warn(
+            `action.backends[${index}].statusCode`,
+            'must be an HTTP status from 200 to 599; 500 is used',
+            status,
+          );
+          status = 500;
+        }
+        members.push({ status, upto: total });
+      });
+      return { type: 'forward', members, total };
+    }
+    case 'redirect': {
+      const redirect = action.redirect;
+      if (!REDIRECT_STATUS.includes(redirect.statusCode)) {
+        return out.error(
+          'action.redirect.statusCode',
+          `must be one of ${REDIRECT_STATUS.join(', ')}`,
+          redirect.statusCode,
+        );
+      }
+      const entry: Extract<ActionEntry, { type: 'redirect' }> = {
+        type: 'redirect',
+        status: redirect.statusCode,
+      };
+      if (redirect.scheme !== undefined) {
+        if (redirect.scheme !== 'http' && redirect.scheme !== 'https') {
+          return out.error('action.redirect.scheme', 'must be http or https', redirect.scheme);
+        }
+        entry.scheme = redirect.scheme;
+      }
+      if (redirect.hostname !== undefined) {
+        if (typeof redirect.hostname !== 'string' || !HOSTNAME.test(redirect.hostname)) {
+          return out.error(
+            'action.redirect.hostname',
+            'must be a host name or an IP address',
+            redirect.hostname,
+          );
+        }
+        entry.hostname = redirect.hostname;
+      }
+      if (redirect.port !== undefined) {
+        if (!isPort(redirect.port))
+          return out.error('action.redirect.port', 'must be a port from 1 to 65535', redirect.port);
+        entry.port = redirect.port;
+      }
+      if (redirect.path !== undefined) {
+        const path = compileModifier(redirect.path, route, 'action.redirect.path', out);
+        if (path === undefined) return undefined;
+        entry.path = path;
+      }
+      return entry;
+    }
+    case 'respond': {
+      if (!isStatus(action.statusCode, 200)) {
+        return out.error('action.statusCode', 'must be an HTTP status from 200 to 599', action.statusCode);
+      }
+      const entry: Extract<ActionEntry, { type: 'respond' }> = { type: 'respond', status: action.statusCode };
+      if (action.body !== undefined) {
+        if (typeof action.body !== 'string') return out.error('action.body', 'must be text', action.body);
+        entry.body = action.body;
+      }
+      return entry;
+    }
+    default:
+      return out.error(
+        'action.type',
+        'is not forward, redirect or respond',
+        (action as { type?: unknown }).type,
+      );
+  }
+}
+
+function compileTimeouts(route: Route, out: Collector): [number, number, number] | undefined {
+  const timeouts = route.policy.timeouts!;
+  const seconds = (['connectMs', 'sendMs', 'readMs'] as const).map((name) => {
+    const value = timeouts[name];
+    if (value === undefined) return 0;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TIMEOUT_MS) {
+      out.warn(
+        `policy.timeouts.${name}`,
+        `must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}; the default is used`,
+        value,
+      );
+      return 0;
+    }
+    return value / 1000;
+  }) as [number, number, number];
+  return seconds.some((value) => value > 0) ? seconds : undefined;
+}
+
+function compilePolicy(route: Route, out: Collector): PolicyEntry {
+  const policy = route.policy ?? {};
+  const entry: PolicyEntry = {};
+  if (policy.redirectToHttps !== undefined) {
+    const { statusCode, onlyIfHostHasTls } = policy.redirectToHttps;
+    if (!HTTPS_REDIRECT_STATUS.includes(statusCode)) {
+      out.error(
+        'policy.redirectToHttps.statusCode',
+        `must be one of ${HTTPS_REDIRECT_STATUS.join(', ')}`,
+        statusCode,
+      );
+    } else {
+      entry.https =
+        onlyIfHostHasTls === true ? { status: statusCode, tlsOnly: true } : { status: statusCode };
+    }
+  }
+  if (policy.allowSources !== undefined) {
+    entry.allow = [];
+    (Array.isArray(policy.allowSources) ? policy.allowSources : []).forEach((source, index) => {
+      const parsed = parseCidr(source);
+      if (parsed === undefined) {
+        out.strict(
+          `policy.allowSources[${index}]`,
+          'is not an IP address or CIDR; it admits no client',
+          source,
+        );
+      } else entry.allow!.push([parsed.hex, parsed.bits]);
+    });
+  }
+  if (policy.maxBodyBytes !== undefined) {
+    if (isValidMaxBodyBytes(policy.maxBodyBytes)) entry.maxBody = policy.maxBodyBytes;
+    else
+      out.warn(
+        'policy.maxBodyBytes',
+        'must be a whole number of bytes from 0 to 1 TiB; the default is used',
+        policy.maxBodyBytes,
+      );
+  }
+  if (policy.rewrite !== undefined) {
+    const rewrite = compileRewrite(route, out);
+    if (rewrite !== undefined) entry.rewrite = rewrite;
+  }
+  if (policy.upstreamHost !== undefined) {
+    if (typeof policy.upstreamHost !== 'string' || !HOST_VALUE.test(policy.upstreamHost)) {
+      out.error(
+        'policy.upstreamHost',
+        'must be a host name or address, with an optional port',
+        policy.upstreamHost,
+      );
+    } else entry.host = policy.upstreamHost;
+  }
+  if (policy.requestHeaders !== undefined) {
+    const headers = compileHeaders(policy.requestHeaders, 'policy.requestHeaders', out);
+    if (headers !== undefined) entry.request = headers;
+  }
+  if (policy.responseHeaders !== undefined) {
+    const headers = compileHeaders(policy.responseHeaders, 'policy.responseHeaders', out);
+    if (headers !== undefined) entry.response = headers;
+  }
+  if (policy.timeouts !== undefined) {
+    const timeouts = compileTimeouts(route, out);
+    if (timeouts !== undefined) entry.timeouts = timeouts;
+  }
+  if (policy.backendProtocol !== undefined && !isBackendProtocol(policy.backendProtocol)) {
+    out.warn(
+      'policy.backendProtocol',
+      'must be HTTP, HTTPS, GRPC or GRPCS; HTTP is used',
+      policy.backendProtocol,
+    );
+  }
+  if (policy.mirror !== undefined) {
+    out.warn(
+      'policy.mirror',
+      'request mirroring is not supported by the nginx data plane; requests are not copied',
+      policy.mirror.backend,
+    );
+  }
+  return entry;
+}
+
+function compileConditions(
+  conditions: readonly { name: string; type: string; value: string }[] | undefined,
+  foldNames: boolean,
+  field: string,
+  out: Collector,
+): ConditionEntry[] | undefined {
+  if (conditions === undefined || conditions.length === 0) return undefined;
+  return conditions.map((condition, index) => {
+    if (condition.type !== 'Exact' && condition.type !== 'RegularExpression') {
+      out.error(`${field}[${index}].type`, 'must be Exact or RegularExpression', condition.type);
+    }
+    const name = String(condition.name);
+    return [
+      foldNames ? name.toLowerCase() : name,
+      condition.type === 'Exact' ? 'exact' : 'regex',
+      String(condition.value),
+    ];
+  });
+}
+
+/**
+ * Compiles one route. A route with an error that could change what it does becomes a route with
+ * the same id and match that answers 500, so the rest of its host is still served.
+ */
+export function compileRoute(route: Route): CompiledRoute {
+  const out = new Collector();
+  const { path } = route.match;
+  const kind = path.type === 'Exact' ? 'exact' : path.type === 'PathPrefix' ? 'prefix' : 'regex';
+  if (!['Exact', 'PathPrefix', 'RegularExpression'].includes(path.type)) {
+    out.error('match.path.type', 'must be Exact, PathPrefix or RegularExpression', path.type);
+  }
+  const entry: RouteEntry = {
+    id: String(route.id),
+    kind,
+    path: kind === 'prefix' ? normalizePrefix(String(path.value)) : String(path.value),
+  } as RouteEntry;
+  if (path.type === 'RegularExpression' && path.ignoreCase === true) entry.ignoreCase = true;
+  if (route.match.method !== undefined) entry.method = String(route.match.method);
+  const headers = compileConditions(route.match.headers, true, 'match.headers', out);
+  if (headers !== undefined) entry.headers = headers;
+  const query = compileConditions(route.match.queryParams, false, 'match.queryParams', out);
+  if (query !== undefined) entry.query = query;
+  if (route.listeners !== undefined) entry.listeners = route.listeners.map(String);
+  const action = compileAction(route, out);
+  const policy = compilePolicy(route, out);
+  if (out.fatal || action === undefined) {
+    entry.action = { type: 'respond', status: 500 };
+    return { entry, issues: out.issues };
+  }
+  const profile = profileOf(route);
+  if (profile !== undefined) {
+    entry.profile = profile.name;
+    entry.protocol = profile.protocol;
+  }
+  entry.action = action;
+  if (Object.keys(policy).length > 0) entry.policy = policy;
+  return { entry, issues: out.issues };
+}

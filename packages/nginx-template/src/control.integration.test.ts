@@ -1,0 +1,231 @@
+/**
+ * The control endpoint through real nginx: what it refuses (and that a refused push stores
+ * nothing), full pushes that delete, a worker far behind the change log, and a full shared dict.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { diffRouteTables, type Route, type RouteTable, type VirtualHost } from '@ingresskit/route-model';
+import { createDataPlaneUpdate, createSelfSignedCertificate, type DataPlaneRejection } from './index.js';
+import {
+  allocateListenerPorts,
+  createListeners,
+  createTestRoute,
+  startDataPlane,
+  type DataPlane,
+} from './testing/data-plane.js';
+
+let ports: { http: number; https: number };
+let plane: DataPlane;
+
+function respondHost(hostname: string, routes: Route[]): VirtualHost {
+  return { hostname, hostnameMatch: 'exact', routes };
+}
+
+function createTable(virtualHosts: VirtualHost[], extra: Partial<RouteTable> = {}): RouteTable {
+  return {
+    listeners: createListeners(ports),
+    virtualHosts,
+    tls: [],
+    certificates: [],
+    backends: [],
+    ...extra,
+  };
+}
+
+const good = createTestRoute('good', { match: { path: { type: 'PathPrefix', value: '/good' } } });
+const badPath = createTestRoute('bad-path', {
+  match: { path: { type: 'RegularExpression', value: '^/(unclosed' } },
+});
+const badHeader = createTestRoute('bad-header', {
+  match: {
+    path: { type: 'Exact', value: '/h' },
+    headers: [{ name: 'x', type: 'RegularExpression', value: '[z-a]' }],
+  },
+});
+const badRewrite = createTestRoute('bad-rewrite', {
+  match: { path: { type: 'PathPrefix', value: '/rw' } },
+  action: { type: 'forward', backends: [{ backend: 'none', weight: 1 }] },
+  policy: { rewrite: { type: 'RegexReplace', pattern: '(?<', replacement: '/' } },
+});
+// JavaScript refuses this lookbehind-free PCRE feature; PCRE accepts it, and that is what counts.
+const pcreOnly = createTestRoute('pcre-only', {
+  match: { path: { type: 'RegularExpression', value: '^/possessive/a++$' } },
+});
+
+async function body(hostname: string, path: string): Promise<string> {
+  const response = await plane.request({ host: hostname, path });
+  return response.status === 200 ? response.body : `status ${response.status}`;
+}
+
+beforeAll(async () => {
+  ports = await allocateListenerPorts();
+  plane = await startDataPlane({
+    table: createTable([]),
+    ports,
+    workers: 1,
+    render: { sharedDictSize: '1m' },
+  });
+});
+
+afterAll(async () => {
+  await plane?.stop();
+});
+
+describe('POST /configuration/data', () => {
+  it('answers 400 for a body that is not an update, and 405 for other methods', async () => {
+    for (const raw of [
+      '',
+      'not json',
+      '"text"',
+      '{"set": 3}',
+      '{"delete": {"a": 1}}',
+      '{"full": "yes"}',
+      '{"set": {}, "extra": 1}',
+    ]) {
+      expect((await plane.pushRaw(raw)).status, raw).toBe(400);
+    }
+    expect((await plane.status()).version).toBe(0);
+    const { sendControlRequest } = await import('./testing/nginx-process.js');
+    expect((await sendControlRequest(plane.prefix.socketPath, 'GET', '/configuration/data')).status).toBe(
+      405,
+    );
+    expect((await sendControlRequest(plane.prefix.socketPath, 'GET', '/elsewhere')).status).toBe(404);
+  });
+
+  it('refuses every route whose regex PCRE cannot compile, names them, and stores nothing', async () => {
+    const table = createTable([
+      respondHost('mixed.example.com', [good, badPath, badHeader, badRewrite, pcreOnly]),
+      respondHost('fine.example.com', [good]),
+    ]);
+    const versionBefore = (await plane.status()).version;
+    const refused = await plane.push(table);
+    expect(refused.status).toBe(422);
+    const rejected = (refused.json as DataPlaneRejection).rejected;
+    expect(rejected.map((entry) => [entry.key, entry.routeId])).toEqual([
+      ['host:mixed.example.com', 'bad-header'],
+      ['host:mixed.example.com', 'bad-path'],
+      ['host:mixed.example.com', 'bad-rewrite'],
+    ]);
+    expect(rejected[1]!.message).toContain('^/(unclosed');
+    expect((await plane.status()).version).toBe(versionBefore);
+    expect(await body('fine.example.com', '/good')).toBe('status 503');
+
+    const accepted = await plane.push(table, { excludeRoutes: rejected.map((entry) => entry.routeId!) });
+    expect(accepted.status).toBe(201);
+    expect(await body('mixed.example.com', '/good')).toBe('good');
+    expect(await body('mixed.example.com', '/possessive/aaa')).toBe('pcre-only');
+    expect(await body('fine.example.com', '/good')).toBe('good');
+  });
+
+  it('refuses entries of the wrong shape and certificates that do not parse', async () => {
+    const certificate = createSelfSignedCertificate({ commonName: 'x.example.com' });
+    const update = JSON.parse(
+      createDataPlaneUpdate(
+        createTable([respondHost('shape.example.com', [good])], {
+          certificates: [
+            { id: 'broken', certificatePem: 'not a pem', privateKeyPem: certificate.privateKeyPem },
+            {
+              id: 'swapped',
+              certificatePem: certificate.certificatePem,
+              privateKeyPem: certificate.certificatePem,
+            },
+          ],
+          backends: [{ id: 'b', endpoints: [{ address: '10.0.0.1', port: 80 }] }],
+        }),
+        { full: false },
+      ),
+    ) as { set: Record<string, Record<string, unknown>> };
+    const host = update.set['host:shape.example.com'] as { routes: { action: unknown }[] };
+    host.routes[0]!.action = { type: 'teleport' };
+    update.set['backend:b'] = { endpoints: [['10.0.0.1; evil', 80]] };
+    update.set['unknown:key'] = {};
+    const refused = await plane.pushRaw(JSON.stringify(update));
+    expect(refused.status).toBe(422);
+    expect((refused.json as DataPlaneRejection).rejected).toEqual([
+      { key: 'backend:b', message: expect.stringContaining('endpoints[1]') },
+      { key: 'cert:broken', message: expect.stringContaining('certificate cannot be parsed') },
+      { key: 'cert:swapped', message: expect.stringContaining('private key cannot be parsed') },
+      { key: 'host:shape.example.com', routeId: 'good', message: expect.stringContaining('action.type') },
+      { key: 'unknown:key', message: 'unknown key' },
+    ]);
+  });
+
+  it('deletes what a full push leaves out, and only what a delta removes', async () => {
+    const both = createTable([
+      respondHost('one.example.com', [good]),
+      respondHost('two.example.com', [good]),
+    ]);
+    expect((await plane.push(both)).status).toBe(201);
+    expect(await body('two.example.com', '/good')).toBe('good');
+    const onlyOne = createTable([respondHost('one.example.com', [good])]);
+    expect((await plane.push(onlyOne)).status).toBe(201);
+    expect(await body('two.example.com', '/good')).toBe('status 404');
+    expect(await body('mixed.example.com', '/good')).toBe('status 404');
+    expect((await plane.push(diffRouteTables(onlyOne, both))).status).toBe(201);
+    expect(await body('two.example.com', '/good')).toBe('good');
+    expect((await plane.push(diffRouteTables(both, onlyOne))).status).toBe(201);
+    expect(await body('two.example.com', '/good')).toBe('status 404');
+    expect(await body('one.example.com', '/good')).toBe('good');
+  });
+
+  it('rebuilds a worker that missed more pushes than the change log keeps', async () => {
+    let table = createTable([respondHost('one.example.com', [good])]);
+    expect((await plane.push(table)).status).toBe(201);
+    expect(await body('one.example.com', '/good')).toBe('good');
+    // One worker, no requests in between: it is 300 versions behind when the next request comes.
+    for (let generation = 0; generation < 300; generation++) {
+      const next = createTable([
+        respondHost('one.example.com', [
+          createTestRoute(`g${generation}`, { match: { path: { type: 'PathPrefix', value: '/good' } } }),
+        ]),
+        ...(generation === 5 ? [respondHost('transient.example.com', [good])] : []),
+      ]);
+      expect((await plane.push(diffRouteTables(table, next))).status).toBe(201);
+      table = next;
+    }
+    expect(await body('one.example.com', '/good')).toBe('g299');
+    expect(await body('transient.example.com', '/good')).toBe('status 404');
+  });
+
+  it('serves a full push that changes more than a thousand keys, which workers apply by rebuilding', async () => {
+    const many = (count: number) =>
+      createTable(
+        Array.from({ length: count }, (_, index) =>
+          respondHost(`m${index}.example.com`, [
+            createTestRoute(`m${index}`, { match: { path: { type: 'PathPrefix', value: '/' } } }),
+          ]),
+        ),
+      );
+    expect((await plane.push(many(1200))).status).toBe(201);
+    expect(await body('m1199.example.com', '/')).toBe('m1199');
+    expect((await plane.push(many(10))).status).toBe(201);
+    expect(await body('m9.example.com', '/')).toBe('m9');
+    expect(await body('m10.example.com', '/')).toBe('status 404');
+    expect(await body('m1199.example.com', '/')).toBe('status 404');
+  });
+
+  it('answers 507 when the shared dict is full and keeps serving what it had', async () => {
+    const base = createTable([respondHost('one.example.com', [good])]);
+    expect((await plane.push(base)).status).toBe(201);
+    let table = base;
+    let status = 201;
+    let json: unknown;
+    for (let index = 0; index < 12 && status === 201; index++) {
+      const next = createTable([
+        ...table.virtualHosts,
+        respondHost(`big${index}.example.com`, [
+          createTestRoute(`big${index}`, {
+            action: { type: 'respond', statusCode: 200, body: 'x'.repeat(200_000) },
+          }),
+        ]),
+      ]);
+      ({ status, json } = await plane.push(diffRouteTables(table, next)));
+      if (status === 201) table = next;
+    }
+    expect(status).toBe(507);
+    expect(JSON.stringify(json)).toContain('sharedDictSize');
+    expect(await body('one.example.com', '/good')).toBe('good');
+    expect((await body('big0.example.com', '/')).length).toBe(200_000);
+    expect((await plane.push(base)).status).toBe(201);
+    expect(await body('big0.example.com', '/')).toBe('status 404');
+  });
+});

@@ -1,0 +1,134 @@
+/**
+ * The shapes of the data pushed to the Lua data plane: one JSON entry per key, compiled from the
+ * route model so that workers do little more than `cjson.decode` and table lookups. The control
+ * endpoint checks every entry against exactly these shapes (lua/ingresskit/validate.lua).
+ *
+ * Keys: `listeners`, `host:<hostname>`, `tls:<hostname>`, `cert:<certificate id>`,
+ * `backend:<backend id>`.
+ */
+import type { BackendProtocol, HostnameMatch } from '@ingresskit/route-model';
+
+/** `listeners`: the listener names of the table by port (routes name listeners). */
+export interface ListenersEntry {
+  listeners: { name: string; port: number; protocol: 'HTTP' | 'HTTPS' }[];
+}
+
+/** `backend:<id>`: endpoints as `[address, port]` (IPv6 without brackets), or an ExternalName. */
+export interface BackendEntry {
+  endpoints: [string, number][];
+  /** `host:port` nginx resolves itself; when present, `endpoints` is empty. */
+  external?: string;
+}
+
+/** `cert:<id>`: a certificate chain (leaf first) and its private key, PEM. */
+export interface CertificateEntry {
+  cert: string;
+  key: string;
+}
+
+/** `tls:<hostname>`: the certificate id served for a server name (`*.` covers one label). */
+export interface TlsEntry {
+  cert: string;
+}
+
+/** A header or query parameter condition: `[name, 'exact' | 'regex', value]`; header names lower case. */
+export type ConditionEntry = [string, 'exact' | 'regex', string];
+
+/** Header changes, applied in the order remove, set, add. */
+export interface HeadersEntry {
+  remove?: string[];
+  set?: [string, string][];
+  add?: [string, string][];
+}
+
+/**
+ * A path change: the whole path becomes `value` (`full`), or the first `strip` characters of
+ * the path (the matched prefix) are replaced by `value` (`prefix`; an empty result becomes `/`),
+ * or the first match of `pattern` is substituted by `replacement` (`regex`, an ngx.re.sub
+ * template where `${1}`…`${9}` are captures and `$$` a dollar sign).
+ */
+export type PathChangeEntry =
+  | { type: 'full'; value: string }
+  | { type: 'prefix'; strip: number; value: string }
+  | { type: 'regex'; pattern: string; replacement: string };
+
+/** One member of a forward: a backend id or a status, and the cumulative weight up to it. */
+export interface MemberEntry {
+  backend?: string;
+  status?: number;
+  upto: number;
+}
+
+/** What a route does. */
+export type ActionEntry =
+  /** `members` without zero weights; `total` 0 means the group answers 500. */
+  | { type: 'forward'; members: MemberEntry[]; total: number }
+  | {
+      type: 'redirect';
+      status: number;
+      scheme?: 'http' | 'https';
+      hostname?: string;
+      port?: number;
+      path?: Extract<PathChangeEntry, { type: 'full' | 'prefix' }>;
+    }
+  | { type: 'respond'; status: number; body?: string };
+
+/** A route's policy; every field optional, absent when the route has none. */
+export interface PolicyEntry {
+  https?: { status: number; tlsOnly?: true };
+  /** Allowed client networks as `[hex bytes, prefix length]`; present and empty: nobody. */
+  allow?: [string, number][];
+  maxBody?: number;
+  rewrite?: PathChangeEntry;
+  /** Host header sent upstream. */
+  host?: string;
+  request?: HeadersEntry;
+  response?: HeadersEntry;
+  /** Connect, send, read timeouts in seconds; 0 keeps the default. */
+  timeouts?: [number, number, number];
+}
+
+/** A compiled route. */
+export interface RouteEntry {
+  id: string;
+  kind: 'exact' | 'prefix' | 'regex';
+  /** The exact path, the normalised prefix, or the pattern. */
+  path: string;
+  ignoreCase?: true;
+  method?: string;
+  headers?: ConditionEntry[];
+  query?: ConditionEntry[];
+  listeners?: string[];
+  action: ActionEntry;
+  policy?: PolicyEntry;
+  /** Forwarding routes: the profile location (`@<profile>`) and the protocol it speaks. */
+  profile?: string;
+  protocol?: BackendProtocol;
+}
+
+/**
+ * `host:<hostname>`: a virtual host. `exact` and `prefix` map a path (a normalised prefix) to the
+ * 1-based indexes of the routes with that condition, `regex` lists the indexes of regex routes;
+ * each list is in route order, so a worker finds the first matching route without scanning.
+ */
+export interface HostEntry {
+  match: HostnameMatch;
+  routes: RouteEntry[];
+  fallback?: RouteEntry;
+  exact: Record<string, number[]>;
+  prefix: Record<string, number[]>;
+  regex: number[];
+}
+
+/** Any entry. */
+export type DataEntry = ListenersEntry | BackendEntry | CertificateEntry | TlsEntry | HostEntry;
+
+/**
+ * The body of `POST /configuration/data`. `full`: the entries in `set` are everything; keys not
+ * in it are deleted. Otherwise `set` upserts and `delete` removes keys.
+ */
+export interface DataPlaneUpdate {
+  full?: true;
+  set: Record<string, DataEntry>;
+  delete: string[];
+}

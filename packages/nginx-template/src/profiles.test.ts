@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import type { RouteAction } from '@ingresskit/route-model';
+import { createProfile, DEFAULT_PROFILE, profileOf } from './index.js';
+import { createTestRoute } from './testing/routes.js';
+
+const forward: RouteAction = { type: 'forward', backends: [{ backend: 'b', weight: 1 }] };
+
+describe('profileOf', () => {
+  it('gives the default profile to a forwarding route without protocol or body limit', () => {
+    expect(profileOf(createTestRoute('r', { action: forward }))).toEqual(DEFAULT_PROFILE);
+    expect(DEFAULT_PROFILE).toEqual({ name: 'ik_http_d', protocol: 'HTTP' });
+  });
+
+  it('names the profile from the protocol and the body limit', () => {
+    expect(
+      profileOf(
+        createTestRoute('r', {
+          action: forward,
+          policy: { backendProtocol: 'GRPCS', maxBodyBytes: 1048576 },
+        }),
+      ),
+    ).toEqual({
+      name: 'ik_grpcs_b1048576',
+      protocol: 'GRPCS',
+      maxBodyBytes: 1048576,
+    });
+    expect(profileOf(createTestRoute('r', { action: forward, policy: { maxBodyBytes: 0 } }))?.name).toBe(
+      'ik_http_b0',
+    );
+  });
+
+  it('gives no profile to routes that do not forward', () => {
+    expect(profileOf(createTestRoute('r', { policy: { backendProtocol: 'HTTPS' } }))).toBeUndefined();
+  });
+
+  it('falls back to the defaults when the protocol or the limit is invalid', () => {
+    const route = createTestRoute('r', {
+      action: forward,
+      policy: { backendProtocol: 'FTP' as never, maxBodyBytes: 1.5 },
+    });
+    expect(profileOf(route)).toEqual(DEFAULT_PROFILE);
+    expect(profileOf(createTestRoute('r', { action: forward, policy: { maxBodyBytes: -1 } }))).toEqual(
+      DEFAULT_PROFILE,
+    );
+  });
+});
+
+describe('createProfile', () => {
+  it('makes names nginx can take as named locations', () => {
+    expect(createProfile('HTTPS', 512).name).toMatch(/^ik_[a-z]+_b[0-9]+$/);
+  });
+});

@@ -1,0 +1,61 @@
+/**
+ * Directive profiles: the part of a route nginx cannot take per request (the backend protocol,
+ * which decides between proxy_pass and grpc_pass and their schemes, and client_max_body_size).
+ * Each profile becomes named locations in nginx.conf; everything else about a route is data.
+ */
+import type { BackendProtocol, Route } from '@ingresskit/route-model';
+import { MAX_SIZE_BYTES } from './settings.js';
+
+/**
+ * A set of directives a forwarded request needs. `name` is made from validated enums and numbers
+ * only (`ik_http_d`, `ik_grpcs_b1048576`), so it is safe in nginx.conf and stable across builds.
+ */
+export interface Profile {
+  name: string;
+  protocol: BackendProtocol;
+  /** Body limit in bytes (0: none); absent: the `proxyBodySize` setting. */
+  maxBodyBytes?: number;
+}
+
+const PROTOCOLS: readonly BackendProtocol[] = ['HTTP', 'HTTPS', 'GRPC', 'GRPCS'];
+
+/** Whether `value` is a protocol the nginx data plane speaks. */
+export function isBackendProtocol(value: unknown): value is BackendProtocol {
+  return PROTOCOLS.includes(value as BackendProtocol);
+}
+
+/** Whether `value` is a body limit nginx can take: an integer number of bytes from 0 to 1 TiB. */
+export function isValidMaxBodyBytes(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_SIZE_BYTES;
+}
+
+/** The profile of a protocol and body limit (absent: the default limit). */
+export function createProfile(protocol: BackendProtocol, maxBodyBytes?: number): Profile {
+  const size = maxBodyBytes === undefined ? 'd' : `b${maxBodyBytes}`;
+  const profile: Profile = { name: `ik_${protocol.toLowerCase()}_${size}`, protocol };
+  if (maxBodyBytes !== undefined) profile.maxBodyBytes = maxBodyBytes;
+  return profile;
+}
+
+/** The profile of routes that set neither a protocol nor a body limit; always rendered. */
+export const DEFAULT_PROFILE: Profile = createProfile('HTTP');
+
+/**
+ * The profile a route's forwarded requests use; undefined for routes that do not forward
+ * (redirects and fixed responses never reach a profile location). An invalid protocol or body
+ * limit counts as absent, as the data the route is compiled into does (buildConfiguration
+ * reports it).
+ */
+export function profileOf(route: Route): Profile | undefined {
+  if (route.action.type !== 'forward') return undefined;
+  const { backendProtocol, maxBodyBytes } = route.policy;
+  return createProfile(
+    isBackendProtocol(backendProtocol) ? backendProtocol : 'HTTP',
+    isValidMaxBodyBytes(maxBodyBytes) ? maxBodyBytes : undefined,
+  );
+}
+
+/** Orders profiles by name, the order nginx.conf lists them in. */
+export function compareProfiles(a: Profile, b: Profile): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}

@@ -1,0 +1,302 @@
+/**
+ * Options → settings: every option an operator gives buildConfiguration is checked here, once,
+ * and turned into the plain values nginx.conf is rendered from. A bad option throws
+ * InvalidRenderOptionsError naming it; nothing else in the package validates options.
+ */
+import { isIP } from 'node:net';
+import { InvalidRenderOptionsError } from './errors.js';
+
+/** Options of buildConfiguration. Relative paths are resolved by nginx against its `-p` prefix. */
+export interface RenderOptions {
+  /**
+   * Absolute path of the control socket (`listen unix:`), inside a directory only the user
+   * running nginx may enter, e.g. `<prefix>/control/ingresskit.sock`. Required: nginx resolves a
+   * relative socket path against its working directory, not the prefix.
+   */
+  controlSocketPath: string;
+  /**
+   * PEM file with the certificate (chain) and key served to TLS clients whose server name has no
+   * binding (and to clients without SNI); default `certs/default.pem`, relative to the directory
+   * of nginx.conf. `createSelfSignedCertificate` makes one.
+   */
+  defaultCertificatePath?: string;
+  /** Addresses to listen on (IPv4 or IPv6); default: all IPv4 addresses. */
+  listenAddresses?: string[];
+  /**
+   * Port nginx binds for a listener port of the route table, when they differ (a Service maps
+   * 443 to 8443 in the pod, say). Redirects keep naming the listener's port.
+   */
+  listenPorts?: Readonly<Record<number, number>>;
+  /** `auto` or a count; default `auto`. */
+  workerProcesses?: number | 'auto';
+  /** Default 16384. */
+  workerConnections?: number;
+  /** Seconds old workers may take to finish after a reload; default 240. */
+  workerShutdownTimeoutSeconds?: number;
+  /** Directory holding `ingresskit/*.lua` (see luaFiles); default `lua`, relative to the prefix. */
+  luaDir?: string;
+  /** Directory of lua-resty-core and other system Lua modules; default `/usr/share/lua/5.1`. */
+  luaSystemDir?: string;
+  /** Render `load_module` lines for the Lua module (Debian's dynamic modules); default true. */
+  loadLuaModule?: boolean;
+  /**
+   * Absolute directory of ndk_http_module.so and ngx_http_lua_module.so; default
+   * `/usr/lib/nginx/modules`. Absolute because Debian's `modules-enabled` paths do not resolve
+   * under `nginx -p`.
+   */
+  modulesDir?: string;
+  /** Default `nginx.pid`. */
+  pidPath?: string;
+  /** Default `error.log`. */
+  errorLogPath?: string;
+  /** Default `notice`. */
+  errorLogLevel?: 'debug' | 'info' | 'notice' | 'warn' | 'error' | 'crit';
+  /** Access log path, or false for none; default `access.log`. */
+  accessLogPath?: string | false;
+  /** Directory of nginx's temp directories (client bodies, proxy buffers); default the prefix. */
+  tempDir?: string;
+  /**
+   * Idle connections to backends kept open (shared by every backend: size it for many);
+   * false turns it off. Default 320 connections, 60 s, 10000 requests.
+   */
+  upstreamKeepalive?: false | { connections?: number; timeoutSeconds?: number; requests?: number };
+  /** DNS servers (IP or IP:port) nginx resolves ExternalName backends with; none by default. */
+  resolvers?: string[];
+  /** Request body limit of routes without `maxBodyBytes`: `0` (none) or a size like `1m`; default `1m`. */
+  proxyBodySize?: string;
+  /** Defaults of the upstream timeouts, in seconds: 5, 60, 60. */
+  proxyConnectTimeoutSeconds?: number;
+  proxyReadTimeoutSeconds?: number;
+  proxySendTimeoutSeconds?: number;
+  /**
+   * Size of the shared dict holding the pushed routes, backends and certificates (also the
+   * largest push accepted); default `64m`, room for about 10,000 hosts, 10,000 backends and
+   * 1,000 certificates several times over.
+   */
+  sharedDictSize?: string;
+  /** Compiled regexes each worker keeps (`lua_regex_cache_max_entries`); default 16384. */
+  regexCacheEntries?: number;
+  /** Add `X-Ingresskit-Route: <route id>` to every response (debugging, tests); default false. */
+  exposeRouteId?: boolean;
+}
+
+/** Upstream keep-alive settings. */
+export interface KeepaliveSettings {
+  connections: number;
+  timeoutSeconds: number;
+  requests: number;
+}
+
+/** The options, checked and with every default filled in. Plain JSON; part of Configuration. */
+export interface Settings {
+  controlSocketPath: string;
+  defaultCertificatePath: string;
+  /** Empty: all IPv4 addresses. */
+  listenAddresses: string[];
+  /** Listener port → bind port, only where they differ; keys as decimal strings, sorted. */
+  listenPorts: Record<string, number>;
+  workerProcesses: number | 'auto';
+  workerConnections: number;
+  workerShutdownTimeoutSeconds: number;
+  luaDir: string;
+  luaSystemDir: string;
+  /** Absolute paths of the modules to `load_module`, in order; empty when not loading. */
+  modules: string[];
+  pidPath: string;
+  errorLogPath: string;
+  errorLogLevel: 'debug' | 'info' | 'notice' | 'warn' | 'error' | 'crit';
+  accessLogPath: string | false;
+  /** Empty: the prefix. */
+  tempDir: string;
+  upstreamKeepalive: KeepaliveSettings | false;
+  resolvers: string[];
+  proxyConnectTimeoutSeconds: number;
+  proxyReadTimeoutSeconds: number;
+  proxySendTimeoutSeconds: number;
+  /** Body limit of routes without their own, in bytes; 0 means none. */
+  defaultMaxBodyBytes: number;
+  sharedDictBytes: number;
+  regexCacheEntries: number;
+  exposeRouteId: boolean;
+}
+
+const SAFE_PATH = /^[A-Za-z0-9._~\-/+@:]+$/;
+
+function checkPath(option: string, value: unknown): string {
+  if (typeof value !== 'string' || !SAFE_PATH.test(value) || value.includes('//')) {
+    throw new InvalidRenderOptionsError(
+      option,
+      `must be a path of A-Z a-z 0-9 . _ ~ - / + @ : (got ${JSON.stringify(value)})`,
+    );
+  }
+  return value.length > 1 ? value.replace(/\/$/, '') : value;
+}
+
+function checkAbsolutePath(option: string, value: unknown): string {
+  const path = checkPath(option, value);
+  if (!path.startsWith('/')) {
+    throw new InvalidRenderOptionsError(option, `must be an absolute path (got ${JSON.stringify(value)})`);
+  }
+  return path;
+}
+
+function checkInteger(option: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidRenderOptionsError(
+      option,
+      `must be an integer from ${min} to ${max} (got ${String(value)})`,
+    );
+  }
+  return value;
+}
+
+const SIZE = /^(0|[1-9][0-9]{0,9})([kKmMgG]?)$/;
+const UNIT: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+
+/** Largest size accepted anywhere (1 TiB): far beyond real bodies, exact in JSON and Lua numbers. */
+export const MAX_SIZE_BYTES = 2 ** 40;
+
+function checkSize(option: string, value: unknown, min: number): number {
+  const match = typeof value === 'string' ? SIZE.exec(value) : null;
+  const bytes = match === null ? NaN : Number(match[1]) * UNIT[match[2]!.toLowerCase()]!;
+  if (!(bytes >= min) || bytes > MAX_SIZE_BYTES) {
+    throw new InvalidRenderOptionsError(
+      option,
+      `must be a size such as 512k or 64m${min > 0 ? ` of at least ${min} bytes` : ''} (got ${JSON.stringify(value)})`,
+    );
+  }
+  return bytes;
+}
+
+function checkResolver(value: unknown): string {
+  const match =
+    typeof value === 'string' ? /^(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+))(?::(\d{1,5}))?$/.exec(value) : null;
+  const address = match?.[1] ?? match?.[2];
+  const port = match?.[3] === undefined ? undefined : Number(match[3]);
+  if (address === undefined || isIP(address) === 0 || (port !== undefined && (port < 1 || port > 65535))) {
+    throw new InvalidRenderOptionsError(
+      'resolvers',
+      `must hold IP or IP:port values (got ${JSON.stringify(value)})`,
+    );
+  }
+  return value as string;
+}
+
+const LOG_LEVELS = ['debug', 'info', 'notice', 'warn', 'error', 'crit'] as const;
+
+// sockaddr_un holds 108 bytes with the terminating NUL.
+const MAX_SOCKET_PATH = 107;
+
+/** Checks `options` and fills in the defaults; throws InvalidRenderOptionsError naming a bad option. */
+export function resolveSettings(options: RenderOptions): Settings {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidRenderOptionsError('controlSocketPath', 'is required (no options were given)');
+  }
+  const controlSocketPath = checkAbsolutePath('controlSocketPath', options.controlSocketPath);
+  if (controlSocketPath.length > MAX_SOCKET_PATH) {
+    throw new InvalidRenderOptionsError('controlSocketPath', `must be at most ${MAX_SOCKET_PATH} bytes long`);
+  }
+  const listenAddresses = (options.listenAddresses ?? []).map((address) => {
+    if (typeof address !== 'string' || isIP(address) === 0) {
+      throw new InvalidRenderOptionsError(
+        'listenAddresses',
+        `must hold IP addresses (got ${JSON.stringify(address)})`,
+      );
+    }
+    return address;
+  });
+  const listenPorts: Record<string, number> = {};
+  for (const key of Object.keys(options.listenPorts ?? {}).sort((a, b) => Number(a) - Number(b))) {
+    const port = checkInteger('listenPorts', Number(key), 1, 65535);
+    listenPorts[String(port)] = checkInteger(`listenPorts.${key}`, options.listenPorts![port], 1, 65535);
+  }
+  const keepalive = options.upstreamKeepalive;
+  const errorLogLevel = options.errorLogLevel ?? 'notice';
+  if (!LOG_LEVELS.includes(errorLogLevel)) {
+    throw new InvalidRenderOptionsError(
+      'errorLogLevel',
+      `must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(errorLogLevel)})`,
+    );
+  }
+  const modulesDir = checkAbsolutePath('modulesDir', options.modulesDir ?? '/usr/lib/nginx/modules');
+  const workerProcesses = options.workerProcesses ?? 'auto';
+  return {
+    controlSocketPath,
+    defaultCertificatePath: checkPath(
+      'defaultCertificatePath',
+      options.defaultCertificatePath ?? 'certs/default.pem',
+    ),
+    listenAddresses,
+    listenPorts,
+    workerProcesses:
+      workerProcesses === 'auto' ? 'auto' : checkInteger('workerProcesses', workerProcesses, 1, 1024),
+    workerConnections: checkInteger('workerConnections', options.workerConnections ?? 16384, 16, 1_000_000),
+    workerShutdownTimeoutSeconds: checkInteger(
+      'workerShutdownTimeoutSeconds',
+      options.workerShutdownTimeoutSeconds ?? 240,
+      1,
+      86400,
+    ),
+    luaDir: checkPath('luaDir', options.luaDir ?? 'lua'),
+    luaSystemDir: checkPath('luaSystemDir', options.luaSystemDir ?? '/usr/share/lua/5.1'),
+    modules:
+      options.loadLuaModule === false
+        ? []
+        : [`${modulesDir}/ndk_http_module.so`, `${modulesDir}/ngx_http_lua_module.so`],
+    pidPath: checkPath('pidPath', options.pidPath ?? 'nginx.pid'),
+    errorLogPath: checkPath('errorLogPath', options.errorLogPath ?? 'error.log'),
+    errorLogLevel,
+    accessLogPath:
+      options.accessLogPath === false
+        ? false
+        : checkPath('accessLogPath', options.accessLogPath ?? 'access.log'),
+    tempDir: options.tempDir === undefined ? '' : checkPath('tempDir', options.tempDir),
+    upstreamKeepalive:
+      keepalive === false
+        ? false
+        : {
+            connections: checkInteger(
+              'upstreamKeepalive.connections',
+              keepalive?.connections ?? 320,
+              1,
+              1_000_000,
+            ),
+            timeoutSeconds: checkInteger(
+              'upstreamKeepalive.timeoutSeconds',
+              keepalive?.timeoutSeconds ?? 60,
+              1,
+              86400,
+            ),
+            requests: checkInteger(
+              'upstreamKeepalive.requests',
+              keepalive?.requests ?? 10000,
+              1,
+              100_000_000,
+            ),
+          },
+    resolvers: (options.resolvers ?? []).map(checkResolver),
+    proxyConnectTimeoutSeconds: checkInteger(
+      'proxyConnectTimeoutSeconds',
+      options.proxyConnectTimeoutSeconds ?? 5,
+      1,
+      86400,
+    ),
+    proxyReadTimeoutSeconds: checkInteger(
+      'proxyReadTimeoutSeconds',
+      options.proxyReadTimeoutSeconds ?? 60,
+      1,
+      86400,
+    ),
+    proxySendTimeoutSeconds: checkInteger(
+      'proxySendTimeoutSeconds',
+      options.proxySendTimeoutSeconds ?? 60,
+      1,
+      86400,
+    ),
+    defaultMaxBodyBytes: checkSize('proxyBodySize', options.proxyBodySize ?? '1m', 0),
+    // Below a megabyte a single full push of a small table would not fit.
+    sharedDictBytes: checkSize('sharedDictSize', options.sharedDictSize ?? '64m', 1024 ** 2),
+    regexCacheEntries: checkInteger('regexCacheEntries', options.regexCacheEntries ?? 16384, 0, 10_000_000),
+    exposeRouteId: options.exposeRouteId === true,
+  };
+}
