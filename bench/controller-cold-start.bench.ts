@@ -1,52 +1,46 @@
 /**
- * Controller cold start: the objects already sit in local-apiserver (in this process); `ingresskit
- * run` starts as a child process (so its RSS is its own) and the clock stops at the first HTTP
- * request through its nginx that the right backend answers, for the last Ingress over HTTP and a
- * TLS one over HTTPS. Baseline in the same run: buildConfiguration + render + `nginx -t` alone on
- * the same objects, the work no controller can skip before it serves.
+ * Controller cold start, old and new data plane side by side: the objects already sit in
+ * local-apiserver (in this process); `ingresskit run` of each side starts as a child process (so
+ * its RSS is its own) and the clock stops once nginx has answered both the last Ingress over HTTP
+ * and a TLS Ingress over HTTPS from the right backend. 100,000 Ingresses are opt-in
+ * (BENCH_SIZES=…,100000) and run on the new side only. In-run reference for the old side: what it
+ * cannot skip before it serves (its buildConfiguration + render + `nginx -t`, and a bare nginx
+ * start on that file).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startLocalApiServer } from '@ingresskit/local-apiserver';
 import { anchors } from './lib/anchors.js';
+import { readSides, sideLabel, type Side } from './lib/baseline.js';
 import {
-  controllerMode,
-  startControllerProcess,
-  waitForAnswer,
-  waitUntil,
-} from './lib/controller-process.js';
-import {
-  createCertificatePool,
-  createClusterObjects,
-  initialBackendOf,
-  refOf,
-  startBackends,
-  TLS_EVERY,
-} from './lib/fixture.js';
+  createBenchFixture,
+  initialAnswerOf,
+  startBenchCluster,
+  startServingController,
+  type BenchFixture,
+} from './lib/cluster.js';
+import { describeController, waitForAnswer, waitUntil } from './lib/controller-process.js';
+import { refOf, TLS_EVERY } from './lib/fixture.js';
 import { measureNginxAlone, measureReloadFloor } from './lib/floor.js';
-import { formatNumber, percentile, printSection, timeIt } from './lib/measure.js';
-import { formatRatio, isQuick, printComparison, readSizes, recordSummary } from './lib/report.js';
+import { formatNumber, percentile, printSection } from './lib/measure.js';
+import { checkTarget, formatRatio, isQuick, readSizes, recordSummary, sideCells } from './lib/report.js';
 
-const SCENARIO = 'controller cold start';
-const work = mkdtempSync(join(tmpdir(), 'ingresskit-bench-cold-'));
-const backends = await startBackends(4);
-const certificates = createCertificatePool(work, 20);
-const rows: Record<string, string | number>[] = [];
-const comparison: Parameters<typeof printComparison>[1] = [];
+const SCENARIO = 'cold start';
+/** Above this the old side is not run: its first reload alone would take minutes. */
+const BASELINE_MAX = 10_000;
 
-/**
- * The controller against a cluster with no Ingress: its RSS once ready is what the code and the
- * runtime cost before any object (the in-run baseline of the RSS column).
- */
-async function measureEmptyController(): Promise<{ rss: number; readyMs: number }> {
-  const server = await startLocalApiServer({ port: 0 });
-  const prefix = join(work, 'prefix-empty');
+interface Start {
+  totalMs: number;
+  bootMs: number;
+  rss: number;
+  peak: number;
+}
+
+/** RSS of a side's controller against a cluster without Ingresses, once /healthz answers 200. */
+async function measureEmpty(fixture: BenchFixture, side: Side): Promise<{ rss: number; readyMs: number }> {
+  const cluster = await startBenchCluster(fixture, 0);
   try {
-    await server.apply(createClusterObjects(0, [], []));
-    const kubeconfigPath = await server.writeKubeconfig(join(work, 'kubeconfig-empty'));
-    const controller = await startControllerProcess({ kubeconfigPath, prefix });
+    const controller = await startServingController(cluster, side, {
+      ready: { host: 'none.bench.test', path: '/', expected: '404' },
+    });
     try {
       await waitUntil(
         async () => (await fetch(`http://127.0.0.1:${controller.ports.healthz}/healthz`)).status === 200,
@@ -58,155 +52,153 @@ async function measureEmptyController(): Promise<{ rss: number; readyMs: number 
       await controller.stop();
     }
   } finally {
-    await server.stop();
-    rmSync(prefix, { recursive: true, force: true });
+    await cluster.stop();
   }
 }
 
+const fixture = await createBenchFixture('cold');
+const rows: Record<string, string | number>[] = [];
+const notes: string[] = [];
 try {
-  const empty = await measureEmptyController();
-  rows.push({
-    Ingresses: '0',
-    'API objects': formatNumber(createClusterObjects(0, [], []).length, 0),
-    runs: 1,
-    'cold start ms (spawn → served)': `${formatNumber(empty.readyMs, 0)} (healthz ready)`,
-    'controller RSS MiB (at ready)': formatNumber(empty.rss, 0),
-  });
+  const empty = new Map<Side, { rss: number; readyMs: number }>();
+  for (const side of readSides()) {
+    const measured = await measureEmpty(fixture, side);
+    empty.set(side, measured);
+    rows.push({
+      Ingresses: '0',
+      side: sideLabel(side),
+      runs: 1,
+      'cold start ms (spawn → served)': `${formatNumber(measured.readyMs, 0)} (healthz ready)`,
+      'controller RSS MiB at ready': formatNumber(measured.rss, 0),
+    });
+  }
   for (const count of readSizes()) {
-    const server = await startLocalApiServer({ port: 0 });
+    const cluster = await startBenchCluster(fixture, count);
+    const tls = refOf(Math.floor((count - 1) / TLS_EVERY) * TLS_EVERY);
+    const results = new Map<Side, Start>();
     try {
-      const objects = createClusterObjects(
-        count,
-        backends.map((backend) => backend.port),
-        certificates,
-      );
-      const loaded = await timeIt(() => server.apply(objects));
-      const kubeconfigPath = await server.writeKubeconfig(join(work, `kubeconfig-${count}`));
-      const last = refOf(count - 1);
-      const tlsRef = refOf(Math.floor((count - 1) / TLS_EVERY) * TLS_EVERY);
-      const nameOf = (index: number) => backends[initialBackendOf(index, backends.length)]!.name;
-
-      const runs = count >= 10_000 || isQuick() ? 1 : 3;
-      const samples: { total: number; boot: number; sync: number; rss: number; peak: number }[] = [];
-      for (let run = 0; run < runs; run++) {
-        const prefix = join(work, `prefix-${count}-${run}`);
-        const controller = await startControllerProcess({ kubeconfigPath, prefix });
-        try {
-          const httpAt = await waitForAnswer(controller.ports.http, last.host, '/app', nameOf(last.index), {
-            intervalMs: 20,
-            timeoutMs: 300_000,
-          });
-          const httpsAt = await waitForAnswer(
-            controller.ports.https,
-            tlsRef.host,
-            '/static',
-            nameOf(tlsRef.index),
-            { tls: true, intervalMs: 20, timeoutMs: 60_000 },
+      for (const side of readSides()) {
+        if (side === 'baseline' && count > BASELINE_MAX) {
+          notes.push(
+            `The old side is not run at ${formatNumber(count, 0)} Ingresses (its first reload alone takes minutes).`,
           );
-          await waitUntil(() => controller.logSeenAt('first configuration applied') !== undefined, 10_000);
-          const bootedAt = controller.logSeenAt('starting ingresskit')!;
-          const appliedAt = controller.logSeenAt('first configuration applied')!;
-          samples.push({
-            total: Math.max(httpAt, httpsAt) - controller.spawnedAt,
-            boot: bootedAt - controller.spawnedAt,
-            sync: appliedAt - bootedAt,
-            rss: controller.rssMiB(),
-            peak: controller.peakRssMiB(),
-          });
-        } catch (error) {
-          process.stderr.write(`controller output:\n${controller.recentOutput()}\n`);
-          throw error;
-        } finally {
-          await controller.stop();
-          rmSync(prefix, { recursive: true, force: true });
+          continue;
         }
+        const samples: Start[] = [];
+        const runs = count >= 10_000 || isQuick() ? 1 : 3;
+        for (let run = 0; run < runs; run++) {
+          const controller = await startServingController(cluster, side, {
+            intervalMs: 10,
+            timeoutMs: 1_200_000,
+          });
+          try {
+            const httpsAt = await waitForAnswer(
+              controller.ports.https,
+              tls.host,
+              '/static',
+              initialAnswerOf(cluster, tls.index),
+              {
+                tls: true,
+                intervalMs: 10,
+                timeoutMs: 120_000,
+              },
+            );
+            const bootedAt = controller.logSeenAt('starting ingresskit');
+            samples.push({
+              totalMs: Math.max(controller.servedAt, httpsAt) - controller.spawnedAt,
+              bootMs: bootedAt === undefined ? Number.NaN : bootedAt - controller.spawnedAt,
+              rss: controller.rssMiB(),
+              peak: controller.peakRssMiB(),
+            });
+          } finally {
+            await controller.stop();
+          }
+        }
+        const median = (pick: (sample: Start) => number) => percentile(samples.map(pick), 50);
+        const start: Start = {
+          totalMs: median((sample) => sample.totalMs),
+          bootMs: median((sample) => sample.bootMs),
+          rss: median((sample) => sample.rss),
+          peak: median((sample) => sample.peak),
+        };
+        results.set(side, start);
+        process.stderr.write(
+          `cold start: ${side} ${count}: ${Math.round(start.totalMs)} ms, ${Math.round(start.rss)} MiB\n`,
+        );
+        rows.push({
+          Ingresses: formatNumber(count, 0),
+          side: sideLabel(side),
+          runs,
+          'cold start ms (spawn → served)': formatNumber(start.totalMs, 0),
+          'of which process boot ms': formatNumber(start.bootMs, 0),
+          'controller RSS MiB at ready': formatNumber(start.rss, 0),
+          'RSS above the empty controller, KiB per Ingress': formatNumber(
+            ((start.rss - (empty.get(side)?.rss ?? Number.NaN)) * 1024) / count,
+            1,
+          ),
+          'controller peak RSS MiB': formatNumber(start.peak, 0),
+        });
       }
-
-      // The floor runs after the controller has stopped, so neither slows the other.
-      const floor = await measureReloadFloor(objects, join(work, `floor-${count}`), count >= 10_000 ? 1 : 3);
-      const nginxAlone = await measureNginxAlone(floor.dir, 0);
-      const floorMs = floor.totalMs + nginxAlone.startMs;
-      const median = (pick: (sample: (typeof samples)[number]) => number) =>
-        percentile(samples.map(pick), 50);
-      const total = median((sample) => sample.total);
-      const rss = median((sample) => sample.rss);
-      const peak = median((sample) => sample.peak);
-      rows.push({
-        Ingresses: formatNumber(count, 0),
-        'API objects': formatNumber(objects.length, 0),
-        runs,
-        'cold start ms (spawn → served)': formatNumber(total, 0),
-        'of which process boot ms': formatNumber(
-          median((sample) => sample.boot),
-          0,
-        ),
-        'of which list + first sync + nginx start ms': formatNumber(
-          median((sample) => sample.sync),
-          0,
-        ),
-        'floor: build + render + nginx -t ms': formatNumber(floor.totalMs, 0),
-        'bare nginx start ms': formatNumber(nginxAlone.startMs, 0),
-        'cold start / (floor + nginx start)': formatRatio(total, floorMs),
-        'controller RSS MiB (at ready)': formatNumber(rss, 0),
-        'RSS above the empty controller, KiB per Ingress': formatNumber(
-          ((rss - empty.rss) * 1024) / count,
-          1,
-        ),
-        'controller peak RSS MiB': formatNumber(peak, 0),
-        'nginx.conf MiB': formatNumber(floor.confMiB, 2),
-        'loading the API server ms (not measured above)': formatNumber(loaded.ms, 0),
-      });
+      // The old path's own floor, measured with no controller running.
+      let reference: string | undefined;
+      if (results.has('baseline')) {
+        const floor = await measureReloadFloor(
+          cluster.objects,
+          `${fixture.work}/floor-${count}`,
+          count >= 10_000 ? 1 : 3,
+        );
+        const nginx = await measureNginxAlone(floor.dir, 0);
+        const floorMs = floor.totalMs + nginx.startMs;
+        reference =
+          `old floor ${formatNumber(floorMs / 1000, 2)} s (build ${formatNumber(floor.buildMs, 0)} + render ` +
+          `${formatNumber(floor.renderMs, 0)} + nginx -t ${formatNumber(floor.nginxTestMs, 0)} + nginx start ` +
+          `${formatNumber(nginx.startMs, 0)} ms; ${formatNumber(floor.confMiB, 1)} MiB nginx.conf); old / floor ` +
+          formatRatio(results.get('baseline')!.totalMs, floorMs);
+      }
       const scale = `${formatNumber(count, 0)} Ingresses`;
+      const current = results.get('current');
       recordSummary({
         scenario: SCENARIO,
-        figure: `cold start to first served request, ${scale}`,
-        ours: `${formatNumber(total / 1000, 2)} s`,
-        baseline: `${formatNumber(floorMs / 1000, 2)} s (build + render + nginx -t + bare nginx start)`,
-        ratio: formatRatio(total, floorMs),
+        figure: `cold start to first 200 (HTTP and HTTPS), ${scale}`,
+        ...sideCells(
+          results,
+          (start) => start.totalMs,
+          (start) => `${formatNumber(start.totalMs / 1000, 2)} s`,
+        ),
+        ...(count === 10_000 ? checkTarget('< 3 s', current?.totalMs, (ms) => ms < 3_000) : {}),
+        ...(reference === undefined ? {} : { reference }),
         anchor: count >= 3_000 ? anchors.coldStartIngressNginx : anchors.coldStartNgf,
       });
       recordSummary({
         scenario: SCENARIO,
         figure: `controller RSS at ready (peak), ${scale}`,
-        ours: `${formatNumber(rss, 0)} MiB (${formatNumber(peak, 0)} MiB)`,
-        baseline: `${formatNumber(empty.rss, 0)} MiB (the same controller, no Ingress)`,
-        ratio: formatRatio(rss, empty.rss),
+        ...sideCells(
+          results,
+          (start) => start.rss,
+          (start) => `${formatNumber(start.rss, 0)} MiB (${formatNumber(start.peak, 0)})`,
+        ),
+        ...(count === 10_000 ? checkTarget('< 200 MiB', current?.rss, (rss) => rss < 200) : {}),
+        reference: `empty controller: ${[...empty].map(([side, measured]) => `${sideLabel(side)} ${formatNumber(measured.rss, 0)} MiB`).join(', ')}`,
         anchor: count >= 3_000 ? anchors.memoryIngressNginx : anchors.memoryEg,
       });
-      comparison.push(
-        {
-          figure: `cold start, ${scale}`,
-          ours: `${formatNumber(total / 1000, 2)} s`,
-          anchor: count >= 3_000 ? anchors.coldStartIngressNginx : anchors.coldStartNgf,
-        },
-        {
-          figure: `controller RSS, ${scale}`,
-          ours: `${formatNumber(rss, 0)} MiB (peak ${formatNumber(peak, 0)})`,
-          anchor: count >= 3_000 ? anchors.memoryIngressNginx : anchors.memoryEg,
-        },
-      );
     } finally {
-      await server.stop();
+      await cluster.stop();
     }
   }
 } finally {
-  for (const backend of backends) await backend.stop();
-  rmSync(work, { recursive: true, force: true });
+  await fixture.stop();
 }
 
-const columns = Object.keys(rows.at(-1) ?? {});
+const columns = Object.keys(rows.find((row) => row.Ingresses !== '0') ?? rows[0] ?? {});
 printSection(
-  'controller: cold start',
+  'controller: cold start, old and new data plane',
   rows.map((row) => Object.fromEntries(columns.map((column) => [column, row[column] ?? '—']))),
   'Objects are loaded into local-apiserver (in the benchmark process) before `ingresskit run` starts as a child ' +
-    `process (${controllerMode() === 'dist' ? 'the built apps/controller/dist' : 'sources through tsx'}, nginx as ` +
-    'its child, 2 workers). Cold start runs from the spawn until both ' +
-    'the last Ingress (HTTP) and a TLS Ingress (HTTPS) are answered through nginx by the right backend; process boot ' +
-    "is the spawn until the controller's first log line (Node loading the code). RSS is the controller " +
-    'process alone (VmRSS / VmHWM from /proc), without nginx and without the API server; the 0 row is the same ' +
-    'controller against a cluster without Ingresses (ready = /healthz answers 200), the baseline of RSS. The floor is ' +
-    'buildConfiguration (certificates parsed) + renderNginxConf + `nginx -t` on the same objects in the same run; ' +
-    'the ratio adds the start of a bare nginx on that file (spawn until its workers exist), which serving needs too; ' +
-    `each Ingress has 2 Prefix paths, 1 Service, 1 EndpointSlice; every ${TLS_EVERY}th has TLS. Medians of the runs.`,
+    `process (${readSides().map(describeController).join('; ')}; nginx as its child). Cold start runs from the spawn ` +
+    'until both the last Ingress (HTTP) and a TLS Ingress (HTTPS) are answered through nginx by the right backend, ' +
+    'polled every 10 ms; process boot is the spawn until the log line `starting ingresskit`. RSS is the controller ' +
+    'process alone (VmRSS / VmHWM from /proc), without nginx and without the API server; the 0 rows are each ' +
+    'controller against a cluster without Ingresses (ready = /healthz answers 200). Each Ingress has 2 Prefix paths, ' +
+    `1 Service, 1 EndpointSlice; every ${TLS_EVERY}th has TLS. Medians of 3 runs at 1,000 Ingresses (1 in a quick ` +
+    `run and above). ${notes.join(' ')}`,
 );
-printComparison('controller: cold start beside published figures', comparison);

@@ -1,5 +1,7 @@
 /**
- * @ingresskit/nginx-template: buildConfiguration + renderNginxConf for 1,000 and 10,000 Ingresses
+ * The old @ingresskit/nginx-template (the baseline's build, bench/.out/baseline: the working tree's
+ * package is being rewritten for the reload-free data plane and needs a benchmark of its own):
+ * buildConfiguration + renderNginxConf for 1,000 and 10,000 Ingresses
  * (2 paths, 1 Service and 1 EndpointSlice each, 10% with TLS), next to its floor measured on the
  * same output in the same run: `nginx -t` (Debian nginx with the Lua module), which every reload
  * pays anyway. Also the endpoint-only path (build + diff + payload), which never reloads.
@@ -8,19 +10,20 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import {
+import { BASELINE_COMMIT, importBaselineTemplate, type BaselineConfiguration } from './lib/baseline.js';
+import { createCertificatePool } from './lib/fixture.js';
+import { formatNumber, memoryMiB, percentile, printSection, timeIt } from './lib/measure.js';
+
+const {
   backendsPayload,
   buildConfiguration,
   createCertificateCache,
   diffConfigurations,
   luaFiles,
   renderNginxConf,
-  type Configuration,
-  type ConfigurationInput,
-} from '@ingresskit/nginx-template';
-import { createCertificatePool } from './lib/fixture.js';
-import { formatNumber, memoryMiB, percentile, printSection, timeIt } from './lib/measure.js';
-
+} = await importBaselineTemplate();
+type Configuration = BaselineConfiguration;
+type ConfigurationInput = Record<string, unknown>;
 const sizes = [1_000, 10_000];
 const tlsEvery = 10;
 const certificatePool = 20;
@@ -82,7 +85,7 @@ function createInput(count: number, endpointShift = 0): ConfigurationInput {
       })),
     });
   }
-  return input as unknown as ConfigurationInput;
+  return input;
 }
 
 function writePrefix(dir: string, conf: string, configuration: Configuration): void {
@@ -168,7 +171,7 @@ try {
 }
 
 printSection(
-  'nginx-template: build + render vs nginx -t',
+  `nginx-template (old, ${BASELINE_COMMIT}): build + render vs nginx -t`,
   rows,
   `Each Ingress has 2 Prefix paths, 1 Service and 1 EndpointSlice (3 ready endpoints); every ${tlsEvery}th has TLS ` +
     `(its own Secret, ${certificatePool} distinct certificates). Medians of 7 runs (1,000) and 3 runs (10,000); ` +

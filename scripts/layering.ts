@@ -57,7 +57,8 @@ export function checkLayering(packages: readonly WorkspacePackage[]): string[] {
     for (const dependency of pkg.runtimeDependencies) {
       const target = byName.get(dependency);
       if (!target?.layer || target.layer === 'app') continue;
-      if (pkg.layer === 'L0' && target.layer === 'L0' && target.isBase === true && pkg.isBase !== true) continue;
+      if (pkg.layer === 'L0' && target.layer === 'L0' && target.isBase === true && pkg.isBase !== true)
+        continue;
       if (!allowedRuntimeLayers[pkg.layer].includes(target.layer)) {
         violations.push(
           `${pkg.name} (${pkg.layer}): runtime dependency on ${dependency} (${target.layer}) breaks the layering; ` +

@@ -51,7 +51,9 @@ describe('checkLayering', () => {
     const base = pkg({ name: '@x/model', layer: 'L0', isBase: true });
     expect(checkLayering([base, { ...l0, runtimeDependencies: [base.name] }])).toEqual([]);
     const violations = checkLayering([{ ...base, runtimeDependencies: [l0.name] }, l0]);
-    expect(violations).toEqual([expect.stringContaining('@x/model (L0): runtime dependency on @x/pure (L0)')]);
+    expect(violations).toEqual([
+      expect.stringContaining('@x/model (L0): runtime dependency on @x/pure (L0)'),
+    ]);
   });
 
   it('fails when an L0 package depends at runtime on an L0 package that is not a base', () => {

@@ -1,34 +1,72 @@
 /**
- * The controller as the system scenarios run it: `ingresskit run` in its own Node process (so its
- * RSS is its own, not the API server's or the benchmark's), with nginx as its child, on free
- * ports of this machine; plus HTTP requests through that nginx and the controller's metrics.
+ * The controller as the system scenarios run it: `ingresskit run` of either side (the baseline
+ * worktree's or the working tree's, see baseline.ts) in its own Node process (so its RSS is its
+ * own, not the API server's or the benchmark's), with nginx as its child, on free ports of this
+ * machine; plus HTTP requests through that nginx and the controller's metrics.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-
-const repoRoot = join(import.meta.dirname, '..', '..');
+import {
+  BASELINE_COMMIT,
+  baselineRoot,
+  isBaselineBuilt,
+  prepareBaseline,
+  repoRoot,
+  rootOf,
+  type Side,
+} from './baseline.js';
 
 /**
- * How the controller is started: `dist` runs the built `ingresskit` (apps/controller/dist/cli.js,
- * what users run; `bench/run.ts` builds it first), `source` runs src/cli.ts through tsx, which
- * costs about 1 s of start-up and over 100 MiB of RSS for the transformed sources. BENCH_CONTROLLER
- * chooses; `source` by default so a scenario started on its own never runs a stale build.
+ * How the current side's controller is started: `dist` runs the built `ingresskit`
+ * (apps/controller/dist/cli.js, what users run; `bench/run.ts` builds it first), `source` runs
+ * src/cli.ts through tsx, which costs about 1 s of start-up and over 100 MiB of RSS for the
+ * transformed sources. BENCH_CONTROLLER chooses; `source` by default so a scenario started on its
+ * own never runs a stale build. The baseline always runs its build (bench/.out/baseline).
  */
-export function controllerMode(): 'dist' | 'source' {
-  return process.env.BENCH_CONTROLLER === 'dist' ? 'dist' : 'source';
+export function controllerMode(side: Side = 'current'): 'dist' | 'source' {
+  return side === 'baseline' || process.env.BENCH_CONTROLLER === 'dist' ? 'dist' : 'source';
 }
 
-function controllerEntry(): string[] {
-  return controllerMode() === 'dist'
+/** How a side's controller ran, for the notes under the tables. */
+export function describeController(side: Side): string {
+  const options = readNodeOptions().join(' ');
+  return (
+    (side === 'baseline'
+      ? `old: bench/.out/baseline (${BASELINE_COMMIT}) apps/controller/dist`
+      : `new: ${controllerMode(side) === 'dist' ? 'apps/controller/dist' : 'apps/controller/src through tsx'}`) +
+    (options === '' ? '' : ` with node ${options}`)
+  );
+}
+
+function controllerEntry(side: Side): string[] {
+  if (side === 'baseline') {
+    const cli = join(baselineRoot, 'apps/controller/dist/cli.js');
+    if (!isBaselineBuilt()) {
+      const prepared = prepareBaseline((line) => process.stderr.write(`${line}\n`));
+      if (!prepared.ok) throw new Error(`the baseline controller did not build:\n${prepared.reason}`);
+    }
+    return [cli];
+  }
+  return controllerMode(side) === 'dist'
     ? [join(repoRoot, 'apps/controller/dist/cli.js')]
     : ['--conditions=@ingresskit/source', '--import', 'tsx', join(repoRoot, 'apps/controller/src/cli.ts')];
+}
+
+/**
+ * Node options for every controller process, from BENCH_NODE_OPTIONS (space-separated, none by
+ * default: `ingresskit run` as the bin runs it), e.g. `--max-semi-space-size=16` to measure the
+ * controller with the heap settings a deployment gives it (see bench/RSS-DIAGNOSIS.md).
+ */
+export function readNodeOptions(): string[] {
+  return (process.env.BENCH_NODE_OPTIONS ?? '').split(' ').filter((option) => option !== '');
 }
 
 /** Ports of one controller. */
@@ -41,6 +79,8 @@ export interface ControllerPorts {
 
 /** Options of {@link startControllerProcess}. */
 export interface ControllerProcessOptions {
+  /** Which controller runs: the old data plane or the working tree's. */
+  which: Side;
   kubeconfigPath: string;
   /** nginx prefix directory (nginx.conf is written there). */
   prefix: string;
@@ -49,10 +89,15 @@ export interface ControllerProcessOptions {
   podName?: string;
   /** Extra flags. */
   flags?: string[];
+  /** Extra Node options before the script, e.g. `--heapsnapshot-signal=SIGUSR2`. */
+  nodeOptions?: string[];
+  /** Extra environment variables of the controller process. */
+  env?: Record<string, string>;
 }
 
 /** A running `ingresskit run` child process. */
 export interface ControllerProcess {
+  which: Side;
   pid: number;
   ports: ControllerPorts;
   /** performance.now() when it was spawned. */
@@ -63,8 +108,12 @@ export interface ControllerProcess {
   rssMiB(): number;
   /** Peak resident set size of the controller process (VmHWM), MiB. */
   peakRssMiB(): number;
+  /** The controller's memory from /proc (status and smaps_rollup), MiB. */
+  memory(): ProcessMemory;
   /** Reads /metrics and returns the value of `name{labels}` (0 when absent). */
   metric(name: string, labels?: Record<string, string>): Promise<number>;
+  /** The text of /metrics. */
+  metricsText(): Promise<string>;
   /** SIGTERM, then waits for the exit (SIGKILL after 30 s). */
   stop(): Promise<void>;
   /** The last lines the controller wrote to stderr, for error messages. */
@@ -91,11 +140,38 @@ async function pickPorts(): Promise<ControllerPorts> {
   return { http, https, status, healthz };
 }
 
-/** Spawns `ingresskit run` (see controllerMode) with free ports; does not wait for readiness. */
+/** Memory of one process from /proc, MiB. */
+export interface ProcessMemory {
+  /** VmRSS. */
+  rss: number;
+  /** VmHWM, the peak RSS. */
+  peak: number;
+  /** RssAnon: heap, JIT code, ArrayBuffers, malloc arenas. */
+  anon: number;
+  /** RssFile: mapped files (the node binary, shared libraries). */
+  file: number;
+}
+
+/** Reads {@link ProcessMemory} of `pid` (NaN fields when it is gone). */
+export function readProcessMemory(pid: number): ProcessMemory {
+  let status = '';
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    // Gone: NaN below.
+  }
+  const field = (name: string) =>
+    Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) / 1024;
+  return { rss: field('VmRSS'), peak: field('VmHWM'), anon: field('RssAnon'), file: field('RssFile') };
+}
+
+/** Spawns `ingresskit run` of `options.which` with free ports; does not wait for readiness. */
 export async function startControllerProcess(options: ControllerProcessOptions): Promise<ControllerProcess> {
   const ports = await pickPorts();
   const args = [
-    ...controllerEntry(),
+    ...readNodeOptions(),
+    ...(options.nodeOptions ?? []),
+    ...controllerEntry(options.which),
     'run',
     `--kubeconfig=${options.kubeconfigPath}`,
     `--http-port=${ports.http}`,
@@ -113,7 +189,8 @@ export async function startControllerProcess(options: ControllerProcessOptions):
   ];
   const spawnedAt = performance.now();
   const child: ChildProcess = spawn(process.execPath, args, {
-    cwd: repoRoot,
+    cwd: rootOf(options.which),
+    env: { ...process.env, ...options.env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -135,13 +212,8 @@ export async function startControllerProcess(options: ControllerProcessOptions):
     child.once('error', reject);
   });
   const pid = child.pid!;
-  const readStatusKiB = (field: string) => {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
-      readFileSync(`/proc/${pid}/status`, 'utf8'),
-    );
-    return Number(match?.[1] ?? Number.NaN);
-  };
   return {
+    which: options.which,
     pid,
     ports,
     spawnedAt,
@@ -149,12 +221,14 @@ export async function startControllerProcess(options: ControllerProcessOptions):
       for (const [message, at] of seen) if (message.includes(text)) return at;
       return undefined;
     },
-    rssMiB: () => readStatusKiB('VmRSS') / 1024,
-    peakRssMiB: () => readStatusKiB('VmHWM') / 1024,
+    rssMiB: () => readProcessMemory(pid).rss,
+    peakRssMiB: () => readProcessMemory(pid).peak,
+    memory: () => readProcessMemory(pid),
     metric: async (name, labels = {}) => {
       const text = await (await fetch(`http://127.0.0.1:${ports.healthz}/metrics`)).text();
       return readMetric(text, name, labels);
     },
+    metricsText: async () => (await fetch(`http://127.0.0.1:${ports.healthz}/metrics`)).text(),
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
@@ -166,8 +240,13 @@ export async function startControllerProcess(options: ControllerProcessOptions):
   };
 }
 
-/** The value of one Prometheus sample in `text` (0 when absent). */
-export function readMetric(text: string, name: string, labels: Record<string, string> = {}): number {
+/** The value of one Prometheus sample in `text` (`absent` when there is none, 0 by default). */
+export function readMetric(
+  text: string,
+  name: string,
+  labels: Record<string, string> = {},
+  absent = 0,
+): number {
   const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
   for (const line of text.split('\n')) {
     if (!line.startsWith(name)) continue;
@@ -176,13 +255,15 @@ export function readMetric(text: string, name: string, labels: Record<string, st
     const labelText = match[2] ?? '';
     if (wanted.every((pair) => labelText.includes(pair))) return Number(match[3]);
   }
-  return 0;
+  return absent;
 }
 
-/** A GET's outcome: the status and the backend's name (first body line), or the error. */
+/** A GET's outcome: the status, the backend's name (first body line), the TLS certificate. */
 export interface Answer {
   status: number;
   body: string;
+  /** The server certificate's SHA-256 fingerprint (`AB:CD:…`), over TLS. */
+  certificate?: string;
 }
 
 /** One GET through nginx on 127.0.0.1 as `host` (SNI too with `tls`), no keep-alive. */
@@ -204,9 +285,17 @@ export function get(
     };
     const onResponse = (response: IncomingMessage) => {
       let body = '';
+      const socket = response.socket as TLSSocket;
+      const certificate = tls ? socket.getPeerCertificate?.()?.fingerprint256 : undefined;
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: body.trim() }));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          body: body.trim(),
+          ...(certificate === undefined ? {} : { certificate }),
+        }),
+      );
       response.on('error', reject);
     };
     const request = tls
@@ -218,10 +307,23 @@ export function get(
   });
 }
 
-/** Who answered `host` + `path`: the backend's name, the HTTP status, or `error`. */
-export async function answerOf(port: number, host: string, path: string, tls = false): Promise<string> {
+/** The prefix of an expected answer that names the served certificate instead of the backend. */
+export const CERTIFICATE_ANSWER = 'cert:';
+
+/**
+ * Who answered `host` + `path`: the backend's name, the HTTP status, or `error`; with
+ * `certificate`, `cert:<fingerprint>` of the certificate nginx presented (TLS only).
+ */
+export async function answerOf(
+  port: number,
+  host: string,
+  path: string,
+  tls = false,
+  certificate = false,
+): Promise<string> {
   try {
     const answer = await get(port, host, path, tls);
+    if (certificate) return `${CERTIFICATE_ANSWER}${answer.certificate ?? 'none'}`;
     return answer.status === 200 ? answer.body : String(answer.status);
   } catch {
     return 'error';
@@ -243,7 +345,7 @@ export async function waitForAnswer(
   let last = '';
   for (;;) {
     const sentAt = performance.now();
-    last = await answerOf(port, host, path, options.tls);
+    last = await answerOf(port, host, path, options.tls, expected.startsWith(CERTIFICATE_ANSWER));
     if (last === expected) return sentAt;
     if (performance.now() > deadline)
       throw new Error(

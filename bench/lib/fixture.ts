@@ -5,6 +5,7 @@
  * answer with their name, so a request through nginx shows which endpoint answered.
  */
 import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,6 +26,8 @@ export const PATHS = ['/app', '/static'] as const;
 export interface Certificate {
   crt: string;
   key: string;
+  /** SHA-256 fingerprint as a TLS client sees it (`AB:CD:…`, X509Certificate.fingerprint256). */
+  fingerprint: string;
 }
 
 /** A backend HTTP server on 127.0.0.1 that answers every request with its name. */
@@ -44,15 +47,15 @@ export interface IngressRef {
   tls: boolean;
 }
 
-/** Names of Ingress `index` and of its Service, Secret and EndpointSlice. */
-export function refOf(index: number): IngressRef {
+/** Names of Ingress `index` and of its Service, Secret and EndpointSlice; `tlsEvery` 0 means no TLS. */
+export function refOf(index: number, tlsEvery = TLS_EVERY): IngressRef {
   const name = `app-${index}`;
   return {
     index,
     namespace: `team-${index % NAMESPACES}`,
     name,
     host: `${name}.bench.test`,
-    tls: index % TLS_EVERY === 0,
+    tls: tlsEvery > 0 && index % tlsEvery === 0,
   };
 }
 
@@ -84,7 +87,12 @@ export function createCertificatePool(dir: string, count: number): Certificate[]
       ],
       { stdio: 'ignore' },
     );
-    return { crt: readFileSync(crt).toString('base64'), key: readFileSync(key).toString('base64') };
+    const pem = readFileSync(crt);
+    return {
+      crt: pem.toString('base64'),
+      key: readFileSync(key).toString('base64'),
+      fingerprint: new X509Certificate(pem).fingerprint256,
+    };
   });
 }
 
@@ -120,17 +128,32 @@ async function startBackend(name: string): Promise<Backend> {
   };
 }
 
-/** The Ingress of `ref`, with an optional extra Prefix path (a structural edit). */
-export function ingressObject(ref: IngressRef, extraPath?: string): Record<string, unknown> {
-  const paths = [...PATHS, ...(extraPath === undefined ? [] : [extraPath])].map((path) => ({
-    path,
-    pathType: 'Prefix',
-    backend: { service: { name: ref.name, port: { number: 80 } } },
-  }));
+/** What an Ingress may carry besides the fixture's paths. */
+export interface IngressShape {
+  /** The Prefix paths; {@link PATHS} by default. */
+  paths?: readonly string[];
+  /** One more Prefix path (a structural edit). */
+  extraPath?: string;
+  annotations?: Record<string, string>;
+}
+
+/** The Ingress of `ref`. */
+export function ingressObject(ref: IngressRef, shape: IngressShape = {}): Record<string, unknown> {
+  const paths = [...(shape.paths ?? PATHS), ...(shape.extraPath === undefined ? [] : [shape.extraPath])].map(
+    (path) => ({
+      path,
+      pathType: 'Prefix',
+      backend: { service: { name: ref.name, port: { number: 80 } } },
+    }),
+  );
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'Ingress',
-    metadata: { name: ref.name, namespace: ref.namespace },
+    metadata: {
+      name: ref.name,
+      namespace: ref.namespace,
+      ...(shape.annotations === undefined ? {} : { annotations: shape.annotations }),
+    },
     spec: {
       ingressClassName: CLASS_NAME,
       ...(ref.tls ? { tls: [{ hosts: [ref.host], secretName: `${ref.name}-tls` }] } : {}),
@@ -155,6 +178,45 @@ export function endpointSliceObject(ref: IngressRef, port: number): Record<strin
   };
 }
 
+/** The TLS Secret of `ref` holding `certificate`. */
+export function secretObject(ref: IngressRef, certificate: Certificate): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `${ref.name}-tls`, namespace: ref.namespace },
+    type: 'kubernetes.io/tls',
+    data: { 'tls.crt': certificate.crt, 'tls.key': certificate.key },
+  };
+}
+
+/** Which pool certificate the Secret of TLS Ingress `index` starts with. */
+export function initialCertificateOf(index: number, pool: number): number {
+  return Math.floor(index / TLS_EVERY) % pool;
+}
+
+/**
+ * Everything one Ingress needs: its Service, EndpointSlice (on `backendPort`), Secret when it has
+ * TLS, and the Ingress itself, in the order they can be applied.
+ */
+export function objectsOfIngress(
+  ref: IngressRef,
+  backendPort: number,
+  certificate: Certificate | undefined,
+  shape: IngressShape = {},
+): Record<string, unknown>[] {
+  return [
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: ref.name, namespace: ref.namespace },
+      spec: { ports: [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }] },
+    },
+    endpointSliceObject(ref, backendPort),
+    ...(ref.tls && certificate !== undefined ? [secretObject(ref, certificate)] : []),
+    ingressObject(ref, shape),
+  ];
+}
+
 /** Which backend Ingress `index` starts on. */
 export function initialBackendOf(index: number, backends: number): number {
   return index % backends;
@@ -162,12 +224,14 @@ export function initialBackendOf(index: number, backends: number): number {
 
 /**
  * All objects of a cluster with `count` Ingresses: Namespaces, the IngressClass, and per Ingress
- * its Service, EndpointSlice (pointing at one of `backendPorts`) and, for TLS ones, its Secret.
+ * its Service, EndpointSlice (pointing at one of `backendPorts`) and, for TLS ones (every
+ * `options.tlsEvery`th, 0 for none), its Secret.
  */
 export function createClusterObjects(
   count: number,
   backendPorts: readonly number[],
   certificates: readonly Certificate[],
+  options: { tlsEvery?: number; paths?: readonly string[] } = {},
 ): Record<string, unknown>[] {
   const objects: Record<string, unknown>[] = [];
   for (let n = 0; n < NAMESPACES; n++)
@@ -179,25 +243,15 @@ export function createClusterObjects(
     spec: { controller: CONTROLLER_CLASS },
   });
   for (let i = 0; i < count; i++) {
-    const ref = refOf(i);
-    objects.push({
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: ref.name, namespace: ref.namespace },
-      spec: { ports: [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }] },
-    });
-    objects.push(endpointSliceObject(ref, backendPorts[initialBackendOf(i, backendPorts.length)]!));
-    if (ref.tls) {
-      const certificate = certificates[(i / TLS_EVERY) % certificates.length]!;
-      objects.push({
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: `${ref.name}-tls`, namespace: ref.namespace },
-        type: 'kubernetes.io/tls',
-        data: { 'tls.crt': certificate.crt, 'tls.key': certificate.key },
-      });
-    }
-    objects.push(ingressObject(ref));
+    const ref = refOf(i, options.tlsEvery);
+    objects.push(
+      ...objectsOfIngress(
+        ref,
+        backendPorts[initialBackendOf(i, backendPorts.length)]!,
+        certificates[initialCertificateOf(i, certificates.length)],
+        options.paths === undefined ? {} : { paths: options.paths },
+      ),
+    );
   }
   return objects;
 }

@@ -1,29 +1,20 @@
 /**
- * The in-run floors of the system scenarios, measured in the benchmark process on the very objects
- * the controller serves: buildConfiguration + renderNginxConf + `nginx -t` (what any sync that
- * reloads must do), and the endpoint-only path (rebuild with a warm certificate cache, diff,
- * backends payload).
+ * The in-run floor of the old data plane, measured in the benchmark process on the very objects
+ * the controller serves, with the baseline's own @ingresskit/nginx-template (bench/.out/baseline):
+ * buildConfiguration + renderNginxConf + `nginx -t` (what any sync that reloads must do), and the
+ * bare nginx start and reload on that file.
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  backendsPayload,
-  buildConfiguration,
-  createCertificateCache,
-  diffConfigurations,
-  luaFiles,
-  renderNginxConf,
-  type Configuration,
-  type ConfigurationInput,
-} from '@ingresskit/nginx-template';
+import { importBaselineTemplate, type BaselineConfiguration, type BaselineTemplate } from './baseline.js';
 import { percentile } from './measure.js';
 import { findFreePort, timeNginxTest } from './controller-process.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The objects buildConfiguration reads, picked out of a manifest list. */
-export function toConfigurationInput(objects: readonly Record<string, unknown>[]): ConfigurationInput {
+export function toConfigurationInput(objects: readonly Record<string, unknown>[]): Record<string, unknown> {
   const byKind = (kind: string) => objects.filter((object) => object.kind === kind);
   return {
     ingresses: byKind('Ingress'),
@@ -51,6 +42,8 @@ export async function measureReloadFloor(
   dir: string,
   runs: number,
 ): Promise<ReloadFloor> {
+  const template = await importBaselineTemplate();
+  const { buildConfiguration, renderNginxConf } = template;
   const input = toConfigurationInput(objects);
   const options = {
     httpPort: await findFreePort(),
@@ -71,7 +64,7 @@ export async function measureReloadFloor(
     start = performance.now();
     conf = renderNginxConf(configuration, options);
     render.push(performance.now() - start);
-    writePrefix(dir, conf, configuration);
+    writePrefix(template, dir, conf, configuration);
     test.push(timeNginxTest(dir));
   }
   const buildMs = percentile(build, 50);
@@ -153,40 +146,15 @@ export async function measureNginxAlone(
   }
 }
 
-/**
- * Median of `runs` runs of the endpoint-only path for one moved endpoint: full rebuild with a warm
- * certificate cache, diff against the previous model (must not need a reload), backends payload.
- */
-export function measureDynamicFloor(
-  objects: readonly Record<string, unknown>[],
-  moveEndpoint: (objects: Record<string, unknown>[]) => Record<string, unknown>[],
-  runs: number,
-): number {
-  const cache = createCertificateCache();
-  let previous: Configuration = buildConfiguration(toConfigurationInput(objects), {
-    certificateCache: cache,
-  }).configuration;
-  let current = [...objects];
-  const samples: number[] = [];
-  for (let run = 0; run < runs; run++) {
-    current = moveEndpoint(current);
-    const input = toConfigurationInput(current);
-    const start = performance.now();
-    const next = buildConfiguration(input, { certificateCache: cache, now: Date.now() }).configuration;
-    const diff = diffConfigurations(previous, next);
-    backendsPayload(next);
-    samples.push(performance.now() - start);
-    if (diff.reloadRequired)
-      throw new Error(`an endpoint change needed a reload: ${diff.reasons.join('; ')}`);
-    previous = next;
-  }
-  return percentile(samples, 50);
-}
-
-function writePrefix(dir: string, conf: string, configuration: Configuration): void {
+function writePrefix(
+  template: BaselineTemplate,
+  dir: string,
+  conf: string,
+  configuration: BaselineConfiguration,
+): void {
   mkdirSync(join(dir, 'certs'), { recursive: true });
   chmodSync(dir, 0o755);
-  for (const file of luaFiles) {
+  for (const file of template.luaFiles) {
     mkdirSync(dirname(join(dir, 'lua', file.relativePath)), { recursive: true });
     copyFileSync(file.path, join(dir, 'lua', file.relativePath));
   }

@@ -49,3 +49,12 @@ export function printSection(title: string, rows: Record<string, string | number
   for (const row of rows) lines.push(`| ${columns.map((column) => String(row[column] ?? '')).join(' | ')} |`);
   process.stdout.write(lines.join('\n') + '\n\n');
 }
+
+/** A small deterministic generator in [0, 1), so every run makes the same choices. */
+export function createRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}

@@ -1,0 +1,295 @@
+/**
+ * Reading V8 heap snapshots (`.heapsnapshot`, as `--heapsnapshot-signal` or the inspector writes
+ * them) to find what retains memory that grows: object counts and sizes by constructor in two
+ * snapshots of one process, the objects that are new in the later one (V8 keeps an object's id
+ * across snapshots of the same process), and for those new objects the long-lived object that
+ * holds them: the first object that already existed in the earlier snapshot on the shortest path
+ * from the GC roots, with the edge names of that path.
+ */
+import { readFileSync } from 'node:fs';
+
+interface RawSnapshot {
+  snapshot: {
+    meta: {
+      node_fields: string[];
+      node_types: [string[], ...unknown[]];
+      edge_fields: string[];
+      edge_types: [string[], ...unknown[]];
+    };
+  };
+  nodes: number[];
+  edges: number[];
+  strings: string[];
+}
+
+/** One parsed snapshot, in the flat arrays V8 writes. */
+export interface HeapSnapshot {
+  nodeCount: number;
+  /** Per node: its class (constructor name for objects, the V8 type in parentheses otherwise). */
+  className: string[];
+  id: Float64Array;
+  selfSize: Float64Array;
+  firstEdge: Uint32Array;
+  edgeTo: Uint32Array;
+  edgeType: string[];
+  edgeTypeOf: Uint8Array;
+  edgeName: string[];
+}
+
+/** Parses a `.heapsnapshot` file (it must fit a JavaScript string: under about 512 MiB). */
+export function readHeapSnapshot(path: string): HeapSnapshot {
+  const raw = JSON.parse(readFileSync(path, 'utf8')) as RawSnapshot;
+  const meta = raw.snapshot.meta;
+  const nodeFields = meta.node_fields.length;
+  const edgeFields = meta.edge_fields.length;
+  const typeField = meta.node_fields.indexOf('type');
+  const nameField = meta.node_fields.indexOf('name');
+  const idField = meta.node_fields.indexOf('id');
+  const sizeField = meta.node_fields.indexOf('self_size');
+  const edgeCountField = meta.node_fields.indexOf('edge_count');
+  const edgeTypeField = meta.edge_fields.indexOf('type');
+  const edgeNameField = meta.edge_fields.indexOf('name_or_index');
+  const edgeToField = meta.edge_fields.indexOf('to_node');
+  const nodeTypes = meta.node_types[0];
+  const edgeTypes = meta.edge_types[0];
+  const nodeCount = raw.nodes.length / nodeFields;
+  const edgeCount = raw.edges.length / edgeFields;
+  const className: string[] = new Array<string>(nodeCount);
+  const id = new Float64Array(nodeCount);
+  const selfSize = new Float64Array(nodeCount);
+  const firstEdge = new Uint32Array(nodeCount + 1);
+  let edgeIndex = 0;
+  for (let n = 0; n < nodeCount; n++) {
+    const base = n * nodeFields;
+    const type = nodeTypes[raw.nodes[base + typeField]!]!;
+    const name = raw.strings[raw.nodes[base + nameField]!]!;
+    className[n] =
+      type === 'object' || type === 'native'
+        ? name.split(' ')[0] || name
+        : type === 'closure'
+          ? '(closure)'
+          : `(${type})`;
+    id[n] = raw.nodes[base + idField]!;
+    selfSize[n] = raw.nodes[base + sizeField]!;
+    firstEdge[n] = edgeIndex;
+    edgeIndex += raw.nodes[base + edgeCountField]!;
+  }
+  firstEdge[nodeCount] = edgeIndex;
+  const edgeTo = new Uint32Array(edgeCount);
+  const edgeTypeOf = new Uint8Array(edgeCount);
+  const edgeName: string[] = new Array<string>(edgeCount);
+  for (let e = 0; e < edgeCount; e++) {
+    const base = e * edgeFields;
+    const type = raw.edges[base + edgeTypeField]!;
+    const nameOrIndex = raw.edges[base + edgeNameField]!;
+    const typeName = edgeTypes[type]!;
+    edgeTypeOf[e] = type;
+    edgeTo[e] = raw.edges[base + edgeToField]! / nodeFields;
+    edgeName[e] =
+      typeName === 'element' || typeName === 'hidden' ? `[${nameOrIndex}]` : raw.strings[nameOrIndex]!;
+  }
+  return { nodeCount, className, id, selfSize, firstEdge, edgeTo, edgeType: edgeTypes, edgeTypeOf, edgeName };
+}
+
+/** Count and shallow size of the objects of one class. */
+export interface ClassTotals {
+  className: string;
+  count: number;
+  bytes: number;
+}
+
+/** Totals by class, largest first. */
+export function totalsByClass(snapshot: HeapSnapshot, filter?: (node: number) => boolean): ClassTotals[] {
+  const totals = new Map<string, ClassTotals>();
+  for (let n = 0; n < snapshot.nodeCount; n++) {
+    if (filter && !filter(n)) continue;
+    const name = snapshot.className[n]!;
+    const entry = totals.get(name) ?? { className: name, count: 0, bytes: 0 };
+    entry.count += 1;
+    entry.bytes += snapshot.selfSize[n]!;
+    totals.set(name, entry);
+  }
+  return [...totals.values()].sort((a, b) => b.bytes - a.bytes);
+}
+
+/** The difference of two snapshots' class totals, by growth in bytes. */
+export function diffByClass(
+  early: HeapSnapshot,
+  late: HeapSnapshot,
+): { className: string; countDelta: number; bytesDelta: number; count: number; bytes: number }[] {
+  const before = new Map(totalsByClass(early).map((entry) => [entry.className, entry]));
+  return totalsByClass(late)
+    .map((entry) => ({
+      className: entry.className,
+      count: entry.count,
+      bytes: entry.bytes,
+      countDelta: entry.count - (before.get(entry.className)?.count ?? 0),
+      bytesDelta: entry.bytes - (before.get(entry.className)?.bytes ?? 0),
+    }))
+    .sort((a, b) => b.bytesDelta - a.bytesDelta);
+}
+
+/** The ids of every object in a snapshot. */
+export function idSet(snapshot: HeapSnapshot): Set<number> {
+  const ids = new Set<number>();
+  for (let n = 0; n < snapshot.nodeCount; n++) ids.add(snapshot.id[n]!);
+  return ids;
+}
+
+// Weak edges do not retain; shortcut edges duplicate other paths.
+function isRetaining(snapshot: HeapSnapshot, edge: number): boolean {
+  const type = snapshot.edgeType[snapshot.edgeTypeOf[edge]!];
+  return type !== 'weak' && type !== 'shortcut';
+}
+
+/**
+ * Shortest-path parents from the root (node 0) over retaining edges: parent node and edge (-1 for
+ * none), and the nodes in breadth-first order (parents before children).
+ */
+export function shortestPathTree(snapshot: HeapSnapshot): {
+  parent: Int32Array;
+  via: Int32Array;
+  order: Uint32Array;
+} {
+  const parent = new Int32Array(snapshot.nodeCount).fill(-1);
+  const via = new Int32Array(snapshot.nodeCount).fill(-1);
+  const queue = new Uint32Array(snapshot.nodeCount);
+  let head = 0;
+  let tail = 0;
+  queue[tail++] = 0;
+  parent[0] = 0;
+  while (head < tail) {
+    const node = queue[head++]!;
+    for (let e = snapshot.firstEdge[node]!; e < snapshot.firstEdge[node + 1]!; e++) {
+      if (!isRetaining(snapshot, e)) continue;
+      const to = snapshot.edgeTo[e]!;
+      if (parent[to] !== -1) continue;
+      parent[to] = node;
+      via[to] = e;
+      queue[tail++] = to;
+    }
+  }
+  return { parent, via, order: queue.subarray(0, tail) };
+}
+
+/** Where the new objects of a later snapshot hang: an object that already existed, and the path to it. */
+export interface GrowthAnchor {
+  /** Class of the long-lived holder and the edge to the first new object, e.g. `Map → [table]`. */
+  holder: string;
+  /** The shortest path from the GC roots to the holder (classes and edge names). */
+  path: string;
+  newObjects: number;
+  newBytes: number;
+}
+
+/**
+ * Groups the objects of `late` whose ids are not in `earlyIds` by the first old object on their
+ * shortest path from the roots; largest first.
+ */
+export function findGrowthAnchors(late: HeapSnapshot, earlyIds: Set<number>, limit = 15): GrowthAnchor[] {
+  const { parent, via, order } = shortestPathTree(late);
+  const isNew = (node: number) => !earlyIds.has(late.id[node]!);
+  // Per new node: the old object it hangs from and the edge from that object into new objects.
+  const anchorOf = new Int32Array(late.nodeCount).fill(-1);
+  const edgeOf = new Int32Array(late.nodeCount).fill(-1);
+  const anchors = new Map<string, GrowthAnchor>();
+  const describePath = (node: number) => {
+    const parts: string[] = [];
+    let current = node;
+    for (let depth = 0; current > 0 && depth < 14; depth++) {
+      const edge = via[current]!;
+      parts.push(`${edge >= 0 ? `.${late.edgeName[edge]}` : ''} ${late.className[current]}`);
+      current = parent[current]!;
+    }
+    return parts.reverse().join(' →').trim();
+  };
+  for (const n of order) {
+    if (n === 0 || !isNew(n)) continue;
+    const up = parent[n]!;
+    if (up <= 0 || !isNew(up)) {
+      anchorOf[n] = up;
+      edgeOf[n] = via[n]!;
+    } else {
+      anchorOf[n] = anchorOf[up]!;
+      edgeOf[n] = edgeOf[up]!;
+    }
+    const anchor = anchorOf[n];
+    const edge = edgeOf[n];
+    // Elements of one old array or table count together.
+    const edgeName = edge < 0 ? '?' : late.edgeName[edge]!.replace(/^\[\d+\]$/, '[…]');
+    const key = `${anchor}:${edgeName}`;
+    let entry = anchors.get(key);
+    if (entry === undefined) {
+      entry = {
+        holder: `${late.className[anchor]} .${edgeName}`,
+        path: describePath(anchor),
+        newObjects: 0,
+        newBytes: 0,
+      };
+      anchors.set(key, entry);
+    }
+    entry.newObjects += 1;
+    entry.newBytes += late.selfSize[n]!;
+  }
+  return [...anchors.values()].sort((a, b) => b.newBytes - a.newBytes).slice(0, limit);
+}
+
+/** The self sizes of every object that is unreachable from the roots once `node` is taken away. */
+export function retainedSize(snapshot: HeapSnapshot, node: number): number {
+  const seen = new Uint8Array(snapshot.nodeCount);
+  const stack = [0];
+  seen[0] = 1;
+  seen[node] = 1;
+  while (stack.length > 0) {
+    const current = stack.pop()!;
+    for (let e = snapshot.firstEdge[current]!; e < snapshot.firstEdge[current + 1]!; e++) {
+      if (!isRetaining(snapshot, e)) continue;
+      const to = snapshot.edgeTo[e]!;
+      if (seen[to] === 0) {
+        seen[to] = 1;
+        stack.push(to);
+      }
+    }
+  }
+  let bytes = snapshot.selfSize[node]!;
+  const reachable = new Uint8Array(snapshot.nodeCount);
+  // Nodes reached only through `node` were never marked above; measure from `node` among them.
+  const inner = [node];
+  reachable[node] = 1;
+  while (inner.length > 0) {
+    const current = inner.pop()!;
+    for (let e = snapshot.firstEdge[current]!; e < snapshot.firstEdge[current + 1]!; e++) {
+      if (!isRetaining(snapshot, e)) continue;
+      const to = snapshot.edgeTo[e]!;
+      if (seen[to] === 0 && reachable[to] === 0) {
+        reachable[to] = 1;
+        bytes += snapshot.selfSize[to]!;
+        inner.push(to);
+      }
+    }
+  }
+  return bytes;
+}
+
+/** The retained size behind each named field of the objects of `className`, largest first. */
+export function retainedByField(
+  snapshot: HeapSnapshot,
+  className: string,
+): { field: string; targetClass: string; bytes: number }[] {
+  const fields: { field: string; targetClass: string; bytes: number }[] = [];
+  for (let n = 0; n < snapshot.nodeCount; n++) {
+    if (snapshot.className[n] !== className) continue;
+    for (let e = snapshot.firstEdge[n]!; e < snapshot.firstEdge[n + 1]!; e++) {
+      const type = snapshot.edgeType[snapshot.edgeTypeOf[e]!];
+      if (type !== 'property' && type !== 'internal') continue;
+      const to = snapshot.edgeTo[e]!;
+      if (snapshot.className[to] === '(hidden)' || snapshot.edgeName[e] === 'map') continue;
+      fields.push({
+        field: snapshot.edgeName[e]!,
+        targetClass: snapshot.className[to]!,
+        bytes: retainedSize(snapshot, to),
+      });
+    }
+  }
+  return fields.sort((a, b) => b.bytes - a.bytes);
+}
