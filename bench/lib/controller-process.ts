@@ -5,7 +5,7 @@
  * machine; plus HTTP requests through that nginx and the controller's metrics.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
@@ -37,7 +37,7 @@ export function controllerMode(side: Side = 'current'): 'dist' | 'source' {
 
 /** How a side's controller ran, for the notes under the tables. */
 export function describeController(side: Side): string {
-  const options = readNodeOptions().join(' ');
+  const options = readNodeOptions(side).join(' ');
   return (
     (side === 'baseline'
       ? `old: bench/.out/baseline (${BASELINE_COMMIT}) apps/controller/dist`
@@ -61,12 +61,21 @@ function controllerEntry(side: Side): string[] {
 }
 
 /**
- * Node options for every controller process, from BENCH_NODE_OPTIONS (space-separated, none by
- * default: `ingresskit run` as the bin runs it), e.g. `--max-semi-space-size=16` to measure the
- * controller with the heap settings a deployment gives it (see bench/RSS-DIAGNOSIS.md).
+ * Node options of a controller process: those its executable asks for on its `#!` line (so it
+ * runs as `ingresskit` runs when started as a command), then BENCH_NODE_OPTIONS (space-separated)
+ * to try others, e.g. `--max-semi-space-size=16` (see bench/RSS-DIAGNOSIS.md).
  */
-export function readNodeOptions(): string[] {
-  return (process.env.BENCH_NODE_OPTIONS ?? '').split(' ').filter((option) => option !== '');
+export function readNodeOptions(side: Side = 'current'): string[] {
+  const entry =
+    side === 'baseline'
+      ? join(baselineRoot, 'apps/controller/src/cli.ts')
+      : join(repoRoot, 'apps/controller/src/cli.ts');
+  const firstLine = existsSync(entry) ? (readFileSync(entry, 'utf8').split('\n', 1)[0] ?? '') : '';
+  const fromShebang = firstLine.startsWith('#!')
+    ? firstLine.split(/\s+/).filter((word) => word.startsWith('--'))
+    : [];
+  const extra = (process.env.BENCH_NODE_OPTIONS ?? '').split(' ').filter((option) => option !== '');
+  return [...fromShebang, ...extra];
 }
 
 /** Ports of one controller. */
@@ -169,7 +178,7 @@ export function readProcessMemory(pid: number): ProcessMemory {
 export async function startControllerProcess(options: ControllerProcessOptions): Promise<ControllerProcess> {
   const ports = await pickPorts();
   const args = [
-    ...readNodeOptions(),
+    ...readNodeOptions(options.which),
     ...(options.nodeOptions ?? []),
     ...controllerEntry(options.which),
     'run',

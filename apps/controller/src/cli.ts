@@ -1,7 +1,12 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=8
 /**
  * The process edge of ingresskit: argv and environment in, exit code out. SIGINT and SIGTERM ask
  * the running command to stop gracefully; a second signal exits at once.
+ *
+ * `--max-semi-space-size=8` (MiB) caps V8's young generation. Node 24 lets it grow to 128 MiB under
+ * allocation bursts (a cold start of 10,000 Ingresses is one) and never gives it back, which is
+ * most of the RSS a controller carries beyond its live data (bench/RSS-DIAGNOSIS.md). The
+ * Dockerfile passes the same flag.
  */
 import { runCli } from './commands/index.js';
 

@@ -18,6 +18,7 @@ import {
 } from '@ingresskit/task-queue';
 import { createStore, type ResourceKind, type Store } from '@ingresskit/store';
 import type { RouteTable } from '@ingresskit/route-model';
+import { performance } from 'node:perf_hooks';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ChecksumGate, type ChecksumVerdict } from './checksum-gate.js';
 import { viewOfSnapshot, type ClusterView } from './cluster-view.js';
@@ -109,6 +110,8 @@ export class Controller {
       accessLog: config.accessLog,
       // --sync-rate-limit protects nginx from reload storms; pushes of data are never throttled.
       reloadMinIntervalMs: config.syncRateLimit > 0 ? 1000 / config.syncRateLimit : 0,
+      listeners: listenersOf(config),
+      readTable: () => this.routing.table(),
       logger: deps.logger,
       onRestart: () => this.metrics.nginxRestarts.inc(),
       onDrift: (reason) => {
@@ -231,7 +234,16 @@ export class Controller {
       { namespaces: config.watchNamespaces.length === 0 ? 'all' : config.watchNamespaces },
       'waiting for the store to list',
     );
+    // nginx starts while the store lists; a failure here is retried by the first sync.
+    const nginxStarting = this.dataPlane.start().then(
+      (started) => {
+        if (started) this.#recordLoad();
+      },
+      (error: unknown) =>
+        this.#logger.warn({ err: error }, 'nginx did not start; the first sync tries again'),
+    );
     await store.start();
+    await nginxStarting;
     checkNotStopped();
 
     const queue = new SyncQueue({
@@ -384,13 +396,17 @@ export class Controller {
     } else if (changes.allIngresses) {
       routing.setIngressClasses(view);
     }
+    const startedAt = performance.now();
     routing.updateIngresses(
       view,
       changes.allIngresses ? [...view.ingressKeys(), ...changes.ingresses] : changes.ingresses,
     );
     routing.updateServices(view, changes.services);
-    this.dataPlane.stage(routing.commit());
+    const delta = routing.commit();
+    const routedAt = performance.now();
+    this.dataPlane.stage(delta);
     this.#reportAffected();
+    const stagedAt = performance.now();
 
     if (this.config.checksumEnabled) this.#verifyChecksum(view);
     let result = await this.dataPlane.flush();
@@ -402,12 +418,19 @@ export class Controller {
     }
     if (result.refused.length > 0)
       throw new DataPlanePushError('the data plane refused routes it had refused before');
-    if (result.reloaded || result.started) {
-      this.metrics.reloads.inc({ result: 'success' });
-      this.metrics.lastReloadSuccessful.set(1);
-      this.metrics.lastReloadSuccessTimestamp.set(Date.now() / 1000);
-    }
+    if (result.reloaded || result.started) this.#recordLoad();
     if (result.pushed) this.metrics.dynamicUpdates.inc({ result: 'success' });
+    this.#logger.debug(
+      {
+        hosts: delta.virtualHosts.upsert.length + delta.virtualHosts.remove.length,
+        backends: delta.backends.upsert.length + delta.backends.remove.length,
+        routeMs: Math.round(routedAt - startedAt),
+        stageMs: Math.round(stagedAt - routedAt),
+        flushMs: Math.round(performance.now() - stagedAt),
+        ...result,
+      },
+      'sync applied',
+    );
     const running = this.dataPlane.configuration;
     if (running !== undefined) this.metrics.configHash.set(checksumToGaugeValue(running.checksum));
     this.#lastSyncError = undefined;
@@ -420,6 +443,15 @@ export class Controller {
       );
       for (const resolve of this.#readyWaiters.splice(0)) resolve();
     }
+  }
+
+  // Loading nginx.conf at a start counts as a reload, as in ingress-nginx's metrics.
+  #recordLoad(): void {
+    this.metrics.reloads.inc({ result: 'success' });
+    this.metrics.lastReloadSuccessful.set(1);
+    this.metrics.lastReloadSuccessTimestamp.set(Date.now() / 1000);
+    const running = this.dataPlane.configuration;
+    if (running !== undefined) this.metrics.configHash.set(checksumToGaugeValue(running.checksum));
   }
 
   #recordFailure(error: unknown): void {

@@ -12,15 +12,14 @@ import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, unlink, writeFil
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import {
-  compileDataPlaneUpdate,
   createConfiguration,
+  createDataPlaneUpdate,
   createSelfSignedCertificate,
   DATA_ENDPOINT_PATH,
   hostKey,
   luaFiles,
   profileOf,
   renderNginxConf,
-  serializeDataEntry,
   STATUS_ENDPOINT_PATH,
   type Configuration,
   type DataPlaneRejection,
@@ -28,7 +27,15 @@ import {
   type Profile,
   type RenderOptions,
 } from '@ingresskit/nginx-template';
-import type { Listener, RouteTableDelta, VirtualHost } from '@ingresskit/route-model';
+import { performance } from 'node:perf_hooks';
+import type { Listener, RouteTable, RouteTableDelta, VirtualHost } from '@ingresskit/route-model';
+import {
+  clearPending,
+  createPendingDelta,
+  mergeIntoPending,
+  pendingDelta,
+  pendingSize,
+} from './pending-delta.js';
 import type { ControllerConfig } from './config.js';
 import { DataPlanePushError, NginxConfigTestError, NginxReloadError, NginxStartError } from './errors.js';
 import type { RefusedRoute } from './ingress-routing.js';
@@ -83,6 +90,10 @@ export interface NginxDataPlaneOptions {
   accessLog?: boolean;
   /** Least time between two reloads (0: none). */
   reloadMinIntervalMs?: number;
+  /** The listeners nginx starts with; later ones come with the staged deltas. */
+  listeners?: Listener[];
+  /** The whole route table the staged deltas lead to: what a full push sends. */
+  readTable: () => RouteTable;
   /** Extra nginx.conf options (resolvers, timeouts, ...). */
   renderOptions?: Partial<RenderOptions>;
   logger: Logger;
@@ -111,12 +122,14 @@ export class NginxDataPlane {
   #prefix = '';
   #isTemporaryPrefix = false;
   #process: NginxProcess | undefined;
-  /** What nginx should hold: each entry's JSON, by data key. */
-  readonly #desired = new Map<string, string>();
-  /** Keys whose desired entry nginx does not have yet (set or deleted). */
-  readonly #dirty = new Set<string>();
+  /**
+   * What nginx does not have yet, by key (null: remove it): the route-model objects the builder
+   * holds anyway, compiled into data entries only when pushed. A full push compiles the whole
+   * table instead, which happens only when nginx (re)starts.
+   */
+  readonly #pending = createPendingDelta();
   #listeners: Listener[] = [];
-  /** Profiles the routes of each virtual host use. */
+  /** Profiles the routes of each virtual host use, for the hosts that use more than the default. */
   readonly #profilesByHost = new Map<string, Profile[]>();
   #running: Configuration | undefined;
   #runningConf: string | undefined;
@@ -130,6 +143,7 @@ export class NginxDataPlane {
 
   constructor(options: NginxDataPlaneOptions) {
     this.#options = options;
+    this.#listeners = options.listeners ?? [];
   }
 
   /** The prefix directory (after `prepare()`). */
@@ -171,7 +185,7 @@ export class NginxDataPlane {
 
   /** Whether nginx holds exactly the staged data: nothing left to push, and no restart since. */
   async isInSync(): Promise<boolean> {
-    if (this.#dirty.size > 0 || this.#syncedInstance === undefined) return false;
+    if (pendingSize(this.#pending) > 0 || this.#syncedInstance === undefined) return false;
     return (await this.readStatus())?.instance === this.#syncedInstance;
   }
 
@@ -210,21 +224,30 @@ export class NginxDataPlane {
     }
   }
 
+  /**
+   * Starts nginx with the listeners and no routes (it answers 503 until the first push), when it
+   * is not running yet. nginx.conf does not depend on the routes, so this runs while the store
+   * still lists the cluster: the first sync then only pushes. Resolves with whether it started
+   * nginx.
+   */
+  start(): Promise<boolean> {
+    return this.#exclusive(async () => {
+      if (this.#process?.isRunning() === true) return false;
+      await this.#start(this.#desiredConfiguration());
+      return true;
+    });
+  }
+
   /** Records what a route table delta changes; nothing reaches nginx before {@link flush}. */
   stage(delta: RouteTableDelta): void {
     if (delta.listeners !== undefined) this.#listeners = delta.listeners;
-    for (const virtualHost of delta.virtualHosts.upsert)
-      this.#profilesByHost.set(virtualHost.hostname, profilesOf(virtualHost));
+    for (const virtualHost of delta.virtualHosts.upsert) {
+      const profiles = profilesOf(virtualHost);
+      if (profiles.length > 0) this.#profilesByHost.set(virtualHost.hostname, profiles);
+      else this.#profilesByHost.delete(virtualHost.hostname);
+    }
     for (const hostname of delta.virtualHosts.remove) this.#profilesByHost.delete(hostname);
-    const update = compileDataPlaneUpdate(delta);
-    for (const [key, entry] of Object.entries(update.set)) {
-      this.#desired.set(key, serializeDataEntry(entry));
-      this.#dirty.add(key);
-    }
-    for (const key of update.delete) {
-      this.#desired.delete(key);
-      this.#dirty.add(key);
-    }
+    mergeIntoPending(this.#pending, delta);
   }
 
   /** Brings nginx to what is staged; see the module comment. Calls are serialized. */
@@ -279,25 +302,42 @@ export class NginxDataPlane {
     const status = await this.readStatus();
     if (status === undefined) throw new DataPlanePushError('nginx does not answer on its control socket');
     const full = status.instance !== this.#syncedInstance;
+    // Hostnames whose routes need a profile the running nginx.conf lacks wait for the reload.
     const held = this.#needsReload(next) ? this.#hostsNeedingReload() : new Set<string>();
-    if (full || [...this.#dirty].some((key) => !held.has(key))) {
-      const body = full ? this.#fullUpdate(held) : this.#deltaUpdate(held);
+    const pushable =
+      pendingSize(this.#pending) -
+      [...held].filter((hostname) => this.#pending.virtualHosts.has(hostname)).length;
+    if (full || pushable > 0) {
+      const startedAt = performance.now();
+      const body = full
+        ? createDataPlaneUpdate(this.#options.readTable(), { excludeKeys: [...held].map(hostKey) })
+        : createDataPlaneUpdate(pendingDelta(this.#pending, held));
+      const builtAt = performance.now();
       const refused = await this.#push(body);
       if (refused.length > 0) return { ...result, refused };
+      this.#options.logger.debug(
+        {
+          full,
+          bytes: body.length,
+          buildMs: Math.round(builtAt - startedAt),
+          pushMs: Math.round(performance.now() - builtAt),
+        },
+        'data pushed to nginx',
+      );
       this.#syncedInstance = status.instance;
-      for (const key of [...this.#dirty]) if (!held.has(key)) this.#dirty.delete(key);
+      clearPending(this.#pending, held);
       result.pushed = true;
     }
     if (reloadError !== undefined) throw reloadError;
     return result;
   }
 
-  /** Keys of the hosts that use a profile the running nginx.conf lacks. */
+  /** Hostnames whose routes use a profile the running nginx.conf lacks. */
   #hostsNeedingReload(): Set<string> {
     const loaded = new Set(this.#running?.profiles.map((profile) => profile.name));
     const held = new Set<string>();
     for (const [hostname, profiles] of this.#profilesByHost) {
-      if (profiles.some((profile) => !loaded.has(profile.name))) held.add(hostKey(hostname));
+      if (profiles.some((profile) => !loaded.has(profile.name))) held.add(hostname);
     }
     return held;
   }
@@ -325,26 +365,6 @@ export class NginxDataPlane {
 
   #renderOptions(): RenderOptions {
     return { ...nginxRenderOptions(this.#prefix, this.#options), ...this.#options.renderOptions };
-  }
-
-  // Bodies are put together from the entries' JSON, so a full push at 10,000 hosts serialises
-  // nothing again.
-  #fullUpdate(held: ReadonlySet<string>): string {
-    const set: string[] = [];
-    for (const [key, json] of this.#desired) if (!held.has(key)) set.push(`${JSON.stringify(key)}:${json}`);
-    return `{"full":true,"set":{${set.join(',')}},"delete":[]}`;
-  }
-
-  #deltaUpdate(held: ReadonlySet<string>): string {
-    const set: string[] = [];
-    const remove: string[] = [];
-    for (const key of this.#dirty) {
-      if (held.has(key)) continue;
-      const json = this.#desired.get(key);
-      if (json === undefined) remove.push(key);
-      else set.push(`${JSON.stringify(key)}:${json}`);
-    }
-    return `{"set":{${set.join(',')}},"delete":${JSON.stringify(remove)}}`;
   }
 
   async #push(body: string): Promise<RefusedRoute[]> {

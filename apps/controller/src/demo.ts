@@ -23,7 +23,7 @@ import { probe } from './http-probe.js';
 import { createFileLogger } from './logger.js';
 import { readManifests, toClusterObjects, type Manifest } from './manifests.js';
 import { isNginxAvailable } from './nginx-process.js';
-import { routeAll, type IngressRouting, type IngressVerdict } from './ingress-routing.js';
+import { explanationOf, routeAll, type IngressRouting, type IngressVerdict } from './ingress-routing.js';
 import { pickPort } from './ports.js';
 
 const execFileAsync = promisify(execFile);
@@ -462,7 +462,7 @@ function formatDecisions(routing: IngressRouting): string {
   for (const { title, verdicts } of groups) {
     lines.push(title);
     if (verdicts.length === 0) lines.push('  none');
-    for (const verdict of verdicts) lines.push(wrap(verdict.explanation, `  ${verdict.key}: `));
+    for (const verdict of verdicts) lines.push(wrap(explanationOf(verdict), `  ${verdict.key}: `));
     lines.push('');
   }
   lines.push('Problems (the part at fault is left out and reported as an Event; everything else is served):');

@@ -4,7 +4,7 @@
  * problems found in it. Served by `/explain` and printed by `ingresskit explain ingress NS/NAME`.
  */
 import type { Problem, Route, RouteTable } from '@ingresskit/route-model';
-import type { IngressRouting } from './ingress-routing.js';
+import { explanationOf, type IngressRouting } from './ingress-routing.js';
 
 /** One route an Ingress contributes, as the route model has it. */
 export interface ExplainedRoute {
@@ -80,7 +80,7 @@ export function explainIngress(
     found: true,
     owned: decision.owned,
     decision: details,
-    explanation: verdict.explanation,
+    explanation: explanationOf(verdict),
     routes: decision.owned ? listRoutes(routing, key) : [],
     problems: routing.problemsOf(key),
     ...extra,

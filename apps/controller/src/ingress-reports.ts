@@ -13,11 +13,11 @@ import { formatProblem } from './explain.js';
 import type { IngressVerdict } from './ingress-routing.js';
 import type { Logger } from './logger.js';
 
+/** What is reported about one Ingress that has something to report (most have nothing). */
 interface ReportsOfIngress {
   reports: Map<string, EventReport>;
   /** Debug-level notes (ignored for another controller): logged, never an Event. */
   quiet: Map<string, EventReport>;
-  owned: boolean;
   ignoreReason?: NotOwnedReason;
   errors: number;
   warnings: number;
@@ -71,8 +71,9 @@ export class IngressReports {
   readonly #recorder: EventRecorder;
   readonly #logger: Logger;
   readonly #isLeader: () => boolean;
+  /** Only Ingresses with something to report: at 10,000 Ingresses an entry each would cost megabytes. */
   readonly #byIngress = new Map<string, ReportsOfIngress>();
-  #owned = 0;
+  readonly #owned = new Set<string>();
   readonly #ignored = new Map<string, number>();
   #errors = 0;
   #warnings = 0;
@@ -91,20 +92,23 @@ export class IngressReports {
   update(key: string, verdict: IngressVerdict | undefined, problems: readonly Problem[]): boolean {
     const previous = this.#byIngress.get(key);
     if (previous !== undefined) this.#count(previous, -1);
-    const wasOwned = previous?.owned === true;
-    if (verdict === undefined) {
+    const wasOwned = this.#owned.has(key);
+    const owned = verdict?.decision.owned === true;
+    if (owned) this.#owned.add(key);
+    else this.#owned.delete(key);
+    const reports = verdict === undefined ? [] : reportsOf(verdict, problems);
+    if (reports.length === 0) {
       this.#byIngress.delete(key);
-      return wasOwned;
+      return wasOwned !== owned;
     }
     const entry: ReportsOfIngress = {
       reports: new Map(),
       quiet: new Map(),
-      owned: verdict.decision.owned,
       errors: problems.filter((problem) => problem.severity === 'error').length,
       warnings: problems.filter((problem) => problem.severity === 'warning').length,
     };
-    if (!verdict.decision.owned) entry.ignoreReason = verdict.decision.reason;
-    for (const report of reportsOf(verdict, problems)) {
+    if (verdict !== undefined && !verdict.decision.owned) entry.ignoreReason = verdict.decision.reason;
+    for (const report of reports) {
       (report.type === 'Normal' ? entry.quiet : entry.reports).set(dedupKey(report), report);
     }
     this.#byIngress.set(key, entry);
@@ -118,7 +122,7 @@ export class IngressReports {
       this.#log(report, 'warn');
       if (isLeader) this.#recorder.record(report);
     }
-    return wasOwned !== entry.owned;
+    return wasOwned !== owned;
   }
 
   /** Records every current report as an Event (this replica just became the leader). */
@@ -131,7 +135,7 @@ export class IngressReports {
   /** Totals over every Ingress looked at so far. */
   totals(): ReportTotals {
     return {
-      owned: this.#owned,
+      owned: this.#owned.size,
       ignoredByReason: this.#ignored,
       errors: this.#errors,
       warnings: this.#warnings,
@@ -139,7 +143,6 @@ export class IngressReports {
   }
 
   #count(entry: ReportsOfIngress, sign: 1 | -1): void {
-    if (entry.owned) this.#owned += sign;
     if (entry.ignoreReason !== undefined) {
       const count = (this.#ignored.get(entry.ignoreReason) ?? 0) + sign;
       if (count === 0) this.#ignored.delete(entry.ignoreReason);

@@ -44,8 +44,14 @@ export interface IngressVerdict {
   key: string;
   ingress: Ingress;
   decision: ClassDecision;
-  /** The decision in plain words, naming the Ingress. */
-  explanation: string;
+}
+
+/**
+ * The decision in plain words, naming the Ingress. Made when asked: a sentence kept for each of
+ * 10,000 Ingresses would cost megabytes for the few that anyone reads.
+ */
+export function explanationOf(verdict: IngressVerdict): string {
+  return explainDecision(verdict.ingress, verdict.decision);
 }
 
 /** A route the data plane refused to load (its regex engine rejected a pattern, say). */
@@ -85,7 +91,8 @@ export class IngressRouting {
   readonly #verdicts = new Map<string, IngressVerdict>();
   /** Translations of the owned Ingresses, by `namespace/name`. */
   readonly #translations = new Map<string, IngressTranslation>();
-  readonly #backendIdsByService = new Map<string, Set<string>>();
+  /** Backend ids by Service key; nearly always one, so an array, not a Set. */
+  readonly #backendIdsByService = new Map<string, string[]>();
   /** Why a backend answers 503 (a missing Service or port), by backend id. */
   readonly #backendProblems = new Map<string, string>();
   /** Routes the data plane refused, by route id. */
@@ -127,7 +134,7 @@ export class IngressRouting {
         continue;
       }
       const decision = this.#resolver.resolve(ingress);
-      this.#verdicts.set(key, { key, ingress, decision, explanation: explainDecision(ingress, decision) });
+      this.#verdicts.set(key, { key, ingress, decision });
       if (!decision.owned) {
         this.#withdraw(view, key);
         continue;
@@ -306,16 +313,16 @@ export class IngressRouting {
       this.#backendProblems.delete(id);
       const serviceKey = serviceKeyOfBackend(id);
       if (serviceKey === undefined) continue;
-      const ids = this.#backendIdsByService.get(serviceKey);
-      ids?.delete(id);
-      if (ids?.size === 0) this.#backendIdsByService.delete(serviceKey);
+      const ids = (this.#backendIdsByService.get(serviceKey) ?? []).filter((other) => other !== id);
+      if (ids.length === 0) this.#backendIdsByService.delete(serviceKey);
+      else this.#backendIdsByService.set(serviceKey, ids);
     }
     for (const id of change.added) {
       const serviceKey = serviceKeyOfBackend(id);
       if (serviceKey === undefined) continue;
-      let ids = this.#backendIdsByService.get(serviceKey);
-      if (ids === undefined) this.#backendIdsByService.set(serviceKey, (ids = new Set()));
-      ids.add(id);
+      const ids = this.#backendIdsByService.get(serviceKey);
+      if (ids === undefined) this.#backendIdsByService.set(serviceKey, [id]);
+      else if (!ids.includes(id)) ids.push(id);
       this.#resolveBackend(view, id);
     }
   }

@@ -76,6 +76,7 @@ beforeAll(async () => {
     listenAddresses: ['127.0.0.1'],
     workerProcesses: 1,
     logger: createLogger({ level: 'silent' }),
+    readTable: () => builder.table(),
   });
   await dataPlane.prepare();
   builder = createRouteTableBuilder({ listeners: listenersOf(ports) });

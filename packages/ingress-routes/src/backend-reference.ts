@@ -11,7 +11,8 @@ import type { ServiceReference } from './types.js';
  * name). Unambiguous, because `/` and `:` cannot occur in names.
  */
 export function backendIdOf(namespace: string, service: string, port: number | string): string {
-  return `${namespace}/${service}:${port}`;
+  // Kept in every route and backend: one flat string rather than a tree of its pieces.
+  return JSON.parse(JSON.stringify(`${namespace}/${service}:${port}`)) as string;
 }
 
 /**

@@ -7,7 +7,7 @@ import { backendIdOf, parseBackendReference } from './backend-reference.js';
 import { checkHost, checkLiteralPath, checkRegexPath } from './grammar.js';
 import { isPathType, isRegexPath, pathMatchOf, rewriteOf } from './paths.js';
 import { createRoutePolicy } from './route-policy.js';
-import { idPrefix, objectOr, originOf, type Context } from './translation-context.js';
+import { flatString, idPrefix, objectOr, originOf, type Context } from './translation-context.js';
 
 /** Reads a backend and names its Service port, or reports why it cannot be used. */
 function readBackend(context: Context, raw: unknown, field: string): string | undefined {
@@ -26,7 +26,7 @@ export function translateDefaultBackend(context: Context, raw: unknown): Route |
   const backend = readBackend(context, raw, 'spec.defaultBackend');
   if (backend === undefined) return undefined;
   return {
-    id: `${idPrefix(context.source)}/default-backend`,
+    id: flatString(`${idPrefix(context.source)}/default-backend`),
     origin: originOf(context, [], 'spec.defaultBackend'),
     // A fallback's match is never consulted; this one says what it answers: every path.
     match: { path: { type: 'PathPrefix', value: '/' } },
@@ -72,7 +72,7 @@ function translatePath(
   const backendId = readBackend(context, backend, `${field}.backend`);
   if (backendId === undefined) return undefined;
   return {
-    id: `${idPrefix(context.source)}/r${index[0]}/p${index[1]}`,
+    id: flatString(`${idPrefix(context.source)}/r${index[0]}/p${index[1]}`),
     origin: originOf(context, index, field),
     match: { path: match },
     action: { type: 'forward', backends: [{ backend: backendId, weight: 1 }] },

@@ -31,6 +31,16 @@ export function idPrefix(source: SourceRef): string {
   return `${INGRESS_KIND}/${source.namespace}/${source.name}`;
 }
 
+/**
+ * A string to keep, as one flat copy. A template literal makes a tree of its pieces that keeps
+ * every piece alive with the result: about 200 bytes for a route id instead of 60. For the ids and
+ * fields of 20,000 routes that is megabytes. A JSON round trip is the portable way to get a flat
+ * string.
+ */
+export function flatString(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
+
 /** The origin of something the Ingress contributes, at `index` and `field` inside it. */
 export function originOf(context: Context, index: number[], field: string): RouteOrigin {
   return {
@@ -39,6 +49,6 @@ export function originOf(context: Context, index: number[], field: string): Rout
     name: context.source.name,
     createdAt: context.createdAt,
     index,
-    field,
+    field: flatString(field),
   };
 }

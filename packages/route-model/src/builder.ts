@@ -12,6 +12,7 @@ import {
 } from './assemble.js';
 import { createEmptyDelta } from './diff.js';
 import { isDeepEqual } from './equal.js';
+import { MemberIndex } from './member-index.js';
 import type {
   AssemblyNote,
   Backend,
@@ -107,8 +108,10 @@ class IncrementalRouteTable implements RouteTableBuilder {
   readonly #contributions = new Map<string, RouteContribution>();
   readonly #hostIndex = new Map<string, Map<string, SourcedHostContribution>>();
   readonly #tlsIndex = new Map<string, Map<string, SourcedTlsClaim[]>>();
-  readonly #backendRefs = new Map<string, Set<string>>();
-  readonly #refsBySource = new Map<string, Set<string>>();
+  /** Sources referring to each backend id ('' is the default fallback). */
+  readonly #backendRefs = new MemberIndex();
+  /** Backend ids each source refers to. */
+  readonly #refsBySource = new Map<string, readonly string[]>();
   readonly #backends = new Map<string, Backend>();
   readonly #virtualHosts = new Map<string, VirtualHost>();
   readonly #hostNotes = new Map<string, AssemblyNote[]>();
@@ -184,11 +187,14 @@ class IncrementalRouteTable implements RouteTableBuilder {
   }
 
   backendReferences(): ReadonlyMap<string, number> {
-    return new Map([...this.#backendRefs].map(([id, sources]) => [id, sources.size]));
+    return new Map(this.#backendRefs.counts());
   }
 
   sourcesOfBackend(id: string): string[] {
-    return [...(this.#backendRefs.get(id) ?? [])].filter((key) => key !== '').sort();
+    return this.#backendRefs
+      .members(id)
+      .filter((key) => key !== '')
+      .sort();
   }
 
   setListeners(listeners: Listener[]): void {
@@ -322,29 +328,14 @@ class IncrementalRouteTable implements RouteTableBuilder {
   }
 
   #refer(key: string, ids: Iterable<string>): BackendReferenceChange {
-    const added: string[] = [];
-    const own = new Set(ids);
-    if (own.size === 0) return { added, removed: [] };
+    const own = [...new Set(ids)];
+    if (own.length === 0) return { added: [], removed: [] };
     this.#refsBySource.set(key, own);
-    for (const id of own) {
-      let sources = this.#backendRefs.get(id);
-      if (sources === undefined) {
-        this.#backendRefs.set(id, (sources = new Set()));
-        added.push(id);
-      }
-      sources.add(key);
-    }
-    return { added, removed: [] };
+    return { added: own.filter((id) => this.#backendRefs.add(id, key)), removed: [] };
   }
 
   #unrefer(key: string): BackendReferenceChange {
-    const removed: string[] = [];
-    for (const id of this.#refsBySource.get(key) ?? []) {
-      const sources = this.#backendRefs.get(id);
-      if (sources === undefined || !sources.delete(key) || sources.size > 0) continue;
-      this.#backendRefs.delete(id);
-      removed.push(id);
-    }
+    const removed = (this.#refsBySource.get(key) ?? []).filter((id) => this.#backendRefs.delete(id, key));
     this.#refsBySource.delete(key);
     return { added: [], removed };
   }

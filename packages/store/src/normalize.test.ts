@@ -47,6 +47,21 @@ describe('toStoredObject', () => {
     expect(listed.metadata.managedFields).toHaveLength(1);
   });
 
+  it("drops kubectl's last-applied-configuration, keeps other annotations, and shares apiVersion strings", () => {
+    const annotations = {
+      'kubectl.kubernetes.io/last-applied-configuration': '{"apiVersion":"v1","kind":"Service"}',
+      team: 'shop',
+    };
+    const raw = { metadata: { name: 'web', namespace: 'shop', resourceVersion: '1', annotations } };
+    const stored = toStoredObject(raw, 'Ingress');
+    expect(stored?.metadata.annotations).toEqual({ team: 'shop' });
+    expect(raw.metadata.annotations).toBe(annotations);
+    expect(toStoredObject(raw, 'Ingress', { keepLastAppliedConfiguration: true })?.metadata.annotations).toEqual(
+      annotations,
+    );
+    expect(stored?.apiVersion).toBe('networking.k8s.io/v1');
+  });
+
   it('keeps only the identity, names, versions and conditions of a CRD', () => {
     const crd = toStoredObject(
       {

@@ -16,10 +16,18 @@ function dateToKubernetesTime(this: unknown, key: string, value: unknown): unkno
   return value;
 }
 
+/** kubectl apply's copy of the object as last applied. */
+const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
 /** How objects are shaped before they are stored. */
 export interface StoredShapeOptions {
   /** Keep `metadata.managedFields` (default false: they are large and no controller reads them). */
   readonly keepManagedFields?: boolean;
+  /**
+   * Keep kubectl's `kubectl.kubernetes.io/last-applied-configuration` annotation (default false: a
+   * second copy of the whole object, often the largest part of it, that no controller reads).
+   */
+  readonly keepLastAppliedConfiguration?: boolean;
   /** Deep-freeze stored objects (default true) so a consumer cannot corrupt shared snapshots. */
   readonly freeze?: boolean;
 }
@@ -27,7 +35,8 @@ export interface StoredShapeOptions {
 /**
  * The shape the store keeps for an object of `kind`, whatever path it came by (a listed model
  * instance, a watched raw object, a list item without `apiVersion`/`kind`): plain JSON with string
- * timestamps, `apiVersion` and `kind` set, `managedFields` dropped and, for CRDs, schemas dropped.
+ * timestamps, `apiVersion` and `kind` set, `managedFields` and kubectl's last-applied-configuration
+ * annotation dropped and, for CRDs, schemas dropped.
  * Returns undefined when the object has no `metadata.name`. Never changes its input.
  */
 export function toStoredObject(
@@ -51,6 +60,9 @@ export function shapeParsedObject(
     return undefined;
   const metadata = parsed.metadata;
   if (options.keepManagedFields !== true) delete metadata.managedFields;
+  if (options.keepLastAppliedConfiguration !== true && isRecord(metadata.annotations)) {
+    delete metadata.annotations[LAST_APPLIED_ANNOTATION];
+  }
   if (typeof metadata.resourceVersion !== 'string') metadata.resourceVersion = '';
   // Items of a list carry no apiVersion/kind on a real API server; watch events do.
   parsed.apiVersion = formatApiVersion(type);

@@ -10,7 +10,7 @@ import { listenersOf, nginxRenderOptions } from '../data-plane.js';
 import { FlagError } from '../errors.js';
 import { formatProblem, formatRoute, listRoutes, redactTable } from '../explain.js';
 import { classFlagNames } from '../flags.js';
-import { routeAll } from '../ingress-routing.js';
+import { explanationOf, routeAll } from '../ingress-routing.js';
 import { readManifests, toClusterObjects } from '../manifests.js';
 import { ExitCode, type Command } from './command.js';
 
@@ -75,10 +75,13 @@ because of an error.`,
             routeTable,
             owned: owned.map((verdict) => ({
               ingress: verdict.key,
-              explanation: verdict.explanation,
+              explanation: explanationOf(verdict),
               routes: listRoutes(routing, verdict.key),
             })),
-            ignored: ignored.map((verdict) => ({ ingress: verdict.key, explanation: verdict.explanation })),
+            ignored: ignored.map((verdict) => ({
+              ingress: verdict.key,
+              explanation: explanationOf(verdict),
+            })),
             problems,
           },
           null,
@@ -101,7 +104,7 @@ because of an error.`,
         `# served ${verdict.key}: ${routes.length === 0 ? 'no routes' : routes.map(formatRoute).join('; ')}`,
       );
     }
-    for (const verdict of ignored) report.push(`# ignored: ${verdict.explanation}`);
+    for (const verdict of ignored) report.push(`# ignored: ${explanationOf(verdict)}`);
     for (const problem of problems) {
       report.push(
         `# ${problem.severity}: ${problem.object.kind} ${problem.object.namespace}/${problem.object.name} ${formatProblem(problem)}`,

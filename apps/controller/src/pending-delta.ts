@@ -1,0 +1,88 @@
+/**
+ * Route table changes nginx has not received yet, merged by key: a later change to a key replaces
+ * an earlier one, so a push carries each key once however often it changed meanwhile.
+ */
+import type {
+  Backend,
+  Certificate,
+  Listener,
+  RouteTableDelta,
+  TlsBinding,
+  VirtualHost,
+} from '@ingresskit/route-model';
+
+/** Pending changes by key; null means "remove". */
+export interface PendingDelta {
+  virtualHosts: Map<string, VirtualHost | null>;
+  tls: Map<string, TlsBinding | null>;
+  certificates: Map<string, Certificate | null>;
+  backends: Map<string, Backend | null>;
+  listeners?: Listener[] | undefined;
+}
+
+/** Nothing pending. */
+export function createPendingDelta(): PendingDelta {
+  return { virtualHosts: new Map(), tls: new Map(), certificates: new Map(), backends: new Map() };
+}
+
+/** Records `delta` on top of what is pending. */
+export function mergeIntoPending(pending: PendingDelta, delta: RouteTableDelta): void {
+  for (const host of delta.virtualHosts.upsert) pending.virtualHosts.set(host.hostname, host);
+  for (const hostname of delta.virtualHosts.remove) pending.virtualHosts.set(hostname, null);
+  for (const binding of delta.tls.upsert) pending.tls.set(binding.hostname, binding);
+  for (const hostname of delta.tls.remove) pending.tls.set(hostname, null);
+  for (const certificate of delta.certificates.upsert) pending.certificates.set(certificate.id, certificate);
+  for (const id of delta.certificates.remove) pending.certificates.set(id, null);
+  for (const backend of delta.backends.upsert) pending.backends.set(backend.id, backend);
+  for (const id of delta.backends.remove) pending.backends.set(id, null);
+  if (delta.listeners !== undefined) pending.listeners = delta.listeners;
+}
+
+/** How many keys are pending. */
+export function pendingSize(pending: PendingDelta): number {
+  return (
+    pending.virtualHosts.size +
+    pending.tls.size +
+    pending.certificates.size +
+    pending.backends.size +
+    (pending.listeners === undefined ? 0 : 1)
+  );
+}
+
+function split<T>(
+  entries: Map<string, T | null>,
+  skip: ReadonlySet<string>,
+): { upsert: T[]; remove: string[] } {
+  const upsert: T[] = [];
+  const remove: string[] = [];
+  for (const [key, value] of entries) {
+    if (skip.has(key)) continue;
+    if (value === null) remove.push(key);
+    else upsert.push(value);
+  }
+  return { upsert, remove };
+}
+
+/** What is pending as a delta, leaving out the virtual hosts named in `heldHosts`. */
+export function pendingDelta(pending: PendingDelta, heldHosts: ReadonlySet<string>): RouteTableDelta {
+  const none = new Set<string>();
+  const delta: RouteTableDelta = {
+    virtualHosts: split(pending.virtualHosts, heldHosts),
+    tls: split(pending.tls, none),
+    certificates: split(pending.certificates, none),
+    backends: split(pending.backends, none),
+  };
+  if (pending.listeners !== undefined) delta.listeners = pending.listeners;
+  return delta;
+}
+
+/** Forgets what was pushed: everything but the virtual hosts named in `heldHosts`. */
+export function clearPending(pending: PendingDelta, heldHosts: ReadonlySet<string>): void {
+  for (const hostname of [...pending.virtualHosts.keys()]) {
+    if (!heldHosts.has(hostname)) pending.virtualHosts.delete(hostname);
+  }
+  pending.tls.clear();
+  pending.certificates.clear();
+  pending.backends.clear();
+  pending.listeners = undefined;
+}
