@@ -12,8 +12,16 @@ export default [
     entry: ['src/cli.ts'],
     clean: false,
     dts: false,
-    noExternal: [/^@ingresskit\/(?!nginx-template$)/, '@kubernetes/client-node', 'yaml', 'pino', 'prom-client'],
+    noExternal: [
+      /^@ingresskit\/(?!nginx-template$)/,
+      '@kubernetes/client-node',
+      'yaml',
+      'pino',
+      'prom-client',
+    ],
     // Bundled CommonJS dependencies call require(); give the ES module one.
-    banner: { js: "import { createRequire as __ingresskitCreateRequire } from 'node:module'; const require = __ingresskitCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __ingresskitCreateRequire } from 'node:module'; const require = __ingresskitCreateRequire(import.meta.url);",
+    },
   }),
 ];

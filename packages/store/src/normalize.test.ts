@@ -56,9 +56,9 @@ describe('toStoredObject', () => {
     const stored = toStoredObject(raw, 'Ingress');
     expect(stored?.metadata.annotations).toEqual({ team: 'shop' });
     expect(raw.metadata.annotations).toBe(annotations);
-    expect(toStoredObject(raw, 'Ingress', { keepLastAppliedConfiguration: true })?.metadata.annotations).toEqual(
-      annotations,
-    );
+    expect(
+      toStoredObject(raw, 'Ingress', { keepLastAppliedConfiguration: true })?.metadata.annotations,
+    ).toEqual(annotations);
     expect(stored?.apiVersion).toBe('networking.k8s.io/v1');
   });
 
