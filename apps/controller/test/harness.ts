@@ -3,6 +3,8 @@
  * real nginx, small backends, requests through nginx, and polling until something holds.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
+import { createSelfSignedCertificate } from '@ingresskit/nginx-template';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalApiServer, type LocalApiServer } from '@ingresskit/local-apiserver';
@@ -224,4 +226,42 @@ export function isProcessAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A kubernetes.io/tls Secret holding a new self-signed certificate for `host`. */
+export function tlsSecretManifest(
+  name: string,
+  host: string,
+  namespace = 'default',
+): Record<string, unknown> {
+  const { certificatePem, privateKeyPem } = createSelfSignedCertificate({ commonName: host });
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace },
+    type: 'kubernetes.io/tls',
+    data: {
+      'tls.crt': Buffer.from(certificatePem).toString('base64'),
+      'tls.key': Buffer.from(privateKeyPem).toString('base64'),
+    },
+  };
+}
+
+/** The certificate nginx presents on the controller's HTTPS port to a client naming `serverName`. */
+export function presentedCertificate(controller: Controller, serverName: string): Promise<PeerCertificate> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect(
+      {
+        host: '127.0.0.1',
+        port: controller.config.httpsPort,
+        servername: serverName,
+        rejectUnauthorized: false,
+      },
+      () => {
+        resolve(socket.getPeerCertificate());
+        socket.end();
+      },
+    );
+    socket.on('error', reject);
+  });
 }

@@ -8,15 +8,15 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
-import { createSelfSignedCertificate } from '@ingresskit/nginx-template';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../src/controller.js';
 import { probe } from '../src/http-probe.js';
 import {
   ingressClassManifest,
+  presentedCertificate,
   startController,
   startLocalApiServer,
+  tlsSecretManifest,
   type LocalApiServer,
 } from './harness.js';
 
@@ -107,20 +107,6 @@ function service(name: string, target?: EchoBackend): Record<string, unknown>[] 
   return objects;
 }
 
-function tlsSecret(name: string, host: string): Record<string, unknown> {
-  const { certificatePem, privateKeyPem } = createSelfSignedCertificate({ commonName: host });
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name, namespace: 'default' },
-    type: 'kubernetes.io/tls',
-    data: {
-      'tls.crt': Buffer.from(certificatePem).toString('base64'),
-      'tls.key': Buffer.from(privateKeyPem).toString('base64'),
-    },
-  };
-}
-
 async function get(
   host: string,
   path = '/',
@@ -145,22 +131,8 @@ async function backendOf(host: string, path = '/'): Promise<string> {
 }
 
 /** The subject CN of the certificate nginx presents for `serverName`. */
-function servedCommonName(serverName: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = tlsConnect(
-      {
-        host: '127.0.0.1',
-        port: controller.config.httpsPort,
-        servername: serverName,
-        rejectUnauthorized: false,
-      },
-      () => {
-        resolve(String(socket.getPeerCertificate().subject.CN));
-        socket.end();
-      },
-    );
-    socket.on('error', reject);
-  });
+async function servedCommonName(serverName: string): Promise<string> {
+  return String((await presentedCertificate(controller, serverName)).subject.CN);
 }
 
 beforeAll(async () => {
@@ -182,8 +154,8 @@ beforeAll(async () => {
       metadata: { name: 'ext', namespace: 'default' },
       spec: { type: 'ExternalName', externalName: '127.0.0.1', ports: [{ port: echo('external').port }] },
     },
-    tlsSecret('secure-tls', 'secure.example.com'),
-    tlsSecret('wild-tls', '*.wild.example.com'),
+    tlsSecretManifest('secure-tls', 'secure.example.com'),
+    tlsSecretManifest('wild-tls', '*.wild.example.com'),
     ingress('routing', {
       'routing.example.com': [
         ['/foo', 'Prefix', 'a'],

@@ -5,8 +5,6 @@
  * response live through 100 route changes; after `kill -9` the controller starts nginx again and
  * pushes every route before it reports ready, and nothing answers with a wrong route meanwhile.
  */
-import { connect as tlsConnect } from 'node:tls';
-import { createSelfSignedCertificate } from '@ingresskit/nginx-template';
 import { NetworkingV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../src/controller.js';
@@ -18,10 +16,12 @@ import {
   eventually,
   ingressClassManifest,
   ingressManifest,
+  presentedCertificate,
   serviceManifests,
   startBackends,
   startController,
   startLocalApiServer,
+  tlsSecretManifest,
   type LocalApiServer,
 } from './harness.js';
 import {
@@ -51,37 +51,9 @@ async function processState(): Promise<{
   };
 }
 
-function tlsSecretManifest(name: string, host: string): Record<string, unknown> {
-  const { certificatePem, privateKeyPem } = createSelfSignedCertificate({ commonName: host });
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name, namespace: 'default' },
-    type: 'kubernetes.io/tls',
-    data: {
-      'tls.crt': Buffer.from(certificatePem).toString('base64'),
-      'tls.key': Buffer.from(privateKeyPem).toString('base64'),
-    },
-  };
-}
-
 /** The SHA-256 fingerprint of the certificate nginx presents for `serverName`. */
-function servedFingerprint(serverName: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = tlsConnect(
-      {
-        host: '127.0.0.1',
-        port: controller.config.httpsPort,
-        servername: serverName,
-        rejectUnauthorized: false,
-      },
-      () => {
-        resolve(socket.getPeerCertificate().fingerprint256);
-        socket.end();
-      },
-    );
-    socket.on('error', reject);
-  });
+async function servedFingerprint(serverName: string): Promise<string> {
+  return (await presentedCertificate(controller, serverName)).fingerprint256;
 }
 
 beforeAll(async () => {

@@ -23,18 +23,7 @@ import {
   startDataPlane,
   type DataPlane,
 } from './testing/data-plane.js';
-
-/** mulberry32: a tiny seeded generator so every run feeds the same strings. */
-function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { createRandom } from './testing/random.js';
 
 const ATOMS = [
   '"',
