@@ -30,6 +30,7 @@ import {
 import { performance } from 'node:perf_hooks';
 import type { Listener, RouteTable, RouteTableDelta, VirtualHost } from '@ingresskit/route-model';
 import {
+  changedKeysOf,
   clearPending,
   createPendingDelta,
   mergeIntoPending,
@@ -128,6 +129,12 @@ export class NginxDataPlane {
    * table instead, which happens only when nginx (re)starts.
    */
   readonly #pending = createPendingDelta();
+  /**
+   * Entries nginx refused that are not routes (a certificate its OpenSSL cannot load, say), by
+   * key, with nginx's reason: left out of every push until the key changes, so one bad entry never
+   * holds back the others. A host bound to a refused certificate gets the default certificate.
+   */
+  readonly #refusedKeys = new Map<string, string>();
   #listeners: Listener[] = [];
   /** Profiles the routes of each virtual host use, for the hosts that use more than the default. */
   readonly #profilesByHost = new Map<string, Profile[]>();
@@ -248,6 +255,7 @@ export class NginxDataPlane {
     }
     for (const hostname of delta.virtualHosts.remove) this.#profilesByHost.delete(hostname);
     mergeIntoPending(this.#pending, delta);
+    for (const key of changedKeysOf(delta)) this.#refusedKeys.delete(key);
   }
 
   /** Brings nginx to what is staged; see the module comment. Calls are serialized. */
@@ -308,22 +316,40 @@ export class NginxDataPlane {
       pendingSize(this.#pending) -
       [...held].filter((hostname) => this.#pending.virtualHosts.has(hostname)).length;
     if (full || pushable > 0) {
-      const startedAt = performance.now();
-      const body = full
-        ? createDataPlaneUpdate(this.#options.readTable(), { excludeKeys: [...held].map(hostKey) })
-        : createDataPlaneUpdate(pendingDelta(this.#pending, held));
-      const builtAt = performance.now();
-      const refused = await this.#push(body);
-      if (refused.length > 0) return { ...result, refused };
-      this.#options.logger.debug(
-        {
-          full,
-          bytes: body.length,
-          buildMs: Math.round(builtAt - startedAt),
-          pushMs: Math.round(performance.now() - builtAt),
-        },
-        'data pushed to nginx',
-      );
+      // Entries nginx refuses are left out and the push is made again, at most once per entry.
+      for (;;) {
+        const startedAt = performance.now();
+        const excludeKeys = [...[...held].map(hostKey), ...this.#refusedKeys.keys()];
+        const body = full
+          ? createDataPlaneUpdate(this.#options.readTable(), { excludeKeys })
+          : createDataPlaneUpdate(pendingDelta(this.#pending, held), { excludeKeys });
+        const builtAt = performance.now();
+        const rejected = await this.#push(body);
+        const routes = rejected.filter((entry) => entry.routeId !== undefined);
+        const entries = rejected.filter(
+          (entry) => entry.routeId === undefined && !this.#refusedKeys.has(entry.key),
+        );
+        if (routes.length > 0) {
+          result.refused = routes.map((entry) => ({ routeId: entry.routeId!, message: entry.message }));
+          return result;
+        }
+        if (entries.length > 0) {
+          for (const entry of entries) this.#refusedKeys.set(entry.key, entry.message);
+          this.#options.logger.warn({ refused: entries }, 'nginx refused data entries; they are left out');
+          continue;
+        }
+        if (rejected.length > 0) throw new DataPlanePushError('nginx refused entries that were left out');
+        this.#options.logger.debug(
+          {
+            full,
+            bytes: body.length,
+            buildMs: Math.round(builtAt - startedAt),
+            pushMs: Math.round(performance.now() - builtAt),
+          },
+          'data pushed to nginx',
+        );
+        break;
+      }
       this.#syncedInstance = status.instance;
       clearPending(this.#pending, held);
       result.pushed = true;
@@ -367,20 +393,20 @@ export class NginxDataPlane {
     return { ...nginxRenderOptions(this.#prefix, this.#options), ...this.#options.renderOptions };
   }
 
-  async #push(body: string): Promise<RefusedRoute[]> {
+  /** Entries nginx refused that are not routes, by data key, with the reason. */
+  refusedEntries(): ReadonlyMap<string, string> {
+    return this.#refusedKeys;
+  }
+
+  // Resolves with what nginx refused (a 422: it stored nothing), empty when it took everything.
+  async #push(body: string): Promise<DataPlaneRejection['rejected']> {
     let lastError: unknown;
     for (let attempt = 0; attempt < 3; attempt++) {
       if (attempt > 0) await sleep(50 * 2 ** attempt);
       try {
         const response = await this.#control('POST', DATA_ENDPOINT_PATH, body);
         if (response.status === 200 || response.status === 201) return [];
-        if (response.status === 422) {
-          const rejection = JSON.parse(response.body) as DataPlaneRejection;
-          return rejection.rejected.map((entry) => ({
-            routeId: entry.routeId ?? entry.key,
-            message: entry.message,
-          }));
-        }
+        if (response.status === 422) return (JSON.parse(response.body) as DataPlaneRejection).rejected;
         lastError = new DataPlanePushError(
           `nginx's control endpoint answered ${response.status}: ${response.body.trim()}`,
         );

@@ -2,6 +2,7 @@
  * Route table changes nginx has not received yet, merged by key: a later change to a key replaces
  * an earlier one, so a push carries each key once however often it changed meanwhile.
  */
+import { backendKey, certificateKey, hostKey, tlsKey } from '@ingresskit/nginx-template';
 import type {
   Backend,
   Certificate,
@@ -85,4 +86,18 @@ export function clearPending(pending: PendingDelta, heldHosts: ReadonlySet<strin
   pending.certificates.clear();
   pending.backends.clear();
   pending.listeners = undefined;
+}
+
+/** The data keys a delta upserts or removes. */
+export function changedKeysOf(delta: RouteTableDelta): string[] {
+  return [
+    ...delta.virtualHosts.upsert.map((host) => hostKey(host.hostname)),
+    ...delta.virtualHosts.remove.map(hostKey),
+    ...delta.tls.upsert.map((binding) => tlsKey(binding.hostname)),
+    ...delta.tls.remove.map(tlsKey),
+    ...delta.certificates.upsert.map((certificate) => certificateKey(certificate.id)),
+    ...delta.certificates.remove.map(certificateKey),
+    ...delta.backends.upsert.map((backend) => backendKey(backend.id)),
+    ...delta.backends.remove.map(backendKey),
+  ];
 }

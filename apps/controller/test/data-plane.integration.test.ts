@@ -7,7 +7,13 @@
  */
 import { chmod, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createRouteTableBuilder, type Route, type RouteTableBuilder } from '@ingresskit/route-model';
+import { createSelfSignedCertificate } from '@ingresskit/nginx-template';
+import {
+  createRouteTableBuilder,
+  type Certificate,
+  type Route,
+  type RouteTableBuilder,
+} from '@ingresskit/route-model';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenersOf, NginxDataPlane } from '../src/data-plane.js';
 import type { DemoBackend } from '../src/demo-backends.js';
@@ -125,6 +131,28 @@ describe('NginxDataPlane', () => {
     expect(await status('big.test')).toBe(200);
     expect(dataPlane.reloadCount).toBe(1);
     expect(await dataPlane.isInSync()).toBe(true);
+  });
+
+  it('leaves out a certificate nginx refuses and pushes everything else, until the certificate changes', async () => {
+    const origin = { kind: 'Test', namespace: 'default', name: 'cert.test', createdAt: 0, index: [] };
+    const bindCertificate = (certificate: Certificate) => {
+      builder.setContribution({
+        source: { kind: 'Test', namespace: 'default', name: 'cert.test' },
+        hosts: [{ hostname: 'cert.test', routes: [routeTo('cert.test')] }],
+        tls: [{ hostname: 'cert.test', certificate, origin }],
+      });
+      dataPlane.stage(builder.commit());
+    };
+    const pem = '-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n';
+    bindCertificate({ id: 'bad', certificatePem: pem, privateKeyPem: 'not a key' });
+    expect(await dataPlane.flush()).toMatchObject({ pushed: true, refused: [] });
+    expect([...dataPlane.refusedEntries().keys()]).toEqual(['cert:bad']);
+    expect(await status('cert.test')).toBe(200);
+    expect(await dataPlane.isInSync()).toBe(true);
+
+    bindCertificate({ id: 'good', ...createSelfSignedCertificate({ commonName: 'cert.test' }) });
+    expect(await dataPlane.flush()).toMatchObject({ pushed: true });
+    expect(dataPlane.refusedEntries().size).toBe(0);
   });
 
   it('does nothing when nothing changed, and keeps unused profiles instead of reloading when routes go', async () => {

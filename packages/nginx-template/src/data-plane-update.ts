@@ -75,6 +75,21 @@ export function hostKey(hostname: string): string {
   return `host:${hostname}`;
 }
 
+/** The data key of the TLS binding of a hostname. */
+export function tlsKey(hostname: string): string {
+  return `tls:${hostname}`;
+}
+
+/** The data key of a certificate. */
+export function certificateKey(id: string): string {
+  return `cert:${id}`;
+}
+
+/** The data key of a backend. */
+export function backendKey(id: string): string {
+  return `backend:${id}`;
+}
+
 function isTable(change: RouteTable | RouteTableDelta): change is RouteTable {
   return Array.isArray(change.virtualHosts);
 }
@@ -203,20 +218,20 @@ export function compileDataPlaneUpdate(
   for (const virtualHost of upserts.virtualHosts) {
     put(hostKey(virtualHost.hostname), () => compileVirtualHost(virtualHost, excludeRoutes));
   }
-  for (const binding of upserts.tls) put(`tls:${binding.hostname}`, () => ({ cert: binding.certificate }));
+  for (const binding of upserts.tls) put(tlsKey(binding.hostname), () => ({ cert: binding.certificate }));
   for (const certificate of upserts.certificates) {
-    put(`cert:${certificate.id}`, () => ({
+    put(certificateKey(certificate.id), () => ({
       cert: certificate.certificatePem,
       key: certificate.privateKeyPem,
     }));
   }
-  for (const backend of upserts.backends) put(`backend:${backend.id}`, () => compileBackend(backend));
+  for (const backend of upserts.backends) put(backendKey(backend.id), () => compileBackend(backend));
   if (!table) {
     remove.push(
       ...change.virtualHosts.remove.map(hostKey),
-      ...change.tls.remove.map((hostname) => `tls:${hostname}`),
-      ...change.certificates.remove.map((id) => `cert:${id}`),
-      ...change.backends.remove.map((id) => `backend:${id}`),
+      ...change.tls.remove.map(tlsKey),
+      ...change.certificates.remove.map(certificateKey),
+      ...change.backends.remove.map(backendKey),
     );
   }
   const keys = [...set.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
