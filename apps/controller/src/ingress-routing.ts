@@ -18,6 +18,7 @@ import {
   createIngressTranslator,
   parseBackendId,
   resolveServiceBackend,
+  type BackendAddressPolicy,
   type IngressTranslation,
   type IngressTranslator,
   type ServiceReference,
@@ -65,6 +66,8 @@ export interface IngressRoutingOptions {
   classConfig: Partial<ClassResolutionConfig>;
   /** `--default-backend-service`: what answers requests no Ingress matches; 404 when undefined. */
   defaultBackend?: ServiceReference | undefined;
+  /** What backends may point at; DEFAULT_BACKEND_ADDRESS_POLICY when undefined. */
+  backendAddressPolicy?: BackendAddressPolicy | undefined;
   listeners: Listener[];
   annotationPrefix?: string;
   /** Wall clock in ms, to warn about expired certificates. */
@@ -256,7 +259,7 @@ export class IngressRouting {
           problems.push({
             object,
             field: `${route.origin.field ?? 'spec.defaultBackend'}.backend`,
-            message: `${problem}; requests get 503`,
+            message: problem,
             severity: 'error',
           });
         }
@@ -335,6 +338,7 @@ export class IngressRouting {
       reference,
       view.service(serviceKey),
       view.endpointSlicesForService(serviceKey),
+      this.#options.backendAddressPolicy,
     );
     this.#builder.setBackend(backend);
     if (problem === this.#backendProblems.get(id)) return;

@@ -92,6 +92,8 @@ describe('ingresskit run', () => {
       {
         INGRESSKIT_HEALTHZ_PORT: String(ports.healthzPort),
         INGRESSKIT_SYNC_RATE_LIMIT: '0',
+        // The test's backends listen on 127.0.0.1.
+        INGRESSKIT_ALLOW_LOCAL_BACKEND_ADDRESSES: 'true',
         INGRESSKIT_LOG_LEVEL: 'warn',
       },
     );

@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { resolveControllerConfig } from '../config.js';
 import { FlagError } from '../errors.js';
 import { explainIngress, formatExplanation } from '../explain.js';
-import { classFlagNames } from '../flags.js';
+import { backendAddressFlagNames, classFlagNames } from '../flags.js';
 import { loadKubeConfig } from '../kube-config.js';
 import { viewOfSnapshot } from '../cluster-view.js';
 import { listenersOf } from '../data-plane.js';
@@ -28,7 +28,14 @@ at http://<pod>:<healthz-port>/explain?ingress=NAMESPACE/NAME.
 Exits 0 when the Ingress exists, 1 when it does not.`,
   spec: {
     command: 'ingresskit explain',
-    flags: ['kubeconfig', 'watch-namespace', ...classFlagNames, 'default-backend-service', 'output'],
+    flags: [
+      'kubeconfig',
+      'watch-namespace',
+      ...classFlagNames,
+      'default-backend-service',
+      ...backendAddressFlagNames,
+      'output',
+    ],
     maxPositionals: 2,
   },
   async run({ flags, positionals }, io) {
@@ -62,6 +69,7 @@ Exits 0 when the Ingress exists, 1 when it does not.`,
       const routing = routeAll(viewOfSnapshot(store.snapshot()), {
         classConfig: config.classConfig,
         defaultBackend: config.defaultBackend,
+        backendAddressPolicy: config.backendAddressPolicy,
         listeners: listenersOf(config),
         now: Date.now,
       });
