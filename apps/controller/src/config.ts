@@ -28,6 +28,8 @@ export interface ControllerConfig {
   /** Syncs per second; 0 for no limit. */
   syncRateLimit: number;
   defaultBackend: ServiceReference | undefined;
+  /** Ingresses of several namespaces may share a host (ingress-nginx's behaviour). */
+  allowCrossNamespaceHosts: boolean;
   /** What backends may point at (ExternalName, local and own addresses). */
   backendAddressPolicy: BackendAddressPolicy;
   httpPort: number;
@@ -115,6 +117,7 @@ export function resolveControllerConfig(
     reportNodeInternalIp: flags['report-node-internal-ip-address'],
     syncRateLimit: flags['sync-rate-limit'],
     defaultBackend,
+    allowCrossNamespaceHosts: flags['allow-cross-namespace-hosts'],
     backendAddressPolicy: {
       allowExternalName: flags['allow-external-name-services'],
       allowLocalAddresses: flags['allow-local-backend-addresses'],

@@ -97,6 +97,7 @@ export class Controller {
     this.routing = new IngressRouting({
       classConfig: config.classConfig,
       defaultBackend: config.defaultBackend,
+      allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
       backendAddressPolicy: config.backendAddressPolicy,
       listeners: listenersOf(config),
       now,

@@ -183,6 +183,7 @@ async function renderWithoutNginx(
   const routing = routeAll(viewOfObjects(toClusterObjects(manifests)), {
     classConfig: config.classConfig,
     listeners: listenersOf({ httpPort: options.httpPort, httpsPort: options.httpsPort }),
+    backendAddressPolicy: { ...config.backendAddressPolicy, allowLocalAddresses: true },
     now: Date.now,
   });
   const confPath = join(options.stateDir, 'nginx.conf');

@@ -119,6 +119,12 @@ const flagSpecs = {
     description:
       'NAMESPACE/NAME[:PORT] of the Service that serves requests no Ingress matches. Empty: a built-in 404.',
   },
+  'allow-cross-namespace-hosts': {
+    type: 'boolean',
+    default: false,
+    description:
+      "Let Ingresses of several namespaces add paths and TLS to one host, as ingress-nginx does. Off, a host belongs to the namespace of its oldest Ingress, and other namespaces' rules for it are left out with an Event.",
+  },
   'allow-external-name-services': {
     type: 'boolean',
     default: true,
@@ -228,6 +234,7 @@ export const runFlagNames: readonly FlagName[] = [
   'report-node-internal-ip-address',
   'sync-rate-limit',
   'default-backend-service',
+  'allow-cross-namespace-hosts',
   'allow-external-name-services',
   'allow-local-backend-addresses',
   'http-port',
@@ -250,8 +257,9 @@ export const classFlagNames: readonly FlagName[] = [
   'honor-default-class',
 ];
 
-/** The flags that decide what a backend may point at; shared by run, explain and render. */
-export const backendAddressFlagNames: readonly FlagName[] = [
+/** The flags that decide what one namespace may route to; shared by run, explain and render. */
+export const tenancyFlagNames: readonly FlagName[] = [
+  'allow-cross-namespace-hosts',
   'allow-external-name-services',
   'allow-local-backend-addresses',
 ];

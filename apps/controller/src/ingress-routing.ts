@@ -66,6 +66,11 @@ export interface IngressRoutingOptions {
   classConfig: Partial<ClassResolutionConfig>;
   /** `--default-backend-service`: what answers requests no Ingress matches; 404 when undefined. */
   defaultBackend?: ServiceReference | undefined;
+  /**
+   * Let Ingresses of several namespaces share a host, as ingress-nginx does; by default a host
+   * belongs to the namespace of its oldest Ingress.
+   */
+  allowCrossNamespaceHosts?: boolean | undefined;
   /** What backends may point at; DEFAULT_BACKEND_ADDRESS_POLICY when undefined. */
   backendAddressPolicy?: BackendAddressPolicy | undefined;
   listeners: Listener[];
@@ -105,7 +110,10 @@ export class IngressRouting {
 
   constructor(options: IngressRoutingOptions) {
     this.#options = options;
-    this.#builder = createRouteTableBuilder({ listeners: options.listeners });
+    this.#builder = createRouteTableBuilder({
+      listeners: options.listeners,
+      hostOwnership: options.allowCrossNamespaceHosts === true ? 'shared' : 'oldest-tenant',
+    });
     this.#translator = createIngressTranslator({
       now: options.now,
       ...(options.annotationPrefix === undefined ? {} : { annotationPrefix: options.annotationPrefix }),
@@ -370,6 +378,16 @@ function problemOfNote(object: Problem['object'], note: AssemblyNote): Problem {
       ? 'an earlier path of this Ingress'
       : `the older Ingress ${origin.namespace}/${origin.name}`;
   switch (note.type) {
+    case 'host-owned-elsewhere': {
+      const owner = note.owner.source;
+      return {
+        object,
+        field: 'spec',
+        message: `host ${note.hostname} belongs to namespace ${note.owner.tenant}, whose Ingress ${owner.namespace}/${owner.name} is the oldest to name it; Ingresses of other namespaces cannot add paths or TLS to it (--allow-cross-namespace-hosts)`,
+        severity: 'error',
+        value: note.hostname,
+      };
+    }
     case 'route-shadowed': {
       const path = note.route.match.path;
       return {

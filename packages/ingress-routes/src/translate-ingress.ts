@@ -36,6 +36,8 @@ function translateSpec(context: Context, rawSpec: unknown): RouteContribution {
   const hostnames = [...hosts.keys()].sort(compareText);
   return {
     source: { ...context.source },
+    // A namespace is the unit of trust: with host ownership on, its hosts are its own.
+    tenant: context.source.namespace,
     hosts: hostnames.map((hostname) => hosts.get(hostname)!),
     tls: claimTls(context, tlsEntries, hostnames),
   };

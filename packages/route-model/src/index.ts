@@ -7,6 +7,7 @@ export type {
   HeaderMatch,
   HeaderModifier,
   HostContribution,
+  HostOwner,
   HostnameMatch,
   Listener,
   PathMatch,

@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { resolveControllerConfig } from '../config.js';
 import { FlagError } from '../errors.js';
 import { explainIngress, formatExplanation } from '../explain.js';
-import { backendAddressFlagNames, classFlagNames } from '../flags.js';
+import { tenancyFlagNames, classFlagNames } from '../flags.js';
 import { loadKubeConfig } from '../kube-config.js';
 import { viewOfSnapshot } from '../cluster-view.js';
 import { listenersOf } from '../data-plane.js';
@@ -33,7 +33,7 @@ Exits 0 when the Ingress exists, 1 when it does not.`,
       'watch-namespace',
       ...classFlagNames,
       'default-backend-service',
-      ...backendAddressFlagNames,
+      ...tenancyFlagNames,
       'output',
     ],
     maxPositionals: 2,
@@ -69,6 +69,7 @@ Exits 0 when the Ingress exists, 1 when it does not.`,
       const routing = routeAll(viewOfSnapshot(store.snapshot()), {
         classConfig: config.classConfig,
         defaultBackend: config.defaultBackend,
+        allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
         backendAddressPolicy: config.backendAddressPolicy,
         listeners: listenersOf(config),
         now: Date.now,

@@ -9,7 +9,7 @@ import { resolveControllerConfig } from '../config.js';
 import { listenersOf, nginxRenderOptions } from '../data-plane.js';
 import { FlagError } from '../errors.js';
 import { formatProblem, formatRoute, listRoutes, redactTable } from '../explain.js';
-import { backendAddressFlagNames, classFlagNames } from '../flags.js';
+import { tenancyFlagNames, classFlagNames } from '../flags.js';
 import { explanationOf, routeAll } from '../ingress-routing.js';
 import { readManifests, toClusterObjects } from '../manifests.js';
 import { ExitCode, type Command } from './command.js';
@@ -36,7 +36,7 @@ because of an error.`,
       'manifests',
       ...classFlagNames,
       'default-backend-service',
-      ...backendAddressFlagNames,
+      ...tenancyFlagNames,
       'http-port',
       'https-port',
       'nginx-prefix',
@@ -51,6 +51,7 @@ because of an error.`,
     const routing = routeAll(view, {
       classConfig: config.classConfig,
       defaultBackend: config.defaultBackend,
+      allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
       backendAddressPolicy: config.backendAddressPolicy,
       listeners: listenersOf(config),
       now: Date.now,
