@@ -83,6 +83,10 @@ export class Controller {
   #http: HttpServer | undefined;
   #initialized = false;
   #firstSyncDone = false;
+  /** Ingresses that became ours and that nginx does not serve yet: no status is published for them. */
+  readonly #unserved = new Set<string>();
+  /** Owned Ingresses changed; status-sync is asked to run once nginx serves the change. */
+  #statusDue = false;
   #starting: Promise<void> | undefined;
   #readyWaiters: (() => void)[] = [];
   #lastSyncError: string | undefined;
@@ -367,7 +371,9 @@ export class Controller {
   }
 
   *#ownedIngresses() {
-    for (const verdict of this.routing.verdicts()) if (verdict.decision.owned) yield verdict.ingress;
+    for (const verdict of this.routing.verdicts()) {
+      if (verdict.decision.owned && !this.#unserved.has(verdict.key)) yield verdict.ingress;
+    }
   }
 
   async #sync(): Promise<void> {
@@ -420,6 +426,12 @@ export class Controller {
     }
     if (result.refused.length > 0)
       throw new DataPlanePushError('the data plane refused routes it had refused before');
+    // nginx serves what was staged: only now may Ingress status say so.
+    this.#unserved.clear();
+    if (this.#statusDue) {
+      this.#statusDue = false;
+      this.#leader?.requestStatusSync();
+    }
     if (result.reloaded || result.started) this.#recordLoad();
     if (result.pushed) this.metrics.dynamicUpdates.inc({ result: 'success' });
     this.#logger.debug(
@@ -491,11 +503,13 @@ export class Controller {
     for (const key of affected) {
       const verdict = this.routing.verdict(key);
       const owned = verdict?.decision.owned === true;
-      if (this.#reports.update(key, verdict, owned ? this.routing.problemsOf(key) : []))
+      if (this.#reports.update(key, verdict, owned ? this.routing.problemsOf(key) : [])) {
         ownershipChanged = true;
+        if (owned) this.#unserved.add(key);
+      }
       if (this.config.checksumEnabled) this.#checksumGate.update(key, owned ? verdict.ingress : undefined);
     }
-    if (ownershipChanged) this.#leader?.requestStatusSync();
+    if (ownershipChanged) this.#statusDue = true;
     const totals = this.#reports.totals();
     this.metrics.ownedIngresses.set(totals.owned);
     this.metrics.ignoredIngresses.reset();
