@@ -426,6 +426,8 @@ export class Controller {
     }
     if (result.refused.length > 0)
       throw new DataPlanePushError('the data plane refused routes it had refused before');
+    routing.setRefusedCertificates(this.dataPlane.refusedCertificates());
+    this.#reportAffected();
     // nginx serves what was staged: only now may Ingress status say so.
     this.#unserved.clear();
     if (this.#statusDue) {

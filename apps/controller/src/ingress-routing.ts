@@ -105,6 +105,8 @@ export class IngressRouting {
   readonly #backendProblems = new Map<string, string>();
   /** Routes the data plane refused, by route id. */
   readonly #refused = new Map<string, RefusedRoute>();
+  /** Certificates the data plane refused, by id, with its reason. */
+  #refusedCertificates: ReadonlyMap<string, string> = new Map();
   /** Ingresses whose verdict or problems may have changed since the last `takeAffectedIngresses`. */
   #affected = new Set<string>();
 
@@ -192,6 +194,23 @@ export class IngressRouting {
     return sources.size > 0;
   }
 
+  /**
+   * Certificates the data plane refused (by certificate id, with its reason): the Ingresses that
+   * claim one are reported; their hosts get the default certificate. Cheap when nothing changed.
+   */
+  setRefusedCertificates(refused: ReadonlyMap<string, string>): void {
+    const changed = new Set<string>();
+    for (const [id, reason] of refused) if (this.#refusedCertificates.get(id) !== reason) changed.add(id);
+    for (const id of this.#refusedCertificates.keys()) if (!refused.has(id)) changed.add(id);
+    if (changed.size === 0) return;
+    this.#refusedCertificates = new Map(refused);
+    // Rare (a certificate nginx's OpenSSL cannot load), so a scan instead of another index.
+    for (const key of this.#translations.keys()) {
+      if (this.contributionOf(key)?.tls.some((claim) => changed.has(claim.certificate.id)))
+        this.#affected.add(key);
+    }
+  }
+
   /** Re-assembles what changed since the last commit; see route-model's builder. */
   commit(): RouteTableDelta {
     // Notes are about other sources than the ones that changed (an older Ingress going away
@@ -276,6 +295,16 @@ export class IngressRouting {
     for (const note of this.notes()) {
       if (sourceKey(note.source) !== ingressSourceKey(key)) continue;
       problems.push(problemOfNote(object, note));
+    }
+    for (const claim of contribution?.tls ?? []) {
+      const reason = this.#refusedCertificates.get(claim.certificate.id);
+      if (reason === undefined) continue;
+      problems.push({
+        object,
+        field: claim.origin.field ?? 'spec.tls',
+        message: `nginx refused the certificate for ${claim.hostname} (${reason}); the host is served with the default certificate`,
+        severity: 'error',
+      });
     }
     for (const refused of this.#refused.values()) {
       if (!refused.routeId.startsWith(`${ingressSourceKey(key)}/`)) continue;
