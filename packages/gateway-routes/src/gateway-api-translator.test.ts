@@ -1,6 +1,7 @@
 import { createRouteTableBuilder, sourceKey } from '@ingresskit/route-model';
 import { describe, expect, it } from 'vitest';
 import { createGatewayApiTranslator, type GatewayApiObjects } from './index.js';
+import { httpRouteContributions } from './testing/assemble.js';
 import {
   config,
   gateway,
@@ -73,10 +74,18 @@ describe('createGatewayApiTranslator', () => {
       snapshot({ gateways: [gateway('gw', [httpListener('http', { hostname: 'b.example.com' })])] }),
     );
     expect(translator.lastTranslated).toBe(2);
-    expect(narrowed.routes.map((contribution) => contribution.hosts.map((host) => host.hostname))).toEqual([
-      ['b.example.com'],
-      ['b.example.com'],
-    ]);
+    expect(
+      httpRouteContributions(narrowed).map((contribution) => contribution.hosts.map((host) => host.hostname)),
+    ).toEqual([['b.example.com'], ['b.example.com']]);
+  });
+
+  it('translates again when another Gateway takes a hostname on the same port (listener isolation)', () => {
+    const translator = createGatewayApiTranslator(config);
+    translator.translate(snapshot());
+    const other = gateway('other', [httpListener('http', { hostname: 'b.example.com' })]);
+    const result = translator.translate(snapshot({ gateways: [gateway('gw', [httpListener()]), other] }));
+    expect(translator.lastTranslated).toBe(2);
+    expect(httpRouteContributions(result).map((contribution) => contribution.source.name)).toEqual(['a']);
   });
 
   it('translates again when a ReferenceGrant or namespace label it read changes', () => {

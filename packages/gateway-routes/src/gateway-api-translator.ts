@@ -68,7 +68,9 @@ function fingerprintOf(
   evaluation: GatewayEvaluation,
   references: GatewayApiReferences,
 ): string | undefined {
-  const parts: string[] = [];
+  // Which hostnames other listeners take (listener isolation) matters to every attached route.
+  const parts: string[] =
+    translation.references.gateways.length === 0 ? [] : [`i ${evaluation.listenerHostnamesKey}`];
   for (const key of translation.references.gateways) {
     parts.push(`g ${key} ${evaluation.gateways.get(key)?.attachmentKey ?? '-'}`);
   }

@@ -4,7 +4,7 @@
  * (cross-namespace only with a ReferenceGrant) and which routes may attach. Listeners of all our
  * Gateways share the data plane's ports, so conflicts are decided over all of them together.
  */
-import type { Certificate, Problem } from '@ingresskit/route-model';
+import { compareHostnames, type Certificate, type Problem } from '@ingresskit/route-model';
 import { readSecretCertificate, type SecretCertificate } from './certificates.js';
 import { ConditionType, createCondition, GatewayReason, ListenerReason } from './conditions.js';
 import {
@@ -83,6 +83,13 @@ export interface EvaluatedGateway {
 /** Every Gateway of ours, by `namespace/name`, and the problems found reading them. */
 export interface GatewayEvaluation {
   gateways: ReadonlyMap<string, EvaluatedGateway>;
+  /**
+   * The hostnames of the ready listeners of every Gateway, per data-plane listener: a request is
+   * served by the routes of the most specific listener hostname that covers it (listener isolation).
+   */
+  listenerHostnames: ReadonlyMap<string, readonly string[]>;
+  /** A string equal for two evaluations exactly when `listenerHostnames` is; a memo key for routes. */
+  listenerHostnamesKey: string;
   problems: Problem[];
 }
 
@@ -559,7 +566,18 @@ export function evaluateGateways(
     });
     problems.push(...log.problems);
   }
-  return { gateways: result, problems };
+  const listenerHostnames = new Map<string, string[]>();
+  for (const gateway of result.values()) {
+    for (const listener of gateway.listeners) {
+      if (!listener.isReady || listener.hostname === undefined) continue;
+      const names = listenerHostnames.get(listener.dataPlaneListener!) ?? [];
+      if (!names.includes(listener.hostname)) names.push(listener.hostname);
+      listenerHostnames.set(listener.dataPlaneListener!, names);
+    }
+  }
+  for (const names of listenerHostnames.values()) names.sort(compareHostnames);
+  const listenerHostnamesKey = JSON.stringify([...listenerHostnames].sort(([a], [b]) => compareText(a, b)));
+  return { gateways: result, listenerHostnames, listenerHostnamesKey, problems };
 }
 
 /**

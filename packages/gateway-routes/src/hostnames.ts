@@ -2,7 +2,7 @@
  * Which hostnames a route serves on a listener: the intersection of the route's hostnames with the
  * listener's, as Gateway API defines it. A `*.` wildcard matches one or more labels (suffix).
  */
-import { ANY_HOSTNAME } from '@ingresskit/route-model';
+import { ANY_HOSTNAME, compareHostnames } from '@ingresskit/route-model';
 
 /** Whether the wildcard `pattern` (`*.example.com`) covers `hostname` (exact or wildcard). */
 function isCoveredBy(hostname: string, pattern: string): boolean {
@@ -37,4 +37,26 @@ export function intersectHostnames(
       result.add(listenerHostname);
   }
   return [...result].sort();
+}
+
+/** Whether the listener hostname `pattern` covers `hostname` (exact or wildcard) entirely. */
+function isWithin(hostname: string, pattern: string): boolean {
+  return hostname === pattern || (pattern.startsWith('*.') && isCoveredBy(hostname, pattern));
+}
+
+/**
+ * Listener isolation: the hostnames of `hostnames` (served through a listener with hostname
+ * `listenerHostname`) that no more specific listener hostname on the same port covers. Requests
+ * for a hostname go to the most specific listener that covers it, so a route attached to
+ * `*.example.com` cannot serve `admin.example.com` when a listener has that hostname.
+ */
+export function isolateHostnames(
+  listenerHostname: string | undefined,
+  hostnames: readonly string[],
+  listenerHostnames: readonly string[],
+): string[] {
+  const moreSpecific = listenerHostnames.filter(
+    (other) => listenerHostname === undefined || compareHostnames(other, listenerHostname) < 0,
+  );
+  return hostnames.filter((hostname) => !moreSpecific.some((other) => isWithin(hostname, other)));
 }

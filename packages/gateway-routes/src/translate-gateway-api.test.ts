@@ -7,7 +7,14 @@ import {
   type GatewayLike,
   type HTTPRouteLike,
 } from './index.js';
-import { answer, assemble, listenerStatus, routeConditions, routeFor } from './testing/assemble.js';
+import {
+  answer,
+  assemble,
+  httpRouteContributions,
+  listenerStatus,
+  routeConditions,
+  routeFor,
+} from './testing/assemble.js';
 import {
   CONTROLLER,
   config,
@@ -86,7 +93,7 @@ describe('translateGatewayApi', () => {
       });
       expect(result.statuses.httpRoutes).toEqual([]);
       expect(result.statuses.gateways.map((entry) => entry.name)).toEqual(['gw']);
-      expect(result.routes).toEqual([]);
+      expect(httpRouteContributions(result)).toEqual([]);
     });
 
     it('ignores parentRefs of other kinds (a mesh Service) and serves the Gateway parent', () => {
@@ -136,7 +143,9 @@ describe('translateGatewayApi', () => {
       expect(answer(table, 'very.specific.example.com', '/')).toBe('web/r0/m0');
       expect(answer(table, 'other.org', '/')).toBe('404');
       expect(answer(table, 'else.example.com', '/')).toBe('404');
-      expect(result.routes[0]!.hosts.map((host) => host.hostname)).toEqual(['very.specific.example.com']);
+      expect(httpRouteContributions(result)[0]!.hosts.map((host) => host.hostname)).toEqual([
+        'very.specific.example.com',
+      ]);
     });
 
     it('narrows a route wildcard to the listener exact hostname', () => {
@@ -170,12 +179,12 @@ describe('translateGatewayApi', () => {
         Accepted: 'False NoMatchingListenerHostname',
         ResolvedRefs: 'True ResolvedRefs',
       });
-      expect(result.routes).toEqual([]);
+      expect(httpRouteContributions(result)).toEqual([]);
     });
 
     it('never turns a route whose hostnames are all invalid into a catch-all', () => {
       const result = translate([httpRoute('web', { hostnames: ['Not_A_Host', '10.0.0.1'] })]);
-      expect(result.routes).toEqual([]);
+      expect(httpRouteContributions(result)).toEqual([]);
       expect(routeConditions(result, 'web').Accepted).toBe('False NoMatchingListenerHostname');
       expect(result.problems.map((problem) => problem.field)).toEqual([
         'spec.hostnames[0]',
@@ -223,6 +232,76 @@ describe('translateGatewayApi', () => {
       expect(answer(table, 'bar.foo.com', '/')).toBe('v3/r0/m0');
       expect(answer(table, 'foo.com', '/')).toBe('404');
       expect(answer(table, 'no.matching.host', '/')).toBe('404');
+    });
+  });
+
+  describe('GatewayHTTPListenerIsolation', () => {
+    const gateways = [
+      gateway('gw', [
+        httpListener('empty-hostname'),
+        httpListener('wildcard-example-com', { hostname: '*.example.com' }),
+        httpListener('wildcard-foo-example-com', { hostname: '*.foo.example.com' }),
+        httpListener('abc-foo-example-com', { hostname: 'abc.foo.example.com' }),
+      ]),
+    ];
+    const attached = (name: string, sectionName: string, path: string) =>
+      httpRoute(name, {
+        parentRefs: [parent('gw', { sectionName })],
+        hostnames: ['bar.com', '*.example.com', '*.foo.example.com', 'abc.foo.example.com'],
+        rules: [rule([pathMatch(path)])],
+      });
+
+    it('serves a request only with the routes of the most specific listener that covers its host', () => {
+      const result = translate(
+        [
+          attached('empty', 'empty-hostname', '/empty-hostname'),
+          attached('wildcard', 'wildcard-example-com', '/wildcard-example-com'),
+          attached('wildcard-foo', 'wildcard-foo-example-com', '/wildcard-foo-example-com'),
+          attached('abc-foo', 'abc-foo-example-com', '/abc-foo-example-com'),
+        ],
+        { gateways },
+      );
+      const table = assemble(result);
+      expect(answer(table, 'bar.com', '/empty-hostname')).toBe('empty/r0/m0');
+      expect(answer(table, 'bar.com', '/wildcard-example-com')).toBe('404');
+      expect(answer(table, 'bar.example.com', '/wildcard-example-com')).toBe('wildcard/r0/m0');
+      expect(answer(table, 'bar.example.com', '/empty-hostname')).toBe('404');
+      expect(answer(table, 'bar.foo.example.com', '/wildcard-foo-example-com')).toBe('wildcard-foo/r0/m0');
+      expect(answer(table, 'bar.foo.example.com', '/wildcard-example-com')).toBe('404');
+      expect(answer(table, 'abc.foo.example.com', '/abc-foo-example-com')).toBe('abc-foo/r0/m0');
+      expect(answer(table, 'abc.foo.example.com', '/wildcard-foo-example-com')).toBe('404');
+      expect(answer(table, 'abc.foo.example.com', '/empty-hostname')).toBe('404');
+    });
+
+    it('keeps a tenant route on a wildcard listener out of a hostname another Gateway listens for', () => {
+      const shared = gateway('shared', [httpListener('http', { hostname: '*.example.com' })], {
+        created: '2025-01-01T00:00:00Z',
+      });
+      const admin = gateway('admin', [
+        httpListener('http', {
+          hostname: 'admin.example.com',
+          allowedRoutes: { namespaces: { from: 'Same' } },
+        }),
+      ]);
+      const result = translate(
+        [
+          httpRoute('hijack', {
+            parentRefs: [parent('shared')],
+            hostnames: ['admin.example.com', 'shop.example.com'],
+            rules: [rule([pathMatch('/')])],
+          }),
+          httpRoute(
+            'console',
+            { parentRefs: [parent('admin')], rules: [rule([pathMatch('/console')])] },
+            { namespace: 'infra' },
+          ),
+        ],
+        { gateways: [shared, admin], services: [service('app', 'infra')] },
+      );
+      const table = assemble(result);
+      expect(answer(table, 'shop.example.com', '/')).toBe('hijack/r0/m0');
+      expect(answer(table, 'admin.example.com', '/console')).toBe('console/r0/m0');
+      expect(answer(table, 'admin.example.com', '/')).toBe('404');
     });
   });
 
@@ -467,7 +546,7 @@ describe('translateGatewayApi', () => {
           rules: [rule([pathMatch('(?=look)ahead', 'RegularExpression')]), rule([{ method: 'BREW' }])],
         }),
       ]);
-      expect(result.routes).toEqual([]);
+      expect(httpRouteContributions(result)).toEqual([]);
       expect(routeConditions(result, 'web').Accepted).toBe('False UnsupportedValue');
       expect(listenerStatus(result, 'http').attachedRoutes).toBe(0);
     });
@@ -496,7 +575,7 @@ describe('translateGatewayApi', () => {
       ]);
       expect(routeConditions(result, 'by-name').Accepted).toBe('False NoMatchingParent');
       expect(routeConditions(result, 'by-port').Accepted).toBe('False NoMatchingParent');
-      expect(result.routes).toEqual([]);
+      expect(httpRouteContributions(result)).toEqual([]);
     });
 
     it('reports BackendNotFound for a missing Service and answers 500 for its share', () => {
@@ -904,7 +983,7 @@ describe('translateGatewayApi', () => {
           ],
         }),
       ]);
-      expect(result.routes).toEqual([]);
+      expect(httpRouteContributions(result)).toEqual([]);
       expect(result.problems[0]!.field).toBe('spec.rules[0].filters[0].requestHeaderModifier.set[0].value');
     });
 
@@ -983,7 +1062,7 @@ describe('translateGatewayApi', () => {
     it('serves nothing on an HTTPS listener whose certificate cannot be used', () => {
       const gateways = [gateway('gw', [httpsListener('https', ['missing'])])];
       const result = translate([httpRoute('web', {})], { gateways });
-      expect(result.routes).toEqual([]);
+      expect(httpRouteContributions(result)).toEqual([]);
       expect(routeConditions(result, 'web').Accepted).toBe('False NotAllowedByListeners');
     });
   });

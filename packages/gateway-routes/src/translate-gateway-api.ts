@@ -4,7 +4,7 @@
  * is translated on its own against them, and the Gateways' TLS claims and status follow from the
  * routes that attached.
  */
-import type { HostContribution, Problem, RouteContribution, TlsClaim } from '@ingresskit/route-model';
+import type { HostContribution, Problem, Route, RouteContribution, TlsClaim } from '@ingresskit/route-model';
 import { readSecretCertificate } from './certificates.js';
 import {
   buildGatewayStatus,
@@ -70,7 +70,8 @@ export function createReferences(objects: GatewayApiObjects): GatewayApiReferenc
 /**
  * The contribution of one Gateway: a TLS claim for each ready HTTPS listener's hostname, or, for a
  * listener without a hostname, for each hostname the routes attached to it serve (a certificate
- * cannot be claimed for every name).
+ * cannot be claimed for every name); and for each listener hostname a host whose fallback answers
+ * 404 on that listener's ports.
  */
 function gatewayContribution(
   evaluation: GatewayEvaluation,
@@ -104,8 +105,37 @@ function gatewayContribution(
         claims.set(hostname, { hostname, certificate: listener.certificate, origin });
     }
   }
-  if (claims.size === 0) return undefined;
-  const hosts: HostContribution[] = [];
+  // Listener isolation: a request for a listener's hostname that none of its routes matches gets
+  // 404 there, instead of falling through to the routes of a less specific listener.
+  const isolated = new Map<string, { listeners: Set<string>; index: number }>();
+  for (const listener of gateway.listeners) {
+    if (!listener.isReady || listener.hostname === undefined) continue;
+    const entry = isolated.get(listener.hostname) ?? { listeners: new Set<string>(), index: listener.index };
+    entry.listeners.add(listener.dataPlaneListener!);
+    isolated.set(listener.hostname, entry);
+  }
+  if (claims.size === 0 && isolated.size === 0) return undefined;
+  const hosts: HostContribution[] = [...isolated.keys()].sort(compareText).map((hostname) => {
+    const { listeners, index } = isolated.get(hostname)!;
+    const fallback: Route = {
+      id: JSON.parse(
+        JSON.stringify(`Gateway/${gateway.namespace}/${gateway.name}/isolation@${hostname}`),
+      ) as string,
+      origin: {
+        kind: 'Gateway',
+        namespace: gateway.namespace,
+        name: gateway.name,
+        createdAt: gateway.createdAt,
+        index: [index],
+        field: `spec.listeners[${index}].hostname`,
+      },
+      match: { path: { type: 'PathPrefix', value: '/' } },
+      action: { type: 'respond', statusCode: 404 },
+      policy: {},
+      listeners: [...listeners].sort(compareText),
+    };
+    return { hostname, wildcard: 'suffix', routes: [], fallback };
+  });
   return {
     source: { kind: 'Gateway', namespace: gateway.namespace, name: gateway.name },
     hosts,

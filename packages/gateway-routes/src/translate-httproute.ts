@@ -19,7 +19,7 @@ import {
   optionalString,
   toMillis,
 } from './grammar.js';
-import { intersectHostnames } from './hostnames.js';
+import { intersectHostnames, isolateHostnames } from './hostnames.js';
 import { createProblemLog, describeValue, type ProblemLog } from './problems.js';
 import { GATEWAY_GROUP } from './reference-grants.js';
 import { translateRules, type TranslatedRules } from './rules.js';
@@ -110,6 +110,7 @@ function decideParent(
   routeNamespace: string,
   routeHostnames: readonly string[] | undefined,
   references: GatewayApiReferences,
+  listenerHostnames: GatewayEvaluation['listenerHostnames'],
   readLabels: () => void,
 ): ParentDecision {
   const candidates = gateway.listeners.filter(
@@ -152,7 +153,13 @@ function decideParent(
     }
     // A route whose every hostname was invalid has none left, and must not become "any hostname".
     const hostnames =
-      routeHostnames === undefined ? [] : intersectHostnames(listener.hostname, routeHostnames);
+      routeHostnames === undefined
+        ? []
+        : isolateHostnames(
+            listener.hostname,
+            intersectHostnames(listener.hostname, routeHostnames),
+            listenerHostnames.get(listener.dataPlaneListener!) ?? [],
+          );
     if (hostnames.length === 0) {
       hostnameMismatch = true;
       refusals.push(
@@ -369,7 +376,11 @@ export function translateHTTPRoute(
       gatewayKeys.add(key);
       const gateway = gateways.gateways.get(key);
       if (gateway === undefined) continue;
-      decisions.push(decideParent(ref, gateway, namespace, hostnames, references, () => (readLabels = true)));
+      decisions.push(
+        decideParent(ref, gateway, namespace, hostnames, references, gateways.listenerHostnames, () => {
+          readLabels = true;
+        }),
+      );
     }
     const rules = translateRules(spec.rules, namespace, references, log);
     const attachedAnywhere = decisions.some((decision) => decision.attached.length > 0);

@@ -6,6 +6,7 @@ import {
   createRouteTableBuilder,
   selectRoute,
   type Route,
+  type RouteContribution,
   type RouteRequest,
   type RouteTableBuilder,
 } from '@ingresskit/route-model';
@@ -37,7 +38,15 @@ export function answer(
   request: Partial<Omit<RouteRequest, 'host' | 'path'>> = {},
 ): string {
   const selection = selectRoute(builder.table(), { listener: 'http', method: 'GET', ...request, host, path });
-  return selection.found ? shortId(selection.route) : '404';
+  if (!selection.found) return '404';
+  const { action } = selection.route;
+  // A Gateway's listener-isolation fallback answers 404 on purpose: the same answer as no route.
+  return action.type === 'respond' && action.statusCode === 404 ? '404' : shortId(selection.route);
+}
+
+/** The contributions of HTTPRoutes (Gateways contribute TLS claims and isolation fallbacks too). */
+export function httpRouteContributions(result: GatewayApiTranslation): RouteContribution[] {
+  return result.routes.filter((contribution) => contribution.source.kind === 'HTTPRoute');
 }
 
 /** The route that answers a request; throws when none does. */
