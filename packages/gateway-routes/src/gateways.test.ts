@@ -136,6 +136,13 @@ describe('evaluateGateways through translateGatewayApi', () => {
       ]);
     });
 
+    it('does not accept a Gateway without listeners', () => {
+      expect(summarize(gatewayStatus(translate([gateway('gw', [])])).conditions)).toEqual({
+        Accepted: 'False ListenersNotValid',
+        Programmed: 'False Invalid',
+      });
+    });
+
     it('ignores Gateways of classes that are not ours', () => {
       expect(translate([gateway('gw', [httpListener()], { className: 'other' })]).statuses.gateways).toEqual(
         [],

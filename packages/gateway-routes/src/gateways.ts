@@ -625,7 +625,7 @@ export function buildGatewayStatus(
   const invalid = gateway.listeners.filter((listener) => !listener.isReady);
   const isAccepted = ready.length > 0;
   const accepted =
-    invalid.length === 0
+    invalid.length === 0 && isAccepted
       ? createCondition(
           ConditionType.Accepted,
           true,
@@ -637,8 +637,10 @@ export function buildGatewayStatus(
           ConditionType.Accepted,
           isAccepted,
           GatewayReason.ListenersNotValid,
-          `${isAccepted ? `listeners ${ready.map((l) => l.name).join(', ')} are accepted; ` : 'no listener is valid; '}` +
-            `not valid: ${invalid.map((l) => `${l.name} (${l.notReadyMessage ?? 'invalid'})`).join('; ')}`,
+          invalid.length === 0
+            ? 'the Gateway has no listeners'
+            : `${isAccepted ? `listeners ${ready.map((l) => l.name).join(', ')} are accepted; ` : 'no listener is valid; '}` +
+                `not valid: ${invalid.map((l) => `${l.name} (${l.notReadyMessage ?? 'invalid'})`).join('; ')}`,
           generation,
         );
   const programmed = isAccepted

@@ -41,6 +41,8 @@ export interface TranslatedMatch {
   match: RouteMatch;
   action: RouteAction;
   policy: RoutePolicy;
+  /** A rule that cannot be served as written holds its matches and answers 500. */
+  isErrorStub?: boolean;
 }
 
 /** Why a backend reference cannot be served, as the route's ResolvedRefs condition says it. */
@@ -69,6 +71,9 @@ const MAX_WEIGHT = 1_000_000;
 
 /** A rule left out: thrown inside the translation of one rule, caught by its caller. */
 class InvalidRule extends Error {
+  /** The rule's matches, when they were valid and only what the rule does is not. */
+  matches: RouteMatch[] | undefined;
+
   constructor(
     readonly field: string,
     message: string,
@@ -261,7 +266,10 @@ function noteRefProblem(
   field: string,
   value?: unknown,
 ) {
-  log.error(field, `${message}; its share of requests is answered with 500`, value);
+  const outcome = field.includes('.requestMirror.')
+    ? 'requests are not mirrored'
+    : 'its share of requests is answered with 500';
+  log.error(field, `${message}; ${outcome}`, value);
   context.rules.refProblem ??= { reason, message: `${field}: ${message}` };
 }
 
@@ -406,6 +414,28 @@ function translateRule(
     rawMatches.length === 0
       ? [{ path: { type: 'PathPrefix', value: '/' } } satisfies RouteMatch]
       : rawMatches.map((match, index) => translateMatch(match, `${field}.matches[${index}]`, log));
+  try {
+    return translateRuleAction(rule, matches, ruleIndex, context, log);
+  } catch (error) {
+    if (error instanceof InvalidRule) error.matches = matches;
+    throw error;
+  }
+}
+
+function translateRuleAction(
+  rule: Partial<{
+    filters: unknown;
+    backendRefs: unknown;
+    timeouts: unknown;
+    retry: unknown;
+    sessionPersistence: unknown;
+  }>,
+  matches: RouteMatch[],
+  ruleIndex: number,
+  context: BackendContext,
+  log: ProblemLog,
+): TranslatedMatch[] {
+  const field = `spec.rules[${ruleIndex}]`;
   const policy: RoutePolicy = {};
   let redirect: Redirect | undefined;
   const seenTypes = new Set<string>();
@@ -556,8 +586,25 @@ export function translateRules(
     } catch (error) {
       rules.refProblem = refProblem;
       if (!(error instanceof InvalidRule)) throw error;
-      log.error(error.field, `${error.message}; the rule is not served`, error.value);
       rules.invalidRules.push(`${error.field}: ${error.message}`);
+      if (error.matches === undefined) {
+        log.error(error.field, `${error.message}; the rule is not served`, error.value);
+        continue;
+      }
+      // The spec: a filter that cannot be applied must not be skipped. The rule keeps its matches
+      // and answers 500, so its requests never fall through to a rule without that filter (an
+      // authentication filter left out must not open the path to a less specific rule).
+      log.error(error.field, `${error.message}; the rule answers 500`, error.value);
+      rules.matches.push(
+        ...error.matches.map((match, matchIndex) => ({
+          index: [index, matchIndex] as [number, number],
+          field: `spec.rules[${index}].matches[${matchIndex}]`,
+          match,
+          action: { type: 'respond', statusCode: 500 } as const,
+          policy: {},
+          isErrorStub: true,
+        })),
+      );
     }
   }
   return rules;

@@ -551,21 +551,38 @@ describe('translateGatewayApi', () => {
       expect(listenerStatus(result, 'http').attachedRoutes).toBe(0);
     });
 
-    it('refuses unsupported filters (ExtensionRef, CORS) for their rule only', () => {
+    it('answers 500 on the matches of a rule with an unsupported filter, so nothing falls through', () => {
       const result = translate([
         httpRoute('web', {
           rules: [
             rule([pathMatch('/ext')], ['app'], {
               filters: [{ type: 'ExtensionRef', extensionRef: { group: 'x', kind: 'Y', name: 'z' } }],
             }),
-            rule([pathMatch('/ok')]),
+            rule([pathMatch('/private')], ['app'], {
+              filters: [{ type: 'ExternalAuth', externalAuth: { protocol: 'HTTP' } }],
+            }),
+            rule([pathMatch('/')]),
           ],
         }),
       ]);
       const table = assemble(result);
-      expect(answer(table, 'h.example.com', '/ext')).toBe('404');
-      expect(answer(table, 'h.example.com', '/ok')).toBe('web/r1/m0');
-      expect(result.problems[0]).toMatchObject({ severity: 'error', field: 'spec.rules[0].filters[0].type' });
+      expect(actionOf(routeFor(table, 'h.example.com', '/ext/x'))).toEqual({
+        type: 'respond',
+        statusCode: 500,
+      });
+      expect(actionOf(routeFor(table, 'h.example.com', '/private'))).toEqual({
+        type: 'respond',
+        statusCode: 500,
+      });
+      expect(answer(table, 'h.example.com', '/other')).toBe('web/r2/m0');
+      expect(routeConditions(result, 'web')).toMatchObject({
+        Accepted: 'True Accepted',
+        PartiallyInvalid: 'True UnsupportedValue',
+      });
+      expect(result.problems.map((problem) => problem.field)).toEqual([
+        'spec.rules[0].filters[0].type',
+        'spec.rules[1].filters[0].type',
+      ]);
     });
 
     it('reports NoMatchingParent for a sectionName or port no listener has (HTTPRouteInvalidParentRefNotMatchingSectionName)', () => {

@@ -267,7 +267,7 @@ function parentConditions(
   generation: number | undefined,
 ): ConditionDraft[] {
   const conditions: ConditionDraft[] = [];
-  const allRulesInvalid = rules.ruleCount > 0 && rules.matches.length === 0;
+  const allRulesInvalid = rules.ruleCount > 0 && rules.invalidRules.length === rules.ruleCount;
   if (decision.reason !== RouteReason.Accepted) {
     conditions.push(
       createCondition(ConditionType.Accepted, false, decision.reason, decision.message, generation),
@@ -384,7 +384,7 @@ export function translateHTTPRoute(
     }
     const rules = translateRules(spec.rules, namespace, references, log);
     const attachedAnywhere = decisions.some((decision) => decision.attached.length > 0);
-    const served = attachedAnywhere && rules.matches.length > 0;
+    const served = attachedAnywhere && rules.invalidRules.length < rules.ruleCount;
     const attachments: ListenerAttachment[] = served
       ? decisions.flatMap((decision) =>
           decision.attached.map(({ listener, hostnames: names }) => ({
