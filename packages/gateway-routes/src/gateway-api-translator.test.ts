@@ -40,6 +40,20 @@ describe('createGatewayApiTranslator', () => {
     second.routes.forEach((contribution, index) => expect(contribution).toBe(first.routes[index]));
   });
 
+  it('keeps an unchanged Gateway contribution (TLS claims, isolation fallbacks) the same object', () => {
+    const translator = createGatewayApiTranslator(config);
+    const objects = snapshot({
+      gateways: [gateway('gw', [httpListener('http', { hostname: 'b.example.com' })])],
+    });
+    const first = translator.translate(objects);
+    const gatewayContribution = first.routes.find((contribution) => contribution.source.kind === 'Gateway');
+    expect(gatewayContribution).toBeDefined();
+    const second = translator.translate(objects);
+    expect(second.routes.find((contribution) => contribution.source.kind === 'Gateway')).toBe(
+      gatewayContribution,
+    );
+  });
+
   it('translates again only the route whose resourceVersion changed', () => {
     const translator = createGatewayApiTranslator(config);
     const first = translator.translate(snapshot());

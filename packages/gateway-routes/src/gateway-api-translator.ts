@@ -1,9 +1,10 @@
 /**
  * A memoising translateGatewayApi for a controller: an HTTPRoute is translated again only when it
  * (uid, resourceVersion), the way its Gateways' listeners accept routes, or a Service, ReferenceGrant
- * or namespace its last translation read changed. An unchanged route keeps the very same
- * contribution object, so `===` tells the caller which contributions to set again.
+ * or namespace its last translation read changed. An unchanged route (or Gateway) keeps the very
+ * same contribution object, so `===` tells the caller which contributions to set again.
  */
+import { isDeepEqual, sourceKey, type RouteContribution } from '@ingresskit/route-model';
 import { readSecretCertificate, type SecretCertificate } from './certificates.js';
 import type { GatewayEvaluation } from './gateways.js';
 import { objectOr } from './grammar.js';
@@ -103,6 +104,7 @@ export function createGatewayApiTranslator(config: GatewayApiConfig): GatewayApi
   let entries = new Map<string, Entry>();
   let certificates = new Map<string, SecretCertificate>();
   let lastTranslated = 0;
+  let gatewayContributions = new Map<string, RouteContribution>();
   return {
     translate(objects) {
       const nextEntries = new Map<string, Entry>();
@@ -152,7 +154,19 @@ export function createGatewayApiTranslator(config: GatewayApiConfig): GatewayApi
       entries = nextEntries;
       certificates = nextCertificates;
       lastTranslated = translated;
-      return result;
+      // Gateway contributions are cheap to rebuild but, kept identical, spare the caller's builder
+      // re-assembling their hosts on every sync.
+      const nextGateways = new Map<string, RouteContribution>();
+      const routes = result.routes.map((contribution) => {
+        if (contribution.source.kind !== 'Gateway') return contribution;
+        const key = sourceKey(contribution.source);
+        const previous = gatewayContributions.get(key);
+        const kept = previous !== undefined && isDeepEqual(previous, contribution) ? previous : contribution;
+        nextGateways.set(key, kept);
+        return kept;
+      });
+      gatewayContributions = nextGateways;
+      return { ...result, routes };
     },
     get lastTranslated() {
       return lastTranslated;
