@@ -140,6 +140,16 @@ export interface RouteTimeouts {
   sendMs?: number;
   /** Between two successive reads from the backend (also the wait for the response to start). */
   readMs?: number;
+  /**
+   * The whole exchange with the client, from the request to the end of the response (Gateway API
+   * `timeouts.request`); when it passes, the client gets 504. 0: no limit.
+   */
+  requestMs?: number;
+  /**
+   * One request to a backend, from sending it to the end of its response (Gateway API
+   * `timeouts.backendRequest`); when it passes, the client gets 504. 0: no limit.
+   */
+  backendRequestMs?: number;
 }
 
 /** How a matched request is treated besides where it goes. Every field is optional. */

@@ -1,0 +1,53 @@
+/**
+ * Problems of one object: each names the field at fault and, when there is one, the offending
+ * value as data (shortened, never interpreted).
+ */
+import type { Problem, SourceRef } from '@ingresskit/route-model';
+
+/** Longest value a problem shows; longer ones are cut, as a problem is read by people. */
+const MAX_SHOWN_VALUE = 256;
+
+/** A value as a problem shows it: strings as they are, anything else as JSON, cut to 256 characters. */
+export function describeValue(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  let text: string;
+  try {
+    text = typeof value === 'string' ? value : (JSON.stringify(value) ?? typeof value);
+  } catch {
+    text = typeof value;
+  }
+  return text.length > MAX_SHOWN_VALUE ? `${text.slice(0, MAX_SHOWN_VALUE)}…` : text;
+}
+
+/** Collects the problems of one object, in the order they are found. */
+export interface ProblemLog {
+  readonly object: SourceRef;
+  readonly problems: Problem[];
+  /** That part (the object, a rule, a listener, a backend) is left out or answers an error. */
+  error(field: string, message: string, value?: unknown): void;
+  /** It is served, but not exactly as written. */
+  warning(field: string, message: string, value?: unknown): void;
+}
+
+/** Creates an empty log for the problems of `object`. */
+export function createProblemLog(object: SourceRef): ProblemLog {
+  const problems: Problem[] = [];
+  const add = (severity: Problem['severity'], field: string, message: string, value: unknown) => {
+    const problem: Problem = { object: { ...object }, field, message, severity };
+    const shown = describeValue(value);
+    if (shown !== undefined) problem.value = shown;
+    problems.push(problem);
+  };
+  return {
+    object,
+    problems,
+    error: (field, message, value) => add('error', field, message, value),
+    warning: (field, message, value) => add('warning', field, message, value),
+  };
+}
+
+/** How a problem reads as one line: `HTTPRoute default/web spec.rules[1]...: message`. */
+export function formatProblem(problem: Problem): string {
+  const { kind, namespace, name } = problem.object;
+  return `${kind} ${namespace}/${name} ${problem.field}: ${problem.message}`;
+}
