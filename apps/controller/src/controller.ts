@@ -34,7 +34,7 @@ import { createEventsApiSink, EventRecorder, type EventSink } from './events.js'
 import { explainIngress, type IngressExplanation } from './explain.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
 import { IngressReports } from './ingress-reports.js';
-import { IngressRouting } from './ingress-routing.js';
+import { IngressRouting, routingOptionsOf } from './ingress-routing.js';
 import { LeaderRole } from './leader.js';
 import type { Logger } from './logger.js';
 import { checksumToGaugeValue, createControllerMetrics, type ControllerMetrics } from './metrics.js';
@@ -98,14 +98,7 @@ export class Controller {
     this.#logger = deps.logger;
     const now = deps.now ?? Date.now;
     this.metrics = deps.metrics ?? createControllerMetrics();
-    this.routing = new IngressRouting({
-      classConfig: config.classConfig,
-      defaultBackend: config.defaultBackend,
-      allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
-      backendAddressPolicy: config.backendAddressPolicy,
-      listeners: listenersOf(config),
-      now,
-    });
+    this.routing = new IngressRouting(routingOptionsOf(config, listenersOf(config), now));
     this.dataPlane = new NginxDataPlane({
       binary: config.nginxBinary,
       prefix: config.nginxPrefix,

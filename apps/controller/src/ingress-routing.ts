@@ -38,6 +38,7 @@ import {
 } from '@ingresskit/route-model';
 import type { Ingress } from '@ingresskit/store';
 import type { ClusterView } from './cluster-view.js';
+import type { ControllerConfig } from './config.js';
 
 /** Class resolution of one Ingress. */
 export interface IngressVerdict {
@@ -442,6 +443,25 @@ function problemOfNote(object: Problem['object'], note: AssemblyNote): Problem {
         severity: 'warning',
       };
   }
+}
+
+/** The routing settings of a controller config: one place for `run`, `render` and `explain`. */
+export function routingOptionsOf(
+  config: Pick<
+    ControllerConfig,
+    'classConfig' | 'defaultBackend' | 'allowCrossNamespaceHosts' | 'backendAddressPolicy'
+  >,
+  listeners: Listener[],
+  now: () => number,
+): IngressRoutingOptions {
+  return {
+    classConfig: config.classConfig,
+    defaultBackend: config.defaultBackend,
+    allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
+    backendAddressPolicy: config.backendAddressPolicy,
+    listeners,
+    now,
+  };
 }
 
 /** Routes every Ingress of `view` in one pass: what `render`, `explain` and the demo print. */

@@ -8,7 +8,7 @@ import { tenancyFlagNames, classFlagNames } from '../flags.js';
 import { loadKubeConfig } from '../kube-config.js';
 import { viewOfSnapshot } from '../cluster-view.js';
 import { listenersOf } from '../data-plane.js';
-import { routeAll } from '../ingress-routing.js';
+import { routeAll, routingOptionsOf } from '../ingress-routing.js';
 import { ExitCode, type Command } from './command.js';
 
 const LIST_TIMEOUT_MS = 30_000;
@@ -66,14 +66,10 @@ Exits 0 when the Ingress exists, 1 when it does not.`,
           }, LIST_TIMEOUT_MS);
         }),
       ]);
-      const routing = routeAll(viewOfSnapshot(store.snapshot()), {
-        classConfig: config.classConfig,
-        defaultBackend: config.defaultBackend,
-        allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
-        backendAddressPolicy: config.backendAddressPolicy,
-        listeners: listenersOf(config),
-        now: Date.now,
-      });
+      const routing = routeAll(
+        viewOfSnapshot(store.snapshot()),
+        routingOptionsOf(config, listenersOf(config), Date.now),
+      );
       const explanation = explainIngress(routing, key);
       io.stdout(
         flags.output === 'json'
