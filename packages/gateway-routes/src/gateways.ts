@@ -4,7 +4,14 @@
  * (cross-namespace only with a ReferenceGrant) and which routes may attach. Listeners of all our
  * Gateways share the data plane's ports, so conflicts are decided over all of them together.
  */
-import { compareHostnames, type Certificate, type Problem } from '@ingresskit/route-model';
+import {
+  compareHostnames,
+  createProblemLog,
+  describeValue,
+  type Certificate,
+  type Problem,
+  type ProblemLog,
+} from '@ingresskit/route-model';
 import { readSecretCertificate, type SecretCertificate } from './certificates.js';
 import { ConditionType, createCondition, GatewayReason, ListenerReason } from './conditions.js';
 import {
@@ -20,7 +27,6 @@ import {
   toMillis,
 } from './grammar.js';
 import { parseLabelSelector } from './label-selector.js';
-import { createProblemLog, describeValue, type ProblemLog } from './problems.js';
 import { GATEWAY_GROUP, isReferenceAllowed } from './reference-grants.js';
 import type {
   ConditionDraft,

@@ -1,12 +1,9 @@
 /** Checks of the values the Gateway API CRDs constrain; each returns a message, or undefined when valid. */
-import { isValidHostname } from '@ingresskit/route-model';
+import { checkPortableRegex, isValidHostname } from '@ingresskit/route-model';
 
-const DNS_LABEL = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
-
-/** Compares strings by UTF-16 code units, independent of locale, for deterministic ordering. */
-export function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+// The Kubernetes name grammars and the locale-free order every translator shares.
+export { checkDnsLabel, checkDnsSubdomain, isPortNumber } from '@ingresskit/kube-objects';
+export { compareText } from '@ingresskit/route-model';
 
 /** `value` when it is an object (fields still unchecked), else an empty one. */
 export function objectOr<T extends object>(value: unknown): Partial<T> {
@@ -23,24 +20,6 @@ export function optionalString(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** Checks a namespace name (an RFC 1123 label). */
-export function checkDnsLabel(value: unknown): string | undefined {
-  if (typeof value !== 'string' || !DNS_LABEL.test(value)) {
-    return 'must be a lower-case RFC 1123 label (a-z, 0-9 and "-", at most 63)';
-  }
-  return undefined;
-}
-
-/** Checks an object name (an RFC 1123 subdomain). */
-export function checkDnsSubdomain(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 253) {
-    return 'must be a lower-case RFC 1123 subdomain of at most 253 characters';
-  }
-  return value.split('.').every((label) => DNS_LABEL.test(label))
-    ? undefined
-    : 'must be a lower-case RFC 1123 subdomain of at most 253 characters';
-}
-
 /** Checks a Gateway API hostname: lower case, optionally one leading `*.`, no IP address. */
 export function checkHostname(value: unknown): string | undefined {
   if (typeof value !== 'string' || value === '*' || !isValidHostname(value)) {
@@ -55,11 +34,6 @@ export function checkPreciseHostname(value: unknown): string | undefined {
   const problem = checkHostname(value);
   if (problem !== undefined) return problem;
   return (value as string).startsWith('*.') ? 'must not be a wildcard' : undefined;
-}
-
-/** Whether `value` is an integer port number 1-65535. */
-export function isPortNumber(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 65535;
 }
 
 /** An HTTP header name (RFC 7230 token), as the CRD allows it. */
@@ -118,40 +92,16 @@ export function parseLiteralPath(
 /** Longest regular expression accepted, as the CRD's path value limit. */
 export const MAX_REGEX_LENGTH = 1024;
 
-/** Escapes a regular expression may use: classes and punctuation, never back-references. */
-const REGEX_ESCAPES = new Set([...'.-/dDwWsS()[]{}*+?|^$\\']);
-
 /**
- * Checks a RegularExpression value: printable ASCII, escapes only of classes and punctuation, no
- * `(?` groups other than `(?:` (no look-arounds, named groups or inline flags), and compiles as a
- * JavaScript regular expression — a subset on which PCRE and JavaScript agree. The value is data:
- * it is never spliced into configuration.
+ * Checks a RegularExpression value: printable ASCII, and in route-model's portable subset (escapes
+ * of classes and punctuation, and of `\`; no `(?` group other than `(?:`; compiles). The value is
+ * data: it is never spliced into configuration.
  */
 export function checkRegex(value: unknown): string | undefined {
   if (typeof value !== 'string' || value === '') return 'must be a non-empty string';
   if (value.length > MAX_REGEX_LENGTH) return `must be at most ${MAX_REGEX_LENGTH} characters`;
   if (!/^[\u0020-\u007e]*$/.test(value)) return 'may hold only printable ASCII characters';
-  let unescaped = '';
-  for (let i = 0; i < value.length; i++) {
-    const ch = value[i]!;
-    if (ch === '\\') {
-      const next = value[i + 1];
-      if (next === undefined || !REGEX_ESCAPES.has(next)) {
-        return 'may only escape one of . - / d D w W s S ( ) [ ] { } * + ? | ^ $ \\';
-      }
-      i++;
-      unescaped += 'x';
-      continue;
-    }
-    unescaped += ch;
-  }
-  if (/\(\?(?!:)/.test(unescaped)) return 'may not use "(?" groups other than "(?:"';
-  try {
-    new RegExp(value);
-  } catch {
-    return 'is not a valid regular expression';
-  }
-  return undefined;
+  return checkPortableRegex(value, '\\');
 }
 
 /** A Gateway API duration (GEP-2257): `1h`, `30s`, `1m30s`, `500ms`; up to four parts. */

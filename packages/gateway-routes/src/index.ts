@@ -32,7 +32,7 @@ export {
   RouteReason,
   type ProgrammedOutcome,
 } from './conditions.js';
-export { formatProblem } from './problems.js';
+export { formatProblem } from '@ingresskit/route-model';
 export type {
   ConditionDraft,
   GatewayApiConfig,

@@ -3,17 +3,19 @@
  * the route attaches. A rule that cannot be served as written (an invalid match, an unsupported
  * filter) is left out whole, so a half-understood rule never serves traffic it was not meant to.
  */
-import type {
-  HeaderMatch,
-  HeaderModifier,
-  PathMatch,
-  PathModifier,
-  QueryParamMatch,
-  Redirect,
-  RouteAction,
-  RouteMatch,
-  RoutePolicy,
-  WeightedBackend,
+import {
+  describeValue,
+  type HeaderMatch,
+  type HeaderModifier,
+  type PathMatch,
+  type PathModifier,
+  type QueryParamMatch,
+  type Redirect,
+  type RouteAction,
+  type RouteMatch,
+  type RoutePolicy,
+  type ProblemLog,
+  type WeightedBackend,
 } from '@ingresskit/route-model';
 import { RouteReason } from './conditions.js';
 import {
@@ -29,7 +31,6 @@ import {
   parseDuration,
   parseLiteralPath,
 } from './grammar.js';
-import { describeValue, type ProblemLog } from './problems.js';
 import { GATEWAY_GROUP, isReferenceAllowed } from './reference-grants.js';
 import type { GatewayApiReferences } from './types.js';
 

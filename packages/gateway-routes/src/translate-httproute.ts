@@ -3,7 +3,16 @@
  * route, the Gateways it names (as evaluateGateways saw them), the Services, ReferenceGrants and
  * namespace labels it reads; a controller re-translates a route only when one of those changed.
  */
-import type { HostContribution, Problem, Route, RouteContribution, SourceRef } from '@ingresskit/route-model';
+import {
+  createProblemLog,
+  describeValue,
+  type HostContribution,
+  type Problem,
+  type ProblemLog,
+  type Route,
+  type RouteContribution,
+  type SourceRef,
+} from '@ingresskit/route-model';
 import { ConditionType, createCondition, RouteReason } from './conditions.js';
 import type { EvaluatedGateway, EvaluatedListener, GatewayEvaluation } from './gateways.js';
 import { HTTP_ROUTE_KIND } from './gateways.js';
@@ -20,7 +29,6 @@ import {
   toMillis,
 } from './grammar.js';
 import { intersectHostnames, isolateHostnames } from './hostnames.js';
-import { createProblemLog, describeValue, type ProblemLog } from './problems.js';
 import { GATEWAY_GROUP } from './reference-grants.js';
 import { translateRules, type TranslatedRules } from './rules.js';
 import type {

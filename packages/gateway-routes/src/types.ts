@@ -6,35 +6,17 @@
  * read here are typed; each is checked at run time anyway, so a wrong shape becomes a condition or a
  * problem, never an exception.
  */
+import type { KubeObjectLike, SecretLike, ServiceLike, StringMapLike } from '@ingresskit/kube-objects';
 import type { Problem, RouteContribution } from '@ingresskit/route-model';
 
-/** A creationTimestamp: a `Date` in client-node models, an RFC 3339 string in plain JSON. */
-export type Timestamp = Date | string;
-
-/** A map of labels or Secret data. */
-export type StringMapLike = { readonly [key: string]: string };
-
-/** The metadata fields read here. */
-export interface ObjectMetaLike {
-  readonly name?: string | null | undefined;
-  readonly namespace?: string | null | undefined;
-  readonly labels?: StringMapLike | null | undefined;
-  /** Ranks routes: the oldest HTTPRoute wins a tie, the oldest Gateway a hostname. */
-  readonly creationTimestamp?: Timestamp | null | undefined;
-  /** Copied into every condition as `observedGeneration`. */
-  readonly generation?: number | null | undefined;
-  /** With `resourceVersion`, the memo key of createGatewayApiTranslator. */
-  readonly uid?: unknown;
-  readonly resourceVersion?: unknown;
-  readonly annotations?: unknown;
-}
-
-/** The fields every Kubernetes object has besides its spec and status. */
-export interface KubeObjectLike {
-  readonly apiVersion?: string | null | undefined;
-  readonly kind?: string | null | undefined;
-  readonly metadata?: ObjectMetaLike | null | undefined;
-}
+export type {
+  KubeObjectLike,
+  ObjectMetaLike,
+  SecretLike,
+  ServiceLike,
+  StringMapLike,
+  Timestamp,
+} from '@ingresskit/kube-objects';
 
 /** A label selector (`matchLabels` and `matchExpressions`, ANDed). */
 export interface LabelSelectorLike {
@@ -245,35 +227,6 @@ export interface ReferenceGrantLike extends KubeObjectLike {
       }
     | null
     | undefined;
-}
-
-/** A v1 Service as read here: only whether it exists and its ports. */
-export interface ServiceLike extends KubeObjectLike {
-  readonly spec?:
-    | {
-        readonly type?: string | null | undefined;
-        readonly ports?:
-          | readonly {
-              readonly name?: string | null | undefined;
-              readonly port?: number | null | undefined;
-              readonly protocol?: string | null | undefined;
-            }[]
-          | null
-          | undefined;
-      }
-    | null
-    | undefined;
-  readonly status?: unknown;
-}
-
-/**
- * A v1 Secret as read here. `tls.crt` and `tls.key` are read from `data` (base64) and from
- * `stringData` (plain text, as written in manifests); `stringData` wins for the same key.
- */
-export interface SecretLike extends KubeObjectLike {
-  readonly type?: string | null | undefined;
-  readonly data?: StringMapLike | null | undefined;
-  readonly stringData?: StringMapLike | null | undefined;
 }
 
 /** A v1 Namespace: its labels are what listener `allowedRoutes` selectors see. */

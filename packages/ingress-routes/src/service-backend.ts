@@ -2,15 +2,16 @@
  * Service ports to route-model backends: the Service port by number or name, ExternalName
  * targets, and the ready, non-terminating endpoints of the Service's EndpointSlices.
  */
-import type { Backend, Endpoint } from '@ingresskit/route-model';
+import { compareText, type Backend, type Endpoint } from '@ingresskit/route-model';
 import {
   DEFAULT_BACKEND_ADDRESS_POLICY,
   refusedBackendAddress,
   type BackendAddressPolicy,
 } from './backend-address-policy.js';
 import { backendIdOf } from './backend-reference.js';
-import { compareText } from './compare.js';
-import { checkDnsSubdomain, isIpAddress, isPortNumber } from './grammar.js';
+
+import { checkDnsSubdomain, isPortNumber } from '@ingresskit/kube-objects';
+import { isIpAddress } from './grammar.js';
 import type { EndpointSliceLike, ServiceLike, ServicePortLike, ServiceReference } from './types.js';
 
 /** A backend, and why it can only answer 503 when it cannot serve. */

@@ -1,8 +1,8 @@
 /**
- * Problems of one object: each names the field at fault and, when there is one, the offending
- * value as data (shortened, never interpreted).
+ * Problems of one source object, as translators report them: each names the field at fault and,
+ * when there is one, the offending value as data (shortened, never interpreted).
  */
-import type { Problem, SourceRef } from '@ingresskit/route-model';
+import type { Problem, SourceRef } from './types.js';
 
 /** Longest value a problem shows; longer ones are cut, as a problem is read by people. */
 const MAX_SHOWN_VALUE = 256;
@@ -14,6 +14,7 @@ export function describeValue(value: unknown): string | undefined {
   try {
     text = typeof value === 'string' ? value : (JSON.stringify(value) ?? typeof value);
   } catch {
+    // A cycle or a BigInt: say what it is rather than fail the translation.
     text = typeof value;
   }
   return text.length > MAX_SHOWN_VALUE ? `${text.slice(0, MAX_SHOWN_VALUE)}…` : text;
@@ -23,7 +24,7 @@ export function describeValue(value: unknown): string | undefined {
 export interface ProblemLog {
   readonly object: SourceRef;
   readonly problems: Problem[];
-  /** That part (the object, a rule, a listener, a backend) is left out or answers an error. */
+  /** That part (the object, a rule, a path, a listener) is left out or answers with an error. */
   error(field: string, message: string, value?: unknown): void;
   /** It is served, but not exactly as written. */
   warning(field: string, message: string, value?: unknown): void;
@@ -46,7 +47,7 @@ export function createProblemLog(object: SourceRef): ProblemLog {
   };
 }
 
-/** How a problem reads as one line: `HTTPRoute default/web spec.rules[1]...: message`. */
+/** How a problem reads as one line: `HTTPRoute default/web spec.rules[1].matches[0]: message`. */
 export function formatProblem(problem: Problem): string {
   const { kind, namespace, name } = problem.object;
   return `${kind} ${namespace}/${name} ${problem.field}: ${problem.message}`;
