@@ -5,6 +5,7 @@ import { defineConfig, type Options } from 'tsup';
  * A package's own `tsup.config.ts` calls this with nothing or a small override.
  */
 export function definePackageConfig(overrides: Options = {}) {
+  const { esbuildOptions, ...rest } = overrides;
   return defineConfig({
     entry: ['src/index.ts'],
     format: ['esm'],
@@ -15,6 +16,12 @@ export function definePackageConfig(overrides: Options = {}) {
     // Declarations are built against the dependencies' published types (dist), not their sources,
     // so the source export condition is switched off here.
     dts: { compilerOptions: { customConditions: [] } },
-    ...overrides,
+    esbuildOptions(options, context) {
+      // The maps still name src/ files and lines for stack traces (node --enable-source-maps), but
+      // do not embed the sources: with them, maps were two thirds of every published tarball.
+      options.sourcesContent = false;
+      esbuildOptions?.(options, context);
+    },
+    ...rest,
   });
 }

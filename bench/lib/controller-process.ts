@@ -194,6 +194,8 @@ export async function startControllerProcess(options: ControllerProcessOptions):
     '--update-status=false',
     '--log-level=info',
     ...(options.syncRateLimit === undefined ? [] : [`--sync-rate-limit=${options.syncRateLimit}`]),
+    // The benchmark's backends listen on 127.0.0.1; the baseline (ac9a183) predates the flag.
+    ...(options.which === 'baseline' ? [] : ['--allow-local-backend-addresses']),
     ...(options.flags ?? []),
   ];
   const spawnedAt = performance.now();

@@ -1,12 +1,12 @@
 /** The controller's settings, resolved from the flags and the pod's environment. */
 import { existsSync, readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostname, networkInterfaces } from 'node:os';
 import {
   isValidControllerName,
   normalizeClassResolutionConfig,
   type ClassResolutionConfig,
 } from '@ingresskit/class-resolution';
-import type { ServiceReference } from '@ingresskit/ingress-routes';
+import type { BackendAddressPolicy, ServiceReference } from '@ingresskit/ingress-routes';
 import { FlagError } from './errors.js';
 import type { Flags } from './flags.js';
 import { resolveNginxBinary } from './nginx-process.js';
@@ -28,6 +28,10 @@ export interface ControllerConfig {
   /** Syncs per second; 0 for no limit. */
   syncRateLimit: number;
   defaultBackend: ServiceReference | undefined;
+  /** Ingresses of several namespaces may share a host (ingress-nginx's behaviour). */
+  allowCrossNamespaceHosts: boolean;
+  /** What backends may point at (ExternalName, local and own addresses). */
+  backendAddressPolicy: BackendAddressPolicy;
   httpPort: number;
   httpsPort: number;
   /** 0 picks a free port (tests). */
@@ -113,6 +117,12 @@ export function resolveControllerConfig(
     reportNodeInternalIp: flags['report-node-internal-ip-address'],
     syncRateLimit: flags['sync-rate-limit'],
     defaultBackend,
+    allowCrossNamespaceHosts: flags['allow-cross-namespace-hosts'],
+    backendAddressPolicy: {
+      allowExternalName: flags['allow-external-name-services'],
+      allowLocalAddresses: flags['allow-local-backend-addresses'],
+      forbiddenAddresses: ownAddresses(),
+    },
     httpPort: flags['http-port'],
     httpsPort: flags['https-port'],
     healthzPort: flags['healthz-port'],
@@ -125,6 +135,15 @@ export function resolveControllerConfig(
     workerProcesses: 'auto',
     accessLog: false,
   };
+}
+
+/**
+ * The addresses of this pod's interfaces: nginx shares the pod's network, so a backend there would
+ * reach the controller's own ports.
+ */
+function ownAddresses(): Set<string> {
+  const addresses = Object.values(networkInterfaces()).flatMap((entries) => entries ?? []);
+  return new Set(addresses.filter((entry) => !entry.internal).map((entry) => entry.address.toLowerCase()));
 }
 
 function readServiceAccountNamespace(): string | undefined {

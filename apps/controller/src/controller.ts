@@ -34,7 +34,7 @@ import { createEventsApiSink, EventRecorder, type EventSink } from './events.js'
 import { explainIngress, type IngressExplanation } from './explain.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
 import { IngressReports } from './ingress-reports.js';
-import { IngressRouting } from './ingress-routing.js';
+import { IngressRouting, routingOptionsOf } from './ingress-routing.js';
 import { LeaderRole } from './leader.js';
 import type { Logger } from './logger.js';
 import { checksumToGaugeValue, createControllerMetrics, type ControllerMetrics } from './metrics.js';
@@ -83,6 +83,10 @@ export class Controller {
   #http: HttpServer | undefined;
   #initialized = false;
   #firstSyncDone = false;
+  /** Ingresses that became ours and that nginx does not serve yet: no status is published for them. */
+  readonly #unserved = new Set<string>();
+  /** Owned Ingresses changed; status-sync is asked to run once nginx serves the change. */
+  #statusDue = false;
   #starting: Promise<void> | undefined;
   #readyWaiters: (() => void)[] = [];
   #lastSyncError: string | undefined;
@@ -94,12 +98,7 @@ export class Controller {
     this.#logger = deps.logger;
     const now = deps.now ?? Date.now;
     this.metrics = deps.metrics ?? createControllerMetrics();
-    this.routing = new IngressRouting({
-      classConfig: config.classConfig,
-      defaultBackend: config.defaultBackend,
-      listeners: listenersOf(config),
-      now,
-    });
+    this.routing = new IngressRouting(routingOptionsOf(config, listenersOf(config), now));
     this.dataPlane = new NginxDataPlane({
       binary: config.nginxBinary,
       prefix: config.nginxPrefix,
@@ -365,7 +364,9 @@ export class Controller {
   }
 
   *#ownedIngresses() {
-    for (const verdict of this.routing.verdicts()) if (verdict.decision.owned) yield verdict.ingress;
+    for (const verdict of this.routing.verdicts()) {
+      if (verdict.decision.owned && !this.#unserved.has(verdict.key)) yield verdict.ingress;
+    }
   }
 
   async #sync(): Promise<void> {
@@ -418,6 +419,14 @@ export class Controller {
     }
     if (result.refused.length > 0)
       throw new DataPlanePushError('the data plane refused routes it had refused before');
+    routing.setRefusedCertificates(this.dataPlane.refusedCertificates());
+    this.#reportAffected();
+    // nginx serves what was staged: only now may Ingress status say so.
+    this.#unserved.clear();
+    if (this.#statusDue) {
+      this.#statusDue = false;
+      this.#leader?.requestStatusSync();
+    }
     if (result.reloaded || result.started) this.#recordLoad();
     if (result.pushed) this.metrics.dynamicUpdates.inc({ result: 'success' });
     this.#logger.debug(
@@ -489,11 +498,13 @@ export class Controller {
     for (const key of affected) {
       const verdict = this.routing.verdict(key);
       const owned = verdict?.decision.owned === true;
-      if (this.#reports.update(key, verdict, owned ? this.routing.problemsOf(key) : []))
+      if (this.#reports.update(key, verdict, owned ? this.routing.problemsOf(key) : [])) {
         ownershipChanged = true;
+        if (owned) this.#unserved.add(key);
+      }
       if (this.config.checksumEnabled) this.#checksumGate.update(key, owned ? verdict.ingress : undefined);
     }
-    if (ownershipChanged) this.#leader?.requestStatusSync();
+    if (ownershipChanged) this.#statusDue = true;
     const totals = this.#reports.totals();
     this.metrics.ownedIngresses.set(totals.owned);
     this.metrics.ignoredIngresses.reset();

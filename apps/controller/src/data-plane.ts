@@ -12,6 +12,7 @@ import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, unlink, writeFil
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import {
+  certificateKey,
   createConfiguration,
   createDataPlaneUpdate,
   createSelfSignedCertificate,
@@ -396,6 +397,16 @@ export class NginxDataPlane {
   /** Entries nginx refused that are not routes, by data key, with the reason. */
   refusedEntries(): ReadonlyMap<string, string> {
     return this.#refusedKeys;
+  }
+
+  /** The certificates among the refused entries, by certificate id, with the reason. */
+  refusedCertificates(): Map<string, string> {
+    const prefix = certificateKey('');
+    const refused = new Map<string, string>();
+    for (const [key, reason] of this.#refusedKeys) {
+      if (key.startsWith(prefix)) refused.set(key.slice(prefix.length), reason);
+    }
+    return refused;
   }
 
   // Resolves with what nginx refused (a 422: it stored nothing), empty when it took everything.

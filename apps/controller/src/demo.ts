@@ -97,8 +97,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       taken.add(port);
       return port;
     };
+    const defaults = resolveControllerConfig(defaultFlags(), {});
     const config: ControllerConfig = {
-      ...resolveControllerConfig(defaultFlags(), {}),
+      ...defaults,
       httpPort: await take(options.httpPort),
       httpsPort: await take(options.httpsPort),
       healthzPort: await take(options.healthzPort),
@@ -108,6 +109,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       publishStatusAddress: '127.0.0.1',
       electionTtlMs: 10_000,
       syncRateLimit: 10,
+      // The demo's backends listen on 127.0.0.1 beside the controller.
+      backendAddressPolicy: { ...defaults.backendAddressPolicy, allowLocalAddresses: true },
       healthzHost: '127.0.0.1',
       listenAddresses: ['127.0.0.1'],
       workerProcesses: 1,
@@ -180,6 +183,7 @@ async function renderWithoutNginx(
   const routing = routeAll(viewOfObjects(toClusterObjects(manifests)), {
     classConfig: config.classConfig,
     listeners: listenersOf({ httpPort: options.httpPort, httpsPort: options.httpsPort }),
+    backendAddressPolicy: { ...config.backendAddressPolicy, allowLocalAddresses: true },
     now: Date.now,
   });
   const confPath = join(options.stateDir, 'nginx.conf');

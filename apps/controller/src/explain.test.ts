@@ -1,4 +1,5 @@
-import type { CustomObject, EndpointSlice, Ingress, IngressClass, Service } from '@ingresskit/store';
+import { createSelfSignedCertificate } from '@ingresskit/nginx-template';
+import type { CustomObject, EndpointSlice, Ingress, IngressClass, Secret, Service } from '@ingresskit/store';
 import { describe, expect, it } from 'vitest';
 import { viewOfObjects, type ClusterObjects } from './cluster-view.js';
 import { ChecksumGate } from './checksum-gate.js';
@@ -187,6 +188,49 @@ describe('explainIngress', () => {
       }),
     ]);
     expect(explainIngress(routing, 'shop/first').routes.map((entry) => entry.served)).toEqual([true]);
+  });
+
+  it('reports a certificate the data plane refused on the Ingress that claims it, until it is taken back', () => {
+    const { certificatePem, privateKeyPem } = createSelfSignedCertificate({ commonName: 'shop.example.com' });
+    const secret: Secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'shop-tls', namespace: 'shop', resourceVersion: '5' },
+      type: 'kubernetes.io/tls',
+      data: {
+        'tls.crt': Buffer.from(certificatePem).toString('base64'),
+        'tls.key': Buffer.from(privateKeyPem).toString('base64'),
+      },
+    };
+    const plain = ingress('secure', { className: 'nginx', host: 'shop.example.com' });
+    const secure: Ingress = {
+      ...plain,
+      spec: { ...plain.spec, tls: [{ hosts: ['shop.example.com'], secretName: 'shop-tls' }] },
+    };
+    const routing = route({
+      ...objects([secure, ingress('plain', { className: 'nginx', host: 'a.test' })]),
+      secrets: [secret],
+    });
+    routing.takeAffectedIngresses();
+    const [claim] = routing.contributionOf('shop/secure')!.tls;
+
+    routing.setRefusedCertificates(new Map([[claim!.certificate.id, 'ee key too small']]));
+    expect([...routing.takeAffectedIngresses()]).toEqual(['shop/secure']);
+    expect(routing.problemsOf('shop/secure')).toEqual([
+      expect.objectContaining({
+        field: 'spec.tls[0]',
+        message:
+          'nginx refused the certificate for shop.example.com (ee key too small); the host is served with the default certificate',
+        severity: 'error',
+      }),
+    ]);
+    expect(routing.problemsOf('shop/plain')).toEqual([]);
+
+    routing.setRefusedCertificates(new Map([[claim!.certificate.id, 'ee key too small']]));
+    expect(routing.takeAffectedIngresses().size).toBe(0);
+    routing.setRefusedCertificates(new Map());
+    expect([...routing.takeAffectedIngresses()]).toEqual(['shop/secure']);
+    expect(routing.problemsOf('shop/secure')).toEqual([]);
   });
 
   it('carries the checksum verdict when the gate is on', () => {

@@ -119,6 +119,24 @@ const flagSpecs = {
     description:
       'NAMESPACE/NAME[:PORT] of the Service that serves requests no Ingress matches. Empty: a built-in 404.',
   },
+  'allow-cross-namespace-hosts': {
+    type: 'boolean',
+    default: false,
+    description:
+      "Let Ingresses of several namespaces add paths and TLS to one host, as ingress-nginx does. Off, a host belongs to the namespace of its oldest Ingress, and other namespaces' rules for it are left out with an Event.",
+  },
+  'allow-external-name-services': {
+    type: 'boolean',
+    default: true,
+    description:
+      'Serve Ingresses whose backend is an ExternalName Service (as ingress-nginx). Either way no backend may point at a loopback, link-local or unspecified address, or at this pod.',
+  },
+  'allow-local-backend-addresses': {
+    type: 'boolean',
+    default: false,
+    description:
+      "Let backends point at loopback, link-local and this pod's own addresses: only for development, where the backends run beside the controller (the demo does this).",
+  },
   'http-port': { type: 'port', default: 80, description: 'Port nginx listens on for HTTP.' },
   'https-port': { type: 'port', default: 443, description: 'Port nginx listens on for HTTPS.' },
   'status-port': {
@@ -216,6 +234,9 @@ export const runFlagNames: readonly FlagName[] = [
   'report-node-internal-ip-address',
   'sync-rate-limit',
   'default-backend-service',
+  'allow-cross-namespace-hosts',
+  'allow-external-name-services',
+  'allow-local-backend-addresses',
   'http-port',
   'https-port',
   'status-port',
@@ -234,6 +255,13 @@ export const classFlagNames: readonly FlagName[] = [
   'watch-ingress-without-class',
   'ingress-class-by-name',
   'honor-default-class',
+];
+
+/** The flags that decide what one namespace may route to; shared by run, explain and render. */
+export const tenancyFlagNames: readonly FlagName[] = [
+  'allow-cross-namespace-hosts',
+  'allow-external-name-services',
+  'allow-local-backend-addresses',
 ];
 
 /** How one command takes its arguments. */

@@ -18,6 +18,7 @@ import {
   createIngressTranslator,
   parseBackendId,
   resolveServiceBackend,
+  type BackendAddressPolicy,
   type IngressTranslation,
   type IngressTranslator,
   type ServiceReference,
@@ -37,6 +38,7 @@ import {
 } from '@ingresskit/route-model';
 import type { Ingress } from '@ingresskit/store';
 import type { ClusterView } from './cluster-view.js';
+import type { ControllerConfig } from './config.js';
 
 /** Class resolution of one Ingress. */
 export interface IngressVerdict {
@@ -65,6 +67,13 @@ export interface IngressRoutingOptions {
   classConfig: Partial<ClassResolutionConfig>;
   /** `--default-backend-service`: what answers requests no Ingress matches; 404 when undefined. */
   defaultBackend?: ServiceReference | undefined;
+  /**
+   * Let Ingresses of several namespaces share a host, as ingress-nginx does; by default a host
+   * belongs to the namespace of its oldest Ingress.
+   */
+  allowCrossNamespaceHosts?: boolean | undefined;
+  /** What backends may point at; DEFAULT_BACKEND_ADDRESS_POLICY when undefined. */
+  backendAddressPolicy?: BackendAddressPolicy | undefined;
   listeners: Listener[];
   annotationPrefix?: string;
   /** Wall clock in ms, to warn about expired certificates. */
@@ -97,12 +106,17 @@ export class IngressRouting {
   readonly #backendProblems = new Map<string, string>();
   /** Routes the data plane refused, by route id. */
   readonly #refused = new Map<string, RefusedRoute>();
+  /** Certificates the data plane refused, by id, with its reason. */
+  #refusedCertificates: ReadonlyMap<string, string> = new Map();
   /** Ingresses whose verdict or problems may have changed since the last `takeAffectedIngresses`. */
   #affected = new Set<string>();
 
   constructor(options: IngressRoutingOptions) {
     this.#options = options;
-    this.#builder = createRouteTableBuilder({ listeners: options.listeners });
+    this.#builder = createRouteTableBuilder({
+      listeners: options.listeners,
+      hostOwnership: options.allowCrossNamespaceHosts === true ? 'shared' : 'oldest-tenant',
+    });
     this.#translator = createIngressTranslator({
       now: options.now,
       ...(options.annotationPrefix === undefined ? {} : { annotationPrefix: options.annotationPrefix }),
@@ -181,6 +195,23 @@ export class IngressRouting {
     return sources.size > 0;
   }
 
+  /**
+   * Certificates the data plane refused (by certificate id, with its reason): the Ingresses that
+   * claim one are reported; their hosts get the default certificate. Cheap when nothing changed.
+   */
+  setRefusedCertificates(refused: ReadonlyMap<string, string>): void {
+    const changed = new Set<string>();
+    for (const [id, reason] of refused) if (this.#refusedCertificates.get(id) !== reason) changed.add(id);
+    for (const id of this.#refusedCertificates.keys()) if (!refused.has(id)) changed.add(id);
+    if (changed.size === 0) return;
+    this.#refusedCertificates = new Map(refused);
+    // Rare (a certificate nginx's OpenSSL cannot load), so a scan instead of another index.
+    for (const key of this.#translations.keys()) {
+      if (this.contributionOf(key)?.tls.some((claim) => changed.has(claim.certificate.id)))
+        this.#affected.add(key);
+    }
+  }
+
   /** Re-assembles what changed since the last commit; see route-model's builder. */
   commit(): RouteTableDelta {
     // Notes are about other sources than the ones that changed (an older Ingress going away
@@ -256,7 +287,7 @@ export class IngressRouting {
           problems.push({
             object,
             field: `${route.origin.field ?? 'spec.defaultBackend'}.backend`,
-            message: `${problem}; requests get 503`,
+            message: problem,
             severity: 'error',
           });
         }
@@ -265,6 +296,16 @@ export class IngressRouting {
     for (const note of this.notes()) {
       if (sourceKey(note.source) !== ingressSourceKey(key)) continue;
       problems.push(problemOfNote(object, note));
+    }
+    for (const claim of contribution?.tls ?? []) {
+      const reason = this.#refusedCertificates.get(claim.certificate.id);
+      if (reason === undefined) continue;
+      problems.push({
+        object,
+        field: claim.origin.field ?? 'spec.tls',
+        message: `nginx refused the certificate for ${claim.hostname} (${reason}); the host is served with the default certificate`,
+        severity: 'error',
+      });
     }
     for (const refused of this.#refused.values()) {
       if (!refused.routeId.startsWith(`${ingressSourceKey(key)}/`)) continue;
@@ -335,6 +376,7 @@ export class IngressRouting {
       reference,
       view.service(serviceKey),
       view.endpointSlicesForService(serviceKey),
+      this.#options.backendAddressPolicy,
     );
     this.#builder.setBackend(backend);
     if (problem === this.#backendProblems.get(id)) return;
@@ -366,6 +408,16 @@ function problemOfNote(object: Problem['object'], note: AssemblyNote): Problem {
       ? 'an earlier path of this Ingress'
       : `the older Ingress ${origin.namespace}/${origin.name}`;
   switch (note.type) {
+    case 'host-owned-elsewhere': {
+      const owner = note.owner.source;
+      return {
+        object,
+        field: 'spec',
+        message: `host ${note.hostname} belongs to namespace ${note.owner.tenant}, whose Ingress ${owner.namespace}/${owner.name} is the oldest to name it; Ingresses of other namespaces cannot add paths or TLS to it (--allow-cross-namespace-hosts)`,
+        severity: 'error',
+        value: note.hostname,
+      };
+    }
     case 'route-shadowed': {
       const path = note.route.match.path;
       return {
@@ -391,6 +443,25 @@ function problemOfNote(object: Problem['object'], note: AssemblyNote): Problem {
         severity: 'warning',
       };
   }
+}
+
+/** The routing settings of a controller config: one place for `run`, `render` and `explain`. */
+export function routingOptionsOf(
+  config: Pick<
+    ControllerConfig,
+    'classConfig' | 'defaultBackend' | 'allowCrossNamespaceHosts' | 'backendAddressPolicy'
+  >,
+  listeners: Listener[],
+  now: () => number,
+): IngressRoutingOptions {
+  return {
+    classConfig: config.classConfig,
+    defaultBackend: config.defaultBackend,
+    allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
+    backendAddressPolicy: config.backendAddressPolicy,
+    listeners,
+    now,
+  };
 }
 
 /** Routes every Ingress of `view` in one pass: what `render`, `explain` and the demo print. */

@@ -92,6 +92,8 @@ describe('ingresskit run', () => {
       {
         INGRESSKIT_HEALTHZ_PORT: String(ports.healthzPort),
         INGRESSKIT_SYNC_RATE_LIMIT: '0',
+        // The test's backends listen on 127.0.0.1.
+        INGRESSKIT_ALLOW_LOCAL_BACKEND_ADDRESSES: 'true',
         INGRESSKIT_LOG_LEVEL: 'warn',
       },
     );
@@ -132,7 +134,14 @@ describe('ingresskit run', () => {
 
 describe('ingresskit explain', () => {
   it('prints the decision and the routes of an Ingress the controller serves', async () => {
-    const run = runIngresskit(['explain', 'ingress', 'default/home', `--kubeconfig=${kubeconfig}`]);
+    const run = runIngresskit([
+      'explain',
+      'ingress',
+      'default/home',
+      `--kubeconfig=${kubeconfig}`,
+      // The test's backends listen on 127.0.0.1.
+      '--allow-local-backend-addresses',
+    ]);
     expect(await run.exited).toBe(0);
     expect(run.output()).toContain('Ingress default/home');
     expect(run.output()).toContain('Owned:       yes, as class "nginx" (ingressClassName)');

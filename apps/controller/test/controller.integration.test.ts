@@ -212,6 +212,29 @@ describe('Controller', () => {
     expect(text).toContain('ingresskit_sync_duration_seconds_bucket');
   });
 
+  it('publishes the status of a new Ingress only once nginx serves it', async () => {
+    const networking = server.kubeConfig().makeApiClient(NetworkingV1Api);
+    const addresses = async () => {
+      const ingress = await networking.readNamespacedIngress({ name: 'pending', namespace: 'default' });
+      return (ingress.status?.loadBalancer?.ingress ?? []).map((entry) => entry.ip);
+    };
+    await eventually(() => expect(controller.isLeader()).toBe(true));
+    // A stopped nginx takes no pushes: the sync waits for it.
+    const group = -controller.dataPlane.masterPid!;
+    process.kill(group, 'SIGSTOP');
+    try {
+      await server.apply(
+        ingressManifest('pending', { host: 'pending.test', service: 'alpha', className: 'nginx' }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(await addresses()).toEqual([]);
+    } finally {
+      process.kill(group, 'SIGCONT');
+    }
+    await eventually(async () => expect(await answerOf(controller, 'pending.test')).toBe('alpha'));
+    await eventually(async () => expect(await addresses()).toEqual(['10.0.0.1']));
+  });
+
   it('starts nginx again and restores the backends when the nginx master dies', async () => {
     const masterPid = controller.dataPlane.masterPid!;
     const workerPids = await controller.dataPlane.workerPids();

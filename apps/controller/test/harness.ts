@@ -35,10 +35,15 @@ export async function pickControllerPorts(): Promise<
   return { httpPort, httpsPort, healthzPort };
 }
 
-/** A controller config for tests: free ports, 127.0.0.1 only, one worker, no sync throttle, a short lease. */
+/**
+ * A controller config for tests: free ports, 127.0.0.1 only (backends too), one worker, no sync
+ * throttle, a short lease.
+ */
 export async function createTestConfig(overrides: Partial<ControllerConfig> = {}): Promise<ControllerConfig> {
+  const defaults = resolveControllerConfig(defaultFlags(), {});
   return {
-    ...resolveControllerConfig(defaultFlags(), {}),
+    ...defaults,
+    backendAddressPolicy: { ...defaults.backendAddressPolicy, allowLocalAddresses: true },
     ...(await pickControllerPorts()),
     healthzHost: '127.0.0.1',
     listenAddresses: ['127.0.0.1'],

@@ -161,6 +161,7 @@ beforeAll(async () => {
         ['/foo', 'Prefix', 'a'],
         ['/foo/bar', 'Prefix', 'b'],
         ['/exact', 'Exact', 'b'],
+        ['/trail/', 'Exact', 'b'],
         ['/impl', 'ImplementationSpecific', 'b'],
       ],
     }),
@@ -231,6 +232,9 @@ describe('Ingress semantics through the controller and nginx', () => {
   it('routes Exact paths exactly and ImplementationSpecific paths as Prefix', async () => {
     expect(await backendOf('routing.example.com', '/exact')).toBe('b');
     expect(await backendOf('routing.example.com', '/exact/')).toBe('fallback');
+    // The upstream conformance case: no automatic 301 from /trail to /trail/, as nginx's locations make.
+    expect(await backendOf('routing.example.com', '/trail/')).toBe('b');
+    expect(await backendOf('routing.example.com', '/trail')).toBe('fallback');
     expect(await backendOf('routing.example.com', '/impl')).toBe('b');
     expect(await backendOf('routing.example.com', '/impl/x')).toBe('b');
     expect(await backendOf('routing.example.com', '/implx')).toBe('fallback');

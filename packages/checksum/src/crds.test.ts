@@ -1,27 +1,32 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { V1CustomResourceDefinition, V1JSONSchemaProps } from '@kubernetes/client-node';
+import type { V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { ingressCheckSumCrd, secretCheckSumCrd } from './index.js';
+import {
+  ingressCheckSumCrd,
+  secretCheckSumCrd,
+  type CrdSchemaProps,
+  type CustomResourceDefinition,
+} from './index.js';
 
 const crdDir = join(import.meta.dirname, '..', 'crds');
 
 // A structural schema (apiextensions.k8s.io/v1) gives every node a type and says nothing but the
 // type about metadata.
-function findUntypedNodes(schema: V1JSONSchemaProps, path: string): string[] {
+function findUntypedNodes(schema: CrdSchemaProps, path: string): string[] {
   const own = schema.type ? [] : [path];
   const children = Object.entries(schema.properties ?? {}).flatMap(([key, child]) =>
     findUntypedNodes(child, `${path}.${key}`),
   );
-  const items = schema.items ? findUntypedNodes(schema.items as V1JSONSchemaProps, `${path}[]`) : [];
+  const items = schema.items ? findUntypedNodes(schema.items, `${path}[]`) : [];
   return [...own, ...children, ...items];
 }
 
 describe.each([
   ['ingressCheckSumCrd', ingressCheckSumCrd, 'IngressCheckSum', 'ingresschecksums'],
   ['secretCheckSumCrd', secretCheckSumCrd, 'SecretCheckSum', 'secretchecksums'],
-] as const)('%s', (_name, crd: V1CustomResourceDefinition, kind, plural) => {
+] as const)('%s', (_name, crd: CustomResourceDefinition, kind, plural) => {
   it('matches the YAML file shipped in crds/', () => {
     const file = join(crdDir, `${plural}.tengine.taobao.org.yaml`);
     expect(parse(readFileSync(file, 'utf8'))).toEqual(crd);
@@ -40,7 +45,7 @@ describe.each([
   });
 
   it('has a structural schema with spec.checksum, spec.ids and a required spec.timestamp', () => {
-    const schema = crd.spec.versions[0]!.schema!.openAPIV3Schema!;
+    const schema = crd.spec.versions[0]!.schema.openAPIV3Schema;
     expect(findUntypedNodes(schema, '')).toEqual([]);
     expect(schema.properties?.metadata).toEqual({ type: 'object' });
     const spec = schema.properties?.spec;
@@ -53,6 +58,18 @@ describe.each([
 
   it('is frozen so that no caller can change it for the others', () => {
     expect(Object.isFrozen(crd)).toBe(true);
-    expect(Object.isFrozen(crd.spec.versions[0]!.schema!.openAPIV3Schema!.properties!.spec)).toBe(true);
+    expect(Object.isFrozen(crd.spec.versions[0]!.schema.openAPIV3Schema.properties!.spec)).toBe(true);
+  });
+});
+
+describe('CustomResourceDefinition', () => {
+  it('is accepted where client-node wants a V1CustomResourceDefinition', () => {
+    // A compile-time check (pnpm typecheck): the package's own CRD type must stay a structural
+    // subset of client-node's, so the objects go to its apiextensions client unchanged.
+    const forClient: V1CustomResourceDefinition[] = [ingressCheckSumCrd, secretCheckSumCrd];
+    expect(forClient.map((crd) => crd.kind)).toEqual([
+      'CustomResourceDefinition',
+      'CustomResourceDefinition',
+    ]);
   });
 });

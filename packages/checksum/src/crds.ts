@@ -1,7 +1,43 @@
-import type { V1CustomResourceDefinition, V1JSONSchemaProps } from '@kubernetes/client-node';
 import { checksumApiGroup, checksumApiVersion } from './checksum-object.js';
 
-function buildSchema(kind: string, objects: string): V1JSONSchemaProps {
+// The CRD types are spelled out here rather than taken from @kubernetes/client-node, which is not a
+// dependency of this package: a consumer's compiler must resolve every type of the published .d.ts.
+// They are structural subsets of client-node's V1CustomResourceDefinition, so the objects can be
+// passed to its apiextensions client as they are.
+
+/** One node of a structural OpenAPI v3 schema, as far as the checksum CRDs use it. */
+export interface CrdSchemaProps {
+  type: string;
+  description?: string;
+  format?: string;
+  required?: string[];
+  properties?: Record<string, CrdSchemaProps>;
+  items?: CrdSchemaProps;
+}
+
+/** A served version of a CustomResourceDefinition, as far as the checksum CRDs use it. */
+export interface CrdVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  schema: { openAPIV3Schema: CrdSchemaProps };
+  additionalPrinterColumns: { name: string; type: string; jsonPath: string }[];
+}
+
+/** An `apiextensions.k8s.io/v1` CustomResourceDefinition, as far as the checksum CRDs use it. */
+export interface CustomResourceDefinition {
+  apiVersion: 'apiextensions.k8s.io/v1';
+  kind: 'CustomResourceDefinition';
+  metadata: { name: string };
+  spec: {
+    group: string;
+    names: { kind: string; listKind: string; plural: string; singular: string };
+    scope: 'Namespaced' | 'Cluster';
+    versions: CrdVersion[];
+  };
+}
+
+function buildSchema(kind: string, objects: string): CrdSchemaProps {
   return {
     type: 'object',
     description: `${kind} publishes the checksum a control plane computed over the configuration ids of all ${objects}, so that data planes can check they see the same set.`,
@@ -38,7 +74,7 @@ function buildSchema(kind: string, objects: string): V1JSONSchemaProps {
   };
 }
 
-function buildCrd(kind: string, plural: string, objects: string): V1CustomResourceDefinition {
+function buildCrd(kind: string, plural: string, objects: string): CustomResourceDefinition {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -77,7 +113,7 @@ function deepFreeze<T>(value: T): T {
  * v1), compatible with Tengine-Ingress. Frozen: copy it before changing anything. The same object
  * ships as crds/ingresschecksums.tengine.taobao.org.yaml.
  */
-export const ingressCheckSumCrd: V1CustomResourceDefinition = deepFreeze(
+export const ingressCheckSumCrd: CustomResourceDefinition = deepFreeze(
   buildCrd('IngressCheckSum', 'ingresschecksums', 'Ingresses'),
 );
 
@@ -86,6 +122,6 @@ export const ingressCheckSumCrd: V1CustomResourceDefinition = deepFreeze(
  * v1), compatible with Tengine-Ingress. Frozen: copy it before changing anything. The same object
  * ships as crds/secretchecksums.tengine.taobao.org.yaml.
  */
-export const secretCheckSumCrd: V1CustomResourceDefinition = deepFreeze(
+export const secretCheckSumCrd: CustomResourceDefinition = deepFreeze(
   buildCrd('SecretCheckSum', 'secretchecksums', 'TLS and CA Secrets'),
 );

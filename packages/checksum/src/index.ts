@@ -33,5 +33,11 @@ export {
   type IngressCheckSum,
   type SecretCheckSum,
 } from './checksum-object.js';
-export { ingressCheckSumCrd, secretCheckSumCrd } from './crds.js';
+export {
+  ingressCheckSumCrd,
+  secretCheckSumCrd,
+  type CrdSchemaProps,
+  type CrdVersion,
+  type CustomResourceDefinition,
+} from './crds.js';
 export { InvalidChecksumInputError } from './errors.js';

@@ -4,8 +4,8 @@
  * widen access when ignored (snippets, auth, canary, deny lists) do the same, other unsupported
  * ones are ignored with a warning.
  */
-import type { BackendProtocol } from '@ingresskit/route-model';
-import { compareText } from './compare.js';
+import { compareText, type BackendProtocol } from '@ingresskit/route-model';
+
 import { checkHostWithPort, MAX_PATH_LENGTH, parseCidr } from './grammar.js';
 
 /** The default annotation prefix, shared with ingress-nginx so existing manifests keep working. */

@@ -3,7 +3,7 @@
  * translation never reads a Service: an id carries the port as the Ingress wrote it, and
  * resolveServiceBackend turns the id's reference into endpoints later.
  */
-import { checkDnsLabel, checkPortName, isPortNumber } from './grammar.js';
+import { checkDnsLabel, checkPortName, isPortNumber } from '@ingresskit/kube-objects';
 import type { ServiceReference } from './types.js';
 
 /**

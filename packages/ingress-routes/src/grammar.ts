@@ -6,30 +6,9 @@
  * values travel to the data plane as data, but a data plane that ever templates one must not be
  * able to be injected.
  */
+import { checkDnsSubdomain, isPortNumber } from '@ingresskit/kube-objects';
+import { checkPortableRegex } from '@ingresskit/route-model';
 import { isIP } from 'node:net';
-
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
-/** Checks an RFC 1123 label (a namespace, or a Service name): lower case, at most 63 characters. */
-export function checkDnsLabel(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value === '') return 'must be a non-empty string';
-  if (value.length > 63) return 'must be at most 63 characters';
-  if (!DNS_LABEL.test(value))
-    return 'must be an RFC 1123 label (a-z, 0-9 and "-", starting and ending alphanumeric)';
-  return undefined;
-}
-
-/** Checks an RFC 1123 subdomain (an object name): dot-separated labels, at most 253 characters. */
-export function checkDnsSubdomain(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value === '') return 'must be a non-empty string';
-  if (value.length > 253) return 'must be at most 253 characters';
-  for (const label of value.split('.')) {
-    if (label.length > 63 || !DNS_LABEL.test(label)) {
-      return 'must be an RFC 1123 subdomain (lower-case labels of a-z, 0-9 and "-", joined by ".")';
-    }
-  }
-  return undefined;
-}
 
 /**
  * Checks an Ingress host: an RFC 1123 subdomain, optionally starting with `*.` (one wildcard
@@ -79,57 +58,21 @@ export const MAX_REGEX_LENGTH = 512;
 // Characters a regex path may use outside escapes. Absent on purpose: quotes, whitespace, `;`,
 // `#`, backticks and anything non-ASCII, so the quoted token can never end early.
 const REGEX_CHARS = /^[A-Za-z0-9._~\-/()|^$*+?[\]{},:=!@%&<>]*$/;
-// Escapes both PCRE and JavaScript read the same way. `\n`, `\t` and `\r` are left out because
-// nginx's own string parser would turn them into control bytes before PCRE sees them.
-const REGEX_ESCAPES = new Set([...'.-/dDwWsS()[]{}*+?|^$']);
 
 /**
  * Checks a regex path (ImplementationSpecific with use-regex): starts with `/`, uses a safe
- * character set and escape set, no `(?` group other than `(?:` (no inline flags, verbs or
- * look-arounds), and compiles as a JavaScript regex — a subset on which PCRE agrees.
+ * character set, and is in route-model's portable subset (escapes of classes and punctuation only,
+ * no `(?` group other than `(?:`, compiles). `\n`, `\t` and `\r` stay out of the escapes because
+ * nginx's own string parser would turn them into control bytes before PCRE sees them.
  */
 export function checkRegexPath(value: unknown): string | undefined {
   if (typeof value !== 'string' || value === '') return 'must be a non-empty string';
   if (value.length > MAX_REGEX_LENGTH) return `must be at most ${MAX_REGEX_LENGTH} characters`;
   if (!value.startsWith('/')) return 'must start with "/"';
-  let unescaped = '';
-  for (let i = 0; i < value.length; i++) {
-    const ch = value[i]!;
-    if (ch === '\\') {
-      const next = value[i + 1];
-      if (next === undefined || !REGEX_ESCAPES.has(next)) {
-        return 'may only escape one of . - / d D w W s S ( ) [ ] { } * + ? | ^ $';
-      }
-      i++;
-      unescaped += 'x';
-      continue;
-    }
-    unescaped += ch;
-  }
-  if (!REGEX_CHARS.test(unescaped)) {
+  if (!REGEX_CHARS.test(value.replace(/\\[\s\S]?/g, 'x'))) {
     return 'may hold only A-Z a-z 0-9 and . _ ~ - / ( ) | ^ $ * + ? [ ] { } , : = ! @ % & < > and escapes';
   }
-  if (/\(\?(?!:)/.test(unescaped)) return 'may not use "(?" groups other than "(?:"';
-  try {
-    new RegExp(value);
-  } catch {
-    return 'is not a valid regular expression';
-  }
-  return undefined;
-}
-
-/** Whether `value` is an integer port number 1-65535. */
-export function isPortNumber(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 65535;
-}
-
-/** Checks an IANA_SVC_NAME (a named port): 1-15 of a-z 0-9 "-", with at least one letter. */
-export function checkPortName(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value === '') return 'must be a non-empty string';
-  if (value.length > 15 || !DNS_LABEL.test(value) || !/[a-z]/.test(value) || value.includes('--')) {
-    return 'must be an IANA service name (1-15 of a-z, 0-9 and "-", with a letter)';
-  }
-  return undefined;
+  return checkPortableRegex(value);
 }
 
 /**

@@ -10,6 +10,11 @@ export {
   SERVICE_NAME_LABEL,
   type ServiceBackendResolution,
 } from './service-backend.js';
+export {
+  DEFAULT_BACKEND_ADDRESS_POLICY,
+  refusedBackendAddress,
+  type BackendAddressPolicy,
+} from './backend-address-policy.js';
 export { createDefaultBackendContribution, createDefaultBackendRoute } from './default-backend.js';
 export {
   DEFAULT_ANNOTATION_PREFIX,

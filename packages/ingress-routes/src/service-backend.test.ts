@@ -123,7 +123,7 @@ describe('resolveServiceBackend', () => {
     );
     expect(result).toEqual({
       backend: { id: 'default/ext:https', endpoints: [] },
-      problem: 'Service default/ext has no port named "https"',
+      problem: 'Service default/ext has no port named "https"; requests get 503',
     });
   });
 
@@ -135,7 +135,7 @@ describe('resolveServiceBackend', () => {
         externalService('ext', externalName),
         [],
       );
-      expect(result.problem).toBe('Service default/ext has an invalid spec.externalName');
+      expect(result.problem).toBe('Service default/ext has an invalid spec.externalName; requests get 503');
       expect(result.backend).toEqual({ id: 'default/ext:443', endpoints: [] });
     },
   );

@@ -2,16 +2,25 @@
  * Service ports to route-model backends: the Service port by number or name, ExternalName
  * targets, and the ready, non-terminating endpoints of the Service's EndpointSlices.
  */
-import type { Backend, Endpoint } from '@ingresskit/route-model';
+import { compareText, type Backend, type Endpoint } from '@ingresskit/route-model';
+import {
+  DEFAULT_BACKEND_ADDRESS_POLICY,
+  refusedBackendAddress,
+  type BackendAddressPolicy,
+} from './backend-address-policy.js';
 import { backendIdOf } from './backend-reference.js';
-import { compareText } from './compare.js';
-import { checkDnsSubdomain, isIpAddress, isPortNumber } from './grammar.js';
+
+import { checkDnsSubdomain, isPortNumber } from '@ingresskit/kube-objects';
+import { isIpAddress } from './grammar.js';
 import type { EndpointSliceLike, ServiceLike, ServicePortLike, ServiceReference } from './types.js';
 
 /** A backend, and why it can only answer 503 when it cannot serve. */
 export interface ServiceBackendResolution {
   backend: Backend;
-  /** Set when the backend cannot serve: no Service, no such port, an invalid ExternalName. */
+  /**
+   * Set when the backend cannot serve (no Service, no such port, an invalid or refused
+   * ExternalName) or some of its endpoints were left out (addresses the policy refuses).
+   */
   problem?: string;
 }
 
@@ -38,10 +47,15 @@ function isSliceOf(slice: EndpointSliceLike | null | undefined, namespace: strin
   return slice?.metadata?.namespace === namespace && slice.metadata.labels?.[SERVICE_NAME_LABEL] === service;
 }
 
-/** Ready, non-terminating endpoints of the slices for one Service port, deduplicated and sorted. */
+/**
+ * Ready, non-terminating endpoints of the slices for one Service port, deduplicated and sorted;
+ * `refused` collects why addresses the policy refuses were left out.
+ */
 function collectEndpoints(
   slices: readonly (EndpointSliceLike | null | undefined)[],
   servicePort: ServicePortLike,
+  policy: BackendAddressPolicy,
+  refused: Set<string>,
 ): Endpoint[] {
   const wantedName = servicePort.name ?? '';
   const wantedProtocol = servicePort.protocol ?? 'TCP';
@@ -58,6 +72,11 @@ function collectEndpoints(
       if (endpoint?.conditions?.ready === false || endpoint?.conditions?.terminating === true) continue;
       for (const address of listOf(endpoint?.addresses)) {
         if (!isIpAddress(address)) continue;
+        const refusal = refusedBackendAddress(address, policy);
+        if (refusal !== undefined) {
+          refused.add(refusal);
+          continue;
+        }
         seen.set(`${address}|${slicePort.port}`, { address, port: slicePort.port });
       }
     }
@@ -71,12 +90,14 @@ function collectEndpoints(
  * `endpointSlices` its EndpointSlices (slices of other Services, by namespace and the
  * `kubernetes.io/service-name` label, are ignored, so passing more is safe). A missing Service or
  * port gives a backend without endpoints (503) and a problem; an ExternalName Service gives a
- * backend with `externalName`. Never throws.
+ * backend with `externalName`. Addresses `policy` refuses are left out with a problem, and an
+ * ExternalName it refuses gives a backend without endpoints. Never throws.
  */
 export function resolveServiceBackend(
   reference: ServiceReference,
   service: ServiceLike | undefined,
   endpointSlices: readonly EndpointSliceLike[],
+  policy: BackendAddressPolicy = DEFAULT_BACKEND_ADDRESS_POLICY,
 ): ServiceBackendResolution {
   const { namespace, name, port } = reference;
   const id = backendIdOf(namespace, name, port);
@@ -93,10 +114,29 @@ export function resolveServiceBackend(
     const portNumber = servicePort?.port ?? (typeof port === 'number' ? port : undefined);
     // IPv4 literals pass the subdomain grammar; IPv6 ones would need brackets in a proxy URL.
     if (typeof target !== 'string' || checkDnsSubdomain(target) !== undefined) {
-      return { backend: unusable, problem: `Service ${namespace}/${name} has an invalid spec.externalName` };
+      return {
+        backend: unusable,
+        problem: `Service ${namespace}/${name} has an invalid spec.externalName; requests get 503`,
+      };
     }
     if (!isPortNumber(portNumber)) {
-      return { backend: unusable, problem: `Service ${namespace}/${name} has no port named "${port}"` };
+      return {
+        backend: unusable,
+        problem: `Service ${namespace}/${name} has no port named "${port}"; requests get 503`,
+      };
+    }
+    if (!policy.allowExternalName) {
+      return {
+        backend: unusable,
+        problem: `Service ${namespace}/${name} is of type ExternalName, which this controller does not serve (--allow-external-name-services=false); requests get 503`,
+      };
+    }
+    const refusal = refusedBackendAddress(target, policy);
+    if (refusal !== undefined) {
+      return {
+        backend: unusable,
+        problem: `Service ${namespace}/${name} spec.externalName: ${refusal}, which a backend may not point at; requests get 503`,
+      };
     }
     return { backend: { id, endpoints: [], externalName: { hostname: target, port: portNumber } } };
   }
@@ -107,5 +147,14 @@ export function resolveServiceBackend(
     };
   }
   const slices = listOf(endpointSlices).filter((slice) => isSliceOf(slice, namespace, name));
-  return { backend: { id, endpoints: collectEndpoints(slices, servicePort) } };
+  const refused = new Set<string>();
+  const backend = { id, endpoints: collectEndpoints(slices, servicePort, policy, refused) };
+  if (refused.size === 0) return { backend };
+  const reasons = [...refused].sort(compareText);
+  const shown =
+    reasons.slice(0, 3).join('; ') + (reasons.length > 3 ? `; and ${reasons.length - 3} more` : '');
+  return {
+    backend,
+    problem: `EndpointSlices of Service ${namespace}/${name} name addresses a backend may not point at, left out: ${shown}`,
+  };
 }

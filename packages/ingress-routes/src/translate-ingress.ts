@@ -4,11 +4,19 @@
  * and path, the same TLS host, the catch-all's default backend) are settled when the route table
  * is assembled, where the oldest object wins.
  */
-import { ANY_HOSTNAME, type RouteContribution, type SourceRef } from '@ingresskit/route-model';
+import {
+  ANY_HOSTNAME,
+  compareText,
+  createProblemLog,
+  describeValue,
+  type ProblemLog,
+  type RouteContribution,
+  type SourceRef,
+} from '@ingresskit/route-model';
 import { DEFAULT_ANNOTATION_PREFIX, parseAnnotations } from './annotations.js';
-import { compareText } from './compare.js';
-import { checkDnsLabel, checkDnsSubdomain } from './grammar.js';
-import { createProblemLog, describeValue, type ProblemLog } from './problems.js';
+
+import { checkDnsLabel, checkDnsSubdomain } from '@ingresskit/kube-objects';
+
 import { toMillis } from './timestamps.js';
 import { translateDefaultBackend, translateRules } from './translate-rules.js';
 import { claimTls, readTlsEntries } from './translate-tls.js';
@@ -36,6 +44,8 @@ function translateSpec(context: Context, rawSpec: unknown): RouteContribution {
   const hostnames = [...hosts.keys()].sort(compareText);
   return {
     source: { ...context.source },
+    // A namespace is the unit of trust: with host ownership on, its hosts are its own.
+    tenant: context.source.namespace,
     hosts: hostnames.map((hostname) => hosts.get(hostname)!),
     tls: claimTls(context, tlsEntries, hostnames),
   };

@@ -8,7 +8,8 @@ import {
   parseTlsSecretDataCached,
   type ParsedCertificate,
 } from './certificates.js';
-import { checkDnsSubdomain, checkHost } from './grammar.js';
+import { checkDnsSubdomain } from '@ingresskit/kube-objects';
+import { checkHost } from './grammar.js';
 import { objectOr, originOf, type Context } from './translation-context.js';
 
 /** A TLS entry whose certificate passed every check, before its hosts are known. */

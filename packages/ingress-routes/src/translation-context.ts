@@ -1,7 +1,7 @@
 /** What the translation of one Ingress reads and collects, shared by its parts (rules, TLS). */
-import type { RouteOrigin, SourceRef } from '@ingresskit/route-model';
+import type { ProblemLog, RouteOrigin, SourceRef } from '@ingresskit/route-model';
 import type { IngressAnnotations } from './annotations.js';
-import type { ProblemLog } from './problems.js';
+
 import type { IngressReferences, IngressTranslationConfig } from './types.js';
 
 /** The origin kind and route id prefix of everything an Ingress contributes. */

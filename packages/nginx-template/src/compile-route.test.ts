@@ -180,7 +180,7 @@ describe('compileRoute', () => {
         policy: {
           backendProtocol: 'SPDY' as never,
           maxBodyBytes: -5,
-          timeouts: { readMs: 0 },
+          timeouts: { readMs: 0, requestMs: 10_000, backendRequestMs: 0 },
           mirror: { backend: 'm' },
         },
       }),
@@ -190,6 +190,7 @@ describe('compileRoute', () => {
     expect(issues.map((issue) => [issue.field, issue.severity])).toEqual([
       ['policy.maxBodyBytes', 'warning'],
       ['policy.timeouts.readMs', 'warning'],
+      ['policy.timeouts.requestMs', 'warning'],
       ['policy.backendProtocol', 'warning'],
       ['policy.mirror', 'warning'],
     ]);

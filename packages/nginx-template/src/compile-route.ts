@@ -301,6 +301,14 @@ function compileTimeouts(route: Route, out: Collector): [number, number, number]
     }
     return value / 1000;
   }) as [number, number, number];
+  for (const name of ['requestMs', 'backendRequestMs'] as const) {
+    if (timeouts[name] === undefined || timeouts[name] === 0) continue;
+    out.warn(
+      `policy.timeouts.${name}`,
+      'a total request timeout is not enforced by the nginx data plane yet; only connect, send and read timeouts apply',
+      timeouts[name],
+    );
+  }
   return seconds.some((value) => value > 0) ? seconds : undefined;
 }
 

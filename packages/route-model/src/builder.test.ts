@@ -36,6 +36,26 @@ describe('createRouteTableBuilder', () => {
     expect(builder.virtualHost('shop.test')?.routes.map((route) => route.id)).toEqual(['b/r0/p0', 'a/r0/p0']);
   });
 
+  it("publishes a host again when only a route's request or backend-request timeout changes", () => {
+    const builder = createRouteTableBuilder();
+    const withTimeouts = (requestMs: number, backendRequestMs: number): RouteContribution => {
+      const route = createForwardRoute('a/r0/p0', '/', 'default/a:80');
+      return createContribution(route.origin, [
+        {
+          hostname: 'shop.test',
+          routes: [{ ...route, policy: { timeouts: { requestMs, backendRequestMs } } }],
+        },
+      ]);
+    };
+    builder.setContribution(withTimeouts(10_000, 2_000));
+    builder.commit();
+    builder.setContribution(withTimeouts(10_000, 2_000));
+    expect(builder.commit().virtualHosts.upsert).toEqual([]);
+    builder.setContribution(withTimeouts(10_000, 3_000));
+    const [host] = builder.commit().virtualHosts.upsert;
+    expect(host?.routes[0]?.policy.timeouts).toEqual({ requestMs: 10_000, backendRequestMs: 3_000 });
+  });
+
   it('re-assembles only the hosts a change touches', () => {
     const builder = createRouteTableBuilder();
     builder.setContribution(ingress('a', 1, { 'one.test': ['/'], 'two.test': ['/'] }));

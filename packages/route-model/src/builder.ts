@@ -13,14 +13,17 @@ import {
 import { createEmptyDelta } from './diff.js';
 import { isDeepEqual } from './equal.js';
 import { MemberIndex } from './member-index.js';
+import { compareOrigins } from './precedence.js';
 import type {
   AssemblyNote,
   Backend,
   Certificate,
   HostContribution,
+  HostOwner,
   Listener,
   Route,
   RouteContribution,
+  RouteOrigin,
   RouteTable,
   RouteTableDelta,
   SourceRef,
@@ -67,6 +70,13 @@ export interface RouteTableBuilderOptions {
   listeners?: Listener[];
   /** The fallback of hosts whose contributions ask for `'table-default'`; none (404) by default. */
   defaultFallback?: Route;
+  /**
+   * `shared` (the default): every contribution to a hostname is merged. `oldest-tenant`: a
+   * hostname belongs to the tenant (`RouteContribution.tenant`) of its oldest contribution, by
+   * route or TLS claim origin; other tenants' routes and TLS claims for it are left out, with a
+   * `host-owned-elsewhere` note. Contributions without a tenant are always merged.
+   */
+  hostOwnership?: 'shared' | 'oldest-tenant';
 }
 
 /** See the module comment. */
@@ -105,6 +115,7 @@ interface CertificateEntry {
 class IncrementalRouteTable implements RouteTableBuilder {
   #listeners: Listener[];
   #defaultFallback: Route | undefined;
+  readonly #ownedHosts: boolean;
   readonly #contributions = new Map<string, RouteContribution>();
   readonly #hostIndex = new Map<string, Map<string, SourcedHostContribution>>();
   readonly #tlsIndex = new Map<string, Map<string, SourcedTlsClaim[]>>();
@@ -127,6 +138,7 @@ class IncrementalRouteTable implements RouteTableBuilder {
   constructor(options: RouteTableBuilderOptions) {
     this.#listeners = options.listeners ?? [];
     this.#defaultFallback = options.defaultFallback;
+    this.#ownedHosts = options.hostOwnership === 'oldest-tenant';
     if (this.#defaultFallback !== undefined) this.#refer('', backendIdsOfRoute(this.#defaultFallback));
   }
 
@@ -146,7 +158,7 @@ class IncrementalRouteTable implements RouteTableBuilder {
         source: contribution.source,
         host: existing === undefined ? host : mergeHosts(existing.host, host),
       });
-      this.#dirtyHosts.add(host.hostname);
+      this.#touch(host.hostname);
     }
     for (const claim of contribution.tls) {
       let sources = this.#tlsIndex.get(claim.hostname);
@@ -157,7 +169,7 @@ class IncrementalRouteTable implements RouteTableBuilder {
       const claims = sources.get(key) ?? [];
       claims.push({ source: contribution.source, claim });
       sources.set(key, claims);
-      this.#dirtyTls.add(claim.hostname);
+      this.#touchTls(claim.hostname);
     }
     const added = this.#refer(key, backendIdsOfContribution(contribution));
     return mergeChanges(change, added);
@@ -218,12 +230,22 @@ class IncrementalRouteTable implements RouteTableBuilder {
   commit(): RouteTableDelta {
     const delta = createEmptyDelta();
     for (const hostname of this.#dirtyHosts) {
-      const sources = this.#hostIndex.get(hostname);
+      const owner = this.#ownerOf(hostname);
+      const ownership: AssemblyNote[] = [];
+      const admitted = this.#admitted(hostname, owner, this.#hostIndex.get(hostname), ownership);
       const { virtualHost, notes } = assembleVirtualHost(
         hostname,
-        sources === undefined ? [] : [...sources.values()],
+        admitted.map(([, entry]) => entry),
         this.#defaultFallback,
       );
+      if (owner !== undefined) {
+        // Sources that claim only a certificate for the hostname are told too.
+        const noted = new Set(ownership.map((note) => sourceKey(note.source)));
+        const claimNotes: AssemblyNote[] = [];
+        this.#admitted(hostname, owner, this.#tlsIndex.get(hostname), claimNotes);
+        ownership.push(...claimNotes.filter((note) => !noted.has(sourceKey(note.source))));
+      }
+      notes.unshift(...ownership);
       setOrDelete(this.#hostNotes, hostname, notes.length === 0 ? undefined : notes);
       const old = this.#virtualHosts.get(hostname);
       if (virtualHost === undefined) {
@@ -279,7 +301,11 @@ class IncrementalRouteTable implements RouteTableBuilder {
   }
 
   #commitTls(hostname: string, delta: RouteTableDelta): void {
-    const claims = [...(this.#tlsIndex.get(hostname)?.values() ?? [])].flat();
+    // Ownership notes for the hostname are made once, with its virtual host.
+    const owner = this.#ownerOf(hostname);
+    const claims = this.#admitted(hostname, owner, this.#tlsIndex.get(hostname), [])
+      .map(([, entries]) => entries)
+      .flat();
     const { binding, notes } = assembleTlsBinding(hostname, claims);
     setOrDelete(this.#tlsNotes, hostname, notes.length === 0 ? undefined : notes);
     const old = this.#bindings.get(hostname);
@@ -301,6 +327,52 @@ class IncrementalRouteTable implements RouteTableBuilder {
     delta.tls.upsert.push(binding);
   }
 
+  #touch(hostname: string): void {
+    this.#dirtyHosts.add(hostname);
+    // Who owns a hostname depends on both its routes and its TLS claims.
+    if (this.#ownedHosts) this.#dirtyTls.add(hostname);
+  }
+
+  #touchTls(hostname: string): void {
+    this.#dirtyTls.add(hostname);
+    if (this.#ownedHosts) this.#dirtyHosts.add(hostname);
+  }
+
+  /** The tenant of the oldest contribution (route or TLS claim) to `hostname` that has one. */
+  #ownerOf(hostname: string): HostOwner | undefined {
+    if (!this.#ownedHosts) return undefined;
+    let oldest: { origin: RouteOrigin; contribution: RouteContribution } | undefined;
+    const consider = (key: string, origin: RouteOrigin | undefined) => {
+      const contribution = this.#contributions.get(key);
+      if (origin === undefined || contribution?.tenant === undefined) return;
+      if (oldest === undefined || compareOrigins(origin, oldest.origin) < 0)
+        oldest = { origin, contribution };
+    };
+    for (const [key, { host }] of this.#hostIndex.get(hostname) ?? []) consider(key, oldestOriginOf(host));
+    for (const [key, claims] of this.#tlsIndex.get(hostname) ?? []) {
+      for (const { claim } of claims) consider(key, claim.origin);
+    }
+    if (oldest === undefined) return undefined;
+    return { tenant: oldest.contribution.tenant!, source: oldest.contribution.source };
+  }
+
+  /** The entries of sources `owner` lets contribute to `hostname`; a note for each other one. */
+  #admitted<T>(
+    hostname: string,
+    owner: HostOwner | undefined,
+    sources: ReadonlyMap<string, T> | undefined,
+    notes: AssemblyNote[],
+  ): [string, T][] {
+    const entries = [...(sources ?? [])];
+    if (owner === undefined) return entries;
+    return entries.filter(([key]) => {
+      const contribution = this.#contributions.get(key)!;
+      if (contribution.tenant === undefined || contribution.tenant === owner.tenant) return true;
+      notes.push({ type: 'host-owned-elsewhere', source: contribution.source, hostname, owner });
+      return false;
+    });
+  }
+
   #releaseCertificate(id: string): void {
     const entry = this.#certificates.get(id);
     if (entry === undefined) return;
@@ -316,13 +388,13 @@ class IncrementalRouteTable implements RouteTableBuilder {
       const sources = this.#hostIndex.get(host.hostname);
       sources?.delete(key);
       if (sources?.size === 0) this.#hostIndex.delete(host.hostname);
-      this.#dirtyHosts.add(host.hostname);
+      this.#touch(host.hostname);
     }
     for (const claim of old.tls) {
       const sources = this.#tlsIndex.get(claim.hostname);
       sources?.delete(key);
       if (sources?.size === 0) this.#tlsIndex.delete(claim.hostname);
-      this.#dirtyTls.add(claim.hostname);
+      this.#touchTls(claim.hostname);
     }
     return this.#unrefer(key);
   }
@@ -348,6 +420,12 @@ class IncrementalRouteTable implements RouteTableBuilder {
  */
 export function createRouteTableBuilder(options: RouteTableBuilderOptions = {}): RouteTableBuilder {
   return new IncrementalRouteTable(options);
+}
+
+function oldestOriginOf(host: HostContribution): RouteOrigin | undefined {
+  const origins = host.routes.map((route) => route.origin);
+  if (host.fallback !== undefined && host.fallback !== 'table-default') origins.push(host.fallback.origin);
+  return origins.sort(compareOrigins)[0];
 }
 
 function mergeHosts(a: HostContribution, b: HostContribution): HostContribution {

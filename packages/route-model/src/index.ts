@@ -7,6 +7,7 @@ export type {
   HeaderMatch,
   HeaderModifier,
   HostContribution,
+  HostOwner,
   HostnameMatch,
   Listener,
   PathMatch,
@@ -38,7 +39,14 @@ export {
   isHostCovered,
   isValidHostname,
 } from './hostnames.js';
-export { compareMatches, compareOrigins, compareRoutes, matchKey, normalizePrefix } from './precedence.js';
+export {
+  compareMatches,
+  compareOrigins,
+  compareRoutes,
+  compareText,
+  matchKey,
+  normalizePrefix,
+} from './precedence.js';
 export {
   assembleTlsBinding,
   assembleVirtualHost,
@@ -66,3 +74,5 @@ export {
   type RouteRequest,
   type RouteSelection,
 } from './select.js';
+export { createProblemLog, describeValue, formatProblem, type ProblemLog } from './problems.js';
+export { checkPortableRegex } from './regex.js';

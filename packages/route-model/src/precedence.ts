@@ -28,7 +28,8 @@ function pathLength(path: PathMatch): number {
   return path.type === 'PathPrefix' ? normalizePrefix(path.value).length : path.value.length;
 }
 
-function compareText(a: string, b: string): number {
+/** Compares strings by UTF-16 code units, independent of locale: the same order everywhere. */
+export function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 

@@ -140,6 +140,16 @@ export interface RouteTimeouts {
   sendMs?: number;
   /** Between two successive reads from the backend (also the wait for the response to start). */
   readMs?: number;
+  /**
+   * The whole exchange with the client, from the request to the end of the response (Gateway API
+   * `timeouts.request`); when it passes, the client gets 504. 0: no limit.
+   */
+  requestMs?: number;
+  /**
+   * One request to a backend, from sending it to the end of its response (Gateway API
+   * `timeouts.backendRequest`); when it passes, the client gets 504. 0: no limit.
+   */
+  backendRequestMs?: number;
 }
 
 /** How a matched request is treated besides where it goes. Every field is optional. */
@@ -304,19 +314,34 @@ export interface TlsClaim {
   origin: RouteOrigin;
 }
 
+/** The tenant a hostname belongs to, and the source whose contribution made it the owner. */
+export interface HostOwner {
+  tenant: string;
+  source: SourceRef;
+}
+
 /** Everything one source object (an Ingress, an HTTPRoute, ...) adds to a table. */
 export interface RouteContribution {
   source: SourceRef;
+  /**
+   * The isolation domain of the source (an Ingress: its namespace). When the builder runs with
+   * `hostOwnership: 'oldest-tenant'`, a hostname belongs to the tenant of its oldest contribution,
+   * and other tenants' routes and TLS claims for it are left out. Sources without a tenant (Gateway
+   * API routes, whose hostnames the Gateway's listeners govern) neither own nor lose hostnames.
+   */
+  tenant?: string;
   hosts: HostContribution[];
   tls: TlsClaim[];
 }
 
 /**
  * Something assembling a table decided against a source: a route that an older one with the same
- * match hides, a fallback an older source's fallback replaces, or a TLS claim that an older claim
- * for the same hostname won.
+ * match hides, a fallback an older source's fallback replaces, a TLS claim that an older claim
+ * for the same hostname won, or a hostname another tenant owns (all of the source's routes and
+ * TLS claims for it are left out).
  */
 export type AssemblyNote =
+  | { type: 'host-owned-elsewhere'; source: SourceRef; hostname: string; owner: HostOwner }
   | { type: 'route-shadowed'; source: SourceRef; route: Route; by: Route; hostname: string }
   | { type: 'fallback-overridden'; source: SourceRef; route: Route; by: Route; hostname: string }
   | { type: 'tls-overridden'; source: SourceRef; hostname: string; claim: TlsClaim; by: TlsBinding };

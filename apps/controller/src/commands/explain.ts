@@ -4,11 +4,11 @@ import { stringify } from 'yaml';
 import { resolveControllerConfig } from '../config.js';
 import { FlagError } from '../errors.js';
 import { explainIngress, formatExplanation } from '../explain.js';
-import { classFlagNames } from '../flags.js';
+import { tenancyFlagNames, classFlagNames } from '../flags.js';
 import { loadKubeConfig } from '../kube-config.js';
 import { viewOfSnapshot } from '../cluster-view.js';
 import { listenersOf } from '../data-plane.js';
-import { routeAll } from '../ingress-routing.js';
+import { routeAll, routingOptionsOf } from '../ingress-routing.js';
 import { ExitCode, type Command } from './command.js';
 
 const LIST_TIMEOUT_MS = 30_000;
@@ -28,7 +28,14 @@ at http://<pod>:<healthz-port>/explain?ingress=NAMESPACE/NAME.
 Exits 0 when the Ingress exists, 1 when it does not.`,
   spec: {
     command: 'ingresskit explain',
-    flags: ['kubeconfig', 'watch-namespace', ...classFlagNames, 'default-backend-service', 'output'],
+    flags: [
+      'kubeconfig',
+      'watch-namespace',
+      ...classFlagNames,
+      'default-backend-service',
+      ...tenancyFlagNames,
+      'output',
+    ],
     maxPositionals: 2,
   },
   async run({ flags, positionals }, io) {
@@ -59,12 +66,10 @@ Exits 0 when the Ingress exists, 1 when it does not.`,
           }, LIST_TIMEOUT_MS);
         }),
       ]);
-      const routing = routeAll(viewOfSnapshot(store.snapshot()), {
-        classConfig: config.classConfig,
-        defaultBackend: config.defaultBackend,
-        listeners: listenersOf(config),
-        now: Date.now,
-      });
+      const routing = routeAll(
+        viewOfSnapshot(store.snapshot()),
+        routingOptionsOf(config, listenersOf(config), Date.now),
+      );
       const explanation = explainIngress(routing, key);
       io.stdout(
         flags.output === 'json'

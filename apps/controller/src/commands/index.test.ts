@@ -115,7 +115,14 @@ describe('runCli', () => {
   });
 
   it('prints one JSON document when render is asked for json, and the route table alone as YAML', async () => {
-    const result = await run(['render', '--manifests', examples, '--output=json']);
+    // The examples' backends run on 127.0.0.1, beside the demo's controller.
+    const result = await run([
+      'render',
+      '--manifests',
+      examples,
+      '--output=json',
+      '--allow-local-backend-addresses',
+    ]);
     const parsed = JSON.parse(result.stdout);
     expect(parsed.nginxConf).toContain('rewrite_by_lua_block');
     expect(parsed.routeTable.virtualHosts.map((host: { hostname: string }) => host.hostname)).toContain(
@@ -126,6 +133,10 @@ describe('runCli', () => {
       'demo/whoami',
     ]);
     expect(parsed.problems).toHaveLength(1);
+    const strict = JSON.parse((await run(['render', '--manifests', examples, '--output=json'])).stdout);
+    expect(strict.problems.map((problem: { message: string }) => problem.message)).toContainEqual(
+      expect.stringContaining('127.0.0.1 is a loopback address'),
+    );
     const yaml = await run(['render', '--manifests', examples, '--output=yaml']);
     expect(yaml.stdout).toMatch(/^listeners:/);
     expect(yaml.stdout).toContain('privateKeyPem: (private key not shown)');

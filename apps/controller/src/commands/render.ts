@@ -9,8 +9,8 @@ import { resolveControllerConfig } from '../config.js';
 import { listenersOf, nginxRenderOptions } from '../data-plane.js';
 import { FlagError } from '../errors.js';
 import { formatProblem, formatRoute, listRoutes, redactTable } from '../explain.js';
-import { classFlagNames } from '../flags.js';
-import { explanationOf, routeAll } from '../ingress-routing.js';
+import { tenancyFlagNames, classFlagNames } from '../flags.js';
+import { explanationOf, routeAll, routingOptionsOf } from '../ingress-routing.js';
 import { readManifests, toClusterObjects } from '../manifests.js';
 import { ExitCode, type Command } from './command.js';
 
@@ -36,6 +36,7 @@ because of an error.`,
       'manifests',
       ...classFlagNames,
       'default-backend-service',
+      ...tenancyFlagNames,
       'http-port',
       'https-port',
       'nginx-prefix',
@@ -47,12 +48,7 @@ because of an error.`,
       throw new FlagError('--manifests is required: the directory (or file) of manifests to render');
     const config = resolveControllerConfig(flags, io.env);
     const view = viewOfObjects(toClusterObjects(await readManifests(flags.manifests)));
-    const routing = routeAll(view, {
-      classConfig: config.classConfig,
-      defaultBackend: config.defaultBackend,
-      listeners: listenersOf(config),
-      now: Date.now,
-    });
+    const routing = routeAll(view, routingOptionsOf(config, listenersOf(config), Date.now));
     const table = routing.table();
     const { configuration } = buildConfiguration(
       table,

@@ -13,7 +13,7 @@ import type { Controller } from '../../src/controller.js';
 import type { DemoBackend } from '../../src/demo-backends.js';
 import { viewOfSnapshot } from '../../src/cluster-view.js';
 import { listenersOf } from '../../src/data-plane.js';
-import { routeAll } from '../../src/ingress-routing.js';
+import { routeAll, routingOptionsOf } from '../../src/ingress-routing.js';
 import {
   createTempDir,
   eventually,
@@ -232,12 +232,10 @@ export async function expectConverged(
   );
   await eventually(
     async () => {
-      const fresh = routeAll(viewOfSnapshot(controller.store!.snapshot()), {
-        classConfig: controller.config.classConfig,
-        defaultBackend: controller.config.defaultBackend,
-        listeners: listenersOf(controller.config),
-        now: Date.now,
-      });
+      const fresh = routeAll(
+        viewOfSnapshot(controller.store!.snapshot()),
+        routingOptionsOf(controller.config, listenersOf(controller.config), Date.now),
+      );
       expect(controller.routeTable()).toEqual(fresh.table());
       expect(await controller.dataPlane.isInSync()).toBe(true);
     },

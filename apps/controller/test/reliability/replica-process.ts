@@ -65,6 +65,7 @@ export async function startReplica(options: ReplicaOptions): Promise<ReplicaProc
       `--publish-status-address=${options.address}`,
       `--election-ttl=${options.electionTtlSeconds}`,
       '--sync-rate-limit=0',
+      '--allow-local-backend-addresses',
       '--log-level=warn',
     ],
     { cwd: controllerRoot, stdio: ['ignore', 'ignore', 'pipe'] },

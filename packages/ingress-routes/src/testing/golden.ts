@@ -83,6 +83,8 @@ function describeNote(note: AssemblyNote): string {
       return `${note.type}: host ${note.hostname}: ${note.route.id} of ${source} by ${note.by.id}`;
     case 'tls-overridden':
       return `${note.type}: host ${note.hostname}: ${source} by ${note.by.origin.kind}/${note.by.origin.namespace}/${note.by.origin.name}`;
+    case 'host-owned-elsewhere':
+      return `${note.type}: host ${note.hostname}: ${source} by tenant ${note.owner.tenant}`;
   }
 }
 

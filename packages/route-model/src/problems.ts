@@ -1,8 +1,8 @@
 /**
- * Problems of one Ingress: each names the field at fault and, when there is one, the offending
- * value as data (shortened, never interpreted).
+ * Problems of one source object, as translators report them: each names the field at fault and,
+ * when there is one, the offending value as data (shortened, never interpreted).
  */
-import type { Problem, SourceRef } from '@ingresskit/route-model';
+import type { Problem, SourceRef } from './types.js';
 
 /** Longest value a problem shows; longer ones are cut, as a problem is read by people. */
 const MAX_SHOWN_VALUE = 256;
@@ -10,14 +10,21 @@ const MAX_SHOWN_VALUE = 256;
 /** A value as a problem shows it: strings as they are, anything else as JSON, cut to 256 characters. */
 export function describeValue(value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? typeof value);
+  let text: string;
+  try {
+    text = typeof value === 'string' ? value : (JSON.stringify(value) ?? typeof value);
+  } catch {
+    // A cycle or a BigInt: say what it is rather than fail the translation.
+    text = typeof value;
+  }
   return text.length > MAX_SHOWN_VALUE ? `${text.slice(0, MAX_SHOWN_VALUE)}…` : text;
 }
 
 /** Collects the problems of one object, in the order they are found. */
 export interface ProblemLog {
+  readonly object: SourceRef;
   readonly problems: Problem[];
-  /** That part (the object, a rule, a path, a TLS entry) is left out. */
+  /** That part (the object, a rule, a path, a listener) is left out or answers with an error. */
   error(field: string, message: string, value?: unknown): void;
   /** It is served, but not exactly as written. */
   warning(field: string, message: string, value?: unknown): void;
@@ -33,8 +40,15 @@ export function createProblemLog(object: SourceRef): ProblemLog {
     problems.push(problem);
   };
   return {
+    object,
     problems,
     error: (field, message, value) => add('error', field, message, value),
     warning: (field, message, value) => add('warning', field, message, value),
   };
+}
+
+/** How a problem reads as one line: `HTTPRoute default/web spec.rules[1].matches[0]: message`. */
+export function formatProblem(problem: Problem): string {
+  const { kind, namespace, name } = problem.object;
+  return `${kind} ${namespace}/${name} ${problem.field}: ${problem.message}`;
 }

@@ -1,0 +1,73 @@
+export { translateGatewayApi, createReferences } from './translate-gateway-api.js';
+export { createGatewayApiTranslator, type GatewayApiTranslator } from './gateway-api-translator.js';
+export {
+  translateHTTPRoute,
+  type HTTPRouteTranslation,
+  type ListenerAttachment,
+} from './translate-httproute.js';
+export {
+  buildGatewayStatus,
+  evaluateGateways,
+  HTTP_ROUTE_KIND,
+  type CertificateReader,
+  type EvaluatedGateway,
+  type EvaluatedListener,
+  type GatewayEvaluation,
+  type NamespacePolicy,
+} from './gateways.js';
+export { intersectHostnames } from './hostnames.js';
+export {
+  GATEWAY_GROUP,
+  isReferenceAllowed,
+  type ReferenceFrom,
+  type ReferenceTo,
+} from './reference-grants.js';
+export { parseLabelSelector, type ParsedSelector } from './label-selector.js';
+export { readSecretCertificate, type SecretCertificate } from './certificates.js';
+export {
+  ConditionType,
+  GatewayReason,
+  ListenerReason,
+  markGatewayProgrammed,
+  RouteReason,
+  type ProgrammedOutcome,
+} from './conditions.js';
+export { formatProblem } from '@ingresskit/route-model';
+export type {
+  ConditionDraft,
+  GatewayApiConfig,
+  GatewayApiObjects,
+  GatewayApiReferences,
+  GatewayApiTranslation,
+  GatewayLike,
+  GatewayStatusDraft,
+  GatewayStatusEntry,
+  HTTPBackendRefLike,
+  HTTPHeaderFilterLike,
+  HTTPHeaderLike,
+  HTTPPathModifierLike,
+  HTTPRouteFilterLike,
+  HTTPRouteLike,
+  HTTPRouteMatchLike,
+  HTTPRouteRuleLike,
+  HTTPRouteStatusEntry,
+  HTTPValueMatchLike,
+  KubeObjectLike,
+  LabelSelectorLike,
+  ListenerLike,
+  ListenerStatusDraft,
+  NamespaceLike,
+  ObjectMetaLike,
+  ParentReference,
+  ParentReferenceLike,
+  PortMapping,
+  ReferenceGrantLike,
+  RouteGroupKind,
+  RouteGroupKindLike,
+  RouteParentStatusDraft,
+  SecretLike,
+  SecretObjectReferenceLike,
+  ServiceLike,
+  StringMapLike,
+  Timestamp,
+} from './types.js';
