@@ -47,6 +47,8 @@ export interface ControllerConfig {
   /** Addresses nginx listens on; all IPv4 addresses when undefined. */
   listenAddresses: string[] | undefined;
   workerProcesses: number | 'auto';
+  /** nginx's shared memory for the route data, in nginx size syntax (`256m`). */
+  luaSharedDictSize: string;
   accessLog: boolean;
 }
 
@@ -94,6 +96,10 @@ export function resolveControllerConfig(
   }
   if (flags['election-ttl'] < 1)
     throw new FlagError(`--election-ttl must be at least 1 second, not ${flags['election-ttl']}`);
+  if (!/^[1-9][0-9]*[kKmMgG]?$/.test(flags['lua-shared-dict-size']))
+    throw new FlagError(
+      `--lua-shared-dict-size must be an nginx size such as 512k, 256m or 1g, not ${JSON.stringify(flags['lua-shared-dict-size'])}`,
+    );
   const ports = ['http-port', 'https-port', 'healthz-port'] as const;
   for (const [i, a] of ports.entries()) {
     for (const b of ports.slice(i + 1)) {
@@ -133,6 +139,7 @@ export function resolveControllerConfig(
     healthzHost: undefined,
     listenAddresses: undefined,
     workerProcesses: 'auto',
+    luaSharedDictSize: flags['lua-shared-dict-size'],
     accessLog: false,
   };
 }

@@ -107,6 +107,7 @@ export class Controller {
       ...(config.listenAddresses === undefined ? {} : { listenAddresses: config.listenAddresses }),
       workerProcesses: config.workerProcesses,
       accessLog: config.accessLog,
+      renderOptions: { sharedDictSize: config.luaSharedDictSize },
       // --sync-rate-limit protects nginx from reload storms; pushes of data are never throttled.
       reloadMinIntervalMs: config.syncRateLimit > 0 ? 1000 / config.syncRateLimit : 0,
       listeners: listenersOf(config),

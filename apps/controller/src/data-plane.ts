@@ -418,6 +418,13 @@ export class NginxDataPlane {
         const response = await this.#control('POST', DATA_ENDPOINT_PATH, body);
         if (response.status === 200 || response.status === 201) return [];
         if (response.status === 422) return (JSON.parse(response.body) as DataPlaneRejection).rejected;
+        if (response.status === 413 || response.status === 507) {
+          // Retrying cannot help: the data does not fit the shared memory nginx was started with.
+          lastError = new DataPlanePushError(
+            `the route data (${(Buffer.byteLength(body) / 1024 ** 2).toFixed(1)} MiB in this push) does not fit nginx's shared memory of ${this.#renderOptions().sharedDictSize ?? '64m'}; raise --lua-shared-dict-size`,
+          );
+          break;
+        }
         lastError = new DataPlanePushError(
           `nginx's control endpoint answered ${response.status}: ${response.body.trim()}`,
         );

@@ -137,6 +137,12 @@ const flagSpecs = {
     description:
       "Let backends point at loopback, link-local and this pod's own addresses: only for development, where the backends run beside the controller (the demo does this).",
   },
+  'lua-shared-dict-size': {
+    type: 'string',
+    default: '256m',
+    description:
+      "nginx's shared memory for routes, certificates and backends (nginx size syntax: 512k, 256m, 1g). It holds the whole route table, about 1 MiB per 1,000 Ingresses; pages are used only as it fills.",
+  },
   'http-port': { type: 'port', default: 80, description: 'Port nginx listens on for HTTP.' },
   'https-port': { type: 'port', default: 443, description: 'Port nginx listens on for HTTPS.' },
   'status-port': {
@@ -237,6 +243,7 @@ export const runFlagNames: readonly FlagName[] = [
   'allow-cross-namespace-hosts',
   'allow-external-name-services',
   'allow-local-backend-addresses',
+  'lua-shared-dict-size',
   'http-port',
   'https-port',
   'status-port',

@@ -165,6 +165,39 @@ describe('NginxDataPlane', () => {
   });
 });
 
+describe('NginxDataPlane with too little shared memory', () => {
+  it('says the data does not fit and which flag to raise, instead of retrying', async () => {
+    const ownPorts = await pickControllerPorts();
+    const small = new NginxDataPlane({
+      binary: resolveNginxBinary(),
+      ...ownPorts,
+      listenAddresses: ['127.0.0.1'],
+      workerProcesses: 1,
+      logger: createLogger({ level: 'silent' }),
+      renderOptions: { sharedDictSize: '1m' },
+      readTable: () => big.table(),
+    });
+    const big = createRouteTableBuilder({ listeners: listenersOf(ownPorts) });
+    for (let index = 0; index < 5_000; index++) {
+      const hostname = `host-${index}.example.test`;
+      big.setContribution({
+        source: { kind: 'Test', namespace: 'default', name: hostname },
+        hosts: [{ hostname, routes: [routeTo(hostname)] }],
+        tls: [],
+      });
+    }
+    try {
+      await small.prepare();
+      small.stage(big.commit());
+      await expect(small.flush()).rejects.toThrow(
+        /does not fit nginx's shared memory of 1m; raise --lua-shared-dict-size/,
+      );
+    } finally {
+      await small.stop();
+    }
+  });
+});
+
 describe('Controller', () => {
   it('keeps serving, reports and retries with backoff when nginx -t refuses a change, then applies it', async () => {
     const server = await startLocalApiServer({ port: 0 });
