@@ -421,7 +421,7 @@ export class NginxDataPlane {
         if (response.status === 413 || response.status === 507) {
           // Retrying cannot help: the data does not fit the shared memory nginx was started with.
           lastError = new DataPlanePushError(
-            `the route data (${(Buffer.byteLength(body) / 1024 ** 2).toFixed(1)} MiB in this push) does not fit nginx's shared memory of ${this.#renderOptions().sharedDictSize ?? '64m'}; raise --lua-shared-dict-size`,
+            `the route data (${(Buffer.byteLength(body) / 1024 ** 2).toFixed(1)} MiB in this push) does not fit nginx's shared memory of ${this.#renderOptions().sharedDictSize ?? 'the default size'}; raise --lua-shared-dict-size`,
           );
           break;
         }

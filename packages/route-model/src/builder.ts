@@ -229,8 +229,11 @@ class IncrementalRouteTable implements RouteTableBuilder {
 
   commit(): RouteTableDelta {
     const delta = createEmptyDelta();
+    // A hostname's owner decides both its routes and its certificate: found once per commit.
+    const owners = new Map<string, HostOwner | undefined>();
     for (const hostname of this.#dirtyHosts) {
       const owner = this.#ownerOf(hostname);
+      owners.set(hostname, owner);
       const ownership: AssemblyNote[] = [];
       const admitted = this.#admitted(hostname, owner, this.#hostIndex.get(hostname), ownership);
       const { virtualHost, notes } = assembleVirtualHost(
@@ -259,7 +262,9 @@ class IncrementalRouteTable implements RouteTableBuilder {
       }
     }
     const certificatesBefore = new Set(this.#certificates.keys());
-    for (const hostname of this.#dirtyTls) this.#commitTls(hostname, delta);
+    for (const hostname of this.#dirtyTls) {
+      this.#commitTls(hostname, owners.has(hostname) ? owners.get(hostname) : this.#ownerOf(hostname), delta);
+    }
     for (const [id, entry] of this.#certificates) {
       if (!certificatesBefore.has(id)) delta.certificates.upsert.push(entry.certificate);
     }
@@ -300,9 +305,8 @@ class IncrementalRouteTable implements RouteTableBuilder {
     return [...this.#hostNotes.values(), ...this.#tlsNotes.values()].flat();
   }
 
-  #commitTls(hostname: string, delta: RouteTableDelta): void {
+  #commitTls(hostname: string, owner: HostOwner | undefined, delta: RouteTableDelta): void {
     // Ownership notes for the hostname are made once, with its virtual host.
-    const owner = this.#ownerOf(hostname);
     const claims = this.#admitted(hostname, owner, this.#tlsIndex.get(hostname), [])
       .map(([, entries]) => entries)
       .flat();
