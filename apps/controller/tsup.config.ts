@@ -19,6 +19,16 @@ export default [
       'pino',
       'prom-client',
     ],
+    // V8 keeps the source text of every script for the life of the process. Unminified, one
+    // non-Latin-1 character in a bundled comment made the 8 MB bundle a 16 MB two-byte string;
+    // without whitespace and comments (licence comments go to a .LEGAL.txt beside it) it is a
+    // 3.9 MB one-byte string, and loading it costs 15 MiB less RSS. Names are kept, so stack
+    // traces still name functions, and the source map leads back to src/.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    esbuildOptions(options) {
+      options.legalComments = 'external';
+    },
     // Bundled CommonJS dependencies call require(); give the ES module one.
     banner: {
       js: "import { createRequire as __ingresskitCreateRequire } from 'node:module'; const require = __ingresskitCreateRequire(import.meta.url);",
