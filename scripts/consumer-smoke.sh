@@ -93,9 +93,10 @@ done
 
 # The consumer: a plain npm project (CommonJS by default) outside the workspace, with the
 # TypeScript, Node types and Kubernetes client versions this repository develops against.
-# @types/ws: client-node's own declarations import isomorphic-ws, whose types need ws's, and
-# client-node does not depend on them; every client-node user compiling without skipLibCheck
-# needs it (TS7016 otherwise), with or without IngressKit.
+# No @types/ws here on purpose: client-node's declarations import isomorphic-ws, whose types
+# need ws's, and client-node does not depend on them. The packages whose declarations name
+# client-node's types depend on @types/ws themselves, so a consumer compiles without it (TS7016
+# otherwise); installing it here would hide a package that forgot it.
 say "installing the tarballs into a fresh npm project"
 typescript=$(json package.json 'j.devDependencies.typescript')
 node_types=$(json package.json 'j.devDependencies["@types/node"]')
@@ -126,7 +127,7 @@ for variable in $(compgen -e | grep '^npm_config_' || true); do
 done
 env "${npm_env[@]}" npm install --prefer-offline --no-audit --no-fund --loglevel=error \
   "${tarballs[@]}" "typescript@$typescript" "@types/node@$node_types" \
-  "@kubernetes/client-node@$client_node" @types/ws >"$work/npm.log" 2>&1 || {
+  "@kubernetes/client-node@$client_node" >"$work/npm.log" 2>&1 || {
   cat "$work/npm.log" >&2
   exit 1
 }

@@ -1,9 +1,10 @@
 /**
- * TLS Secrets to route-model certificates. The PEM content is parsed (node:crypto, pure
- * computation), checked (a certificate chain, an unencrypted private key that matches the leaf)
- * and written back in canonical form, so nothing but certificates and a key reaches a data plane.
+ * TLS Secrets to route-model certificates: the reading and checks are kube-objects'
+ * `readTlsSecret`, shared with gateway-routes; this module adds the Ingress-side API, the host
+ * check and a cache keyed by content.
  */
-import { createHash, createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
+import type { X509Certificate } from 'node:crypto';
+import { readTlsSecret, tlsSecretContentKey, type SecretLike } from '@ingresskit/kube-objects';
 import type { Certificate } from '@ingresskit/route-model';
 
 /** A certificate that passed every check, with its parsed leaf for host checks. */
@@ -19,107 +20,21 @@ export type ParsedCertificateResult =
 /** The result of parseTlsSecret: a route-model certificate, or why there is none. */
 export type TlsSecretResult = { ok: true; certificate: Certificate } | { ok: false; message: string };
 
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
-const BASE64 = /^[A-Za-z0-9+/=\r\n]*$/;
-/** Largest certificate or key accepted (base64 or text), far above real chains. */
-const MAX_SECRET_VALUE = 1024 * 1024;
-
-function decodeBase64(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value.length > MAX_SECRET_VALUE || !BASE64.test(value)) return undefined;
-  return Buffer.from(value, 'base64').toString('utf8');
-}
-
 /**
  * The parts of a Secret the certificate comes from: `data` (base64, what the API server returns)
  * and `stringData` (plain text, found in manifests; the API server merges it into `data` on write).
  */
-export interface SecretContent {
-  readonly data?: unknown;
-  readonly stringData?: unknown;
-}
-
-function readEntry(map: unknown, key: string): unknown {
-  if (typeof map !== 'object' || map === null) return undefined;
-  const value = (map as Record<string, unknown>)[key];
-  return value === null ? undefined : value;
-}
-
-interface SecretEntry {
-  source: 'stringData' | 'data';
-  raw: unknown;
-}
-
-/** Where one TLS value comes from: `stringData` wins over `data` for the same key, as on the API server. */
-function pickEntry(secret: SecretContent, key: string): SecretEntry {
-  const plain = readEntry(secret.stringData, key);
-  return plain === undefined
-    ? { source: 'data', raw: readEntry(secret.data, key) }
-    : { source: 'stringData', raw: plain };
-}
+export type SecretContent = Pick<SecretLike, 'data' | 'stringData'>;
 
 /**
  * Parses `tls.crt` and `tls.key` (from `data`, base64, or `stringData`, plain text) into a
  * canonical chain (the certificates as parsed) and key (PKCS#8). Never throws.
  */
 export function parseTlsSecretData(secret: SecretContent): ParsedCertificateResult {
-  const hasData = typeof secret.data === 'object' && secret.data !== null;
-  const hasStringData = typeof secret.stringData === 'object' && secret.stringData !== null;
-  if (!hasData && !hasStringData) return { ok: false, message: 'has no data' };
-  const crt = pickEntry(secret, 'tls.crt');
-  const privateKey = pickEntry(secret, 'tls.key');
-  if (crt.raw === undefined || privateKey.raw === undefined) {
-    return { ok: false, message: 'must hold tls.crt and tls.key' };
-  }
-  const decode = (entry: SecretEntry): string | undefined =>
-    entry.source === 'data'
-      ? decodeBase64(entry.raw)
-      : typeof entry.raw === 'string' && entry.raw.length <= MAX_SECRET_VALUE
-        ? entry.raw
-        : undefined;
-  const certificateText = decode(crt);
-  const keyText = decode(privateKey);
-  if (certificateText === undefined || keyText === undefined) {
-    const plain = crt.source === 'stringData' || privateKey.source === 'stringData';
-    return {
-      ok: false,
-      message: plain
-        ? 'tls.crt and tls.key must be base64 in data and text in stringData'
-        : 'tls.crt and tls.key must be base64',
-    };
-  }
-  const blocks = certificateText.match(PEM_CERTIFICATE) ?? [];
-  if (blocks.length === 0) return { ok: false, message: 'tls.crt holds no PEM certificate' };
-  const chain: X509Certificate[] = [];
-  for (const block of blocks) {
-    try {
-      chain.push(new X509Certificate(block));
-    } catch {
-      return { ok: false, message: 'tls.crt holds a PEM block that is not a valid X.509 certificate' };
-    }
-  }
-  let key: KeyObject;
-  try {
-    key = createPrivateKey({ key: keyText, format: 'pem' });
-  } catch {
-    return { ok: false, message: 'tls.key is not an unencrypted PEM private key' };
-  }
-  const leaf = chain[0]!;
-  if (!leaf.checkPrivateKey(key)) {
-    return { ok: false, message: 'tls.key does not match the certificate in tls.crt' };
-  }
-  const certificatePem = chain.map((certificate) => certificate.toString().trim() + '\n').join('');
-  const privateKeyPem = String(key.export({ type: 'pkcs8', format: 'pem' })).trim() + '\n';
-  // The id hashes the chain and the key together, so a new key for the same chain is a new id.
-  const id = createHash('sha256')
-    .update(certificatePem + privateKeyPem)
-    .digest('hex');
-  return {
-    ok: true,
-    parsed: {
-      certificate: { id, certificatePem, privateKeyPem, notAfter: new Date(leaf.validTo).toISOString() },
-      leaf,
-    },
-  };
+  const result = readTlsSecret(secret);
+  return result.ok
+    ? { ok: true, parsed: { certificate: result.certificate, leaf: result.leaf } }
+    : { ok: false, message: result.message };
 }
 
 /**
@@ -184,15 +99,8 @@ export function parseTlsSecretDataCached(
   cache: CertificateCache | undefined,
 ): ParsedCertificateResult {
   const state = cache === undefined ? undefined : cacheStates.get(cache);
-  const crt = pickEntry(secret, 'tls.crt');
-  const key = pickEntry(secret, 'tls.key');
-  if (state === undefined || typeof crt.raw !== 'string' || typeof key.raw !== 'string') {
-    return parseTlsSecretData(secret);
-  }
-  // The source is part of the id: the same string means different bytes in data and stringData.
-  const id = createHash('sha256')
-    .update(`${crt.source}\u0000${crt.raw}\u0000${key.source}\u0000${key.raw}`)
-    .digest('hex');
+  const id = tlsSecretContentKey(secret);
+  if (state === undefined || id === undefined) return parseTlsSecretData(secret);
   let result = state.entries.get(id);
   if (result === undefined) {
     result = parseTlsSecretData(secret);

@@ -1,4 +1,11 @@
 export { checkDnsLabel, checkDnsSubdomain, checkPortName, isPortNumber } from './names.js';
+export { checkCertificateStrength } from './certificate-strength.js';
+export {
+  readTlsSecret,
+  tlsSecretContentKey,
+  type TlsCertificate,
+  type TlsSecretResult,
+} from './tls-secret.js';
 export type {
   EndpointLike,
   EndpointPortLike,
