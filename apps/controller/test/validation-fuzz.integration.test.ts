@@ -8,7 +8,7 @@
  * failure replays; the seed is in the test name.
  */
 import { execFileSync } from 'node:child_process';
-import { X509Certificate } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
@@ -33,16 +33,10 @@ import {
 const SEED = Number(process.env.INGRESSKIT_FUZZ_SEED ?? 20_261_123);
 const REGEX_COUNT = 160;
 
-/** mulberry32: the same inputs on every run. */
+/** Numbers in [0, 1) that depend on the seed only: the same inputs on every run. */
 function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  let counter = 0;
+  return () => createHash('sha256').update(`${seed}:${counter++}`).digest().readUInt32BE(0) / 2 ** 32;
 }
 
 /**
