@@ -50,6 +50,18 @@ export interface ControllerConfig {
   /** nginx's shared memory for the route data, in nginx size syntax (`256m`). */
   luaSharedDictSize: string;
   accessLog: boolean;
+  /** The validating admission webhook (`--validating-webhook`); undefined: none. */
+  admissionWebhook: AdmissionWebhookConfig | undefined;
+}
+
+/** Where the admission webhook listens, and its TLS files. */
+export interface AdmissionWebhookConfig {
+  /** Undefined for all interfaces. */
+  host: string | undefined;
+  /** 0 picks a free port (tests). */
+  port: number;
+  certificateFile: string;
+  keyFile: string;
 }
 
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -141,7 +153,30 @@ export function resolveControllerConfig(
     workerProcesses: 'auto',
     luaSharedDictSize: flags['lua-shared-dict-size'],
     accessLog: false,
+    admissionWebhook: admissionWebhookOf(flags),
   };
+}
+
+/** `--validating-webhook` and its files; FlagError for an address or file set that cannot work. */
+function admissionWebhookOf(flags: Flags): AdmissionWebhookConfig | undefined {
+  const address = flags['validating-webhook'];
+  if (address === '') return undefined;
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):([0-9]{1,5})$/.exec(address);
+  const port = Number(match?.[3]);
+  if (match === null || port > 65_535) {
+    throw new FlagError(
+      `--validating-webhook must be HOST:PORT or :PORT, such as :8443, not ${JSON.stringify(address)}`,
+    );
+  }
+  const certificateFile = flags['validating-webhook-certificate'];
+  const keyFile = flags['validating-webhook-key'];
+  if (certificateFile === '' || keyFile === '') {
+    throw new FlagError(
+      '--validating-webhook needs --validating-webhook-certificate and --validating-webhook-key: the API server calls webhooks over HTTPS only',
+    );
+  }
+  const host = match[1] ?? (match[2] === '' ? undefined : match[2]);
+  return { host, port, certificateFile, keyFile };
 }
 
 /**

@@ -21,6 +21,7 @@ import type { RouteTable } from '@ingresskit/route-model';
 import { performance } from 'node:perf_hooks';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ChecksumGate, type ChecksumVerdict } from './checksum-gate.js';
+import { startAdmissionServer, type AdmissionServer } from './admission-server.js';
 import { viewOfSnapshot, type ClusterView } from './cluster-view.js';
 import type { ControllerConfig } from './config.js';
 import {
@@ -81,6 +82,7 @@ export class Controller {
   #queue: SyncQueue | undefined;
   #leader: LeaderRole | undefined;
   #http: HttpServer | undefined;
+  #admission: AdmissionServer | undefined;
   #initialized = false;
   #firstSyncDone = false;
   /** Ingresses that became ours and that nginx does not serve yet: no status is published for them. */
@@ -139,6 +141,11 @@ export class Controller {
       logger: deps.logger,
       isLeader: () => this.isLeader(),
     });
+  }
+
+  /** The admission webhook's port, once it listens. */
+  get admissionPort(): number | undefined {
+    return this.#admission?.port;
   }
 
   /** The port of the healthz server (after `start()`). */
@@ -245,6 +252,17 @@ export class Controller {
     await store.start();
     await nginxStarting;
     checkNotStopped();
+    // The webhook judges against the listed IngressClasses and Secrets, so it starts only now.
+    if (config.admissionWebhook !== undefined) {
+      this.#admission = await startAdmissionServer({
+        ...config.admissionWebhook,
+        view: () => viewOfSnapshot(store.snapshot()),
+        classConfig: config.classConfig,
+        now: () => Date.now(),
+        logger: this.#logger,
+      });
+      checkNotStopped();
+    }
 
     const queue = new SyncQueue({
       sync: () => this.#sync(),
@@ -310,6 +328,7 @@ export class Controller {
     await step('events', () => this.#recorder.flush());
     await step('nginx', () => this.dataPlane.stop());
     await step('store', () => this.#store?.stop());
+    await step('admission webhook', () => this.#admission?.stop());
     await step('healthz server', () => this.#http?.stop());
     this.#state = 'stopped';
     for (const resolve of this.#readyWaiters.splice(0)) resolve();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { resolveControllerConfig } from './config.js';
 import { FlagError } from './errors.js';
 import {
   defaultFlags,
@@ -148,5 +149,37 @@ describe('formatRunFlagsHelp', () => {
 describe('envVarOf', () => {
   it('upper-cases and underscores the flag name when mapping it to the environment', () => {
     expect(envVarOf('report-node-internal-ip-address')).toBe('INGRESSKIT_REPORT_NODE_INTERNAL_IP_ADDRESS');
+  });
+});
+
+describe('--validating-webhook', () => {
+  const configOf = (argv: string[]) => resolveControllerConfig(parseRunFlags(argv, {}), {});
+  const files = [
+    '--validating-webhook-certificate=/certs/tls.crt',
+    '--validating-webhook-key=/certs/tls.key',
+  ];
+
+  it('is off by default and takes :PORT, HOST:PORT and [IPv6]:PORT as ingress-nginx does', () => {
+    expect(configOf([]).admissionWebhook).toBeUndefined();
+    expect(configOf(['--validating-webhook=:8443', ...files]).admissionWebhook).toEqual({
+      host: undefined,
+      port: 8443,
+      certificateFile: '/certs/tls.crt',
+      keyFile: '/certs/tls.key',
+    });
+    expect(configOf(['--validating-webhook=0.0.0.0:8443', ...files]).admissionWebhook?.host).toBe('0.0.0.0');
+    expect(configOf(['--validating-webhook=[::]:8443', ...files]).admissionWebhook?.host).toBe('::');
+  });
+
+  it('refuses an address without a port, a port out of range, and a webhook without its TLS files', () => {
+    expect(() => configOf(['--validating-webhook=8443', ...files])).toThrow(
+      /--validating-webhook must be HOST:PORT/,
+    );
+    expect(() => configOf(['--validating-webhook=:70000', ...files])).toThrow(
+      /--validating-webhook must be HOST:PORT/,
+    );
+    expect(() => configOf(['--validating-webhook=:8443'])).toThrow(
+      /--validating-webhook needs --validating-webhook-certificate and --validating-webhook-key/,
+    );
   });
 });

@@ -167,6 +167,22 @@ const flagSpecs = {
     description:
       'Directory nginx runs in (nginx.conf, certificates, Lua files, temp files). Empty: a new directory under the system temp directory, removed on exit.',
   },
+  'validating-webhook': {
+    type: 'string',
+    default: '',
+    description:
+      "HOST:PORT (or :PORT) of the validating admission webhook for Ingresses, served over HTTPS at /networking/v1/ingresses as ingress-nginx's: it refuses at kubectl apply what the controller would leave out, with the same messages. Empty: no webhook.",
+  },
+  'validating-webhook-certificate': {
+    type: 'string',
+    default: '',
+    description: 'PEM certificate (chain) file of the admission webhook, e.g. from a mounted Secret.',
+  },
+  'validating-webhook-key': {
+    type: 'string',
+    default: '',
+    description: 'PEM private key file of the admission webhook.',
+  },
   'enable-ingress-checksum': {
     type: 'boolean',
     default: false,
@@ -250,6 +266,9 @@ export const runFlagNames: readonly FlagName[] = [
   'healthz-port',
   'nginx-binary',
   'nginx-prefix',
+  'validating-webhook',
+  'validating-webhook-certificate',
+  'validating-webhook-key',
   'enable-ingress-checksum',
   'gateway-controller-name',
   'log-level',

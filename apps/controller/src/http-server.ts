@@ -5,9 +5,9 @@
  * explanation, the routes nginx serves for the Ingress, and its problems).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { IngressExplanation } from './explain.js';
+import { listen, type ListeningServer } from './listen.js';
 import type { Logger } from './logger.js';
 
 /** What the server serves; each handler reads the controller's current state. */
@@ -23,11 +23,7 @@ export interface HttpServerOptions {
 }
 
 /** A listening server. */
-export interface HttpServer {
-  /** The port it listens on (the chosen one when 0 was asked). */
-  readonly port: number;
-  stop(): Promise<void>;
-}
+export type HttpServer = ListeningServer;
 
 const INGRESS_KEY = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
@@ -40,21 +36,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       else response.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listen(server, options.port, options.host);
 }
 
 async function handle(

@@ -1,0 +1,137 @@
+/**
+ * The validating admission review of Ingresses: what the controller would leave out of an Ingress
+ * it owns is refused at `kubectl apply`, with the very messages `/explain` and the Events give.
+ * The one Ingress of the request is translated in memory by the same pure translator the
+ * controller runs. No nginx, no file, no template is involved, so the webhook can never become the
+ * path to code execution that ingress-nginx's was (IngressNightmare, CVE-2025-1974: its webhook
+ * ran `nginx -t` on configuration built from the request).
+ *
+ * Problems caused by another object, a TLS Secret that is missing or holds no usable certificate,
+ * are warnings, not refusals: manifests are applied in any order, and the Secret may come next.
+ */
+import { createIngressClassResolver, type ClassResolutionConfig } from '@ingresskit/class-resolution';
+import { DEFAULT_ANNOTATION_PREFIX, translateIngress } from '@ingresskit/ingress-routes';
+import type { Problem } from '@ingresskit/route-model';
+import type { Ingress } from '@ingresskit/store';
+import type { ClusterView } from './cluster-view.js';
+import { formatProblem } from './explain.js';
+
+/** What an admission review reads besides the request. */
+export interface IngressAdmissionOptions {
+  /** The cluster as the controller sees it now (IngressClasses, Secrets). */
+  view: () => ClusterView;
+  classConfig: Partial<ClassResolutionConfig>;
+  annotationPrefix?: string | undefined;
+  /** Wall clock in ms, to warn about expired certificates. */
+  now: () => number;
+}
+
+/** The `response` of an AdmissionReview (admission.k8s.io/v1). */
+export interface AdmissionResponse {
+  uid: string;
+  allowed: boolean;
+  status?: { code: number; reason?: string; message: string };
+  warnings?: string[];
+}
+
+/** An AdmissionReview answer: the request's apiVersion and kind, and the response. */
+export interface AdmissionReviewAnswer {
+  apiVersion: string;
+  kind: 'AdmissionReview';
+  response: AdmissionResponse;
+}
+
+/** A review request that is not one: the HTTP answer is 400 with this message. */
+export class AdmissionRequestError extends Error {
+  override readonly name = 'AdmissionRequestError';
+}
+
+/** Most warnings returned; the API server shows each to the user. */
+const MAX_WARNINGS = 20;
+
+interface ReviewRequest {
+  uid: string;
+  operation?: unknown;
+  object?: unknown;
+  kind?: { group?: unknown; kind?: unknown };
+}
+
+function readRequest(body: unknown): { apiVersion: string; request: ReviewRequest } {
+  if (typeof body !== 'object' || body === null)
+    throw new AdmissionRequestError('the body must be an AdmissionReview');
+  const review = body as { apiVersion?: unknown; kind?: unknown; request?: unknown };
+  if (
+    review.kind !== 'AdmissionReview' ||
+    (review.apiVersion !== 'admission.k8s.io/v1' && review.apiVersion !== 'admission.k8s.io/v1beta1')
+  ) {
+    throw new AdmissionRequestError('the body must be an AdmissionReview of admission.k8s.io/v1');
+  }
+  const request = review.request as ReviewRequest | undefined;
+  if (
+    typeof request !== 'object' ||
+    request === null ||
+    typeof request.uid !== 'string' ||
+    request.uid === ''
+  ) {
+    throw new AdmissionRequestError('the AdmissionReview must carry a request with a uid');
+  }
+  return { apiVersion: review.apiVersion, request };
+}
+
+/** A problem that comes from an object the Ingress refers to, not from the Ingress itself. */
+function isCausedByReferencedObject(problem: Problem): boolean {
+  return /^spec\.tls\[\d+\]\.secretName$/.test(problem.field) && problem.message.startsWith('TLS Secret ');
+}
+
+function isIngress(object: unknown): object is Ingress {
+  if (typeof object !== 'object' || object === null) return false;
+  const metadata = (object as { metadata?: { name?: unknown } }).metadata;
+  return typeof metadata === 'object' && metadata !== null && typeof metadata.name === 'string';
+}
+
+/**
+ * Reviews one AdmissionReview (the parsed JSON body). Ingresses this controller does not own,
+ * deletions and other kinds are allowed untouched. Throws AdmissionRequestError for a body that
+ * is not an AdmissionReview.
+ */
+export function reviewIngressAdmission(
+  body: unknown,
+  options: IngressAdmissionOptions,
+): AdmissionReviewAnswer {
+  const { apiVersion, request } = readRequest(body);
+  const answer = (response: Omit<AdmissionResponse, 'uid'>): AdmissionReviewAnswer => ({
+    apiVersion,
+    kind: 'AdmissionReview',
+    response: { uid: request.uid, ...response },
+  });
+  const { object } = request;
+  if (request.operation === 'DELETE' || request.kind?.kind !== 'Ingress' || !isIngress(object)) {
+    return answer({ allowed: true });
+  }
+  const view = options.view();
+  const decision = createIngressClassResolver(view.ingressClasses(), options.classConfig).resolve(object);
+  // Another controller's Ingress (ingress-nginx's, while both run side by side) is not ours to judge.
+  if (!decision.owned) return answer({ allowed: true });
+  const { problems } = translateIngress(
+    object,
+    { secret: (namespace, name) => view.secret(`${namespace}/${name}`) },
+    { annotationPrefix: options.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX, now: options.now() },
+  );
+  const refusals = problems.filter(
+    (problem) => problem.severity === 'error' && !isCausedByReferencedObject(problem),
+  );
+  const warnings = problems
+    .filter((problem) => !refusals.includes(problem))
+    .map(formatProblem)
+    .slice(0, MAX_WARNINGS);
+  if (refusals.length === 0) return answer({ allowed: true, ...(warnings.length > 0 ? { warnings } : {}) });
+  return answer({
+    allowed: false,
+    status: {
+      code: 400,
+      reason: 'Invalid',
+      message: `ingresskit would not serve this Ingress as written:\n${refusals.map(formatProblem).join('\n')}`,
+    },
+    ...(warnings.length > 0 ? { warnings } : {}),
+  });
+}

@@ -1,0 +1,241 @@
+/**
+ * The validating admission webhook, called over HTTPS the way the API server calls it: an
+ * AdmissionReview in, an AdmissionReview out. What the controller would leave out of an Ingress it
+ * owns is refused with the messages `/explain` gives for the same Ingress once stored; a missing
+ * TLS Secret is a warning (it may be applied next); other controllers' Ingresses and deletions
+ * pass untouched. local-apiserver does not call webhooks, so the test plays the API server's part.
+ */
+import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { request as httpsRequest } from 'node:https';
+import { join } from 'node:path';
+import { createSelfSignedCertificate } from '@ingresskit/nginx-template';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Controller } from '../src/controller.js';
+import type { DemoBackend } from '../src/demo-backends.js';
+import {
+  createTempDir,
+  eventually,
+  ingressClassManifest,
+  ingressManifest,
+  serviceManifests,
+  startBackends,
+  startController,
+  startLocalApiServer,
+  type LocalApiServer,
+} from './harness.js';
+
+let server: LocalApiServer;
+let backends: Map<string, DemoBackend>;
+let controller: Controller;
+let temp: { dir: string; remove: () => Promise<void> };
+let webhookCertificate: string;
+
+beforeAll(async () => {
+  temp = await createTempDir();
+  const { certificatePem, privateKeyPem } = createSelfSignedCertificate({ commonName: 'localhost' });
+  webhookCertificate = certificatePem;
+  const certificateFile = join(temp.dir, 'webhook.crt');
+  const keyFile = join(temp.dir, 'webhook.key');
+  await writeFile(certificateFile, certificatePem);
+  await writeFile(keyFile, privateKeyPem);
+  backends = await startBackends('alpha');
+  server = await startLocalApiServer({ port: 0 });
+  await server.apply([
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ingresskit' } },
+    ingressClassManifest('nginx'),
+    ...serviceManifests('alpha', [backends.get('alpha')!]),
+  ]);
+  controller = await startController(server, {
+    podName: 'admission',
+    admissionWebhook: { host: '127.0.0.1', port: 0, certificateFile, keyFile },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await controller?.stop();
+  await server?.stop();
+  for (const backend of backends?.values() ?? []) await backend.stop();
+  await temp?.remove();
+});
+
+interface Answer {
+  status: number;
+  body: {
+    apiVersion?: string;
+    kind?: string;
+    message?: string;
+    response?: {
+      uid: string;
+      allowed: boolean;
+      status?: { code: number; message: string };
+      warnings?: string[];
+    };
+  };
+}
+
+/** POSTs to the webhook as the API server does, trusting only the webhook's own certificate. */
+function callWebhook(body: unknown, options: { method?: string; path?: string } = {}): Promise<Answer> {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = httpsRequest(
+      {
+        host: '127.0.0.1',
+        port: controller.admissionPort,
+        servername: 'localhost',
+        ca: webhookCertificate,
+        method: options.method ?? 'POST',
+        path: options.path ?? '/networking/v1/ingresses',
+        headers: { 'content-type': 'application/json' },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+          }),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end(options.method === 'GET' ? undefined : text);
+  });
+}
+
+function review(object: Record<string, unknown>, operation = 'CREATE') {
+  const metadata = object.metadata as { name: string; namespace: string };
+  return {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: randomUUID(),
+      kind: { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' },
+      resource: { group: 'networking.k8s.io', version: 'v1', resource: 'ingresses' },
+      name: metadata.name,
+      namespace: metadata.namespace,
+      operation,
+      object: operation === 'DELETE' ? null : object,
+      oldObject: operation === 'DELETE' ? object : null,
+    },
+  };
+}
+
+function withRegexPath(ingress: Record<string, unknown>): Record<string, unknown> {
+  const rule = (ingress.spec as { rules: { http: { paths: { pathType: string }[] } }[] }).rules[0]!;
+  rule.http.paths[0]!.pathType = 'ImplementationSpecific';
+  return ingress;
+}
+
+describe('the validating admission webhook', () => {
+  it('allows an Ingress the controller serves as written, answering with the request uid', async () => {
+    const request = review(
+      ingressManifest('good', { host: 'good.test', service: 'alpha', className: 'nginx' }),
+    );
+    const answer = await callWebhook(request);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      response: { uid: request.request.uid, allowed: true },
+    });
+  });
+
+  it('refuses what the controller would leave out, with the messages /explain gives once it is stored', async () => {
+    const broken = withRegexPath(
+      ingressManifest('broken', {
+        host: 'broken.test',
+        service: 'alpha',
+        className: 'nginx',
+        path: '/[]x',
+        annotations: {
+          'nginx.ingress.kubernetes.io/use-regex': 'true',
+          'nginx.ingress.kubernetes.io/proxy-body-size': '1 terabyte; evil',
+        },
+      }),
+    );
+    const answer = await callWebhook(review(broken));
+    expect(answer.body.response?.allowed).toBe(false);
+    expect(answer.body.response?.status?.code).toBe(400);
+    const message = answer.body.response?.status?.message ?? '';
+    expect(message).toContain('metadata.annotations["nginx.ingress.kubernetes.io/proxy-body-size"]');
+    // The same Ingress, stored without a webhook in the way: the controller reports the same lines.
+    await server.apply(broken);
+    const explained = await eventually(async () => {
+      const response = await fetch(
+        `http://127.0.0.1:${controller.healthzPort}/explain?ingress=default/broken`,
+      );
+      const body = (await response.json()) as {
+        problems: { field: string; message: string; severity: string }[];
+      };
+      expect(body.problems.length).toBeGreaterThan(0);
+      return body.problems;
+    });
+    for (const problem of explained.filter((entry) => entry.severity === 'error')) {
+      expect(message).toContain(`${problem.field}: ${problem.message}`);
+    }
+  });
+
+  it('refuses a regex path nginx would read differently from the reference router', async () => {
+    const answer = await callWebhook(
+      review(
+        withRegexPath(
+          ingressManifest('regex', {
+            host: 'regex.test',
+            service: 'alpha',
+            className: 'nginx',
+            path: '/[[:alpha:]]+',
+            annotations: { 'nginx.ingress.kubernetes.io/use-regex': 'true' },
+          }),
+        ),
+      ),
+    );
+    expect(answer.body.response?.allowed).toBe(false);
+    expect(answer.body.response?.status?.message).toContain(
+      'spec.rules[0].http.paths[0].path: regex path may not hold an unescaped "["',
+    );
+  });
+
+  it('allows an Ingress whose TLS Secret does not exist yet, with a warning: it may be applied next', async () => {
+    const ingress = ingressManifest('tls-later', {
+      host: 'later.test',
+      service: 'alpha',
+      className: 'nginx',
+    });
+    (ingress.spec as Record<string, unknown>).tls = [{ hosts: ['later.test'], secretName: 'later-tls' }];
+    const answer = await callWebhook(review(ingress));
+    expect(answer.body.response?.allowed).toBe(true);
+    expect(answer.body.response?.warnings).toEqual([
+      'spec.tls[0].secretName: TLS Secret default/later-tls not found; its hosts are served without TLS',
+    ]);
+  });
+
+  it("leaves another controller's Ingresses and every deletion alone", async () => {
+    const foreign = ingressManifest('foreign', {
+      host: 'foreign.test',
+      service: 'alpha',
+      className: 'someone-else',
+      annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': 'nonsense' },
+    });
+    expect((await callWebhook(review(foreign))).body.response).toMatchObject({ allowed: true });
+    expect((await callWebhook(review(foreign))).body.response?.warnings).toBeUndefined();
+    const broken = ingressManifest('gone', {
+      host: 'gone.test',
+      service: 'alpha',
+      className: 'nginx',
+      annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': 'nonsense' },
+    });
+    expect((await callWebhook(review(broken, 'DELETE'))).body.response).toMatchObject({ allowed: true });
+  });
+
+  it('answers 400 to a body that is not an AdmissionReview, 405 to GET and 404 elsewhere', async () => {
+    expect((await callWebhook('{"kind":"Ingress"}')).status).toBe(400);
+    expect((await callWebhook('not json')).status).toBe(400);
+    expect((await callWebhook({}, { method: 'GET' })).status).toBe(405);
+    expect(
+      (await callWebhook(review(ingressManifest('x', { host: 'x.test', service: 'alpha' })), { path: '/' }))
+        .status,
+    ).toBe(404);
+  });
+});
