@@ -28,6 +28,8 @@ export default [
     minifySyntax: true,
     esbuildOptions(options) {
       options.legalComments = 'external';
+      // Node prints the source line of an uncaught error: keep lines short enough to read.
+      options.lineLimit = 160;
     },
     // Bundled CommonJS dependencies call require(); give the ES module one.
     banner: {

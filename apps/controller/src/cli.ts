@@ -8,7 +8,15 @@
  * most of the RSS a controller carries beyond its live data (bench/RSS-DIAGNOSIS.md). The
  * Dockerfile passes the same flag.
  */
-import { runCli } from './commands/index.js';
+import { unsupportedNodeReason } from './node-version.js';
+
+const unsupported = unsupportedNodeReason(process.version);
+if (unsupported !== undefined) {
+  process.stderr.write(`${unsupported}\n`);
+  process.exit(1);
+}
+// Loaded only now: on an older Node the commands' dependencies would fail before any check ran.
+const { runCli } = await import('./commands/index.js');
 
 const controller = new AbortController();
 let signals = 0;

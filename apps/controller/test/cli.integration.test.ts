@@ -3,6 +3,7 @@
  * command line and the environment, /healthz, traffic, SIGTERM → graceful exit 0, nginx stopped,
  * Lease released) and `ingresskit explain ingress` against the same API server.
  */
+import { readFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CoordinationV1Api } from '@kubernetes/client-node';
@@ -129,6 +130,19 @@ describe('ingresskit run', () => {
     const run = runIngresskit(['run', `--kubeconfig=${temp.dir}/missing-kubeconfig`, '--healthz-port=1']);
     expect(await run.exited).toBe(1);
     expect(run.output()).toContain('missing-kubeconfig');
+  });
+});
+
+describe('ingresskit --version', () => {
+  it('prints the version from package.json and the Node.js it runs on', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    for (const argument of ['--version', 'version']) {
+      const run = runIngresskit([argument]);
+      expect(await run.exited).toBe(0);
+      expect(run.output()).toBe(`ingresskit ${version} (Node.js ${process.version})\n`);
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 /** The ingresskit command line: picks the command, prints help, maps errors to exit codes. */
+import packageJson from '../../package.json' with { type: 'json' };
 import { FlagError } from '../errors.js';
 import { formatFlagsHelp, parseCommandLine } from '../flags.js';
 import { checksumCommand } from './checksum.js';
@@ -7,6 +8,9 @@ import { demoCommand } from './demo.js';
 import { explainCommand } from './explain.js';
 import { renderCommand } from './render.js';
 import { runCommand } from './run.js';
+
+/** The controller's version, from its package.json (inlined when bundled). */
+export const CONTROLLER_VERSION: string = packageJson.version;
 
 /** Every command, in help order. */
 export const commands: readonly Command[] = [
@@ -28,6 +32,7 @@ An nginx ingress controller for Kubernetes built from the IngressKit packages.
 Commands:
 ${list}
   ${'help'.padEnd(width)}  print this text, or 'ingresskit help <command>' for a command's flags
+  ${'version'.padEnd(width)}  print the version (also --version)
 
 Every flag can also be set through an environment variable (--http-port: INGRESSKIT_HTTP_PORT).
 Run 'ingresskit <command> --help' for the flags of a command.
@@ -45,6 +50,10 @@ export function formatCommandHelp(command: Command): string {
  */
 export async function runCli(argv: readonly string[], io: CommandIo): Promise<number> {
   const [first, ...rest] = argv;
+  if (first === 'version' || first === '--version') {
+    io.stdout(`ingresskit ${CONTROLLER_VERSION} (Node.js ${process.version})\n`);
+    return ExitCode.ok;
+  }
   if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
     const topic = first === 'help' ? rest.join(' ') : '';
     if (topic === '') {

@@ -1,0 +1,26 @@
+/**
+ * The oldest Node.js ingresskit runs on: the floor of its packages' `engines` field, set by
+ * @kubernetes/client-node 2 (undici 8). Checked before anything else is loaded, so an older Node
+ * says so in one line instead of failing somewhere inside a dependency.
+ */
+export const MINIMUM_NODE_VERSION = '22.19.0';
+
+function parse(version: string): number[] {
+  return version
+    .replace(/^v/, '')
+    .split('.')
+    .map((part) => Number.parseInt(part, 10) || 0);
+}
+
+/** Why `version` (`process.version`) cannot run ingresskit, or undefined when it can. */
+export function unsupportedNodeReason(version: string): string | undefined {
+  const have = parse(version);
+  const need = parse(MINIMUM_NODE_VERSION);
+  for (let i = 0; i < need.length; i++) {
+    if ((have[i] ?? 0) > need[i]!) return undefined;
+    if ((have[i] ?? 0) < need[i]!) {
+      return `ingresskit needs Node.js ${MINIMUM_NODE_VERSION} or later (24 LTS recommended); this is Node.js ${version}`;
+    }
+  }
+  return undefined;
+}
