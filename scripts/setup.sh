@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything IngressKit needs on a fresh Debian machine with any Node.js 18 or newer:
 # pnpm 10, the workspace's Node dependencies (among them Node 24 LTS, which every pnpm command of
-# this repository then runs on), nginx with its Lua module, and kubectl.
+# this repository then runs on), nginx with its Lua module, kubectl, openssl and chromium.
 # Safe to run again: each step is skipped when its result is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,13 +24,16 @@ if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version | cut -d. -f1)" != 1
 fi
 
 # System packages from Debian: nginx and its Lua module for the data plane, kubectl for the
-# kubectl compatibility tests and the demo's hints.
+# kubectl compatibility tests and the demo's hints, openssl for the tests' certificates and
+# chromium for the test that runs route-model in a browser.
 apt_packages=()
 dpkg -s nginx >/dev/null 2>&1 || apt_packages+=(nginx)
 dpkg -s libnginx-mod-http-lua >/dev/null 2>&1 || apt_packages+=(libnginx-mod-http-lua)
 dpkg -s lua-resty-core >/dev/null 2>&1 || apt_packages+=(lua-resty-core)
 dpkg -s lua-cjson >/dev/null 2>&1 || apt_packages+=(lua-cjson)
 command -v kubectl >/dev/null 2>&1 || apt_packages+=(kubernetes-client)
+command -v openssl >/dev/null 2>&1 || apt_packages+=(openssl)
+command -v chromium >/dev/null 2>&1 || apt_packages+=(chromium)
 
 if [ "${#apt_packages[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then

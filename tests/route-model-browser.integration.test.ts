@@ -1,0 +1,76 @@
+/**
+ * route-model's README says it runs in a browser. This bundles the package for the browser (any
+ * Node built-in it reached for would fail the build), runs the README's example and a few routing
+ * decisions in headless Chromium, and compares what the browser answers with what Node answers
+ * for the same calls: the reference router must say the same thing wherever it runs.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScenario } from './route-model-scenario.js';
+
+const run = promisify(execFile);
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'route-model-browser-'));
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('route-model in a browser', () => {
+  it('bundles without Node built-ins and routes in Chromium exactly as in Node', async () => {
+    const entry = join(dir, 'entry.ts');
+    await writeFile(
+      entry,
+      `import { runScenario } from ${JSON.stringify(new URL('./route-model-scenario.ts', import.meta.url).pathname)};\n` +
+        `document.body.textContent = JSON.stringify(runScenario());\n`,
+    );
+    const result = await build({
+      entryPoints: [entry],
+      bundle: true,
+      platform: 'browser',
+      format: 'iife',
+      target: 'es2022',
+      conditions: ['@ingresskit/source'],
+      write: false,
+      logLevel: 'silent',
+    });
+    const script = result.outputFiles[0]!.text;
+    expect(script).not.toMatch(/require\(["']node:/);
+    const page = join(dir, 'index.html');
+    await writeFile(
+      page,
+      `<!doctype html><html><body><script>${script.replace(/<\/script/gi, '<\\/script')}</script></body></html>`,
+    );
+    const { stdout } = await run(
+      'chromium',
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--dump-dom',
+        `file://${page}`,
+      ],
+      { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+    );
+    const body = /<body>([\s\S]*)<\/body>/.exec(stdout)?.[1] ?? '';
+    const inBrowser = JSON.parse(
+      body
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>'),
+    ) as unknown;
+    const inNode = runScenario();
+    expect(inNode.answers.length).toBeGreaterThan(5);
+    expect(inBrowser).toEqual(inNode);
+  }, 90_000);
+});
