@@ -76,7 +76,7 @@ describe('API server down', () => {
     }, 45_000);
     const caughtUpMs = Date.now() - resumedAt;
     await expectConverged(controller, server);
-    const report = await traffic.stop();
+    const report = await traffic.stopAfter(501);
     console.log(
       formatTrafficReport(
         `API server down ${OUTAGE_MS / 1000} s (caught up ${caughtUpMs} ms after it came back)`,

@@ -81,7 +81,7 @@ describe('a broken Ingress', () => {
     await expectConverged(controller, server);
     // Keep the loop going past the last reload, while the old workers drain.
     await sleep(2_000);
-    const report = await traffic.stop();
+    const report = await traffic.stopAfter(101);
     console.log(formatTrafficReport('broken Ingress', report));
     expect(report.total).toBeGreaterThan(100);
     expect(report.failures).toEqual([]);
@@ -122,7 +122,7 @@ describe('an invalid certificate', () => {
     await expectConverged(controller, server);
     // Keep the loop going past the last reload, while the old workers drain.
     await sleep(2_000);
-    const report = await traffic.stop();
+    const report = await traffic.stopAfter(101);
     console.log(formatTrafficReport('invalid certificates', report));
     expect(report.total).toBeGreaterThan(100);
     expect(report.failures).toEqual([]);

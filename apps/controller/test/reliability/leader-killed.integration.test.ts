@@ -130,7 +130,7 @@ describe('leader killed', () => {
       }
     });
     await sleep(1_000);
-    const report = await traffic.stop();
+    const report = await traffic.stopAfter(101);
     console.log(
       formatTrafficReport(`leader killed (survivor leads ${takeoverMs} ms after the kill)`, report),
     );

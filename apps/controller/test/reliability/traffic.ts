@@ -63,6 +63,11 @@ export interface Traffic {
   count(): number;
   /** Ends the loop after the request in flight and returns the report. */
   stop(): Promise<TrafficReport>;
+  /**
+   * Ends the loop once it has made at least `minimum` requests (or reached its own limits): on a
+   * busy machine a scenario can end before the loop sampled enough of it.
+   */
+  stopAfter(minimum: number): Promise<TrafficReport>;
 }
 
 /** Starts the loop; see the module comment. */
@@ -127,13 +132,20 @@ export function startTraffic(options: TrafficOptions): Traffic {
     report.durationMs = Date.now() - started;
   })();
 
+  let finished = false;
+  void loop.then(() => (finished = true));
+  const stop = async () => {
+    stopping = true;
+    abort.abort();
+    await loop;
+    return report;
+  };
   return {
     count: () => report.total,
-    stop: async () => {
-      stopping = true;
-      abort.abort();
-      await loop;
-      return report;
+    stop,
+    stopAfter: async (minimum) => {
+      while (report.total < minimum && !finished) await sleep(intervalMs);
+      return stop();
     },
   };
 }

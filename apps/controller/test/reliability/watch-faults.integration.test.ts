@@ -53,7 +53,7 @@ describe('watch drops', () => {
     for (let round = 0; round < 10; round++)
       expect(await answerOf(controller, `drops-${round}.${DOMAIN}`)).toBe('alpha');
     await expectConverged(controller, server);
-    const report = await traffic.stop();
+    const report = await traffic.stopAfter(51);
     console.log(formatTrafficReport(`watch drops (${dropped} watches dropped)`, report));
     expect(dropped).toBeGreaterThan(0);
     expect(report.total).toBeGreaterThan(50);
@@ -85,7 +85,7 @@ describe('410 storms', () => {
     for (let round = 0; round < 8; round++)
       expect(await answerOf(controller, `gone-${round}.${DOMAIN}`)).toBe('gamma');
     await expectConverged(controller, server);
-    const report = await traffic.stop();
+    const report = await traffic.stopAfter(51);
     console.log(formatTrafficReport('410 storms (8 rounds)', report));
     expect(report.total).toBeGreaterThan(50);
     expect(report.failures).toEqual([]);
