@@ -16,6 +16,8 @@ export interface ProbeOptions {
   host: string;
   path?: string;
   tls?: boolean;
+  /** More request headers (Host and Connection are set by the probe). */
+  headers?: Record<string, string>;
   /** Default 5 s. */
   timeoutMs?: number;
 }
@@ -28,7 +30,7 @@ export function probe(options: ProbeOptions): Promise<ProbeResponse> {
       port: options.port,
       path: options.path ?? '/',
       method: 'GET',
-      headers: { host: options.host, connection: 'close' },
+      headers: { ...options.headers, host: options.host, connection: 'close' },
       agent: false as const,
     };
     const onResponse = (response: IncomingMessage) => {

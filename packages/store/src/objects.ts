@@ -70,9 +70,7 @@ export interface Gateway extends CustomObject {
 }
 
 /** gateway.networking.k8s.io/v1 HTTPRoute as stored. */
-export interface HTTPRoute extends CustomObject {
-  readonly spec?: Readonly<{ parentRefs?: readonly unknown[]; [field: string]: unknown }>;
-}
+export type HTTPRoute = CustomObject;
 
 /** gateway.networking.k8s.io/v1beta1 ReferenceGrant as stored. */
 export type ReferenceGrant = CustomObject;
