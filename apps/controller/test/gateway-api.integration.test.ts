@@ -19,7 +19,9 @@ import {
   serviceManifests,
   startBackends,
   startController,
+  presentedCertificate,
   startLocalApiServer,
+  tlsSecretManifest,
   type LocalApiServer,
 } from './harness.js';
 
@@ -155,11 +157,17 @@ function backendRef(name: string, extra: Record<string, unknown> = {}): Record<s
   return { name, port: 80, ...extra };
 }
 
-function send(host: string, path = '/', headers?: Record<string, string>): Promise<ProbeResponse> {
+function send(
+  host: string,
+  path = '/',
+  headers?: Record<string, string>,
+  tls = false,
+): Promise<ProbeResponse> {
   return probe({
-    port: controller.config.httpPort,
+    port: tls ? controller.config.httpsPort : controller.config.httpPort,
     host,
     path,
+    tls,
     ...(headers === undefined ? {} : { headers }),
   });
 }
@@ -257,7 +265,9 @@ describe('HTTPRouteSimpleSameNamespace', () => {
       expect(object.status?.listeners?.[0]).toMatchObject({ name: 'http', attachedRoutes: 1 });
     });
   });
+});
 
+describe('HTTPRouteInvalidCrossNamespaceParentRef', () => {
   it('refuses a route of another namespace on a listener that allows its own namespace only', async () => {
     await server.apply(
       httpRoute(
@@ -316,6 +326,99 @@ describe('HTTPRouteMatching', () => {
       ['matching.test', '/exact', 'infra-backend-v3', { version: 'three' }],
       ['matching.test', '/exact/more', 'infra-backend-v1', { version: 'three' }],
     ]);
+  });
+});
+
+describe('HTTPRouteExactPathMatching', () => {
+  it('matches an Exact path only as written', async () => {
+    await server.apply([
+      gateway('exact', [httpListener('http', 'exact.test')]),
+      httpRoute('exact-matching', {
+        parentRefs: [{ name: 'exact' }],
+        rules: [
+          {
+            matches: [{ path: { type: 'Exact', value: '/one' } }],
+            backendRefs: [backendRef('infra-backend-v1')],
+          },
+          {
+            matches: [{ path: { type: 'Exact', value: '/two' } }],
+            backendRefs: [backendRef('infra-backend-v2')],
+          },
+        ],
+      }),
+    ]);
+    await expectAnswers([
+      ['exact.test', '/one', 'infra-backend-v1'],
+      ['exact.test', '/two', 'infra-backend-v2'],
+      ['exact.test', '/one/example', '404'],
+      ['exact.test', '/two/', '404'],
+      ['exact.test', '/', '404'],
+    ]);
+  });
+});
+
+describe('HTTPRouteQueryParamMatching', () => {
+  it('matches query parameters exactly, and every condition of a match', async () => {
+    await server.apply([
+      gateway('query', [httpListener('http', 'query.test')]),
+      httpRoute('query-param-matching', {
+        parentRefs: [{ name: 'query' }],
+        rules: [
+          {
+            matches: [{ queryParams: [{ name: 'animal', value: 'whale' }] }],
+            backendRefs: [backendRef('infra-backend-v1')],
+          },
+          {
+            matches: [
+              {
+                queryParams: [
+                  { name: 'animal', value: 'dolphin' },
+                  { name: 'color', value: 'blue' },
+                ],
+              },
+            ],
+            backendRefs: [backendRef('infra-backend-v2')],
+          },
+        ],
+      }),
+    ]);
+    await expectAnswers([
+      ['query.test', '/?animal=whale', 'infra-backend-v1'],
+      ['query.test', '/path?animal=whale&other=1', 'infra-backend-v1'],
+      ['query.test', '/?animal=dolphin&color=blue', 'infra-backend-v2'],
+      ['query.test', '/?animal=dolphin', '404'],
+      ['query.test', '/?animal=Whale', '404'],
+      ['query.test', '/', '404'],
+    ]);
+  });
+});
+
+describe('HTTPRouteHTTPSListener', () => {
+  it('serves a route on a Gateway HTTPS listener with the certificate of its Secret, on the HTTPS port', async () => {
+    await server.apply([
+      tlsSecretManifest('tls-listener', 'secure.test', INFRA),
+      gateway('https', [
+        {
+          name: 'https',
+          port: 443,
+          protocol: 'HTTPS',
+          hostname: 'secure.test',
+          tls: { mode: 'Terminate', certificateRefs: [{ name: 'tls-listener' }] },
+        },
+      ]),
+      httpRoute('https-listener', {
+        parentRefs: [{ name: 'https' }],
+        rules: [{ backendRefs: [backendRef('infra-backend-v2')] }],
+      }),
+    ]);
+    await eventually(async () => {
+      const response = await send('secure.test', '/', undefined, true);
+      expect(`${response.status} ${response.body.split(':')[0]}`).toBe('200 infra-backend-v2');
+      expect((await presentedCertificate(controller, 'secure.test')).subject.CN).toBe('secure.test');
+    });
+    // The listener is HTTPS only: the plain-HTTP port does not serve the host.
+    expect(await answer('secure.test')).toBe('404');
+    await expectRouteConditions(INFRA, 'https-listener', 'https', { Accepted: 'True/Accepted' });
   });
 });
 
