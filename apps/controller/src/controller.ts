@@ -324,6 +324,7 @@ export class Controller {
         controllerName: config.gatewayControllerName,
         isLeader: () => this.isLeader(),
         readCached: (kind, key) => store.snapshot().get(kind, key),
+        listCachedRoutes: () => store.snapshot().httpRoutes.values(),
         resolveAddresses: () => this.#resolveGatewayAddresses(coreApi),
         logger: this.#logger,
         ...(this.#deps.now === undefined ? {} : { now: this.#deps.now }),
@@ -407,8 +408,12 @@ export class Controller {
 
   #storeKinds(): ResourceKind[] {
     const kinds: ResourceKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Secret'];
-    if (this.config.gatewayControllerName !== undefined)
-      kinds.push('GatewayClass', 'Gateway', 'HTTPRoute', 'ReferenceGrant', 'Namespace', 'ConfigMap');
+    if (this.config.gatewayControllerName !== undefined) {
+      kinds.push('GatewayClass', 'Gateway', 'HTTPRoute', 'ReferenceGrant', 'ConfigMap');
+      // Namespaces are cluster-scoped: a controller confined to some namespaces may not list them
+      // (and the store would wait for them), so listener namespace selectors then match nothing.
+      if (this.config.watchNamespaces.length === 0) kinds.push('Namespace');
+    }
     if (this.config.checksumEnabled) kinds.push('IngressCheckSum');
     return kinds;
   }

@@ -25,6 +25,8 @@ export interface GatewayStatusWriterOptions {
   isLeader: () => boolean;
   /** The object as the store has it now (`Gateway` or `HTTPRoute`, `namespace/name`). */
   readCached: (kind: 'Gateway' | 'HTTPRoute', key: string) => CustomObject | undefined;
+  /** Every HTTPRoute the store has (to find our entries on routes no longer attached to us). */
+  listCachedRoutes: () => Iterable<CustomObject>;
   /** The addresses to publish (the Ingress status sources); rejects when they cannot be read. */
   resolveAddresses: () => Promise<GatewayStatusAddress[]>;
   logger: Logger;
@@ -143,7 +145,16 @@ export class GatewayStatusWriter {
         ),
       );
     }
-    for (const entry of desired.httpRoutes) {
+    // A route whose parent Gateway went away (or left our classes) is no longer in the
+    // translation; our entries in its status must go, or they would say it is still served.
+    const listed = new Set(desired.httpRoutes.map((entry) => `${entry.namespace}/${entry.name}`));
+    const orphans: HTTPRouteStatusEntry[] = [];
+    for (const route of this.#options.listCachedRoutes()) {
+      const { namespace = '', name } = route.metadata;
+      if (!listed.has(`${namespace}/${name}`) && this.#hasOurParents(route))
+        orphans.push({ namespace, name, parents: [] });
+    }
+    for (const entry of [...desired.httpRoutes, ...orphans]) {
       await attempt(`HTTPRoute/${entry.namespace}/${entry.name}`, () =>
         this.#writeOne('HTTPRoute', 'httproutes', entry, (current) => {
           const parents = mergeRouteParents(current, entry.parents, this.#options.controllerName, now);
@@ -159,6 +170,14 @@ export class GatewayStatusWriter {
         { cause: failed[0]!.error },
       );
     }
+  }
+
+  #hasOurParents(route: CustomObject): boolean {
+    const parents = route.status?.parents;
+    return (
+      Array.isArray(parents) &&
+      parents.some((parent) => isRecord(parent) && parent.controllerName === this.#options.controllerName)
+    );
   }
 
   /** Writes one object's status if it differs; true when written. */

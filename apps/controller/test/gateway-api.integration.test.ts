@@ -799,6 +799,24 @@ describe('GatewayObservedGenerationBump', () => {
   });
 });
 
+describe('a deleted Gateway', () => {
+  it('stops serving its routes and removes our entries from their status', async () => {
+    await expectAnswers([['exact.test', '/one', 'infra-backend-v1']]);
+    await api().deleteNamespacedCustomObject({
+      group: GROUP,
+      version: 'v1',
+      plural: 'gateways',
+      namespace: INFRA,
+      name: 'exact',
+    });
+    await expectAnswers([['exact.test', '/one', '404']]);
+    await eventually(async () => {
+      const parents = (await readRoute(INFRA, 'exact-matching')).status?.parents ?? [];
+      expect(parents.filter((parent) => parent.controllerName === CONTROLLER_NAME)).toEqual([]);
+    });
+  });
+});
+
 describe('a route change', () => {
   it('is served without an nginx reload', async () => {
     await server.apply([
