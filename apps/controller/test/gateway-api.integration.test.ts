@@ -9,8 +9,10 @@
 import { readFileSync } from 'node:fs';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveControllerConfig } from '../src/config.js';
 import type { Controller } from '../src/controller.js';
 import type { DemoBackend } from '../src/demo-backends.js';
+import { defaultFlags } from '../src/flags.js';
 import { probe, type ProbeResponse } from '../src/http-probe.js';
 import {
   eventually,
@@ -895,5 +897,59 @@ describe('host ownership', () => {
       ['shop.test', '/admin', 'shop'],
       ['shop.test', '/', 'shop'],
     ]);
+  });
+});
+
+describe('backend address policy', () => {
+  let guarded: Controller;
+
+  beforeAll(async () => {
+    // The production policy: no loopback backends (the other controller here allows them). A
+    // follower (same Lease), so only the first controller writes statuses.
+    const strict = await startController(server, {
+      gatewayControllerName: CONTROLLER_NAME,
+      podName: 'gateway-api-strict',
+      backendAddressPolicy: resolveControllerConfig(defaultFlags(), {}).backendAddressPolicy,
+    });
+    guarded = strict;
+  });
+
+  afterAll(async () => {
+    await guarded?.stop();
+  });
+
+  it("keeps an HTTPRoute from reaching the controller's own endpoints", async () => {
+    await server.apply([
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'prober' } },
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'controller', namespace: 'prober' },
+        spec: { ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
+      },
+      {
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: {
+          name: 'controller-1',
+          namespace: 'prober',
+          labels: { 'kubernetes.io/service-name': 'controller' },
+        },
+        addressType: 'IPv4',
+        endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+        ports: [{ name: 'http', port: guarded.healthzPort }],
+      },
+      gateway('prober', [httpListener('http', 'prober.test', { namespaces: { from: 'All' } })], 'prober'),
+      httpRoute(
+        'healthz',
+        { parentRefs: [{ name: 'prober' }], rules: [{ backendRefs: [backendRef('controller')] }] },
+        'prober',
+      ),
+    ]);
+    await eventually(async () => {
+      const response = await probe({ port: guarded.config.httpPort, host: 'prober.test', path: '/metrics' });
+      expect(response.status).toBe(503);
+      expect(response.body).not.toContain('ingresskit_');
+    });
   });
 });
