@@ -102,6 +102,8 @@ export class Controller {
   #gatewayStatus: GatewayStatusWriter | undefined;
   /** Gateway API problems already logged, formatted. */
   #gatewayProblems = new Set<string>();
+  /** Hosts Gateway API sources lost to another tenant, already logged. */
+  #gatewayHostConflicts = new Set<string>();
   #starting: Promise<void> | undefined;
   #readyWaiters: (() => void)[] = [];
   #lastSyncError: string | undefined;
@@ -468,6 +470,7 @@ export class Controller {
     if (this.gatewayRouting !== undefined && (changes.gatewayApi || changes.allIngresses))
       this.#routeGatewayApi(view);
     const delta = routing.commit();
+    if (this.gatewayRouting !== undefined) this.#logGatewayHostConflicts();
     const routedAt = performance.now();
     this.dataPlane.stage(delta);
     this.#reportAffected();
@@ -540,6 +543,26 @@ export class Controller {
       { set: change.set.length, removed: change.removed.length, translated: gatewayRouting.lastTranslated },
       'Gateway API translated',
     );
+  }
+
+  // The translator cannot know host ownership (it is decided across Ingresses and routes when the
+  // table is assembled), so the route's status still says Accepted; the log says what was left out.
+  #logGatewayHostConflicts(): void {
+    const conflicts = new Map<string, { source: string; hostname: string; owner: string }>();
+    for (const note of this.routing.notes()) {
+      if (note.type !== 'host-owned-elsewhere' || note.source.kind === 'Ingress') continue;
+      const source = `${note.source.kind} ${note.source.namespace}/${note.source.name}`;
+      const owner = `${note.owner.source.kind} ${note.owner.source.namespace}/${note.owner.source.name}`;
+      conflicts.set(`${source}\n${note.hostname}`, { source, hostname: note.hostname, owner });
+    }
+    for (const [key, conflict] of conflicts) {
+      if (!this.#gatewayHostConflicts.has(key))
+        this.#logger.warn(
+          conflict,
+          'host belongs to another namespace (--allow-cross-namespace-hosts); its routes from this source are not served',
+        );
+    }
+    this.#gatewayHostConflicts = new Set(conflicts.keys());
   }
 
   async #resolveGatewayAddresses(coreApi: CoreV1Api): Promise<GatewayStatusAddress[]> {

@@ -115,7 +115,7 @@ export class GatewayRouting {
     return change;
   }
 
-  /** Problems of the last translation, for logs and Events. */
+  /** Problems of the last translation (the statuses say the same), for the log. */
   problems(): readonly Problem[] {
     return this.#last.problems;
   }
