@@ -155,6 +155,24 @@ function httpRoute(
   return { apiVersion: `${GROUP}/v1`, kind: 'HTTPRoute', metadata: { name, namespace }, spec };
 }
 
+/** Applies a Gateway `name` with one HTTP listener for `hostname`, and an HTTPRoute on it. */
+async function applyGatewayAndRoute(
+  name: string,
+  hostname: string,
+  route: string,
+  rules: Record<string, unknown>[],
+): Promise<void> {
+  await server.apply([
+    gateway(name, [httpListener('http', hostname)]),
+    httpRoute(route, { parentRefs: [{ name }], rules }),
+  ]);
+}
+
+/** A rule sending the requests any of `matches` matches (all, without any) to one backend. */
+function rule(backend: string, ...matches: Record<string, unknown>[]): Record<string, unknown> {
+  return { ...(matches.length === 0 ? {} : { matches }), backendRefs: [backendRef(backend)] };
+}
+
 function backendRef(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { name, port: 80, ...extra };
 }
@@ -237,12 +255,8 @@ afterAll(async () => {
 
 describe('HTTPRouteSimpleSameNamespace', () => {
   it('serves a route attached to a Gateway of its namespace and reports both as accepted and programmed', async () => {
-    await server.apply([
-      gateway('same-namespace', [httpListener('http', '*.same.test')]),
-      httpRoute('gateway-conformance-infra-test', {
-        parentRefs: [{ name: 'same-namespace' }],
-        rules: [{ backendRefs: [backendRef('infra-backend-v1')] }],
-      }),
+    await applyGatewayAndRoute('same-namespace', '*.same.test', 'gateway-conformance-infra-test', [
+      rule('infra-backend-v1'),
     ]);
     await expectAnswers([
       ['a.same.test', '/', 'infra-backend-v1'],
@@ -277,7 +291,7 @@ describe('HTTPRouteInvalidCrossNamespaceParentRef', () => {
         {
           parentRefs: [{ name: 'same-namespace', namespace: INFRA }],
           hostnames: ['intruder.same.test'],
-          rules: [{ backendRefs: [backendRef('web-backend')] }],
+          rules: [rule('web-backend')],
         },
         WEB,
       ),
@@ -291,30 +305,13 @@ describe('HTTPRouteInvalidCrossNamespaceParentRef', () => {
 
 describe('HTTPRouteMatching', () => {
   it('sends each request to the rule whose path and header match it best', async () => {
-    await server.apply([
-      gateway('matching', [httpListener('http', 'matching.test')]),
-      httpRoute('matching', {
-        parentRefs: [{ name: 'matching' }],
-        rules: [
-          {
-            matches: [{ path: { type: 'PathPrefix', value: '/' } }],
-            backendRefs: [backendRef('infra-backend-v1')],
-          },
-          {
-            matches: [{ path: { type: 'PathPrefix', value: '/v2' } }],
-            backendRefs: [backendRef('infra-backend-v2')],
-          },
-          {
-            matches: [{ headers: [{ name: 'version', value: 'two' }] }],
-            backendRefs: [backendRef('infra-backend-v2')],
-          },
-          {
-            matches: [
-              { path: { type: 'Exact', value: '/exact' }, headers: [{ name: 'version', value: 'three' }] },
-            ],
-            backendRefs: [backendRef('infra-backend-v3')],
-          },
-        ],
+    await applyGatewayAndRoute('matching', 'matching.test', 'matching', [
+      rule('infra-backend-v1', { path: { type: 'PathPrefix', value: '/' } }),
+      rule('infra-backend-v2', { path: { type: 'PathPrefix', value: '/v2' } }),
+      rule('infra-backend-v2', { headers: [{ name: 'version', value: 'two' }] }),
+      rule('infra-backend-v3', {
+        path: { type: 'Exact', value: '/exact' },
+        headers: [{ name: 'version', value: 'three' }],
       }),
     ]);
     await expectAnswers([
@@ -333,21 +330,9 @@ describe('HTTPRouteMatching', () => {
 
 describe('HTTPRouteExactPathMatching', () => {
   it('matches an Exact path only as written', async () => {
-    await server.apply([
-      gateway('exact', [httpListener('http', 'exact.test')]),
-      httpRoute('exact-matching', {
-        parentRefs: [{ name: 'exact' }],
-        rules: [
-          {
-            matches: [{ path: { type: 'Exact', value: '/one' } }],
-            backendRefs: [backendRef('infra-backend-v1')],
-          },
-          {
-            matches: [{ path: { type: 'Exact', value: '/two' } }],
-            backendRefs: [backendRef('infra-backend-v2')],
-          },
-        ],
-      }),
+    await applyGatewayAndRoute('exact', 'exact.test', 'exact-matching', [
+      rule('infra-backend-v1', { path: { type: 'Exact', value: '/one' } }),
+      rule('infra-backend-v2', { path: { type: 'Exact', value: '/two' } }),
     ]);
     await expectAnswers([
       ['exact.test', '/one', 'infra-backend-v1'],
@@ -361,26 +346,12 @@ describe('HTTPRouteExactPathMatching', () => {
 
 describe('HTTPRouteQueryParamMatching', () => {
   it('matches query parameters exactly, and every condition of a match', async () => {
-    await server.apply([
-      gateway('query', [httpListener('http', 'query.test')]),
-      httpRoute('query-param-matching', {
-        parentRefs: [{ name: 'query' }],
-        rules: [
-          {
-            matches: [{ queryParams: [{ name: 'animal', value: 'whale' }] }],
-            backendRefs: [backendRef('infra-backend-v1')],
-          },
-          {
-            matches: [
-              {
-                queryParams: [
-                  { name: 'animal', value: 'dolphin' },
-                  { name: 'color', value: 'blue' },
-                ],
-              },
-            ],
-            backendRefs: [backendRef('infra-backend-v2')],
-          },
+    await applyGatewayAndRoute('query', 'query.test', 'query-param-matching', [
+      rule('infra-backend-v1', { queryParams: [{ name: 'animal', value: 'whale' }] }),
+      rule('infra-backend-v2', {
+        queryParams: [
+          { name: 'animal', value: 'dolphin' },
+          { name: 'color', value: 'blue' },
         ],
       }),
     ]);
@@ -410,7 +381,7 @@ describe('HTTPRouteHTTPSListener', () => {
       ]),
       httpRoute('https-listener', {
         parentRefs: [{ name: 'https' }],
-        rules: [{ backendRefs: [backendRef('infra-backend-v2')] }],
+        rules: [rule('infra-backend-v2')],
       }),
     ]);
     await eventually(async () => {
@@ -426,35 +397,19 @@ describe('HTTPRouteHTTPSListener', () => {
 
 describe('HTTPRouteHeaderMatching', () => {
   it('matches header names case-insensitively, values exactly, and every condition of a match', async () => {
-    await server.apply([
-      gateway('headers', [httpListener('http', 'headers.test')]),
-      httpRoute('headers', {
-        parentRefs: [{ name: 'headers' }],
-        rules: [
-          {
-            matches: [{ headers: [{ name: 'Version', value: 'one' }] }],
-            backendRefs: [backendRef('infra-backend-v1')],
-          },
-          {
-            matches: [
-              {
-                headers: [
-                  { name: 'version', value: 'two' },
-                  { name: 'color', value: 'orange' },
-                ],
-              },
-            ],
-            backendRefs: [backendRef('infra-backend-v2')],
-          },
-          {
-            matches: [
-              { headers: [{ name: 'color', value: 'blue' }] },
-              { headers: [{ name: 'color', value: 'green' }] },
-            ],
-            backendRefs: [backendRef('infra-backend-v3')],
-          },
+    await applyGatewayAndRoute('headers', 'headers.test', 'headers', [
+      rule('infra-backend-v1', { headers: [{ name: 'Version', value: 'one' }] }),
+      rule('infra-backend-v2', {
+        headers: [
+          { name: 'version', value: 'two' },
+          { name: 'color', value: 'orange' },
         ],
       }),
+      rule(
+        'infra-backend-v3',
+        { headers: [{ name: 'color', value: 'blue' }] },
+        { headers: [{ name: 'color', value: 'green' }] },
+      ),
     ]);
     await expectAnswers([
       ['headers.test', '/', 'infra-backend-v1', { version: 'one' }],
@@ -481,12 +436,7 @@ describe('HTTPRouteHostnameIntersection', () => {
       httpRoute('specific-host-matches-listener-specific-host', {
         parentRefs: [{ name: 'intersection' }],
         hostnames: ['non.matching.test', '*.nonmatchingwildcard.test', 'very.specific.test'],
-        rules: [
-          {
-            matches: [{ path: { type: 'PathPrefix', value: '/s1' } }],
-            backendRefs: [backendRef('infra-backend-v1')],
-          },
-        ],
+        rules: [rule('infra-backend-v1', { path: { type: 'PathPrefix', value: '/s1' } })],
       }),
       httpRoute('specific-host-matches-listener-wildcard-host', {
         parentRefs: [{ name: 'intersection' }],
@@ -497,37 +447,22 @@ describe('HTTPRouteHostnameIntersection', () => {
           'bar.wildcard.test',
           'foo.bar.wildcard.test',
         ],
-        rules: [
-          {
-            matches: [{ path: { type: 'PathPrefix', value: '/s2' } }],
-            backendRefs: [backendRef('infra-backend-v2')],
-          },
-        ],
+        rules: [rule('infra-backend-v2', { path: { type: 'PathPrefix', value: '/s2' } })],
       }),
       httpRoute('wildcard-host-matches-listener-specific-host', {
         parentRefs: [{ name: 'intersection' }],
         hostnames: ['non.matching.test', '*.specific.test'],
-        rules: [
-          {
-            matches: [{ path: { type: 'PathPrefix', value: '/s3' } }],
-            backendRefs: [backendRef('infra-backend-v3')],
-          },
-        ],
+        rules: [rule('infra-backend-v3', { path: { type: 'PathPrefix', value: '/s3' } })],
       }),
       httpRoute('wildcard-host-matches-listener-wildcard-host', {
         parentRefs: [{ name: 'intersection' }],
         hostnames: ['*.anotherwildcard.test'],
-        rules: [
-          {
-            matches: [{ path: { type: 'PathPrefix', value: '/s4' } }],
-            backendRefs: [backendRef('infra-backend-v1')],
-          },
-        ],
+        rules: [rule('infra-backend-v1', { path: { type: 'PathPrefix', value: '/s4' } })],
       }),
       httpRoute('no-intersecting-hosts', {
         parentRefs: [{ name: 'intersection' }],
         hostnames: ['specific.but.wrong.test', 'wildcard.io'],
-        rules: [{ backendRefs: [backendRef('infra-backend-v2')] }],
+        rules: [rule('infra-backend-v2')],
       }),
     ]);
     await expectAnswers([
@@ -564,7 +499,7 @@ describe('HTTPRouteCrossNamespace', () => {
         {
           parentRefs: [{ name: 'backend-namespaces', namespace: INFRA }],
           hostnames: ['web.cross.test'],
-          rules: [{ backendRefs: [backendRef('web-backend')] }],
+          rules: [rule('web-backend')],
         },
         WEB,
       ),
@@ -573,7 +508,7 @@ describe('HTTPRouteCrossNamespace', () => {
         {
           parentRefs: [{ name: 'backend-namespaces', namespace: INFRA }],
           hostnames: ['app.cross.test'],
-          rules: [{ backendRefs: [backendRef('app-backend')] }],
+          rules: [rule('app-backend')],
         },
         APP,
       ),
@@ -612,12 +547,8 @@ describe('HTTPRouteReferenceGrant', () => {
   };
 
   it('answers 500 with RefNotPermitted for a backend in another namespace without a ReferenceGrant', async () => {
-    await server.apply([
-      gateway('grants', [httpListener('http', 'grant.test')]),
-      httpRoute('reference-grant', {
-        parentRefs: [{ name: 'grants' }],
-        rules: [{ backendRefs: [backendRef('web-backend', { namespace: WEB })] }],
-      }),
+    await applyGatewayAndRoute('grants', 'grant.test', 'reference-grant', [
+      { backendRefs: [backendRef('web-backend', { namespace: WEB })] },
     ]);
     await expectAnswers([['grant.test', '/', '500']]);
     await expectRouteConditions(INFRA, 'reference-grant', 'grants', {
@@ -646,23 +577,15 @@ describe('HTTPRouteReferenceGrant', () => {
 
 describe('HTTPRouteRedirectHostAndStatus', () => {
   it('redirects to another host with the status code asked for (302 by default)', async () => {
-    await server.apply([
-      gateway('redirect', [httpListener('http', 'redirect.test')]),
-      httpRoute('redirect-host-and-status', {
-        parentRefs: [{ name: 'redirect' }],
-        rules: [
-          {
-            matches: [{ path: { type: 'PathPrefix', value: '/hostname-redirect' } }],
-            filters: [{ type: 'RequestRedirect', requestRedirect: { hostname: 'example.org' } }],
-          },
-          {
-            matches: [{ path: { type: 'PathPrefix', value: '/host-and-status' } }],
-            filters: [
-              { type: 'RequestRedirect', requestRedirect: { hostname: 'example.org', statusCode: 301 } },
-            ],
-          },
-        ],
-      }),
+    await applyGatewayAndRoute('redirect', 'redirect.test', 'redirect-host-and-status', [
+      {
+        matches: [{ path: { type: 'PathPrefix', value: '/hostname-redirect' } }],
+        filters: [{ type: 'RequestRedirect', requestRedirect: { hostname: 'example.org' } }],
+      },
+      {
+        matches: [{ path: { type: 'PathPrefix', value: '/host-and-status' } }],
+        filters: [{ type: 'RequestRedirect', requestRedirect: { hostname: 'example.org', statusCode: 301 } }],
+      },
     ]);
     // Without a scheme or port, the Location keeps the port the request came in on: nginx's own,
     // a free port here, 80 when the controller listens on the Gateway's port (the deployment).
@@ -684,43 +607,37 @@ describe('HTTPRouteRedirectHostAndStatus', () => {
 
 describe('HTTPRouteRewritePath', () => {
   it('replaces the matched prefix or the full path before the request reaches the backend', async () => {
-    await server.apply([
-      gateway('rewrite', [httpListener('http', 'rewrite.test')]),
-      httpRoute('rewrite-path', {
-        parentRefs: [{ name: 'rewrite' }],
-        rules: [
+    await applyGatewayAndRoute('rewrite', 'rewrite.test', 'rewrite-path', [
+      {
+        matches: [{ path: { type: 'PathPrefix', value: '/prefix/one' } }],
+        filters: [
           {
-            matches: [{ path: { type: 'PathPrefix', value: '/prefix/one' } }],
-            filters: [
-              {
-                type: 'URLRewrite',
-                urlRewrite: { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: '/one' } },
-              },
-            ],
-            backendRefs: [backendRef('infra-backend-v1')],
-          },
-          {
-            matches: [{ path: { type: 'PathPrefix', value: '/strip-prefix' } }],
-            filters: [
-              {
-                type: 'URLRewrite',
-                urlRewrite: { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: '/' } },
-              },
-            ],
-            backendRefs: [backendRef('infra-backend-v1')],
-          },
-          {
-            matches: [{ path: { type: 'PathPrefix', value: '/full/one' } }],
-            filters: [
-              {
-                type: 'URLRewrite',
-                urlRewrite: { path: { type: 'ReplaceFullPath', replaceFullPath: '/one' } },
-              },
-            ],
-            backendRefs: [backendRef('infra-backend-v1')],
+            type: 'URLRewrite',
+            urlRewrite: { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: '/one' } },
           },
         ],
-      }),
+        backendRefs: [backendRef('infra-backend-v1')],
+      },
+      {
+        matches: [{ path: { type: 'PathPrefix', value: '/strip-prefix' } }],
+        filters: [
+          {
+            type: 'URLRewrite',
+            urlRewrite: { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: '/' } },
+          },
+        ],
+        backendRefs: [backendRef('infra-backend-v1')],
+      },
+      {
+        matches: [{ path: { type: 'PathPrefix', value: '/full/one' } }],
+        filters: [
+          {
+            type: 'URLRewrite',
+            urlRewrite: { path: { type: 'ReplaceFullPath', replaceFullPath: '/one' } },
+          },
+        ],
+        backendRefs: [backendRef('infra-backend-v1')],
+      },
     ]);
     const seen = async (path: string) => (await send('rewrite.test', path)).body.trim();
     await eventually(async () => {
@@ -735,20 +652,14 @@ describe('HTTPRouteRewritePath', () => {
 
 describe('HTTPRouteWeight', () => {
   it('splits 2,000 requests by backend weight within 5 % (weight 0 gets none)', async () => {
-    await server.apply([
-      gateway('weight', [httpListener('http', 'weight.test')]),
-      httpRoute('weighted-backends', {
-        parentRefs: [{ name: 'weight' }],
-        rules: [
-          {
-            backendRefs: [
-              backendRef('infra-backend-v1', { weight: 70 }),
-              backendRef('infra-backend-v2', { weight: 30 }),
-              backendRef('infra-backend-v3', { weight: 0 }),
-            ],
-          },
+    await applyGatewayAndRoute('weight', 'weight.test', 'weighted-backends', [
+      {
+        backendRefs: [
+          backendRef('infra-backend-v1', { weight: 70 }),
+          backendRef('infra-backend-v2', { weight: 30 }),
+          backendRef('infra-backend-v3', { weight: 0 }),
         ],
-      }),
+      },
     ]);
     await expectAnswers([['weight.test', '/', 'infra-backend-v1']]).catch(() =>
       expectAnswers([['weight.test', '/', 'infra-backend-v2']]),
@@ -821,13 +732,7 @@ describe('a deleted Gateway', () => {
 
 describe('a route change', () => {
   it('is served without an nginx reload', async () => {
-    await server.apply([
-      gateway('reload-free', [httpListener('http', 'reload-free.test')]),
-      httpRoute('reload-free', {
-        parentRefs: [{ name: 'reload-free' }],
-        rules: [{ backendRefs: [backendRef('infra-backend-v1')] }],
-      }),
-    ]);
+    await applyGatewayAndRoute('reload-free', 'reload-free.test', 'reload-free', [rule('infra-backend-v1')]);
     await expectAnswers([['reload-free.test', '/', 'infra-backend-v1']]);
     const before = {
       workers: await controller.dataPlane.workerPids(),
@@ -838,11 +743,8 @@ describe('a route change', () => {
       httpRoute('reload-free', {
         parentRefs: [{ name: 'reload-free' }],
         rules: [
-          { backendRefs: [backendRef('infra-backend-v1')] },
-          {
-            matches: [{ path: { type: 'PathPrefix', value: '/new' } }],
-            backendRefs: [backendRef('infra-backend-v2')],
-          },
+          rule('infra-backend-v1'),
+          rule('infra-backend-v2', { path: { type: 'PathPrefix', value: '/new' } }),
         ],
       }),
     );
@@ -880,12 +782,7 @@ describe('host ownership', () => {
         {
           parentRefs: [{ name: 'evil' }],
           hostnames: ['shop.test'],
-          rules: [
-            {
-              matches: [{ path: { type: 'PathPrefix', value: '/admin' } }],
-              backendRefs: [backendRef('evil')],
-            },
-          ],
+          rules: [rule('evil', { path: { type: 'PathPrefix', value: '/admin' } })],
         },
         'evil',
       ),
@@ -940,11 +837,7 @@ describe('backend address policy', () => {
         ports: [{ name: 'http', port: guarded.healthzPort }],
       },
       gateway('prober', [httpListener('http', 'prober.test', { namespaces: { from: 'All' } })], 'prober'),
-      httpRoute(
-        'healthz',
-        { parentRefs: [{ name: 'prober' }], rules: [{ backendRefs: [backendRef('controller')] }] },
-        'prober',
-      ),
+      httpRoute('healthz', { parentRefs: [{ name: 'prober' }], rules: [rule('controller')] }, 'prober'),
     ]);
     await eventually(async () => {
       const response = await probe({ port: guarded.config.httpPort, host: 'prober.test', path: '/metrics' });
