@@ -677,6 +677,183 @@ describe('HTTPRouteWeight', () => {
   });
 });
 
+describe('HTTPRouteMethodMatching', () => {
+  it('sends each method to the rule that names it', async () => {
+    await applyGatewayAndRoute('method', 'method.test', 'method-matching', [
+      rule('infra-backend-v1', { method: 'POST' }),
+      rule('infra-backend-v2', { method: 'GET' }),
+    ]);
+    const answerTo = async (method: string) => {
+      const response = await probe({ port: controller.config.httpPort, host: 'method.test', method });
+      return response.status === 200 ? response.body.split(':')[0] : String(response.status);
+    };
+    await eventually(async () => {
+      expect([await answerTo('POST'), await answerTo('GET'), await answerTo('HEAD')]).toEqual([
+        'infra-backend-v1',
+        'infra-backend-v2',
+        '404',
+      ]);
+    });
+  });
+});
+
+describe('HTTPRouteListenerHostnameMatching', () => {
+  it('serves each route only on the hostnames of the listener it names', async () => {
+    await server.apply([
+      gateway('listener-hostnames', [
+        httpListener('listener-1', 'bar.test'),
+        httpListener('listener-2', 'foo.bar.test'),
+        httpListener('listener-3', '*.bar.test'),
+        httpListener('listener-4', '*.foo.test'),
+      ]),
+      ...[
+        ['backend-v1', 'listener-1', 'infra-backend-v1'],
+        ['backend-v2', 'listener-2', 'infra-backend-v2'],
+        ['backend-v3', 'listener-3', 'infra-backend-v3'],
+        ['backend-v3-foo', 'listener-4', 'infra-backend-v3'],
+      ].map(([name, sectionName, backend]) =>
+        httpRoute(name!, {
+          parentRefs: [{ name: 'listener-hostnames', sectionName }],
+          rules: [rule(backend!)],
+        }),
+      ),
+    ]);
+    await expectAnswers([
+      ['bar.test', '/', 'infra-backend-v1'],
+      ['foo.bar.test', '/', 'infra-backend-v2'],
+      ['baz.bar.test', '/', 'infra-backend-v3'],
+      ['boo.bar.test', '/', 'infra-backend-v3'],
+      ['multiple.prefixes.bar.test', '/', 'infra-backend-v3'],
+      ['multiple.prefixes.foo.test', '/', 'infra-backend-v3'],
+      ['x.foo.test', '/', 'infra-backend-v3'],
+      ['foo.test', '/', '404'],
+      ['no.matching.host', '/', '404'],
+    ]);
+  });
+});
+
+describe('HTTPRouteRedirectScheme', () => {
+  it('redirects to https on the default port of the scheme', async () => {
+    await applyGatewayAndRoute('redirect-scheme', 'scheme.test', 'redirect-scheme', [
+      {
+        matches: [{ path: { type: 'PathPrefix', value: '/scheme' } }],
+        filters: [{ type: 'RequestRedirect', requestRedirect: { scheme: 'https' } }],
+      },
+      {
+        matches: [{ path: { type: 'PathPrefix', value: '/scheme-and-host' } }],
+        filters: [{ type: 'RequestRedirect', requestRedirect: { scheme: 'https', hostname: 'example.org' } }],
+      },
+      {
+        matches: [{ path: { type: 'PathPrefix', value: '/scheme-and-port' } }],
+        filters: [
+          { type: 'RequestRedirect', requestRedirect: { scheme: 'https', port: 8443, statusCode: 301 } },
+        ],
+      },
+    ]);
+    await eventually(async () => {
+      const locations = await Promise.all(
+        ['/scheme', '/scheme-and-host', '/scheme-and-port'].map(async (path) => {
+          const response = await send('scheme.test', path);
+          return `${response.status} ${response.headers.location}`;
+        }),
+      );
+      expect(locations).toEqual([
+        '302 https://scheme.test/scheme',
+        '302 https://example.org/scheme-and-host',
+        '301 https://scheme.test:8443/scheme-and-port',
+      ]);
+    });
+  });
+});
+
+describe('HTTPRouteRedirectPath', () => {
+  it('replaces the matched prefix or the full path in the Location', async () => {
+    await applyGatewayAndRoute('redirect-path', 'redirect-path.test', 'redirect-path', [
+      {
+        matches: [{ path: { type: 'PathPrefix', value: '/original-prefix' } }],
+        filters: [
+          {
+            type: 'RequestRedirect',
+            requestRedirect: {
+              scheme: 'http',
+              path: { type: 'ReplacePrefixMatch', replacePrefixMatch: '/replacement-prefix' },
+            },
+          },
+        ],
+      },
+      {
+        matches: [{ path: { type: 'PathPrefix', value: '/full' } }],
+        filters: [
+          {
+            type: 'RequestRedirect',
+            requestRedirect: {
+              scheme: 'http',
+              path: { type: 'ReplaceFullPath', replaceFullPath: '/full-path-replacement' },
+            },
+          },
+        ],
+      },
+    ]);
+    await eventually(async () => {
+      const location = async (path: string) => (await send('redirect-path.test', path)).headers.location;
+      expect(await location('/original-prefix/lemon')).toBe(
+        'http://redirect-path.test/replacement-prefix/lemon',
+      );
+      expect(await location('/full/path/original')).toBe('http://redirect-path.test/full-path-replacement');
+    });
+  });
+});
+
+describe('HTTPRouteRewriteHost', () => {
+  it('sends the rewritten Host to the backend', async () => {
+    await applyGatewayAndRoute('host-rewrite', 'rewrite.host.test', 'host-rewrite', [
+      {
+        filters: [{ type: 'URLRewrite', urlRewrite: { hostname: 'one.example.org' } }],
+        backendRefs: [backendRef('infra-backend-v1')],
+      },
+    ]);
+    await eventually(async () =>
+      expect((await send('rewrite.host.test', '/path')).body.trim()).toBe(
+        'infra-backend-v1: GET one.example.org/path',
+      ),
+    );
+  });
+});
+
+describe('HTTPRouteResponseHeaderModifier', () => {
+  it('sets, adds and removes response headers', async () => {
+    await applyGatewayAndRoute('response-headers', 'response-headers.test', 'response-header-modifier', [
+      {
+        filters: [
+          {
+            type: 'ResponseHeaderModifier',
+            responseHeaderModifier: {
+              set: [{ name: 'X-Header-Set', value: 'set-overwrites-values' }],
+              add: [{ name: 'X-Header-Add', value: 'add-appends-values' }],
+              remove: ['X-Demo-Backend'],
+            },
+          },
+        ],
+        backendRefs: [backendRef('infra-backend-v1')],
+      },
+    ]);
+    await eventually(async () => {
+      const { status, headers } = await send('response-headers.test');
+      expect({
+        status,
+        set: headers['x-header-set'],
+        add: headers['x-header-add'],
+        removed: headers['x-demo-backend'],
+      }).toEqual({
+        status: 200,
+        set: 'set-overwrites-values',
+        add: 'add-appends-values',
+        removed: undefined,
+      });
+    });
+  });
+});
+
 describe('GatewayObservedGenerationBump', () => {
   it('reports the new generation after a spec change, keeping transition times of unchanged conditions', async () => {
     await server.apply(gateway('gateway-observed-generation-bump', [httpListener('http', 'bump.test')]));
