@@ -41,7 +41,7 @@ interface Condition {
   lastTransitionTime?: string;
 }
 interface GatewayObject {
-  metadata: { generation?: number };
+  metadata: { generation?: number; resourceVersion?: string };
   status?: {
     addresses?: { type: string; value: string }[];
     conditions?: Condition[];
@@ -49,7 +49,7 @@ interface GatewayObject {
   };
 }
 interface RouteObject {
-  metadata: { generation?: number };
+  metadata: { generation?: number; resourceVersion?: string };
   status?: {
     parents?: {
       parentRef: { name: string; namespace?: string };
@@ -911,6 +911,18 @@ describe('a route change', () => {
   it('is served without an nginx reload', async () => {
     await applyGatewayAndRoute('reload-free', 'reload-free.test', 'reload-free', [rule('infra-backend-v1')]);
     await expectAnswers([['reload-free.test', '/', 'infra-backend-v1']]);
+    await expectRouteConditions(INFRA, 'reload-free', 'reload-free', { Accepted: 'True/Accepted' });
+    // Statuses the change does not alter: the next publish must not write them again.
+    const untouched = async () => [
+      (await readGateway(INFRA, 'reload-free')).metadata.resourceVersion,
+      (await readRoute(INFRA, 'gateway-conformance-infra-test')).metadata.resourceVersion,
+    ];
+    await eventually(async () =>
+      expect(
+        condition((await readGateway(INFRA, 'reload-free')).status?.conditions, 'Programmed')?.status,
+      ).toBe('True'),
+    );
+    const versionsBefore = await untouched();
     const before = {
       workers: await controller.dataPlane.workerPids(),
       reloads: controller.dataPlane.reloadCount,
@@ -936,6 +948,9 @@ describe('a route change', () => {
     // Only the changed route was translated again, not every route of the cluster.
     expect(translatedBefore).toBeLessThanOrEqual(1);
     expect(controller.gatewayRouting!.lastTranslated).toBe(1);
+    // Its status follows the new generation; statuses that did not change are not written.
+    await expectRouteConditions(INFRA, 'reload-free', 'reload-free', { Accepted: 'True/Accepted' });
+    expect(await untouched()).toEqual(versionsBefore);
   });
 });
 
