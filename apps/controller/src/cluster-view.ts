@@ -3,6 +3,7 @@
  * (EndpointSlices by Service). A store snapshot gives it to `run`; a directory of manifests gives
  * it to the offline `render`, so both run the very same pipeline.
  */
+import type { GatewayApiObjects } from '@ingresskit/gateway-routes';
 import {
   serviceKeyOfEndpointSlice,
   type CustomObject,
@@ -13,9 +14,12 @@ import {
   type Service,
   type StoreSnapshot,
 } from '@ingresskit/store';
+import type { GatewayApiView } from './gateway-routing.js';
+
+const noGatewayApiObjects: GatewayApiObjects = Object.freeze({ gateways: [], httpRoutes: [] });
 
 /** See the module comment. Keys are `namespace/name`. */
-export interface ClusterView {
+export interface ClusterView extends GatewayApiView {
   ingress(key: string): Ingress | undefined;
   ingressKeys(): Iterable<string>;
   ingressClasses(): readonly IngressClass[];
@@ -50,6 +54,26 @@ export function viewOfSnapshot(snapshot: StoreSnapshot): ClusterView {
     endpointSlicesForService: (key) => snapshot.endpointSlicesForService(key),
     secret: (key) => snapshot.secrets.get(key),
     ingressCheckSums: () => snapshot.ingressCheckSums.list(),
+    gatewayClasses: () => snapshot.gatewayClasses.list(),
+    customResourceDefinitions: () => snapshot.customResourceDefinitions.list(),
+    configMap: (key) => snapshot.configMaps.get(key),
+    gatewayApiObjects: () => gatewayApiObjectsOf(snapshot),
+  };
+}
+
+/**
+ * The Gateway API objects of a snapshot and what they refer to, as lists. Each `list()` is
+ * computed once per changed map, so an unchanged kind costs nothing from one sync to the next.
+ */
+function gatewayApiObjectsOf(snapshot: StoreSnapshot): GatewayApiObjects {
+  if (snapshot.gateways.size === 0) return noGatewayApiObjects;
+  return {
+    gateways: snapshot.gateways.list(),
+    httpRoutes: snapshot.httpRoutes.list(),
+    referenceGrants: snapshot.referenceGrants.list(),
+    services: snapshot.services.list(),
+    secrets: snapshot.secrets.list(),
+    namespaces: snapshot.namespaces.list(),
   };
 }
 
@@ -74,5 +98,10 @@ export function viewOfObjects(objects: ClusterObjects): ClusterView {
     endpointSlicesForService: (key) => slices.get(key) ?? [],
     secret: (key) => secrets.get(key),
     ingressCheckSums: () => objects.ingressCheckSums,
+    // Offline rendering reads Ingress manifests only.
+    gatewayClasses: () => [],
+    customResourceDefinitions: () => [],
+    configMap: () => undefined,
+    gatewayApiObjects: () => noGatewayApiObjects,
   };
 }

@@ -3,8 +3,9 @@
  *
  *   store change events ─▶ recordChange (relevance, keys) ─▶ SyncQueue (coalesce, retry)
  *     ─▶ IngressRouting (class resolution, translation, backends; route table delta)
+ *        ← GatewayRouting (Gateways and HTTPRoutes into the same table, when enabled)
  *     ─▶ checksum gate ─▶ NginxDataPlane (push the delta; reload only for a new nginx.conf)
- *     ─▶ IngressReports (Events, logs) and metrics
+ *     ─▶ IngressReports (Events, logs) and metrics; Gateway API statuses once served
  *
  * around which it runs the healthz server and the leader-only loops. A failed sync (checksum
  * mismatch, nginx refusing or not answering) leaves the last good configuration serving; what was
@@ -19,7 +20,9 @@ import {
 import { createStore, type ResourceKind, type Store } from '@ingresskit/store';
 import type { RouteTable } from '@ingresskit/route-model';
 import { performance } from 'node:perf_hooks';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { formatProblem } from '@ingresskit/route-model';
+import { resolveStatusAddresses } from '@ingresskit/status-sync';
 import { ChecksumGate, type ChecksumVerdict } from './checksum-gate.js';
 import { startAdmissionServer, type AdmissionServer } from './admission-server.js';
 import { viewOfSnapshot, type ClusterView } from './cluster-view.js';
@@ -33,10 +36,13 @@ import {
 } from './errors.js';
 import { createEventsApiSink, EventRecorder, type EventSink } from './events.js';
 import { explainIngress, type IngressExplanation } from './explain.js';
+import { GatewayRouting } from './gateway-routing.js';
+import { toGatewayAddresses, type GatewayStatusAddress } from './gateway-status.js';
+import { GatewayStatusWriter } from './gateway-status-writer.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
 import { IngressReports } from './ingress-reports.js';
 import { IngressRouting, routingOptionsOf } from './ingress-routing.js';
-import { LeaderRole } from './leader.js';
+import { LeaderRole, statusAddressOptionsOf } from './leader.js';
 import type { Logger } from './logger.js';
 import { checksumToGaugeValue, createControllerMetrics, type ControllerMetrics } from './metrics.js';
 import { NginxDataPlane, listenersOf } from './data-plane.js';
@@ -71,6 +77,8 @@ export class Controller {
   readonly metrics: ControllerMetrics;
   readonly dataPlane: NginxDataPlane;
   readonly routing: IngressRouting;
+  /** Gateways and HTTPRoutes, when `--gateway-controller-name` is set. */
+  readonly gatewayRouting: GatewayRouting | undefined;
   readonly #deps: ControllerDependencies;
   readonly #logger: Logger;
   readonly #recorder: EventRecorder;
@@ -89,6 +97,13 @@ export class Controller {
   readonly #unserved = new Set<string>();
   /** Owned Ingresses changed; status-sync is asked to run once nginx serves the change. */
   #statusDue = false;
+  /** Gateway API objects were translated again; their statuses are written once nginx serves them. */
+  #gatewayStatusDue = false;
+  #gatewayStatus: GatewayStatusWriter | undefined;
+  /** Gateway API problems already logged, formatted. */
+  #gatewayProblems = new Set<string>();
+  /** Hosts Gateway API sources lost to another tenant, already logged. */
+  #gatewayHostConflicts = new Set<string>();
   #starting: Promise<void> | undefined;
   #readyWaiters: (() => void)[] = [];
   #lastSyncError: string | undefined;
@@ -101,6 +116,14 @@ export class Controller {
     const now = deps.now ?? Date.now;
     this.metrics = deps.metrics ?? createControllerMetrics();
     this.routing = new IngressRouting(routingOptionsOf(config, listenersOf(config), now));
+    this.gatewayRouting =
+      config.gatewayControllerName === undefined
+        ? undefined
+        : new GatewayRouting({
+            controllerName: config.gatewayControllerName,
+            allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
+            now,
+          });
     this.dataPlane = new NginxDataPlane({
       binary: config.nginxBinary,
       prefix: config.nginxPrefix,
@@ -229,6 +252,7 @@ export class Controller {
         snapshot: store.snapshot(),
         isServiceReferenced: (key) => this.routing.isServiceReferenced(key),
         checksumEnabled: config.checksumEnabled,
+        gatewayApiEnabled: this.gatewayRouting !== undefined,
       });
       if (isRelevant) this.#requestSync(`${event.kind} ${event.key} ${event.type}`, false);
     });
@@ -292,8 +316,22 @@ export class Controller {
       onLeadershipChange: (isLeader) => {
         // Leaders report Ingress problems as Events: the new leader reports them all.
         if (isLeader) this.#reports.recordAll();
+        if (isLeader) this.#gatewayStatus?.resync();
       },
     });
+    if (config.gatewayControllerName !== undefined) {
+      const coreApi = this.#deps.kubeConfig.makeApiClient(CoreV1Api);
+      this.#gatewayStatus = new GatewayStatusWriter({
+        kubeConfig: this.#deps.kubeConfig,
+        controllerName: config.gatewayControllerName,
+        isLeader: () => this.isLeader(),
+        readCached: (kind, key) => store.snapshot().get(kind, key),
+        listCachedRoutes: () => store.snapshot().httpRoutes.values(),
+        resolveAddresses: () => this.#resolveGatewayAddresses(coreApi),
+        logger: this.#logger,
+        ...(this.#deps.now === undefined ? {} : { now: this.#deps.now }),
+      });
+    }
     this.#state = 'running';
     this.#requestSync('initial sync', true);
     queue.start();
@@ -324,6 +362,7 @@ export class Controller {
       }
     };
     await step('sync queue', () => this.#queue?.shutDown());
+    await step('gateway status', () => this.#gatewayStatus?.stop());
     await step('leader role', () => this.#leader?.stop({ release: options.releaseLease ?? true }));
     await step('events', () => this.#recorder.flush());
     await step('nginx', () => this.dataPlane.stop());
@@ -371,7 +410,12 @@ export class Controller {
 
   #storeKinds(): ResourceKind[] {
     const kinds: ResourceKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Secret'];
-    if (this.config.gatewayControllerName !== undefined) kinds.push('GatewayClass', 'Gateway', 'ConfigMap');
+    if (this.config.gatewayControllerName !== undefined) {
+      kinds.push('GatewayClass', 'Gateway', 'HTTPRoute', 'ReferenceGrant', 'ConfigMap');
+      // Namespaces are cluster-scoped: a controller confined to some namespaces may not list them
+      // (and the store would wait for them), so listener namespace selectors then match nothing.
+      if (this.config.watchNamespaces.length === 0) kinds.push('Namespace');
+    }
     if (this.config.checksumEnabled) kinds.push('IngressCheckSum');
     return kinds;
   }
@@ -423,7 +467,10 @@ export class Controller {
       changes.allIngresses ? [...view.ingressKeys(), ...changes.ingresses] : changes.ingresses,
     );
     routing.updateServices(view, changes.services);
+    if (this.gatewayRouting !== undefined && (changes.gatewayApi || changes.allIngresses))
+      this.#routeGatewayApi(view);
     const delta = routing.commit();
+    if (this.gatewayRouting !== undefined) this.#logGatewayHostConflicts();
     const routedAt = performance.now();
     this.dataPlane.stage(delta);
     this.#reportAffected();
@@ -446,6 +493,10 @@ export class Controller {
     if (this.#statusDue) {
       this.#statusDue = false;
       this.#leader?.requestStatusSync();
+    }
+    if (this.#gatewayStatusDue && this.gatewayRouting !== undefined) {
+      this.#gatewayStatusDue = false;
+      this.#gatewayStatus?.publish(this.gatewayRouting.translation);
     }
     if (result.reloaded || result.started) this.#recordLoad();
     if (result.pushed) this.metrics.dynamicUpdates.inc({ result: 'success' });
@@ -471,6 +522,56 @@ export class Controller {
         'first configuration applied',
       );
       for (const resolve of this.#readyWaiters.splice(0)) resolve();
+    }
+  }
+
+  /** Gateways and HTTPRoutes into the route table: only contributions that changed are set again. */
+  #routeGatewayApi(view: ClusterView): void {
+    const gatewayRouting = this.gatewayRouting!;
+    const change = gatewayRouting.update(view);
+    for (const key of change.removed) this.routing.deleteContribution(view, key);
+    for (const contribution of change.set) this.routing.setContribution(view, contribution);
+    this.#gatewayStatusDue = true;
+    // Statuses carry each problem to its object's owner; the log gets each once, when it appears.
+    const problems = new Set(gatewayRouting.problems().map((problem) => formatProblem(problem)));
+    for (const problem of problems) {
+      if (!this.#gatewayProblems.has(problem))
+        this.#logger.warn({ problem }, 'Gateway API object not served as written');
+    }
+    this.#gatewayProblems = problems;
+    this.#logger.debug(
+      { set: change.set.length, removed: change.removed.length, translated: gatewayRouting.lastTranslated },
+      'Gateway API translated',
+    );
+  }
+
+  // The translator cannot know host ownership (it is decided across Ingresses and routes when the
+  // table is assembled), so the route's status still says Accepted; the log says what was left out.
+  #logGatewayHostConflicts(): void {
+    const conflicts = new Map<string, { source: string; hostname: string; owner: string }>();
+    for (const note of this.routing.notes()) {
+      if (note.type !== 'host-owned-elsewhere' || note.source.kind === 'Ingress') continue;
+      const source = `${note.source.kind} ${note.source.namespace}/${note.source.name}`;
+      const owner = `${note.owner.source.kind} ${note.owner.source.namespace}/${note.owner.source.name}`;
+      conflicts.set(`${source}\n${note.hostname}`, { source, hostname: note.hostname, owner });
+    }
+    for (const [key, conflict] of conflicts) {
+      if (!this.#gatewayHostConflicts.has(key))
+        this.#logger.warn(
+          conflict,
+          'host belongs to another namespace (--allow-cross-namespace-hosts); its routes from this source are not served',
+        );
+    }
+    this.#gatewayHostConflicts = new Set(conflicts.keys());
+  }
+
+  async #resolveGatewayAddresses(coreApi: CoreV1Api): Promise<GatewayStatusAddress[]> {
+    try {
+      return toGatewayAddresses(await resolveStatusAddresses(statusAddressOptionsOf(this.config), coreApi));
+    } catch (error) {
+      // Conditions matter more than addresses: publish them without addresses and say why.
+      this.#logger.warn({ err: error }, 'cannot resolve Gateway status addresses; publishing none');
+      return [];
     }
   }
 

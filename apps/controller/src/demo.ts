@@ -17,7 +17,14 @@ import { Controller } from './controller.js';
 import { startDemoBackend, type DemoBackend } from './demo-backends.js';
 import { isIgnoreReasonReported } from './event-policy.js';
 import { listenersOf, nginxRenderOptions } from './data-plane.js';
-import { formatProblem, listRoutes, redactTable, type ExplainedRoute } from './explain.js';
+import {
+  formatProblem,
+  listContributionRoutes,
+  listRoutes,
+  redactTable,
+  type ExplainedRoute,
+} from './explain.js';
+import type { RouteContribution } from '@ingresskit/route-model';
 import { defaultFlags } from './flags.js';
 import { probe } from './http-probe.js';
 import { createFileLogger } from './logger.js';
@@ -31,6 +38,9 @@ const execFileAsync = promisify(execFile);
 /** The Debian packages the data plane needs. */
 export const NGINX_INSTALL_COMMAND =
   'sudo apt-get install -y nginx libnginx-mod-http-lua lua-resty-core lua-cjson';
+
+/** The GatewayClass controllerName the demo's controller serves (examples/80-gateway.yaml). */
+export const DEMO_GATEWAY_CONTROLLER = 'ingresskit.dev/gateway-controller';
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -107,6 +117,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       podName: 'ingresskit-demo',
       podNamespace: 'ingresskit',
       publishStatusAddress: '127.0.0.1',
+      // examples/ holds a GatewayClass of this controller, a Gateway and an HTTPRoute.
+      gatewayControllerName: DEMO_GATEWAY_CONTROLLER,
       electionTtlMs: 10_000,
       syncRateLimit: 10,
       // The demo's backends listen on 127.0.0.1 beside the controller.
@@ -131,7 +143,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       ),
     );
     const routing = controller.routing;
-    const checks = await checkRoutes(routing, config);
+    const checks = await checkRoutes(routing, config, controller.gatewayRouting?.translation.routes ?? []);
     out(
       formatSummary({
         routing,
@@ -279,10 +291,17 @@ function listAllRoutes(routing: IngressRouting): RouteEntry[] {
 }
 
 /** Sends a real request for every served route, and for every host the controller leaves out. */
-async function checkRoutes(routing: IngressRouting, config: ControllerConfig): Promise<RouteCheck[]> {
+async function checkRoutes(
+  routing: IngressRouting,
+  config: ControllerConfig,
+  gatewayContributions: readonly RouteContribution[],
+): Promise<RouteCheck[]> {
   const checks: RouteCheck[] = [];
   const served = new Set(routing.table().virtualHosts.map((host) => host.hostname));
-  for (const { route } of listAllRoutes(routing)) {
+  const gatewayRoutes = gatewayContributions.flatMap((contribution) =>
+    listContributionRoutes(routing, contribution).map((route) => ({ route })),
+  );
+  for (const { route } of [...listAllRoutes(routing), ...gatewayRoutes]) {
     const path = route.route.match.path;
     if (route.hostname === '*' || route.isFallback || !route.served || path.type === 'RegularExpression')
       continue;

@@ -55,3 +55,9 @@ function lastLines(text: string): string {
     .filter((line) => line.trim() !== '');
   return lines.slice(-3).join(' | ') || '(no output)';
 }
+
+/** Some Gateway or HTTPRoute status could not be written; the writer retries with backoff. */
+export class GatewayStatusWriteError extends Error {
+  override readonly name = 'GatewayStatusWriteError';
+  readonly code = 'GATEWAY_STATUS_WRITE_FAILED';
+}

@@ -3,7 +3,7 @@
  * plain words, the routes it contributes (route-model entries, each marked served or not), and the
  * problems found in it. Served by `/explain` and printed by `ingresskit explain ingress NS/NAME`.
  */
-import type { Problem, Route, RouteTable } from '@ingresskit/route-model';
+import type { Problem, Route, RouteContribution, RouteTable } from '@ingresskit/route-model';
 import { explanationOf, type IngressRouting } from './ingress-routing.js';
 
 /** One route an Ingress contributes, as the route model has it. */
@@ -90,7 +90,14 @@ export function explainIngress(
 /** The routes the Ingress `key` contributes, in its own order, each marked served or not. */
 export function listRoutes(routing: IngressRouting, key: string): ExplainedRoute[] {
   const contribution = routing.contributionOf(key);
-  if (contribution === undefined) return [];
+  return contribution === undefined ? [] : listContributionRoutes(routing, contribution);
+}
+
+/** The routes of any source's contribution (an HTTPRoute's too), as the table serves them now. */
+export function listContributionRoutes(
+  routing: IngressRouting,
+  contribution: RouteContribution,
+): ExplainedRoute[] {
   const table = routing.table();
   const backends = new Map(table.backends.map((backend) => [backend.id, backend]));
   const tlsHosts = new Set(table.tls.map((binding) => binding.hostname));

@@ -193,7 +193,7 @@ const flagSpecs = {
     type: 'string',
     default: '',
     description:
-      'GatewayClass spec.controllerName to accept, e.g. ingresskit.dev/gateway-controller. Empty: GatewayClasses are not reconciled.',
+      'GatewayClass spec.controllerName to accept, e.g. ingresskit.dev/gateway-controller; Gateways of accepted classes and their HTTPRoutes are served. Empty: no Gateway API.',
   },
   'log-level': {
     type: 'string',

@@ -16,19 +16,23 @@ export interface ProbeOptions {
   host: string;
   path?: string;
   tls?: boolean;
+  /** GET by default. */
+  method?: string;
+  /** More request headers (Host and Connection are set by the probe). */
+  headers?: Record<string, string>;
   /** Default 5 s. */
   timeoutMs?: number;
 }
 
-/** Sends a GET through `127.0.0.1:port` as `host` would be reached; no keep-alive, certificates not verified. */
+/** Sends a request (GET unless told) through `127.0.0.1:port` as `host` would be reached; no keep-alive, certificates not verified. */
 export function probe(options: ProbeOptions): Promise<ProbeResponse> {
   return new Promise((resolve, reject) => {
     const common = {
       host: '127.0.0.1',
       port: options.port,
       path: options.path ?? '/',
-      method: 'GET',
-      headers: { host: options.host, connection: 'close' },
+      method: options.method ?? 'GET',
+      headers: { ...options.headers, host: options.host, connection: 'close' },
       agent: false as const,
     };
     const onResponse = (response: IncomingMessage) => {

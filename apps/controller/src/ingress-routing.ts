@@ -110,6 +110,8 @@ export class IngressRouting {
   #refusedCertificates: ReadonlyMap<string, string> = new Map();
   /** Ingresses whose verdict or problems may have changed since the last `takeAffectedIngresses`. */
   #affected = new Set<string>();
+  /** Contributions of other sources (Gateways, HTTPRoutes), by source key, as given. */
+  readonly #foreign = new Map<string, RouteContribution>();
 
   constructor(options: IngressRoutingOptions) {
     this.#options = options;
@@ -170,6 +172,27 @@ export class IngressRouting {
     }
   }
 
+  /**
+   * Sets what a source other than an Ingress (a Gateway, an HTTPRoute) contributes to the same
+   * table; its backends are resolved like an Ingress's, and host ownership applies by its tenant.
+   */
+  setContribution(view: ClusterView, contribution: RouteContribution): void {
+    const key = sourceKey(contribution.source);
+    if (contribution.source.kind === 'Ingress')
+      throw new Error(`${key}: Ingresses go through updateIngresses`);
+    // A new version may have fixed what the data plane refused: try it again.
+    this.#forgetRefusedRoutes(`${key}/`);
+    this.#foreign.set(key, contribution);
+    this.#followBackendReferences(view, this.#builder.setContribution(contribution));
+  }
+
+  /** Withdraws what {@link setContribution} set for `key` (`Kind/namespace/name`). */
+  deleteContribution(view: ClusterView, key: string): void {
+    if (!this.#foreign.delete(key)) return;
+    this.#forgetRefusedRoutes(`${key}/`);
+    this.#followBackendReferences(view, this.#builder.deleteContribution(key));
+  }
+
   /** Whether a route refers to a backend of the Service `namespace/name`. */
   isServiceReferenced(serviceKey: string): boolean {
     return this.#backendIdsByService.has(serviceKey);
@@ -181,18 +204,29 @@ export class IngressRouting {
    */
   refuseRoutes(view: ClusterView, refused: readonly RefusedRoute[]): boolean {
     const sources = new Set<string>();
+    const foreign = new Set<string>();
     for (const entry of refused) {
       if (this.#refused.has(entry.routeId)) continue;
       this.#refused.set(entry.routeId, entry);
-      const match = /^Ingress\/([^/]+)\/([^/]+)\//.exec(entry.routeId);
-      if (match !== null) sources.add(`${match[1]}/${match[2]}`);
+      const match = /^(\w+)\/([^/]+)\/([^/]+)\//.exec(entry.routeId);
+      if (match === null) continue;
+      if (match[1] === 'Ingress') sources.add(`${match[2]}/${match[3]}`);
+      else foreign.add(`${match[1]}/${match[2]}/${match[3]}`);
     }
     for (const key of sources) {
       this.#affected.add(key);
       const translation = this.#translations.get(key);
       if (translation !== undefined) this.#contribute(view, key, translation);
     }
-    return sources.size > 0;
+    for (const key of foreign) {
+      const contribution = this.#foreign.get(key);
+      if (contribution === undefined) continue;
+      this.#followBackendReferences(
+        view,
+        this.#builder.setContribution(withoutRefused(contribution, this.#refused)),
+      );
+    }
+    return sources.size + foreign.size > 0;
   }
 
   /**
@@ -335,7 +369,10 @@ export class IngressRouting {
   }
 
   #forgetRefusals(key: string): void {
-    const prefix = `${ingressSourceKey(key)}/`;
+    this.#forgetRefusedRoutes(`${ingressSourceKey(key)}/`);
+  }
+
+  #forgetRefusedRoutes(prefix: string): void {
     for (const routeId of this.#refused.keys()) if (routeId.startsWith(prefix)) this.#refused.delete(routeId);
   }
 

@@ -4,7 +4,12 @@
  * StatusSync and the GatewayClass controller ask `isLeader()` before every write.
  */
 import { GatewayClassController, type GatewayClassSource } from '@ingresskit/gateway-class';
-import { LeaderElector, StatusSync, type OwnedIngress } from '@ingresskit/status-sync';
+import {
+  LeaderElector,
+  StatusSync,
+  type OwnedIngress,
+  type StatusAddressOptions,
+} from '@ingresskit/status-sync';
 import type { Store } from '@ingresskit/store';
 import { CoordinationV1Api, CoreV1Api, NetworkingV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { ControllerConfig } from './config.js';
@@ -66,12 +71,7 @@ export class LeaderRole {
     );
 
     if (config.updateStatus) {
-      const addresses = {
-        controllerPod: { namespace: config.podNamespace, name: config.podName },
-        reportNodeInternalIp: config.reportNodeInternalIp,
-        ...(config.publishStatusAddress === '' ? {} : { publishStatusAddress: config.publishStatusAddress }),
-        ...(config.publishService === '' ? {} : { publishService: config.publishService }),
-      };
+      const addresses = statusAddressOptionsOf(config);
       this.#statusSync = new StatusSync({
         networkingApi: kubeConfig.makeApiClient(NetworkingV1Api),
         coreApi: kubeConfig.makeApiClient(CoreV1Api),
@@ -159,6 +159,21 @@ export class LeaderRole {
       else if (released) logger.info({ lease }, 'Lease released');
     }
   }
+}
+
+/** Where published addresses come from, for Ingress and Gateway status alike. */
+export function statusAddressOptionsOf(
+  config: Pick<
+    ControllerConfig,
+    'podNamespace' | 'podName' | 'reportNodeInternalIp' | 'publishStatusAddress' | 'publishService'
+  >,
+): StatusAddressOptions {
+  return {
+    controllerPod: { namespace: config.podNamespace, name: config.podName },
+    reportNodeInternalIp: config.reportNodeInternalIp,
+    ...(config.publishStatusAddress === '' ? {} : { publishStatusAddress: config.publishStatusAddress }),
+    ...(config.publishService === '' ? {} : { publishService: config.publishService }),
+  };
 }
 
 /** The GatewayClass controller's view of the store. */

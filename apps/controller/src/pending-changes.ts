@@ -16,11 +16,19 @@ export interface PendingChanges {
   allIngresses: boolean;
   /** The IngressCheckSum objects changed. */
   checksum: boolean;
+  /** Something the Gateway API translation reads changed: translate (memoised) again. */
+  gatewayApi: boolean;
 }
 
 /** An empty set of changes. */
 export function createPendingChanges(): PendingChanges {
-  return { ingresses: new Set(), services: new Set(), allIngresses: false, checksum: false };
+  return {
+    ingresses: new Set(),
+    services: new Set(),
+    allIngresses: false,
+    checksum: false,
+    gatewayApi: false,
+  };
 }
 
 /** What the handler asks of the rest of the pipeline to decide relevance. */
@@ -29,6 +37,8 @@ export interface RelevanceContext {
   /** Whether some route (or the default backend) sends traffic to a port of this Service. */
   isServiceReferenced(serviceKey: string): boolean;
   checksumEnabled: boolean;
+  /** Whether Gateways and HTTPRoutes are served (`--gateway-controller-name`). */
+  gatewayApiEnabled: boolean;
 }
 
 /**
@@ -36,6 +46,16 @@ export interface RelevanceContext {
  * nothing the data plane serves.
  */
 export function recordChange(
+  pending: PendingChanges,
+  event: ChangeEvent,
+  context: RelevanceContext,
+): boolean {
+  const gatewayApi = context.gatewayApiEnabled && isGatewayApiInput(event, context.snapshot);
+  if (gatewayApi) pending.gatewayApi = true;
+  return recordIngressChange(pending, event, context) || gatewayApi;
+}
+
+function recordIngressChange(
   pending: PendingChanges,
   event: ChangeEvent,
   context: RelevanceContext,
@@ -82,12 +102,45 @@ export function takePendingChanges(pending: PendingChanges): PendingChanges {
     services: pending.services,
     allIngresses: pending.allIngresses,
     checksum: pending.checksum,
+    gatewayApi: pending.gatewayApi,
   };
   pending.ingresses = new Set();
   pending.services = new Set();
   pending.allIngresses = false;
   pending.checksum = false;
+  pending.gatewayApi = false;
   return taken;
+}
+
+/**
+ * Whether the Gateway API translation reads what changed: its own kinds (not our status writes),
+ * and, while there is something to translate, Services (backendRefs), TLS Secrets (listeners),
+ * ReferenceGrants, Namespace labels (listener selectors), the Gateway API CRDs (class acceptance
+ * reads their bundle version) and a ConfigMap a GatewayClass takes its parameters from.
+ */
+function isGatewayApiInput(event: ChangeEvent, snapshot: StoreSnapshot): boolean {
+  switch (event.kind) {
+    case 'Gateway':
+    case 'HTTPRoute':
+    case 'GatewayClass':
+      return event.type !== 'updated' || !isStatusOnlyChange(event.oldObject, event.newObject);
+    case 'ReferenceGrant':
+    case 'Service':
+      return snapshot.httpRoutes.size > 0 || snapshot.gateways.size > 0;
+    case 'Secret':
+    case 'Namespace':
+      return snapshot.gateways.size > 0;
+    case 'CustomResourceDefinition':
+      return (event.newObject ?? event.oldObject)?.spec.group === 'gateway.networking.k8s.io';
+    case 'ConfigMap':
+      return snapshot.gatewayClasses.list().some((gatewayClass) => {
+        const ref = gatewayClass.spec?.parametersRef as
+          { kind?: unknown; namespace?: unknown; name?: unknown } | undefined;
+        return ref?.kind === 'ConfigMap' && `${String(ref.namespace)}/${String(ref.name)}` === event.key;
+      });
+    default:
+      return false;
+  }
 }
 
 function isStatusOnlyChange(

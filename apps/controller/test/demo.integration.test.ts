@@ -58,6 +58,17 @@ describe('ingresskit demo', () => {
     expect(out).toMatch(new RegExp(`ok +https://api\\.demo\\.test:${ports.httpsPort}/v1 +expected 200`));
     expect(out).toMatch(/ok +http:\/\/playground\.demo\.test:\d+\/metrics/);
     expect(out).toMatch(/ok +http:\/\/broken\.demo\.test:\d+\/ +expected 404/);
+    // examples/80-gateway.yaml: an HTTPRoute served by the same nginx, its /api prefix stripped.
+    expect(out).toMatch(
+      new RegExp(
+        `ok +http://shop\\.gateway\\.demo\\.test:${ports.httpPort}/api +expected 200 from backend api-\\*`,
+      ),
+    );
+    expect(out).toMatch(
+      new RegExp(
+        `ok +http://shop\\.gateway\\.demo\\.test:${ports.httpPort}/ +expected 200 from backend web-\\*`,
+      ),
+    );
     expect(out).not.toContain('FAIL');
     expect(out).toContain('Served without any class: demo/playground');
     expect(out).toContain('ingress-nginx would ignore it');

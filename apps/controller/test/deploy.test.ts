@@ -86,7 +86,9 @@ function isAllowed(rules: Rule[], group: string, resource: string, verb: string)
 
 // Every client-node call the code makes, with the permission it needs. A call missing here fails
 // the scan below, so a new API call cannot land without a decision about its RBAC.
-const apiCalls: Record<string, [group: string, resource: string, verb: string]> = {
+type Permission = [group: string, resource: string, verb: string];
+// A call made for several resources (the custom-objects API) lists each permission.
+const apiCalls: Record<string, Permission | Permission[]> = {
   readNamespacedIngress: ['networking.k8s.io', 'ingresses', 'get'],
   replaceNamespacedIngressStatus: ['networking.k8s.io', 'ingresses/status', 'update'],
   listIngressClass: ['networking.k8s.io', 'ingressclasses', 'list'],
@@ -107,6 +109,14 @@ const apiCalls: Record<string, [group: string, resource: string, verb: string]> 
   listNamespacedCustomObject: ['tengine.taobao.org', 'ingresschecksums', 'list'],
   createNamespacedCustomObject: ['tengine.taobao.org', 'ingresschecksums', 'create'],
   deleteNamespacedCustomObject: ['tengine.taobao.org', 'ingresschecksums', 'delete'],
+  getNamespacedCustomObject: [
+    ['gateway.networking.k8s.io', 'gateways', 'get'],
+    ['gateway.networking.k8s.io', 'httproutes', 'get'],
+  ],
+  replaceNamespacedCustomObjectStatus: [
+    ['gateway.networking.k8s.io', 'gateways/status', 'update'],
+    ['gateway.networking.k8s.io', 'httproutes/status', 'update'],
+  ],
 };
 const apiCallPattern =
   /\.((?:read|list|create|replace|patch|delete|get)(?:Namespaced|Cluster|Node\b|IngressClass\b|IngressForAllNamespaces\b|CustomResourceDefinition\b)\w*)\(/g;
@@ -122,6 +132,9 @@ const watched: [group: string, resource: string][] = [
   ['tengine.taobao.org', 'ingresschecksums'],
   ['gateway.networking.k8s.io', 'gatewayclasses'],
   ['gateway.networking.k8s.io', 'gateways'],
+  ['gateway.networking.k8s.io', 'httproutes'],
+  ['gateway.networking.k8s.io', 'referencegrants'],
+  ['', 'namespaces'],
   ['apiextensions.k8s.io', 'customresourcedefinitions'],
 ];
 
@@ -198,11 +211,13 @@ describe('deploy manifests', () => {
         permission,
         `${method} (called in ${files.join(', ')}) needs an entry in apiCalls`,
       ).toBeDefined();
-      const [group, resource, verb] = permission!;
       const byPublisher = files.every((file) => file.endsWith('commands/checksum.ts'));
       const rules = byPublisher ? publisherRules : controllerRules;
-      expect(isAllowed(rules, group, resource, verb), `${method}: ${verb} ${group}/${resource}`).toBe(true);
-      needed[byPublisher ? 'publisher' : 'controller'].add(`${group}/${resource}/${verb}`);
+      const permissions = (Array.isArray(permission![0]) ? permission : [permission]) as Permission[];
+      for (const [group, resource, verb] of permissions) {
+        expect(isAllowed(rules, group, resource, verb), `${method}: ${verb} ${group}/${resource}`).toBe(true);
+        needed[byPublisher ? 'publisher' : 'controller'].add(`${group}/${resource}/${verb}`);
+      }
     }
     for (const [group, resource] of watched)
       for (const verb of ['list', 'watch']) needed.controller.add(`${group}/${resource}/${verb}`);

@@ -3,6 +3,7 @@ import type {
   V1EndpointSlice,
   V1Ingress,
   V1IngressClass,
+  V1Namespace,
   V1ObjectMeta,
   V1Secret,
   V1Service,
@@ -44,6 +45,8 @@ export type EndpointSlice = Stored<V1EndpointSlice>;
 export type Secret = Stored<V1Secret>;
 /** v1 ConfigMap as stored. */
 export type ConfigMap = Stored<V1ConfigMap>;
+/** v1 Namespace as stored (mirrored only when asked for: its labels feed namespace selectors). */
+export type Namespace = Stored<V1Namespace>;
 
 /** A custom resource as stored: free-form spec and status. */
 export interface CustomObject extends KubeObject {
@@ -65,6 +68,12 @@ export interface GatewayClass extends CustomObject {
 export interface Gateway extends CustomObject {
   readonly spec?: Readonly<{ gatewayClassName?: string; [field: string]: unknown }>;
 }
+
+/** gateway.networking.k8s.io/v1 HTTPRoute as stored. */
+export type HTTPRoute = CustomObject;
+
+/** gateway.networking.k8s.io/v1beta1 ReferenceGrant as stored. */
+export type ReferenceGrant = CustomObject;
 
 /** One served version of a CRD, without its schema. */
 export interface CustomResourceDefinitionVersion {
@@ -104,9 +113,12 @@ export interface ObjectsByKind {
   EndpointSlice: EndpointSlice;
   Secret: Secret;
   ConfigMap: ConfigMap;
+  Namespace: Namespace;
   IngressCheckSum: IngressCheckSum;
   SecretCheckSum: SecretCheckSum;
   GatewayClass: GatewayClass;
   Gateway: Gateway;
+  HTTPRoute: HTTPRoute;
+  ReferenceGrant: ReferenceGrant;
   CustomResourceDefinition: CustomResourceDefinition;
 }

@@ -6,17 +6,22 @@ export type ResourceKind =
   | 'EndpointSlice'
   | 'Secret'
   | 'ConfigMap'
+  | 'Namespace'
   | 'IngressCheckSum'
   | 'SecretCheckSum'
   | 'GatewayClass'
   | 'Gateway'
+  | 'HTTPRoute'
+  | 'ReferenceGrant'
   | 'CustomResourceDefinition';
 
 /** The kinds served by every API server. */
-export type CoreKind = 'Ingress' | 'IngressClass' | 'Service' | 'EndpointSlice' | 'Secret' | 'ConfigMap';
+export type CoreKind =
+  'Ingress' | 'IngressClass' | 'Service' | 'EndpointSlice' | 'Secret' | 'ConfigMap' | 'Namespace';
 
 /** The kinds that exist only when their CustomResourceDefinition is installed. */
-export type OptionalKind = 'IngressCheckSum' | 'SecretCheckSum' | 'GatewayClass' | 'Gateway';
+export type OptionalKind =
+  'IngressCheckSum' | 'SecretCheckSum' | 'GatewayClass' | 'Gateway' | 'HTTPRoute' | 'ReferenceGrant';
 
 /** Where a kind lives in the API: group ('' for core), version, plural and scope. */
 export interface ResourceType {
@@ -55,6 +60,7 @@ export const resourceTypes: Readonly<Record<ResourceKind, ResourceType>> = {
   },
   Secret: { kind: 'Secret', group: '', version: 'v1', plural: 'secrets', namespaced: true },
   ConfigMap: { kind: 'ConfigMap', group: '', version: 'v1', plural: 'configmaps', namespaced: true },
+  Namespace: { kind: 'Namespace', group: '', version: 'v1', plural: 'namespaces', namespaced: false },
   IngressCheckSum: {
     kind: 'IngressCheckSum',
     group: 'tengine.taobao.org',
@@ -87,6 +93,24 @@ export const resourceTypes: Readonly<Record<ResourceKind, ResourceType>> = {
     namespaced: true,
     crdName: 'gateways.gateway.networking.k8s.io',
   },
+  HTTPRoute: {
+    kind: 'HTTPRoute',
+    group: 'gateway.networking.k8s.io',
+    version: 'v1',
+    plural: 'httproutes',
+    namespaced: true,
+    crdName: 'httproutes.gateway.networking.k8s.io',
+  },
+  // v1beta1, not v1: every Gateway API release since v0.6 serves it (v1.6.1 still does, as its
+  // storage version), while v1 exists only from v1.5 on.
+  ReferenceGrant: {
+    kind: 'ReferenceGrant',
+    group: 'gateway.networking.k8s.io',
+    version: 'v1beta1',
+    plural: 'referencegrants',
+    namespaced: true,
+    crdName: 'referencegrants.gateway.networking.k8s.io',
+  },
   CustomResourceDefinition: {
     kind: 'CustomResourceDefinition',
     group: 'apiextensions.k8s.io',
@@ -104,6 +128,7 @@ export const coreKinds: readonly CoreKind[] = [
   'EndpointSlice',
   'Secret',
   'ConfigMap',
+  'Namespace',
 ];
 
 /** Kinds served only when their CRD exists. */
@@ -112,7 +137,15 @@ export const optionalKinds: readonly OptionalKind[] = [
   'SecretCheckSum',
   'GatewayClass',
   'Gateway',
+  'HTTPRoute',
+  'ReferenceGrant',
 ];
+
+/**
+ * Kinds mirrored only when asked for in `kinds`: Namespaces are cluster-scoped and need RBAC a
+ * namespaced controller may not have (a Gateway listener's namespace selector reads their labels).
+ */
+export const optInKinds: readonly ResourceKind[] = ['Namespace'];
 
 /** Every kind in a stable order, the CRD kind last. */
 export const allKinds: readonly ResourceKind[] = [...coreKinds, ...optionalKinds, 'CustomResourceDefinition'];

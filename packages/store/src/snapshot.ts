@@ -5,11 +5,14 @@ import type {
   EndpointSlice,
   Gateway,
   GatewayClass,
+  HTTPRoute,
   Ingress,
   IngressCheckSum,
   IngressClass,
   KubeObject,
+  Namespace,
   ObjectsByKind,
+  ReferenceGrant,
   Secret,
   SecretCheckSum,
   Service,
@@ -51,10 +54,14 @@ export interface StoreSnapshot {
   /** Only Secrets of type `kubernetes.io/tls` or referenced by an Ingress (or configured to be kept). */
   readonly secrets: ObjectMap<Secret>;
   readonly configMaps: ObjectMap<ConfigMap>;
+  /** Empty unless Namespaces are asked for in `kinds`. */
+  readonly namespaces: ObjectMap<Namespace>;
   readonly ingressCheckSums: ObjectMap<IngressCheckSum>;
   readonly secretCheckSums: ObjectMap<SecretCheckSum>;
   readonly gatewayClasses: ObjectMap<GatewayClass>;
   readonly gateways: ObjectMap<Gateway>;
+  readonly httpRoutes: ObjectMap<HTTPRoute>;
+  readonly referenceGrants: ObjectMap<ReferenceGrant>;
   /** CRDs seen (schemas dropped), e.g. to read `gateway.networking.k8s.io/bundle-version`. */
   readonly customResourceDefinitions: ObjectMap<CustomResourceDefinition>;
   /** The objects of `kind`. */
@@ -150,10 +157,13 @@ export function createSnapshot(parts: SnapshotParts): StoreSnapshot {
     endpointSlices: objectsOf('EndpointSlice'),
     secrets: objectsOf('Secret'),
     configMaps: objectsOf('ConfigMap'),
+    namespaces: objectsOf('Namespace'),
     ingressCheckSums: objectsOf('IngressCheckSum'),
     secretCheckSums: objectsOf('SecretCheckSum'),
     gatewayClasses: objectsOf('GatewayClass'),
     gateways: objectsOf('Gateway'),
+    httpRoutes: objectsOf('HTTPRoute'),
+    referenceGrants: objectsOf('ReferenceGrant'),
     customResourceDefinitions: objectsOf('CustomResourceDefinition'),
     objectsOf,
     get: <K extends ResourceKind>(kind: K, key: string) => objectsOf(kind).get(key),

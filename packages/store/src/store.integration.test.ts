@@ -8,11 +8,13 @@ import {
   gateway,
   gatewayClass,
   type Harness,
+  httpRoute,
   ingress,
   ingressCheckSum,
   ingressClass,
   namespace,
   optionalCrdsYaml,
+  referenceGrant,
   secret,
   secretCheckSum,
   service,
@@ -40,6 +42,8 @@ describe('createStore', () => {
       ...coreFixture('shop'),
       gatewayClass('ingresskit'),
       gateway('shop', 'edge', 'ingresskit'),
+      httpRoute('shop', 'web', 'edge'),
+      referenceGrant('shop', 'from-infra', 'infra'),
       ingressCheckSum('shop', 'ingress-checksum-1', 'abc'),
       secretCheckSum('shop', 'secret-checksum-1', 'def'),
     ]);
@@ -53,6 +57,13 @@ describe('createStore', () => {
     const snapshot = h.store.snapshot();
     expect(snapshot.ingresses.size).toBe(1);
     expect(snapshot.gateways.get('shop/edge')?.spec?.gatewayClassName).toBe('ingresskit');
+    expect(snapshot.httpRoutes.get('shop/web')?.spec?.parentRefs).toEqual([{ name: 'edge' }]);
+    // Served as v1beta1, the one version every Gateway API release has.
+    expect(snapshot.referenceGrants.get('shop/from-infra')?.apiVersion).toBe(
+      'gateway.networking.k8s.io/v1beta1',
+    );
+    // Namespaces are opt-in.
+    expect(snapshot.isAvailable('Namespace')).toBe(false);
     expect(snapshot.ingressCheckSums.has('shop/ingress-checksum-1')).toBe(true);
     expect(snapshot.secretCheckSums.has('shop/secret-checksum-1')).toBe(true);
     expect(
@@ -84,6 +95,8 @@ describe('createStore', () => {
       ...coreFixture('shop').slice(1),
       gatewayClass('ingresskit'),
       gateway('shop', 'edge', 'ingresskit'),
+      httpRoute('shop', 'web', 'edge'),
+      referenceGrant('shop', 'from-infra', 'infra'),
       ingressCheckSum('shop', 'ics-1', 'abc'),
       secretCheckSum('shop', 'scs-1', 'def'),
     ];
@@ -99,6 +112,8 @@ describe('createStore', () => {
       configMap('shop', 'settings', { 'proxy-body-size': '8m' }),
       gatewayClass('ingresskit', 'ingresskit.dev/other'),
       gateway('shop', 'edge', 'other'),
+      httpRoute('shop', 'web', 'other'),
+      referenceGrant('shop', 'from-infra', 'elsewhere'),
       ingressCheckSum('shop', 'ics-1', 'changed'),
       secretCheckSum('shop', 'scs-1', 'changed'),
     ]);
@@ -115,6 +130,8 @@ describe('createStore', () => {
       ['ConfigMap', 'shop/settings'],
       ['Gateway', 'shop/edge'],
       ['GatewayClass', 'ingresskit'],
+      ['HTTPRoute', 'shop/web'],
+      ['ReferenceGrant', 'shop/from-infra'],
       ['IngressCheckSum', 'shop/ics-1'],
       ['SecretCheckSum', 'shop/scs-1'],
     ] as const) {
@@ -129,6 +146,8 @@ describe('createStore', () => {
       'ConfigMap',
       'Gateway',
       'GatewayClass',
+      'HTTPRoute',
+      'ReferenceGrant',
       'IngressCheckSum',
       'SecretCheckSum',
     ] as const) {
@@ -221,6 +240,19 @@ describe('createStore', () => {
     await expectConverged(h);
     expect(h.recorder.count('Secret', 'deleted')).toBe(1);
     expect(h.errors).toEqual([]);
+  });
+
+  it('mirrors Namespaces with their labels when they are asked for', async () => {
+    const h = await setUp({ kinds: ['Namespace', 'Service'] });
+    await h.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop', labels: { tier: 'a' } } });
+    await h.store.start();
+    expect(h.store.snapshot().namespaces.get('shop')?.metadata.labels).toMatchObject({ tier: 'a' });
+    await h.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop', labels: { tier: 'b' } } });
+    await waitFor(
+      () => h.store.snapshot().namespaces.get('shop')?.metadata.labels?.tier === 'b',
+      'the relabelled Namespace',
+    );
+    await expectConverged(h);
   });
 
   it('starts an optional kind when its CRD appears and deletes its objects when the CRD goes', async () => {

@@ -18,6 +18,7 @@ import {
   coreKinds,
   isOptionalKind,
   type OptionalKind,
+  optInKinds,
   optionalKinds,
   type ResourceKind,
   resourceTypes,
@@ -162,7 +163,9 @@ export function createStore(kubeConfig: KubeConfig, options: StoreOptions = {}):
   return new KubernetesStore(client, options);
 }
 
-const defaultKinds: readonly ResourceKind[] = [...coreKinds, ...optionalKinds];
+const defaultKinds: readonly ResourceKind[] = [...coreKinds, ...optionalKinds].filter(
+  (kind) => !optInKinds.includes(kind),
+);
 
 class KubernetesStore extends EventEmitter<StoreEvents> implements Store {
   private readonly state: StoreState;

@@ -15,6 +15,7 @@ import {
   type Ingress,
   type KubeObject,
   objectKey,
+  optInKinds,
   type ResourceKind,
   resourceTypes,
   type Store,
@@ -39,6 +40,9 @@ export const comparedKinds: readonly ResourceKind[] = [
   'SecretCheckSum',
   'GatewayClass',
   'Gateway',
+  'HTTPRoute',
+  'ReferenceGrant',
+  'Namespace',
   'CustomResourceDefinition',
 ];
 
@@ -145,7 +149,7 @@ export async function readServerState(
   const discovery = kubeConfig.makeApiClient(k8s.DiscoveryV1Api);
   const extensions = kubeConfig.makeApiClient(k8s.ApiextensionsV1Api);
   const custom = kubeConfig.makeApiClient(k8s.CustomObjectsApi);
-  const kinds = new Set(options.kinds ?? comparedKinds);
+  const kinds = new Set(options.kinds ?? comparedKinds.filter((kind) => !optInKinds.includes(kind)));
   const selector = (kind: ResourceKind) => ({ labelSelector: options.labelSelectors?.[kind] });
   const crds = (await extensions.listCustomResourceDefinition()).items;
   const served = (kind: ResourceKind) =>
@@ -169,10 +173,13 @@ export async function readServerState(
       (await discovery.listEndpointSliceForAllNamespaces(selector('EndpointSlice'))).items,
     Secret: async () => (await core.listSecretForAllNamespaces(selector('Secret'))).items,
     ConfigMap: async () => (await core.listConfigMapForAllNamespaces(selector('ConfigMap'))).items,
+    Namespace: async () => (await core.listNamespace(selector('Namespace'))).items,
     IngressCheckSum: () => readCustom('IngressCheckSum'),
     SecretCheckSum: () => readCustom('SecretCheckSum'),
     GatewayClass: () => readCustom('GatewayClass'),
     Gateway: () => readCustom('Gateway'),
+    HTTPRoute: () => readCustom('HTTPRoute'),
+    ReferenceGrant: () => readCustom('ReferenceGrant'),
     CustomResourceDefinition: () => Promise.resolve(crds),
   };
   const namespaces =
@@ -437,6 +444,28 @@ export function gateway(ns: string, name: string, className: string): object {
     kind: 'Gateway',
     metadata: { name, namespace: ns },
     spec: { gatewayClassName: className, listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }] },
+  };
+}
+
+export function httpRoute(ns: string, name: string, gatewayName: string): object {
+  return {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'HTTPRoute',
+    metadata: { name, namespace: ns },
+    spec: { parentRefs: [{ name: gatewayName }], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] },
+  };
+}
+
+/** A v1 ReferenceGrant (the store reads it as v1beta1: both versions share one storage). */
+export function referenceGrant(ns: string, name: string, fromNamespace: string): object {
+  return {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'ReferenceGrant',
+    metadata: { name, namespace: ns },
+    spec: {
+      from: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', namespace: fromNamespace }],
+      to: [{ group: '', kind: 'Service' }],
+    },
   };
 }
 

@@ -1,0 +1,171 @@
+/**
+ * Gateway API objects → route-table contributions, for the same builder the Ingresses feed. Each
+ * sync that touched a Gateway API object hands the whole snapshot to gateway-routes' memoising
+ * translator, which translates again only the HTTPRoutes whose inputs changed and keeps the very
+ * same contribution object for the others; only contributions that are new (`!==`) or gone are
+ * passed on, so an unrelated route costs the builder nothing. No I/O: the statuses to write come
+ * out as data and the controller writes them once nginx serves what they describe.
+ */
+import { evaluateGatewayClass } from '@ingresskit/gateway-class';
+import {
+  createGatewayApiTranslator,
+  type GatewayApiObjects,
+  type GatewayApiTranslation,
+  type GatewayApiTranslator,
+  type PortMapping,
+} from '@ingresskit/gateway-routes';
+import { sourceKey, type Problem, type RouteContribution } from '@ingresskit/route-model';
+import type { ConfigMap, CustomResourceDefinition, GatewayClass } from '@ingresskit/store';
+
+/** What the Gateway API translation reads from the cluster. */
+export interface GatewayApiView {
+  gatewayClasses(): readonly GatewayClass[];
+  customResourceDefinitions(): readonly CustomResourceDefinition[];
+  configMap(key: string): ConfigMap | undefined;
+  /** Gateways, HTTPRoutes, ReferenceGrants, Services, Secrets and Namespaces as lists. */
+  gatewayApiObjects(): GatewayApiObjects;
+}
+
+/** How the translation changed the table's Gateway API contributions. */
+export interface GatewayContributionChange {
+  /** New or changed contributions (set them again). */
+  set: RouteContribution[];
+  /** Source keys whose contribution is gone. */
+  removed: string[];
+}
+
+/** Options of {@link GatewayRouting}. */
+export interface GatewayRoutingOptions {
+  /** `--gateway-controller-name`. */
+  controllerName: string;
+  /**
+   * Let HTTPRoutes share hostnames with Ingresses of other namespaces
+   * (`--allow-cross-namespace-hosts`); see {@link tenantOf}.
+   */
+  allowCrossNamespaceHosts?: boolean | undefined;
+  /** Wall clock in ms (GatewayClass evaluation stamps times it does not use here). */
+  now: () => number;
+}
+
+/**
+ * Gateway ports the data plane serves: 80 on its HTTP listener, 443 on its HTTPS listener, whatever
+ * ports those listen on (a Gateway names the ports clients use; a Service maps them in front).
+ */
+export const GATEWAY_PORTS: readonly PortMapping[] = [
+  { port: 80, protocol: 'HTTP', listener: 'http' },
+  { port: 443, protocol: 'HTTPS', listener: 'https' },
+];
+
+/** See the module comment. */
+export class GatewayRouting {
+  readonly #options: GatewayRoutingOptions;
+  #classNames = '';
+  #translator: GatewayApiTranslator | undefined;
+  /** By source key: the translator's contribution and the tenant-stamped copy the table has. */
+  #contributions = new Map<string, { translated: RouteContribution; served: RouteContribution }>();
+  #last: GatewayApiTranslation = { routes: [], statuses: { gateways: [], httpRoutes: [] }, problems: [] };
+
+  constructor(options: GatewayRoutingOptions) {
+    this.#options = options;
+  }
+
+  /** The last translation: statuses (Programmed not settled yet) and problems. */
+  get translation(): GatewayApiTranslation {
+    return this.#last;
+  }
+
+  /** How many HTTPRoutes the last update translated rather than reused. */
+  get lastTranslated(): number {
+    return this.#translator?.lastTranslated ?? 0;
+  }
+
+  /** Translates the Gateway API objects of `view` again and returns the contributions that changed. */
+  update(view: GatewayApiView): GatewayContributionChange {
+    const classNames = this.#acceptedClassNames(view);
+    const joined = classNames.join('\n');
+    // The translator's memo is per config: a class accepted or dropped (rare) starts a new one.
+    if (this.#translator === undefined || joined !== this.#classNames) {
+      this.#classNames = joined;
+      this.#translator = createGatewayApiTranslator({
+        controllerName: this.#options.controllerName,
+        gatewayClassNames: classNames,
+        ports: GATEWAY_PORTS,
+      });
+    }
+    const translation = this.#translator.translate(view.gatewayApiObjects());
+    this.#last = translation;
+    const tenants = this.#options.allowCrossNamespaceHosts === true ? undefined : tenantsOf(translation);
+    const next = new Map<string, { translated: RouteContribution; served: RouteContribution }>();
+    const change: GatewayContributionChange = { set: [], removed: [] };
+    for (const translated of translation.routes) {
+      const key = sourceKey(translated.source);
+      const previous = this.#contributions.get(key);
+      const tenant = tenants?.get(key);
+      // The translator keeps an unchanged contribution identical (`===`).
+      if (previous?.translated === translated && previous.served.tenant === tenant) {
+        next.set(key, previous);
+        continue;
+      }
+      const served = tenant === undefined ? translated : { ...translated, tenant };
+      next.set(key, { translated, served });
+      change.set.push(served);
+    }
+    for (const key of this.#contributions.keys()) if (!next.has(key)) change.removed.push(key);
+    this.#contributions = next;
+    return change;
+  }
+
+  /** Problems of the last translation (the statuses say the same), for the log. */
+  problems(): readonly Problem[] {
+    return this.#last.problems;
+  }
+
+  #acceptedClassNames(view: GatewayApiView): string[] {
+    const now = new Date(this.#options.now());
+    const crds = view.customResourceDefinitions();
+    const names: string[] = [];
+    for (const gatewayClass of view.gatewayClasses()) {
+      // The same decision the leader's GatewayClass controller publishes, made from the same
+      // objects, so every replica serves the classes the status says are accepted.
+      const evaluation = evaluateGatewayClass(gatewayClass, {
+        controllerName: this.#options.controllerName,
+        now,
+        customResourceDefinitions: crds,
+        getParametersObject: (ref) =>
+          ref.kind === 'ConfigMap' && ref.namespace !== undefined
+            ? view.configMap(`${ref.namespace}/${ref.name}`)
+            : undefined,
+      });
+      if (evaluation?.accepted === true) names.push(gatewayClass.metadata.name);
+    }
+    return names.sort();
+  }
+}
+
+/**
+ * The host-ownership tenant of each contribution. Ingress hosts belong to the namespace of their
+ * oldest Ingress (route-model's `oldest-tenant`); Gateway API sources would otherwise have none and
+ * merge into any host, so a namespace that may create a Gateway of our class, or attach a route to
+ * one, could add paths to a host another namespace serves through Ingresses. A Gateway is the
+ * authority for the hostnames it accepts routes for, so a Gateway and the routes it accepted share
+ * its namespace as tenant: routes of several namespaces attached to one Gateway still share
+ * hostnames (the Gateway's owner allowed them in `allowedRoutes`), while an Ingress host older
+ * than the Gateway's claim stays with its namespace. A route accepted by Gateways of several
+ * namespaces (or by none yet) is its own namespace's tenant.
+ */
+export function tenantsOf(translation: GatewayApiTranslation): Map<string, string> {
+  const tenants = new Map<string, string>();
+  for (const { namespace, name } of translation.statuses.gateways) {
+    tenants.set(sourceKey({ kind: 'Gateway', namespace, name }), namespace);
+  }
+  for (const { namespace, name, parents } of translation.statuses.httpRoutes) {
+    const gatewayNamespaces = new Set(
+      parents
+        .filter((parent) => parent.conditions.some((c) => c.type === 'Accepted' && c.status === 'True'))
+        .map((parent) => parent.parentRef.namespace),
+    );
+    const tenant = gatewayNamespaces.size === 1 ? [...gatewayNamespaces][0]! : namespace;
+    tenants.set(sourceKey({ kind: 'HTTPRoute', namespace, name }), tenant);
+  }
+  return tenants;
+}
