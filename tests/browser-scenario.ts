@@ -1,14 +1,54 @@
 /**
- * Calls of route-model whose results must not depend on where they run: the README's table, with
- * a regex route and a header match added, and requests that exercise each kind of match. Run in
- * Node and in a browser by tests/route-model-browser.integration.test.ts.
+ * Calls of the browser-embeddable packages whose results must not depend on where they run:
+ * route-model's README table, with a regex route and a header match added, and requests that
+ * exercise each kind of match; class-resolution's decisions and explanations for Ingresses in each
+ * situation. Run in Node and in a browser by tests/browser.integration.test.ts.
  */
+import { createIngressClassResolver, explainDecision } from '@ingresskit/class-resolution';
 import { checkPortableRegex, createRouteTableBuilder, selectRoute } from '@ingresskit/route-model';
 
 export interface ScenarioResult {
   answers: { path: string; headers: Record<string, string>; route: string | null }[];
   regexChecks: { pattern: string; problem: string | null }[];
   changedHosts: string[];
+  classDecisions: { ingress: string; owned: boolean; explanation: string }[];
+}
+
+const INGRESS_CLASSES = [
+  {
+    metadata: { name: 'nginx', annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } },
+    spec: { controller: 'ingresskit.dev/ingress-controller' },
+  },
+  { metadata: { name: 'traefik' }, spec: { controller: 'traefik.io/ingress-controller' } },
+];
+
+const INGRESSES = [
+  { metadata: { namespace: 'shop', name: 'named' }, spec: { ingressClassName: 'nginx' } },
+  { metadata: { namespace: 'shop', name: 'theirs' }, spec: { ingressClassName: 'traefik' } },
+  { metadata: { namespace: 'shop', name: 'typo' }, spec: { ingressClassName: 'ngnix' } },
+  {
+    metadata: {
+      namespace: 'shop',
+      name: 'annotated',
+      annotations: { 'kubernetes.io/ingress.class': 'nginx' },
+    },
+  },
+  { metadata: { namespace: 'shop', name: 'classless' }, spec: {} },
+];
+
+function decideClasses(): ScenarioResult['classDecisions'] {
+  const resolver = createIngressClassResolver(INGRESS_CLASSES, {
+    controllerClass: 'ingresskit.dev/ingress-controller',
+    ingressClass: 'nginx',
+  });
+  return INGRESSES.map((ingress) => {
+    const decision = resolver.resolve(ingress);
+    return {
+      ingress: ingress.metadata.name,
+      owned: decision.owned,
+      explanation: explainDecision(ingress, decision),
+    };
+  });
 }
 
 const REQUESTS: { path: string; headers?: Record<string, string> }[] = [
@@ -86,5 +126,6 @@ export function runScenario(): ScenarioResult {
     }),
     regexChecks: PATTERNS.map((pattern) => ({ pattern, problem: checkPortableRegex(pattern) ?? null })),
     changedHosts: delta.virtualHosts.upsert.map((host) => host.hostname).sort(),
+    classDecisions: decideClasses(),
   };
 }

@@ -1,8 +1,9 @@
 /**
- * route-model's README says it runs in a browser. This bundles the package for the browser (any
- * Node built-in it reached for would fail the build), runs the README's example and a few routing
- * decisions in headless Chromium, and compares what the browser answers with what Node answers
- * for the same calls: the reference router must say the same thing wherever it runs.
+ * route-model and class-resolution say they run in a browser. This bundles them for the browser
+ * (any Node built-in they reached for would fail the build), runs route-model's README example, a
+ * few routing decisions and class decisions with their explanations in headless Chromium, and
+ * compares what the browser answers with what Node answers for the same calls: the reference
+ * router and the class resolver must say the same thing wherever they run.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -11,25 +12,25 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runScenario } from './route-model-scenario.js';
+import { runScenario } from './browser-scenario.js';
 
 const run = promisify(execFile);
 let dir: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'route-model-browser-'));
+  dir = await mkdtemp(join(tmpdir(), 'ingresskit-browser-'));
 });
 
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('route-model in a browser', () => {
-  it('bundles without Node built-ins and routes in Chromium exactly as in Node', async () => {
+describe('route-model and class-resolution in a browser', () => {
+  it('bundles without Node built-ins, and routes and resolves classes in Chromium exactly as in Node', async () => {
     const entry = join(dir, 'entry.ts');
     await writeFile(
       entry,
-      `import { runScenario } from ${JSON.stringify(new URL('./route-model-scenario.ts', import.meta.url).pathname)};\n` +
+      `import { runScenario } from ${JSON.stringify(new URL('./browser-scenario.ts', import.meta.url).pathname)};\n` +
         `document.body.textContent = JSON.stringify(runScenario());\n`,
     );
     const result = await build({
@@ -71,6 +72,7 @@ describe('route-model in a browser', () => {
     ) as unknown;
     const inNode = runScenario();
     expect(inNode.answers.length).toBeGreaterThan(5);
+    expect(inNode.classDecisions.map((decision) => decision.owned)).toEqual([true, false, false, true, true]);
     expect(inBrowser).toEqual(inNode);
   }, 90_000);
 });
