@@ -4,6 +4,8 @@
  * Lease released) and `ingresskit explain ingress` against the same API server.
  */
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CoordinationV1Api } from '@kubernetes/client-node';
@@ -178,6 +180,23 @@ describe('ingresskit explain', () => {
       owned: false,
       decision: { reason: 'class-not-found' },
     });
+  });
+
+  it('exits 1 within seconds naming the API server and the reason when nothing listens there', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const refused = `${temp.dir}/refused-kubeconfig`;
+    await writeFile(
+      refused,
+      readFileSync(kubeconfig, 'utf8').replace(/server: \S+/, `server: http://127.0.0.1:${port}`),
+    );
+    const explain = runIngresskit(['explain', 'ingress', 'default/web', `--kubeconfig=${refused}`]);
+    expect(await explain.exited).toBe(1);
+    expect(explain.output()).toBe(
+      `ingresskit explain: cannot use the API server at http://127.0.0.1:${port}: connection refused: nothing listens there\n`,
+    );
   });
 
   it('exits 1 when the Ingress does not exist', async () => {

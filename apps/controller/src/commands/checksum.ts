@@ -7,6 +7,7 @@
 import { buildIngressCheckSum, ingressCheckSumResource, ingressConfigId } from '@ingresskit/checksum';
 import { createIngressClassResolver } from '@ingresskit/class-resolution';
 import { CustomObjectsApi, NetworkingV1Api, type V1Ingress } from '@kubernetes/client-node';
+import { describeApiFailure } from '../api-failure.js';
 import { resolveControllerConfig } from '../config.js';
 import { FlagError } from '../errors.js';
 import { classFlagNames } from '../flags.js';
@@ -36,88 +37,92 @@ with their md5. Then deletes every other IngressCheckSum in NS. Controllers star
       throw new FlagError('--namespace is required: where the IngressCheckSum is created');
     const config = resolveControllerConfig(flags, io.env);
     const kubeConfig = loadKubeConfig(flags.kubeconfig);
-    const networking = kubeConfig.makeApiClient(NetworkingV1Api);
-    const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
+    try {
+      const networking = kubeConfig.makeApiClient(NetworkingV1Api);
+      const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
 
-    const classes = (await networking.listIngressClass()).items;
-    const ingresses: V1Ingress[] =
-      config.watchNamespaces.length === 0
-        ? (await networking.listIngressForAllNamespaces()).items
-        : (
-            await Promise.all(
-              config.watchNamespaces.map((namespace) => networking.listNamespacedIngress({ namespace })),
-            )
-          ).flatMap((list) => list.items);
-    const resolver = createIngressClassResolver(classes, config.classConfig);
-    const ids: string[] = [];
-    const skipped: string[] = [];
-    let owned = 0;
-    for (const ingress of ingresses) {
-      if (!resolver.resolve(ingress).owned) continue;
-      owned += 1;
-      const result = ingressConfigId(ingress);
-      if (result.id === undefined) skipped.push(result.message);
-      else ids.push(result.id);
-    }
-    const body = buildIngressCheckSum(ids, { namespace: flags.namespace, now: new Date() });
-    const existing =
-      (
-        (await customObjects.listNamespacedCustomObject({
-          ...ingressCheckSumResource,
-          namespace: flags.namespace,
-        })) as ChecksumObjectList
-      ).items ?? [];
-    const old = existing
-      .map((item) => item.metadata?.name)
-      .filter((name): name is string => name !== undefined);
+      const classes = (await networking.listIngressClass()).items;
+      const ingresses: V1Ingress[] =
+        config.watchNamespaces.length === 0
+          ? (await networking.listIngressForAllNamespaces()).items
+          : (
+              await Promise.all(
+                config.watchNamespaces.map((namespace) => networking.listNamespacedIngress({ namespace })),
+              )
+            ).flatMap((list) => list.items);
+      const resolver = createIngressClassResolver(classes, config.classConfig);
+      const ids: string[] = [];
+      const skipped: string[] = [];
+      let owned = 0;
+      for (const ingress of ingresses) {
+        if (!resolver.resolve(ingress).owned) continue;
+        owned += 1;
+        const result = ingressConfigId(ingress);
+        if (result.id === undefined) skipped.push(result.message);
+        else ids.push(result.id);
+      }
+      const body = buildIngressCheckSum(ids, { namespace: flags.namespace, now: new Date() });
+      const existing =
+        (
+          (await customObjects.listNamespacedCustomObject({
+            ...ingressCheckSumResource,
+            namespace: flags.namespace,
+          })) as ChecksumObjectList
+        ).items ?? [];
+      const old = existing
+        .map((item) => item.metadata?.name)
+        .filter((name): name is string => name !== undefined);
 
-    if (flags['dry-run']) {
-      io.stdout(
-        flags.output === 'json'
-          ? `${JSON.stringify({ create: body, delete: old }, null, 2)}\n`
-          : describe(
-              body.spec.checksum,
-              ids.length,
-              owned,
-              skipped,
-              '(dry run) would create',
-              old,
-              'would delete',
-            ),
-      );
-      return ExitCode.ok;
-    }
-    const created = (await customObjects.createNamespacedCustomObject({
-      ...ingressCheckSumResource,
-      namespace: flags.namespace,
-      body,
-    })) as { metadata?: { name?: string } };
-    const name = created.metadata?.name ?? '(unnamed)';
-    for (const oldName of old) {
-      await customObjects.deleteNamespacedCustomObject({
+      if (flags['dry-run']) {
+        io.stdout(
+          flags.output === 'json'
+            ? `${JSON.stringify({ create: body, delete: old }, null, 2)}\n`
+            : describe(
+                body.spec.checksum,
+                ids.length,
+                owned,
+                skipped,
+                '(dry run) would create',
+                old,
+                'would delete',
+              ),
+        );
+        return ExitCode.ok;
+      }
+      const created = (await customObjects.createNamespacedCustomObject({
         ...ingressCheckSumResource,
         namespace: flags.namespace,
-        name: oldName,
-      });
+        body,
+      })) as { metadata?: { name?: string } };
+      const name = created.metadata?.name ?? '(unnamed)';
+      for (const oldName of old) {
+        await customObjects.deleteNamespacedCustomObject({
+          ...ingressCheckSumResource,
+          namespace: flags.namespace,
+          name: oldName,
+        });
+      }
+      if (flags.output === 'json') {
+        io.stdout(
+          `${JSON.stringify({ created: `${flags.namespace}/${name}`, checksum: body.spec.checksum, ids, skipped, deleted: old }, null, 2)}\n`,
+        );
+      } else {
+        io.stdout(
+          describe(
+            body.spec.checksum,
+            ids.length,
+            owned,
+            skipped,
+            `created IngressCheckSum ${flags.namespace}/${name}`,
+            old,
+            'deleted',
+          ),
+        );
+      }
+      return ExitCode.ok;
+    } catch (error) {
+      throw new Error(describeApiFailure(kubeConfig.getCurrentCluster()?.server, error), { cause: error });
     }
-    if (flags.output === 'json') {
-      io.stdout(
-        `${JSON.stringify({ created: `${flags.namespace}/${name}`, checksum: body.spec.checksum, ids, skipped, deleted: old }, null, 2)}\n`,
-      );
-    } else {
-      io.stdout(
-        describe(
-          body.spec.checksum,
-          ids.length,
-          owned,
-          skipped,
-          `created IngressCheckSum ${flags.namespace}/${name}`,
-          old,
-          'deleted',
-        ),
-      );
-    }
-    return ExitCode.ok;
   },
 };
 

@@ -1,6 +1,7 @@
 /** `ingresskit explain ingress NS/NAME`: what the controller does with one Ingress, and why. */
 import { createStore } from '@ingresskit/store';
 import { stringify } from 'yaml';
+import { describeApiFailure } from '../api-failure.js';
 import { resolveControllerConfig } from '../config.js';
 import { FlagError } from '../errors.js';
 import { explainIngress, formatExplanation } from '../explain.js';
@@ -11,7 +12,8 @@ import { listenersOf } from '../data-plane.js';
 import { routeAll, routingOptionsOf } from '../ingress-routing.js';
 import { ExitCode, type Command } from './command.js';
 
-const LIST_TIMEOUT_MS = 30_000;
+/** A one-shot command gives up on an API server that does not answer after this long. */
+const LIST_TIMEOUT_MS = 5_000;
 
 export const explainCommand: Command = {
   name: 'explain',
@@ -58,9 +60,12 @@ Exits 0 when the Ingress exists, 1 when it does not.`,
         new Promise((_, reject) => {
           timer = setTimeout(() => {
             const failing = store.status().find((informer) => informer.lastError !== undefined);
+            const server = kubeConfig.getCurrentCluster()?.server;
             reject(
               new Error(
-                `the cluster did not answer within ${LIST_TIMEOUT_MS / 1000} s${failing ? `: ${failing.kind}: ${failing.lastError?.message}` : ''}`,
+                failing === undefined
+                  ? `the API server at ${server} did not answer within ${LIST_TIMEOUT_MS / 1000} s`
+                  : describeApiFailure(server, failing.lastError),
               ),
             );
           }, LIST_TIMEOUT_MS);
