@@ -36,7 +36,7 @@ interface ErrorLike {
 function chainOf(error: unknown): ErrorLike[] {
   const chain: ErrorLike[] = [];
   for (let current = error; typeof current === 'object' && current !== null && chain.length < 10;) {
-    chain.push(current as ErrorLike);
+    chain.push(current);
     current = (current as ErrorLike).cause;
   }
   return chain;
