@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ANNOTATION_PREFIX, parseAnnotations } from './annotations.js';
+import {
+  DEFAULT_ANNOTATION_PREFIX,
+  parseAnnotations,
+  SUPPORTED_ANNOTATIONS as SUPPORTED,
+} from './annotations.js';
+import { INGRESS_NGINX_ANNOTATIONS } from './ingress-nginx-annotations.js';
 
 const P = `${DEFAULT_ANNOTATION_PREFIX}/`;
 
@@ -169,6 +174,91 @@ describe('parseAnnotations', () => {
       expect(result.problems[0]).toMatchObject({ severity: 'error' });
     },
   );
+
+  const refused = INGRESS_NGINX_ANNOTATIONS.filter(
+    (entry) => entry.refusal !== undefined && !SUPPORTED.has(entry.name),
+  ).map((entry) => entry.name);
+
+  it.each(refused)('leaves the Ingress out for %s, which protects something we cannot honour', (name) => {
+    const result = parse(name, 'true');
+    expect(result.annotations).toBeUndefined();
+    expect(result.problems).toEqual([
+      {
+        field: `metadata.annotations["${P}${name}"]`,
+        message: expect.stringMatching(
+          new RegExp(`^annotation "${name}" is not supported; the Ingress is not served without it, since `),
+        ),
+        severity: 'error',
+      },
+    ]);
+  });
+
+  it.each([
+    'limit-rps',
+    'limit-rpm',
+    'limit-connections',
+    'limit-rate',
+    'limit-rate-after',
+    'global-rate-limit',
+    'global-rate-limit-window',
+    'denylist-source-range',
+    'blacklist-source-range',
+    'enable-modsecurity',
+    'enable-owasp-core-rules',
+    'modsecurity-transaction-id',
+    'modsecurity-snippet',
+    'auth-url',
+    'auth-tls-secret',
+    'satisfy',
+    'proxy-ssl-secret',
+    'proxy-ssl-verify',
+    'proxy-ssl-name',
+    'ssl-passthrough',
+    'configuration-snippet',
+    'server-snippet',
+    'stream-snippet',
+    'auth-snippet',
+    'custom-headers',
+    'ssl-ciphers',
+  ])('counts %s among the refused annotations', (name) => {
+    expect(refused).toContain(name);
+  });
+
+  it.each([
+    ['limit-rps-per-user', '5'],
+    ['global-rate-limit-burst', '5'],
+    ['modsecurity-rules', 'x'],
+    ['proxy-ssl-crl', 'x'],
+    ['auth-new-thing', 'x'],
+    ['canary-by-query', 'x'],
+    ['my-snippet', 'x'],
+  ])('refuses %s, an unknown name of a protecting family', (name, value) => {
+    expect(parse(name, value).annotations).toBeUndefined();
+  });
+
+  it.each([
+    ['enable-modsecurity', 'false'],
+    ['enable-owasp-core-rules', ' FALSE '],
+    ['ssl-passthrough', 'false'],
+    ['limit-rate', '0'],
+    ['limit-rate-after', '0'],
+  ])('serves with a warning %s: %j, which turns the protection off', (name, value) => {
+    const result = parse(name, value);
+    expect(result.annotations).toBeDefined();
+    expect(result.problems).toEqual([expect.objectContaining({ severity: 'warning' })]);
+  });
+
+  it.each([
+    'limit-burst-multiplier',
+    'limit-allowlist',
+    'limit-whitelist',
+    'enable-global-auth',
+    'ssl-prefer-server-ciphers',
+  ])('serves with a warning %s, which only loosens a protection', (name) => {
+    const result = parse(name, '5');
+    expect(result.annotations).toBeDefined();
+    expect(result.problems).toEqual([expect.objectContaining({ severity: 'warning' })]);
+  });
 
   it('ignores other unsupported annotations with a warning', () => {
     const result = parse('proxy-buffer-size', '8k');

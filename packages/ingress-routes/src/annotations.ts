@@ -1,12 +1,13 @@
 /**
  * The supported Ingress annotations, each parsed into a typed field with a strict grammar. An
- * invalid value is an error that leaves the whole Ingress out; unsupported annotations that could
- * widen access when ignored (snippets, auth, canary, deny lists) do the same, other unsupported
- * ones are ignored with a warning.
+ * invalid value is an error that leaves the whole Ingress out; unsupported annotations that protect
+ * something (see ingress-nginx-annotations.ts: auth, limits, deny lists, WAF, backend TLS, snippets)
+ * do the same, other unsupported ones are ignored with a warning.
  */
 import { compareText, type BackendProtocol } from '@ingresskit/route-model';
 
 import { checkHostWithPort, MAX_PATH_LENGTH, parseCidr } from './grammar.js';
+import { refusalOf } from './ingress-nginx-annotations.js';
 
 /** The default annotation prefix, shared with ingress-nginx so existing manifests keep working. */
 export const DEFAULT_ANNOTATION_PREFIX = 'nginx.ingress.kubernetes.io';
@@ -140,16 +141,8 @@ const PARSERS: Record<string, Parser> = {
   },
 };
 
-/** Unsupported annotations whose absence could expose a backend or change who gets traffic. */
-function isRefusedUnsupported(name: string): boolean {
-  return (
-    name.endsWith('snippet') ||
-    name.startsWith('auth-') ||
-    name.startsWith('canary') ||
-    name === 'denylist-source-range' ||
-    name === 'blacklist-source-range'
-  );
-}
+/** The names (without prefix) of the annotations we parse and honour. */
+export const SUPPORTED_ANNOTATIONS: ReadonlySet<string> = new Set(Object.keys(PARSERS));
 
 function createDefaults(): IngressAnnotations {
   return {
@@ -199,11 +192,12 @@ export function parseAnnotations(
     // Own properties only: `constructor` or `toString` must read as unsupported, not as a parser.
     const parser = Object.hasOwn(PARSERS, name) ? PARSERS[name] : undefined;
     if (parser === undefined) {
+      const refusal = refusalOf(name, value);
       problems.push(
-        isRefusedUnsupported(name)
+        refusal !== undefined
           ? {
               field,
-              message: `annotation "${name}" is not supported; the Ingress is not served without it`,
+              message: `annotation "${name}" is not supported; the Ingress is not served without it, since ${refusal}`,
               severity: 'error',
             }
           : { field, message: `annotation "${name}" is not supported and is ignored`, severity: 'warning' },
