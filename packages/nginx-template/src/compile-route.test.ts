@@ -102,6 +102,22 @@ describe('compileRoute', () => {
     });
   });
 
+  it('compiles a redirect query that replaces the request query, and refuses one that needs escaping', () => {
+    const redirect = (query: string) =>
+      compileRoute(
+        createTestRoute('r', { action: { type: 'redirect', redirect: { statusCode: 302, query } } }),
+      );
+    expect(redirect('a=1&b=%2F').entry.action).toEqual({ type: 'redirect', status: 302, query: 'a=1&b=%2F' });
+    expect(redirect('').entry.action).toEqual({ type: 'redirect', status: 302, query: '' });
+    for (const bad of ['a b', 'a=%zz', 'a\r\nSet-Cookie: x', 'a#b', 'a="x"']) {
+      const compiled = redirect(bad);
+      expect(compiled.entry.action).toEqual({ type: 'respond', status: 500 });
+      expect(compiled.issues).toEqual([
+        expect.objectContaining({ field: 'action.redirect.query', severity: 'error' }),
+      ]);
+    }
+  });
+
   it('compiles policies into the compact forms workers read', () => {
     const { entry, issues } = compileRoute(
       createTestRoute('r', {

@@ -45,6 +45,8 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 const HOST_VALUE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
 const HOSTNAME = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])$/;
 const REDIRECT_STATUS = [301, 302, 303, 307, 308];
+// A redirect's query goes into Location as written: characters that need no escaping, and escapes.
+const QUERY = /^(?:[A-Za-z0-9._~\-=&+,:@/!]|%[0-9A-Fa-f]{2}){0,2048}$/;
 const HTTPS_REDIRECT_STATUS = [301, 302, 307, 308];
 const MAX_TIMEOUT_MS = 86_400_000;
 
@@ -258,6 +260,16 @@ function compileAction(route: Route, out: Collector): ActionEntry | undefined {
         if (!isPort(redirect.port))
           return out.error('action.redirect.port', 'must be a port from 1 to 65535', redirect.port);
         entry.port = redirect.port;
+      }
+      if (redirect.query !== undefined) {
+        if (typeof redirect.query !== 'string' || !QUERY.test(redirect.query)) {
+          return out.error(
+            'action.redirect.query',
+            'must be a URL query of A-Z a-z 0-9 . _ ~ - = & + , : @ / ! and %XX escapes',
+            redirect.query,
+          );
+        }
+        entry.query = redirect.query;
       }
       if (redirect.path !== undefined) {
         const path = compileModifier(redirect.path, route, 'action.redirect.path', out);

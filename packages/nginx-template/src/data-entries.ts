@@ -70,6 +70,8 @@ export type ActionEntry =
       hostname?: string;
       port?: number;
       path?: Extract<PathChangeEntry, { type: 'full' | 'prefix' }>;
+      /** Replaces the request's query; `''`: none. */
+      query?: string;
     }
   | { type: 'respond'; status: number; body?: string };
 

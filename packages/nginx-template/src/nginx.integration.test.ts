@@ -217,6 +217,14 @@ function createTable(): RouteTable {
           type: 'redirect',
           redirect: { statusCode: 303, path: { type: 'ReplaceFullPath', value: '/a b' } },
         }),
+        route('p-redirect-query', '/redirect-query', {
+          type: 'redirect',
+          redirect: { statusCode: 301, path: { type: 'ReplaceFullPath', value: '/q' }, query: 'a=1&b=%2F' },
+        }),
+        route('p-redirect-noquery', '/redirect-noquery', {
+          type: 'redirect',
+          redirect: { statusCode: 302, path: { type: 'ReplaceFullPath', value: '/plain' }, query: '' },
+        }),
       ]),
       host('tls.example.com', [
         route('t-root', '/', forward('a'), {
@@ -522,6 +530,10 @@ describe('the nginx data plane', () => {
       `302 http://policy.example.com:${ports.http}/moved/a?b=c`,
     );
     expect(await location('/redirect-full/a')).toBe(`303 http://policy.example.com:${ports.http}/a%20b`);
+    expect(await location('/redirect-query?x=y')).toBe(
+      `301 http://policy.example.com:${ports.http}/q?a=1&b=%2F`,
+    );
+    expect(await location('/redirect-noquery?x=y')).toBe(`302 http://policy.example.com:${ports.http}/plain`);
   });
 
   it('serves pushed certificates by SNI and the default certificate otherwise', async () => {

@@ -110,6 +110,11 @@ export interface Redirect {
    */
   port?: number;
   path?: PathModifier;
+  /**
+   * The query of the Location, without `?`; `''`: none. Absent: the request's query is kept
+   * (Gateway API). A fixed target URL (ingress-nginx permanent-redirect, app-root) sets it.
+   */
+  query?: string;
   statusCode: 301 | 302 | 303 | 307 | 308;
 }
 

@@ -377,7 +377,7 @@ local function redirect(route, action)
     local question = str_find(request_uri, "?", 1, true)
     target = question and str_sub(request_uri, 1, question - 1) or request_uri
   end
-  local args = ngx_var.args
+  local args = action.query or ngx_var.args
   if args and args ~= "" then target = target .. "?" .. args end
   if str_find(hostname, ":", 1, true) and str_byte(hostname, 1) ~= 91 then hostname = "[" .. hostname .. "]" end
   local location = scheme .. "://" .. hostname .. (port and (":" .. port) or "") .. target

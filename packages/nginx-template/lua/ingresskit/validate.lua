@@ -195,6 +195,10 @@ local function check_action(action, report)
       return report.fail("action.hostname must be a host name")
     end
     if action.port ~= nil and not is_integer(action.port, 1, 65535) then return report.fail("action.port must be 1-65535") end
+    if action.query ~= nil and (not is_string(action.query) or #action.query > 6144
+      or str_find(action.query, "[^%w%._~%-=&+,:@/!%%]")) then
+      return report.fail("action.query must be a URL query")
+    end
     if action.path ~= nil then return check_path_change(action.path, "action.path", report, false) end
   elseif action.type == "respond" then
     if not is_integer(action.status, 200, 599) then return report.fail("action.status must be 200-599") end
