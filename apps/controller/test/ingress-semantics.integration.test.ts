@@ -27,6 +27,7 @@ interface Echo {
   url: string;
   host: string;
   forwardedProto?: string;
+  forwardedPrefix?: string;
 }
 
 interface EchoBackend {
@@ -41,6 +42,8 @@ async function startEcho(name: string, address = '127.0.0.1'): Promise<EchoBacke
     const echo: Echo = { backend: name, url: request.url ?? '', host: request.headers.host ?? '' };
     const proto = request.headers['x-forwarded-proto'];
     if (typeof proto === 'string') echo.forwardedProto = proto;
+    const prefix = request.headers['x-forwarded-prefix'];
+    if (typeof prefix === 'string') echo.forwardedPrefix = prefix;
     response.setHeader('content-type', 'application/json');
     response.end(JSON.stringify(echo));
   });
@@ -203,6 +206,45 @@ beforeAll(async () => {
       { 'vhost.example.com': [['/', 'Prefix', 'a']] },
       { annotations: { [`${A}upstream-vhost`]: 'internal.example.com' } },
     ),
+    tlsSecretManifest('moved-tls', 'moved.example.com'),
+    ingress(
+      'moved',
+      { 'moved.example.com': [['/', 'Prefix', 'a']] },
+      {
+        tls: [{ hosts: ['moved.example.com'], secretName: 'moved-tls' }],
+        annotations: { [`${A}permanent-redirect`]: 'https://new.example.com$request_uri' },
+      },
+    ),
+    ingress(
+      'moved-308',
+      { 'moved308.example.com': [['/', 'Prefix', 'a']] },
+      {
+        annotations: {
+          [`${A}permanent-redirect`]: 'https://new.example.com/landing',
+          [`${A}permanent-redirect-code`]: '308',
+        },
+      },
+    ),
+    ingress(
+      'temporal',
+      { 'temporal.example.com': [['/', 'Prefix', 'a']] },
+      { annotations: { [`${A}temporal-redirect`]: 'http://target.example.com:8080/x?y=1' } },
+    ),
+    ingress(
+      'app-root',
+      { 'approot.example.com': [['/', 'Prefix', 'a']] },
+      { annotations: { [`${A}app-root`]: '/app1' } },
+    ),
+    ingress(
+      'forwarded-prefix',
+      { 'prefix.example.com': [['/', 'Prefix', 'a']] },
+      { annotations: { [`${A}x-forwarded-prefix`]: '/api' } },
+    ),
+    ingress(
+      'limited',
+      { 'limited.example.com': [['/', 'Prefix', 'a']] },
+      { annotations: { [`${A}limit-rps`]: '5' } },
+    ),
     ingress('external', { 'external.example.com': [['/', 'Prefix', 'ext', echo('external').port]] }),
     ingress('empty', { 'empty.example.com': [['/', 'Prefix', 'nobody']] }),
     ingress('ipv6', { 'v6.example.com': [['/', 'Prefix', 'v6']] }),
@@ -301,5 +343,43 @@ describe('Ingress semantics through the controller and nginx', () => {
 
   it('answers 503 for a backend without endpoints', async () => {
     expect((await get('empty.example.com')).status).toBe(503);
+  });
+
+  it('answers permanent-redirect with 301 (or its code) before any HTTPS redirect', async () => {
+    expect(await get('moved.example.com', '/a/b?c=1')).toMatchObject({
+      status: 301,
+      location: 'https://new.example.com/a/b?c=1',
+    });
+    expect(await get('moved.example.com', '/a', true)).toMatchObject({
+      status: 301,
+      location: 'https://new.example.com/a',
+    });
+    expect(await get('moved308.example.com', '/anything?q=1')).toMatchObject({
+      status: 308,
+      location: 'https://new.example.com/landing',
+    });
+  });
+
+  it('answers temporal-redirect with 302 to the URL as written', async () => {
+    expect(await get('temporal.example.com', '/some/where?z=2')).toMatchObject({
+      status: 302,
+      location: 'http://target.example.com:8080/x?y=1',
+    });
+  });
+
+  it('redirects / to the app-root with 302 and serves every other path', async () => {
+    expect(await get('approot.example.com', '/?q=1')).toMatchObject({
+      status: 302,
+      location: `http://approot.example.com:${controller.config.httpPort}/app1`,
+    });
+    expect((await get('approot.example.com', '/app1')).echo).toMatchObject({ backend: 'a', url: '/app1' });
+  });
+
+  it('sends x-forwarded-prefix upstream as X-Forwarded-Prefix', async () => {
+    expect((await get('prefix.example.com', '/x')).echo?.forwardedPrefix).toBe('/api');
+  });
+
+  it('keeps an Ingress with limit-rps, which it cannot enforce, closed', async () => {
+    expect(await backendOf('limited.example.com')).toBe('fallback');
   });
 });

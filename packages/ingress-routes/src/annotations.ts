@@ -6,8 +6,9 @@
  */
 import { compareText, type BackendProtocol } from '@ingresskit/route-model';
 
-import { checkHostWithPort, MAX_PATH_LENGTH, parseCidr } from './grammar.js';
+import { checkHostWithPort, checkLiteralPath, MAX_PATH_LENGTH, parseCidr } from './grammar.js';
 import { refusalOf } from './ingress-nginx-annotations.js';
+import { parseRedirectPath, parseRedirectUrl, type RedirectTarget } from './redirect-target.js';
 
 /** The default annotation prefix, shared with ingress-nginx so existing manifests keep working. */
 export const DEFAULT_ANNOTATION_PREFIX = 'nginx.ingress.kubernetes.io';
@@ -33,7 +34,19 @@ export interface IngressAnnotations {
   maxBodyBytes?: number;
   /** upstream-vhost: the Host header sent upstream, `host` or `host:port`. */
   upstreamHost?: string;
+  /**
+   * temporal-redirect (status temporal-redirect-code, default 302) or else permanent-redirect
+   * (permanent-redirect-code, default 301): every route of the Ingress answers this redirect.
+   */
+  redirect?: { target: RedirectTarget; statusCode: RedirectStatus };
+  /** app-root: a request for `/` on the Ingress's hosts is redirected (302) here. */
+  appRoot?: RedirectTarget;
+  /** x-forwarded-prefix: the X-Forwarded-Prefix header sent upstream. */
+  forwardedPrefix?: string;
 }
+
+/** The statuses a redirect annotation may ask for. */
+export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
 
 /** A problem found in an annotation, before it is tied to its object. */
 export interface AnnotationProblem {
@@ -55,6 +68,43 @@ const MAX_VALUE_LENGTH = 4096;
 const MAX_SOURCE_RANGES = 256;
 
 type Parser = (value: string, into: IngressAnnotations) => string | undefined;
+
+/** What the redirect annotations say before they are combined (temporal wins, as in ingress-nginx). */
+interface RedirectParts {
+  permanent?: RedirectTarget;
+  permanentCode?: RedirectStatus;
+  temporal?: RedirectTarget;
+  temporalCode?: RedirectStatus;
+}
+
+const REDIRECT_PARTS = new WeakMap<IngressAnnotations, RedirectParts>();
+
+function partsOf(into: IngressAnnotations): RedirectParts {
+  let parts = REDIRECT_PARTS.get(into);
+  if (parts === undefined) REDIRECT_PARTS.set(into, (parts = {}));
+  return parts;
+}
+
+const REDIRECT_STATUSES: readonly number[] = [301, 302, 303, 307, 308];
+
+function parseRedirectStatus(key: 'permanentCode' | 'temporalCode'): Parser {
+  return (value, into) => {
+    if (!/^[0-9]{3}$/.test(value) || !REDIRECT_STATUSES.includes(Number(value))) {
+      return 'must be one of 301, 302, 303, 307 or 308';
+    }
+    partsOf(into)[key] = Number(value) as RedirectStatus;
+    return undefined;
+  };
+}
+
+function parseRedirect(key: 'permanent' | 'temporal'): Parser {
+  return (value, into) => {
+    const target = parseRedirectUrl(value);
+    if (typeof target === 'string') return target;
+    partsOf(into)[key] = target;
+    return undefined;
+  };
+}
 
 function parseBoolean(set: (into: IngressAnnotations, value: boolean) => void): Parser {
   return (value, into) => {
@@ -133,6 +183,23 @@ const PARSERS: Record<string, Parser> = {
   },
   'allowlist-source-range': parseSourceRanges,
   'whitelist-source-range': parseSourceRanges,
+  'permanent-redirect': parseRedirect('permanent'),
+  'permanent-redirect-code': parseRedirectStatus('permanentCode'),
+  'temporal-redirect': parseRedirect('temporal'),
+  'temporal-redirect-code': parseRedirectStatus('temporalCode'),
+  'app-root': (value, into) => {
+    const target = parseRedirectPath(value);
+    if (typeof target === 'string') return target;
+    if (target.path === '/') return 'must not be "/", which would redirect "/" to itself';
+    into.appRoot = target;
+    return undefined;
+  },
+  'x-forwarded-prefix': (value, into) => {
+    const reason = checkLiteralPath(value);
+    if (reason !== undefined) return reason;
+    into.forwardedPrefix = value;
+    return undefined;
+  },
   'upstream-vhost': (value, into) => {
     const reason = checkHostWithPort(value);
     if (reason !== undefined) return reason;
@@ -233,6 +300,35 @@ export function parseAnnotations(
       value: into.rewriteTarget,
     });
   }
+  combineRedirects(into, withPrefix, problems);
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
   return { annotations: into, problems };
+}
+
+/**
+ * Settles the redirect annotations as ingress-nginx does: temporal-redirect wins over
+ * permanent-redirect; a code without its URL does nothing. Both are reported as warnings.
+ */
+function combineRedirects(into: IngressAnnotations, withPrefix: string, problems: AnnotationProblem[]): void {
+  const parts = REDIRECT_PARTS.get(into);
+  if (parts === undefined) return;
+  const warn = (name: string, message: string) =>
+    problems.push({
+      field: `metadata.annotations[${JSON.stringify(`${withPrefix}${name}`)}]`,
+      message: `annotation "${name}" ${message}`,
+      severity: 'warning',
+    });
+  if (parts.temporal !== undefined) {
+    into.redirect = { target: parts.temporal, statusCode: parts.temporalCode ?? 302 };
+    if (parts.permanent !== undefined)
+      warn('permanent-redirect', 'is ignored: temporal-redirect is set too and wins');
+  } else if (parts.permanent !== undefined) {
+    into.redirect = { target: parts.permanent, statusCode: parts.permanentCode ?? 301 };
+  }
+  if (parts.temporal === undefined && parts.temporalCode !== undefined) {
+    warn('temporal-redirect-code', 'has no effect without temporal-redirect');
+  }
+  if (parts.permanent === undefined && parts.permanentCode !== undefined) {
+    warn('permanent-redirect-code', 'has no effect without permanent-redirect');
+  }
 }

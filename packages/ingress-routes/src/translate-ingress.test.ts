@@ -753,6 +753,101 @@ describe('translateIngress', () => {
   });
 
   describe('annotations', () => {
+    it('answers every route and the default backend with the permanent-redirect, never with an HTTPS redirect first', () => {
+      const result = translate(
+        ingress(
+          'a',
+          { 'secure.example.com': [path('/', 'Prefix', 'app'), path('/x', 'Exact', 'app')] },
+          {
+            tls: secureTls,
+            defaultBackend: { service: 'app', port: 80 },
+            annotations: { [`${A}permanent-redirect`]: 'https://new.example.com$request_uri' },
+          },
+        ),
+        secrets(tlsSecret('cert', 'secure')),
+      );
+      const routes = hostOf(result, 'secure.example.com').routes;
+      expect(routes).toHaveLength(2);
+      for (const route of [...routes, hostOf(result, 'secure.example.com').fallback as Route]) {
+        expect(route.action).toEqual({
+          type: 'redirect',
+          redirect: { statusCode: 301, scheme: 'https', hostname: 'new.example.com' },
+        });
+        expect(route.policy.redirectToHttps).toBeUndefined();
+      }
+    });
+
+    it('redirects to a fixed URL without the request query with temporal-redirect and its code', () => {
+      const route = onlyRoute(
+        translate(
+          ingress(
+            'a',
+            { 'a.example.com': [path('/', 'Prefix', 'app')] },
+            {
+              annotations: {
+                [`${A}temporal-redirect`]: 'http://b.example.com:8080/landing?from=a',
+                [`${A}temporal-redirect-code`]: '307',
+              },
+            },
+          ),
+        ),
+      );
+      expect(route.action).toEqual({
+        type: 'redirect',
+        redirect: {
+          statusCode: 307,
+          scheme: 'http',
+          hostname: 'b.example.com',
+          port: 8080,
+          path: { type: 'ReplaceFullPath', value: '/landing' },
+          query: 'from=a',
+        },
+      });
+    });
+
+    it('adds an app-root route per host that redirects exactly / with 302 and no query, before the HTTPS redirect', () => {
+      const result = translate(
+        ingress(
+          'a',
+          {
+            'secure.example.com': [path('/', 'Prefix', 'app')],
+            'b.example.com': [path('/b', 'Prefix', 'app')],
+          },
+          { tls: secureTls, annotations: { [`${A}app-root`]: '/app1' } },
+        ),
+        secrets(tlsSecret('cert', 'secure')),
+      );
+      for (const hostname of ['secure.example.com', 'b.example.com']) {
+        const appRoot = hostOf(result, hostname).routes.find((route) => route.id.endsWith('/app-root'));
+        expect(appRoot).toMatchObject({
+          match: { path: { type: 'Exact', value: '/' } },
+          action: {
+            type: 'redirect',
+            redirect: { statusCode: 302, path: { type: 'ReplaceFullPath', value: '/app1' }, query: '' },
+          },
+          origin: { field: `metadata.annotations["${A}app-root"]` },
+        });
+        expect(appRoot?.policy.redirectToHttps).toBeUndefined();
+      }
+      const table = assemble([result]);
+      expect(answer(table, 'secure.example.com', '/')).toBe('Ingress/default/a/r0/app-root');
+      expect(answer(table, 'secure.example.com', '/x')).toBe('Ingress/default/a/r0/p0');
+      expect(answer(table, 'b.example.com', '/')).toBe('Ingress/default/a/r1/app-root');
+    });
+
+    it('sends x-forwarded-prefix upstream as the X-Forwarded-Prefix header', () => {
+      const route = onlyRoute(
+        translate(
+          ingress(
+            'a',
+            { 'a.example.com': [path('/', 'Prefix', 'app')] },
+            { annotations: { [`${A}x-forwarded-prefix`]: '/api' } },
+          ),
+        ),
+      );
+      expect(route.policy.requestHeaders).toEqual({ set: [{ name: 'X-Forwarded-Prefix', value: '/api' }] });
+    });
+
     it('replaces the matched prefix of a Prefix or ImplementationSpecific path with a literal rewrite-target', () => {
       const result = translate(
         ingress(
