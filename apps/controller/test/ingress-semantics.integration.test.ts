@@ -241,6 +241,21 @@ beforeAll(async () => {
       { annotations: { [`${A}x-forwarded-prefix`]: '/api' } },
     ),
     ingress(
+      'denylisted',
+      { 'denylisted.example.com': [['/', 'Prefix', 'a']] },
+      { annotations: { [`${A}denylist-source-range`]: '127.0.0.1, 10.0.0.0/8' } },
+    ),
+    ingress(
+      'denylist-other',
+      { 'denylist-other.example.com': [['/', 'Prefix', 'a']] },
+      {
+        annotations: {
+          [`${A}denylist-source-range`]: '10.0.0.0/8',
+          [`${A}allowlist-source-range`]: '127.0.0.0/8',
+        },
+      },
+    ),
+    ingress(
       'limited',
       { 'limited.example.com': [['/', 'Prefix', 'a']] },
       { annotations: { [`${A}limit-rps`]: '5' } },
@@ -327,6 +342,11 @@ describe('Ingress semantics through the controller and nginx', () => {
   it('enforces the source allowlist', async () => {
     expect((await get('allow.example.com')).status).toBe(200);
     expect((await get('deny.example.com')).status).toBe(403);
+  });
+
+  it('enforces the source denylist, and the allowlist beside it', async () => {
+    expect((await get('denylisted.example.com')).status).toBe(403);
+    expect(await backendOf('denylist-other.example.com')).toBe('a');
   });
 
   it('sends the upstream-vhost as Host', async () => {

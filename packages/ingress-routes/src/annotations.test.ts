@@ -59,6 +59,8 @@ describe('parseAnnotations', () => {
     ],
     ['allowlist-source-range', '2001:DB8::/32,::1', { allowSourceRanges: ['2001:db8::/32', '::1'] }],
     ['upstream-vhost', 'internal.example.com', { upstreamHost: 'internal.example.com' }],
+    ['denylist-source-range', '10.0.0.0/8, ::1', { denySourceRanges: ['10.0.0.0/8', '::1'] }],
+    ['blacklist-source-range', '192.168.0.0/16', { denySourceRanges: ['192.168.0.0/16'] }],
     ['upstream-vhost', 'internal:8080', { upstreamHost: 'internal:8080' }],
   ])('parses %s: %j', (name, value, expected) => {
     const result = parse(name, value);
@@ -256,15 +258,7 @@ describe('parseAnnotations', () => {
     ]);
   });
 
-  it.each([
-    'configuration-snippet',
-    'server-snippet',
-    'auth-url',
-    'auth-type',
-    'canary',
-    'canary-weight',
-    'denylist-source-range',
-  ])(
+  it.each(['configuration-snippet', 'server-snippet', 'auth-url', 'auth-type', 'canary', 'canary-weight'])(
     'leaves the Ingress out for the unsupported annotation %s, which could widen access if ignored',
     (name) => {
       const result = parse(name, 'anything');
@@ -299,8 +293,6 @@ describe('parseAnnotations', () => {
     'limit-rate-after',
     'global-rate-limit',
     'global-rate-limit-window',
-    'denylist-source-range',
-    'blacklist-source-range',
     'enable-modsecurity',
     'enable-owasp-core-rules',
     'modsecurity-transaction-id',
@@ -384,6 +376,28 @@ describe('parseAnnotations', () => {
       true,
     );
   });
+
+  it('prefers denylist-source-range over blacklist-source-range', () => {
+    const result = parseAnnotations({
+      [`${P}blacklist-source-range`]: '10.0.0.2',
+      [`${P}denylist-source-range`]: '10.0.0.1',
+    });
+    expect(result.annotations?.denySourceRanges).toEqual(['10.0.0.1']);
+  });
+
+  it.each(['denylist-source-range', 'blacklist-source-range'])(
+    'refuses %s that is not a CIDR list',
+    (name) => {
+      const result = parse(name, '10.0.0.0/8, all');
+      expect(result.annotations).toBeUndefined();
+      expect(result.problems).toEqual([
+        expect.objectContaining({
+          field: `metadata.annotations["${P}${name}"]`,
+          message: expect.stringContaining('"all"'),
+        }),
+      ]);
+    },
+  );
 
   it('prefers allowlist-source-range over whitelist-source-range', () => {
     const result = parseAnnotations({

@@ -1,7 +1,7 @@
 /**
  * The supported Ingress annotations, each parsed into a typed field with a strict grammar. An
  * invalid value is an error that leaves the whole Ingress out; unsupported annotations that protect
- * something (see ingress-nginx-annotations.ts: auth, limits, deny lists, WAF, backend TLS, snippets)
+ * something (see ingress-nginx-annotations.ts: auth, limits, WAF, backend TLS, snippets)
  * do the same, other unsupported ones are ignored with a warning.
  */
 import { compareText, type BackendProtocol } from '@ingresskit/route-model';
@@ -25,6 +25,8 @@ export interface IngressAnnotations {
   useRegex: boolean;
   /** allowlist-source-range (or whitelist-source-range): canonical CIDRs, sorted; empty: everyone. */
   allowSourceRanges: string[];
+  /** denylist-source-range (or blacklist-source-range): canonical CIDRs, sorted; absent: no one. */
+  denySourceRanges?: string[];
   /** backend-protocol, upper case. */
   backendProtocol: BackendProtocol;
   connectTimeoutSeconds?: number;
@@ -136,7 +138,17 @@ function isBackendProtocol(value: string): value is BackendProtocol {
   return BACKEND_PROTOCOLS.has(value);
 }
 
-function parseSourceRanges(value: string, into: IngressAnnotations): string | undefined {
+function parseSourceRanges(set: (into: IngressAnnotations, ranges: string[]) => void): Parser {
+  return (value, into) => {
+    const ranges = parseCidrList(value);
+    if (typeof ranges === 'string') return ranges;
+    set(into, ranges);
+    return undefined;
+  };
+}
+
+/** A comma-separated list of CIDRs → canonical, unique, sorted; or a reason. */
+function parseCidrList(value: string): string[] | string {
   const entries = value
     .split(',')
     .map((entry) => entry.replace(/^ +| +$/g, ''))
@@ -149,8 +161,7 @@ function parseSourceRanges(value: string, into: IngressAnnotations): string | un
     if (range === undefined) return `"${entry}" is not an IPv4 or IPv6 address or CIDR`;
     ranges.push(range);
   }
-  into.allowSourceRanges = [...new Set(ranges)].sort();
-  return undefined;
+  return [...new Set(ranges)].sort();
 }
 
 /** The supported annotations by name (without prefix), with the grammar each value must match. */
@@ -181,8 +192,10 @@ const PARSERS: Record<string, Parser> = {
     into.backendProtocol = upper;
     return undefined;
   },
-  'allowlist-source-range': parseSourceRanges,
-  'whitelist-source-range': parseSourceRanges,
+  'allowlist-source-range': parseSourceRanges((into, ranges) => (into.allowSourceRanges = ranges)),
+  'whitelist-source-range': parseSourceRanges((into, ranges) => (into.allowSourceRanges = ranges)),
+  'denylist-source-range': parseSourceRanges((into, ranges) => (into.denySourceRanges = ranges)),
+  'blacklist-source-range': parseSourceRanges((into, ranges) => (into.denySourceRanges = ranges)),
   'permanent-redirect': parseRedirect('permanent'),
   'permanent-redirect-code': parseRedirectStatus('permanentCode'),
   'temporal-redirect': parseRedirect('temporal'),
@@ -246,10 +259,11 @@ export function parseAnnotations(
   }
   const entries = Object.entries(raw as Record<string, unknown>).sort(([a], [b]) => compareText(a, b));
   const withPrefix = `${prefix}/`;
-  // allowlist-source-range is the current name; when both are set it wins over the old one.
+  // allowlist- and denylist-source-range are the current names; set beside the old ones, they win.
+  const current = new Set([`${withPrefix}allowlist-source-range`, `${withPrefix}denylist-source-range`]);
   const ordered = [
-    ...entries.filter(([key]) => key !== `${withPrefix}allowlist-source-range`),
-    ...entries.filter(([key]) => key === `${withPrefix}allowlist-source-range`),
+    ...entries.filter(([key]) => !current.has(key)),
+    ...entries.filter(([key]) => current.has(key)),
   ];
   for (const [key, value] of ordered) {
     if (!key.startsWith(withPrefix)) continue;

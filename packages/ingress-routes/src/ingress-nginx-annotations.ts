@@ -133,10 +133,12 @@ export const INGRESS_NGINX_ANNOTATIONS: readonly IngressNginxAnnotation[] = [
     ],
     GLOBAL_RATE_LIMIT,
   ),
-  ...entries('Source ranges', ['allowlist-source-range', 'whitelist-source-range']),
-  ...entries('Source ranges', ['denylist-source-range', 'blacklist-source-range'], {
-    reason: 'it keeps clients out',
-  }),
+  ...entries('Source ranges', [
+    'allowlist-source-range',
+    'whitelist-source-range',
+    'denylist-source-range',
+    'blacklist-source-range',
+  ]),
   ...entries('ModSecurity', ['enable-modsecurity', 'enable-owasp-core-rules'], { ...WAF, offValue: 'false' }),
   ...entries('ModSecurity', ['modsecurity-transaction-id'], WAF),
   {

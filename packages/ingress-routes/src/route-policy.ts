@@ -18,6 +18,7 @@ export function createRoutePolicy(annotations: IngressAnnotations): RoutePolicy 
     else if (annotations.sslRedirect) policy.redirectToHttps = { statusCode: 308, onlyIfHostHasTls: true };
   }
   if (annotations.allowSourceRanges.length > 0) policy.allowSources = [...annotations.allowSourceRanges];
+  if (annotations.denySourceRanges !== undefined) policy.denySources = [...annotations.denySourceRanges];
   if (annotations.maxBodyBytes !== undefined) policy.maxBodyBytes = annotations.maxBodyBytes;
   if (annotations.upstreamHost !== undefined) policy.upstreamHost = annotations.upstreamHost;
   if (annotations.forwardedPrefix !== undefined) {

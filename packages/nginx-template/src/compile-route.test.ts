@@ -189,6 +189,27 @@ describe('compileRoute', () => {
     ]);
   });
 
+  it('compiles a denylist, and denies every client for an entry it cannot parse, and reports it', () => {
+    const denied = compileRoute(
+      createTestRoute('r', { action: forward, policy: { denySources: ['10.0.0.0/8', '::1'] } }),
+    );
+    expect(denied.entry.policy?.deny).toEqual([
+      ['0a000000', 8],
+      ['00000000000000000000000000000001', 128],
+    ]);
+    const { entry, issues } = compileRoute(
+      createTestRoute('r', { action: forward, policy: { denySources: ['nonsense'] } }),
+    );
+    expect(entry.policy?.deny).toEqual([
+      ['00000000', 0],
+      ['0'.repeat(32), 0],
+    ]);
+    expect(entry.action.type).toBe('forward');
+    expect(issues).toEqual([
+      expect.objectContaining({ field: 'policy.denySources[0]', severity: 'error', value: 'nonsense' }),
+    ]);
+  });
+
   it('warns and falls back to defaults for values that only lose precision', () => {
     const { entry, issues } = compileRoute(
       createTestRoute('r', {

@@ -49,6 +49,11 @@ const REDIRECT_STATUS = [301, 302, 303, 307, 308];
 const QUERY = /^(?:[A-Za-z0-9._~\-=&+,:@/!]|%[0-9A-Fa-f]{2}){0,2048}$/;
 const HTTPS_REDIRECT_STATUS = [301, 302, 307, 308];
 const MAX_TIMEOUT_MS = 86_400_000;
+// Every IPv4 and every IPv6 client: what a deny list entry that cannot be read stands for.
+const DENY_EVERYONE: [string, number][] = [
+  ['00000000', 0],
+  ['0'.repeat(32), 0],
+];
 
 /** Whether `value` is a header name nginx and Lua can set safely. */
 export function isHeaderName(value: unknown): value is string {
@@ -351,6 +356,24 @@ function compilePolicy(route: Route, out: Collector): PolicyEntry {
           source,
         );
       } else entry.allow!.push([parsed.hex, parsed.bits]);
+    });
+  }
+  if (
+    policy.denySources !== undefined &&
+    Array.isArray(policy.denySources) &&
+    policy.denySources.length > 0
+  ) {
+    entry.deny = [];
+    policy.denySources.forEach((source, index) => {
+      const parsed = parseCidr(source);
+      if (parsed === undefined) {
+        out.strict(
+          `policy.denySources[${index}]`,
+          'is not an IP address or CIDR; it denies every client',
+          source,
+        );
+        entry.deny!.push(...DENY_EVERYONE);
+      } else entry.deny!.push([parsed.hex, parsed.bits]);
     });
   }
   if (policy.maxBodyBytes !== undefined) {

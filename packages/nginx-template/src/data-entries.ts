@@ -80,6 +80,8 @@ export interface PolicyEntry {
   https?: { status: number; tlsOnly?: true };
   /** Allowed client networks as `[hex bytes, prefix length]`; present and empty: nobody. */
   allow?: [string, number][];
+  /** Denied client networks, the same form; checked before `allow`. */
+  deny?: [string, number][];
   maxBody?: number;
   rewrite?: PathChangeEntry;
   /** Host header sent upstream. */

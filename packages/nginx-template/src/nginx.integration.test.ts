@@ -132,6 +132,18 @@ function createTable(): RouteTable {
           policy: { allowSources: ['10.0.0.0/8', '::1/128', '127.0.0.2/32'] },
         }),
         route('p-deny-bad', '/deny-bad', forward('a'), { policy: { allowSources: ['127.0.0.1/33', 'all'] } }),
+        route('p-denylist', '/denylist', forward('a'), {
+          policy: { denySources: ['10.0.0.0/8', '127.0.0.0/24'] },
+        }),
+        route('p-denylist-other', '/denylist-other', forward('a'), {
+          policy: { denySources: ['10.0.0.0/8', '::1/128'], allowSources: ['127.0.0.0/8'] },
+        }),
+        route('p-denylist-wins', '/denylist-wins', forward('a'), {
+          policy: { denySources: ['127.0.0.1'], allowSources: ['127.0.0.0/8'] },
+        }),
+        route('p-denylist-bad', '/denylist-bad', forward('a'), {
+          policy: { denySources: ['10.0.0.0/8', 'nonsense'] },
+        }),
         route('p-small', '/small', forward('a'), { policy: { maxBodyBytes: 10 } }),
         route('p-unlimited', '/unlimited', forward('a'), { policy: { maxBodyBytes: 0 } }),
         route('p-full', '/rewrite-full', forward('a'), {
@@ -424,6 +436,13 @@ describe('the nginx data plane', () => {
     expect(await answer('policy.example.com', '/allow')).toBe('a');
     expect((await send('policy.example.com', '/deny')).status).toBe(403);
     expect((await send('policy.example.com', '/deny-bad')).status).toBe(403);
+  });
+
+  it('enforces source denylists before allowlists and denies everyone for an entry it cannot parse', async () => {
+    expect((await send('policy.example.com', '/denylist')).status).toBe(403);
+    expect(await answer('policy.example.com', '/denylist-other')).toBe('a');
+    expect((await send('policy.example.com', '/denylist-wins')).status).toBe(403);
+    expect((await send('policy.example.com', '/denylist-bad')).status).toBe(403);
   });
 
   it('refuses bodies over the limit by Content-Length and while reading chunked bodies', async () => {

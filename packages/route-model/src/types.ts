@@ -167,6 +167,11 @@ export interface RoutePolicy {
   redirectToHttps?: { statusCode: 301 | 302 | 307 | 308; onlyIfHostHasTls?: boolean };
   /** Only clients whose address is in one of these CIDRs are served; others get 403. */
   allowSources?: string[];
+  /**
+   * Clients whose address is in one of these CIDRs get 403, whatever `allowSources` says
+   * (ingress-nginx denylist-source-range: its `deny` lines come before the allowlist's).
+   */
+  denySources?: string[];
   /** Largest request body accepted, in bytes; 0 means no limit. Larger bodies get 413. */
   maxBodyBytes?: number;
   /** Path sent upstream. */

@@ -271,10 +271,11 @@ end
 
 local V4_MAPPED = "\0\0\0\0\0\0\0\0\0\0\255\255"
 
--- Whether the client address is in one of the networks ({ bytes, prefix length }).
-local function is_allowed(networks)
+-- Whether the client address is in one of the networks ({ bytes, prefix length }); `unknown`
+-- when the connection has no IP address, so each list can fail closed.
+local function is_in_networks(networks, unknown)
   local address = ngx_var.binary_remote_addr
-  if address == nil then return false end
+  if address == nil then return unknown end
   local mapped
   if #address == 16 and str_sub(address, 1, 12) == V4_MAPPED then mapped = str_sub(address, 13) end
   for _, network in ipairs(networks) do
@@ -468,7 +469,9 @@ function _M.route()
       local port = conf.https_port
       return ngx.redirect("https://" .. host .. (port ~= 443 and (":" .. port) or "") .. ngx_var.request_uri, https.status)
     end
-    if route.allow and not is_allowed(route.allow) then return ngx_exit(403) end
+    -- ingress-nginx's deny lines come before its allow lines; both answer 403.
+    if route.deny and is_in_networks(route.deny, true) then return ngx_exit(403) end
+    if route.allow and not is_in_networks(route.allow, false) then return ngx_exit(403) end
   end
   -- location / already refused a Content-Length over the largest limit of all profiles, and
   -- reads other bodies under it: only a route that allows less has to look at the body.

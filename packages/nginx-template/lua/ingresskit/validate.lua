@@ -65,6 +65,9 @@ local function is_host(value)
   return str_find(name, "^[%w%.%-]+$") ~= nil or str_find(name, "^[%w%.%-]+:%d+$") ~= nil
 end
 
+-- The policy fields that hold client networks as { hex bytes, prefix length }.
+local NETWORK_LISTS = { "allow", "deny" }
+
 -- Sets of allowed values (a vararg helper would keep these checks out of the JIT).
 local function set_of(...)
   local set = {}
@@ -218,12 +221,15 @@ local function check_policy(policy, report)
       return report.fail("policy.https must be { status, tlsOnly? }")
     end
   end
-  if policy.allow ~= nil then
-    if not is_array(policy.allow) then return report.fail("policy.allow must be an array") end
-    for _, network in ipairs(policy.allow) do
-      if not is_array(network) or not is_string(network[1]) or str_find(network[1], "%X")
-        or not ((#network[1] == 8 and is_integer(network[2], 0, 32)) or (#network[1] == 32 and is_integer(network[2], 0, 128))) then
-        return report.fail("policy.allow holds an invalid network")
+  for _, name in ipairs(NETWORK_LISTS) do
+    local list = policy[name]
+    if list ~= nil then
+      if not is_array(list) then return report.fail("policy." .. name .. " must be an array") end
+      for _, network in ipairs(list) do
+        if not is_array(network) or not is_string(network[1]) or str_find(network[1], "%X")
+          or not ((#network[1] == 8 and is_integer(network[2], 0, 32)) or (#network[1] == 32 and is_integer(network[2], 0, 128))) then
+          return report.fail("policy." .. name .. " holds an invalid network")
+        end
       end
     end
   end
