@@ -47,7 +47,7 @@ function entries(
 }
 
 /** The ingress-nginx annotations, grouped as its documentation groups them. */
-export const INGRESS_NGINX_ANNOTATIONS: readonly IngressNginxAnnotation[] = [
+const LISTED: readonly IngressNginxAnnotation[] = [
   ...entries('Authentication', ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm'], AUTH),
   ...entries(
     'External authentication',
@@ -247,6 +247,39 @@ export const INGRESS_NGINX_ANNOTATIONS: readonly IngressNginxAnnotation[] = [
   ]),
   ...entries('HTTP/2', ['http2-push-preload']),
 ];
+
+/**
+ * How the annotations we support differ from ingress-nginx, besides what holds for all of them
+ * (values outside our grammar leave the Ingress out instead of falling back to a default).
+ */
+const DIFFERENCES: Readonly<Record<string, string>> = {
+  'use-regex':
+    'only the ImplementationSpecific paths of its own Ingress become regular expressions; ingress-nginx makes every path of the host, in every Ingress, a case-insensitive regex',
+  'rewrite-target':
+    'on a literal path the matched prefix (Prefix) or the whole path (Exact) is replaced and the rest kept; ingress-nginx sends every request as exactly the target. Capture references ($1-$9) need use-regex',
+  'permanent-redirect':
+    '$request_uri (at the end) is the only nginx variable accepted; the source allowlist still applies to the redirect',
+  'temporal-redirect':
+    '$request_uri (at the end) is the only nginx variable accepted; the source allowlist still applies to the redirect',
+  'permanent-redirect-code':
+    '301, 302, 303, 307 or 308; other codes are refused where ingress-nginx falls back to 301',
+  'temporal-redirect-code':
+    '301, 302, 303, 307 or 308; other codes are refused where ingress-nginx falls back to 302',
+  'app-root':
+    "an Exact / route of the Ingress's hosts, so an older Ingress's own Exact / on the host wins over it",
+  'proxy-connect-timeout': 'whole seconds from 1 to 3600',
+  'proxy-read-timeout': 'whole seconds from 1 to 86400',
+  'proxy-send-timeout': 'whole seconds from 1 to 86400',
+  'backend-protocol': 'AJP and FCGI are refused (the Ingress is not served)',
+};
+
+/**
+ * Every ingress-nginx annotation (names without prefix) in documentation groups, with the refusal
+ * of the unsupported ones that protect something and the differences of the supported ones.
+ */
+export const INGRESS_NGINX_ANNOTATIONS: readonly IngressNginxAnnotation[] = LISTED.map((entry) =>
+  Object.hasOwn(DIFFERENCES, entry.name) ? { ...entry, difference: DIFFERENCES[entry.name]! } : entry,
+);
 
 const BY_NAME: ReadonlyMap<string, IngressNginxAnnotation> = new Map(
   INGRESS_NGINX_ANNOTATIONS.map((entry) => [entry.name, entry]),
