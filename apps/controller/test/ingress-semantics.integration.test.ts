@@ -6,7 +6,7 @@
  * Prefix), and a TLS name without a certificate gets the default certificate instead of a refused
  * handshake.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../src/controller.js';
@@ -126,6 +126,38 @@ async function get(
     result.echo = JSON.parse(response.body) as Echo;
   if (typeof response.headers.location === 'string') result.location = response.headers.location;
   return result;
+}
+
+/** A plain-HTTP request with a method and an Origin, for CORS; the status, headers and whether a backend answered. */
+function sendWithOrigin(
+  host: string,
+  method: string,
+  origin: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders; echoed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      {
+        host: '127.0.0.1',
+        port: controller.config.httpPort,
+        path: '/x',
+        method,
+        headers: { host, origin, connection: 'close' },
+        agent: false,
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            echoed: response.headers['content-type'] === 'application/json',
+          }),
+        );
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
 }
 
 async function backendOf(host: string, path = '/'): Promise<string> {
@@ -252,6 +284,26 @@ beforeAll(async () => {
         annotations: {
           [`${A}denylist-source-range`]: '10.0.0.0/8',
           [`${A}allowlist-source-range`]: '127.0.0.0/8',
+        },
+      },
+    ),
+    ingress(
+      'cors-default',
+      { 'cors.example.com': [['/', 'Prefix', 'a']] },
+      { annotations: { [`${A}enable-cors`]: 'true' } },
+    ),
+    ingress(
+      'cors-list',
+      { 'cors-list.example.com': [['/', 'Prefix', 'a']] },
+      {
+        annotations: {
+          [`${A}enable-cors`]: 'true',
+          [`${A}cors-allow-origin`]: 'https://app.example.com, https://*.example.org',
+          [`${A}cors-allow-methods`]: 'GET, POST',
+          [`${A}cors-allow-headers`]: 'X-Token',
+          [`${A}cors-expose-headers`]: 'X-Total',
+          [`${A}cors-allow-credentials`]: 'false',
+          [`${A}cors-max-age`]: '600',
         },
       },
     ),
@@ -397,6 +449,41 @@ describe('Ingress semantics through the controller and nginx', () => {
 
   it('sends x-forwarded-prefix upstream as X-Forwarded-Prefix', async () => {
     expect((await get('prefix.example.com', '/x')).echo?.forwardedPrefix).toBe('/api');
+  });
+
+  it('answers CORS preflights with 204 and ingress-nginx defaults, and adds the headers to responses', async () => {
+    const preflight = await sendWithOrigin('cors.example.com', 'OPTIONS', 'https://site.example.net');
+    expect(preflight.status).toBe(204);
+    expect(preflight.echoed).toBe(false);
+    expect(preflight.headers).toMatchObject({
+      'access-control-allow-origin': '*',
+      'access-control-allow-credentials': 'true',
+      'access-control-allow-methods': 'GET, PUT, POST, DELETE, PATCH, OPTIONS',
+      'access-control-allow-headers':
+        'DNT,X-CustomHeader,Keep-Alive,User-Agent,X-Requested-With,If-Modified-Since,Cache-Control,Content-Type,Authorization',
+      'access-control-max-age': '1728000',
+    });
+    const simple = await sendWithOrigin('cors.example.com', 'GET', 'https://site.example.net');
+    expect(simple).toMatchObject({ status: 200, echoed: true });
+    expect(simple.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  it('allows only the listed CORS origins, echoing the one allowed', async () => {
+    const listed = await sendWithOrigin('cors-list.example.com', 'OPTIONS', 'https://api.example.org');
+    expect(listed.status).toBe(204);
+    expect(listed.headers).toMatchObject({
+      'access-control-allow-origin': 'https://api.example.org',
+      'access-control-allow-methods': 'GET, POST',
+      'access-control-allow-headers': 'X-Token',
+      'access-control-expose-headers': 'X-Total',
+      'access-control-max-age': '600',
+    });
+    expect(listed.headers['access-control-allow-credentials']).toBeUndefined();
+    const other = await sendWithOrigin('cors-list.example.com', 'OPTIONS', 'https://evil.example.com');
+    expect(other).toMatchObject({ status: 200, echoed: true });
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    const simple = await sendWithOrigin('cors-list.example.com', 'GET', 'https://app.example.com');
+    expect(simple.headers['access-control-allow-origin']).toBe('https://app.example.com');
   });
 
   it('keeps an Ingress with limit-rps, which it cannot enforce, closed', async () => {

@@ -4,7 +4,7 @@
  * something (see ingress-nginx-annotations.ts: auth, limits, WAF, backend TLS, snippets)
  * do the same, other unsupported ones are ignored with a warning.
  */
-import { compareText, type BackendProtocol } from '@ingresskit/route-model';
+import { compareText, type BackendProtocol, type CorsPolicy } from '@ingresskit/route-model';
 
 import { checkHostWithPort, checkLiteralPath, MAX_PATH_LENGTH, parseCidr } from './grammar.js';
 import { refusalOf } from './ingress-nginx-annotations.js';
@@ -45,6 +45,8 @@ export interface IngressAnnotations {
   appRoot?: RedirectTarget;
   /** x-forwarded-prefix: the X-Forwarded-Prefix header sent upstream. */
   forwardedPrefix?: string;
+  /** enable-cors "true" with the cors-* options, ingress-nginx's defaults for the unset ones. */
+  cors?: CorsPolicy;
 }
 
 /** The statuses a redirect annotation may ask for. */
@@ -71,23 +73,88 @@ const MAX_SOURCE_RANGES = 256;
 
 type Parser = (value: string, into: IngressAnnotations) => string | undefined;
 
-/** What the redirect annotations say before they are combined (temporal wins, as in ingress-nginx). */
-interface RedirectParts {
+/**
+ * What annotations that work together say before they are combined: the redirects (temporal wins,
+ * as in ingress-nginx) and the CORS options (which need enable-cors).
+ */
+interface PendingParts {
   permanent?: RedirectTarget;
   permanentCode?: RedirectStatus;
   temporal?: RedirectTarget;
   temporalCode?: RedirectStatus;
+  corsEnabled?: boolean;
+  /** The cors-* annotations set, by name, for the warning when enable-cors is not "true". */
+  corsOptions?: { names: string[]; values: Partial<CorsPolicy> };
 }
 
-const REDIRECT_PARTS = new WeakMap<IngressAnnotations, RedirectParts>();
+const PENDING = new WeakMap<IngressAnnotations, PendingParts>();
 
-function partsOf(into: IngressAnnotations): RedirectParts {
-  let parts = REDIRECT_PARTS.get(into);
-  if (parts === undefined) REDIRECT_PARTS.set(into, (parts = {}));
+function partsOf(into: IngressAnnotations): PendingParts {
+  let parts = PENDING.get(into);
+  if (parts === undefined) PENDING.set(into, (parts = {}));
   return parts;
 }
 
 const REDIRECT_STATUSES: readonly number[] = [301, 302, 303, 307, 308];
+
+/** ingress-nginx's CORS defaults (its annotations documentation and cors parser). */
+export const CORS_DEFAULTS: Readonly<CorsPolicy> = {
+  allowOrigins: ['*'],
+  allowMethods: 'GET, PUT, POST, DELETE, PATCH, OPTIONS',
+  allowHeaders:
+    'DNT,X-CustomHeader,Keep-Alive,User-Agent,X-Requested-With,If-Modified-Since,Cache-Control,Content-Type,Authorization',
+  exposeHeaders: '',
+  allowCredentials: true,
+  maxAgeSeconds: 1728000,
+};
+
+/**
+ * A list of words separated by a comma and/or a space, as ingress-nginx's CORS grammars allow;
+ * written without nested optional parts so a long non-matching value cannot backtrack for long.
+ */
+function wordList(word: string): RegExp {
+  return new RegExp(`^${word}(?:(?:, ?| )${word})*(?:, ?)?$`);
+}
+
+const CORS_METHODS = wordList('[A-Za-z]+');
+const CORS_HEADERS = wordList('[A-Za-z0-9_-]+');
+const CORS_EXPOSE_HEADERS = wordList('(?:[A-Za-z0-9_-]+|\\*)');
+const CORS_ORIGIN = /^https?:\/\/(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::[0-9]{1,5})?$/;
+
+/** A cors-* option: `read` checks the value; it is kept for enable-cors to pick up. */
+function parseCorsOption<K extends keyof CorsPolicy>(
+  name: string,
+  key: K,
+  read: (value: string) => { value: CorsPolicy[K] } | string,
+): Parser {
+  return (value, into) => {
+    const parsed = read(value);
+    if (typeof parsed === 'string') return parsed;
+    const options = (partsOf(into).corsOptions ??= { names: [], values: {} });
+    options.names.push(name);
+    options.values[key] = parsed.value;
+    return undefined;
+  };
+}
+
+function readWordList(grammar: RegExp, what: string): (value: string) => { value: string } | string {
+  return (value) => (grammar.test(value) ? { value } : `must be a list of ${what} separated by "," or " "`);
+}
+
+function readCorsOrigins(value: string): { value: string[] } | string {
+  const origins = value
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
+  if (origins.length === 1 && origins[0] === '*') return { value: origins };
+  if (origins.length === 0) return 'must be "*" or a list of origins';
+  for (const origin of origins) {
+    if (!CORS_ORIGIN.test(origin)) {
+      return `"${origin}" is not "*" alone or an origin http(s)://host[:port], the host possibly starting with "*."`;
+    }
+  }
+  return { value: [...new Set(origins)] };
+}
 
 function parseRedirectStatus(key: 'permanentCode' | 'temporalCode'): Parser {
   return (value, into) => {
@@ -213,6 +280,30 @@ const PARSERS: Record<string, Parser> = {
     into.forwardedPrefix = value;
     return undefined;
   },
+  'enable-cors': parseBoolean((into, value) => (partsOf(into).corsEnabled = value)),
+  'cors-allow-origin': parseCorsOption('cors-allow-origin', 'allowOrigins', readCorsOrigins),
+  'cors-allow-methods': parseCorsOption(
+    'cors-allow-methods',
+    'allowMethods',
+    readWordList(CORS_METHODS, 'methods'),
+  ),
+  'cors-allow-headers': parseCorsOption(
+    'cors-allow-headers',
+    'allowHeaders',
+    readWordList(CORS_HEADERS, 'header names'),
+  ),
+  'cors-expose-headers': parseCorsOption(
+    'cors-expose-headers',
+    'exposeHeaders',
+    readWordList(CORS_EXPOSE_HEADERS, 'header names or "*"'),
+  ),
+  'cors-allow-credentials': parseCorsOption('cors-allow-credentials', 'allowCredentials', (value) => {
+    const lower = value.toLowerCase();
+    return lower === 'true' || lower === 'false' ? { value: lower === 'true' } : 'must be "true" or "false"';
+  }),
+  'cors-max-age': parseCorsOption('cors-max-age', 'maxAgeSeconds', (value) =>
+    /^[0-9]{1,9}$/.test(value) ? { value: Number(value) } : 'must be whole seconds from 0 to 999999999',
+  ),
   'upstream-vhost': (value, into) => {
     const reason = checkHostWithPort(value);
     if (reason !== undefined) return reason;
@@ -315,6 +406,7 @@ export function parseAnnotations(
     });
   }
   combineRedirects(into, withPrefix, problems);
+  combineCors(into, withPrefix, problems);
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
   return { annotations: into, problems };
 }
@@ -324,7 +416,7 @@ export function parseAnnotations(
  * permanent-redirect; a code without its URL does nothing. Both are reported as warnings.
  */
 function combineRedirects(into: IngressAnnotations, withPrefix: string, problems: AnnotationProblem[]): void {
-  const parts = REDIRECT_PARTS.get(into);
+  const parts = PENDING.get(into);
   if (parts === undefined) return;
   const warn = (name: string, message: string) =>
     problems.push({
@@ -344,5 +436,23 @@ function combineRedirects(into: IngressAnnotations, withPrefix: string, problems
   }
   if (parts.permanent === undefined && parts.permanentCode !== undefined) {
     warn('permanent-redirect-code', 'has no effect without permanent-redirect');
+  }
+}
+
+/** enable-cors "true" → the CORS policy from the cors-* options and the defaults; options alone do nothing. */
+function combineCors(into: IngressAnnotations, withPrefix: string, problems: AnnotationProblem[]): void {
+  const parts = PENDING.get(into);
+  if (parts === undefined) return;
+  const { names, values } = parts.corsOptions ?? { names: [], values: {} };
+  if (parts.corsEnabled === true) {
+    into.cors = { ...CORS_DEFAULTS, ...values };
+    return;
+  }
+  for (const name of names) {
+    problems.push({
+      field: `metadata.annotations[${JSON.stringify(`${withPrefix}${name}`)}]`,
+      message: `annotation "${name}" has no effect without enable-cors "true"`,
+      severity: 'warning',
+    });
   }
 }

@@ -267,6 +267,10 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
     '301, 302, 303, 307 or 308; other codes are refused where ingress-nginx falls back to 302',
   'app-root':
     "an Exact / route of the Ingress's hosts, so an older Ingress's own Exact / on the host wins over it",
+  'enable-cors':
+    'a preflight is answered after the HTTPS redirect and the source allow- and deny-lists; ingress-nginx answers it before them',
+  'cors-allow-origin':
+    '"*" cannot be mixed with origins (ingress-nginx turns it into a one-label pattern), and an origin must match from its start (ingress-nginx anchors only the end)',
   'proxy-connect-timeout': 'whole seconds from 1 to 3600',
   'proxy-read-timeout': 'whole seconds from 1 to 86400',
   'proxy-send-timeout': 'whole seconds from 1 to 86400',

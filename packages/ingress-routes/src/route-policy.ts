@@ -21,6 +21,9 @@ export function createRoutePolicy(annotations: IngressAnnotations): RoutePolicy 
   if (annotations.denySourceRanges !== undefined) policy.denySources = [...annotations.denySourceRanges];
   if (annotations.maxBodyBytes !== undefined) policy.maxBodyBytes = annotations.maxBodyBytes;
   if (annotations.upstreamHost !== undefined) policy.upstreamHost = annotations.upstreamHost;
+  if (annotations.cors !== undefined) {
+    policy.cors = { ...annotations.cors, allowOrigins: [...annotations.cors.allowOrigins] };
+  }
   if (annotations.forwardedPrefix !== undefined) {
     policy.requestHeaders = { set: [{ name: 'X-Forwarded-Prefix', value: annotations.forwardedPrefix }] };
   }

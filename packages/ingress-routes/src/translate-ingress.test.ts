@@ -835,6 +835,27 @@ describe('translateIngress', () => {
       expect(answer(table, 'b.example.com', '/')).toBe('Ingress/default/a/r1/app-root');
     });
 
+    it('gives every route the CORS policy of enable-cors', () => {
+      const route = onlyRoute(
+        translate(
+          ingress(
+            'a',
+            { 'a.example.com': [path('/', 'Prefix', 'app')] },
+            {
+              annotations: {
+                [`${A}enable-cors`]: 'true',
+                [`${A}cors-allow-origin`]: 'https://app.example.com',
+              },
+            },
+          ),
+        ),
+      );
+      expect(route.policy.cors).toMatchObject({
+        allowOrigins: ['https://app.example.com'],
+        maxAgeSeconds: 1728000,
+      });
+    });
+
     it('sends x-forwarded-prefix upstream as the X-Forwarded-Prefix header', () => {
       const route = onlyRoute(
         translate(

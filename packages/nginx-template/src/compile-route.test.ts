@@ -189,6 +189,49 @@ describe('compileRoute', () => {
     ]);
   });
 
+  it('compiles CORS origins into one anchored regex and the fixed headers, and refuses bad origins', () => {
+    const cors = {
+      allowOrigins: ['https://a.example.com', 'http://*.example.org:8080'],
+      allowMethods: 'GET, POST',
+      allowHeaders: 'Content-Type',
+      exposeHeaders: '',
+      allowCredentials: true,
+      maxAgeSeconds: 60,
+    };
+    const { entry } = compileRoute(createTestRoute('r', { action: forward, policy: { cors } }));
+    expect(entry.policy?.cors).toEqual({
+      origin: '^(?:https://a\\.example\\.com|http://[A-Za-z0-9-]+\\.example\\.org:8080)$',
+      headers: [
+        ['Access-Control-Allow-Credentials', 'true'],
+        ['Access-Control-Allow-Methods', 'GET, POST'],
+        ['Access-Control-Allow-Headers', 'Content-Type'],
+        ['Access-Control-Max-Age', '60'],
+      ],
+    });
+    const any = compileRoute(
+      createTestRoute('r', { action: forward, policy: { cors: { ...cors, allowOrigins: ['*'] } } }),
+    );
+    expect(any.entry.policy?.cors?.origin).toBeUndefined();
+    for (const allowOrigins of [
+      [],
+      ['*', 'https://a.example.com'],
+      ['https://a.example.com/path'],
+      ['https://(a|b).com'],
+    ]) {
+      const bad = compileRoute(
+        createTestRoute('r', { action: forward, policy: { cors: { ...cors, allowOrigins } } }),
+      );
+      expect(bad.entry.action).toEqual({ type: 'respond', status: 500 });
+    }
+    const split = compileRoute(
+      createTestRoute('r', {
+        action: forward,
+        policy: { cors: { ...cors, allowHeaders: 'a\r\nSet-Cookie: x' } },
+      }),
+    );
+    expect(split.entry.action).toEqual({ type: 'respond', status: 500 });
+  });
+
   it('compiles a denylist, and denies every client for an entry it cannot parse, and reports it', () => {
     const denied = compileRoute(
       createTestRoute('r', { action: forward, policy: { denySources: ['10.0.0.0/8', '::1'] } }),

@@ -6,7 +6,13 @@
  * precision (an unknown protocol, an invalid limit) falls back to the default; an allowlist entry
  * that cannot be parsed admits no one.
  */
-import { normalizePrefix, type HeaderModifier, type PathModifier, type Route } from '@ingresskit/route-model';
+import {
+  normalizePrefix,
+  type CorsPolicy,
+  type HeaderModifier,
+  type PathModifier,
+  type Route,
+} from '@ingresskit/route-model';
 import { parseCidr } from './cidr.js';
 import type {
   ActionEntry,
@@ -329,6 +335,58 @@ function compileTimeouts(route: Route, out: Collector): [number, number, number]
   return seconds.some((value) => value > 0) ? seconds : undefined;
 }
 
+// A CORS origin: scheme, a host whose first label may be `*`, an optional port.
+const CORS_ORIGIN = /^https?:\/\/(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::[0-9]{1,5})?$/;
+
+/** One origin → the regex that matches it (`*.` stands for one DNS label), anchored. */
+function originPattern(origin: string): string {
+  const wildcard = origin.includes('://*.');
+  const escaped = origin.replace('://*.', '://').replace(/[.]/g, '\\.');
+  return wildcard ? escaped.replace('://', '://[A-Za-z0-9-]+\\.') : escaped;
+}
+
+/**
+ * CorsPolicy → the origin regex and the fixed headers. A value that is not a valid header value,
+ * or an origin outside the grammar, makes the route answer 500: serving it without the CORS
+ * headers it asked for, or with others, would both be wrong.
+ */
+function compileCors(cors: CorsPolicy, out: Collector): PolicyEntry['cors'] {
+  const origins = Array.isArray(cors.allowOrigins) ? cors.allowOrigins : [];
+  const entry: NonNullable<PolicyEntry['cors']> = { headers: [] };
+  if (origins.length === 0)
+    return out.error('policy.cors.allowOrigins', 'must list at least one origin or "*"');
+  if (!(origins.length === 1 && origins[0] === '*')) {
+    const patterns: string[] = [];
+    for (const [index, origin] of origins.entries()) {
+      if (typeof origin !== 'string' || !CORS_ORIGIN.test(origin)) {
+        return out.error(
+          `policy.cors.allowOrigins[${index}]`,
+          'must be "*" alone or http(s)://host[:port], the host possibly starting with "*."',
+          origin,
+        );
+      }
+      patterns.push(originPattern(origin));
+    }
+    entry.origin = `^(?:${patterns.join('|')})$`;
+  }
+  const headers: [string, string | undefined][] = [
+    ['Access-Control-Allow-Credentials', cors.allowCredentials === true ? 'true' : undefined],
+    ['Access-Control-Allow-Methods', cors.allowMethods],
+    ['Access-Control-Allow-Headers', cors.allowHeaders],
+    ['Access-Control-Expose-Headers', cors.exposeHeaders === '' ? undefined : cors.exposeHeaders],
+    [
+      'Access-Control-Max-Age',
+      Number.isSafeInteger(cors.maxAgeSeconds) ? String(cors.maxAgeSeconds) : undefined,
+    ],
+  ];
+  for (const [name, value] of headers) {
+    if (value === undefined) continue;
+    if (!isHeaderValue(value)) return out.error(`policy.cors`, `${name} holds control characters`, value);
+    entry.headers.push([name, value]);
+  }
+  return entry;
+}
+
 function compilePolicy(route: Route, out: Collector): PolicyEntry {
   const policy = route.policy ?? {};
   const entry: PolicyEntry = {};
@@ -405,6 +463,10 @@ function compilePolicy(route: Route, out: Collector): PolicyEntry {
   if (policy.responseHeaders !== undefined) {
     const headers = compileHeaders(policy.responseHeaders, 'policy.responseHeaders', out);
     if (headers !== undefined) entry.response = headers;
+  }
+  if (policy.cors !== undefined) {
+    const cors = compileCors(policy.cors, out);
+    if (cors !== undefined) entry.cors = cors;
   }
   if (policy.timeouts !== undefined) {
     const timeouts = compileTimeouts(route, out);

@@ -80,6 +80,11 @@ export interface PolicyEntry {
   https?: { status: number; tlsOnly?: true };
   /** Allowed client networks as `[hex bytes, prefix length]`; present and empty: nobody. */
   allow?: [string, number][];
+  /**
+   * CORS: `origin`, a case-insensitive regex an allowed Origin matches (absent: every request,
+   * with Access-Control-Allow-Origin `*`), and the other CORS headers to send.
+   */
+  cors?: { origin?: string; headers: [string, string][] };
   /** Denied client networks, the same form; checked before `allow`. */
   deny?: [string, number][];
   maxBody?: number;

@@ -34,6 +34,17 @@ let ports: { http: number; https: number };
 let plane: DataPlane;
 let table: RouteTable;
 
+/** ingress-nginx's CORS defaults. */
+const CORS_ANY = {
+  allowOrigins: ['*'],
+  allowMethods: 'GET, PUT, POST, DELETE, PATCH, OPTIONS',
+  allowHeaders:
+    'DNT,X-CustomHeader,Keep-Alive,User-Agent,X-Requested-With,If-Modified-Since,Cache-Control,Content-Type,Authorization',
+  exposeHeaders: '',
+  allowCredentials: true,
+  maxAgeSeconds: 1728000,
+};
+
 function forward(backend: string): Route['action'] {
   return { type: 'forward', backends: [{ backend, weight: 1 }] };
 }
@@ -132,6 +143,17 @@ function createTable(): RouteTable {
           policy: { allowSources: ['10.0.0.0/8', '::1/128', '127.0.0.2/32'] },
         }),
         route('p-deny-bad', '/deny-bad', forward('a'), { policy: { allowSources: ['127.0.0.1/33', 'all'] } }),
+        route('p-cors-any', '/cors-any', forward('a'), { policy: { cors: CORS_ANY } }),
+        route('p-cors-list', '/cors-list', forward('a'), {
+          policy: {
+            cors: {
+              ...CORS_ANY,
+              allowOrigins: ['https://app.example.com', 'https://*.example.org:8443'],
+              allowCredentials: false,
+              exposeHeaders: 'X-Total',
+            },
+          },
+        }),
         route('p-denylist', '/denylist', forward('a'), {
           policy: { denySources: ['10.0.0.0/8', '127.0.0.0/24'] },
         }),
@@ -436,6 +458,53 @@ describe('the nginx data plane', () => {
     expect(await answer('policy.example.com', '/allow')).toBe('a');
     expect((await send('policy.example.com', '/deny')).status).toBe(403);
     expect((await send('policy.example.com', '/deny-bad')).status).toBe(403);
+  });
+
+  it('answers CORS preflights with 204 and adds CORS headers to responses of allowed origins', async () => {
+    const preflight = await send('policy.example.com', '/cors-any/x', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://anywhere.example.net' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers).toMatchObject({
+      'access-control-allow-origin': '*',
+      'access-control-allow-credentials': 'true',
+      'access-control-allow-methods': CORS_ANY.allowMethods,
+      'access-control-allow-headers': CORS_ANY.allowHeaders,
+      'access-control-max-age': '1728000',
+    });
+    expect(preflight.headers['access-control-expose-headers']).toBeUndefined();
+    const simple = await send('policy.example.com', '/cors-any/x');
+    expect(echoOf(simple)?.url).toBe('/cors-any/x');
+    expect(simple.headers['access-control-allow-origin']).toBe('*');
+
+    const allowed = await send('policy.example.com', '/cors-list', {
+      headers: { origin: 'https://API.example.org:8443' },
+    });
+    expect(echoOf(allowed)).toBeDefined();
+    expect(allowed.headers).toMatchObject({
+      'access-control-allow-origin': 'https://API.example.org:8443',
+      'access-control-expose-headers': 'X-Total',
+    });
+    expect(allowed.headers['access-control-allow-credentials']).toBeUndefined();
+    const listedPreflight = await send('policy.example.com', '/cors-list', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example.com' },
+    });
+    expect(listedPreflight.status).toBe(204);
+    expect(listedPreflight.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    for (const origin of [
+      'https://evil.example.com',
+      'https://a.b.example.org:8443',
+      'https://app.example.com.evil.net',
+    ]) {
+      const other = await send('policy.example.com', '/cors-list', {
+        method: 'OPTIONS',
+        headers: { origin },
+      });
+      expect(echoOf(other)?.method).toBe('OPTIONS');
+      expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    }
   });
 
   it('enforces source denylists before allowlists and denies everyone for an entry it cannot parse', async () => {

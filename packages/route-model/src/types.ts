@@ -157,6 +157,30 @@ export interface RouteTimeouts {
   backendRequestMs?: number;
 }
 
+/**
+ * Cross-origin resource sharing as ingress-nginx's enable-cors serves it: a request whose Origin is
+ * allowed gets the CORS headers on its response, whatever the response; an allowed request with
+ * method OPTIONS is a preflight and is answered 204 with them, without reaching the action.
+ */
+export interface CorsPolicy {
+  /**
+   * `['*']`: every request counts as allowed, Origin or not, and gets Access-Control-Allow-Origin
+   * `*`. Otherwise origins `http(s)://host[:port]`, the host possibly starting with `*.` (one
+   * label), compared case-insensitively; an allowed Origin is echoed.
+   */
+  allowOrigins: string[];
+  /** Access-Control-Allow-Methods, as sent (e.g. `GET, PUT, POST`). */
+  allowMethods: string;
+  /** Access-Control-Allow-Headers, as sent. */
+  allowHeaders: string;
+  /** Access-Control-Expose-Headers, as sent; empty: not sent. */
+  exposeHeaders: string;
+  /** Whether Access-Control-Allow-Credentials: true is sent. */
+  allowCredentials: boolean;
+  /** Access-Control-Max-Age in seconds. */
+  maxAgeSeconds: number;
+}
+
 /** How a matched request is treated besides where it goes. Every field is optional. */
 export interface RoutePolicy {
   /**
@@ -180,6 +204,8 @@ export interface RoutePolicy {
   upstreamHost?: string;
   requestHeaders?: HeaderModifier;
   responseHeaders?: HeaderModifier;
+  /** CORS headers and preflight answers; see {@link CorsPolicy}. */
+  cors?: CorsPolicy;
   timeouts?: RouteTimeouts;
   /** HTTP by default. */
   backendProtocol?: BackendProtocol;

@@ -294,6 +294,27 @@ local function is_in_networks(networks, unknown)
   return false
 end
 
+-- The Access-Control-Allow-Origin a request gets under a CORS policy, or nil when its Origin is
+-- not allowed: "*" for a policy allowing every origin (ingress-nginx sends it to every request).
+local function cors_origin(cors)
+  if cors.origin == nil then return "*" end
+  local origin = ngx_var.http_origin
+  if origin ~= nil and re_find(origin, cors.origin, "joi") then return origin end
+  return nil
+end
+
+local function apply_cors_headers(cors)
+  local origin = cors_origin(cors)
+  if origin == nil then return false end
+  ngx_header["Access-Control-Allow-Origin"] = origin
+  local headers = cors.headers
+  for index = 1, #headers do
+    local pair = headers[index]
+    ngx_header[pair[1]] = pair[2]
+  end
+  return true
+end
+
 local function apply_response_headers(modifier)
   if modifier.remove then
     for _, name in ipairs(modifier.remove) do ngx_header[name] = nil end
@@ -384,6 +405,7 @@ local function redirect(route, action)
   local location = scheme .. "://" .. hostname .. (port and (":" .. port) or "") .. target
   local policy = route.policy
   if policy and policy.response then apply_response_headers(policy.response) end
+  if policy and policy.cors then apply_cors_headers(policy.cors) end
   return ngx.redirect(location, action.status)
 end
 
@@ -394,6 +416,7 @@ local function respond(route, action)
   ngx_header["Content-Type"] = "text/plain; charset=utf-8"
   ngx_header["Content-Length"] = #body
   if policy and policy.response then apply_response_headers(policy.response) end
+  if policy and policy.cors then apply_cors_headers(policy.cors) end
   if body ~= "" then ngx.print(body) else ngx.send_headers() end
   return ngx_exit(ngx.HTTP_OK)
 end
@@ -472,6 +495,14 @@ function _M.route()
     -- ingress-nginx's deny lines come before its allow lines; both answer 403.
     if route.deny and is_in_networks(route.deny, true) then return ngx_exit(403) end
     if route.allow and not is_in_networks(route.allow, false) then return ngx_exit(403) end
+    -- A CORS preflight from an allowed origin is answered here (ingress-nginx: `return 204`).
+    if policy.cors and req.get_method() == "OPTIONS" and apply_cors_headers(policy.cors) then
+      ngx.status = 204
+      ngx_header["Content-Type"] = "text/plain charset=UTF-8"
+      ngx_header["Content-Length"] = 0
+      ngx.send_headers()
+      return ngx_exit(ngx.HTTP_OK)
+    end
   end
   -- location / already refused a Content-Length over the largest limit of all profiles, and
   -- reads other bodies under it: only a route that allows less has to look at the body.
@@ -497,6 +528,7 @@ function _M.filter_response_headers()
   local route = routes_by_id[ngx_var.ingresskit_route]
   local policy = route and route.policy
   if policy and policy.response then apply_response_headers(policy.response) end
+  if policy and policy.cors then apply_cors_headers(policy.cors) end
 end
 
 return _M

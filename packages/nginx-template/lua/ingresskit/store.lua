@@ -141,7 +141,7 @@ local function prepare_route(route)
     route.location_filtered = names[2]
     route.location_external = names[3]
     route.location_external_filtered = names[4]
-    route.filters_response = policy ~= nil and policy.response ~= nil
+    route.filters_response = policy ~= nil and (policy.response ~= nil or policy.cors ~= nil)
   end
 end
 

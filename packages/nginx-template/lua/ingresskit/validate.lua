@@ -221,6 +221,20 @@ local function check_policy(policy, report)
       return report.fail("policy.https must be { status, tlsOnly? }")
     end
   end
+  if policy.cors ~= nil then
+    local cors = policy.cors
+    if not is_object(cors) or not is_array(cors.headers) then return report.fail("policy.cors must be { origin?, headers }") end
+    if cors.origin ~= nil then
+      if not is_string(cors.origin) then return report.fail("policy.cors.origin must be a regex") end
+      local _, _, err = ngx_re.find("", cors.origin, "joi")
+      if err then return report.fail("policy.cors.origin does not compile: " .. err) end
+    end
+    for _, pair in ipairs(cors.headers) do
+      if not is_array(pair) or not is_token(pair[1]) or not is_field_value(pair[2]) then
+        return report.fail("policy.cors.headers holds an invalid header")
+      end
+    end
+  end
   for _, name in ipairs(NETWORK_LISTS) do
     local list = policy[name]
     if list ~= nil then
