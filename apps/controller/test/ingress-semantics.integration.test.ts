@@ -308,6 +308,16 @@ beforeAll(async () => {
       },
     ),
     ingress(
+      'www',
+      { 'bare.example.net': [['/', 'Prefix', 'a']] },
+      { annotations: { [`${A}from-to-www-redirect`]: 'true' } },
+    ),
+    ingress(
+      'aliased',
+      { 'aliased.example.com': [['/', 'Prefix', 'b']] },
+      { annotations: { [`${A}server-alias`]: 'other-name.example.com' } },
+    ),
+    ingress(
       'limited',
       { 'limited.example.com': [['/', 'Prefix', 'a']] },
       { annotations: { [`${A}limit-rps`]: '5' } },
@@ -484,6 +494,19 @@ describe('Ingress semantics through the controller and nginx', () => {
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
     const simple = await sendWithOrigin('cors-list.example.com', 'GET', 'https://app.example.com');
     expect(simple.headers['access-control-allow-origin']).toBe('https://app.example.com');
+  });
+
+  it('redirects the www. name to the host with from-to-www-redirect', async () => {
+    expect(await get('www.bare.example.net', '/a/b?c=1')).toMatchObject({
+      status: 308,
+      location: `http://bare.example.net:${controller.config.httpPort}/a/b?c=1`,
+    });
+    expect(await backendOf('bare.example.net', '/a')).toBe('a');
+  });
+
+  it('serves a server-alias like its host', async () => {
+    expect(await backendOf('other-name.example.com', '/z')).toBe('b');
+    expect(await backendOf('aliased.example.com', '/z')).toBe('b');
   });
 
   it('keeps an Ingress with limit-rps, which it cannot enforce, closed', async () => {

@@ -235,6 +235,29 @@ describe('parseAnnotations', () => {
     expect(result.problems).toEqual([expect.objectContaining({ severity: 'error' })]);
   });
 
+  it('parses server-alias into unique host names and from-to-www-redirect', () => {
+    expect(
+      parse('server-alias', ' a.example.com,*.b.example.com , a.example.com').annotations?.serverAliases,
+    ).toEqual(['a.example.com', '*.b.example.com']);
+    expect(parse('from-to-www-redirect', 'true').annotations?.fromToWwwRedirect).toBe(true);
+  });
+
+  it.each([
+    ['server-alias', ','],
+    ['server-alias', 'a.example.com b.example.com'],
+    ['server-alias', 'A.example.com'],
+    ['server-alias', 'a.example.com;'],
+    ['server-alias', '10.0.0.1'],
+    ['server-alias', Array.from({ length: 65 }, (_, index) => `h${index}.example.com`).join(',')],
+    ['from-to-www-redirect', 'yes'],
+  ])('refuses %s: %j', (name, value) => {
+    const result = parse(name, value);
+    expect(result.annotations).toBeUndefined();
+    expect(result.problems).toEqual([
+      expect.objectContaining({ field: `metadata.annotations["${P}${name}"]`, severity: 'error' }),
+    ]);
+  });
+
   it('parses app-root and x-forwarded-prefix', () => {
     expect(parse('app-root', '/app1').annotations?.appRoot).toEqual({ path: '/app1', query: '' });
     expect(parse('app-root', '/app?tab=1').annotations?.appRoot).toEqual({ path: '/app', query: 'tab=1' });

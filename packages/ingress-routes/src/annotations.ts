@@ -6,7 +6,7 @@
  */
 import { compareText, type BackendProtocol, type CorsPolicy } from '@ingresskit/route-model';
 
-import { checkHostWithPort, checkLiteralPath, MAX_PATH_LENGTH, parseCidr } from './grammar.js';
+import { checkHost, checkHostWithPort, checkLiteralPath, MAX_PATH_LENGTH, parseCidr } from './grammar.js';
 import { refusalOf } from './ingress-nginx-annotations.js';
 import { parseRedirectPath, parseRedirectUrl, type RedirectTarget } from './redirect-target.js';
 
@@ -45,6 +45,10 @@ export interface IngressAnnotations {
   appRoot?: RedirectTarget;
   /** x-forwarded-prefix: the X-Forwarded-Prefix header sent upstream. */
   forwardedPrefix?: string;
+  /** from-to-www-redirect: `www.` + host (or host without `www.`) redirects to the host. */
+  fromToWwwRedirect?: boolean;
+  /** server-alias: more hostnames for the Ingress's first host, lower case, unique. */
+  serverAliases?: string[];
   /** enable-cors "true" with the cors-* options, ingress-nginx's defaults for the unset ones. */
   cors?: CorsPolicy;
 }
@@ -68,6 +72,8 @@ export interface AnnotationParseResult {
 
 /** Longest annotation value read; longer ones are refused before any parsing. */
 const MAX_VALUE_LENGTH = 4096;
+/** Most hostnames one server-alias may add. */
+const MAX_SERVER_ALIASES = 64;
 /** Most CIDRs one allowlist may hold. */
 const MAX_SOURCE_RANGES = 256;
 
@@ -278,6 +284,21 @@ const PARSERS: Record<string, Parser> = {
     const reason = checkLiteralPath(value);
     if (reason !== undefined) return reason;
     into.forwardedPrefix = value;
+    return undefined;
+  },
+  'from-to-www-redirect': parseBoolean((into, value) => (into.fromToWwwRedirect = value)),
+  'server-alias': (value, into) => {
+    const aliases = value
+      .split(',')
+      .map((alias) => alias.trim())
+      .filter((alias) => alias !== '');
+    if (aliases.length === 0) return 'must list at least one host name';
+    if (aliases.length > MAX_SERVER_ALIASES) return `must list at most ${MAX_SERVER_ALIASES} host names`;
+    for (const alias of aliases) {
+      const reason = checkHost(alias);
+      if (reason !== undefined) return `"${alias}" ${reason}`;
+    }
+    into.serverAliases = [...new Set(aliases)];
     return undefined;
   },
   'enable-cors': parseBoolean((into, value) => (partsOf(into).corsEnabled = value)),

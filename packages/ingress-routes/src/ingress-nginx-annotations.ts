@@ -271,6 +271,10 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
     'a preflight is answered after the HTTPS redirect and the source allow- and deny-lists; ingress-nginx answers it before them',
   'cors-allow-origin':
     '"*" cannot be mixed with origins (ingress-nginx turns it into a one-label pattern), and an origin must match from its start (ingress-nginx anchors only the end)',
+  'from-to-www-redirect':
+    "the redirect keeps a trailing slash and the port the request came in on (ingress-nginx drops the slash and names the HTTPS port); it is the other name's fallback, so an Ingress naming that host serves its own paths there rather than disabling the redirect; HTTPS on the other name needs a certificate bound to it",
+  'server-alias':
+    'an alias another Ingress names as a host is merged with it (paths conflicting with the other Ingress go to the older one) instead of being ignored; HTTPS on an alias needs spec.tls to name it',
   'proxy-connect-timeout': 'whole seconds from 1 to 3600',
   'proxy-read-timeout': 'whole seconds from 1 to 86400',
   'proxy-send-timeout': 'whole seconds from 1 to 86400',

@@ -856,6 +856,59 @@ describe('translateIngress', () => {
       });
     });
 
+    it('serves the routes of the first host under each server-alias, as copies with their own ids', () => {
+      const result = translate(
+        ingress(
+          'a',
+          { 'a.example.com': [path('/x', 'Prefix', 'app')], 'b.example.com': [path('/y', 'Prefix', 'app')] },
+          { annotations: { [`${A}server-alias`]: 'alias.example.com, b.example.com' } },
+        ),
+      );
+      expect(routesOf(result, 'alias.example.com')).toEqual(['PathPrefix /x -> default/app:80']);
+      expect(routesOf(result, 'b.example.com')).toEqual(['PathPrefix /y -> default/app:80']);
+      const alias = hostOf(result, 'alias.example.com').routes[0]!;
+      expect(alias.id).toBe('Ingress/default/a/r0/p0/alias/alias.example.com');
+      expect(alias.policy).not.toBe(hostOf(result, 'a.example.com').routes[0]!.policy);
+      const table = assemble([result]);
+      expect(answer(table, 'alias.example.com', '/x/1')).toBe(
+        'Ingress/default/a/r0/p0/alias/alias.example.com',
+      );
+    });
+
+    it('redirects the www. or bare counterpart of each host with 308 when the Ingress does not name it', () => {
+      const result = translate(
+        ingress(
+          'a',
+          {
+            'example.com': [path('/', 'Prefix', 'app')],
+            'www.shop.example.com': [path('/', 'Prefix', 'app')],
+            'api.example.com': [path('/', 'Prefix', 'app')],
+            'www.api.example.com': [path('/', 'Prefix', 'app')],
+            '*.wild.example.com': [path('/', 'Prefix', 'app')],
+          },
+          { annotations: { [`${A}from-to-www-redirect`]: 'true' } },
+        ),
+      );
+      const hostnames = result.contribution?.hosts.map((host) => host.hostname);
+      expect(hostnames).toEqual([
+        '*.wild.example.com',
+        'api.example.com',
+        'example.com',
+        'shop.example.com',
+        'www.api.example.com',
+        'www.example.com',
+        'www.shop.example.com',
+      ]);
+      expect(hostOf(result, 'www.example.com').fallback).toMatchObject({
+        action: { type: 'redirect', redirect: { hostname: 'example.com', statusCode: 308 } },
+        origin: { field: `metadata.annotations["${A}from-to-www-redirect"]` },
+      });
+      expect(hostOf(result, 'shop.example.com').fallback).toMatchObject({
+        action: { type: 'redirect', redirect: { hostname: 'www.shop.example.com' } },
+      });
+      expect(hostOf(result, 'www.api.example.com').routes).toHaveLength(1);
+    });
+
     it('sends x-forwarded-prefix upstream as the X-Forwarded-Prefix header', () => {
       const route = onlyRoute(
         translate(
