@@ -318,6 +318,11 @@ beforeAll(async () => {
       { annotations: { [`${A}server-alias`]: 'other-name.example.com' } },
     ),
     ingress(
+      'keep-slash',
+      { 'keepslash.example.com': [['/', 'Prefix', 'a']] },
+      { annotations: { [`${A}force-ssl-redirect`]: 'true', [`${A}preserve-trailing-slash`]: 'true' } },
+    ),
+    ingress(
       'limited',
       { 'limited.example.com': [['/', 'Prefix', 'a']] },
       { annotations: { [`${A}limit-rps`]: '5' } },
@@ -384,6 +389,16 @@ describe('Ingress semantics through the controller and nginx', () => {
     const secure = await get('secure.example.com', '/', true);
     expect(secure.echo).toMatchObject({ backend: 'a', forwardedProto: 'https' });
     expect((await get('x.wild.example.com', '/', true)).echo?.backend).toBe('b');
+  });
+
+  it('drops a trailing slash in the HTTPS redirect as ingress-nginx does, unless preserve-trailing-slash', async () => {
+    expect((await get('secure.example.com', '/a/')).location).toBe(
+      `https://secure.example.com:${controller.config.httpsPort}/a`,
+    );
+    expect(await get('keepslash.example.com', '/a/')).toMatchObject({
+      status: 308,
+      location: `https://keepslash.example.com:${controller.config.httpsPort}/a/`,
+    });
   });
 
   it('redirects plain HTTP to HTTPS on TLS hosts, unless ssl-redirect is false', async () => {

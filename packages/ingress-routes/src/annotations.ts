@@ -45,6 +45,8 @@ export interface IngressAnnotations {
   appRoot?: RedirectTarget;
   /** x-forwarded-prefix: the X-Forwarded-Prefix header sent upstream. */
   forwardedPrefix?: string;
+  /** preserve-trailing-slash: the HTTPS redirect keeps a trailing `/` (ingress-nginx drops it). */
+  preserveTrailingSlash?: boolean;
   /** from-to-www-redirect: `www.` + host (or host without `www.`) redirects to the host. */
   fromToWwwRedirect?: boolean;
   /** server-alias: more hostnames for the Ingress's first host, lower case, unique. */
@@ -286,6 +288,7 @@ const PARSERS: Record<string, Parser> = {
     into.forwardedPrefix = value;
     return undefined;
   },
+  'preserve-trailing-slash': parseBoolean((into, value) => (into.preserveTrailingSlash = value)),
   'from-to-www-redirect': parseBoolean((into, value) => (into.fromToWwwRedirect = value)),
   'server-alias': (value, into) => {
     const aliases = value

@@ -13,9 +13,12 @@ export function createRoutePolicy(annotations: IngressAnnotations): RoutePolicy 
   const policy: RoutePolicy = {};
   // ingress-nginx answers permanent/temporal-redirect with nginx's `return`, which runs before its
   // HTTPS redirect: a redirecting Ingress never redirects to HTTPS first.
-  if (annotations.redirect === undefined) {
-    if (annotations.forceSslRedirect) policy.redirectToHttps = { statusCode: 308 };
-    else if (annotations.sslRedirect) policy.redirectToHttps = { statusCode: 308, onlyIfHostHasTls: true };
+  if (annotations.redirect === undefined && (annotations.forceSslRedirect || annotations.sslRedirect)) {
+    const redirect: NonNullable<RoutePolicy['redirectToHttps']> = { statusCode: 308 };
+    if (!annotations.forceSslRedirect) redirect.onlyIfHostHasTls = true;
+    // ingress-nginx drops a trailing `/` of the request URI unless preserve-trailing-slash is set.
+    if (annotations.preserveTrailingSlash !== true) redirect.stripTrailingSlash = true;
+    policy.redirectToHttps = redirect;
   }
   if (annotations.allowSourceRanges.length > 0) policy.allowSources = [...annotations.allowSourceRanges];
   if (annotations.denySourceRanges !== undefined) policy.denySources = [...annotations.denySourceRanges];

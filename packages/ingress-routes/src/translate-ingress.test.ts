@@ -522,7 +522,11 @@ describe('translateIngress', () => {
           { annotations: { [`${A}ssl-redirect`]: 'false' } },
         ),
       );
-      expect(onlyRoute(on).policy.redirectToHttps).toEqual({ statusCode: 308, onlyIfHostHasTls: true });
+      expect(onlyRoute(on).policy.redirectToHttps).toEqual({
+        statusCode: 308,
+        onlyIfHostHasTls: true,
+        stripTrailingSlash: true,
+      });
       expect(onlyRoute(off).policy.redirectToHttps).toBeUndefined();
     });
 
@@ -534,7 +538,7 @@ describe('translateIngress', () => {
           { annotations: { [`${A}force-ssl-redirect`]: 'true', [`${A}ssl-redirect`]: 'false' } },
         ),
       );
-      expect(onlyRoute(forced).policy.redirectToHttps).toEqual({ statusCode: 308 });
+      expect(onlyRoute(forced).policy.redirectToHttps).toEqual({ statusCode: 308, stripTrailingSlash: true });
     });
 
     it.each([
@@ -909,6 +913,19 @@ describe('translateIngress', () => {
       expect(hostOf(result, 'www.api.example.com').routes).toHaveLength(1);
     });
 
+    it('keeps the trailing slash in the HTTPS redirect with preserve-trailing-slash', () => {
+      const route = onlyRoute(
+        translate(
+          ingress(
+            'a',
+            { 'a.example.com': [path('/', 'Prefix', 'app')] },
+            { annotations: { [`${A}preserve-trailing-slash`]: 'true', [`${A}force-ssl-redirect`]: 'true' } },
+          ),
+        ),
+      );
+      expect(route.policy.redirectToHttps).toEqual({ statusCode: 308 });
+    });
+
     it('sends x-forwarded-prefix upstream as the X-Forwarded-Prefix header', () => {
       const route = onlyRoute(
         translate(
@@ -1036,7 +1053,7 @@ describe('translateIngress', () => {
         ),
       );
       const expected = {
-        redirectToHttps: { statusCode: 308, onlyIfHostHasTls: true },
+        redirectToHttps: { statusCode: 308, onlyIfHostHasTls: true, stripTrailingSlash: true },
         allowSources: ['10.0.0.0/8', '192.168.1.1'],
         maxBodyBytes: 8 * 1024 * 1024,
         upstreamHost: 'internal.example.com:8080',
@@ -1071,7 +1088,9 @@ describe('translateIngress', () => {
           ),
         ),
       );
-      expect(route.policy).toEqual({ redirectToHttps: { statusCode: 308, onlyIfHostHasTls: true } });
+      expect(route.policy).toEqual({
+        redirectToHttps: { statusCode: 308, onlyIfHostHasTls: true, stripTrailingSlash: true },
+      });
     });
 
     it('leaves out the whole Ingress with an invalid annotation and names the annotation and value', () => {

@@ -232,6 +232,16 @@ describe('compileRoute', () => {
     expect(split.entry.action).toEqual({ type: 'respond', status: 500 });
   });
 
+  it('compiles the trailing-slash stripping of an HTTPS redirect', () => {
+    const { entry } = compileRoute(
+      createTestRoute('r', {
+        action: forward,
+        policy: { redirectToHttps: { statusCode: 301, stripTrailingSlash: true } },
+      }),
+    );
+    expect(entry.policy?.https).toEqual({ status: 301, strip: true });
+  });
+
   it('compiles a denylist, and denies every client for an entry it cannot parse, and reports it', () => {
     const denied = compileRoute(
       createTestRoute('r', { action: forward, policy: { denySources: ['10.0.0.0/8', '::1'] } }),

@@ -391,7 +391,7 @@ function compilePolicy(route: Route, out: Collector): PolicyEntry {
   const policy = route.policy ?? {};
   const entry: PolicyEntry = {};
   if (policy.redirectToHttps !== undefined) {
-    const { statusCode, onlyIfHostHasTls } = policy.redirectToHttps;
+    const { statusCode, onlyIfHostHasTls, stripTrailingSlash } = policy.redirectToHttps;
     if (!HTTPS_REDIRECT_STATUS.includes(statusCode)) {
       out.error(
         'policy.redirectToHttps.statusCode',
@@ -399,8 +399,9 @@ function compilePolicy(route: Route, out: Collector): PolicyEntry {
         statusCode,
       );
     } else {
-      entry.https =
-        onlyIfHostHasTls === true ? { status: statusCode, tlsOnly: true } : { status: statusCode };
+      entry.https = { status: statusCode };
+      if (onlyIfHostHasTls === true) entry.https.tlsOnly = true;
+      if (stripTrailingSlash === true) entry.https.strip = true;
     }
   }
   if (policy.allowSources !== undefined) {

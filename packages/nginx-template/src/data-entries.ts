@@ -77,7 +77,7 @@ export type ActionEntry =
 
 /** A route's policy; every field optional, absent when the route has none. */
 export interface PolicyEntry {
-  https?: { status: number; tlsOnly?: true };
+  https?: { status: number; tlsOnly?: true; strip?: true };
   /** Allowed client networks as `[hex bytes, prefix length]`; present and empty: nobody. */
   allow?: [string, number][];
   /**

@@ -133,6 +133,9 @@ function createTable(): RouteTable {
       host('*', [route('r-catch-all', '/', { type: 'respond', statusCode: 200, body: 'catch-all' })]),
       host('policy.example.com', [
         route('p-https', '/https', forward('a'), { policy: { redirectToHttps: { statusCode: 308 } } }),
+        route('p-https-strip', '/strip-slash', forward('a'), {
+          policy: { redirectToHttps: { statusCode: 308, stripTrailingSlash: true } },
+        }),
         route('p-https-tls-only', '/https-if-tls', forward('a'), {
           policy: { redirectToHttps: { statusCode: 301, onlyIfHostHasTls: true } },
         }),
@@ -449,6 +452,13 @@ describe('the nginx data plane', () => {
     expect(redirect.headers.location).toBe(`https://policy.example.com:${ports.https}/https/a?b=1`);
     expect((await send('policy.example.com', '/https', { tls: true })).status).toBe(200);
     expect(await answer('policy.example.com', '/https-if-tls')).toBe('a');
+    const stripped = await send('policy.example.com', '/strip-slash/a/');
+    expect(stripped.headers.location).toBe(`https://policy.example.com:${ports.https}/strip-slash/a`);
+    const withQuery = await send('policy.example.com', '/strip-slash/a/?q=/');
+    expect(withQuery.headers.location).toBe(`https://policy.example.com:${ports.https}/strip-slash/a/?q=`);
+    expect((await send('policy.example.com', '/https/a/')).headers.location).toBe(
+      `https://policy.example.com:${ports.https}/https/a/`,
+    );
     const tlsHost = await send('tls.example.com', '/x');
     expect(tlsHost.status).toBe(301);
     expect(tlsHost.headers.location).toBe(`https://tls.example.com:${ports.https}/x`);

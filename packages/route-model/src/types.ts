@@ -186,9 +186,15 @@ export interface RoutePolicy {
   /**
    * On a plain-HTTP listener, answer with a redirect to the same URL on the HTTPS listener instead
    * of applying the action (ingress-nginx ssl-redirect). With `onlyIfHostHasTls`, only when the
-   * table has a TLS binding for exactly the virtual host's hostname.
+   * table has a TLS binding for exactly the virtual host's hostname. With `stripTrailingSlash`, a
+   * request URI (path and query as sent) ending in `/` loses that `/` in the Location, as
+   * ingress-nginx does unless preserve-trailing-slash is set.
    */
-  redirectToHttps?: { statusCode: 301 | 302 | 307 | 308; onlyIfHostHasTls?: boolean };
+  redirectToHttps?: {
+    statusCode: 301 | 302 | 307 | 308;
+    onlyIfHostHasTls?: boolean;
+    stripTrailingSlash?: boolean;
+  };
   /** Only clients whose address is in one of these CIDRs are served; others get 403. */
   allowSources?: string[];
   /**

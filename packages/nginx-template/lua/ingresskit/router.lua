@@ -490,7 +490,9 @@ function _M.route()
     local https = policy.https
     if https and not is_tls_listener() and (not https.tlsOnly or tls[vhost] ~= nil) then
       local port = conf.https_port
-      return ngx.redirect("https://" .. host .. (port ~= 443 and (":" .. port) or "") .. ngx_var.request_uri, https.status)
+      local request_uri = ngx_var.request_uri
+      if https.strip and str_byte(request_uri, -1) == 47 then request_uri = str_sub(request_uri, 1, -2) end
+      return ngx.redirect("https://" .. host .. (port ~= 443 and (":" .. port) or "") .. request_uri, https.status)
     end
     -- ingress-nginx's deny lines come before its allow lines; both answer 403.
     if route.deny and is_in_networks(route.deny, true) then return ngx_exit(403) end

@@ -217,8 +217,9 @@ local function check_policy(policy, report)
   if not is_object(policy) then return report.fail("policy must be an object") end
   if policy.https ~= nil then
     if not is_object(policy.https) or not HTTPS_REDIRECT_STATUSES[policy.https.status]
-      or (policy.https.tlsOnly ~= nil and policy.https.tlsOnly ~= true) then
-      return report.fail("policy.https must be { status, tlsOnly? }")
+      or (policy.https.tlsOnly ~= nil and policy.https.tlsOnly ~= true)
+      or (policy.https.strip ~= nil and policy.https.strip ~= true) then
+      return report.fail("policy.https must be { status, tlsOnly?, strip? }")
     end
   end
   if policy.cors ~= nil then
