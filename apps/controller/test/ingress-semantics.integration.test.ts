@@ -6,7 +6,7 @@
  * Prefix), and a TLS name without a certificate gets the default certificate instead of a refused
  * handshake.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../src/controller.js';
@@ -27,6 +27,7 @@ interface Echo {
   url: string;
   host: string;
   forwardedProto?: string;
+  forwardedPrefix?: string;
 }
 
 interface EchoBackend {
@@ -41,6 +42,8 @@ async function startEcho(name: string, address = '127.0.0.1'): Promise<EchoBacke
     const echo: Echo = { backend: name, url: request.url ?? '', host: request.headers.host ?? '' };
     const proto = request.headers['x-forwarded-proto'];
     if (typeof proto === 'string') echo.forwardedProto = proto;
+    const prefix = request.headers['x-forwarded-prefix'];
+    if (typeof prefix === 'string') echo.forwardedPrefix = prefix;
     response.setHeader('content-type', 'application/json');
     response.end(JSON.stringify(echo));
   });
@@ -125,6 +128,38 @@ async function get(
   return result;
 }
 
+/** A plain-HTTP request with a method and an Origin, for CORS; the status, headers and whether a backend answered. */
+function sendWithOrigin(
+  host: string,
+  method: string,
+  origin: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders; echoed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      {
+        host: '127.0.0.1',
+        port: controller.config.httpPort,
+        path: '/x',
+        method,
+        headers: { host, origin, connection: 'close' },
+        agent: false,
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            echoed: response.headers['content-type'] === 'application/json',
+          }),
+        );
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
+}
+
 async function backendOf(host: string, path = '/'): Promise<string> {
   const response = await get(host, path);
   return response.echo?.backend ?? `status ${response.status}`;
@@ -203,6 +238,95 @@ beforeAll(async () => {
       { 'vhost.example.com': [['/', 'Prefix', 'a']] },
       { annotations: { [`${A}upstream-vhost`]: 'internal.example.com' } },
     ),
+    tlsSecretManifest('moved-tls', 'moved.example.com'),
+    ingress(
+      'moved',
+      { 'moved.example.com': [['/', 'Prefix', 'a']] },
+      {
+        tls: [{ hosts: ['moved.example.com'], secretName: 'moved-tls' }],
+        annotations: { [`${A}permanent-redirect`]: 'https://new.example.com$request_uri' },
+      },
+    ),
+    ingress(
+      'moved-308',
+      { 'moved308.example.com': [['/', 'Prefix', 'a']] },
+      {
+        annotations: {
+          [`${A}permanent-redirect`]: 'https://new.example.com/landing',
+          [`${A}permanent-redirect-code`]: '308',
+        },
+      },
+    ),
+    ingress(
+      'temporal',
+      { 'temporal.example.com': [['/', 'Prefix', 'a']] },
+      { annotations: { [`${A}temporal-redirect`]: 'http://target.example.com:8080/x?y=1' } },
+    ),
+    ingress(
+      'app-root',
+      { 'approot.example.com': [['/', 'Prefix', 'a']] },
+      { annotations: { [`${A}app-root`]: '/app1' } },
+    ),
+    ingress(
+      'forwarded-prefix',
+      { 'prefix.example.com': [['/', 'Prefix', 'a']] },
+      { annotations: { [`${A}x-forwarded-prefix`]: '/api' } },
+    ),
+    ingress(
+      'denylisted',
+      { 'denylisted.example.com': [['/', 'Prefix', 'a']] },
+      { annotations: { [`${A}denylist-source-range`]: '127.0.0.1, 10.0.0.0/8' } },
+    ),
+    ingress(
+      'denylist-other',
+      { 'denylist-other.example.com': [['/', 'Prefix', 'a']] },
+      {
+        annotations: {
+          [`${A}denylist-source-range`]: '10.0.0.0/8',
+          [`${A}allowlist-source-range`]: '127.0.0.0/8',
+        },
+      },
+    ),
+    ingress(
+      'cors-default',
+      { 'cors.example.com': [['/', 'Prefix', 'a']] },
+      { annotations: { [`${A}enable-cors`]: 'true' } },
+    ),
+    ingress(
+      'cors-list',
+      { 'cors-list.example.com': [['/', 'Prefix', 'a']] },
+      {
+        annotations: {
+          [`${A}enable-cors`]: 'true',
+          [`${A}cors-allow-origin`]: 'https://app.example.com, https://*.example.org',
+          [`${A}cors-allow-methods`]: 'GET, POST',
+          [`${A}cors-allow-headers`]: 'X-Token',
+          [`${A}cors-expose-headers`]: 'X-Total',
+          [`${A}cors-allow-credentials`]: 'false',
+          [`${A}cors-max-age`]: '600',
+        },
+      },
+    ),
+    ingress(
+      'www',
+      { 'bare.example.net': [['/', 'Prefix', 'a']] },
+      { annotations: { [`${A}from-to-www-redirect`]: 'true' } },
+    ),
+    ingress(
+      'aliased',
+      { 'aliased.example.com': [['/', 'Prefix', 'b']] },
+      { annotations: { [`${A}server-alias`]: 'other-name.example.com' } },
+    ),
+    ingress(
+      'keep-slash',
+      { 'keepslash.example.com': [['/', 'Prefix', 'a']] },
+      { annotations: { [`${A}force-ssl-redirect`]: 'true', [`${A}preserve-trailing-slash`]: 'true' } },
+    ),
+    ingress(
+      'limited',
+      { 'limited.example.com': [['/', 'Prefix', 'a']] },
+      { annotations: { [`${A}limit-rps`]: '5' } },
+    ),
     ingress('external', { 'external.example.com': [['/', 'Prefix', 'ext', echo('external').port]] }),
     ingress('empty', { 'empty.example.com': [['/', 'Prefix', 'nobody']] }),
     ingress('ipv6', { 'v6.example.com': [['/', 'Prefix', 'v6']] }),
@@ -267,6 +391,16 @@ describe('Ingress semantics through the controller and nginx', () => {
     expect((await get('x.wild.example.com', '/', true)).echo?.backend).toBe('b');
   });
 
+  it('drops a trailing slash in the HTTPS redirect as ingress-nginx does, unless preserve-trailing-slash', async () => {
+    expect((await get('secure.example.com', '/a/')).location).toBe(
+      `https://secure.example.com:${controller.config.httpsPort}/a`,
+    );
+    expect(await get('keepslash.example.com', '/a/')).toMatchObject({
+      status: 308,
+      location: `https://keepslash.example.com:${controller.config.httpsPort}/a/`,
+    });
+  });
+
   it('redirects plain HTTP to HTTPS on TLS hosts, unless ssl-redirect is false', async () => {
     expect(await get('secure.example.com', '/a?b=1')).toMatchObject({
       status: 308,
@@ -287,6 +421,11 @@ describe('Ingress semantics through the controller and nginx', () => {
     expect((await get('deny.example.com')).status).toBe(403);
   });
 
+  it('enforces the source denylist, and the allowlist beside it', async () => {
+    expect((await get('denylisted.example.com')).status).toBe(403);
+    expect(await backendOf('denylist-other.example.com')).toBe('a');
+  });
+
   it('sends the upstream-vhost as Host', async () => {
     expect((await get('vhost.example.com')).echo?.host).toBe('internal.example.com');
   });
@@ -301,5 +440,91 @@ describe('Ingress semantics through the controller and nginx', () => {
 
   it('answers 503 for a backend without endpoints', async () => {
     expect((await get('empty.example.com')).status).toBe(503);
+  });
+
+  it('answers permanent-redirect with 301 (or its code) before any HTTPS redirect', async () => {
+    expect(await get('moved.example.com', '/a/b?c=1')).toMatchObject({
+      status: 301,
+      location: 'https://new.example.com/a/b?c=1',
+    });
+    expect(await get('moved.example.com', '/a', true)).toMatchObject({
+      status: 301,
+      location: 'https://new.example.com/a',
+    });
+    expect(await get('moved308.example.com', '/anything?q=1')).toMatchObject({
+      status: 308,
+      location: 'https://new.example.com/landing',
+    });
+  });
+
+  it('answers temporal-redirect with 302 to the URL as written', async () => {
+    expect(await get('temporal.example.com', '/some/where?z=2')).toMatchObject({
+      status: 302,
+      location: 'http://target.example.com:8080/x?y=1',
+    });
+  });
+
+  it('redirects / to the app-root with 302 and serves every other path', async () => {
+    expect(await get('approot.example.com', '/?q=1')).toMatchObject({
+      status: 302,
+      location: `http://approot.example.com:${controller.config.httpPort}/app1`,
+    });
+    expect((await get('approot.example.com', '/app1')).echo).toMatchObject({ backend: 'a', url: '/app1' });
+  });
+
+  it('sends x-forwarded-prefix upstream as X-Forwarded-Prefix', async () => {
+    expect((await get('prefix.example.com', '/x')).echo?.forwardedPrefix).toBe('/api');
+  });
+
+  it('answers CORS preflights with 204 and ingress-nginx defaults, and adds the headers to responses', async () => {
+    const preflight = await sendWithOrigin('cors.example.com', 'OPTIONS', 'https://site.example.net');
+    expect(preflight.status).toBe(204);
+    expect(preflight.echoed).toBe(false);
+    expect(preflight.headers).toMatchObject({
+      'access-control-allow-origin': '*',
+      'access-control-allow-credentials': 'true',
+      'access-control-allow-methods': 'GET, PUT, POST, DELETE, PATCH, OPTIONS',
+      'access-control-allow-headers':
+        'DNT,X-CustomHeader,Keep-Alive,User-Agent,X-Requested-With,If-Modified-Since,Cache-Control,Content-Type,Authorization',
+      'access-control-max-age': '1728000',
+    });
+    const simple = await sendWithOrigin('cors.example.com', 'GET', 'https://site.example.net');
+    expect(simple).toMatchObject({ status: 200, echoed: true });
+    expect(simple.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  it('allows only the listed CORS origins, echoing the one allowed', async () => {
+    const listed = await sendWithOrigin('cors-list.example.com', 'OPTIONS', 'https://api.example.org');
+    expect(listed.status).toBe(204);
+    expect(listed.headers).toMatchObject({
+      'access-control-allow-origin': 'https://api.example.org',
+      'access-control-allow-methods': 'GET, POST',
+      'access-control-allow-headers': 'X-Token',
+      'access-control-expose-headers': 'X-Total',
+      'access-control-max-age': '600',
+    });
+    expect(listed.headers['access-control-allow-credentials']).toBeUndefined();
+    const other = await sendWithOrigin('cors-list.example.com', 'OPTIONS', 'https://evil.example.com');
+    expect(other).toMatchObject({ status: 200, echoed: true });
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    const simple = await sendWithOrigin('cors-list.example.com', 'GET', 'https://app.example.com');
+    expect(simple.headers['access-control-allow-origin']).toBe('https://app.example.com');
+  });
+
+  it('redirects the www. name to the host with from-to-www-redirect', async () => {
+    expect(await get('www.bare.example.net', '/a/b?c=1')).toMatchObject({
+      status: 308,
+      location: `http://bare.example.net:${controller.config.httpPort}/a/b?c=1`,
+    });
+    expect(await backendOf('bare.example.net', '/a')).toBe('a');
+  });
+
+  it('serves a server-alias like its host', async () => {
+    expect(await backendOf('other-name.example.com', '/z')).toBe('b');
+    expect(await backendOf('aliased.example.com', '/z')).toBe('b');
+  });
+
+  it('keeps an Ingress with limit-rps, which it cannot enforce, closed', async () => {
+    expect(await backendOf('limited.example.com')).toBe('fallback');
   });
 });

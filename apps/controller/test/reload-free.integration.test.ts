@@ -120,6 +120,28 @@ describe('the reload-free data plane', () => {
     await server.apply(ingressManifest('home', { host: 'home.test', service: 'alpha', className: 'nginx' }));
     await eventually(async () => expect(await answerOf(controller, 'home.test')).toBe('alpha'));
 
+    // ingress-nginx annotations that became route policy: a deny list, CORS, a redirect.
+    const home = (annotations: Record<string, string>) =>
+      ingressManifest('home', { host: 'home.test', service: 'alpha', className: 'nginx', annotations });
+    const homeProbe = () => probe({ port: controller.config.httpPort, host: 'home.test' });
+    await server.apply(home({ 'nginx.ingress.kubernetes.io/denylist-source-range': '127.0.0.1' }));
+    await eventually(async () => expect(await answerOf(controller, 'home.test')).toBe('403'));
+    await server.apply(home({ 'nginx.ingress.kubernetes.io/enable-cors': 'true' }));
+    await eventually(async () =>
+      expect((await homeProbe()).headers['access-control-allow-origin']).toBe('*'),
+    );
+    await server.apply(
+      home({ 'nginx.ingress.kubernetes.io/permanent-redirect': 'https://elsewhere.test$request_uri' }),
+    );
+    await eventually(async () =>
+      expect(await homeProbe()).toMatchObject({
+        status: 301,
+        headers: { location: 'https://elsewhere.test/' },
+      }),
+    );
+    await server.apply(ingressManifest('home', { host: 'home.test', service: 'alpha', className: 'nginx' }));
+    await eventually(async () => expect(await answerOf(controller, 'home.test')).toBe('alpha'));
+
     const networking = server.kubeConfig().makeApiClient(NetworkingV1Api);
     await networking.deleteNamespacedIngress({ name: 'shop', namespace: 'default' });
     await eventually(async () => expect(await answerOf(controller, 'shop.test')).toBe('404'));

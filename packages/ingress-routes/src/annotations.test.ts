@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ANNOTATION_PREFIX, parseAnnotations } from './annotations.js';
+import {
+  DEFAULT_ANNOTATION_PREFIX,
+  parseAnnotations,
+  SUPPORTED_ANNOTATIONS as SUPPORTED,
+} from './annotations.js';
+import { INGRESS_NGINX_ANNOTATIONS } from './ingress-nginx-annotations.js';
 
 const P = `${DEFAULT_ANNOTATION_PREFIX}/`;
 
@@ -54,11 +59,209 @@ describe('parseAnnotations', () => {
     ],
     ['allowlist-source-range', '2001:DB8::/32,::1', { allowSourceRanges: ['2001:db8::/32', '::1'] }],
     ['upstream-vhost', 'internal.example.com', { upstreamHost: 'internal.example.com' }],
+    ['denylist-source-range', '10.0.0.0/8, ::1', { denySourceRanges: ['10.0.0.0/8', '::1'] }],
+    ['blacklist-source-range', '192.168.0.0/16', { denySourceRanges: ['192.168.0.0/16'] }],
     ['upstream-vhost', 'internal:8080', { upstreamHost: 'internal:8080' }],
   ])('parses %s: %j', (name, value, expected) => {
     const result = parse(name, value);
     expect(result.problems).toEqual([]);
     expect(result.annotations).toMatchObject(expected);
+  });
+
+  it.each([
+    ['https://www.example.com', { scheme: 'https', hostname: 'www.example.com', path: '/', query: '' }],
+    [
+      'HTTP://Example.com:8080/a/b.html?x=1&y=%2F',
+      { scheme: 'http', hostname: 'example.com', port: 8080, path: '/a/b.html', query: 'x=1&y=%2F' },
+    ],
+    ['https://example.com$request_uri', { scheme: 'https', hostname: 'example.com' }],
+    ['https://10.0.0.1:8443$request_uri', { scheme: 'https', hostname: '10.0.0.1', port: 8443 }],
+  ])('parses permanent-redirect %s with status 301', (value, target) => {
+    const result = parse('permanent-redirect', value);
+    expect(result.problems).toEqual([]);
+    expect(result.annotations?.redirect).toEqual({ target, statusCode: 301 });
+  });
+
+  it('parses temporal-redirect with status 302, and both codes', () => {
+    expect(parse('temporal-redirect', 'https://example.com/x').annotations?.redirect).toEqual({
+      target: { scheme: 'https', hostname: 'example.com', path: '/x', query: '' },
+      statusCode: 302,
+    });
+    const codes = parseAnnotations({
+      [`${P}permanent-redirect`]: 'https://a.example.com',
+      [`${P}permanent-redirect-code`]: '308',
+    });
+    expect(codes.annotations?.redirect?.statusCode).toBe(308);
+    const temporal = parseAnnotations({
+      [`${P}temporal-redirect`]: 'https://a.example.com',
+      [`${P}temporal-redirect-code`]: '307',
+    });
+    expect(temporal.annotations?.redirect?.statusCode).toBe(307);
+  });
+
+  it('lets temporal-redirect win over permanent-redirect, as ingress-nginx does, with a warning', () => {
+    const result = parseAnnotations({
+      [`${P}permanent-redirect`]: 'https://permanent.example.com',
+      [`${P}temporal-redirect`]: 'https://temporal.example.com',
+    });
+    expect(result.annotations?.redirect).toMatchObject({
+      target: { hostname: 'temporal.example.com' },
+      statusCode: 302,
+    });
+    expect(result.problems).toEqual([
+      {
+        field: `metadata.annotations["${P}permanent-redirect"]`,
+        message: 'annotation "permanent-redirect" is ignored: temporal-redirect is set too and wins',
+        severity: 'warning',
+      },
+    ]);
+  });
+
+  it('warns that a redirect code without its URL does nothing', () => {
+    const result = parse('permanent-redirect-code', '308');
+    expect(result.annotations?.redirect).toBeUndefined();
+    expect(result.problems).toEqual([
+      expect.objectContaining({ severity: 'warning', message: expect.stringContaining('no effect') }),
+    ]);
+  });
+
+  it.each([
+    ['permanent-redirect', 'ftp://example.com'],
+    ['permanent-redirect', '/relative'],
+    ['permanent-redirect', 'https://example.com/$uri'],
+    ['permanent-redirect', 'https://$host/x'],
+    ['permanent-redirect', 'https://example.com/a b'],
+    ['permanent-redirect', 'https://example.com/a;b'],
+    ['permanent-redirect', 'https://example.com/#frag'],
+    ['permanent-redirect', 'https://example.com:0/'],
+    ['permanent-redirect', 'https://example.com:65536/'],
+    ['permanent-redirect', 'https://*.example.com/'],
+    ['permanent-redirect', 'https://user@example.com/'],
+    ['permanent-redirect', 'https://example.com/?a=%zz'],
+    ['permanent-redirect', 'https://example.com/?a="x"'],
+    ['temporal-redirect', 'https://exa_mple.com/'],
+    ['permanent-redirect-code', '300'],
+    ['permanent-redirect-code', '304'],
+    ['permanent-redirect-code', '200'],
+    ['temporal-redirect-code', '0x12e'],
+    ['app-root', 'app'],
+    ['app-root', '/'],
+    ['app-root', 'https://example.com/app'],
+    ['app-root', '/app?x=%zz'],
+    ['app-root', '/a b'],
+    ['x-forwarded-prefix', 'prefix'],
+    ['x-forwarded-prefix', '/a"b'],
+    ['x-forwarded-prefix', '/$1'],
+  ])('refuses %s: %j, naming the annotation', (name, value) => {
+    const result = parse(name, value);
+    expect(result.annotations).toBeUndefined();
+    expect(result.problems).toEqual([
+      expect.objectContaining({ field: `metadata.annotations["${P}${name}"]`, severity: 'error', value }),
+    ]);
+  });
+
+  it('enables CORS with ingress-nginx defaults exactly', () => {
+    expect(parse('enable-cors', 'true').annotations?.cors).toEqual({
+      allowOrigins: ['*'],
+      allowMethods: 'GET, PUT, POST, DELETE, PATCH, OPTIONS',
+      allowHeaders:
+        'DNT,X-CustomHeader,Keep-Alive,User-Agent,X-Requested-With,If-Modified-Since,Cache-Control,Content-Type,Authorization',
+      exposeHeaders: '',
+      allowCredentials: true,
+      maxAgeSeconds: 1728000,
+    });
+    expect(parse('enable-cors', 'false').annotations?.cors).toBeUndefined();
+  });
+
+  it('takes every cors-* option with enable-cors', () => {
+    const result = parseAnnotations({
+      [`${P}enable-cors`]: 'true',
+      [`${P}cors-allow-origin`]:
+        'https://origin-site.com:4443, http://*.origin-site.com ,https://example.org:1199',
+      [`${P}cors-allow-methods`]: 'PUT, GET, POST, OPTIONS',
+      [`${P}cors-allow-headers`]: 'X-Forwarded-For, X-app123-XPTO',
+      [`${P}cors-expose-headers`]: '*, X-CustomResponseHeader',
+      [`${P}cors-allow-credentials`]: 'false',
+      [`${P}cors-max-age`]: '600',
+    });
+    expect(result.problems).toEqual([]);
+    expect(result.annotations?.cors).toEqual({
+      allowOrigins: ['https://origin-site.com:4443', 'http://*.origin-site.com', 'https://example.org:1199'],
+      allowMethods: 'PUT, GET, POST, OPTIONS',
+      allowHeaders: 'X-Forwarded-For, X-app123-XPTO',
+      exposeHeaders: '*, X-CustomResponseHeader',
+      allowCredentials: false,
+      maxAgeSeconds: 600,
+    });
+  });
+
+  it('warns that cors-* options do nothing without enable-cors', () => {
+    const result = parseAnnotations({ [`${P}cors-max-age`]: '600', [`${P}enable-cors`]: 'false' });
+    expect(result.annotations?.cors).toBeUndefined();
+    expect(result.problems).toEqual([
+      {
+        field: `metadata.annotations["${P}cors-max-age"]`,
+        message: 'annotation "cors-max-age" has no effect without enable-cors "true"',
+        severity: 'warning',
+      },
+    ]);
+  });
+
+  it.each([
+    ['cors-allow-origin', '*, https://a.example.com'],
+    ['cors-allow-origin', 'https://a.example.com/path'],
+    ['cors-allow-origin', 'a.example.com'],
+    ['cors-allow-origin', 'https://a.*.example.com'],
+    ['cors-allow-origin', ','],
+    ['cors-allow-methods', 'GET;POST'],
+    ['cors-allow-methods', 'GET, $request_method'],
+    ['cors-allow-headers', 'X-A,,X-B'],
+    ['cors-allow-headers', 'X-A: 1'],
+    ['cors-expose-headers', 'X-A, "x"'],
+    ['cors-allow-credentials', 'yes'],
+    ['cors-max-age', '-1'],
+    ['cors-max-age', '1e3'],
+    ['enable-cors', 'on'],
+  ])('refuses %s: %j', (name, value) => {
+    const result = parseAnnotations({ [`${P}enable-cors`]: 'true', [`${P}${name}`]: value });
+    expect(result.annotations).toBeUndefined();
+    expect(result.problems).toEqual([
+      expect.objectContaining({ field: `metadata.annotations["${P}${name}"]`, severity: 'error', value }),
+    ]);
+  });
+
+  it('checks a long CORS list that does not match in linear time', () => {
+    const result = parse('cors-allow-methods', `${'GET '.repeat(1000)}!`);
+    expect(result.problems).toEqual([expect.objectContaining({ severity: 'error' })]);
+  });
+
+  it('parses server-alias into unique host names and from-to-www-redirect', () => {
+    expect(
+      parse('server-alias', ' a.example.com,*.b.example.com , a.example.com').annotations?.serverAliases,
+    ).toEqual(['a.example.com', '*.b.example.com']);
+    expect(parse('from-to-www-redirect', 'true').annotations?.fromToWwwRedirect).toBe(true);
+  });
+
+  it.each([
+    ['server-alias', ','],
+    ['server-alias', 'a.example.com b.example.com'],
+    ['server-alias', 'A.example.com'],
+    ['server-alias', 'a.example.com;'],
+    ['server-alias', '10.0.0.1'],
+    ['server-alias', Array.from({ length: 65 }, (_, index) => `h${index}.example.com`).join(',')],
+    ['from-to-www-redirect', 'yes'],
+  ])('refuses %s: %j', (name, value) => {
+    const result = parse(name, value);
+    expect(result.annotations).toBeUndefined();
+    expect(result.problems).toEqual([
+      expect.objectContaining({ field: `metadata.annotations["${P}${name}"]`, severity: 'error' }),
+    ]);
+  });
+
+  it('parses app-root and x-forwarded-prefix', () => {
+    expect(parse('app-root', '/app1').annotations?.appRoot).toEqual({ path: '/app1', query: '' });
+    expect(parse('app-root', '/app?tab=1').annotations?.appRoot).toEqual({ path: '/app', query: 'tab=1' });
+    expect(parse('x-forwarded-prefix', '/api').annotations?.forwardedPrefix).toBe('/api');
   });
 
   it('parses rewrite-target capture references together with use-regex', () => {
@@ -153,15 +356,7 @@ describe('parseAnnotations', () => {
     ]);
   });
 
-  it.each([
-    'configuration-snippet',
-    'server-snippet',
-    'auth-url',
-    'auth-type',
-    'canary',
-    'canary-weight',
-    'denylist-source-range',
-  ])(
+  it.each(['configuration-snippet', 'server-snippet', 'auth-url', 'auth-type', 'canary', 'canary-weight'])(
     'leaves the Ingress out for the unsupported annotation %s, which could widen access if ignored',
     (name) => {
       const result = parse(name, 'anything');
@@ -169,6 +364,89 @@ describe('parseAnnotations', () => {
       expect(result.problems[0]).toMatchObject({ severity: 'error' });
     },
   );
+
+  const refused = INGRESS_NGINX_ANNOTATIONS.filter(
+    (entry) => entry.refusal !== undefined && !SUPPORTED.has(entry.name),
+  ).map((entry) => entry.name);
+
+  it.each(refused)('leaves the Ingress out for %s, which protects something we cannot honour', (name) => {
+    const result = parse(name, 'true');
+    expect(result.annotations).toBeUndefined();
+    expect(result.problems).toEqual([
+      {
+        field: `metadata.annotations["${P}${name}"]`,
+        message: expect.stringMatching(
+          new RegExp(`^annotation "${name}" is not supported; the Ingress is not served without it, since `),
+        ),
+        severity: 'error',
+      },
+    ]);
+  });
+
+  it.each([
+    'limit-rps',
+    'limit-rpm',
+    'limit-connections',
+    'limit-rate',
+    'limit-rate-after',
+    'global-rate-limit',
+    'global-rate-limit-window',
+    'enable-modsecurity',
+    'enable-owasp-core-rules',
+    'modsecurity-transaction-id',
+    'modsecurity-snippet',
+    'auth-url',
+    'auth-tls-secret',
+    'satisfy',
+    'proxy-ssl-secret',
+    'proxy-ssl-verify',
+    'proxy-ssl-name',
+    'ssl-passthrough',
+    'configuration-snippet',
+    'server-snippet',
+    'stream-snippet',
+    'auth-snippet',
+    'custom-headers',
+    'ssl-ciphers',
+  ])('counts %s among the refused annotations', (name) => {
+    expect(refused).toContain(name);
+  });
+
+  it.each([
+    ['limit-rps-per-user', '5'],
+    ['global-rate-limit-burst', '5'],
+    ['modsecurity-rules', 'x'],
+    ['proxy-ssl-crl', 'x'],
+    ['auth-new-thing', 'x'],
+    ['canary-by-query', 'x'],
+    ['my-snippet', 'x'],
+  ])('refuses %s, an unknown name of a protecting family', (name, value) => {
+    expect(parse(name, value).annotations).toBeUndefined();
+  });
+
+  it.each([
+    ['enable-modsecurity', 'false'],
+    ['enable-owasp-core-rules', ' FALSE '],
+    ['ssl-passthrough', 'false'],
+    ['limit-rate', '0'],
+    ['limit-rate-after', '0'],
+  ])('serves with a warning %s: %j, which turns the protection off', (name, value) => {
+    const result = parse(name, value);
+    expect(result.annotations).toBeDefined();
+    expect(result.problems).toEqual([expect.objectContaining({ severity: 'warning' })]);
+  });
+
+  it.each([
+    'limit-burst-multiplier',
+    'limit-allowlist',
+    'limit-whitelist',
+    'enable-global-auth',
+    'ssl-prefer-server-ciphers',
+  ])('serves with a warning %s, which only loosens a protection', (name) => {
+    const result = parse(name, '5');
+    expect(result.annotations).toBeDefined();
+    expect(result.problems).toEqual([expect.objectContaining({ severity: 'warning' })]);
+  });
 
   it('ignores other unsupported annotations with a warning', () => {
     const result = parse('proxy-buffer-size', '8k');
@@ -196,6 +474,28 @@ describe('parseAnnotations', () => {
       true,
     );
   });
+
+  it('prefers denylist-source-range over blacklist-source-range', () => {
+    const result = parseAnnotations({
+      [`${P}blacklist-source-range`]: '10.0.0.2',
+      [`${P}denylist-source-range`]: '10.0.0.1',
+    });
+    expect(result.annotations?.denySourceRanges).toEqual(['10.0.0.1']);
+  });
+
+  it.each(['denylist-source-range', 'blacklist-source-range'])(
+    'refuses %s that is not a CIDR list',
+    (name) => {
+      const result = parse(name, '10.0.0.0/8, all');
+      expect(result.annotations).toBeUndefined();
+      expect(result.problems).toEqual([
+        expect.objectContaining({
+          field: `metadata.annotations["${P}${name}"]`,
+          message: expect.stringContaining('"all"'),
+        }),
+      ]);
+    },
+  );
 
   it('prefers allowlist-source-range over whitelist-source-range', () => {
     const result = parseAnnotations({

@@ -1,12 +1,14 @@
 /**
  * The supported Ingress annotations, each parsed into a typed field with a strict grammar. An
- * invalid value is an error that leaves the whole Ingress out; unsupported annotations that could
- * widen access when ignored (snippets, auth, canary, deny lists) do the same, other unsupported
- * ones are ignored with a warning.
+ * invalid value is an error that leaves the whole Ingress out; unsupported annotations that protect
+ * something (see ingress-nginx-annotations.ts: auth, limits, WAF, backend TLS, snippets)
+ * do the same, other unsupported ones are ignored with a warning.
  */
-import { compareText, type BackendProtocol } from '@ingresskit/route-model';
+import { compareText, type BackendProtocol, type CorsPolicy } from '@ingresskit/route-model';
 
-import { checkHostWithPort, MAX_PATH_LENGTH, parseCidr } from './grammar.js';
+import { checkHost, checkHostWithPort, checkLiteralPath, MAX_PATH_LENGTH, parseCidr } from './grammar.js';
+import { refusalOf } from './ingress-nginx-annotations.js';
+import { parseRedirectPath, parseRedirectUrl, type RedirectTarget } from './redirect-target.js';
 
 /** The default annotation prefix, shared with ingress-nginx so existing manifests keep working. */
 export const DEFAULT_ANNOTATION_PREFIX = 'nginx.ingress.kubernetes.io';
@@ -23,6 +25,8 @@ export interface IngressAnnotations {
   useRegex: boolean;
   /** allowlist-source-range (or whitelist-source-range): canonical CIDRs, sorted; empty: everyone. */
   allowSourceRanges: string[];
+  /** denylist-source-range (or blacklist-source-range): canonical CIDRs, sorted; absent: no one. */
+  denySourceRanges?: string[];
   /** backend-protocol, upper case. */
   backendProtocol: BackendProtocol;
   connectTimeoutSeconds?: number;
@@ -32,7 +36,27 @@ export interface IngressAnnotations {
   maxBodyBytes?: number;
   /** upstream-vhost: the Host header sent upstream, `host` or `host:port`. */
   upstreamHost?: string;
+  /**
+   * temporal-redirect (status temporal-redirect-code, default 302) or else permanent-redirect
+   * (permanent-redirect-code, default 301): every route of the Ingress answers this redirect.
+   */
+  redirect?: { target: RedirectTarget; statusCode: RedirectStatus };
+  /** app-root: a request for `/` on the Ingress's hosts is redirected (302) here. */
+  appRoot?: RedirectTarget;
+  /** x-forwarded-prefix: the X-Forwarded-Prefix header sent upstream. */
+  forwardedPrefix?: string;
+  /** preserve-trailing-slash: the HTTPS redirect keeps a trailing `/` (ingress-nginx drops it). */
+  preserveTrailingSlash?: boolean;
+  /** from-to-www-redirect: `www.` + host (or host without `www.`) redirects to the host. */
+  fromToWwwRedirect?: boolean;
+  /** server-alias: more hostnames for the Ingress's first host, lower case, unique. */
+  serverAliases?: string[];
+  /** enable-cors "true" with the cors-* options, ingress-nginx's defaults for the unset ones. */
+  cors?: CorsPolicy;
 }
+
+/** The statuses a redirect annotation may ask for. */
+export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
 
 /** A problem found in an annotation, before it is tied to its object. */
 export interface AnnotationProblem {
@@ -50,10 +74,114 @@ export interface AnnotationParseResult {
 
 /** Longest annotation value read; longer ones are refused before any parsing. */
 const MAX_VALUE_LENGTH = 4096;
+/** Most hostnames one server-alias may add. */
+const MAX_SERVER_ALIASES = 64;
 /** Most CIDRs one allowlist may hold. */
 const MAX_SOURCE_RANGES = 256;
 
 type Parser = (value: string, into: IngressAnnotations) => string | undefined;
+
+/**
+ * What annotations that work together say before they are combined: the redirects (temporal wins,
+ * as in ingress-nginx) and the CORS options (which need enable-cors).
+ */
+interface PendingParts {
+  permanent?: RedirectTarget;
+  permanentCode?: RedirectStatus;
+  temporal?: RedirectTarget;
+  temporalCode?: RedirectStatus;
+  corsEnabled?: boolean;
+  /** The cors-* annotations set, by name, for the warning when enable-cors is not "true". */
+  corsOptions?: { names: string[]; values: Partial<CorsPolicy> };
+}
+
+const PENDING = new WeakMap<IngressAnnotations, PendingParts>();
+
+function partsOf(into: IngressAnnotations): PendingParts {
+  let parts = PENDING.get(into);
+  if (parts === undefined) PENDING.set(into, (parts = {}));
+  return parts;
+}
+
+const REDIRECT_STATUSES: readonly number[] = [301, 302, 303, 307, 308];
+
+/** ingress-nginx's CORS defaults (its annotations documentation and cors parser). */
+export const CORS_DEFAULTS: Readonly<CorsPolicy> = {
+  allowOrigins: ['*'],
+  allowMethods: 'GET, PUT, POST, DELETE, PATCH, OPTIONS',
+  allowHeaders:
+    'DNT,X-CustomHeader,Keep-Alive,User-Agent,X-Requested-With,If-Modified-Since,Cache-Control,Content-Type,Authorization',
+  exposeHeaders: '',
+  allowCredentials: true,
+  maxAgeSeconds: 1728000,
+};
+
+/**
+ * A list of words separated by a comma and/or a space, as ingress-nginx's CORS grammars allow;
+ * written without nested optional parts so a long non-matching value cannot backtrack for long.
+ */
+function wordList(word: string): RegExp {
+  return new RegExp(`^${word}(?:(?:, ?| )${word})*(?:, ?)?$`);
+}
+
+const CORS_METHODS = wordList('[A-Za-z]+');
+const CORS_HEADERS = wordList('[A-Za-z0-9_-]+');
+const CORS_EXPOSE_HEADERS = wordList('(?:[A-Za-z0-9_-]+|\\*)');
+const CORS_ORIGIN = /^https?:\/\/(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::[0-9]{1,5})?$/;
+
+/** A cors-* option: `read` checks the value; it is kept for enable-cors to pick up. */
+function parseCorsOption<K extends keyof CorsPolicy>(
+  name: string,
+  key: K,
+  read: (value: string) => { value: CorsPolicy[K] } | string,
+): Parser {
+  return (value, into) => {
+    const parsed = read(value);
+    if (typeof parsed === 'string') return parsed;
+    const options = (partsOf(into).corsOptions ??= { names: [], values: {} });
+    options.names.push(name);
+    options.values[key] = parsed.value;
+    return undefined;
+  };
+}
+
+function readWordList(grammar: RegExp, what: string): (value: string) => { value: string } | string {
+  return (value) => (grammar.test(value) ? { value } : `must be a list of ${what} separated by "," or " "`);
+}
+
+function readCorsOrigins(value: string): { value: string[] } | string {
+  const origins = value
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
+  if (origins.length === 1 && origins[0] === '*') return { value: origins };
+  if (origins.length === 0) return 'must be "*" or a list of origins';
+  for (const origin of origins) {
+    if (!CORS_ORIGIN.test(origin)) {
+      return `"${origin}" is not "*" alone or an origin http(s)://host[:port], the host possibly starting with "*."`;
+    }
+  }
+  return { value: [...new Set(origins)] };
+}
+
+function parseRedirectStatus(key: 'permanentCode' | 'temporalCode'): Parser {
+  return (value, into) => {
+    if (!/^[0-9]{3}$/.test(value) || !REDIRECT_STATUSES.includes(Number(value))) {
+      return 'must be one of 301, 302, 303, 307 or 308';
+    }
+    partsOf(into)[key] = Number(value) as RedirectStatus;
+    return undefined;
+  };
+}
+
+function parseRedirect(key: 'permanent' | 'temporal'): Parser {
+  return (value, into) => {
+    const target = parseRedirectUrl(value);
+    if (typeof target === 'string') return target;
+    partsOf(into)[key] = target;
+    return undefined;
+  };
+}
 
 function parseBoolean(set: (into: IngressAnnotations, value: boolean) => void): Parser {
   return (value, into) => {
@@ -85,7 +213,17 @@ function isBackendProtocol(value: string): value is BackendProtocol {
   return BACKEND_PROTOCOLS.has(value);
 }
 
-function parseSourceRanges(value: string, into: IngressAnnotations): string | undefined {
+function parseSourceRanges(set: (into: IngressAnnotations, ranges: string[]) => void): Parser {
+  return (value, into) => {
+    const ranges = parseCidrList(value);
+    if (typeof ranges === 'string') return ranges;
+    set(into, ranges);
+    return undefined;
+  };
+}
+
+/** A comma-separated list of CIDRs → canonical, unique, sorted; or a reason. */
+function parseCidrList(value: string): string[] | string {
   const entries = value
     .split(',')
     .map((entry) => entry.replace(/^ +| +$/g, ''))
@@ -98,8 +236,7 @@ function parseSourceRanges(value: string, into: IngressAnnotations): string | un
     if (range === undefined) return `"${entry}" is not an IPv4 or IPv6 address or CIDR`;
     ranges.push(range);
   }
-  into.allowSourceRanges = [...new Set(ranges)].sort();
-  return undefined;
+  return [...new Set(ranges)].sort();
 }
 
 /** The supported annotations by name (without prefix), with the grammar each value must match. */
@@ -130,8 +267,67 @@ const PARSERS: Record<string, Parser> = {
     into.backendProtocol = upper;
     return undefined;
   },
-  'allowlist-source-range': parseSourceRanges,
-  'whitelist-source-range': parseSourceRanges,
+  'allowlist-source-range': parseSourceRanges((into, ranges) => (into.allowSourceRanges = ranges)),
+  'whitelist-source-range': parseSourceRanges((into, ranges) => (into.allowSourceRanges = ranges)),
+  'denylist-source-range': parseSourceRanges((into, ranges) => (into.denySourceRanges = ranges)),
+  'blacklist-source-range': parseSourceRanges((into, ranges) => (into.denySourceRanges = ranges)),
+  'permanent-redirect': parseRedirect('permanent'),
+  'permanent-redirect-code': parseRedirectStatus('permanentCode'),
+  'temporal-redirect': parseRedirect('temporal'),
+  'temporal-redirect-code': parseRedirectStatus('temporalCode'),
+  'app-root': (value, into) => {
+    const target = parseRedirectPath(value);
+    if (typeof target === 'string') return target;
+    if (target.path === '/') return 'must not be "/", which would redirect "/" to itself';
+    into.appRoot = target;
+    return undefined;
+  },
+  'x-forwarded-prefix': (value, into) => {
+    const reason = checkLiteralPath(value);
+    if (reason !== undefined) return reason;
+    into.forwardedPrefix = value;
+    return undefined;
+  },
+  'preserve-trailing-slash': parseBoolean((into, value) => (into.preserveTrailingSlash = value)),
+  'from-to-www-redirect': parseBoolean((into, value) => (into.fromToWwwRedirect = value)),
+  'server-alias': (value, into) => {
+    const aliases = value
+      .split(',')
+      .map((alias) => alias.trim())
+      .filter((alias) => alias !== '');
+    if (aliases.length === 0) return 'must list at least one host name';
+    if (aliases.length > MAX_SERVER_ALIASES) return `must list at most ${MAX_SERVER_ALIASES} host names`;
+    for (const alias of aliases) {
+      const reason = checkHost(alias);
+      if (reason !== undefined) return `"${alias}" ${reason}`;
+    }
+    into.serverAliases = [...new Set(aliases)];
+    return undefined;
+  },
+  'enable-cors': parseBoolean((into, value) => (partsOf(into).corsEnabled = value)),
+  'cors-allow-origin': parseCorsOption('cors-allow-origin', 'allowOrigins', readCorsOrigins),
+  'cors-allow-methods': parseCorsOption(
+    'cors-allow-methods',
+    'allowMethods',
+    readWordList(CORS_METHODS, 'methods'),
+  ),
+  'cors-allow-headers': parseCorsOption(
+    'cors-allow-headers',
+    'allowHeaders',
+    readWordList(CORS_HEADERS, 'header names'),
+  ),
+  'cors-expose-headers': parseCorsOption(
+    'cors-expose-headers',
+    'exposeHeaders',
+    readWordList(CORS_EXPOSE_HEADERS, 'header names or "*"'),
+  ),
+  'cors-allow-credentials': parseCorsOption('cors-allow-credentials', 'allowCredentials', (value) => {
+    const lower = value.toLowerCase();
+    return lower === 'true' || lower === 'false' ? { value: lower === 'true' } : 'must be "true" or "false"';
+  }),
+  'cors-max-age': parseCorsOption('cors-max-age', 'maxAgeSeconds', (value) =>
+    /^[0-9]{1,9}$/.test(value) ? { value: Number(value) } : 'must be whole seconds from 0 to 999999999',
+  ),
   'upstream-vhost': (value, into) => {
     const reason = checkHostWithPort(value);
     if (reason !== undefined) return reason;
@@ -140,16 +336,8 @@ const PARSERS: Record<string, Parser> = {
   },
 };
 
-/** Unsupported annotations whose absence could expose a backend or change who gets traffic. */
-function isRefusedUnsupported(name: string): boolean {
-  return (
-    name.endsWith('snippet') ||
-    name.startsWith('auth-') ||
-    name.startsWith('canary') ||
-    name === 'denylist-source-range' ||
-    name === 'blacklist-source-range'
-  );
-}
+/** The names (without prefix) of the annotations we parse and honour. */
+export const SUPPORTED_ANNOTATIONS: ReadonlySet<string> = new Set(Object.keys(PARSERS));
 
 function createDefaults(): IngressAnnotations {
   return {
@@ -186,10 +374,11 @@ export function parseAnnotations(
   }
   const entries = Object.entries(raw as Record<string, unknown>).sort(([a], [b]) => compareText(a, b));
   const withPrefix = `${prefix}/`;
-  // allowlist-source-range is the current name; when both are set it wins over the old one.
+  // allowlist- and denylist-source-range are the current names; set beside the old ones, they win.
+  const current = new Set([`${withPrefix}allowlist-source-range`, `${withPrefix}denylist-source-range`]);
   const ordered = [
-    ...entries.filter(([key]) => key !== `${withPrefix}allowlist-source-range`),
-    ...entries.filter(([key]) => key === `${withPrefix}allowlist-source-range`),
+    ...entries.filter(([key]) => !current.has(key)),
+    ...entries.filter(([key]) => current.has(key)),
   ];
   for (const [key, value] of ordered) {
     if (!key.startsWith(withPrefix)) continue;
@@ -199,11 +388,12 @@ export function parseAnnotations(
     // Own properties only: `constructor` or `toString` must read as unsupported, not as a parser.
     const parser = Object.hasOwn(PARSERS, name) ? PARSERS[name] : undefined;
     if (parser === undefined) {
+      const refusal = refusalOf(name, value);
       problems.push(
-        isRefusedUnsupported(name)
+        refusal !== undefined
           ? {
               field,
-              message: `annotation "${name}" is not supported; the Ingress is not served without it`,
+              message: `annotation "${name}" is not supported; the Ingress is not served without it, since ${refusal}`,
               severity: 'error',
             }
           : { field, message: `annotation "${name}" is not supported and is ignored`, severity: 'warning' },
@@ -239,6 +429,54 @@ export function parseAnnotations(
       value: into.rewriteTarget,
     });
   }
+  combineRedirects(into, withPrefix, problems);
+  combineCors(into, withPrefix, problems);
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
   return { annotations: into, problems };
+}
+
+/**
+ * Settles the redirect annotations as ingress-nginx does: temporal-redirect wins over
+ * permanent-redirect; a code without its URL does nothing. Both are reported as warnings.
+ */
+function combineRedirects(into: IngressAnnotations, withPrefix: string, problems: AnnotationProblem[]): void {
+  const parts = PENDING.get(into);
+  if (parts === undefined) return;
+  const warn = (name: string, message: string) =>
+    problems.push({
+      field: `metadata.annotations[${JSON.stringify(`${withPrefix}${name}`)}]`,
+      message: `annotation "${name}" ${message}`,
+      severity: 'warning',
+    });
+  if (parts.temporal !== undefined) {
+    into.redirect = { target: parts.temporal, statusCode: parts.temporalCode ?? 302 };
+    if (parts.permanent !== undefined)
+      warn('permanent-redirect', 'is ignored: temporal-redirect is set too and wins');
+  } else if (parts.permanent !== undefined) {
+    into.redirect = { target: parts.permanent, statusCode: parts.permanentCode ?? 301 };
+  }
+  if (parts.temporal === undefined && parts.temporalCode !== undefined) {
+    warn('temporal-redirect-code', 'has no effect without temporal-redirect');
+  }
+  if (parts.permanent === undefined && parts.permanentCode !== undefined) {
+    warn('permanent-redirect-code', 'has no effect without permanent-redirect');
+  }
+}
+
+/** enable-cors "true" → the CORS policy from the cors-* options and the defaults; options alone do nothing. */
+function combineCors(into: IngressAnnotations, withPrefix: string, problems: AnnotationProblem[]): void {
+  const parts = PENDING.get(into);
+  if (parts === undefined) return;
+  const { names, values } = parts.corsOptions ?? { names: [], values: {} };
+  if (parts.corsEnabled === true) {
+    into.cors = { ...CORS_DEFAULTS, ...values };
+    return;
+  }
+  for (const name of names) {
+    problems.push({
+      field: `metadata.annotations[${JSON.stringify(`${withPrefix}${name}`)}]`,
+      message: `annotation "${name}" has no effect without enable-cors "true"`,
+      severity: 'warning',
+    });
+  }
 }

@@ -19,10 +19,18 @@ export { createDefaultBackendContribution, createDefaultBackendRoute } from './d
 export {
   DEFAULT_ANNOTATION_PREFIX,
   parseAnnotations,
+  SUPPORTED_ANNOTATIONS,
   type AnnotationParseResult,
   type AnnotationProblem,
   type IngressAnnotations,
 } from './annotations.js';
+export {
+  findIngressNginxAnnotation,
+  INGRESS_NGINX_ANNOTATIONS,
+  refusalOf,
+  type AnnotationRefusal,
+  type IngressNginxAnnotation,
+} from './ingress-nginx-annotations.js';
 export {
   createCertificateCache,
   parseTlsSecret,

@@ -1,6 +1,7 @@
 /** The annotations of an Ingress as the route-model policy of each of its routes. */
-import type { RoutePolicy, RouteTimeouts } from '@ingresskit/route-model';
-import type { IngressAnnotations } from './annotations.js';
+import type { Redirect, RouteAction, RoutePolicy, RouteTimeouts } from '@ingresskit/route-model';
+import type { IngressAnnotations, RedirectStatus } from './annotations.js';
+import type { RedirectTarget } from './redirect-target.js';
 
 /**
  * The policy every route of an Ingress gets from its annotations (a path's rewrite comes on top).
@@ -10,11 +11,25 @@ import type { IngressAnnotations } from './annotations.js';
  */
 export function createRoutePolicy(annotations: IngressAnnotations): RoutePolicy {
   const policy: RoutePolicy = {};
-  if (annotations.forceSslRedirect) policy.redirectToHttps = { statusCode: 308 };
-  else if (annotations.sslRedirect) policy.redirectToHttps = { statusCode: 308, onlyIfHostHasTls: true };
+  // ingress-nginx answers permanent/temporal-redirect with nginx's `return`, which runs before its
+  // HTTPS redirect: a redirecting Ingress never redirects to HTTPS first.
+  if (annotations.redirect === undefined && (annotations.forceSslRedirect || annotations.sslRedirect)) {
+    const redirect: NonNullable<RoutePolicy['redirectToHttps']> = { statusCode: 308 };
+    if (!annotations.forceSslRedirect) redirect.onlyIfHostHasTls = true;
+    // ingress-nginx drops a trailing `/` of the request URI unless preserve-trailing-slash is set.
+    if (annotations.preserveTrailingSlash !== true) redirect.stripTrailingSlash = true;
+    policy.redirectToHttps = redirect;
+  }
   if (annotations.allowSourceRanges.length > 0) policy.allowSources = [...annotations.allowSourceRanges];
+  if (annotations.denySourceRanges !== undefined) policy.denySources = [...annotations.denySourceRanges];
   if (annotations.maxBodyBytes !== undefined) policy.maxBodyBytes = annotations.maxBodyBytes;
   if (annotations.upstreamHost !== undefined) policy.upstreamHost = annotations.upstreamHost;
+  if (annotations.cors !== undefined) {
+    policy.cors = { ...annotations.cors, allowOrigins: [...annotations.cors.allowOrigins] };
+  }
+  if (annotations.forwardedPrefix !== undefined) {
+    policy.requestHeaders = { set: [{ name: 'X-Forwarded-Prefix', value: annotations.forwardedPrefix }] };
+  }
   const timeouts: RouteTimeouts = {};
   if (annotations.connectTimeoutSeconds !== undefined)
     timeouts.connectMs = annotations.connectTimeoutSeconds * 1000;
@@ -23,4 +38,22 @@ export function createRoutePolicy(annotations: IngressAnnotations): RoutePolicy 
   if (Object.keys(timeouts).length > 0) policy.timeouts = timeouts;
   if (annotations.backendProtocol !== 'HTTP') policy.backendProtocol = annotations.backendProtocol;
   return policy;
+}
+
+/** A route-model redirect to `target` with `statusCode`. */
+export function createRedirect(target: RedirectTarget, statusCode: RedirectStatus): Redirect {
+  const redirect: Redirect = { statusCode };
+  if (target.scheme !== undefined) redirect.scheme = target.scheme;
+  if (target.hostname !== undefined) redirect.hostname = target.hostname;
+  if (target.port !== undefined) redirect.port = target.port;
+  if (target.path !== undefined) redirect.path = { type: 'ReplaceFullPath', value: target.path };
+  if (target.query !== undefined) redirect.query = target.query;
+  return redirect;
+}
+
+/** What a route of the Ingress does: forward to `backend`, or the redirect its annotations ask for. */
+export function createRouteAction(annotations: IngressAnnotations, backend: string): RouteAction {
+  if (annotations.redirect === undefined) return { type: 'forward', backends: [{ backend, weight: 1 }] };
+  const { target, statusCode } = annotations.redirect;
+  return { type: 'redirect', redirect: createRedirect(target, statusCode) };
 }

@@ -522,7 +522,11 @@ describe('translateIngress', () => {
           { annotations: { [`${A}ssl-redirect`]: 'false' } },
         ),
       );
-      expect(onlyRoute(on).policy.redirectToHttps).toEqual({ statusCode: 308, onlyIfHostHasTls: true });
+      expect(onlyRoute(on).policy.redirectToHttps).toEqual({
+        statusCode: 308,
+        onlyIfHostHasTls: true,
+        stripTrailingSlash: true,
+      });
       expect(onlyRoute(off).policy.redirectToHttps).toBeUndefined();
     });
 
@@ -534,7 +538,7 @@ describe('translateIngress', () => {
           { annotations: { [`${A}force-ssl-redirect`]: 'true', [`${A}ssl-redirect`]: 'false' } },
         ),
       );
-      expect(onlyRoute(forced).policy.redirectToHttps).toEqual({ statusCode: 308 });
+      expect(onlyRoute(forced).policy.redirectToHttps).toEqual({ statusCode: 308, stripTrailingSlash: true });
     });
 
     it.each([
@@ -753,6 +757,188 @@ describe('translateIngress', () => {
   });
 
   describe('annotations', () => {
+    it('answers every route and the default backend with the permanent-redirect, never with an HTTPS redirect first', () => {
+      const result = translate(
+        ingress(
+          'a',
+          { 'secure.example.com': [path('/', 'Prefix', 'app'), path('/x', 'Exact', 'app')] },
+          {
+            tls: secureTls,
+            defaultBackend: { service: 'app', port: 80 },
+            annotations: { [`${A}permanent-redirect`]: 'https://new.example.com$request_uri' },
+          },
+        ),
+        secrets(tlsSecret('cert', 'secure')),
+      );
+      const routes = hostOf(result, 'secure.example.com').routes;
+      expect(routes).toHaveLength(2);
+      for (const route of [...routes, hostOf(result, 'secure.example.com').fallback as Route]) {
+        expect(route.action).toEqual({
+          type: 'redirect',
+          redirect: { statusCode: 301, scheme: 'https', hostname: 'new.example.com' },
+        });
+        expect(route.policy.redirectToHttps).toBeUndefined();
+      }
+    });
+
+    it('redirects to a fixed URL without the request query with temporal-redirect and its code', () => {
+      const route = onlyRoute(
+        translate(
+          ingress(
+            'a',
+            { 'a.example.com': [path('/', 'Prefix', 'app')] },
+            {
+              annotations: {
+                [`${A}temporal-redirect`]: 'http://b.example.com:8080/landing?from=a',
+                [`${A}temporal-redirect-code`]: '307',
+              },
+            },
+          ),
+        ),
+      );
+      expect(route.action).toEqual({
+        type: 'redirect',
+        redirect: {
+          statusCode: 307,
+          scheme: 'http',
+          hostname: 'b.example.com',
+          port: 8080,
+          path: { type: 'ReplaceFullPath', value: '/landing' },
+          query: 'from=a',
+        },
+      });
+    });
+
+    it('adds an app-root route per host that redirects exactly / with 302 and no query, before the HTTPS redirect', () => {
+      const result = translate(
+        ingress(
+          'a',
+          {
+            'secure.example.com': [path('/', 'Prefix', 'app')],
+            'b.example.com': [path('/b', 'Prefix', 'app')],
+          },
+          { tls: secureTls, annotations: { [`${A}app-root`]: '/app1' } },
+        ),
+        secrets(tlsSecret('cert', 'secure')),
+      );
+      for (const hostname of ['secure.example.com', 'b.example.com']) {
+        const appRoot = hostOf(result, hostname).routes.find((route) => route.id.endsWith('/app-root'));
+        expect(appRoot).toMatchObject({
+          match: { path: { type: 'Exact', value: '/' } },
+          action: {
+            type: 'redirect',
+            redirect: { statusCode: 302, path: { type: 'ReplaceFullPath', value: '/app1' }, query: '' },
+          },
+          origin: { field: `metadata.annotations["${A}app-root"]` },
+        });
+        expect(appRoot?.policy.redirectToHttps).toBeUndefined();
+      }
+      const table = assemble([result]);
+      expect(answer(table, 'secure.example.com', '/')).toBe('Ingress/default/a/r0/app-root');
+      expect(answer(table, 'secure.example.com', '/x')).toBe('Ingress/default/a/r0/p0');
+      expect(answer(table, 'b.example.com', '/')).toBe('Ingress/default/a/r1/app-root');
+    });
+
+    it('gives every route the CORS policy of enable-cors', () => {
+      const route = onlyRoute(
+        translate(
+          ingress(
+            'a',
+            { 'a.example.com': [path('/', 'Prefix', 'app')] },
+            {
+              annotations: {
+                [`${A}enable-cors`]: 'true',
+                [`${A}cors-allow-origin`]: 'https://app.example.com',
+              },
+            },
+          ),
+        ),
+      );
+      expect(route.policy.cors).toMatchObject({
+        allowOrigins: ['https://app.example.com'],
+        maxAgeSeconds: 1728000,
+      });
+    });
+
+    it('serves the routes of the first host under each server-alias, as copies with their own ids', () => {
+      const result = translate(
+        ingress(
+          'a',
+          { 'a.example.com': [path('/x', 'Prefix', 'app')], 'b.example.com': [path('/y', 'Prefix', 'app')] },
+          { annotations: { [`${A}server-alias`]: 'alias.example.com, b.example.com' } },
+        ),
+      );
+      expect(routesOf(result, 'alias.example.com')).toEqual(['PathPrefix /x -> default/app:80']);
+      expect(routesOf(result, 'b.example.com')).toEqual(['PathPrefix /y -> default/app:80']);
+      const alias = hostOf(result, 'alias.example.com').routes[0]!;
+      expect(alias.id).toBe('Ingress/default/a/r0/p0/alias/alias.example.com');
+      expect(alias.policy).not.toBe(hostOf(result, 'a.example.com').routes[0]!.policy);
+      const table = assemble([result]);
+      expect(answer(table, 'alias.example.com', '/x/1')).toBe(
+        'Ingress/default/a/r0/p0/alias/alias.example.com',
+      );
+    });
+
+    it('redirects the www. or bare counterpart of each host with 308 when the Ingress does not name it', () => {
+      const result = translate(
+        ingress(
+          'a',
+          {
+            'example.com': [path('/', 'Prefix', 'app')],
+            'www.shop.example.com': [path('/', 'Prefix', 'app')],
+            'api.example.com': [path('/', 'Prefix', 'app')],
+            'www.api.example.com': [path('/', 'Prefix', 'app')],
+            '*.wild.example.com': [path('/', 'Prefix', 'app')],
+          },
+          { annotations: { [`${A}from-to-www-redirect`]: 'true' } },
+        ),
+      );
+      const hostnames = result.contribution?.hosts.map((host) => host.hostname);
+      expect(hostnames).toEqual([
+        '*.wild.example.com',
+        'api.example.com',
+        'example.com',
+        'shop.example.com',
+        'www.api.example.com',
+        'www.example.com',
+        'www.shop.example.com',
+      ]);
+      expect(hostOf(result, 'www.example.com').fallback).toMatchObject({
+        action: { type: 'redirect', redirect: { hostname: 'example.com', statusCode: 308 } },
+        origin: { field: `metadata.annotations["${A}from-to-www-redirect"]` },
+      });
+      expect(hostOf(result, 'shop.example.com').fallback).toMatchObject({
+        action: { type: 'redirect', redirect: { hostname: 'www.shop.example.com' } },
+      });
+      expect(hostOf(result, 'www.api.example.com').routes).toHaveLength(1);
+    });
+
+    it('keeps the trailing slash in the HTTPS redirect with preserve-trailing-slash', () => {
+      const route = onlyRoute(
+        translate(
+          ingress(
+            'a',
+            { 'a.example.com': [path('/', 'Prefix', 'app')] },
+            { annotations: { [`${A}preserve-trailing-slash`]: 'true', [`${A}force-ssl-redirect`]: 'true' } },
+          ),
+        ),
+      );
+      expect(route.policy.redirectToHttps).toEqual({ statusCode: 308 });
+    });
+
+    it('sends x-forwarded-prefix upstream as the X-Forwarded-Prefix header', () => {
+      const route = onlyRoute(
+        translate(
+          ingress(
+            'a',
+            { 'a.example.com': [path('/', 'Prefix', 'app')] },
+            { annotations: { [`${A}x-forwarded-prefix`]: '/api' } },
+          ),
+        ),
+      );
+      expect(route.policy.requestHeaders).toEqual({ set: [{ name: 'X-Forwarded-Prefix', value: '/api' }] });
+    });
+
     it('replaces the matched prefix of a Prefix or ImplementationSpecific path with a literal rewrite-target', () => {
       const result = translate(
         ingress(
@@ -867,7 +1053,7 @@ describe('translateIngress', () => {
         ),
       );
       const expected = {
-        redirectToHttps: { statusCode: 308, onlyIfHostHasTls: true },
+        redirectToHttps: { statusCode: 308, onlyIfHostHasTls: true, stripTrailingSlash: true },
         allowSources: ['10.0.0.0/8', '192.168.1.1'],
         maxBodyBytes: 8 * 1024 * 1024,
         upstreamHost: 'internal.example.com:8080',
@@ -902,7 +1088,9 @@ describe('translateIngress', () => {
           ),
         ),
       );
-      expect(route.policy).toEqual({ redirectToHttps: { statusCode: 308, onlyIfHostHasTls: true } });
+      expect(route.policy).toEqual({
+        redirectToHttps: { statusCode: 308, onlyIfHostHasTls: true, stripTrailingSlash: true },
+      });
     });
 
     it('leaves out the whole Ingress with an invalid annotation and names the annotation and value', () => {
@@ -951,6 +1139,23 @@ describe('translateIngress', () => {
       expect(result.contribution).toBeUndefined();
       expect(result.problems).toEqual([expect.objectContaining({ severity: 'error' })]);
     });
+
+    it.each(['limit-rps', 'limit-connections', 'enable-modsecurity', 'proxy-ssl-verify', 'ssl-passthrough'])(
+      'leaves out the Ingress with %s rather than serve it unprotected',
+      (name) => {
+        const result = translate(
+          ingress(
+            'a',
+            { 'a.example.com': [path('/', 'Prefix', 'app')] },
+            { annotations: { [`${A}${name}`]: 'on' } },
+          ),
+        );
+        expect(result.contribution).toBeUndefined();
+        expect(result.problems).toEqual([
+          expect.objectContaining({ severity: 'error', field: `metadata.annotations["${A}${name}"]` }),
+        ]);
+      },
+    );
 
     it('honours a custom annotation prefix', () => {
       const result = translate(

@@ -17,6 +17,7 @@ import { DEFAULT_ANNOTATION_PREFIX, parseAnnotations } from './annotations.js';
 
 import { checkDnsLabel, checkDnsSubdomain } from '@ingresskit/kube-objects';
 
+import { addServerAliases, addWwwRedirects } from './host-annotations.js';
 import { toMillis } from './timestamps.js';
 import { translateDefaultBackend, translateRules } from './translate-rules.js';
 import { claimTls, readTlsEntries } from './translate-tls.js';
@@ -36,6 +37,9 @@ function translateSpec(context: Context, rawSpec: unknown): RouteContribution {
       : translateDefaultBackend(context, spec.defaultBackend);
   const tlsEntries = readTlsEntries(context, spec.tls);
   const hosts = translateRules(context, spec.rules, defaultRoute ?? 'table-default');
+  // Redirects for the Ingress's own hosts, not for its aliases, as ingress-nginx's redirect servers.
+  addWwwRedirects(context, hosts);
+  addServerAliases(context, hosts);
   // spec.defaultBackend also answers requests for hosts no Ingress names; when several Ingresses
   // have one, assembling the catch-all keeps the oldest and notes the others.
   if (defaultRoute !== undefined && !hosts.has(ANY_HOSTNAME)) {

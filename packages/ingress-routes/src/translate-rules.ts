@@ -3,10 +3,11 @@
  * route per valid path, the default backend (or the table default) as the hosts' fallback.
  */
 import { ANY_HOSTNAME, type HostContribution, type Route } from '@ingresskit/route-model';
+import { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
 import { backendIdOf, parseBackendReference } from './backend-reference.js';
 import { checkHost, checkLiteralPath, checkRegexPath } from './grammar.js';
 import { isPathType, isRegexPath, pathMatchOf, rewriteOf } from './paths.js';
-import { createRoutePolicy } from './route-policy.js';
+import { createRedirect, createRouteAction, createRoutePolicy } from './route-policy.js';
 import { flatString, idPrefix, objectOr, originOf, type Context } from './translation-context.js';
 
 /** Reads a backend and names its Service port, or reports why it cannot be used. */
@@ -30,8 +31,32 @@ export function translateDefaultBackend(context: Context, raw: unknown): Route |
     origin: originOf(context, [], 'spec.defaultBackend'),
     // A fallback's match is never consulted; this one says what it answers: every path.
     match: { path: { type: 'PathPrefix', value: '/' } },
-    action: { type: 'forward', backends: [{ backend, weight: 1 }] },
+    action: createRouteAction(context.annotations, backend),
     policy: createRoutePolicy(context.annotations),
+  };
+}
+
+/**
+ * app-root as a route of each host: `/` exactly, redirected with 302 to the app root on the same
+ * scheme, host and port, without the query (ingress-nginx: `if ($uri = /) { return 302
+ * $scheme://$http_host<app-root>; }` in the server, before any location, so before the HTTPS
+ * redirect too).
+ */
+function translateAppRoot(context: Context, ruleIndex: number): Route | undefined {
+  const target = context.annotations.appRoot;
+  if (target === undefined) return undefined;
+  const policy = createRoutePolicy(context.annotations);
+  delete policy.redirectToHttps;
+  return {
+    id: flatString(`${idPrefix(context.source)}/r${ruleIndex}/app-root`),
+    origin: originOf(
+      context,
+      [ruleIndex, -1],
+      `metadata.annotations[${JSON.stringify(`${context.config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX}/app-root`)}]`,
+    ),
+    match: { path: { type: 'Exact', value: '/' } },
+    action: { type: 'redirect', redirect: createRedirect(target, 302) },
+    policy,
   };
 }
 
@@ -75,7 +100,7 @@ function translatePath(
     id: flatString(`${idPrefix(context.source)}/r${index[0]}/p${index[1]}`),
     origin: originOf(context, index, field),
     match: { path: match },
-    action: { type: 'forward', backends: [{ backend: backendId, weight: 1 }] },
+    action: createRouteAction(context.annotations, backendId),
     policy,
   };
 }
@@ -108,6 +133,8 @@ export function translateRules(
     if (contribution === undefined) {
       contribution = { hostname, routes: [], fallback };
       if (hostname.startsWith('*.')) contribution.wildcard = 'one-label';
+      const appRoot = translateAppRoot(context, ruleIndex);
+      if (appRoot !== undefined) contribution.routes.push(appRoot);
       hosts.set(hostname, contribution);
     }
     if (http === undefined || http === null) return;

@@ -102,6 +102,22 @@ describe('compileRoute', () => {
     });
   });
 
+  it('compiles a redirect query that replaces the request query, and refuses one that needs escaping', () => {
+    const redirect = (query: string) =>
+      compileRoute(
+        createTestRoute('r', { action: { type: 'redirect', redirect: { statusCode: 302, query } } }),
+      );
+    expect(redirect('a=1&b=%2F').entry.action).toEqual({ type: 'redirect', status: 302, query: 'a=1&b=%2F' });
+    expect(redirect('').entry.action).toEqual({ type: 'redirect', status: 302, query: '' });
+    for (const bad of ['a b', 'a=%zz', 'a\r\nSet-Cookie: x', 'a#b', 'a="x"']) {
+      const compiled = redirect(bad);
+      expect(compiled.entry.action).toEqual({ type: 'respond', status: 500 });
+      expect(compiled.issues).toEqual([
+        expect.objectContaining({ field: 'action.redirect.query', severity: 'error' }),
+      ]);
+    }
+  });
+
   it('compiles policies into the compact forms workers read', () => {
     const { entry, issues } = compileRoute(
       createTestRoute('r', {
@@ -170,6 +186,80 @@ describe('compileRoute', () => {
     expect(entry.action.type).toBe('forward');
     expect(issues).toEqual([
       expect.objectContaining({ field: 'policy.allowSources[0]', severity: 'error', value: 'nonsense' }),
+    ]);
+  });
+
+  it('compiles CORS origins into one anchored regex and the fixed headers, and refuses bad origins', () => {
+    const cors = {
+      allowOrigins: ['https://a.example.com', 'http://*.example.org:8080'],
+      allowMethods: 'GET, POST',
+      allowHeaders: 'Content-Type',
+      exposeHeaders: '',
+      allowCredentials: true,
+      maxAgeSeconds: 60,
+    };
+    const { entry } = compileRoute(createTestRoute('r', { action: forward, policy: { cors } }));
+    expect(entry.policy?.cors).toEqual({
+      origin: '^(?:https://a\\.example\\.com|http://[A-Za-z0-9-]+\\.example\\.org:8080)$',
+      headers: [
+        ['Access-Control-Allow-Credentials', 'true'],
+        ['Access-Control-Allow-Methods', 'GET, POST'],
+        ['Access-Control-Allow-Headers', 'Content-Type'],
+        ['Access-Control-Max-Age', '60'],
+      ],
+    });
+    const any = compileRoute(
+      createTestRoute('r', { action: forward, policy: { cors: { ...cors, allowOrigins: ['*'] } } }),
+    );
+    expect(any.entry.policy?.cors?.origin).toBeUndefined();
+    for (const allowOrigins of [
+      [],
+      ['*', 'https://a.example.com'],
+      ['https://a.example.com/path'],
+      ['https://(a|b).com'],
+    ]) {
+      const bad = compileRoute(
+        createTestRoute('r', { action: forward, policy: { cors: { ...cors, allowOrigins } } }),
+      );
+      expect(bad.entry.action).toEqual({ type: 'respond', status: 500 });
+    }
+    const split = compileRoute(
+      createTestRoute('r', {
+        action: forward,
+        policy: { cors: { ...cors, allowHeaders: 'a\r\nSet-Cookie: x' } },
+      }),
+    );
+    expect(split.entry.action).toEqual({ type: 'respond', status: 500 });
+  });
+
+  it('compiles the trailing-slash stripping of an HTTPS redirect', () => {
+    const { entry } = compileRoute(
+      createTestRoute('r', {
+        action: forward,
+        policy: { redirectToHttps: { statusCode: 301, stripTrailingSlash: true } },
+      }),
+    );
+    expect(entry.policy?.https).toEqual({ status: 301, strip: true });
+  });
+
+  it('compiles a denylist, and denies every client for an entry it cannot parse, and reports it', () => {
+    const denied = compileRoute(
+      createTestRoute('r', { action: forward, policy: { denySources: ['10.0.0.0/8', '::1'] } }),
+    );
+    expect(denied.entry.policy?.deny).toEqual([
+      ['0a000000', 8],
+      ['00000000000000000000000000000001', 128],
+    ]);
+    const { entry, issues } = compileRoute(
+      createTestRoute('r', { action: forward, policy: { denySources: ['nonsense'] } }),
+    );
+    expect(entry.policy?.deny).toEqual([
+      ['00000000', 0],
+      ['0'.repeat(32), 0],
+    ]);
+    expect(entry.action.type).toBe('forward');
+    expect(issues).toEqual([
+      expect.objectContaining({ field: 'policy.denySources[0]', severity: 'error', value: 'nonsense' }),
     ]);
   });
 

@@ -6,7 +6,13 @@
  * precision (an unknown protocol, an invalid limit) falls back to the default; an allowlist entry
  * that cannot be parsed admits no one.
  */
-import { normalizePrefix, type HeaderModifier, type PathModifier, type Route } from '@ingresskit/route-model';
+import {
+  normalizePrefix,
+  type CorsPolicy,
+  type HeaderModifier,
+  type PathModifier,
+  type Route,
+} from '@ingresskit/route-model';
 import { parseCidr } from './cidr.js';
 import type {
   ActionEntry,
@@ -45,8 +51,15 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 const HOST_VALUE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
 const HOSTNAME = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])$/;
 const REDIRECT_STATUS = [301, 302, 303, 307, 308];
+// A redirect's query goes into Location as written: characters that need no escaping, and escapes.
+const QUERY = /^(?:[A-Za-z0-9._~\-=&+,:@/!]|%[0-9A-Fa-f]{2}){0,2048}$/;
 const HTTPS_REDIRECT_STATUS = [301, 302, 307, 308];
 const MAX_TIMEOUT_MS = 86_400_000;
+// Every IPv4 and every IPv6 client: what a deny list entry that cannot be read stands for.
+const DENY_EVERYONE: [string, number][] = [
+  ['00000000', 0],
+  ['0'.repeat(32), 0],
+];
 
 /** Whether `value` is a header name nginx and Lua can set safely. */
 export function isHeaderName(value: unknown): value is string {
@@ -259,6 +272,16 @@ function compileAction(route: Route, out: Collector): ActionEntry | undefined {
           return out.error('action.redirect.port', 'must be a port from 1 to 65535', redirect.port);
         entry.port = redirect.port;
       }
+      if (redirect.query !== undefined) {
+        if (typeof redirect.query !== 'string' || !QUERY.test(redirect.query)) {
+          return out.error(
+            'action.redirect.query',
+            'must be a URL query of A-Z a-z 0-9 . _ ~ - = & + , : @ / ! and %XX escapes',
+            redirect.query,
+          );
+        }
+        entry.query = redirect.query;
+      }
       if (redirect.path !== undefined) {
         const path = compileModifier(redirect.path, route, 'action.redirect.path', out);
         if (path === undefined) return undefined;
@@ -312,11 +335,63 @@ function compileTimeouts(route: Route, out: Collector): [number, number, number]
   return seconds.some((value) => value > 0) ? seconds : undefined;
 }
 
+// A CORS origin: scheme, a host whose first label may be `*`, an optional port.
+const CORS_ORIGIN = /^https?:\/\/(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::[0-9]{1,5})?$/;
+
+/** One origin → the regex that matches it (`*.` stands for one DNS label), anchored. */
+function originPattern(origin: string): string {
+  const wildcard = origin.includes('://*.');
+  const escaped = origin.replace('://*.', '://').replace(/[.]/g, '\\.');
+  return wildcard ? escaped.replace('://', '://[A-Za-z0-9-]+\\.') : escaped;
+}
+
+/**
+ * CorsPolicy → the origin regex and the fixed headers. A value that is not a valid header value,
+ * or an origin outside the grammar, makes the route answer 500: serving it without the CORS
+ * headers it asked for, or with others, would both be wrong.
+ */
+function compileCors(cors: CorsPolicy, out: Collector): PolicyEntry['cors'] {
+  const origins = Array.isArray(cors.allowOrigins) ? cors.allowOrigins : [];
+  const entry: NonNullable<PolicyEntry['cors']> = { headers: [] };
+  if (origins.length === 0)
+    return out.error('policy.cors.allowOrigins', 'must list at least one origin or "*"');
+  if (!(origins.length === 1 && origins[0] === '*')) {
+    const patterns: string[] = [];
+    for (const [index, origin] of origins.entries()) {
+      if (typeof origin !== 'string' || !CORS_ORIGIN.test(origin)) {
+        return out.error(
+          `policy.cors.allowOrigins[${index}]`,
+          'must be "*" alone or http(s)://host[:port], the host possibly starting with "*."',
+          origin,
+        );
+      }
+      patterns.push(originPattern(origin));
+    }
+    entry.origin = `^(?:${patterns.join('|')})$`;
+  }
+  const headers: [string, string | undefined][] = [
+    ['Access-Control-Allow-Credentials', cors.allowCredentials === true ? 'true' : undefined],
+    ['Access-Control-Allow-Methods', cors.allowMethods],
+    ['Access-Control-Allow-Headers', cors.allowHeaders],
+    ['Access-Control-Expose-Headers', cors.exposeHeaders === '' ? undefined : cors.exposeHeaders],
+    [
+      'Access-Control-Max-Age',
+      Number.isSafeInteger(cors.maxAgeSeconds) ? String(cors.maxAgeSeconds) : undefined,
+    ],
+  ];
+  for (const [name, value] of headers) {
+    if (value === undefined) continue;
+    if (!isHeaderValue(value)) return out.error(`policy.cors`, `${name} holds control characters`, value);
+    entry.headers.push([name, value]);
+  }
+  return entry;
+}
+
 function compilePolicy(route: Route, out: Collector): PolicyEntry {
   const policy = route.policy ?? {};
   const entry: PolicyEntry = {};
   if (policy.redirectToHttps !== undefined) {
-    const { statusCode, onlyIfHostHasTls } = policy.redirectToHttps;
+    const { statusCode, onlyIfHostHasTls, stripTrailingSlash } = policy.redirectToHttps;
     if (!HTTPS_REDIRECT_STATUS.includes(statusCode)) {
       out.error(
         'policy.redirectToHttps.statusCode',
@@ -324,8 +399,9 @@ function compilePolicy(route: Route, out: Collector): PolicyEntry {
         statusCode,
       );
     } else {
-      entry.https =
-        onlyIfHostHasTls === true ? { status: statusCode, tlsOnly: true } : { status: statusCode };
+      entry.https = { status: statusCode };
+      if (onlyIfHostHasTls === true) entry.https.tlsOnly = true;
+      if (stripTrailingSlash === true) entry.https.strip = true;
     }
   }
   if (policy.allowSources !== undefined) {
@@ -339,6 +415,24 @@ function compilePolicy(route: Route, out: Collector): PolicyEntry {
           source,
         );
       } else entry.allow!.push([parsed.hex, parsed.bits]);
+    });
+  }
+  if (
+    policy.denySources !== undefined &&
+    Array.isArray(policy.denySources) &&
+    policy.denySources.length > 0
+  ) {
+    entry.deny = [];
+    policy.denySources.forEach((source, index) => {
+      const parsed = parseCidr(source);
+      if (parsed === undefined) {
+        out.strict(
+          `policy.denySources[${index}]`,
+          'is not an IP address or CIDR; it denies every client',
+          source,
+        );
+        entry.deny!.push(...DENY_EVERYONE);
+      } else entry.deny!.push([parsed.hex, parsed.bits]);
     });
   }
   if (policy.maxBodyBytes !== undefined) {
@@ -370,6 +464,10 @@ function compilePolicy(route: Route, out: Collector): PolicyEntry {
   if (policy.responseHeaders !== undefined) {
     const headers = compileHeaders(policy.responseHeaders, 'policy.responseHeaders', out);
     if (headers !== undefined) entry.response = headers;
+  }
+  if (policy.cors !== undefined) {
+    const cors = compileCors(policy.cors, out);
+    if (cors !== undefined) entry.cors = cors;
   }
   if (policy.timeouts !== undefined) {
     const timeouts = compileTimeouts(route, out);

@@ -70,14 +70,23 @@ export type ActionEntry =
       hostname?: string;
       port?: number;
       path?: Extract<PathChangeEntry, { type: 'full' | 'prefix' }>;
+      /** Replaces the request's query; `''`: none. */
+      query?: string;
     }
   | { type: 'respond'; status: number; body?: string };
 
 /** A route's policy; every field optional, absent when the route has none. */
 export interface PolicyEntry {
-  https?: { status: number; tlsOnly?: true };
+  https?: { status: number; tlsOnly?: true; strip?: true };
   /** Allowed client networks as `[hex bytes, prefix length]`; present and empty: nobody. */
   allow?: [string, number][];
+  /**
+   * CORS: `origin`, a case-insensitive regex an allowed Origin matches (absent: every request,
+   * with Access-Control-Allow-Origin `*`), and the other CORS headers to send.
+   */
+  cors?: { origin?: string; headers: [string, string][] };
+  /** Denied client networks, the same form; checked before `allow`. */
+  deny?: [string, number][];
   maxBody?: number;
   rewrite?: PathChangeEntry;
   /** Host header sent upstream. */

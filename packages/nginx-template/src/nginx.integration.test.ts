@@ -34,6 +34,16 @@ let ports: { http: number; https: number };
 let plane: DataPlane;
 let table: RouteTable;
 
+/** A CORS policy allowing every origin. */
+const CORS_ANY = {
+  allowOrigins: ['*'],
+  allowMethods: 'GET, POST',
+  allowHeaders: 'X-Token,Content-Type',
+  exposeHeaders: '',
+  allowCredentials: true,
+  maxAgeSeconds: 900,
+};
+
 function forward(backend: string): Route['action'] {
   return { type: 'forward', backends: [{ backend, weight: 1 }] };
 }
@@ -122,6 +132,9 @@ function createTable(): RouteTable {
       host('*', [route('r-catch-all', '/', { type: 'respond', statusCode: 200, body: 'catch-all' })]),
       host('policy.example.com', [
         route('p-https', '/https', forward('a'), { policy: { redirectToHttps: { statusCode: 308 } } }),
+        route('p-https-strip', '/strip-slash', forward('a'), {
+          policy: { redirectToHttps: { statusCode: 308, stripTrailingSlash: true } },
+        }),
         route('p-https-tls-only', '/https-if-tls', forward('a'), {
           policy: { redirectToHttps: { statusCode: 301, onlyIfHostHasTls: true } },
         }),
@@ -132,6 +145,29 @@ function createTable(): RouteTable {
           policy: { allowSources: ['10.0.0.0/8', '::1/128', '127.0.0.2/32'] },
         }),
         route('p-deny-bad', '/deny-bad', forward('a'), { policy: { allowSources: ['127.0.0.1/33', 'all'] } }),
+        route('p-cors-any', '/cors-any', forward('a'), { policy: { cors: CORS_ANY } }),
+        route('p-cors-list', '/cors-list', forward('a'), {
+          policy: {
+            cors: {
+              ...CORS_ANY,
+              allowOrigins: ['https://app.example.com', 'https://*.example.org:8443'],
+              allowCredentials: false,
+              exposeHeaders: 'X-Total',
+            },
+          },
+        }),
+        route('p-denylist', '/denylist', forward('a'), {
+          policy: { denySources: ['10.0.0.0/8', '127.0.0.0/24'] },
+        }),
+        route('p-denylist-other', '/denylist-other', forward('a'), {
+          policy: { denySources: ['10.0.0.0/8', '::1/128'], allowSources: ['127.0.0.0/8'] },
+        }),
+        route('p-denylist-wins', '/denylist-wins', forward('a'), {
+          policy: { denySources: ['127.0.0.1'], allowSources: ['127.0.0.0/8'] },
+        }),
+        route('p-denylist-bad', '/denylist-bad', forward('a'), {
+          policy: { denySources: ['10.0.0.0/8', 'nonsense'] },
+        }),
         route('p-small', '/small', forward('a'), { policy: { maxBodyBytes: 10 } }),
         route('p-unlimited', '/unlimited', forward('a'), { policy: { maxBodyBytes: 0 } }),
         route('p-full', '/rewrite-full', forward('a'), {
@@ -216,6 +252,14 @@ function createTable(): RouteTable {
         route('p-redirect-full', '/redirect-full', {
           type: 'redirect',
           redirect: { statusCode: 303, path: { type: 'ReplaceFullPath', value: '/a b' } },
+        }),
+        route('p-redirect-query', '/redirect-query', {
+          type: 'redirect',
+          redirect: { statusCode: 301, path: { type: 'ReplaceFullPath', value: '/q' }, query: 'a=1&b=%2F' },
+        }),
+        route('p-redirect-noquery', '/redirect-noquery', {
+          type: 'redirect',
+          redirect: { statusCode: 302, path: { type: 'ReplaceFullPath', value: '/plain' }, query: '' },
         }),
       ]),
       host('tls.example.com', [
@@ -407,6 +451,13 @@ describe('the nginx data plane', () => {
     expect(redirect.headers.location).toBe(`https://policy.example.com:${ports.https}/https/a?b=1`);
     expect((await send('policy.example.com', '/https', { tls: true })).status).toBe(200);
     expect(await answer('policy.example.com', '/https-if-tls')).toBe('a');
+    const stripped = await send('policy.example.com', '/strip-slash/a/');
+    expect(stripped.headers.location).toBe(`https://policy.example.com:${ports.https}/strip-slash/a`);
+    const withQuery = await send('policy.example.com', '/strip-slash/a/?q=/');
+    expect(withQuery.headers.location).toBe(`https://policy.example.com:${ports.https}/strip-slash/a/?q=`);
+    expect((await send('policy.example.com', '/https/a/')).headers.location).toBe(
+      `https://policy.example.com:${ports.https}/https/a/`,
+    );
     const tlsHost = await send('tls.example.com', '/x');
     expect(tlsHost.status).toBe(301);
     expect(tlsHost.headers.location).toBe(`https://tls.example.com:${ports.https}/x`);
@@ -416,6 +467,60 @@ describe('the nginx data plane', () => {
     expect(await answer('policy.example.com', '/allow')).toBe('a');
     expect((await send('policy.example.com', '/deny')).status).toBe(403);
     expect((await send('policy.example.com', '/deny-bad')).status).toBe(403);
+  });
+
+  it('answers CORS preflights with 204 and adds CORS headers to responses of allowed origins', async () => {
+    const preflight = await send('policy.example.com', '/cors-any/x', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://anywhere.example.net' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers).toMatchObject({
+      'access-control-allow-origin': '*',
+      'access-control-allow-credentials': 'true',
+      'access-control-allow-methods': CORS_ANY.allowMethods,
+      'access-control-allow-headers': CORS_ANY.allowHeaders,
+      'access-control-max-age': '900',
+    });
+    expect(preflight.headers['access-control-expose-headers']).toBeUndefined();
+    const simple = await send('policy.example.com', '/cors-any/x');
+    expect(echoOf(simple)?.url).toBe('/cors-any/x');
+    expect(simple.headers['access-control-allow-origin']).toBe('*');
+
+    const allowed = await send('policy.example.com', '/cors-list', {
+      headers: { origin: 'https://API.example.org:8443' },
+    });
+    expect(echoOf(allowed)).toBeDefined();
+    expect(allowed.headers).toMatchObject({
+      'access-control-allow-origin': 'https://API.example.org:8443',
+      'access-control-expose-headers': 'X-Total',
+    });
+    expect(allowed.headers['access-control-allow-credentials']).toBeUndefined();
+    const listedPreflight = await send('policy.example.com', '/cors-list', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example.com' },
+    });
+    expect(listedPreflight.status).toBe(204);
+    expect(listedPreflight.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    for (const origin of [
+      'https://evil.example.com',
+      'https://a.b.example.org:8443',
+      'https://app.example.com.evil.net',
+    ]) {
+      const other = await send('policy.example.com', '/cors-list', {
+        method: 'OPTIONS',
+        headers: { origin },
+      });
+      expect(echoOf(other)?.method).toBe('OPTIONS');
+      expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    }
+  });
+
+  it('enforces source denylists before allowlists and denies everyone for an entry it cannot parse', async () => {
+    expect((await send('policy.example.com', '/denylist')).status).toBe(403);
+    expect(await answer('policy.example.com', '/denylist-other')).toBe('a');
+    expect((await send('policy.example.com', '/denylist-wins')).status).toBe(403);
+    expect((await send('policy.example.com', '/denylist-bad')).status).toBe(403);
   });
 
   it('refuses bodies over the limit by Content-Length and while reading chunked bodies', async () => {
@@ -522,6 +627,10 @@ describe('the nginx data plane', () => {
       `302 http://policy.example.com:${ports.http}/moved/a?b=c`,
     );
     expect(await location('/redirect-full/a')).toBe(`303 http://policy.example.com:${ports.http}/a%20b`);
+    expect(await location('/redirect-query?x=y')).toBe(
+      `301 http://policy.example.com:${ports.http}/q?a=1&b=%2F`,
+    );
+    expect(await location('/redirect-noquery?x=y')).toBe(`302 http://policy.example.com:${ports.http}/plain`);
   });
 
   it('serves pushed certificates by SNI and the default certificate otherwise', async () => {

@@ -3,6 +3,7 @@ export type {
   Backend,
   BackendProtocol,
   Certificate,
+  CorsPolicy,
   Endpoint,
   HeaderMatch,
   HeaderModifier,

@@ -110,6 +110,11 @@ export interface Redirect {
    */
   port?: number;
   path?: PathModifier;
+  /**
+   * The query of the Location, without `?`; `''`: none. Absent: the request's query is kept
+   * (Gateway API). A fixed target URL (ingress-nginx permanent-redirect, app-root) sets it.
+   */
+  query?: string;
   statusCode: 301 | 302 | 303 | 307 | 308;
 }
 
@@ -152,16 +157,51 @@ export interface RouteTimeouts {
   backendRequestMs?: number;
 }
 
+/**
+ * Cross-origin resource sharing as ingress-nginx's enable-cors serves it: a request whose Origin is
+ * allowed gets the CORS headers on its response, whatever the response; an allowed request with
+ * method OPTIONS is a preflight and is answered 204 with them, without reaching the action.
+ */
+export interface CorsPolicy {
+  /**
+   * `['*']`: every request counts as allowed, Origin or not, and gets Access-Control-Allow-Origin
+   * `*`. Otherwise origins `http(s)://host[:port]`, the host possibly starting with `*.` (one
+   * label), compared case-insensitively; an allowed Origin is echoed.
+   */
+  allowOrigins: string[];
+  /** Access-Control-Allow-Methods, as sent (e.g. `GET, PUT, POST`). */
+  allowMethods: string;
+  /** Access-Control-Allow-Headers, as sent. */
+  allowHeaders: string;
+  /** Access-Control-Expose-Headers, as sent; empty: not sent. */
+  exposeHeaders: string;
+  /** Whether Access-Control-Allow-Credentials: true is sent. */
+  allowCredentials: boolean;
+  /** Access-Control-Max-Age in seconds. */
+  maxAgeSeconds: number;
+}
+
 /** How a matched request is treated besides where it goes. Every field is optional. */
 export interface RoutePolicy {
   /**
    * On a plain-HTTP listener, answer with a redirect to the same URL on the HTTPS listener instead
    * of applying the action (ingress-nginx ssl-redirect). With `onlyIfHostHasTls`, only when the
-   * table has a TLS binding for exactly the virtual host's hostname.
+   * table has a TLS binding for exactly the virtual host's hostname. With `stripTrailingSlash`, a
+   * request URI (path and query as sent) ending in `/` loses that `/` in the Location, as
+   * ingress-nginx does unless preserve-trailing-slash is set.
    */
-  redirectToHttps?: { statusCode: 301 | 302 | 307 | 308; onlyIfHostHasTls?: boolean };
+  redirectToHttps?: {
+    statusCode: 301 | 302 | 307 | 308;
+    onlyIfHostHasTls?: boolean;
+    stripTrailingSlash?: boolean;
+  };
   /** Only clients whose address is in one of these CIDRs are served; others get 403. */
   allowSources?: string[];
+  /**
+   * Clients whose address is in one of these CIDRs get 403, whatever `allowSources` says
+   * (ingress-nginx denylist-source-range: its `deny` lines come before the allowlist's).
+   */
+  denySources?: string[];
   /** Largest request body accepted, in bytes; 0 means no limit. Larger bodies get 413. */
   maxBodyBytes?: number;
   /** Path sent upstream. */
@@ -170,6 +210,8 @@ export interface RoutePolicy {
   upstreamHost?: string;
   requestHeaders?: HeaderModifier;
   responseHeaders?: HeaderModifier;
+  /** CORS headers and preflight answers; see {@link CorsPolicy}. */
+  cors?: CorsPolicy;
   timeouts?: RouteTimeouts;
   /** HTTP by default. */
   backendProtocol?: BackendProtocol;

@@ -271,10 +271,11 @@ end
 
 local V4_MAPPED = "\0\0\0\0\0\0\0\0\0\0\255\255"
 
--- Whether the client address is in one of the networks ({ bytes, prefix length }).
-local function is_allowed(networks)
+-- Whether the client address is in one of the networks ({ bytes, prefix length }); `unknown`
+-- when the connection has no IP address, so each list can fail closed.
+local function is_in_networks(networks, unknown)
   local address = ngx_var.binary_remote_addr
-  if address == nil then return false end
+  if address == nil then return unknown end
   local mapped
   if #address == 16 and str_sub(address, 1, 12) == V4_MAPPED then mapped = str_sub(address, 13) end
   for _, network in ipairs(networks) do
@@ -291,6 +292,27 @@ local function is_allowed(networks)
     end
   end
   return false
+end
+
+-- The Access-Control-Allow-Origin a request gets under a CORS policy, or nil when its Origin is
+-- not allowed: "*" for a policy allowing every origin (ingress-nginx sends it to every request).
+local function cors_origin(cors)
+  if cors.origin == nil then return "*" end
+  local origin = ngx_var.http_origin
+  if origin ~= nil and re_find(origin, cors.origin, "joi") then return origin end
+  return nil
+end
+
+local function apply_cors_headers(cors)
+  local origin = cors_origin(cors)
+  if origin == nil then return false end
+  ngx_header["Access-Control-Allow-Origin"] = origin
+  local headers = cors.headers
+  for index = 1, #headers do
+    local pair = headers[index]
+    ngx_header[pair[1]] = pair[2]
+  end
+  return true
 end
 
 local function apply_response_headers(modifier)
@@ -377,12 +399,13 @@ local function redirect(route, action)
     local question = str_find(request_uri, "?", 1, true)
     target = question and str_sub(request_uri, 1, question - 1) or request_uri
   end
-  local args = ngx_var.args
+  local args = action.query or ngx_var.args
   if args and args ~= "" then target = target .. "?" .. args end
   if str_find(hostname, ":", 1, true) and str_byte(hostname, 1) ~= 91 then hostname = "[" .. hostname .. "]" end
   local location = scheme .. "://" .. hostname .. (port and (":" .. port) or "") .. target
   local policy = route.policy
   if policy and policy.response then apply_response_headers(policy.response) end
+  if policy and policy.cors then apply_cors_headers(policy.cors) end
   return ngx.redirect(location, action.status)
 end
 
@@ -393,6 +416,7 @@ local function respond(route, action)
   ngx_header["Content-Type"] = "text/plain; charset=utf-8"
   ngx_header["Content-Length"] = #body
   if policy and policy.response then apply_response_headers(policy.response) end
+  if policy and policy.cors then apply_cors_headers(policy.cors) end
   if body ~= "" then ngx.print(body) else ngx.send_headers() end
   return ngx_exit(ngx.HTTP_OK)
 end
@@ -466,9 +490,21 @@ function _M.route()
     local https = policy.https
     if https and not is_tls_listener() and (not https.tlsOnly or tls[vhost] ~= nil) then
       local port = conf.https_port
-      return ngx.redirect("https://" .. host .. (port ~= 443 and (":" .. port) or "") .. ngx_var.request_uri, https.status)
+      local request_uri = ngx_var.request_uri
+      if https.strip and str_byte(request_uri, -1) == 47 then request_uri = str_sub(request_uri, 1, -2) end
+      return ngx.redirect("https://" .. host .. (port ~= 443 and (":" .. port) or "") .. request_uri, https.status)
     end
-    if route.allow and not is_allowed(route.allow) then return ngx_exit(403) end
+    -- ingress-nginx's deny lines come before its allow lines; both answer 403.
+    if route.deny and is_in_networks(route.deny, true) then return ngx_exit(403) end
+    if route.allow and not is_in_networks(route.allow, false) then return ngx_exit(403) end
+    -- A CORS preflight from an allowed origin is answered here (ingress-nginx: `return 204`).
+    if policy.cors and req.get_method() == "OPTIONS" and apply_cors_headers(policy.cors) then
+      ngx.status = 204
+      ngx_header["Content-Type"] = "text/plain charset=UTF-8"
+      ngx_header["Content-Length"] = 0
+      ngx.send_headers()
+      return ngx_exit(ngx.HTTP_OK)
+    end
   end
   -- location / already refused a Content-Length over the largest limit of all profiles, and
   -- reads other bodies under it: only a route that allows less has to look at the body.
@@ -494,6 +530,7 @@ function _M.filter_response_headers()
   local route = routes_by_id[ngx_var.ingresskit_route]
   local policy = route and route.policy
   if policy and policy.response then apply_response_headers(policy.response) end
+  if policy and policy.cors then apply_cors_headers(policy.cors) end
 end
 
 return _M

@@ -87,6 +87,15 @@ local function hex_to_bytes(hex)
   return (hex:gsub("..", function(pair) return str_char(tonumber(pair, 16)) end))
 end
 
+-- Pushed { hex, prefix length } networks → { bytes, prefix length }, compared with binary_remote_addr.
+local function to_networks(list)
+  local networks = {}
+  for index, network in ipairs(list) do
+    networks[index] = { hex_to_bytes(network[1]), network[2] }
+  end
+  return networks
+end
+
 -- Control characters and "%" percent-encoded: the id goes into $ingresskit_route, which the
 -- access log escapes but an `add_header` (exposeRouteId) would copy as it is.
 local function to_variable_value(id)
@@ -122,13 +131,8 @@ local function prepare_route(route)
   route.regex_options = route.ignoreCase and "joi" or "jo"
   local policy = route.policy
   route.max_body = policy and policy.maxBody or conf.default_max_body
-  if policy and policy.allow then
-    local networks = {}
-    for index, network in ipairs(policy.allow) do
-      networks[index] = { hex_to_bytes(network[1]), network[2] }
-    end
-    route.allow = networks
-  end
+  if policy and policy.allow then route.allow = to_networks(policy.allow) end
+  if policy and policy.deny then route.deny = to_networks(policy.deny) end
   local action = route.action
   if action.type == "forward" and #action.members == 1 then route.only_backend = action.members[1].backend end
   if route.profile then
@@ -137,7 +141,7 @@ local function prepare_route(route)
     route.location_filtered = names[2]
     route.location_external = names[3]
     route.location_external_filtered = names[4]
-    route.filters_response = policy ~= nil and policy.response ~= nil
+    route.filters_response = policy ~= nil and (policy.response ~= nil or policy.cors ~= nil)
   end
 end
 

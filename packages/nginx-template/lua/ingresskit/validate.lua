@@ -65,6 +65,9 @@ local function is_host(value)
   return str_find(name, "^[%w%.%-]+$") ~= nil or str_find(name, "^[%w%.%-]+:%d+$") ~= nil
 end
 
+-- The policy fields that hold client networks as { hex bytes, prefix length }.
+local NETWORK_LISTS = { "allow", "deny" }
+
 -- Sets of allowed values (a vararg helper would keep these checks out of the JIT).
 local function set_of(...)
   local set = {}
@@ -195,6 +198,10 @@ local function check_action(action, report)
       return report.fail("action.hostname must be a host name")
     end
     if action.port ~= nil and not is_integer(action.port, 1, 65535) then return report.fail("action.port must be 1-65535") end
+    if action.query ~= nil and (not is_string(action.query) or #action.query > 6144
+      or str_find(action.query, "[^%w%._~%-=&+,:@/!%%]")) then
+      return report.fail("action.query must be a URL query")
+    end
     if action.path ~= nil then return check_path_change(action.path, "action.path", report, false) end
   elseif action.type == "respond" then
     if not is_integer(action.status, 200, 599) then return report.fail("action.status must be 200-599") end
@@ -210,16 +217,34 @@ local function check_policy(policy, report)
   if not is_object(policy) then return report.fail("policy must be an object") end
   if policy.https ~= nil then
     if not is_object(policy.https) or not HTTPS_REDIRECT_STATUSES[policy.https.status]
-      or (policy.https.tlsOnly ~= nil and policy.https.tlsOnly ~= true) then
-      return report.fail("policy.https must be { status, tlsOnly? }")
+      or (policy.https.tlsOnly ~= nil and policy.https.tlsOnly ~= true)
+      or (policy.https.strip ~= nil and policy.https.strip ~= true) then
+      return report.fail("policy.https must be { status, tlsOnly?, strip? }")
     end
   end
-  if policy.allow ~= nil then
-    if not is_array(policy.allow) then return report.fail("policy.allow must be an array") end
-    for _, network in ipairs(policy.allow) do
-      if not is_array(network) or not is_string(network[1]) or str_find(network[1], "%X")
-        or not ((#network[1] == 8 and is_integer(network[2], 0, 32)) or (#network[1] == 32 and is_integer(network[2], 0, 128))) then
-        return report.fail("policy.allow holds an invalid network")
+  if policy.cors ~= nil then
+    local cors = policy.cors
+    if not is_object(cors) or not is_array(cors.headers) then return report.fail("policy.cors must be { origin?, headers }") end
+    if cors.origin ~= nil then
+      if not is_string(cors.origin) then return report.fail("policy.cors.origin must be a regex") end
+      local _, _, err = ngx_re.find("", cors.origin, "joi")
+      if err then return report.fail("policy.cors.origin does not compile: " .. err) end
+    end
+    for _, pair in ipairs(cors.headers) do
+      if not is_array(pair) or not is_token(pair[1]) or not is_field_value(pair[2]) then
+        return report.fail("policy.cors.headers holds an invalid header")
+      end
+    end
+  end
+  for _, name in ipairs(NETWORK_LISTS) do
+    local list = policy[name]
+    if list ~= nil then
+      if not is_array(list) then return report.fail("policy." .. name .. " must be an array") end
+      for _, network in ipairs(list) do
+        if not is_array(network) or not is_string(network[1]) or str_find(network[1], "%X")
+          or not ((#network[1] == 8 and is_integer(network[2], 0, 32)) or (#network[1] == 32 and is_integer(network[2], 0, 128))) then
+          return report.fail("policy." .. name .. " holds an invalid network")
+        end
       end
     end
   end

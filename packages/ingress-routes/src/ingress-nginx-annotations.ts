@@ -1,0 +1,327 @@
+/**
+ * Every annotation ingress-nginx (v1.15) documents or parses, and what we do with the ones we do
+ * not support. The list is data, not prose, so docs/annotations.md is generated from it and from
+ * the parsers and cannot drift. Names are without the prefix.
+ *
+ * An unsupported annotation is *refused* (the Ingress is not served) when serving without it could
+ * expose a backend: it authenticates, limits, filters, inspects or verifies something, changes who
+ * gets traffic, or is raw nginx configuration. Any other unsupported annotation is ignored with a
+ * warning. A refusal may name an `offValue`: a value that turns the protection off, with which
+ * ignoring the annotation is exactly what ingress-nginx does.
+ */
+
+/** What an unsupported ingress-nginx annotation protects, which we cannot honour. */
+export interface AnnotationRefusal {
+  /** Why serving without it would be unsafe, a short phrase ("it authenticates clients"). */
+  reason: string;
+  /** A value (compared case-insensitively) that disables the protection; then it is only ignored. */
+  offValue?: string;
+}
+
+/** One annotation of ingress-nginx, by name without prefix. */
+export interface IngressNginxAnnotation {
+  name: string;
+  /** The section of ingress-nginx's documentation it belongs to. */
+  group: string;
+  /** Present when an unsupported annotation leaves the Ingress out. */
+  refusal?: AnnotationRefusal;
+  /** Present when we support it but serve it differently from ingress-nginx: how. */
+  difference?: string;
+}
+
+const AUTH: AnnotationRefusal = { reason: 'it authenticates clients' };
+const CLIENT_CERTIFICATES: AnnotationRefusal = { reason: 'it verifies client certificates' };
+const CANARY: AnnotationRefusal = { reason: 'it decides which backend gets the traffic' };
+const RATE_LIMIT: AnnotationRefusal = { reason: 'it limits what a client may send' };
+const GLOBAL_RATE_LIMIT: AnnotationRefusal = { reason: 'it limits what a client may send across replicas' };
+const BACKEND_TLS: AnnotationRefusal = { reason: 'it authenticates the backend or the gateway over TLS' };
+const WAF: AnnotationRefusal = { reason: 'it filters requests through a web application firewall' };
+const SNIPPET: AnnotationRefusal = { reason: 'it is raw nginx configuration, which is never accepted' };
+
+function entries(
+  group: string,
+  names: readonly string[],
+  refusal?: AnnotationRefusal,
+): IngressNginxAnnotation[] {
+  return names.map((name) => (refusal === undefined ? { name, group } : { name, group, refusal }));
+}
+
+/** The ingress-nginx annotations, grouped as its documentation groups them. */
+const LISTED: readonly IngressNginxAnnotation[] = [
+  ...entries('Authentication', ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm'], AUTH),
+  ...entries(
+    'External authentication',
+    [
+      'auth-url',
+      'auth-method',
+      'auth-signin',
+      'auth-signin-redirect-param',
+      'auth-response-headers',
+      'auth-proxy-set-headers',
+      'auth-request-redirect',
+      'auth-cache-key',
+      'auth-cache-duration',
+      'auth-keepalive',
+      'auth-keepalive-share-vars',
+      'auth-keepalive-requests',
+      'auth-keepalive-timeout',
+      'auth-always-set-cookie',
+    ],
+    AUTH,
+  ),
+  // "false" opts an Ingress out of the ConfigMap's global-auth-url, which we do not have.
+  ...entries('External authentication', ['enable-global-auth']),
+  ...entries(
+    'Client certificate authentication',
+    [
+      'auth-tls-secret',
+      'auth-tls-verify-client',
+      'auth-tls-verify-depth',
+      'auth-tls-error-page',
+      'auth-tls-pass-certificate-to-upstream',
+      'auth-tls-match-cn',
+    ],
+    CLIENT_CERTIFICATES,
+  ),
+  {
+    name: 'satisfy',
+    group: 'Satisfy',
+    refusal: { reason: 'it decides how authentication and the source allowlist combine' },
+  },
+  ...entries(
+    'Backend certificate authentication',
+    [
+      'proxy-ssl-secret',
+      'proxy-ssl-verify',
+      'proxy-ssl-verify-depth',
+      'proxy-ssl-ciphers',
+      'proxy-ssl-name',
+      'proxy-ssl-protocols',
+      'proxy-ssl-server-name',
+      'secure-verify-ca-secret',
+    ],
+    BACKEND_TLS,
+  ),
+  ...entries(
+    'Canary',
+    [
+      'canary',
+      'canary-by-header',
+      'canary-by-header-value',
+      'canary-by-header-pattern',
+      'canary-by-cookie',
+      'canary-weight',
+      'canary-weight-total',
+    ],
+    CANARY,
+  ),
+  ...entries('Rate limiting', ['limit-connections', 'limit-rps', 'limit-rpm'], RATE_LIMIT),
+  // limit-rate 0 is ingress-nginx's own "no limit".
+  ...entries('Rate limiting', ['limit-rate', 'limit-rate-after'], {
+    reason: 'it limits the bandwidth of a response',
+    offValue: '0',
+  }),
+  // These only loosen a limit: without one they do nothing in ingress-nginx either.
+  ...entries('Rate limiting', ['limit-burst-multiplier', 'limit-allowlist', 'limit-whitelist']),
+  ...entries(
+    'Global rate limiting',
+    [
+      'global-rate-limit',
+      'global-rate-limit-window',
+      'global-rate-limit-key',
+      'global-rate-limit-ignored-cidrs',
+    ],
+    GLOBAL_RATE_LIMIT,
+  ),
+  ...entries('Source ranges', [
+    'allowlist-source-range',
+    'whitelist-source-range',
+    'denylist-source-range',
+    'blacklist-source-range',
+  ]),
+  ...entries('ModSecurity', ['enable-modsecurity', 'enable-owasp-core-rules'], { ...WAF, offValue: 'false' }),
+  ...entries('ModSecurity', ['modsecurity-transaction-id'], WAF),
+  {
+    name: 'ssl-passthrough',
+    group: 'SSL passthrough',
+    refusal: { reason: 'its backend expects to terminate TLS itself', offValue: 'false' },
+  },
+  {
+    name: 'ssl-ciphers',
+    group: 'SSL ciphers',
+    refusal: { reason: 'it restricts the TLS ciphers a host accepts' },
+  },
+  ...entries('SSL ciphers', ['ssl-prefer-server-ciphers']),
+  {
+    name: 'custom-headers',
+    group: 'Custom headers',
+    refusal: { reason: 'its response headers are often security headers (HSTS, CSP, X-Frame-Options)' },
+  },
+  ...entries(
+    'Snippets',
+    ['configuration-snippet', 'server-snippet', 'stream-snippet', 'auth-snippet', 'modsecurity-snippet'],
+    SNIPPET,
+  ),
+  ...entries('Rewrite', ['rewrite-target', 'app-root', 'use-regex', 'enable-rewrite-log']),
+  ...entries('Redirects', [
+    'permanent-redirect',
+    'permanent-redirect-code',
+    'temporal-redirect',
+    'temporal-redirect-code',
+    'from-to-www-redirect',
+    'ssl-redirect',
+    'force-ssl-redirect',
+    'preserve-trailing-slash',
+  ]),
+  ...entries('Server', ['server-alias', 'x-forwarded-prefix', 'upstream-vhost', 'connection-proxy-header']),
+  ...entries('CORS', [
+    'enable-cors',
+    'cors-allow-origin',
+    'cors-allow-methods',
+    'cors-allow-headers',
+    'cors-expose-headers',
+    'cors-allow-credentials',
+    'cors-max-age',
+  ]),
+  ...entries('Session affinity', [
+    'affinity',
+    'affinity-mode',
+    'affinity-canary-behavior',
+    'session-cookie-name',
+    'session-cookie-path',
+    'session-cookie-domain',
+    'session-cookie-secure',
+    'session-cookie-samesite',
+    'session-cookie-conditional-samesite-none',
+    'session-cookie-max-age',
+    'session-cookie-expires',
+    'session-cookie-change-on-failure',
+  ]),
+  ...entries('Load balancing', [
+    'load-balance',
+    'upstream-hash-by',
+    'upstream-hash-by-subset',
+    'upstream-hash-by-subset-size',
+    'service-upstream',
+  ]),
+  ...entries('Backend', [
+    'backend-protocol',
+    'default-backend',
+    'custom-http-errors',
+    'disable-proxy-intercept-errors',
+    'fastcgi-index',
+    'fastcgi-params-configmap',
+  ]),
+  ...entries('Proxy', [
+    'proxy-body-size',
+    'proxy-connect-timeout',
+    'proxy-send-timeout',
+    'proxy-read-timeout',
+    'proxy-next-upstream',
+    'proxy-next-upstream-timeout',
+    'proxy-next-upstream-tries',
+    'proxy-request-buffering',
+    'proxy-buffering',
+    'proxy-buffers-number',
+    'proxy-buffer-size',
+    'proxy-max-temp-file-size',
+    'proxy-http-version',
+    'proxy-cookie-domain',
+    'proxy-cookie-path',
+    'proxy-redirect-from',
+    'proxy-redirect-to',
+    'client-body-buffer-size',
+  ]),
+  ...entries('Mirror', ['mirror-target', 'mirror-host', 'mirror-request-body']),
+  ...entries('Observability', [
+    'enable-access-log',
+    'enable-opentracing',
+    'opentracing-trust-incoming-span',
+    'enable-opentelemetry',
+    'opentelemetry-trust-incoming-span',
+    'enable-influxdb',
+    'influxdb-measurement',
+    'influxdb-port',
+    'influxdb-host',
+    'influxdb-server-name',
+  ]),
+  ...entries('HTTP/2', ['http2-push-preload']),
+];
+
+/**
+ * How the annotations we support differ from ingress-nginx, besides what holds for all of them
+ * (values outside our grammar leave the Ingress out instead of falling back to a default).
+ */
+const DIFFERENCES: Readonly<Record<string, string>> = {
+  'use-regex':
+    'only the ImplementationSpecific paths of its own Ingress become regular expressions; ingress-nginx makes every path of the host, in every Ingress, a case-insensitive regex',
+  'rewrite-target':
+    'on a literal path the matched prefix (Prefix) or the whole path (Exact) is replaced and the rest kept; ingress-nginx sends every request as exactly the target. Capture references ($1-$9) need use-regex',
+  'permanent-redirect':
+    '$request_uri (at the end) is the only nginx variable accepted; the source allowlist still applies to the redirect',
+  'temporal-redirect':
+    '$request_uri (at the end) is the only nginx variable accepted; the source allowlist still applies to the redirect',
+  'permanent-redirect-code':
+    '301, 302, 303, 307 or 308; other codes are refused where ingress-nginx falls back to 301',
+  'temporal-redirect-code':
+    '301, 302, 303, 307 or 308; other codes are refused where ingress-nginx falls back to 302',
+  'app-root':
+    "an Exact / route of the Ingress's hosts, so an older Ingress's own Exact / on the host wins over it",
+  'enable-cors':
+    'a preflight is answered after the HTTPS redirect and the source allow- and deny-lists; ingress-nginx answers it before them',
+  'cors-allow-origin':
+    '"*" cannot be mixed with origins (ingress-nginx turns it into a one-label pattern), and an origin must match from its start (ingress-nginx anchors only the end)',
+  'from-to-www-redirect':
+    "the redirect keeps a trailing slash and the port the request came in on (ingress-nginx drops the slash and names the HTTPS port); it is the other name's fallback, so an Ingress naming that host serves its own paths there rather than disabling the redirect; HTTPS on the other name needs a certificate bound to it",
+  'server-alias':
+    'an alias another Ingress names as a host is merged with it (paths conflicting with the other Ingress go to the older one) instead of being ignored; HTTPS on an alias needs spec.tls to name it',
+  'proxy-connect-timeout': 'whole seconds from 1 to 3600',
+  'proxy-read-timeout': 'whole seconds from 1 to 86400',
+  'proxy-send-timeout': 'whole seconds from 1 to 86400',
+  'backend-protocol': 'AJP and FCGI are refused (the Ingress is not served)',
+};
+
+/**
+ * Every ingress-nginx annotation (names without prefix) in documentation groups, with the refusal
+ * of the unsupported ones that protect something and the differences of the supported ones.
+ */
+export const INGRESS_NGINX_ANNOTATIONS: readonly IngressNginxAnnotation[] = LISTED.map((entry) =>
+  Object.hasOwn(DIFFERENCES, entry.name) ? { ...entry, difference: DIFFERENCES[entry.name]! } : entry,
+);
+
+const BY_NAME: ReadonlyMap<string, IngressNginxAnnotation> = new Map(
+  INGRESS_NGINX_ANNOTATIONS.map((entry) => [entry.name, entry]),
+);
+
+/** The catalogue entry of an annotation name (without prefix), if ingress-nginx has it. */
+export function findIngressNginxAnnotation(name: string): IngressNginxAnnotation | undefined {
+  return BY_NAME.get(name);
+}
+
+/**
+ * Why an unsupported annotation with this value must leave its Ingress out, or undefined when it
+ * may be ignored. Names outside the catalogue that look like a snippet, auth or canary setting
+ * are refused too: a future ingress-nginx name of those families must not be served open.
+ */
+export function refusalOf(name: string, value: unknown): string | undefined {
+  const entry = BY_NAME.get(name);
+  if (entry !== undefined) {
+    const refusal = entry.refusal;
+    if (refusal === undefined) return undefined;
+    if (
+      refusal.offValue !== undefined &&
+      typeof value === 'string' &&
+      value.trim().toLowerCase() === refusal.offValue
+    ) {
+      return undefined;
+    }
+    return refusal.reason;
+  }
+  if (name.endsWith('snippet')) return SNIPPET.reason;
+  if (name.startsWith('auth-')) return AUTH.reason;
+  if (name.startsWith('canary')) return CANARY.reason;
+  if (name.startsWith('limit-') || name.startsWith('global-rate-limit')) return RATE_LIMIT.reason;
+  if (name.startsWith('modsecurity-')) return WAF.reason;
+  if (name.startsWith('proxy-ssl-')) return BACKEND_TLS.reason;
+  return undefined;
+}
