@@ -71,6 +71,10 @@ describe('startLocalApiServer over plain HTTP', () => {
       'networking.k8s.io',
       'coordination.k8s.io',
       'events.k8s.io',
+      'rbac.authorization.k8s.io',
+      'apps',
+      'policy',
+      'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
     ]);
     const networking = (await getJson('/apis/networking.k8s.io/v1')).body;
