@@ -6,6 +6,7 @@ import {
   envVarOf,
   formatRunFlagsHelp,
   parseCommandLine,
+  parseDurationSeconds,
   parseRunFlags,
   runFlagNames,
 } from './flags.js';
@@ -180,6 +181,32 @@ describe('--validating-webhook', () => {
     );
     expect(() => configOf(['--validating-webhook=:8443'])).toThrow(
       /--validating-webhook needs --validating-webhook-certificate and --validating-webhook-key/,
+    );
+  });
+});
+
+describe('durations', () => {
+  it.each([
+    ['30', 30],
+    ['30s', 30],
+    ['1m30s', 90],
+    ['1h', 3600],
+    ['1.5s', 1.5],
+    ['500ms', 0.5],
+  ])('reads %s as %d seconds, as Go and ingress-nginx do', (raw, seconds) => {
+    expect(parseDurationSeconds(raw)).toBe(seconds);
+  });
+
+  it.each(['', '30 seconds', '-5s', '1d', 's', '1m30'])('refuses %j', (raw) => {
+    expect(parseDurationSeconds(raw)).toBeUndefined();
+  });
+
+  it('takes --election-ttl as a duration and names the flag when it is not one', () => {
+    expect(resolveControllerConfig(parseRunFlags(['--election-ttl=1m30s'], {}), {}).electionTtlMs).toBe(
+      90_000,
+    );
+    expect(() => parseRunFlags(['--election-ttl=soon'], {})).toThrow(
+      '--election-ttl must be a duration such as 30s, 1m30s or 500ms (or a number of seconds), not "soon"',
     );
   });
 });

@@ -6,7 +6,8 @@
  */
 import { FlagError } from './errors.js';
 
-type FlagType = 'string' | 'boolean' | 'number' | 'port';
+/** `duration`: seconds, written as Go and ingress-nginx write durations (`30s`, `1m30s`, `500ms`) or as a plain number of seconds. */
+type FlagType = 'string' | 'boolean' | 'number' | 'port' | 'duration';
 
 interface FlagSpec<T extends FlagType = FlagType> {
   type: T;
@@ -85,10 +86,10 @@ const flagSpecs = {
     description: 'Name of the Lease used for leader election.',
   },
   'election-ttl': {
-    type: 'number',
+    type: 'duration',
     default: 30,
     description:
-      'Seconds a Lease stays valid without renewal; a new leader takes over after it. The renew deadline is half, the retry period a quarter.',
+      'How long a Lease stays valid without renewal (30s, 1m, or seconds); a new leader takes over after it. The renew deadline is half, the retry period a quarter.',
   },
   'pod-name': {
     type: 'string',
@@ -403,6 +404,15 @@ function parseValue(name: FlagName, raw: string, source: string): string | numbe
       }
       return value;
     }
+    case 'duration': {
+      const seconds = parseDurationSeconds(raw);
+      if (seconds === undefined) {
+        throw new FlagError(
+          `${source} must be a duration such as 30s, 1m30s or 500ms (or a number of seconds), not ${JSON.stringify(raw)}`,
+        );
+      }
+      return seconds;
+    }
     case 'port': {
       const value = Number(raw);
       if (!/^\d+$/.test(raw) || value < 1 || value > 65535) {
@@ -411,6 +421,32 @@ function parseValue(name: FlagName, raw: string, source: string): string | numbe
       return value;
     }
   }
+}
+
+/** Units of Go's time.ParseDuration, in seconds. */
+const DURATION_UNITS: Readonly<Record<string, number>> = {
+  h: 3600,
+  m: 60,
+  s: 1,
+  ms: 1e-3,
+  us: 1e-6,
+  µs: 1e-6,
+  ns: 1e-9,
+};
+
+/**
+ * Seconds of a Go duration (`1h30m`, `30s`, `1.5s`, `500ms`) or of a plain number of seconds;
+ * undefined for anything else, negative durations included.
+ */
+export function parseDurationSeconds(raw: string): number | undefined {
+  const value = raw.trim();
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value);
+  if (!/^(\d+(\.\d+)?(h|ms|us|µs|ns|m|s))+$/.test(value)) return undefined;
+  let seconds = 0;
+  for (const [, amount, unit] of value.matchAll(/(\d+(?:\.\d+)?)(h|ms|us|µs|ns|m|s)/g)) {
+    seconds += Number(amount) * DURATION_UNITS[unit!]!;
+  }
+  return seconds;
 }
 
 /** The flags section of a command's `--help`: each flag with its environment variable and default. */

@@ -4,6 +4,7 @@
  * ingress-nginx has the same metric, the meaning is the same.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { CONTROLLER_VERSION } from './version.js';
 
 /** The metrics one controller updates. */
 export interface ControllerMetrics {
@@ -42,6 +43,13 @@ export function createControllerMetrics(options: { withProcessMetrics?: boolean 
   const registry = new Registry();
   if (options.withProcessMetrics) collectDefaultMetrics({ register: registry, prefix: 'ingresskit_' });
   const registers = [registry];
+  // Which build runs, for dashboards that compare replicas during an upgrade.
+  new Gauge({
+    name: 'ingresskit_build_info',
+    help: 'Always 1; the labels say which ingresskit and Node.js run.',
+    labelNames: ['version', 'node_version'],
+    registers,
+  }).set({ version: CONTROLLER_VERSION, node_version: process.version }, 1);
   return {
     registry,
     syncs: new Counter({

@@ -207,6 +207,9 @@ describe('Controller', () => {
     expect(text).toMatch(/ingresskit_syncs_total\{result="success"\} [1-9]/);
     expect(text).toMatch(/ingresskit_nginx_reloads_total\{result="success"\} [1-9]/);
     expect(text).toContain('ingresskit_config_last_reload_successful 1');
+    expect(text).toMatch(
+      /^ingresskit_build_info\{version="\d+\.\d+\.\d+[^"]*",node_version="v\d+\.\d+\.\d+"\} 1$/m,
+    );
     expect(text).toContain('ingresskit_leader_election_status{name="ingresskit-leader"} 1');
     expect(text).toMatch(/ingresskit_config_hash \d+/);
     expect(text).toContain('ingresskit_sync_duration_seconds_bucket');

@@ -312,6 +312,36 @@ describe('Registry', () => {
     });
   });
 
+  describe('immutable fields', () => {
+    it("refuses to change an IngressClass's spec.controller, as Kubernetes does, and keeps other changes open", () => {
+      const registry = createRegistry();
+      const classes = resource(registry, 'networking.k8s.io', 'v1', 'ingressclasses');
+      const created = registry.create(classes, undefined, {
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'IngressClass',
+        metadata: { name: 'nginx' },
+        spec: { controller: 'ingresskit.dev/ingress-controller' },
+      });
+      expect(
+        statusOf(() =>
+          registry.update(classes, undefined, 'nginx', {
+            ...created.object,
+            spec: { controller: 'k8s.io/ingress-nginx' },
+          }),
+        ),
+      ).toMatchObject({
+        code: 422,
+        message:
+          'IngressClass.networking.k8s.io "nginx" is invalid: spec.controller: Invalid value: "k8s.io/ingress-nginx": field is immutable',
+      });
+      const labelled = registry.update(classes, undefined, 'nginx', {
+        ...created.object,
+        metadata: { ...created.object.metadata, labels: { team: 'edge' } },
+      });
+      expect(labelled.object.metadata.labels).toEqual({ team: 'edge' });
+    });
+  });
+
   describe('patch', () => {
     it('refuses strategic merge patches for custom resources with 415', () => {
       const registry = createRegistry();

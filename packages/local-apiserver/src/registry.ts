@@ -730,6 +730,8 @@ export class Registry {
       nextMeta.generation = (oldMeta.generation ?? 0) + 1;
     }
     this.validate(definition, next, name);
+    const immutable = definition.validateUpdate?.(next, oldObject) ?? [];
+    if (immutable.length > 0) failWith(buildInvalidStatus(definition, name, immutable));
     next = orderTopLevelKeys({ ...next, metadata: orderMetadata(nextMeta) });
     if (isDeepEqual(next, oldObject)) return old;
     if (options.dryRun) return makeEntry(old.key, next, old.rv);

@@ -6,6 +6,7 @@ import { commonSelectableFields } from './field-selector.js';
 import { isPlainObject, type KubeObject } from './objects.js';
 import {
   validateIngressClassSpec,
+  validateIngressClassUpdate,
   validateIngressSpec,
   validateLeaseSpec,
   type NameRule,
@@ -51,6 +52,8 @@ export interface ResourceDefinition extends ResourceNames {
   prepareUpdate?: (object: KubeObject, previous: KubeObject, now: string) => void;
   /** Resource-specific validation of the stored shape, after the common metadata checks. */
   validate?: (object: KubeObject) => FieldError[];
+  /** Checks of an update against the stored object (immutable fields), after `validate`. */
+  validateUpdate?: (object: KubeObject, previous: KubeObject) => FieldError[];
   /** Dotted paths of `metav1.MicroTime` fields in the served shape, checked while a body is decoded. */
   microTimeFields?: readonly string[];
   convert?: ViewConversion;
@@ -105,6 +108,7 @@ interface BuiltinInput {
   prepareCreate?: (object: KubeObject, now: string) => void;
   prepareUpdate?: (object: KubeObject, previous: KubeObject, now: string) => void;
   validate?: (object: KubeObject) => FieldError[];
+  validateUpdate?: (object: KubeObject, previous: KubeObject) => FieldError[];
   microTimeFields?: readonly string[];
   convert?: ViewConversion;
 }
@@ -135,6 +139,7 @@ function defineBuiltin(input: BuiltinInput): ResourceDefinition {
   if (input.prepareCreate) definition.prepareCreate = input.prepareCreate;
   if (input.prepareUpdate) definition.prepareUpdate = input.prepareUpdate;
   if (input.validate) definition.validate = input.validate;
+  if (input.validateUpdate) definition.validateUpdate = input.validateUpdate;
   if (input.microTimeFields) definition.microTimeFields = input.microTimeFields;
   if (input.convert) definition.convert = input.convert;
   return definition;
@@ -313,6 +318,7 @@ export function listBuiltinResources(): ResourceDefinition[] {
       namespaced: false,
       generation: 'spec',
       validate: validateIngressClassSpec,
+      validateUpdate: validateIngressClassUpdate,
     }),
     defineBuiltin({
       group: 'coordination.k8s.io',

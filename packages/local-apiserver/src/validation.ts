@@ -242,6 +242,17 @@ export function validateIngressSpec(object: KubeObject): FieldError[] {
 }
 
 /** Field errors for an IngressClass spec: `spec.controller` is required and domain-prefixed. */
+/** IngressClass `spec.controller` cannot change once set, as in Kubernetes. */
+export function validateIngressClassUpdate(object: KubeObject, previous: KubeObject): FieldError[] {
+  const controllerOf = (candidate: KubeObject) =>
+    isPlainObject(candidate.spec) ? candidate.spec.controller : undefined;
+  const controller = controllerOf(object);
+  if (controller === controllerOf(previous)) return [];
+  return [
+    { type: 'FieldValueInvalid', field: 'spec.controller', value: controller, detail: 'field is immutable' },
+  ];
+}
+
 export function validateIngressClassSpec(object: KubeObject): FieldError[] {
   const spec = isPlainObject(object.spec) ? object.spec : {};
   const controller = spec.controller;

@@ -1,6 +1,6 @@
 /** The ingresskit command line: picks the command, prints help, maps errors to exit codes. */
-import packageJson from '../../package.json' with { type: 'json' };
 import { FlagError } from '../errors.js';
+import { CONTROLLER_VERSION } from '../version.js';
 import { formatFlagsHelp, parseCommandLine } from '../flags.js';
 import { checksumCommand } from './checksum.js';
 import { ExitCode, type Command, type CommandIo } from './command.js';
@@ -8,9 +8,6 @@ import { demoCommand } from './demo.js';
 import { explainCommand } from './explain.js';
 import { renderCommand } from './render.js';
 import { runCommand } from './run.js';
-
-/** The controller's version, from its package.json (inlined when bundled). */
-export const CONTROLLER_VERSION: string = packageJson.version;
 
 /** Every command, in help order. */
 export const commands: readonly Command[] = [

@@ -1,0 +1,4 @@
+import packageJson from '../package.json' with { type: 'json' };
+
+/** The controller's version, from its package.json (inlined when bundled). */
+export const CONTROLLER_VERSION: string = packageJson.version;
