@@ -8,6 +8,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { CustomObjectsApi } from '@kubernetes/client-node';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveControllerConfig } from '../src/config.js';
 import type { Controller } from '../src/controller.js';
@@ -851,6 +853,58 @@ describe('HTTPRouteResponseHeaderModifier', () => {
         removed: undefined,
       });
     });
+  });
+});
+
+describe('HTTPRouteRequestHeaderModifier', () => {
+  it('sets, adds and removes request headers before the backend sees them', async () => {
+    // A backend that answers with the request headers it received, as upstream's echo server does.
+    const echo = createServer((request, response) => {
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify(request.headersDistinct));
+    });
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    const port = (echo.address() as AddressInfo).port;
+    try {
+      await server.apply(
+        serviceManifests('echo-headers', [{ name: 'echo-headers', port } as DemoBackend], INFRA),
+      );
+      await applyGatewayAndRoute('request-headers', 'request-headers.test', 'request-header-modifier', [
+        {
+          filters: [
+            {
+              type: 'RequestHeaderModifier',
+              requestHeaderModifier: {
+                set: [{ name: 'X-Header-Set', value: 'set-overwrites-values' }],
+                add: [{ name: 'X-Header-Add', value: 'add-appends-values' }],
+                remove: ['X-Header-Remove'],
+              },
+            },
+          ],
+          backendRefs: [backendRef('echo-headers')],
+        },
+      ]);
+      await eventually(async () => {
+        const { status, body } = await send('request-headers.test', '/', {
+          'X-Header-Set': 'some-other-value',
+          'X-Header-Add': 'something',
+          'X-Header-Remove': 'val',
+        });
+        expect(status).toBe(200);
+        const seen = JSON.parse(body) as Record<string, string[] | undefined>;
+        expect({
+          set: seen['x-header-set'],
+          add: seen['x-header-add'],
+          removed: seen['x-header-remove'],
+        }).toEqual({
+          set: ['set-overwrites-values'],
+          add: ['something', 'add-appends-values'],
+          removed: undefined,
+        });
+      });
+    } finally {
+      await new Promise<void>((resolve) => echo.close(() => resolve()));
+    }
   });
 });
 
