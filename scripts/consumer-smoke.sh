@@ -101,7 +101,7 @@ done
 say "installing the tarballs into a fresh npm project"
 typescript=$(json package.json 'j.devDependencies.typescript')
 node_types=$(json package.json 'j.devDependencies["@types/node"]')
-client_node=$(json packages/store/package.json 'j.dependencies["@kubernetes/client-node"]')
+client_node=$(json packages/store/package.json 'j.devDependencies["@kubernetes/client-node"]')
 cd "$work/consumer"
 printf '{ "name": "ingresskit-consumer", "version": "0.0.0", "private": true }\n' >package.json
 cat >tsconfig.json <<'EOF'

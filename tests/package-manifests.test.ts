@@ -106,6 +106,19 @@ describe('packages/*/package.json', () => {
   });
 
   it.each(published)(
+    '%s takes the Kubernetes client as a peer dependency, never a copy of its own',
+    (_name, dir, manifest) => {
+      // Callers pass in their own KubeConfig or API objects; with a second copy of client-node in
+      // the package, those objects would be foreign to it (and their types would not match).
+      expect(manifest.dependencies?.['@kubernetes/client-node']).toBeUndefined();
+      const imports = collectPackageImports(join(dir, 'src', 'index.ts'));
+      expect(manifest.peerDependencies?.['@kubernetes/client-node']).toBe(
+        imports.has('@kubernetes/client-node') ? '^2.0.1' : undefined,
+      );
+    },
+  );
+
+  it.each(published)(
     '%s imports, even as types, only packages a consumer installs with it',
     (name, dir, manifest) => {
       const declared = new Set([
