@@ -2,8 +2,15 @@
  * Calls of the browser-embeddable packages whose results must not depend on where they run:
  * route-model's README table, with a regex route and a header match added, and requests that
  * exercise each kind of match; class-resolution's decisions and explanations for Ingresses in each
- * situation. Run in Node and in a browser by tests/browser.integration.test.ts.
+ * situation; checksum's ids, MD5 and verification (`@ingresskit/checksum/pure`). Run in Node and in
+ * a browser by tests/browser.integration.test.ts.
  */
+import {
+  buildIngressCheckSum,
+  computeChecksum,
+  ingressConfigId,
+  verifyChecksum,
+} from '@ingresskit/checksum/pure';
 import { createIngressClassResolver, explainDecision } from '@ingresskit/class-resolution';
 import { checkPortableRegex, createRouteTableBuilder, selectRoute } from '@ingresskit/route-model';
 
@@ -12,6 +19,20 @@ export interface ScenarioResult {
   regexChecks: { pattern: string; problem: string | null }[];
   changedHosts: string[];
   classDecisions: { ingress: string; owned: boolean; explanation: string }[];
+  checksum: { ids: string[]; checksum: string; verification: unknown };
+}
+
+/** Tengine's checksum of three Ingresses, and its verification against a published object missing one. */
+function checkChecksum(): ScenarioResult['checksum'] {
+  const ingresses = ['shop-27555', 'blog-9', 'api-10'].map((name, index) => ({
+    metadata: { name, annotations: { 'nginx.ingress.kubernetes.io/version': String(index + 1) } },
+  }));
+  const ids = ingresses.flatMap((ingress) => ingressConfigId(ingress).id ?? []);
+  const published = buildIngressCheckSum(ids.slice(1), {
+    namespace: 'ingress',
+    now: new Date('2026-11-23T00:00:00Z'),
+  });
+  return { ids, checksum: computeChecksum(ids), verification: verifyChecksum(ids, [published]) };
 }
 
 const INGRESS_CLASSES = [
@@ -127,5 +148,6 @@ export function runScenario(): ScenarioResult {
     regexChecks: PATTERNS.map((pattern) => ({ pattern, problem: checkPortableRegex(pattern) ?? null })),
     changedHosts: delta.virtualHosts.upsert.map((host) => host.hostname).sort(),
     classDecisions: decideClasses(),
+    checksum: checkChecksum(),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * route-model and class-resolution say they run in a browser. This bundles them for the browser
+ * route-model, class-resolution and checksum's pure entry say they run in a browser. This bundles them for the browser
  * (any Node built-in they reached for would fail the build), runs route-model's README example, a
  * few routing decisions and class decisions with their explanations in headless Chromium, and
  * compares what the browser answers with what Node answers for the same calls: the reference
@@ -25,8 +25,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('route-model and class-resolution in a browser', () => {
-  it('bundles without Node built-ins, and routes and resolves classes in Chromium exactly as in Node', async () => {
+describe('route-model, class-resolution and checksum in a browser', () => {
+  it('bundles without Node built-ins, and routes, resolves classes and computes checksums in Chromium exactly as in Node', async () => {
     const entry = join(dir, 'entry.ts');
     await writeFile(
       entry,
@@ -73,6 +73,8 @@ describe('route-model and class-resolution in a browser', () => {
     const inNode = runScenario();
     expect(inNode.answers.length).toBeGreaterThan(5);
     expect(inNode.classDecisions.map((decision) => decision.owned)).toEqual([true, false, false, true, true]);
+    expect(inNode.checksum.ids).toEqual(['27555-1', '9-2', '10-3']);
+    expect(inNode.checksum.verification).toMatchObject({ ok: false });
     expect(inBrowser).toEqual(inNode);
   }, 90_000);
 });

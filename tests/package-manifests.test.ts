@@ -77,17 +77,30 @@ describe('packages/*/package.json', () => {
   it.each(published)(
     '%s exports types, import and default, and publishes them without the source condition',
     (_name, _dir, manifest) => {
-      const exported = manifest.exports?.['.'];
-      expect(Object.keys(manifest.exports ?? {})).toEqual(['.']);
-      expect(exported).toEqual({ '@ingresskit/source': './src/index.ts', ...entry });
-      // Conditions match in order: the source condition first, types before the code, default last.
-      expect(Object.keys(exported ?? {})).toEqual(['@ingresskit/source', 'types', 'import', 'default']);
-      expect(manifest.publishConfig?.exports).toEqual({ '.': entry });
-      expect(Object.keys(manifest.publishConfig?.exports?.['.'] ?? {})).toEqual([
-        'types',
-        'import',
-        'default',
-      ]);
+      const subpaths = Object.keys(manifest.exports ?? {});
+      expect(subpaths[0]).toBe('.');
+      expect(manifest.publishConfig?.exports && Object.keys(manifest.publishConfig.exports)).toEqual(
+        subpaths,
+      );
+      for (const subpath of subpaths) {
+        // `.` is src/index.ts and dist/index.*; `./pure` is src/pure.ts and dist/pure.*.
+        const file = subpath === '.' ? 'index' : subpath.slice(2);
+        const published = {
+          types: `./dist/${file}.d.ts`,
+          import: `./dist/${file}.js`,
+          default: `./dist/${file}.js`,
+        };
+        const exported = manifest.exports?.[subpath];
+        expect(exported).toEqual({ '@ingresskit/source': `./src/${file}.ts`, ...published });
+        // Conditions match in order: the source condition first, types before the code, default last.
+        expect(Object.keys(exported ?? {})).toEqual(['@ingresskit/source', 'types', 'import', 'default']);
+        expect(manifest.publishConfig?.exports?.[subpath]).toEqual(published);
+        expect(Object.keys(manifest.publishConfig?.exports?.[subpath] ?? {})).toEqual([
+          'types',
+          'import',
+          'default',
+        ]);
+      }
       // For resolvers that ignore exports (TypeScript's moduleResolution node10).
       expect([manifest.main, manifest.types]).toEqual([entry.default, entry.types]);
     },

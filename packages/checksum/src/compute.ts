@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { md5Hex } from './md5.js';
 
 /**
  * Tengine-Ingress's global checksum: lowercase hex md5 of the ids sorted by UTF-16 code unit
@@ -11,5 +11,5 @@ export function computeChecksum(ids: Iterable<string>): string {
 
 /** md5 of ids that are already sorted; callers that need the sorted copy too avoid a second sort. */
 export function hashSortedIds(sortedIds: readonly string[]): string {
-  return createHash('md5').update(sortedIds.join(','), 'utf8').digest('hex');
+  return md5Hex(sortedIds.join(','));
 }

@@ -1,4 +1,3 @@
-import { readSecretCertificate, type SecretDataLike } from './certificate.js';
 import { parseGoInt } from './go-int.js';
 
 /** The annotation prefix Tengine-Ingress and ingress-nginx use unless configured otherwise. */
@@ -51,11 +50,6 @@ export interface IngressLike {
   metadata?: ConfigIdMetadata | undefined;
 }
 
-/** A Secret as far as the checksum is concerned. */
-export interface SecretLike extends SecretDataLike {
-  metadata?: ConfigIdMetadata | undefined;
-}
-
 /**
  * The Ingress's configuration id `"<id>-<version>"` as Tengine-Ingress computes it (`getIngID`): id is
  * the integer after the last `-` of the name, version the integer annotation `<prefix>/version`. An
@@ -66,31 +60,8 @@ export function ingressConfigId(ingress: IngressLike, options: ConfigIdOptions =
   return readBaseId('Ingress', ingress.metadata, options);
 }
 
-/**
- * The Secret's configuration id `"<id>-<version>-<sha1>"` as Tengine-Ingress computes it
- * (`getSecretID`): id and version as for Ingresses, sha1 the lowercase hex SHA-1 of the DER of the
- * first certificate in tls.crt (from `data`, base64, or `stringData`). Secrets Tengine cannot load
- * (no certificate, a certificate that does not parse, a key that does not match) do not take part.
- * A Secret with only a ca.crt takes part with an empty sha1, `"<id>-<version>-"`, as in Tengine.
- */
-export function secretConfigId(secret: SecretLike, options: ConfigIdOptions = {}): SecretConfigIdResult {
-  const base = readBaseId('Secret', secret.metadata, options);
-  if (base.id === undefined) return base;
-  const certificate = readSecretCertificate(secret);
-  switch (certificate.kind) {
-    case 'leaf':
-      return { id: `${base.id}-${certificate.sha1}`, certificate: 'leaf' };
-    case 'ca-only':
-      return { id: `${base.id}-`, certificate: 'ca-only' };
-    case 'unusable':
-      return skip(
-        certificate.reason,
-        `Secret ${describe(secret.metadata)} does not take part in the checksum: ${certificate.detail}.`,
-      );
-  }
-}
-
-function readBaseId(
+/** The `"<id>-<version>"` part Ingresses and Secrets share, or why there is none. */
+export function readBaseId(
   kind: 'Ingress' | 'Secret',
   metadata: ConfigIdMetadata | undefined,
   options: ConfigIdOptions,
@@ -131,11 +102,11 @@ function readBaseId(
   return { id: `${id}-${version}` };
 }
 
-function skip(reason: ConfigIdSkipReason, message: string): ConfigIdSkipped {
+export function skip(reason: ConfigIdSkipReason, message: string): ConfigIdSkipped {
   return { id: undefined, reason, message };
 }
 
-function describe(metadata: ConfigIdMetadata | undefined): string {
+export function describe(metadata: ConfigIdMetadata | undefined): string {
   const name = metadata?.name ? metadata.name : '(unnamed)';
   return metadata?.namespace ? `${metadata.namespace}/${name}` : name;
 }
