@@ -105,7 +105,14 @@ describe('createStore', () => {
 
     await h.apply([
       ingress('shop', 'front', { className: 'shop-class', tlsSecret: 'cert', service: 'api' }),
-      ingressClass('shop-class', 'example.com/other'),
+      // spec.controller is immutable, as in Kubernetes: the update marks the class the default.
+      {
+        ...ingressClass('shop-class'),
+        metadata: {
+          name: 'shop-class',
+          annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' },
+        },
+      },
       service('shop', 'web', { tier: 'front' }),
       endpointSlice('shop', 'web-abc', 'web', ['10.0.0.1', '10.0.0.2']),
       secret('shop', 'cert', 'kubernetes.io/tls', 'bmV3'),
