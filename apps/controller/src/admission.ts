@@ -22,6 +22,8 @@ export interface IngressAdmissionOptions {
   view: () => ClusterView;
   classConfig: Partial<ClassResolutionConfig>;
   annotationPrefix?: string | undefined;
+  /** `--max-paths-per-ingress`; no limit when undefined or 0. */
+  maxPathsPerIngress?: number | undefined;
   /** Wall clock in ms, to warn about expired certificates. */
   now: () => number;
 }
@@ -115,7 +117,11 @@ export function reviewIngressAdmission(
   const { problems } = translateIngress(
     object,
     { secret: (namespace, name) => view.secret(`${namespace}/${name}`) },
-    { annotationPrefix: options.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX, now: options.now() },
+    {
+      annotationPrefix: options.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX,
+      now: options.now(),
+      ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
+    },
   );
   const refusals = problems.filter(
     (problem) => problem.severity === 'error' && !isCausedByReferencedObject(problem),

@@ -32,6 +32,8 @@ export interface ControllerConfig {
   allowCrossNamespaceHosts: boolean;
   /** What backends may point at (ExternalName, local and own addresses). */
   backendAddressPolicy: BackendAddressPolicy;
+  /** Most paths one Ingress may hold (`--max-paths-per-ingress`); 0 for no limit. */
+  maxPathsPerIngress: number;
   httpPort: number;
   httpsPort: number;
   /** 0 picks a free port (tests). */
@@ -136,6 +138,7 @@ export function resolveControllerConfig(
     syncRateLimit: flags['sync-rate-limit'],
     defaultBackend,
     allowCrossNamespaceHosts: flags['allow-cross-namespace-hosts'],
+    maxPathsPerIngress: flags['max-paths-per-ingress'],
     backendAddressPolicy: {
       allowExternalName: flags['allow-external-name-services'],
       allowLocalAddresses: flags['allow-local-backend-addresses'],

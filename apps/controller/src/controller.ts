@@ -282,6 +282,7 @@ export class Controller {
         ...config.admissionWebhook,
         view: () => viewOfSnapshot(store.snapshot()),
         classConfig: config.classConfig,
+        maxPathsPerIngress: config.maxPathsPerIngress,
         now: () => Date.now(),
         logger: this.#logger,
       });

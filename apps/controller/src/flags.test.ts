@@ -210,3 +210,13 @@ describe('durations', () => {
     );
   });
 });
+
+describe('--max-paths-per-ingress', () => {
+  it('defaults to 1000 paths per Ingress, and 0 lifts the limit', () => {
+    expect(resolveControllerConfig(parseRunFlags([], {}), {}).maxPathsPerIngress).toBe(1000);
+    expect(
+      resolveControllerConfig(parseRunFlags([], { INGRESSKIT_MAX_PATHS_PER_INGRESS: '0' }), {})
+        .maxPathsPerIngress,
+    ).toBe(0);
+  });
+});

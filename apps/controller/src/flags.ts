@@ -126,6 +126,12 @@ const flagSpecs = {
     description:
       "Let Ingresses of several namespaces add paths and TLS to one host, as ingress-nginx does. Off, a host belongs to the namespace of its oldest Ingress, and other namespaces' rules for it are left out with an Event.",
   },
+  'max-paths-per-ingress': {
+    type: 'number',
+    default: 1000,
+    description:
+      'Most paths one Ingress may hold over all its rules; an Ingress with more is left out with an Event, so that one namespace cannot slow translation for all. 0: no limit.',
+  },
   'allow-external-name-services': {
     type: 'boolean',
     default: true,
@@ -260,6 +266,7 @@ export const runFlagNames: readonly FlagName[] = [
   'allow-cross-namespace-hosts',
   'allow-external-name-services',
   'allow-local-backend-addresses',
+  'max-paths-per-ingress',
   'lua-shared-dict-size',
   'http-port',
   'https-port',
@@ -289,6 +296,7 @@ export const tenancyFlagNames: readonly FlagName[] = [
   'allow-cross-namespace-hosts',
   'allow-external-name-services',
   'allow-local-backend-addresses',
+  'max-paths-per-ingress',
 ];
 
 /** How one command takes its arguments. */

@@ -76,6 +76,8 @@ export interface IngressRoutingOptions {
   backendAddressPolicy?: BackendAddressPolicy | undefined;
   listeners: Listener[];
   annotationPrefix?: string;
+  /** `--max-paths-per-ingress`; no limit when undefined or 0. */
+  maxPathsPerIngress?: number | undefined;
   /** Wall clock in ms, to warn about expired certificates. */
   now: () => number;
 }
@@ -121,6 +123,7 @@ export class IngressRouting {
     });
     this.#translator = createIngressTranslator({
       now: options.now,
+      ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
       ...(options.annotationPrefix === undefined ? {} : { annotationPrefix: options.annotationPrefix }),
     });
     this.#resolver = createIngressClassResolver([], options.classConfig);
@@ -486,7 +489,11 @@ function problemOfNote(object: Problem['object'], note: AssemblyNote): Problem {
 export function routingOptionsOf(
   config: Pick<
     ControllerConfig,
-    'classConfig' | 'defaultBackend' | 'allowCrossNamespaceHosts' | 'backendAddressPolicy'
+    | 'classConfig'
+    | 'defaultBackend'
+    | 'allowCrossNamespaceHosts'
+    | 'backendAddressPolicy'
+    | 'maxPathsPerIngress'
   >,
   listeners: Listener[],
   now: () => number,
@@ -496,6 +503,7 @@ export function routingOptionsOf(
     defaultBackend: config.defaultBackend,
     allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
     backendAddressPolicy: config.backendAddressPolicy,
+    maxPathsPerIngress: config.maxPathsPerIngress,
     listeners,
     now,
   };

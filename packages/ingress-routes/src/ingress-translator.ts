@@ -20,6 +20,8 @@ export interface IngressTranslatorConfig {
   idleMs?: number;
   /** Parsed certificates shared with other translators; a private cache by default. */
   certificateCache?: CertificateCache;
+  /** See IngressTranslationConfig.maxPathsPerIngress. */
+  maxPathsPerIngress?: number;
 }
 
 /** See {@link createIngressTranslator}. */
@@ -118,7 +120,11 @@ export function createIngressTranslator(config: IngressTranslatorConfig = {}): I
           return entry.translation;
         }
       }
-      const options = { certificateCache, now: time };
+      const options = {
+        certificateCache,
+        now: time,
+        ...(config.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: config.maxPathsPerIngress }),
+      };
       const { translation, expiresAt } = translateIngressTimed(
         ingress,
         references,

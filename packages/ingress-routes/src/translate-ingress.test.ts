@@ -1288,3 +1288,42 @@ describe('translateIngress', () => {
     });
   });
 });
+
+describe('maxPathsPerIngress', () => {
+  const huge = {
+    metadata: { namespace: 'tenant', name: 'huge', uid: 'u', resourceVersion: '1' },
+    spec: {
+      rules: ['a.example.com', 'b.example.com'].map((host) => ({
+        host,
+        http: {
+          paths: ['/one', '/two'].map((path) => ({
+            path,
+            pathType: 'Prefix',
+            backend: { service: { name: 'app', port: { number: 80 } } },
+          })),
+        },
+      })),
+    },
+  };
+  const noSecrets = { secret: () => undefined };
+
+  it('leaves out, whole, an Ingress with more paths over all its rules than the limit, saying so', () => {
+    const result = translateIngress(huge, noSecrets, { maxPathsPerIngress: 3 });
+    expect(result.contribution).toBeUndefined();
+    expect(result.problems).toEqual([
+      expect.objectContaining({
+        field: 'spec.rules',
+        severity: 'error',
+        message: 'has 4 paths, more than the 3 this controller serves per Ingress; the Ingress is not served',
+      }),
+    ]);
+  });
+
+  it('serves an Ingress at the limit, and any Ingress when the limit is 0 or unset', () => {
+    for (const maxPathsPerIngress of [4, 0, undefined]) {
+      const config = maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress };
+      const result = translateIngress(huge, noSecrets, config);
+      expect(result.contribution?.hosts.flatMap((host) => host.routes)).toHaveLength(4);
+    }
+  });
+});

@@ -130,6 +130,15 @@ export function translateIngressTimed(
       else log.warning(problem.field, problem.message, problem.value);
     }
     if (parsed.annotations === undefined) return leftOut(log);
+    const paths = countPaths(raw.spec);
+    const maxPaths = config.maxPathsPerIngress ?? 0;
+    if (maxPaths > 0 && paths > maxPaths) {
+      log.error(
+        'spec.rules',
+        `has ${paths} paths, more than the ${maxPaths} this controller serves per Ingress; the Ingress is not served`,
+      );
+      return leftOut(log);
+    }
     const context: Context = {
       source,
       createdAt: toMillis(metadata.creationTimestamp),
@@ -159,4 +168,16 @@ export function translateIngressTimed(
     );
     return leftOut(log);
   }
+}
+
+/** Paths over every rule of a spec, counting only what is well-formed enough to be a list. */
+function countPaths(spec: unknown): number {
+  const rules = objectOr<{ rules: unknown }>(spec).rules;
+  if (!Array.isArray(rules)) return 0;
+  let count = 0;
+  for (const rule of rules) {
+    const paths = objectOr<{ paths: unknown }>(objectOr<{ http: unknown }>(rule).http).paths;
+    if (Array.isArray(paths)) count += paths.length;
+  }
+  return count;
 }

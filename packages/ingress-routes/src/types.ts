@@ -94,6 +94,11 @@ export interface IngressTranslationConfig {
   /** The current time in milliseconds, to warn about expired certificates; no check without it. */
   now?: number;
   /**
+   * Most paths one Ingress may hold over all its rules; an Ingress with more is left out whole, so
+   * one tenant's huge object cannot make every translation slow. No limit when undefined or 0.
+   */
+  maxPathsPerIngress?: number;
+  /**
    * Parsed certificates kept between translations (createCertificateCache). Only saves work: the
    * result is the same with or without it.
    */
