@@ -1,9 +1,18 @@
+import packageJson from '../package.json' with { type: 'json' };
+
 /**
- * The oldest Node.js ingresskit runs on: the floor of its packages' `engines` field, set by
+ * The oldest Node.js ingresskit runs on: the floor of its `engines` field (`>=22.19`), set by
  * @kubernetes/client-node 2 (undici 8). Checked before anything else is loaded, so an older Node
  * says so in one line instead of failing somewhere inside a dependency.
  */
-export const MINIMUM_NODE_VERSION = '22.19.0';
+export const MINIMUM_NODE_VERSION = floorOf(packageJson.engines.node);
+
+/** `>=22.19` → `22.19.0`. */
+function floorOf(range: string): string {
+  const parts = range.replace(/^>=\s*/, '').split('.');
+  while (parts.length < 3) parts.push('0');
+  return parts.join('.');
+}
 
 function parse(version: string): number[] {
   return version
