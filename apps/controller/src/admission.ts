@@ -10,8 +10,11 @@
  * are warnings, not refusals: manifests are applied in any order, and the Secret may come next.
  */
 import { createIngressClassResolver, type ClassResolutionConfig } from '@ingresskit/class-resolution';
-import { DEFAULT_ANNOTATION_PREFIX, translateIngress } from '@ingresskit/ingress-routes';
-import type { Problem } from '@ingresskit/route-model';
+import {
+  DEFAULT_ANNOTATION_PREFIX,
+  isReferencedObjectProblem,
+  translateIngress,
+} from '@ingresskit/ingress-routes';
 import type { Ingress } from '@ingresskit/store';
 import type { ClusterView } from './cluster-view.js';
 import { formatProblem } from './explain.js';
@@ -80,11 +83,6 @@ function readRequest(body: unknown): { apiVersion: string; request: ReviewReques
   return { apiVersion: review.apiVersion, request };
 }
 
-/** A problem that comes from an object the Ingress refers to, not from the Ingress itself. */
-function isCausedByReferencedObject(problem: Problem): boolean {
-  return /^spec\.tls\[\d+\]\.secretName$/.test(problem.field) && problem.message.startsWith('TLS Secret ');
-}
-
 function isIngress(object: unknown): object is Ingress {
   if (typeof object !== 'object' || object === null) return false;
   const metadata = (object as { metadata?: { name?: unknown } }).metadata;
@@ -124,7 +122,7 @@ export function reviewIngressAdmission(
     },
   );
   const refusals = problems.filter(
-    (problem) => problem.severity === 'error' && !isCausedByReferencedObject(problem),
+    (problem) => problem.severity === 'error' && !isReferencedObjectProblem(problem),
   );
   const warnings = problems
     .filter((problem) => !refusals.includes(problem))

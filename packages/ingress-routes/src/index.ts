@@ -1,4 +1,5 @@
 export { translateIngress } from './translate-ingress.js';
+export { isReferencedObjectProblem } from './translate-tls.js';
 export {
   createIngressTranslator,
   type IngressTranslator,

@@ -2,6 +2,7 @@ import { rewritePath, type PathRewrite, type Route } from '@ingresskit/route-mod
 import { describe, expect, it } from 'vitest';
 import {
   createCertificateCache,
+  isReferencedObjectProblem,
   translateIngress,
   type IngressLike,
   type IngressReferences,
@@ -1325,5 +1326,27 @@ describe('maxPathsPerIngress', () => {
       const result = translateIngress(huge, noSecrets, config);
       expect(result.contribution?.hosts.flatMap((host) => host.routes)).toHaveLength(4);
     }
+  });
+});
+
+describe('isReferencedObjectProblem', () => {
+  it("tells a TLS Secret's problems from the Ingress's own", () => {
+    const withTls = {
+      metadata: { namespace: 'shop', name: 'web' },
+      spec: {
+        tls: [{ hosts: ['a.example.com'], secretName: 'later' }],
+        rules: [{ host: 'a.example.com', http: { paths: [] } }],
+      },
+    };
+    const { problems } = translateIngress(withTls, { secret: () => undefined });
+    expect(problems.filter(isReferencedObjectProblem).map((problem) => problem.field)).toEqual([
+      'spec.tls[0].secretName',
+    ]);
+    const own = translateIngress(
+      { metadata: { namespace: 'shop', name: 'web' }, spec: { tls: [{ secretName: 'Not_A_Name' }] } },
+      { secret: () => undefined },
+    );
+    expect(own.problems.some((problem) => problem.field === 'spec.tls[0].secretName')).toBe(true);
+    expect(own.problems.filter(isReferencedObjectProblem)).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@
  * The TLS entries of an Ingress → TLS claims: each entry's Secret is read and checked once, then
  * claimed for each host it names, or for every named host of the Ingress when it names none.
  */
-import { ANY_HOSTNAME, type TlsClaim } from '@ingresskit/route-model';
+import { ANY_HOSTNAME, type Problem, type TlsClaim } from '@ingresskit/route-model';
 import {
   isCertificateCoveringHost,
   parseTlsSecretDataCached,
@@ -19,6 +19,20 @@ export interface TlsEntry {
   parsed: ParsedCertificate;
   /** Valid hosts the entry names, with their index in `hosts`; undefined: every host of the Ingress. */
   hosts: { host: string; index: number }[] | undefined;
+}
+
+/** How a problem caused by a TLS entry's Secret (missing, or no usable certificate) begins. */
+const TLS_SECRET_PROBLEM = 'TLS Secret ';
+
+/**
+ * Whether a problem comes from an object the Ingress refers to (its TLS Secret is missing or holds
+ * no usable certificate) rather than from the Ingress itself: an admission review warns about
+ * those, since manifests are applied in any order and the Secret may come next.
+ */
+export function isReferencedObjectProblem(problem: Pick<Problem, 'field' | 'message'>): boolean {
+  return (
+    /^spec\.tls\[\d+\]\.secretName$/.test(problem.field) && problem.message.startsWith(TLS_SECRET_PROBLEM)
+  );
 }
 
 /** Reads and checks the Secret of one TLS entry; reports why it cannot be used, or that it expired. */
@@ -41,7 +55,10 @@ function readCertificate(
       ? { ok: false as const, message: 'not found' }
       : parseTlsSecretDataCached(secret, context.config.certificateCache);
   if (!result.ok) {
-    context.log.error(field, `TLS Secret ${key} ${result.message}; its hosts are served without TLS`);
+    context.log.error(
+      field,
+      `${TLS_SECRET_PROBLEM}${key} ${result.message}; its hosts are served without TLS`,
+    );
     return undefined;
   }
   const { notAfter } = result.parsed.certificate;
