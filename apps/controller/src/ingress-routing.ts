@@ -485,6 +485,14 @@ function problemOfNote(object: Problem['object'], note: AssemblyNote): Problem {
   }
 }
 
+/** The ports this controller and its nginx listen on: never a backend's, even in development. */
+function ownPortsOf(
+  config: Pick<ControllerConfig, 'httpPort' | 'httpsPort' | 'healthzPort' | 'admissionWebhook'>,
+): Set<number> {
+  const ports = [config.httpPort, config.httpsPort, config.healthzPort, config.admissionWebhook?.port];
+  return new Set(ports.filter((port): port is number => port !== undefined));
+}
+
 /** The routing settings of a controller config: one place for `run`, `render` and `explain`. */
 export function routingOptionsOf(
   config: Pick<
@@ -494,6 +502,10 @@ export function routingOptionsOf(
     | 'allowCrossNamespaceHosts'
     | 'backendAddressPolicy'
     | 'maxPathsPerIngress'
+    | 'httpPort'
+    | 'httpsPort'
+    | 'healthzPort'
+    | 'admissionWebhook'
   >,
   listeners: Listener[],
   now: () => number,
@@ -502,7 +514,7 @@ export function routingOptionsOf(
     classConfig: config.classConfig,
     defaultBackend: config.defaultBackend,
     allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
-    backendAddressPolicy: config.backendAddressPolicy,
+    backendAddressPolicy: { ...config.backendAddressPolicy, ownPorts: ownPortsOf(config) },
     maxPathsPerIngress: config.maxPathsPerIngress,
     listeners,
     now,

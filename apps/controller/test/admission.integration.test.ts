@@ -207,7 +207,7 @@ describe('the validating admission webhook', () => {
     const answer = await callWebhook(review(ingress));
     expect(answer.body.response?.allowed).toBe(true);
     expect(answer.body.response?.warnings).toEqual([
-      'spec.tls[0].secretName: TLS Secret default/later-tls not found; its hosts are served without TLS',
+      'spec.tls[0].secretName: TLS Secret default/later-tls: not found; its hosts are served without TLS',
     ]);
   });
 

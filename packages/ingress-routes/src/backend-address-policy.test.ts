@@ -20,11 +20,13 @@ describe('refusedBackendAddress', () => {
     ['0.0.0.0', 'unspecified'],
     ['::', 'unspecified'],
   ])('refuses %s as a %s address', (address, kind) => {
-    expect(refusedBackendAddress(address, policy)).toBe(`${address} is a ${kind} address`);
+    expect(refusedBackendAddress(address, 80, policy)).toBe(
+      `${address} is ${kind === 'unspecified' ? 'an' : 'a'} ${kind} address`,
+    );
   });
 
   it.each(['localhost', 'LOCALHOST', 'api.localhost'])('refuses the loopback name %s', (name) => {
-    expect(refusedBackendAddress(name, policy)).toBe(`${name} is a loopback name`);
+    expect(refusedBackendAddress(name, 80, policy)).toBe(`${name} is a loopback name`);
   });
 
   it.each([
@@ -36,21 +38,51 @@ describe('refusedBackendAddress', () => {
     'db.example.com',
     'localhost.example',
   ])('lets %s through', (address) => {
-    expect(refusedBackendAddress(address, policy)).toBeUndefined();
+    expect(refusedBackendAddress(address, 80, policy)).toBeUndefined();
   });
 
   it("refuses the gateway pod's own addresses, in any spelling", () => {
     const own = { ...policy, forbiddenAddresses: new Set(['10.1.2.3', 'fd00::5']) };
-    expect(refusedBackendAddress('10.1.2.3', own)).toBe("10.1.2.3 is an address of the gateway's own pod");
-    expect(refusedBackendAddress('::ffff:10.1.2.3', own)).toMatch(/own pod/);
-    expect(refusedBackendAddress('10.1.2.4', own)).toBeUndefined();
+    expect(refusedBackendAddress('10.1.2.3', 80, own)).toBe(
+      "10.1.2.3 is an address of the gateway's own pod",
+    );
+    expect(refusedBackendAddress('::ffff:10.1.2.3', 80, own)).toMatch(/own pod/);
+    expect(refusedBackendAddress('10.1.2.4', 80, own)).toBeUndefined();
   });
 
-  it('allows everything when local addresses are allowed (a controller whose backends run beside it)', () => {
+  it("allows loopback and the pod's addresses when local addresses are allowed (backends beside the controller)", () => {
     const local = { ...policy, allowLocalAddresses: true, forbiddenAddresses: new Set(['10.1.2.3']) };
-    for (const address of ['127.0.0.1', '169.254.169.254', 'localhost', '10.1.2.3']) {
-      expect(refusedBackendAddress(address, local)).toBeUndefined();
+    for (const address of ['127.0.0.1', '::1', 'localhost', '10.1.2.3']) {
+      expect(refusedBackendAddress(address, 80, local)).toBeUndefined();
     }
+  });
+
+  it('still refuses link-local and unspecified addresses when local addresses are allowed', () => {
+    const local = { ...policy, allowLocalAddresses: true };
+    expect(refusedBackendAddress('169.254.169.254', 80, local)).toBe(
+      '169.254.169.254 is a link-local address',
+    );
+    expect(refusedBackendAddress('fe80::1', 80, local)).toBe('fe80::1 is a link-local address');
+    expect(refusedBackendAddress('0.0.0.0', 80, local)).toBe('0.0.0.0 is an unspecified address');
+  });
+
+  it("refuses the gateway's own ports on local addresses even when those are allowed", () => {
+    const local = {
+      ...policy,
+      allowLocalAddresses: true,
+      forbiddenAddresses: new Set(['10.1.2.3']),
+      ownPorts: new Set([10254, 80]),
+    };
+    expect(refusedBackendAddress('127.0.0.1', 10254, local)).toBe(
+      '127.0.0.1:10254 is a port of the gateway itself',
+    );
+    expect(refusedBackendAddress('localhost', 80, local)).toBe(
+      'localhost:80 is a port of the gateway itself',
+    );
+    expect(refusedBackendAddress('10.1.2.3', 80, local)).toBe('10.1.2.3:80 is a port of the gateway itself');
+    expect(refusedBackendAddress('127.0.0.1', 8080, local)).toBeUndefined();
+    // Other machines may listen on the same ports.
+    expect(refusedBackendAddress('10.0.0.9', 80, local)).toBeUndefined();
   });
 });
 

@@ -11,12 +11,19 @@ export interface BackendAddressPolicy {
   /** ExternalName Services are served (ingress-nginx's `--allow-external-name-services`, default true). */
   readonly allowExternalName: boolean;
   /**
-   * Loopback, link-local and unspecified addresses, and `forbiddenAddresses`, are allowed: only
-   * for a controller whose backends run on its own machine (the demo, tests).
+   * Loopback addresses and `forbiddenAddresses` are allowed, except on `ownPorts`: only for a
+   * controller whose backends run on its own machine (the demo, tests). Link-local (the cloud
+   * metadata service) and unspecified addresses stay refused.
    */
   readonly allowLocalAddresses: boolean;
   /** Addresses of the gateway's own pod, refused like loopback. */
   readonly forbiddenAddresses: ReadonlySet<string>;
+  /**
+   * Ports the gateway itself listens on (nginx's listeners, health and metrics, the webhook). With
+   * `allowLocalAddresses` they stay refused on loopback and own addresses, so a development set-up
+   * cannot be aimed at the controller's endpoints or loop nginx into itself.
+   */
+  readonly ownPorts?: ReadonlySet<number>;
 }
 
 export const DEFAULT_BACKEND_ADDRESS_POLICY: BackendAddressPolicy = {
@@ -54,17 +61,27 @@ function localKindOf(address: string): LocalKind | undefined {
 }
 
 /**
- * Why a backend may not point at `address` (an IP address or a host name) under `policy`, or
- * undefined when it may. Names are judged only by their text here (`localhost` and `*.localhost`
- * always resolve to loopback); what a name resolves to is not known at translation time.
+ * Why a backend may not point at `address` (an IP address or a host name) and `port` under
+ * `policy`, or undefined when it may. Names are judged only by their text here (`localhost` and
+ * `*.localhost` always resolve to loopback); what a name resolves to is not known at translation
+ * time.
  */
-export function refusedBackendAddress(address: string, policy: BackendAddressPolicy): string | undefined {
-  if (policy.allowLocalAddresses) return undefined;
+export function refusedBackendAddress(
+  address: string,
+  port: number | undefined,
+  policy: BackendAddressPolicy,
+): string | undefined {
   const lower = address.toLowerCase();
-  if (lower === 'localhost' || lower.endsWith('.localhost')) return `${address} is a loopback name`;
   const kind = localKindOf(address);
-  if (kind !== undefined) return `${address} is a ${kind} address`;
-  if (policy.forbiddenAddresses.has(unmapped(lower)))
-    return `${address} is an address of the gateway's own pod`;
+  let reason: string;
+  if (lower === 'localhost' || lower.endsWith('.localhost')) reason = `${address} is a loopback name`;
+  else if (kind !== undefined)
+    reason = `${address} is ${kind === 'unspecified' ? 'an' : 'a'} ${kind} address`;
+  else if (policy.forbiddenAddresses.has(unmapped(lower)))
+    reason = `${address} is an address of the gateway's own pod`;
+  else return undefined;
+  if (!policy.allowLocalAddresses || kind === 'link-local' || kind === 'unspecified') return reason;
+  if (port !== undefined && policy.ownPorts?.has(port) === true)
+    return `${address}:${port} is a port of the gateway itself`;
   return undefined;
 }

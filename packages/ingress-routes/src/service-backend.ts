@@ -72,7 +72,7 @@ function collectEndpoints(
       if (endpoint?.conditions?.ready === false || endpoint?.conditions?.terminating === true) continue;
       for (const address of listOf(endpoint?.addresses)) {
         if (!isIpAddress(address)) continue;
-        const refusal = refusedBackendAddress(address, policy);
+        const refusal = refusedBackendAddress(address, slicePort.port, policy);
         if (refusal !== undefined) {
           refused.add(refusal);
           continue;
@@ -131,7 +131,7 @@ export function resolveServiceBackend(
         problem: `Service ${namespace}/${name} is of type ExternalName, which this controller does not serve (--allow-external-name-services=false); requests get 503`,
       };
     }
-    const refusal = refusedBackendAddress(target, policy);
+    const refusal = refusedBackendAddress(target, portNumber, policy);
     if (refusal !== undefined) {
       return {
         backend: unusable,

@@ -597,7 +597,7 @@ describe('translateIngress', () => {
           field: 'spec.tls[0].secretName',
           severity: 'error',
           message: expect.stringMatching(
-            new RegExp(`^TLS Secret default/cert .*${message}.*; its hosts are served without TLS$`),
+            new RegExp(`^TLS Secret default/cert: .*${message}.*; its hosts are served without TLS$`),
           ),
         },
       ]);

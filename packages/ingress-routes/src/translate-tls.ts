@@ -57,7 +57,7 @@ function readCertificate(
   if (!result.ok) {
     context.log.error(
       field,
-      `${TLS_SECRET_PROBLEM}${key} ${result.message}; its hosts are served without TLS`,
+      `${TLS_SECRET_PROBLEM}${key}: ${result.message}; its hosts are served without TLS`,
     );
     return undefined;
   }

@@ -1,0 +1,113 @@
+/**
+ * The set-up of the security suite (docs/security.md). The reliability cluster's steady Ingresses
+ * are the victims: namespace `default`, `a.reliability.test` and `b.reliability.test/api` over
+ * HTTP, `s.reliability.test` over HTTPS. `mallory` is the namespace of the hostile tenant, who can
+ * write anything there and nothing elsewhere, and who runs a backend of their own (`evil`). Each
+ * case applies the tenant's objects while a probe requests the victims' routes, and ends with the
+ * probe's report, which must show no failed request.
+ *
+ * The test backends run on 127.0.0.1, so these controllers allow local backend addresses, as the
+ * demo does; the controller's own ports stay refused even then. The production policy (no loopback
+ * at all) is checked by ../backend-addresses.integration.test.ts.
+ */
+import { expect } from 'vitest';
+import type { Controller } from '../../src/controller.js';
+import type { ControllerConfig } from '../../src/config.js';
+import type { DemoBackend } from '../../src/demo-backends.js';
+import {
+  eventually,
+  ingressManifest,
+  listEvents,
+  serviceManifests,
+  startBackends,
+  startController,
+} from '../harness.js';
+import { startCluster, startSteadyTraffic, type ReliabilityCluster } from '../reliability/cluster.js';
+import { formatTrafficReport, type Traffic } from '../reliability/traffic.js';
+
+/** The hostile tenant's namespace. */
+export const TENANT = 'mallory';
+
+/** A running case: the cluster, the tenant's backend and one controller. */
+export interface SecurityCase {
+  cluster: ReliabilityCluster;
+  /** The running controller; a case may replace it. */
+  controller: Controller;
+  /** The tenant's own backend, Service `evil` in {@link TENANT}. */
+  evil: DemoBackend;
+  /** Starts the probe of the victims' routes. */
+  probeVictims(): Traffic;
+  stop(): Promise<void>;
+}
+
+/** Starts the cluster, the tenant's namespace and backend, and a controller named `podName`. */
+export async function startSecurityCase(
+  podName: string,
+  overrides: Partial<ControllerConfig> = {},
+): Promise<SecurityCase> {
+  const cluster = await startCluster();
+  const evil = (await startBackends('evil')).get('evil')!;
+  await cluster.server.apply([
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: TENANT } },
+    ...serviceManifests('evil', [evil], TENANT),
+  ]);
+  const testCase: SecurityCase = {
+    cluster,
+    controller: await startController(cluster.server, { podName, ...overrides }),
+    evil,
+    // The controller of the moment: a case may replace it (a restart).
+    probeVictims: () => startSteadyTraffic(cluster, testCase.controller),
+    stop: async () => {
+      await testCase.controller.stop();
+      await evil.stop();
+      await cluster.stop();
+    },
+  };
+  return testCase;
+}
+
+/** An Ingress of class `nginx` in the tenant's namespace. */
+export function tenantIngress(
+  name: string,
+  options: Omit<Parameters<typeof ingressManifest>[1], 'namespace' | 'className'>,
+): Record<string, unknown> {
+  return ingressManifest(name, { namespace: TENANT, className: 'nginx', ...options });
+}
+
+/** A tenant's Ingress whose one path is the regular expression `path` (`use-regex`). */
+export function tenantRegexIngress(name: string, host: string, path: string): Record<string, unknown> {
+  const ingress = tenantIngress(name, {
+    host,
+    service: 'evil',
+    path,
+    annotations: { 'nginx.ingress.kubernetes.io/use-regex': 'true' },
+  });
+  const rule = (ingress.spec as { rules: { http: { paths: { pathType: string }[] } }[] }).rules[0]!;
+  rule.http.paths[0]!.pathType = 'ImplementationSpecific';
+  return ingress;
+}
+
+/**
+ * Waits for an `InvalidConfiguration` Event on the tenant's Ingress `name` whose note contains
+ * `fragment` (an Ingress seen before its Secret may have an earlier Event, saying so).
+ */
+export function expectTenantEvent(testCase: SecurityCase, name: string, fragment: string): Promise<void> {
+  return eventually(async () => {
+    await testCase.controller.events.flush();
+    const notes = (await listEvents(testCase.cluster.server.kubeConfig(), TENANT))
+      .filter((event) => event.regarding?.name === name && event.reason === 'InvalidConfiguration')
+      .map((event) => event.note ?? '');
+    expect(
+      notes.some((note) => note.includes(fragment)),
+      `${TENANT}/${name}: ${notes.join(' | ')}`,
+    ).toBe(true);
+  });
+}
+
+/** Stops the probe once it has sampled enough, prints its report and expects no failed request. */
+export async function expectVictimsUnharmed(traffic: Traffic, label: string): Promise<void> {
+  const report = await traffic.stopAfter(101);
+  console.log(formatTrafficReport(label, report));
+  expect(report.total).toBeGreaterThan(100);
+  expect(report.failures).toEqual([]);
+}
