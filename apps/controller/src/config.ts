@@ -34,6 +34,8 @@ export interface ControllerConfig {
   backendAddressPolicy: BackendAddressPolicy;
   /** Most paths one Ingress may hold (`--max-paths-per-ingress`); 0 for no limit. */
   maxPathsPerIngress: number;
+  /** Most paths the Ingresses of one namespace may hold together (`--max-paths-per-namespace`); 0 for no limit. */
+  maxPathsPerNamespace: number;
   httpPort: number;
   httpsPort: number;
   /** 0 picks a free port (tests). */
@@ -139,6 +141,7 @@ export function resolveControllerConfig(
     defaultBackend,
     allowCrossNamespaceHosts: flags['allow-cross-namespace-hosts'],
     maxPathsPerIngress: flags['max-paths-per-ingress'],
+    maxPathsPerNamespace: flags['max-paths-per-namespace'],
     backendAddressPolicy: {
       allowExternalName: flags['allow-external-name-services'],
       allowLocalAddresses: flags['allow-local-backend-addresses'],

@@ -128,6 +128,19 @@ describe('explainIngress', () => {
     expect(explanation.explanation).toContain('Ingress shop/cart is served as class "nginx"');
   });
 
+  it('lists the route of spec.defaultBackend, the fallback of its hosts and of unknown hosts', () => {
+    const plain = ingress('cart', { className: 'nginx', host: 'shop.example.com' });
+    const defaultBackend = { service: { name: 'web', port: { number: 80 } } };
+    const cart: Ingress = { ...plain, spec: { ...plain.spec, defaultBackend } };
+    const explanation = explainIngress(route(objects([cart])), 'shop/cart');
+    const fallbacks = explanation.routes.filter((explained) => explained.isFallback);
+    expect(fallbacks.map(({ hostname }) => hostname)).toEqual(['*', 'shop.example.com']);
+    for (const fallback of fallbacks) {
+      expect(fallback).toMatchObject({ served: true, backends: [{ id: 'shop/web:80', endpoints: 2 }] });
+      expect(fallback.route.origin.field).toBe('spec.defaultBackend');
+    }
+  });
+
   it('says whose it is and has no routes when another controller owns the class', () => {
     const routing = route(objects([ingress('other', { className: 'traefik', host: 'other.example.com' })]));
     const explanation = explainIngress(routing, 'shop/other');

@@ -132,6 +132,12 @@ const flagSpecs = {
     description:
       'Most paths one Ingress may hold over all its rules; an Ingress with more is left out with an Event, so that one namespace cannot slow translation for all. 0: no limit.',
   },
+  'max-paths-per-namespace': {
+    type: 'number',
+    default: 0,
+    description:
+      'Most paths the Ingresses of one namespace may hold together; oldest first, an Ingress that would pass the limit is left out with an Event. 0 (the default, as ingress-nginx has no such limit): no limit.',
+  },
   'allow-external-name-services': {
     type: 'boolean',
     default: true,
@@ -142,7 +148,7 @@ const flagSpecs = {
     type: 'boolean',
     default: false,
     description:
-      "Let backends point at loopback, link-local and this pod's own addresses: only for development, where the backends run beside the controller (the demo does this).",
+      "Let backends point at loopback and this pod's own addresses, except the controller's own ports: only for development, where the backends run beside the controller (the demo does this). Link-local addresses stay refused.",
   },
   'lua-shared-dict-size': {
     type: 'string',
@@ -267,6 +273,7 @@ export const runFlagNames: readonly FlagName[] = [
   'allow-external-name-services',
   'allow-local-backend-addresses',
   'max-paths-per-ingress',
+  'max-paths-per-namespace',
   'lua-shared-dict-size',
   'http-port',
   'https-port',
@@ -297,6 +304,7 @@ export const tenancyFlagNames: readonly FlagName[] = [
   'allow-external-name-services',
   'allow-local-backend-addresses',
   'max-paths-per-ingress',
+  'max-paths-per-namespace',
 ];
 
 /** How one command takes its arguments. */

@@ -15,6 +15,7 @@ import {
 import {
   createDefaultBackendContribution,
   createDefaultBackendRoute,
+  countIngressPaths,
   createIngressTranslator,
   parseBackendId,
   resolveServiceBackend,
@@ -38,6 +39,7 @@ import {
 } from '@ingresskit/route-model';
 import type { Ingress } from '@ingresskit/store';
 import type { ClusterView } from './cluster-view.js';
+import { NamespacePathBudget } from './namespace-path-budget.js';
 import type { ControllerConfig } from './config.js';
 
 /** Class resolution of one Ingress. */
@@ -78,6 +80,8 @@ export interface IngressRoutingOptions {
   annotationPrefix?: string;
   /** `--max-paths-per-ingress`; no limit when undefined or 0. */
   maxPathsPerIngress?: number | undefined;
+  /** `--max-paths-per-namespace` (see NamespacePathBudget); no limit when undefined or 0. */
+  maxPathsPerNamespace?: number | undefined;
   /** Wall clock in ms, to warn about expired certificates. */
   now: () => number;
 }
@@ -91,6 +95,13 @@ function ingressSourceKey(key: string): string {
 function serviceKeyOfBackend(id: string): string | undefined {
   const reference = parseBackendId(id);
   return reference === undefined ? undefined : `${reference.namespace}/${reference.name}`;
+}
+
+/** When an Ingress was created, in ms (0 when unknown: it then counts as the oldest). */
+function creationMillis(ingress: Ingress): number {
+  const created: unknown = ingress.metadata?.creationTimestamp;
+  const millis = created instanceof Date ? created.getTime() : Date.parse(String(created));
+  return Number.isFinite(millis) ? millis : 0;
 }
 
 /** See the module comment. */
@@ -114,6 +125,7 @@ export class IngressRouting {
   #affected = new Set<string>();
   /** Contributions of other sources (Gateways, HTTPRoutes), by source key, as given. */
   readonly #foreign = new Map<string, RouteContribution>();
+  readonly #budget: NamespacePathBudget | undefined;
 
   constructor(options: IngressRoutingOptions) {
     this.#options = options;
@@ -128,6 +140,8 @@ export class IngressRouting {
     });
     this.#resolver = createIngressClassResolver([], options.classConfig);
     this.#builder.setContribution(createDefaultBackendContribution());
+    const maxPathsPerNamespace = options.maxPathsPerNamespace ?? 0;
+    if (maxPathsPerNamespace > 0) this.#budget = new NamespacePathBudget(maxPathsPerNamespace);
   }
 
   /** Starts a table: reads the IngressClasses and resolves the default backend's Service. */
@@ -144,6 +158,7 @@ export class IngressRouting {
 
   /** Decides and translates the Ingresses with these keys again, as `view` has them now. */
   updateIngresses(view: ClusterView, keys: Iterable<string>): void {
+    const translated: string[] = [];
     for (const key of keys) {
       this.#affected.add(key);
       const ingress = view.ingress(key);
@@ -164,7 +179,17 @@ export class IngressRouting {
       // A new version of the Ingress may have fixed what the data plane refused: try it again.
       if (this.#translations.get(key) !== translation) this.#forgetRefusals(key);
       this.#translations.set(key, translation);
-      this.#contribute(view, key, translation);
+      const paths = translation.contribution === undefined ? 0 : countIngressPaths(ingress.spec);
+      this.#budget?.set(key, paths, creationMillis(ingress));
+      translated.push(key);
+    }
+    const moved = this.#budget?.settle() ?? [];
+    for (const key of moved) this.#affected.add(key);
+    for (const key of moved.length === 0 ? translated : new Set([...translated, ...moved])) {
+      const translation = this.#translations.get(key);
+      if (translation === undefined) continue;
+      if (this.#budget?.refusal(key) === undefined) this.#contribute(view, key, translation);
+      else this.#withdraw(view, key, false);
     }
   }
 
@@ -307,6 +332,9 @@ export class IngressRouting {
     const slash = key.indexOf('/');
     const object = { kind: 'Ingress', namespace: key.slice(0, slash), name: key.slice(slash + 1) };
     const problems = [...translation.problems];
+    const overBudget = this.#budget?.refusal(key);
+    if (overBudget !== undefined)
+      problems.push({ object, field: 'spec.rules', message: overBudget, severity: 'error' });
     const contribution = this.contributionOf(key);
     const reported = new Set<string>();
     for (const host of contribution?.hosts ?? []) {
@@ -381,6 +409,7 @@ export class IngressRouting {
 
   #withdraw(view: ClusterView, key: string, forget = true): void {
     if (forget) {
+      this.#budget?.delete(key);
       this.#translations.delete(key);
       this.#translator.forget(key);
       this.#forgetRefusals(key);
@@ -502,6 +531,7 @@ export function routingOptionsOf(
     | 'allowCrossNamespaceHosts'
     | 'backendAddressPolicy'
     | 'maxPathsPerIngress'
+    | 'maxPathsPerNamespace'
     | 'httpPort'
     | 'httpsPort'
     | 'healthzPort'
@@ -516,6 +546,7 @@ export function routingOptionsOf(
     allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
     backendAddressPolicy: { ...config.backendAddressPolicy, ownPorts: ownPortsOf(config) },
     maxPathsPerIngress: config.maxPathsPerIngress,
+    maxPathsPerNamespace: config.maxPathsPerNamespace,
     listeners,
     now,
   };

@@ -1,4 +1,4 @@
-export { translateIngress } from './translate-ingress.js';
+export { countIngressPaths, translateIngress } from './translate-ingress.js';
 export { isReferencedObjectProblem } from './translate-tls.js';
 export {
   createIngressTranslator,

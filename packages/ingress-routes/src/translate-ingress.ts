@@ -130,7 +130,7 @@ export function translateIngressTimed(
       else log.warning(problem.field, problem.message, problem.value);
     }
     if (parsed.annotations === undefined) return leftOut(log);
-    const paths = countPaths(raw.spec);
+    const paths = countIngressPaths(raw.spec);
     const maxPaths = config.maxPathsPerIngress ?? 0;
     if (maxPaths > 0 && paths > maxPaths) {
       log.error(
@@ -170,8 +170,11 @@ export function translateIngressTimed(
   }
 }
 
-/** Paths over every rule of a spec, counting only what is well-formed enough to be a list. */
-function countPaths(spec: unknown): number {
+/**
+ * Paths over every rule of an Ingress spec, counting only what is well-formed enough to be a list:
+ * what `maxPathsPerIngress` limits.
+ */
+export function countIngressPaths(spec: unknown): number {
   const rules = objectOr<{ rules: unknown }>(spec).rules;
   if (!Array.isArray(rules)) return 0;
   let count = 0;
