@@ -140,7 +140,8 @@ export class Controller {
       logger: deps.logger,
       onRestart: () => this.metrics.nginxRestarts.inc(),
       onDrift: (reason) => {
-        this.#logger.warn({ reason }, 'the data plane lost its data; pushing everything again');
+        this.metrics.dataPlaneDrifts.inc();
+        this.#logger.warn({ reason }, "nginx's data is not what was pushed; pushing everything again");
         this.#requestSync('data plane drift', true);
       },
     });

@@ -17,12 +17,15 @@ import {
   createDataPlaneUpdate,
   createSelfSignedCertificate,
   DATA_ENDPOINT_PATH,
+  DIGEST_ENDPOINT_PATH,
   hostKey,
   luaFiles,
   profileOf,
   renderNginxConf,
   STATUS_ENDPOINT_PATH,
   type Configuration,
+  type DataPlaneAccepted,
+  type DataPlaneDigest,
   type DataPlaneRejection,
   type DataPlaneStatus,
   type Profile,
@@ -43,11 +46,14 @@ import { DataPlanePushError, NginxConfigTestError, NginxReloadError, NginxStartE
 import type { RefusedRoute } from './ingress-routing.js';
 import type { Logger } from './logger.js';
 import { NginxProcess, testNginxConfig } from './nginx-process.js';
+import { PushedContent } from './pushed-content.js';
 
 /** How often the status endpoint is asked whether nginx runs a new nginx.conf yet. */
 const STATUS_POLL_MS = 10;
 /** How often the data plane is checked for lost data (a restart nobody saw, a drift). */
 const DRIFT_CHECK_MS = 5_000;
+/** How often nginx recomputes the digest of its data for {@link NginxDataPlane.checkContent}. */
+const CONTENT_CHECK_MS = 30_000;
 
 /** The listeners of an Ingress controller: plain HTTP and HTTPS on the configured ports. */
 export function listenersOf(config: Pick<ControllerConfig, 'httpPort' | 'httpsPort'>): Listener[] {
@@ -106,6 +112,8 @@ export interface NginxDataPlaneOptions {
   onRestart?: () => void;
   /** nginx lost the pushed data (restart, drift): the caller should sync so `flush()` re-pushes. */
   onDrift?: (reason: string) => void;
+  /** How often the content of nginx's data is checked (see checkContent); 30 s by default. */
+  contentCheckMs?: number;
 }
 
 /** What one `flush` did. */
@@ -147,6 +155,11 @@ export class NginxDataPlane {
   #reloads = 0;
   #lock: Promise<unknown> = Promise.resolve();
   #driftTimer: NodeJS.Timeout | undefined;
+  #contentTimer: NodeJS.Timeout | undefined;
+  /** What the pushes left in nginx, to tell a drift (see PushedContent). */
+  readonly #content = new PushedContent();
+  /** Why the next full push is a repair, to report what it rewrote. */
+  #repairing: string | undefined;
   #stopped = false;
 
   constructor(options: NginxDataPlaneOptions) {
@@ -283,6 +296,7 @@ export class NginxDataPlane {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#driftTimer);
+    clearInterval(this.#contentTimer);
     await this.#exclusive(async () => {
       await this.#process?.stop();
       if (this.#isTemporaryPrefix && this.#prefix !== '')
@@ -317,6 +331,7 @@ export class NginxDataPlane {
       pendingSize(this.#pending) -
       [...held].filter((hostname) => this.#pending.virtualHosts.has(hostname)).length;
     if (full || pushable > 0) {
+      let drifted = false;
       // Entries nginx refuses are left out and the push is made again, at most once per entry.
       for (;;) {
         const startedAt = performance.now();
@@ -325,7 +340,7 @@ export class NginxDataPlane {
           ? createDataPlaneUpdate(this.#options.readTable(), { excludeKeys })
           : createDataPlaneUpdate(pendingDelta(this.#pending, held), { excludeKeys });
         const builtAt = performance.now();
-        const rejected = await this.#push(body);
+        const { rejected, accepted } = await this.#push(body);
         const routes = rejected.filter((entry) => entry.routeId !== undefined);
         const entries = rejected.filter(
           (entry) => entry.routeId === undefined && !this.#refusedKeys.has(entry.key),
@@ -349,14 +364,58 @@ export class NginxDataPlane {
           },
           'data pushed to nginx',
         );
+        if (accepted !== undefined) drifted = this.#takeAccepted(accepted, full);
         break;
       }
-      this.#syncedInstance = status.instance;
+      // After a drift nothing is known to be in sync: the next flush pushes everything.
+      if (!drifted) this.#syncedInstance = status.instance;
       clearPending(this.#pending, held);
       result.pushed = true;
     }
     if (reloadError !== undefined) throw reloadError;
     return result;
+  }
+
+  /** Takes the answer of a push; true when it shows a drift, reported then. */
+  #takeAccepted(accepted: DataPlaneAccepted, full: boolean): boolean {
+    const drift = this.#content.accept(accepted, full);
+    if (drift !== undefined) {
+      // This delta landed on data that is not what we think; only everything again is sure.
+      this.#reportDrift(drift);
+      return true;
+    }
+    if (full && this.#repairing !== undefined) {
+      this.#options.logger.warn(
+        { reason: this.#repairing, rewritten: accepted.stored, removed: accepted.deleted },
+        'repaired the data plane: pushed everything again',
+      );
+      this.#repairing = undefined;
+    }
+    return false;
+  }
+
+  #reportDrift(reason: string): void {
+    this.#content.forget();
+    this.#syncedInstance = undefined;
+    this.#repairing = reason;
+    this.#options.onDrift?.(reason);
+  }
+
+  /**
+   * Asks nginx to recompute the digest of the data it holds and compares it with what this
+   * controller's pushes left; reports a drift (onDrift, then a full push repairs it) and returns
+   * its reason, or undefined when the data is as pushed or cannot be checked right now.
+   */
+  checkContent(): Promise<string | undefined> {
+    return this.#exclusive(async () => {
+      if (this.#stopped || this.#syncedInstance === undefined) return undefined;
+      const response = await this.#control('GET', DIGEST_ENDPOINT_PATH).catch(() => undefined);
+      // 409: a push is being applied (not ours, since we hold the lock): the next check sees it.
+      if (response?.status !== 200) return undefined;
+      const drift = this.#content.check(JSON.parse(response.body) as DataPlaneDigest);
+      if (drift !== undefined) this.#reportDrift(drift);
+      return drift;
+    });
   }
 
   /** Hostnames whose routes use a profile the running nginx.conf lacks. */
@@ -409,15 +468,20 @@ export class NginxDataPlane {
     return refused;
   }
 
-  // Resolves with what nginx refused (a 422: it stored nothing), empty when it took everything.
-  async #push(body: string): Promise<DataPlaneRejection['rejected']> {
+  // Resolves with what nginx refused (a 422: it stored nothing), or with what it answered when it
+  // took everything. Anything else leaves nginx's data unknown until the next full push.
+  async #push(
+    body: string,
+  ): Promise<{ rejected: DataPlaneRejection['rejected']; accepted?: DataPlaneAccepted }> {
     let lastError: unknown;
     for (let attempt = 0; attempt < 3; attempt++) {
       if (attempt > 0) await sleep(50 * 2 ** attempt);
       try {
         const response = await this.#control('POST', DATA_ENDPOINT_PATH, body);
-        if (response.status === 200 || response.status === 201) return [];
-        if (response.status === 422) return (JSON.parse(response.body) as DataPlaneRejection).rejected;
+        if (response.status === 201)
+          return { rejected: [], accepted: JSON.parse(response.body) as DataPlaneAccepted };
+        if (response.status === 422)
+          return { rejected: (JSON.parse(response.body) as DataPlaneRejection).rejected };
         if (response.status === 413 || response.status === 507) {
           // Retrying cannot help: the data does not fit the shared memory nginx was started with.
           lastError = new DataPlanePushError(
@@ -433,6 +497,7 @@ export class NginxDataPlane {
         lastError = error;
       }
     }
+    this.#content.forget();
     throw lastError instanceof DataPlanePushError
       ? lastError
       : new DataPlanePushError(`cannot push to nginx: ${String(lastError)}`, { cause: lastError });
@@ -457,6 +522,7 @@ export class NginxDataPlane {
     this.#process = undefined;
     this.#running = undefined;
     this.#syncedInstance = undefined;
+    this.#content.forget();
     const conf = await this.#writeAndTest(next);
     await this.#removeStaleSocket();
     const process = new NginxProcess({
@@ -489,6 +555,10 @@ export class NginxDataPlane {
     this.#runningConf = conf;
     this.#lastReloadAt = Date.now();
     this.#driftTimer ??= setInterval(() => void this.#checkDrift(), DRIFT_CHECK_MS).unref();
+    this.#contentTimer ??= setInterval(
+      () => void this.checkContent(),
+      this.#options.contentCheckMs ?? CONTENT_CHECK_MS,
+    ).unref();
   }
 
   async #reload(next: Configuration): Promise<void> {

@@ -34,6 +34,8 @@ export interface ControllerMetrics {
   readonly leader: Gauge<'name'>;
   /** nginx master processes that exited on their own and were started again. */
   readonly nginxRestarts: Counter;
+  /** Times nginx's data was found lost or changed behind the controller, and pushed again. */
+  readonly dataPlaneDrifts: Counter;
   /** Kubernetes Events written, by action: `created`, `updated`, `failed`. */
   readonly events: Counter<'action'>;
 }
@@ -128,6 +130,11 @@ export function createControllerMetrics(options: { withProcessMetrics?: boolean 
     nginxRestarts: new Counter({
       name: 'ingresskit_nginx_restarts_total',
       help: 'nginx master processes that exited unexpectedly and were restarted.',
+      registers,
+    }),
+    dataPlaneDrifts: new Counter({
+      name: 'ingresskit_data_plane_drifts_total',
+      help: "Times nginx's data was found lost (a restart) or changed behind the controller, and pushed again in full.",
       registers,
     }),
     events: new Counter({

@@ -4,7 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffRouteTables, type Route, type RouteTable, type VirtualHost } from '@ingresskit/route-model';
-import { createDataPlaneUpdate, createSelfSignedCertificate, type DataPlaneRejection } from './index.js';
+import {
+  createDataPlaneUpdate,
+  createSelfSignedCertificate,
+  DIGEST_ENDPOINT_PATH,
+  type DataPlaneAccepted,
+  type DataPlaneDigest,
+  type DataPlaneRejection,
+} from './index.js';
 import {
   allocateListenerPorts,
   createListeners,
@@ -227,5 +234,53 @@ describe('POST /configuration/data', () => {
     expect((await body('big0.example.com', '/')).length).toBe(200_000);
     expect((await plane.push(base)).status).toBe(201);
     expect(await body('big0.example.com', '/')).toBe('status 404');
+  });
+});
+
+describe('the content digest', () => {
+  async function digest(): Promise<DataPlaneDigest> {
+    const { sendControlRequest } = await import('./testing/nginx-process.js');
+    const response = await sendControlRequest(plane.prefix.socketPath, 'GET', DIGEST_ENDPOINT_PATH);
+    expect(response.status).toBe(200);
+    return response.json as DataPlaneDigest;
+  }
+
+  async function accepted(change: Parameters<DataPlane['push']>[0]): Promise<DataPlaneAccepted> {
+    const response = await plane.push(change);
+    expect(response.status).toBe(201);
+    return response.json as DataPlaneAccepted;
+  }
+
+  it('chains the pushes, agrees with the stored entries, and depends on the content only', async () => {
+    const one = createTable([respondHost('one.example.com', [good])]);
+    const both = createTable([
+      respondHost('one.example.com', [good]),
+      respondHost('two.example.com', [good]),
+    ]);
+    const first = await accepted(one);
+    const second = await accepted(diffRouteTables(one, both));
+    expect(second).toMatchObject({ previousVersion: first.version, previousDigest: first.digest });
+    expect(second.digest).not.toBe(first.digest);
+    expect(await digest()).toMatchObject({
+      version: second.version,
+      digest: second.digest,
+      stored: second.digest,
+    });
+    // Back to `one` by a delta, then again by a full push: the same content has the same digest.
+    const back = await accepted(diffRouteTables(both, one));
+    expect(back.digest).toBe(first.digest);
+    const again = await accepted(one);
+    expect(again).toMatchObject({ digest: first.digest, stored: 0, deleted: 0 });
+    expect((await digest()).digest).toBe(first.digest);
+  });
+
+  it('shows an entry changed behind the pushes', async () => {
+    const one = createTable([respondHost('one.example.com', [good])]);
+    const pushed = await accepted(one);
+    // What a write that died half-way, or one that bypassed the control endpoint, leaves behind.
+    await plane.tamper('host:one.example.com', '{"tampered":true}');
+    const after = await digest();
+    expect(after.stored).toBe(pushed.digest);
+    expect(after.digest).not.toBe(pushed.digest);
   });
 });

@@ -42,6 +42,12 @@ export interface DataPlaneStatus {
   sharedDictFree: number;
 }
 
+/**
+ * Path of the digest endpoint on the control socket: GET recomputes the content digest of every
+ * stored entry (see DataPlaneDigest); 409 while a push is being applied.
+ */
+export const DIGEST_ENDPOINT_PATH = '/configuration/digest';
+
 /** What `POST /configuration/data` answers with 201. */
 export interface DataPlaneAccepted {
   /** The version the push became (workers serve it from their next request). */
@@ -50,6 +56,26 @@ export interface DataPlaneAccepted {
   stored: number;
   /** Entries deleted. */
   deleted: number;
+  /**
+   * The content digest after the push: 32 hex digits, the XOR over every entry of
+   * MD5(key + "\n" + MD5(value)), kept up to date by each push.
+   */
+  digest: string;
+  /** The version and digest the push started from: those of the push before it. */
+  previousVersion: number;
+  previousDigest: string;
+}
+
+/** What `GET /configuration/digest` answers with 200. */
+export interface DataPlaneDigest {
+  /** The version of the last push. */
+  version: number;
+  /** The content digest, recomputed from the stored entries. */
+  digest: string;
+  /** The content digest the last push stored; differs from `digest` when an entry changed behind it. */
+  stored: string;
+  /** Entries stored. */
+  entries: number;
 }
 
 /** What `POST /configuration/data` answers with 422: the entries refused, and nothing was stored. */

@@ -7,6 +7,7 @@ describe('luaFiles', () => {
   it('points at every shipped module, each returning its table', () => {
     expect(luaFiles.map((file) => file.module)).toEqual([
       'ingresskit.control',
+      'ingresskit.digest',
       'ingresskit.store',
       'ingresskit.validate',
       'ingresskit.router',

@@ -23,11 +23,12 @@ const root = new URL('../lua/', import.meta.url);
 export const luaDirectory: string = fileURLToPath(root);
 
 /**
- * The shipped Lua modules: the control endpoint, the worker-side store of pushed data and its
- * validation, the router, the balancer and the certificate selection.
+ * The shipped Lua modules: the control endpoint and its content digest, the worker-side store of
+ * pushed data and its validation, the router, the balancer and the certificate selection.
  */
 export const luaFiles: readonly LuaFile[] = [
   'control',
+  'digest',
   'store',
   'validate',
   'router',

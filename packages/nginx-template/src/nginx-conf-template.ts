@@ -224,6 +224,11 @@ http {
                 require("ingresskit.control").handle_status()
             }
         }
+        location = /configuration/digest {
+            content_by_lua_block {
+                require("ingresskit.control").handle_digest()
+            }
+        }
         location / {
             return 404;
         }

@@ -7,12 +7,17 @@
 -- sees a host before what it refers to. The keys a push changed go into the change log under
 -- its version, and the version is bumped last: workers pick the change up on their next request.
 --
+-- Each push also keeps the content digest (ingresskit.digest) up to date and answers it, with the
+-- version and digest it followed. GET /configuration/digest recomputes the digest from the stored
+-- entries: { version, digest, stored, entries }, or 409 while a push is being applied.
+--
 -- GET /configuration/status answers { instance, version, configurationLoads, confHash, workerPid,
 -- sharedDictCapacity, sharedDictFree }.
 -- `instance` is made when the shared dict is created: it survives reloads (HUP) and changes when
 -- nginx restarts with an empty dict, which is how the controller learns to push everything again.
 
 local cjson = require("cjson.safe")
+local digests = require("ingresskit.digest")
 local store = require("ingresskit.store")
 local validate = require("ingresskit.validate")
 
@@ -64,6 +69,8 @@ function _M.init(params)
   -- version starts at 0, meaning nothing was pushed yet; pushes only incr it.
   shared:safe_add("instance", random_id())
   shared:safe_add("version", 0)
+  -- Made here at its final size, so that each push replaces it in place and cannot run out of room.
+  shared:safe_add("digest", digests.to_hex(digests.empty()))
   local ok, err = shared:incr("configuration_loads", 1, 0)
   if not ok then ngx.log(ngx.ERR, "ingresskit: cannot count configuration loads: ", err) end
   -- Loaded here so the workers share the compiled modules.
@@ -108,6 +115,8 @@ local function write(full, set, delete)
   local shared = dict()
   local written = {}
   local previous = {}
+  local previous_digest = shared:get("digest")
+  local digest = digests.from_hex(previous_digest)
   local keys = sorted_keys(set)
   for position, key in ipairs(keys) do
     local value = cjson.encode(set[key])
@@ -133,6 +142,8 @@ local function write(full, set, delete)
         return nil, err
       end
       written[#written + 1] = key
+      if old ~= nil then digests.toggle(digest, key, old) end
+      digests.toggle(digest, key, value)
     end
     if position % YIELD_EVERY == 0 then ngx.sleep(0) end
   end
@@ -155,7 +166,9 @@ local function write(full, set, delete)
   end)
   local deleted = 0
   for _, key in ipairs(removals) do
-    if shared:get("d:" .. key) ~= nil then
+    local old = shared:get("d:" .. key)
+    if old ~= nil then
+      digests.toggle(digest, key, old)
       shared:delete("d:" .. key)
       written[#written + 1] = key
       deleted = deleted + 1
@@ -168,10 +181,19 @@ local function write(full, set, delete)
   local log = "*"
   if #written <= REBUILD_ABOVE then log = #written == 0 and "[]" or cjson.encode(written) end
   shared:safe_set("log:" .. version, log)
+  local digest_text = digests.to_hex(digest)
+  shared:safe_set("digest", digest_text)
   -- incr of an existing number never allocates, so it cannot fail or evict anything.
   shared:incr("version", 1)
   shared:delete("log:" .. (version - store.LOG_LIMIT - 1))
-  return { version = version, stored = stored, deleted = deleted }
+  return {
+    version = version,
+    stored = stored,
+    deleted = deleted,
+    digest = digest_text,
+    previousVersion = version - 1,
+    previousDigest = previous_digest,
+  }
 end
 
 -- content_by_lua of POST /configuration/data.
@@ -235,6 +257,26 @@ function _M.handle_data()
     })
   end
   return respond(201, result)
+end
+
+-- content_by_lua of GET /configuration/digest.
+function _M.handle_digest()
+  local shared = dict()
+  -- A push in progress would be seen half-written: the caller asks again later.
+  local locked, lock_error = shared:safe_add(LOCK_KEY, true, LOCK_SECONDS)
+  if not locked then
+    if lock_error == "exists" then return respond(409, { message = "a push is being applied; retry" }) end
+    return respond(507, { message = "shared dict ingresskit is full: " .. tostring(lock_error) })
+  end
+  local ok, digest, entries = pcall(digests.of_dict, shared, YIELD_EVERY)
+  shared:delete(LOCK_KEY)
+  if not ok then return respond(500, { message = "digest failed: " .. tostring(digest) }) end
+  return respond(200, {
+    version = shared:get("version") or 0,
+    digest = digests.to_hex(digest),
+    stored = shared:get("digest") or "",
+    entries = entries,
+  })
 end
 
 -- content_by_lua of GET /configuration/status.

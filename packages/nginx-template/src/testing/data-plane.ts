@@ -58,6 +58,11 @@ export interface DataPlane {
   reconfigure(table: RouteTable): Promise<{ reloaded: boolean }>;
   /** Stops nginx and starts it again from the same prefix (an empty shared dict). */
   restart(): Promise<void>;
+  /**
+   * Writes the data entry `key` behind the control endpoint's back, as a write that died half-way
+   * would leave it (through a location only this test nginx.conf has).
+   */
+  tamper(key: string, value: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -80,7 +85,7 @@ export async function startDataPlane(options: {
   };
   const build = (table: RouteTable) => buildConfiguration(table, renderOptions).configuration;
   let configuration = build(options.table);
-  await prefix.writeConf(renderNginxConf(configuration));
+  await prefix.writeConf(withTamperLocation(renderNginxConf(configuration)));
   const tested = await testNginxConf(prefix);
   if (!tested.ok) {
     await prefix.remove();
@@ -117,7 +122,7 @@ export async function startDataPlane(options: {
     async reconfigure(table) {
       const next = build(table);
       if (!diffConfigurations(configuration, next).reloadRequired) return { reloaded: false };
-      await prefix.writeConf(renderNginxConf(next));
+      await prefix.writeConf(withTamperLocation(renderNginxConf(next)));
       const outcome = await testNginxConf(prefix);
       if (!outcome.ok) throw new Error(`nginx -t failed:\n${outcome.output}`);
       await nginx.reload();
@@ -128,10 +133,35 @@ export async function startDataPlane(options: {
       await nginx.stop();
       nginx = await startNginx(prefix, workers);
     },
+    async tamper(key, value) {
+      const path = `${TAMPER_PATH}?key=${encodeURIComponent(key)}`;
+      const response = await sendControlRequest(prefix.socketPath, 'POST', path, value);
+      if (response.status !== 204) throw new Error(`tamper answered ${response.status}: ${response.text}`);
+    },
     async stop() {
       await nginx.stop();
       await prefix.remove();
     },
   };
   return plane;
+}
+
+const TAMPER_PATH = '/test/tamper';
+
+/** Adds the location behind DataPlane.tamper to the control server of a rendered nginx.conf. */
+function withTamperLocation(conf: string): string {
+  const anchor = '        location = /configuration/status {';
+  if (!conf.includes(anchor))
+    throw new Error('the control server has no status location to add the tamper one beside');
+  const tamper = [
+    `        location = ${TAMPER_PATH} {`,
+    '            content_by_lua_block {',
+    '                ngx.req.read_body()',
+    '                ngx.shared.ingresskit:set("d:" .. ngx.var.arg_key, ngx.req.get_body_data())',
+    '                ngx.exit(204)',
+    '            }',
+    '        }',
+    '',
+  ].join('\n');
+  return conf.replace(anchor, tamper + anchor);
 }
