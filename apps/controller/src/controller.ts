@@ -46,6 +46,7 @@ import { LeaderRole, statusAddressOptionsOf } from './leader.js';
 import type { Logger } from './logger.js';
 import { checksumToGaugeValue, createControllerMetrics, type ControllerMetrics } from './metrics.js';
 import { NginxDataPlane, listenersOf } from './data-plane.js';
+import { ExternalNames, type LookupName } from './external-names.js';
 import { createPendingChanges, recordChange, takePendingChanges } from './pending-changes.js';
 
 /** What a controller is built from besides its config. */
@@ -58,6 +59,8 @@ export interface ControllerDependencies {
   eventSink?: EventSink;
   /** Wall clock in ms; `Date.now` by default. */
   now?: () => number;
+  /** How ExternalName host names are resolved (the system resolver by default), and how often again (30 s). */
+  externalNames?: { lookup?: LookupName; refreshMs?: number };
 }
 
 /** A summary of the routing state, for tests and the demo. */
@@ -85,6 +88,7 @@ export class Controller {
   readonly #reports: IngressReports;
   readonly #checksumGate = new ChecksumGate();
   readonly #pending = createPendingChanges();
+  readonly #externalNames: ExternalNames;
   #checksum: ChecksumVerdict | undefined;
   #store: Store | undefined;
   #queue: SyncQueue | undefined;
@@ -115,7 +119,19 @@ export class Controller {
     this.#logger = deps.logger;
     const now = deps.now ?? Date.now;
     this.metrics = deps.metrics ?? createControllerMetrics();
-    this.routing = new IngressRouting(routingOptionsOf(config, listenersOf(config), now));
+    this.#externalNames = new ExternalNames({
+      ...deps.externalNames,
+      inUse: (hostname) => this.routing.usesExternalName(hostname),
+      onChange: (hostnames) => {
+        for (const hostname of hostnames) this.#pending.externalNames.add(hostname);
+        this.#requestSync('ExternalName addresses changed', false);
+      },
+      logger: deps.logger,
+    });
+    this.routing = new IngressRouting({
+      ...routingOptionsOf(config, listenersOf(config), now),
+      resolveExternalName: (hostname) => this.#externalNames.resolution(hostname),
+    });
     this.gatewayRouting =
       config.gatewayControllerName === undefined
         ? undefined
@@ -364,6 +380,7 @@ export class Controller {
       }
     };
     await step('sync queue', () => this.#queue?.shutDown());
+    this.#externalNames.stop();
     await step('gateway status', () => this.#gatewayStatus?.stop());
     await step('leader role', () => this.#leader?.stop({ release: options.releaseLease ?? true }));
     await step('events', () => this.#recorder.flush());
@@ -469,6 +486,7 @@ export class Controller {
       changes.allIngresses ? [...view.ingressKeys(), ...changes.ingresses] : changes.ingresses,
     );
     routing.updateServices(view, changes.services);
+    routing.updateExternalNames(view, changes.externalNames);
     if (this.gatewayRouting !== undefined && (changes.gatewayApi || changes.allIngresses))
       this.#routeGatewayApi(view);
     const delta = routing.commit();

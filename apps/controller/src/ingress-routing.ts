@@ -17,18 +17,17 @@ import {
   createDefaultBackendRoute,
   countIngressPaths,
   createIngressTranslator,
-  parseBackendId,
-  resolveServiceBackend,
+  DEFAULT_BACKEND_ADDRESS_POLICY,
   type BackendAddressPolicy,
   type IngressTranslation,
   type IngressTranslator,
+  type NameResolution,
   type ServiceReference,
 } from '@ingresskit/ingress-routes';
 import {
   createRouteTableBuilder,
   sourceKey,
   type AssemblyNote,
-  type BackendReferenceChange,
   type Listener,
   type Problem,
   type RouteContribution,
@@ -39,6 +38,7 @@ import {
 } from '@ingresskit/route-model';
 import type { Ingress } from '@ingresskit/store';
 import type { ClusterView } from './cluster-view.js';
+import { BackendResolver } from './backend-resolver.js';
 import { NamespacePathBudget } from './namespace-path-budget.js';
 import type { ControllerConfig } from './config.js';
 
@@ -82,6 +82,12 @@ export interface IngressRoutingOptions {
   maxPathsPerIngress?: number | undefined;
   /** `--max-paths-per-namespace` (see NamespacePathBudget); no limit when undefined or 0. */
   maxPathsPerNamespace?: number | undefined;
+  /**
+   * The addresses an ExternalName's host name resolved to (see ExternalNames), to pin its
+   * backends to; undefined while not resolved yet. Without it, the data plane resolves names
+   * itself (render and explain, which run once).
+   */
+  resolveExternalName?: ((hostname: string) => NameResolution | undefined) | undefined;
   /** Wall clock in ms, to warn about expired certificates. */
   now: () => number;
 }
@@ -90,11 +96,6 @@ export interface IngressRoutingOptions {
 function ingressSourceKey(key: string): string {
   const slash = key.indexOf('/');
   return sourceKey({ kind: 'Ingress', namespace: key.slice(0, slash), name: key.slice(slash + 1) });
-}
-
-function serviceKeyOfBackend(id: string): string | undefined {
-  const reference = parseBackendId(id);
-  return reference === undefined ? undefined : `${reference.namespace}/${reference.name}`;
 }
 
 /** When an Ingress was created, in ms (0 when unknown: it then counts as the oldest). */
@@ -113,10 +114,7 @@ export class IngressRouting {
   readonly #verdicts = new Map<string, IngressVerdict>();
   /** Translations of the owned Ingresses, by `namespace/name`. */
   readonly #translations = new Map<string, IngressTranslation>();
-  /** Backend ids by Service key; nearly always one, so an array, not a Set. */
-  readonly #backendIdsByService = new Map<string, string[]>();
-  /** Why a backend answers 503 (a missing Service or port), by backend id. */
-  readonly #backendProblems = new Map<string, string>();
+  readonly #backends: BackendResolver;
   /** Routes the data plane refused, by route id. */
   readonly #refused = new Map<string, RefusedRoute>();
   /** Certificates the data plane refused, by id, with its reason. */
@@ -139,6 +137,17 @@ export class IngressRouting {
       ...(options.annotationPrefix === undefined ? {} : { annotationPrefix: options.annotationPrefix }),
     });
     this.#resolver = createIngressClassResolver([], options.classConfig);
+    this.#backends = new BackendResolver(this.#builder, {
+      policy: options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY,
+      resolveExternalName: options.resolveExternalName,
+      // A backend that starts or stops answering 503 changes the problems of the Ingresses using it.
+      onProblemChange: (id) => {
+        for (const source of this.#builder.sourcesOfBackend(id)) {
+          const match = /^Ingress\/([^/]+)\/(.+)$/.exec(source);
+          if (match !== null) this.#affected.add(`${match[1]}/${match[2]}`);
+        }
+      },
+    });
     this.#builder.setContribution(createDefaultBackendContribution());
     const maxPathsPerNamespace = options.maxPathsPerNamespace ?? 0;
     if (maxPathsPerNamespace > 0) this.#budget = new NamespacePathBudget(maxPathsPerNamespace);
@@ -148,7 +157,7 @@ export class IngressRouting {
   initialize(view: ClusterView): void {
     this.setIngressClasses(view);
     const change = this.#builder.setDefaultFallback(createDefaultBackendRoute(this.#options.defaultBackend));
-    this.#followBackendReferences(view, change);
+    this.#backends.follow(view, change);
   }
 
   /** Reads the IngressClasses again; call {@link updateIngresses} for every Ingress afterwards. */
@@ -195,9 +204,7 @@ export class IngressRouting {
 
   /** Resolves the backends of these Services again (their ports, type or EndpointSlices changed). */
   updateServices(view: ClusterView, serviceKeys: Iterable<string>): void {
-    for (const serviceKey of serviceKeys) {
-      for (const id of this.#backendIdsByService.get(serviceKey) ?? []) this.#resolveBackend(view, id);
-    }
+    this.#backends.updateServices(view, serviceKeys);
   }
 
   /**
@@ -211,19 +218,29 @@ export class IngressRouting {
     // A new version may have fixed what the data plane refused: try it again.
     this.#forgetRefusedRoutes(`${key}/`);
     this.#foreign.set(key, contribution);
-    this.#followBackendReferences(view, this.#builder.setContribution(contribution));
+    this.#backends.follow(view, this.#builder.setContribution(contribution));
   }
 
   /** Withdraws what {@link setContribution} set for `key` (`Kind/namespace/name`). */
   deleteContribution(view: ClusterView, key: string): void {
     if (!this.#foreign.delete(key)) return;
     this.#forgetRefusedRoutes(`${key}/`);
-    this.#followBackendReferences(view, this.#builder.deleteContribution(key));
+    this.#backends.follow(view, this.#builder.deleteContribution(key));
+  }
+
+  /** Pins the backends of ExternalNames with these host names again (their addresses changed). */
+  updateExternalNames(view: ClusterView, hostnames: Iterable<string>): void {
+    this.#backends.updateExternalNames(view, hostnames);
+  }
+
+  /** Whether a backend is pinned to the addresses of this ExternalName host name. */
+  usesExternalName(hostname: string): boolean {
+    return this.#backends.usesExternalName(hostname);
   }
 
   /** Whether a route refers to a backend of the Service `namespace/name`. */
   isServiceReferenced(serviceKey: string): boolean {
-    return this.#backendIdsByService.has(serviceKey);
+    return this.#backends.isServiceReferenced(serviceKey);
   }
 
   /**
@@ -249,10 +266,7 @@ export class IngressRouting {
     for (const key of foreign) {
       const contribution = this.#foreign.get(key);
       if (contribution === undefined) continue;
-      this.#followBackendReferences(
-        view,
-        this.#builder.setContribution(withoutRefused(contribution, this.#refused)),
-      );
+      this.#backends.follow(view, this.#builder.setContribution(withoutRefused(contribution, this.#refused)));
     }
     return sources.size + foreign.size > 0;
   }
@@ -345,8 +359,7 @@ export class IngressRouting {
       for (const route of routes) {
         if (route.action.type !== 'forward') continue;
         for (const member of route.action.backends) {
-          const problem =
-            member.backend === undefined ? undefined : this.#backendProblems.get(member.backend);
+          const problem = member.backend === undefined ? undefined : this.#backends.problem(member.backend);
           if (problem === undefined || reported.has(member.backend!)) continue;
           reported.add(member.backend!);
           problems.push({
@@ -396,7 +409,7 @@ export class IngressRouting {
       return;
     }
     const kept = this.#refused.size === 0 ? contribution : withoutRefused(contribution, this.#refused);
-    this.#followBackendReferences(view, this.#builder.setContribution(kept));
+    this.#backends.follow(view, this.#builder.setContribution(kept));
   }
 
   #forgetRefusals(key: string): void {
@@ -414,47 +427,7 @@ export class IngressRouting {
       this.#translator.forget(key);
       this.#forgetRefusals(key);
     }
-    this.#followBackendReferences(view, this.#builder.deleteContribution(ingressSourceKey(key)));
-  }
-
-  #followBackendReferences(view: ClusterView, change: BackendReferenceChange): void {
-    for (const id of change.removed) {
-      this.#builder.deleteBackend(id);
-      this.#backendProblems.delete(id);
-      const serviceKey = serviceKeyOfBackend(id);
-      if (serviceKey === undefined) continue;
-      const ids = (this.#backendIdsByService.get(serviceKey) ?? []).filter((other) => other !== id);
-      if (ids.length === 0) this.#backendIdsByService.delete(serviceKey);
-      else this.#backendIdsByService.set(serviceKey, ids);
-    }
-    for (const id of change.added) {
-      const serviceKey = serviceKeyOfBackend(id);
-      if (serviceKey === undefined) continue;
-      const ids = this.#backendIdsByService.get(serviceKey);
-      if (ids === undefined) this.#backendIdsByService.set(serviceKey, [id]);
-      else if (!ids.includes(id)) ids.push(id);
-      this.#resolveBackend(view, id);
-    }
-  }
-
-  #resolveBackend(view: ClusterView, id: string): void {
-    const reference = parseBackendId(id);
-    if (reference === undefined) return;
-    const serviceKey = `${reference.namespace}/${reference.name}`;
-    const { backend, problem } = resolveServiceBackend(
-      reference,
-      view.service(serviceKey),
-      view.endpointSlicesForService(serviceKey),
-      this.#options.backendAddressPolicy,
-    );
-    this.#builder.setBackend(backend);
-    if (problem === this.#backendProblems.get(id)) return;
-    if (problem === undefined) this.#backendProblems.delete(id);
-    else this.#backendProblems.set(id, problem);
-    for (const source of this.#builder.sourcesOfBackend(id)) {
-      const match = /^Ingress\/([^/]+)\/(.+)$/.exec(source);
-      if (match !== null) this.#affected.add(`${match[1]}/${match[2]}`);
-    }
+    this.#backends.follow(view, this.#builder.deleteContribution(ingressSourceKey(key)));
   }
 }
 

@@ -12,6 +12,8 @@ export interface PendingChanges {
   ingresses: Set<string>;
   /** Services whose backends to resolve again. */
   services: Set<string>;
+  /** ExternalName host names whose addresses changed: their backends are pinned again. */
+  externalNames: Set<string>;
   /** IngressClasses changed: every Ingress is decided again (translations stay cached). */
   allIngresses: boolean;
   /** The IngressCheckSum objects changed. */
@@ -25,6 +27,7 @@ export function createPendingChanges(): PendingChanges {
   return {
     ingresses: new Set(),
     services: new Set(),
+    externalNames: new Set(),
     allIngresses: false,
     checksum: false,
     gatewayApi: false,
@@ -100,12 +103,14 @@ export function takePendingChanges(pending: PendingChanges): PendingChanges {
   const taken: PendingChanges = {
     ingresses: pending.ingresses,
     services: pending.services,
+    externalNames: pending.externalNames,
     allIngresses: pending.allIngresses,
     checksum: pending.checksum,
     gatewayApi: pending.gatewayApi,
   };
   pending.ingresses = new Set();
   pending.services = new Set();
+  pending.externalNames = new Set();
   pending.allIngresses = false;
   pending.checksum = false;
   pending.gatewayApi = false;

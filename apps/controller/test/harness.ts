@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { startLocalApiServer, type LocalApiServer } from '@ingresskit/local-apiserver';
 import { EventsV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { resolveControllerConfig, type ControllerConfig } from '../src/config.js';
-import { Controller } from '../src/controller.js';
+import { Controller, type ControllerDependencies } from '../src/controller.js';
 import { startDemoBackend, type DemoBackend } from '../src/demo-backends.js';
 import { defaultFlags } from '../src/flags.js';
 import { probe, type ProbeResponse } from '../src/http-probe.js';
@@ -62,13 +62,14 @@ export async function createTestConfig(overrides: Partial<ControllerConfig> = {}
 export async function startController(
   server: LocalApiServer,
   overrides: Partial<ControllerConfig> = {},
+  deps: Pick<ControllerDependencies, 'externalNames'> = {},
 ): Promise<Controller> {
   const config = await createTestConfig(overrides);
   const logger = createLogger({
     level: process.env.INGRESSKIT_TEST_LOG ?? 'silent',
     bindings: { replica: config.podName },
   });
-  const controller = new Controller(config, { kubeConfig: server.kubeConfig(), logger });
+  const controller = new Controller(config, { kubeConfig: server.kubeConfig(), logger, ...deps });
   await controller.start();
   await controller.whenReady();
   return controller;

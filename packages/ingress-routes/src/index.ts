@@ -11,6 +11,7 @@ export {
   SERVICE_NAME_LABEL,
   type ServiceBackendResolution,
 } from './service-backend.js';
+export { pinExternalName, type NameResolution } from './external-name.js';
 export {
   DEFAULT_BACKEND_ADDRESS_POLICY,
   refusedBackendAddress,

@@ -91,11 +91,16 @@ function checkBackend(backend: Backend, settings: Settings, problems: Problem[])
           'externalName must be a DNS name or IP address with a port from 1 to 65535; answers 503',
         ),
       );
-    } else if (isIP(backend.externalName.hostname) === 0 && settings.resolvers.length === 0) {
+    } else if (
+      isIP(backend.externalName.hostname) === 0 &&
+      backend.endpoints.length === 0 &&
+      settings.resolvers.length === 0
+    ) {
+      // Pinned to the addresses it resolved to (endpoints), it needs no resolving by nginx.
       problems.push(
         backendProblem(
           backend,
-          'externalName needs the resolvers option to be resolved; requests fail with 502',
+          'externalName needs the resolvers option to be resolved (or endpoints: the addresses it resolved to); requests fail with 502',
         ),
       );
     }

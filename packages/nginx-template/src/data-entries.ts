@@ -16,8 +16,13 @@ export interface ListenersEntry {
 /** `backend:<id>`: endpoints as `[address, port]` (IPv6 without brackets), or an ExternalName. */
 export interface BackendEntry {
   endpoints: [string, number][];
-  /** `host:port` nginx resolves itself; when present, `endpoints` is empty. */
+  /**
+   * An ExternalName `host:port`; when present, `endpoints` is empty. Without `pinned`, nginx
+   * resolves the host itself.
+   */
   external?: string;
+  /** The addresses `external`'s host resolved to, as `[address, port]`: nginx connects only to these. */
+  pinned?: [string, number][];
 }
 
 /** `cert:<id>`: a certificate chain (leaf first) and its private key, PEM. */

@@ -62,6 +62,21 @@ describe('createDataPlaneUpdate', () => {
     expect(update.set['tls:a.example.com']).toEqual({ cert: 'c1' });
   });
 
+  it('pins an ExternalName to the addresses its name resolved to, when the backend has them', () => {
+    const table = createTable();
+    const pinned = {
+      id: 'ext',
+      endpoints: [{ address: '203.0.113.9', port: 443 }],
+      externalName: { hostname: 'api.example.org', port: 443 },
+    };
+    const update = parse(createDataPlaneUpdate({ ...table, backends: [pinned] }));
+    expect(update.set['backend:ext']).toEqual({
+      endpoints: [],
+      external: 'api.example.org:443',
+      pinned: [['203.0.113.9', 443]],
+    });
+  });
+
   it('upserts without deleting when full is false', () => {
     expect(parse(createDataPlaneUpdate(createTable(), { full: false })).full).toBeUndefined();
   });

@@ -180,11 +180,14 @@ export function isValidEndpoint(endpoint: { address: unknown; port: unknown }): 
 }
 
 function compileBackend(backend: Backend): BackendEntry {
+  const endpoints = (backend.endpoints ?? [])
+    .filter(isValidEndpoint)
+    .map(({ address, port }): [string, number] => [address, port]);
   const external = externalTargetOf(backend);
-  if (external !== undefined) return { endpoints: [], external };
-  return {
-    endpoints: (backend.endpoints ?? []).filter(isValidEndpoint).map(({ address, port }) => [address, port]),
-  };
+  if (external === undefined) return { endpoints };
+  return endpoints.length === 0
+    ? { endpoints: [], external }
+    : { endpoints: [], external, pinned: endpoints };
 }
 
 /** Whether a listener can be rendered: a name, a port and a protocol. */

@@ -21,9 +21,11 @@ export const PROFILE_PARTIAL = `{{#each variants}}
 {{/if}}
 {{#if ../isTls}}
             grpc_ssl_server_name on;
-{{#unless external}}
+{{#if external}}
+            grpc_ssl_name $ingresskit_external_host;
+{{else}}
             grpc_ssl_name $ingresskit_upstream_host;
-{{/unless}}
+{{/if}}
 {{/if}}
 {{else}}
 {{#if external}}
@@ -33,9 +35,11 @@ export const PROFILE_PARTIAL = `{{#each variants}}
 {{/if}}
 {{#if ../isTls}}
             proxy_ssl_server_name on;
-{{#unless external}}
+{{#if external}}
+            proxy_ssl_name $ingresskit_external_host;
+{{else}}
             proxy_ssl_name $ingresskit_upstream_host;
-{{/unless}}
+{{/if}}
 {{/if}}
 {{/if}}
         }
@@ -128,6 +132,7 @@ http {
     map "" $ingresskit_route { default ""; }
     map "" $ingresskit_backend { default ""; }
     map "" $ingresskit_external { default ""; }
+    map "" $ingresskit_external_host { default ""; }
     map "" $ingresskit_host_override { default ""; }
     # Host sent upstream: the client's, unless the route sets upstreamHost.
     map $ingresskit_host_override $ingresskit_upstream_host {

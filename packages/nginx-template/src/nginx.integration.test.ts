@@ -269,6 +269,10 @@ function createTable(): RouteTable {
       ]),
       host('*.tlswild.example.com', [route('t-wild', '/', forward('b'))]),
       host('ext.example.com', [route('x-root', '/', forward('external'))]),
+      host('pinned.example.com', [route('p-root', '/', forward('pinned'))]),
+      host('pinned-secure.example.com', [
+        route('ps-root', '/', forward('pinned-secure'), { policy: { backendProtocol: 'HTTPS' } }),
+      ]),
       host('v6.example.com', [route('v6-root', '/', forward('six'))]),
       host('secure-backend.example.com', [
         route('s-root', '/', forward('secure'), { policy: { backendProtocol: 'HTTPS' } }),
@@ -296,6 +300,17 @@ function createTable(): RouteTable {
       backend('c', servers.c),
       backend('empty', undefined),
       { id: 'external', endpoints: [], externalName: { hostname: '127.0.0.1', port: servers.ext.port } },
+      // Names nobody can resolve: nginx reaches them only through the addresses pinned to them.
+      {
+        id: 'pinned',
+        endpoints: [{ address: '127.0.0.1', port: servers.ext.port }],
+        externalName: { hostname: 'app.pinned.invalid', port: servers.ext.port },
+      },
+      {
+        id: 'pinned-secure',
+        endpoints: [{ address: '127.0.0.1', port: servers.secure.port }],
+        externalName: { hostname: 'api.pinned.invalid', port: servers.secure.port },
+      },
       backend('h2', servers.h2),
       backend('secure', servers.secure),
       backend('six', servers.six),
@@ -652,6 +667,13 @@ describe('the nginx data plane', () => {
 
   it('proxies to ExternalName, IPv6, HTTPS and gRPC (HTTP/2) backends', async () => {
     expect(await answer('ext.example.com')).toBe('ext');
+    expect(await answer('pinned.example.com')).toBe('ext');
+    // Pinned: the address is the one given, the TLS server name is the ExternalName's.
+    expect(echoOf(await send('pinned-secure.example.com', '/p'))).toMatchObject({
+      backend: 'secure',
+      servername: 'api.pinned.invalid',
+      host: 'pinned-secure.example.com',
+    });
     expect(await answer('v6.example.com')).toBe('six');
     const secure = echoOf(await send('secure-backend.example.com', '/s'));
     expect(secure).toMatchObject({

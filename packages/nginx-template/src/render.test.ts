@@ -86,6 +86,7 @@ describe('renderNginxConf', () => {
       ['client_max_body_size', '4096'],
       ['proxy_pass', 'https://$ingresskit_external'],
       ['proxy_ssl_server_name', 'on'],
+      ['proxy_ssl_name', '$ingresskit_external_host'],
     ]);
   });
 

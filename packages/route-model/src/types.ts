@@ -272,8 +272,10 @@ export interface Endpoint {
 
 /**
  * A set of interchangeable endpoints (a Kubernetes Service port, say). Requests are balanced over
- * `endpoints`; none means 503. `externalName` instead sends requests to a DNS name the data plane
- * resolves itself.
+ * `endpoints`; none means 503. `externalName` instead sends requests to a DNS name: with no
+ * `endpoints` the data plane resolves it itself; with `endpoints`, those are the addresses the
+ * name resolved to, and the data plane connects only to them (a DNS answer cannot then point it
+ * anywhere else), naming the host (TLS server name) as `externalName.hostname`.
  */
 export interface Backend {
   /** Unique in a table, e.g. `shop/cart:80`. */

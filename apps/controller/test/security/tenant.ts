@@ -11,7 +11,7 @@
  * at all) is checked by ../backend-addresses.integration.test.ts.
  */
 import { expect } from 'vitest';
-import type { Controller } from '../../src/controller.js';
+import type { Controller, ControllerDependencies } from '../../src/controller.js';
 import type { ControllerConfig } from '../../src/config.js';
 import type { DemoBackend } from '../../src/demo-backends.js';
 import {
@@ -44,6 +44,7 @@ export interface SecurityCase {
 export async function startSecurityCase(
   podName: string,
   overrides: Partial<ControllerConfig> = {},
+  deps: Pick<ControllerDependencies, 'externalNames'> = {},
 ): Promise<SecurityCase> {
   const cluster = await startCluster();
   const evil = (await startBackends('evil')).get('evil')!;
@@ -53,7 +54,7 @@ export async function startSecurityCase(
   ]);
   const testCase: SecurityCase = {
     cluster,
-    controller: await startController(cluster.server, { podName, ...overrides }),
+    controller: await startController(cluster.server, { podName, ...overrides }, deps),
     evil,
     // The controller of the moment: a case may replace it (a restart).
     probeVictims: () => startSteadyTraffic(cluster, testCase.controller),

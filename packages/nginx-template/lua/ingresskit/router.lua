@@ -12,7 +12,8 @@
 -- (location / has the proxy_pass); anything else goes by ngx.exec to the named location of the
 -- route's profile. ngx.ctx does not survive ngx.exec, so what later phases need travels in nginx
 -- variables: $ingresskit_route (the log, the response header filter, the balancer),
--- $ingresskit_backend (the member a split chose), $ingresskit_external, $ingresskit_host_override.
+-- $ingresskit_backend (the member a split chose), $ingresskit_external, $ingresskit_external_host,
+-- $ingresskit_host_override.
 
 local store = require("ingresskit.store")
 local bit = require("bit")
@@ -466,7 +467,18 @@ local function forward(route, action, body_of_unknown_length)
     if policy.request then apply_request_headers(policy.request) end
   end
   if external then
-    ngx_var.ingresskit_external = external
+    local pinned = backend.pinned
+    if pinned then
+      -- Only the addresses the controller checked: nginx never resolves a tenant's name itself.
+      local index = backend.next
+      backend.next = index % #pinned + 1
+      ngx_var.ingresskit_external = pinned[index]
+    else
+      ngx_var.ingresskit_external = external
+    end
+    -- Only the TLS locations refer to it, and nginx lets Lua set only variables something refers to.
+    local protocol = route.protocol
+    if protocol == "HTTPS" or protocol == "GRPCS" then ngx_var.ingresskit_external_host = backend.external_host end
     return ngx_exec(route.filters_response and route.location_external_filtered or route.location_external)
   end
   if route.filters_response then return ngx_exec(route.location_filtered) end

@@ -192,21 +192,38 @@ local function unindex_routes(entry)
   if entry.fallback then drop(entry.fallback) end
 end
 
-local function prepare_backend(entry, previous)
-  if entry.external then
-    return { external = entry.external, peers = {} }
-  end
+-- [address, port] pairs as peers; IPv6 addresses get brackets, as set_current_peer and a
+-- proxy_pass URL parse their host like an upstream address.
+local function peers_of(endpoints)
   local peers = {}
-  for index, endpoint in ipairs(entry.endpoints) do
+  for index, endpoint in ipairs(endpoints) do
     local address = endpoint[1]
-    -- set_current_peer parses its host like an upstream address, so IPv6 needs brackets.
     if str_find(address, ":", 1, true) then address = "[" .. address .. "]" end
     peers[index] = { address, endpoint[2] }
   end
-  -- Keep the round-robin position so an endpoint change does not send a burst to the first one.
+  return peers
+end
+
+-- Keep the round-robin position so an endpoint change does not send a burst to the first one.
+local function next_index_after(previous, peers)
   local next_index = previous and previous.next or 1
   if next_index > #peers then next_index = 1 end
-  return { peers = peers, next = next_index }
+  return next_index
+end
+
+local function prepare_backend(entry, previous)
+  if entry.external then
+    -- The host part names the server (TLS server name) when nginx connects to a pinned address.
+    local backend = { external = entry.external, external_host = entry.external:match("^(.*):%d+$"), peers = {} }
+    if entry.pinned then
+      backend.pinned = {}
+      for index, peer in ipairs(peers_of(entry.pinned)) do backend.pinned[index] = peer[1] .. ":" .. peer[2] end
+      backend.next = next_index_after(previous, backend.pinned)
+    end
+    return backend
+  end
+  local peers = peers_of(entry.endpoints)
+  return { peers = peers, next = next_index_after(previous, peers) }
 end
 
 local function remove_key(key)

@@ -330,18 +330,27 @@ local function check_host(entry, report)
   return true
 end
 
-local function check_backend(entry, report)
-  if not is_array(entry.endpoints) then return report.fail("endpoints must be an array") end
-  for index, endpoint in ipairs(entry.endpoints) do
+local function check_endpoints(list, field, report)
+  if not is_array(list) then return report.fail(field .. " must be an array") end
+  for index, endpoint in ipairs(list) do
     if not is_array(endpoint) or #endpoint ~= 2 or not is_string(endpoint[1]) or not str_find(endpoint[1], "^[%x:%.]+$")
       or not is_integer(endpoint[2], 1, 65535) then
-      return report.fail("endpoints[" .. index .. "] must be [IP address, port]")
+      return report.fail(field .. "[" .. index .. "] must be [IP address, port]")
     end
   end
+  return true
+end
+
+local function check_backend(entry, report)
+  if not check_endpoints(entry.endpoints, "endpoints", report) then return false end
   if entry.external ~= nil then
     if not is_string(entry.external) or not (str_find(entry.external, "^[%w%.%-]+:%d+$") or str_find(entry.external, "^%[[%x:%.]+%]:%d+$")) then
       return report.fail("external must be host:port")
     end
+  end
+  if entry.pinned ~= nil then
+    if entry.external == nil then return report.fail("pinned needs external") end
+    if not check_endpoints(entry.pinned, "pinned", report) then return false end
   end
   return true
 end

@@ -1,0 +1,149 @@
+/**
+ * The backends the routes name, resolved into the route table and kept resolved: from Services
+ * and their EndpointSlices, and for ExternalName Services pinned to the addresses their names
+ * resolved to (when the caller resolves names). It indexes which backends to resolve again when a
+ * Service or a name's addresses change, and keeps why a backend answers 503, for the problems of
+ * the routes that use it.
+ */
+import {
+  parseBackendId,
+  pinExternalName,
+  resolveServiceBackend,
+  type BackendAddressPolicy,
+  type NameResolution,
+} from '@ingresskit/ingress-routes';
+import type { Backend, BackendReferenceChange, RouteTableBuilder } from '@ingresskit/route-model';
+import type { ClusterView } from './cluster-view.js';
+
+/** Options of {@link BackendResolver}. */
+export interface BackendResolverOptions {
+  policy: BackendAddressPolicy;
+  /** See IngressRoutingOptions.resolveExternalName. */
+  resolveExternalName?: ((hostname: string) => NameResolution | undefined) | undefined;
+  /** Why the backend `id` answers 503 changed. */
+  onProblemChange: (id: string) => void;
+}
+
+function serviceKeyOfBackend(id: string): string | undefined {
+  const reference = parseBackendId(id);
+  return reference === undefined ? undefined : `${reference.namespace}/${reference.name}`;
+}
+
+/** See the module comment. */
+export class BackendResolver {
+  readonly #builder: RouteTableBuilder;
+  readonly #options: BackendResolverOptions;
+  /** Backend ids by Service key; nearly always one, so an array, not a Set. */
+  readonly #idsByService = new Map<string, string[]>();
+  /** Why a backend answers 503 (a missing Service or port, a refused address), by backend id. */
+  readonly #problems = new Map<string, string>();
+  /** Backend ids by the ExternalName host name they are pinned to, and the other way round. */
+  readonly #idsByExternalName = new Map<string, Set<string>>();
+  readonly #externalNameOf = new Map<string, string>();
+
+  constructor(builder: RouteTableBuilder, options: BackendResolverOptions) {
+    this.#builder = builder;
+    this.#options = options;
+  }
+
+  /** Resolves the backends the routes started to name, and forgets those they stopped naming. */
+  follow(view: ClusterView, change: BackendReferenceChange): void {
+    for (const id of change.removed) {
+      this.#builder.deleteBackend(id);
+      this.#problems.delete(id);
+      this.#indexExternalName(id, undefined);
+      const serviceKey = serviceKeyOfBackend(id);
+      if (serviceKey === undefined) continue;
+      const ids = (this.#idsByService.get(serviceKey) ?? []).filter((other) => other !== id);
+      if (ids.length === 0) this.#idsByService.delete(serviceKey);
+      else this.#idsByService.set(serviceKey, ids);
+    }
+    for (const id of change.added) {
+      const serviceKey = serviceKeyOfBackend(id);
+      if (serviceKey === undefined) continue;
+      const ids = this.#idsByService.get(serviceKey);
+      if (ids === undefined) this.#idsByService.set(serviceKey, [id]);
+      else if (!ids.includes(id)) ids.push(id);
+      this.#resolve(view, id);
+    }
+  }
+
+  /** Resolves the backends of these Services again (their ports, type or EndpointSlices changed). */
+  updateServices(view: ClusterView, serviceKeys: Iterable<string>): void {
+    for (const serviceKey of serviceKeys) {
+      for (const id of this.#idsByService.get(serviceKey) ?? []) this.#resolve(view, id);
+    }
+  }
+
+  /** Pins the backends of ExternalNames with these host names again (their addresses changed). */
+  updateExternalNames(view: ClusterView, hostnames: Iterable<string>): void {
+    for (const hostname of hostnames) {
+      for (const id of this.#idsByExternalName.get(hostname) ?? []) this.#resolve(view, id);
+    }
+  }
+
+  /** Whether a route refers to a backend of the Service `namespace/name`. */
+  isServiceReferenced(serviceKey: string): boolean {
+    return this.#idsByService.has(serviceKey);
+  }
+
+  /** Whether a backend is pinned to the addresses of this ExternalName host name. */
+  usesExternalName(hostname: string): boolean {
+    return this.#idsByExternalName.has(hostname);
+  }
+
+  /** Why the backend `id` answers 503, if it does for a reason worth telling. */
+  problem(id: string): string | undefined {
+    return this.#problems.get(id);
+  }
+
+  #resolve(view: ClusterView, id: string): void {
+    const reference = parseBackendId(id);
+    if (reference === undefined) return;
+    const serviceKey = `${reference.namespace}/${reference.name}`;
+    const resolved = resolveServiceBackend(
+      reference,
+      view.service(serviceKey),
+      view.endpointSlicesForService(serviceKey),
+      this.#options.policy,
+    );
+    const { backend, problem } = this.#pin(serviceKey, resolved);
+    this.#builder.setBackend(backend);
+    if (problem === this.#problems.get(id)) return;
+    if (problem === undefined) this.#problems.delete(id);
+    else this.#problems.set(id, problem);
+    this.#options.onProblemChange(id);
+  }
+
+  /** An ExternalName backend pinned to its name's addresses, when names are resolved here. */
+  #pin(
+    serviceKey: string,
+    resolved: { backend: Backend; problem?: string },
+  ): { backend: Backend; problem?: string } {
+    const resolve = this.#options.resolveExternalName;
+    const hostname = resolve === undefined ? undefined : resolved.backend.externalName?.hostname;
+    this.#indexExternalName(resolved.backend.id, hostname);
+    if (resolve === undefined || hostname === undefined) return resolved;
+    const pinned = pinExternalName(resolved.backend, resolve(hostname), this.#options.policy);
+    const problem =
+      resolved.problem ??
+      (pinned.problem === undefined ? undefined : `Service ${serviceKey} ${pinned.problem}`);
+    return problem === undefined ? { backend: pinned.backend } : { backend: pinned.backend, problem };
+  }
+
+  #indexExternalName(id: string, hostname: string | undefined): void {
+    const previous = this.#externalNameOf.get(id);
+    if (previous === hostname) return;
+    if (previous !== undefined) {
+      const ids = this.#idsByExternalName.get(previous)!;
+      ids.delete(id);
+      if (ids.size === 0) this.#idsByExternalName.delete(previous);
+      this.#externalNameOf.delete(id);
+    }
+    if (hostname === undefined) return;
+    this.#externalNameOf.set(id, hostname);
+    const ids = this.#idsByExternalName.get(hostname);
+    if (ids === undefined) this.#idsByExternalName.set(hostname, new Set([id]));
+    else ids.add(id);
+  }
+}
