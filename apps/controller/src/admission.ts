@@ -14,7 +14,9 @@ import {
   DEFAULT_ANNOTATION_PREFIX,
   isReferencedObjectProblem,
   translateIngress,
+  type IngressTranslation,
 } from '@ingresskit/ingress-routes';
+import type { Problem } from '@ingresskit/route-model';
 import type { Ingress } from '@ingresskit/store';
 import type { ClusterView } from './cluster-view.js';
 import { formatProblem } from './explain.js';
@@ -27,6 +29,11 @@ export interface IngressAdmissionOptions {
   annotationPrefix?: string | undefined;
   /** `--max-paths-per-ingress`; no limit when undefined or 0. */
   maxPathsPerIngress?: number | undefined;
+  /**
+   * What host ownership decides against an Ingress naming these hosts, as the controller's table
+   * stands (IngressRouting.hostOwnershipProblems); not checked when undefined.
+   */
+  hostOwnershipProblems?: ((object: Problem['object'], hostnames: string[]) => Problem[]) | undefined;
   /** Wall clock in ms, to warn about expired certificates. */
   now: () => number;
 }
@@ -89,6 +96,19 @@ function isIngress(object: unknown): object is Ingress {
   return typeof metadata === 'object' && metadata !== null && typeof metadata.name === 'string';
 }
 
+function hostOwnershipProblemsOf(
+  translation: IngressTranslation,
+  options: IngressAdmissionOptions,
+): Problem[] {
+  const contribution = translation.contribution;
+  if (options.hostOwnershipProblems === undefined || contribution === undefined) return [];
+  const hostnames = [
+    ...contribution.hosts.map(({ hostname }) => hostname),
+    ...contribution.tls.map(({ hostname }) => hostname),
+  ];
+  return options.hostOwnershipProblems(contribution.source, hostnames);
+}
+
 /**
  * Reviews one AdmissionReview (the parsed JSON body). Ingresses this controller does not own,
  * deletions and other kinds are allowed untouched. Throws AdmissionRequestError for a body that
@@ -112,7 +132,7 @@ export function reviewIngressAdmission(
   const decision = createIngressClassResolver(view.ingressClasses(), options.classConfig).resolve(object);
   // Another controller's Ingress (ingress-nginx's, while both run side by side) is not ours to judge.
   if (!decision.owned) return answer({ allowed: true });
-  const { problems } = translateIngress(
+  const translation = translateIngress(
     object,
     { secret: (namespace, name) => view.secret(`${namespace}/${name}`) },
     {
@@ -121,6 +141,7 @@ export function reviewIngressAdmission(
       ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
     },
   );
+  const problems = [...translation.problems, ...hostOwnershipProblemsOf(translation, options)];
   const refusals = problems.filter(
     (problem) => problem.severity === 'error' && !isReferencedObjectProblem(problem),
   );

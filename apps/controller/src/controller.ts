@@ -300,6 +300,7 @@ export class Controller {
         view: () => viewOfSnapshot(store.snapshot()),
         classConfig: config.classConfig,
         maxPathsPerIngress: config.maxPathsPerIngress,
+        hostOwnershipProblems: (object, hostnames) => this.routing.hostOwnershipProblems(object, hostnames),
         now: () => Date.now(),
         logger: this.#logger,
       });

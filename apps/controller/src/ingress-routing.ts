@@ -397,6 +397,21 @@ export class IngressRouting {
     return problems;
   }
 
+  /**
+   * What host ownership would decide against an Ingress `object` naming `hostnames`, as the table
+   * stands (with the same messages as problemsOf): what the admission webhook refuses.
+   */
+  hostOwnershipProblems(object: Problem['object'], hostnames: Iterable<string>): Problem[] {
+    const problems: Problem[] = [];
+    const source = { kind: 'Ingress', namespace: object.namespace, name: object.name };
+    for (const hostname of new Set(hostnames)) {
+      const owner = this.#builder.hostOwner(hostname);
+      if (owner === undefined || owner.tenant === object.namespace) continue;
+      problems.push(problemOfNote(object, { type: 'host-owned-elsewhere', source, hostname, owner }));
+    }
+    return problems;
+  }
+
   /** What assembly decided against sources, as of the last commit. */
   notes(): AssemblyNote[] {
     return this.#builder.notes();
@@ -455,7 +470,7 @@ function problemOfNote(object: Problem['object'], note: AssemblyNote): Problem {
       return {
         object,
         field: 'spec',
-        message: `host ${note.hostname} belongs to namespace ${note.owner.tenant}, whose Ingress ${owner.namespace}/${owner.name} is the oldest to name it; Ingresses of other namespaces cannot add paths or TLS to it (--allow-cross-namespace-hosts)`,
+        message: `host ${note.hostname} belongs to namespace ${note.owner.tenant}, whose ${owner.kind} ${owner.namespace}/${owner.name} is the oldest to name it; Ingresses of other namespaces cannot add paths or TLS to it (--allow-cross-namespace-hosts)`,
         severity: 'error',
         value: note.hostname,
       };

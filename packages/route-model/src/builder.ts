@@ -95,6 +95,11 @@ export interface RouteTableBuilder {
   backendReferences(): ReadonlyMap<string, number>;
   /** Keys of the sources whose routes refer to backend `id`. */
   sourcesOfBackend(id: string): string[];
+  /**
+   * Who owns `hostname` under `hostOwnership: 'oldest-tenant'`, as the contributions set so far
+   * decide (committed or not); undefined in shared mode or when no source with a tenant names it.
+   */
+  hostOwner(hostname: string): HostOwner | undefined;
   setListeners(listeners: Listener[]): void;
   setDefaultFallback(route: Route | undefined): BackendReferenceChange;
   /** Re-assembles what changed since the last commit and returns the difference. */
@@ -340,6 +345,10 @@ class IncrementalRouteTable implements RouteTableBuilder {
   #touchTls(hostname: string): void {
     this.#dirtyTls.add(hostname);
     if (this.#ownedHosts) this.#dirtyHosts.add(hostname);
+  }
+
+  hostOwner(hostname: string): HostOwner | undefined {
+    return this.#ownerOf(hostname);
   }
 
   /** The tenant of the oldest contribution (route or TLS claim) to `hostname` that has one. */

@@ -79,6 +79,20 @@ describe("hostOwnership: 'oldest-tenant'", () => {
     ]);
   });
 
+  it('tells who owns a host, before and after a commit, and nobody in shared mode', () => {
+    const builder = createRouteTableBuilder({ hostOwnership: 'oldest-tenant' });
+    builder.setContribution(source('attacker', 'grab', 2000, 'shop.test', ['/']));
+    builder.setContribution(source('victim', 'tls', 1000, 'shop.test', [], { certificate: 'mine' }));
+    const owner = { tenant: 'victim', source: { kind: 'Ingress', namespace: 'victim', name: 'tls' } };
+    expect(builder.hostOwner('shop.test')).toEqual(owner);
+    builder.commit();
+    expect(builder.hostOwner('shop.test')).toEqual(owner);
+    expect(builder.hostOwner('other.test')).toBeUndefined();
+    const shared = createRouteTableBuilder();
+    shared.setContribution(source('victim', 'shop', 1000, 'shop.test', ['/']));
+    expect(shared.hostOwner('shop.test')).toBeUndefined();
+  });
+
   it('merges Ingresses of the owning namespace, as ingress-nginx does', () => {
     const builder = createRouteTableBuilder({ hostOwnership: 'oldest-tenant' });
     builder.setContribution(source('victim', 'shop', 1000, 'shop.test', ['/']));
