@@ -7,26 +7,12 @@
  * Event. A tenant's changes are pushed as data: no reload, so the victims' connections stay open.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { answerOf, eventually, ingressManifest } from '../harness.js';
 import { createKeepAliveClient } from '../long-lived.js';
-import {
-  expectTenantEvent,
-  expectVictimsUnharmed,
-  startSecurityCase,
-  tenantIngress,
-  type SecurityCase,
-} from './tenant.js';
+import { expectTenantEvent, expectVictimsUnharmed, useSecurityCase, tenantIngress } from './tenant.js';
 
-let testCase: SecurityCase;
-
-beforeAll(async () => {
-  testCase = await startSecurityCase('bounded', { maxPathsPerNamespace: 3_000 });
-});
-
-afterAll(async () => {
-  await testCase?.stop();
-});
+const testCase = useSecurityCase('bounded', { maxPathsPerNamespace: 3_000 });
 
 /** A tenant's Ingress with `count` prefix paths on one host. */
 function manyPaths(name: string, count: number, prefix = '/p'): Record<string, unknown> {
@@ -42,13 +28,13 @@ function manyPaths(name: string, count: number, prefix = '/p'): Record<string, u
 
 describe("a tenant's bulk and churn", () => {
   it("is bounded, never reloads nginx and never delays the victims' changes", async () => {
-    const { cluster, controller } = testCase;
+    const { cluster, controller } = testCase();
     const keepAlive = createKeepAliveClient();
     const before = await keepAlive.get(controller.config.httpPort, 'a.reliability.test');
     expect(before.body).toMatch(/^alpha:/);
     const reloads = controller.dataPlane.reloadCount;
     const workers = await controller.dataPlane.workerPids();
-    const traffic = testCase.probeVictims();
+    const traffic = testCase().probeVictims();
 
     await cluster.server.apply(manyPaths('huge', 10_000));
     for (const index of [1, 2, 3, 4]) {
@@ -57,11 +43,11 @@ describe("a tenant's bulk and churn", () => {
       if (index < 4) await sleep(1_050);
     }
     await expectTenantEvent(
-      testCase,
+      testCase(),
       'huge',
       'has 10000 paths, more than the 1000 this controller serves per Ingress',
     );
-    await expectTenantEvent(testCase, 'bulk-4', 'would take namespace mallory past the 3000 paths');
+    await expectTenantEvent(testCase(), 'bulk-4', 'would take namespace mallory past the 3000 paths');
     expect(await answerOf(controller, 'bulk-3.mallory.test', '/p899')).toBe('evil');
     expect(await answerOf(controller, 'bulk-4.mallory.test', '/p0')).toBe('404');
 

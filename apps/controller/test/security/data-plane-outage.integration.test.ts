@@ -12,28 +12,19 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startDemoBackend } from '../../src/demo-backends.js';
 import { answerOf, endpointSliceManifest, eventually, startController } from '../harness.js';
 import {
   expectVictimsUnharmed,
-  startSecurityCase,
+  useSecurityCase,
   TENANT,
   expectTenantEvent,
   tenantIngress,
   tenantRegexIngress,
-  type SecurityCase,
 } from './tenant.js';
 
-let testCase: SecurityCase;
-
-beforeAll(async () => {
-  testCase = await startSecurityCase('outage');
-});
-
-afterAll(async () => {
-  await testCase?.stop();
-});
+const testCase = useSecurityCase('outage');
 
 /**
  * Paths JavaScript compiles that PCRE refuses or reads otherwise, as the finding listed them, and
@@ -113,14 +104,14 @@ async function weakCertificateObjects(
 
 describe('objects the data plane cannot run', () => {
   it('are refused one by one, and a victim whose pods moved is served meanwhile', async () => {
-    const { cluster } = testCase;
+    const { cluster } = testCase();
     const dir = await mkdtemp(join(tmpdir(), 'ingresskit-security-'));
     const weak: Record<string, unknown>[] = [];
     for (const name of Object.keys(WEAK_KEYS))
       weak.push(...(await weakCertificateObjects(dir, name, `${name}.mallory.test`)));
     await rm(dir, { recursive: true, force: true });
 
-    const traffic = testCase.probeVictims();
+    const traffic = testCase().probeVictims();
     await cluster.server.apply([
       ...Object.entries(HOSTILE_REGEXES).map(([name, [path]]) =>
         tenantRegexIngress(name, `${name}.mallory.test`, path),
@@ -128,7 +119,7 @@ describe('objects the data plane cannot run', () => {
       ...weak,
     ]);
     for (const [name, [, event]] of [...Object.entries(HOSTILE_REGEXES), ...Object.entries(WEAK_KEYS)]) {
-      await expectTenantEvent(testCase, name, event);
+      await expectTenantEvent(testCase(), name, event);
     }
 
     // The victim's pods move: a new alpha answers on another port, then the old one stops. Were
@@ -138,24 +129,26 @@ describe('objects the data plane cannot run', () => {
     cluster.backends.set('alpha', moved);
     await cluster.server.apply(endpointSliceManifest('alpha-alpha', 'alpha', moved.port));
     await eventually(async () => {
-      const backend = testCase.controller.routeTable().backends.find(({ id }) => id === 'default/alpha:80');
+      const backend = testCase()
+        .controller.routeTable()
+        .backends.find(({ id }) => id === 'default/alpha:80');
       expect(backend?.endpoints).toEqual([{ address: '127.0.0.1', port: moved.port }]);
-      expect(await testCase.controller.dataPlane.isInSync()).toBe(true);
+      expect(await testCase().controller.dataPlane.isInSync()).toBe(true);
     });
     await old.stop();
     await expectVictimsUnharmed(traffic, 'objects the data plane cannot run');
   }, 90_000);
 
   it('never keep a restarted controller from serving the victims', async () => {
-    await testCase.controller.stop();
-    testCase.controller = await startController(testCase.cluster.server, { podName: 'outage-restarted' });
-    const { controller } = testCase;
+    await testCase().controller.stop();
+    testCase().controller = await startController(testCase().cluster.server, { podName: 'outage-restarted' });
+    const { controller } = testCase();
     const health = await fetch(`http://127.0.0.1:${controller.healthzPort}/healthz`);
     expect(health.status).toBe(200);
     expect(await answerOf(controller, 'a.reliability.test')).toBe('alpha');
     expect(await answerOf(controller, 'b.reliability.test', '/api/items')).toBe('beta');
     expect(await answerOf(controller, 's.reliability.test', '/', true)).toBe('gamma');
     expect(await answerOf(controller, 'huge-repeat.mallory.test', '/aaaa')).toBe('404');
-    await expectVictimsUnharmed(testCase.probeVictims(), 'after a restart');
+    await expectVictimsUnharmed(testCase().probeVictims(), 'after a restart');
   });
 });

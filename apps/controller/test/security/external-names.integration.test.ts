@@ -8,85 +8,72 @@
  * run here (no network), so the names resolve through a table this test controls, handed to the
  * controller as its lookup function; everything after the lookup is the real path.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { answerOf, eventually } from '../harness.js';
 import {
   expectTenantEvent,
   expectVictimsUnharmed,
-  startSecurityCase,
-  TENANT,
+  useSecurityCase,
+  tenantExternalNameService,
   tenantIngress,
-  type SecurityCase,
 } from './tenant.js';
 
 /** What each name resolves to; a tenant's DNS zone, as far as this test is concerned. */
 const zone = new Map<string, string[]>();
-let testCase: SecurityCase;
 
-beforeAll(async () => {
-  testCase = await startSecurityCase(
-    'external-names',
-    {},
-    {
-      externalNames: {
-        lookup: (hostname) => {
-          const addresses = zone.get(hostname);
-          return addresses === undefined
-            ? Promise.reject(Object.assign(new Error(`${hostname} not found`), { code: 'ENOTFOUND' }))
-            : Promise.resolve(addresses);
-        },
-        refreshMs: 200,
+const testCase = useSecurityCase(
+  'external-names',
+  {},
+  {
+    externalNames: {
+      lookup: (hostname) => {
+        const addresses = zone.get(hostname);
+        return addresses === undefined
+          ? Promise.reject(Object.assign(new Error(`${hostname} not found`), { code: 'ENOTFOUND' }))
+          : Promise.resolve(addresses);
       },
+      refreshMs: 200,
     },
-  );
-});
-
-afterAll(async () => {
-  await testCase?.stop();
-});
-
-function externalNameService(name: string, externalName: string, port: number): Record<string, unknown> {
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name, namespace: TENANT },
-    spec: { type: 'ExternalName', externalName, ports: [{ name: 'http', port }] },
-  };
-}
+  },
+);
 
 describe("ExternalName Services whose names the tenant's DNS answers", () => {
   it('reach only the addresses the policy allows, also after the answer changes', async () => {
-    const { cluster, controller, evil } = testCase;
+    const { cluster, controller, evil } = testCase();
     const { healthzPort } = controller.config;
     zone.set('app.mallory.example', ['127.0.0.1']);
     zone.set('health.mallory.example', ['127.0.0.1']);
     zone.set('meta.mallory.example', ['169.254.169.254']);
-    const traffic = testCase.probeVictims();
+    const traffic = testCase().probeVictims();
     await cluster.server.apply([
-      externalNameService('app', 'app.mallory.example', evil.port),
+      tenantExternalNameService('app', 'app.mallory.example', evil.port),
       tenantIngress('app', { host: 'app.mallory.test', service: 'app', port: evil.port }),
-      externalNameService('health', 'health.mallory.example', healthzPort),
+      tenantExternalNameService('health', 'health.mallory.example', healthzPort),
       tenantIngress('health', {
         host: 'health.mallory.test',
         service: 'health',
         port: healthzPort,
         path: '/metrics',
       }),
-      externalNameService('meta', 'meta.mallory.example', 80),
+      tenantExternalNameService('meta', 'meta.mallory.example', 80),
       tenantIngress('meta', { host: 'meta.mallory.test', service: 'meta' }),
-      externalNameService('nowhere', 'nowhere.mallory.example', 80),
+      tenantExternalNameService('nowhere', 'nowhere.mallory.example', 80),
       tenantIngress('nowhere', { host: 'nowhere.mallory.test', service: 'nowhere' }),
     ]);
     // A name that resolves to an allowed address is served through that address.
     await eventually(async () => expect(await answerOf(controller, 'app.mallory.test')).toBe('evil'));
     await expectTenantEvent(
-      testCase,
+      testCase(),
       'health',
       `spec.externalName health.mallory.example resolves to addresses a backend may not point at (127.0.0.1:${healthzPort} is a port of the gateway itself); requests get 503`,
     );
-    await expectTenantEvent(testCase, 'meta', '(169.254.169.254 is a link-local address); requests get 503');
     await expectTenantEvent(
-      testCase,
+      testCase(),
+      'meta',
+      '(169.254.169.254 is a link-local address); requests get 503',
+    );
+    await expectTenantEvent(
+      testCase(),
       'nowhere',
       'spec.externalName nowhere.mallory.example does not resolve (ENOTFOUND)',
     );
@@ -97,7 +84,7 @@ describe("ExternalName Services whose names the tenant's DNS answers", () => {
     // Rebinding: the same name now answers the metadata service.
     zone.set('app.mallory.example', ['169.254.169.254']);
     await eventually(async () => expect(await answerOf(controller, 'app.mallory.test')).toBe('503'));
-    await expectTenantEvent(testCase, 'app', '(169.254.169.254 is a link-local address); requests get 503');
+    await expectTenantEvent(testCase(), 'app', '(169.254.169.254 is a link-local address); requests get 503');
     await expectVictimsUnharmed(traffic, 'ExternalName names');
   });
 });

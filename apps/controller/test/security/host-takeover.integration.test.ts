@@ -10,27 +10,18 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { answerOf, presentedCertificate, tlsSecretManifest } from '../harness.js';
 import {
   expectTenantEvent,
   expectVictimsUnharmed,
-  startSecurityCase,
+  useSecurityCase,
   TENANT,
   tenantIngress,
   tenantRegexIngress,
-  type SecurityCase,
 } from './tenant.js';
 
-let testCase: SecurityCase;
-
-beforeAll(async () => {
-  testCase = await startSecurityCase('takeover');
-});
-
-afterAll(async () => {
-  await testCase?.stop();
-});
+const testCase = useSecurityCase('takeover');
 
 function withTls(ingress: Record<string, unknown>, host: string): Record<string, unknown> {
   (ingress.spec as Record<string, unknown>).tls = [{ hosts: [host], secretName: 'stolen-name' }];
@@ -39,13 +30,13 @@ function withTls(ingress: Record<string, unknown>, host: string): Record<string,
 
 describe("a tenant's Ingresses on the victims' hosts", () => {
   it('are left out with an Event; the victims keep every path and their certificate', async () => {
-    const { cluster, controller } = testCase;
+    const { cluster, controller } = testCase();
     const exactRoot = tenantIngress('exact-root', { host: 'b.reliability.test', service: 'evil' });
     const rule = (exactRoot.spec as { rules: { http: { paths: { pathType: string }[] } }[] }).rules[0]!;
     rule.http.paths[0]!.pathType = 'Exact';
     // Creation timestamps have second precision: the tenant's Ingresses must be the younger.
     await sleep(1_100);
-    const traffic = testCase.probeVictims();
+    const traffic = testCase().probeVictims();
     await cluster.server.apply([
       // A certificate for every victim host, made by the tenant.
       tlsSecretManifest('stolen-name', '*.reliability.test', TENANT),
@@ -68,7 +59,7 @@ describe("a tenant's Ingresses on the victims' hosts", () => {
       ['tls-on-http', 'a'],
       ['tls-on-https', 's'],
     ] as const) {
-      await expectTenantEvent(testCase, name, `host ${host}.reliability.test belongs to namespace default`);
+      await expectTenantEvent(testCase(), name, `host ${host}.reliability.test belongs to namespace default`);
     }
     expect(await answerOf(controller, 'a.reliability.test', '/anything')).toBe('alpha');
     expect(await answerOf(controller, 'a.reliability.test', '/tls')).toBe('alpha');

@@ -8,43 +8,26 @@
  * controller's own ports, nginx's own listeners (a loop), or a link-local address: each such
  * route answers 503 and the tenant's Ingress gets an Event naming the Service and field.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from '../harness.js';
 import {
   expectVictimsUnharmed,
-  startSecurityCase,
+  useSecurityCase,
   TENANT,
   expectTenantEvent,
+  tenantExternalNameService,
   tenantIngress,
-  type SecurityCase,
 } from './tenant.js';
 
-let testCase: SecurityCase;
-
-beforeAll(async () => {
-  testCase = await startSecurityCase('own-endpoints');
-});
-
-afterAll(async () => {
-  await testCase?.stop();
-});
-
-function externalNameService(name: string, externalName: string, port: number): Record<string, unknown> {
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name, namespace: TENANT },
-    spec: { type: 'ExternalName', externalName, ports: [{ name: 'http', port }] },
-  };
-}
+const testCase = useSecurityCase('own-endpoints');
 
 describe("a tenant aiming routes at the controller's own endpoints", () => {
   it('gets 503 and an Event for every one, while the victims keep being served', async () => {
-    const { controller, cluster } = testCase;
+    const { controller, cluster } = testCase();
     const { healthzPort, httpPort } = controller.config;
-    const traffic = testCase.probeVictims();
+    const traffic = testCase().probeVictims();
     await cluster.server.apply([
-      externalNameService('health', '127.0.0.1', healthzPort),
+      tenantExternalNameService('health', '127.0.0.1', healthzPort),
       tenantIngress('metrics', {
         host: 'metrics.mallory.test',
         service: 'health',
@@ -58,9 +41,9 @@ describe("a tenant aiming routes at the controller's own endpoints", () => {
         path: '/explain',
       }),
       // nginx proxying to itself: each request would open another, until workers run out.
-      externalNameService('loop', 'localhost', httpPort),
+      tenantExternalNameService('loop', 'localhost', httpPort),
       tenantIngress('loop', { host: 'loop.mallory.test', service: 'loop', port: httpPort }),
-      externalNameService('metadata', '169.254.169.254', 80),
+      tenantExternalNameService('metadata', '169.254.169.254', 80),
       tenantIngress('metadata', { host: 'metadata.mallory.test', service: 'metadata' }),
       {
         apiVersion: 'v1',
@@ -80,12 +63,12 @@ describe("a tenant aiming routes at the controller's own endpoints", () => {
     ]);
 
     const own = `is a port of the gateway itself`;
-    await expectTenantEvent(testCase, 'metrics', `spec.externalName: 127.0.0.1:${healthzPort} ${own}`);
-    await expectTenantEvent(testCase, 'explain', `127.0.0.1:${healthzPort} ${own}`);
-    await expectTenantEvent(testCase, 'loop', `localhost:${httpPort} ${own}`);
-    await expectTenantEvent(testCase, 'metadata', '169.254.169.254 is a link-local address');
-    await expectTenantEvent(testCase, 'sliced', `127.0.0.1:${healthzPort} ${own}`);
-    await expectTenantEvent(testCase, 'sliced', '169.254.169.254 is a link-local address');
+    await expectTenantEvent(testCase(), 'metrics', `spec.externalName: 127.0.0.1:${healthzPort} ${own}`);
+    await expectTenantEvent(testCase(), 'explain', `127.0.0.1:${healthzPort} ${own}`);
+    await expectTenantEvent(testCase(), 'loop', `localhost:${httpPort} ${own}`);
+    await expectTenantEvent(testCase(), 'metadata', '169.254.169.254 is a link-local address');
+    await expectTenantEvent(testCase(), 'sliced', `127.0.0.1:${healthzPort} ${own}`);
+    await expectTenantEvent(testCase(), 'sliced', '169.254.169.254 is a link-local address');
 
     for (const [host, path] of [
       ['metrics.mallory.test', '/metrics'],
@@ -103,7 +86,7 @@ describe("a tenant aiming routes at the controller's own endpoints", () => {
   });
 
   it('finds no TCP port of the data plane but its HTTP and HTTPS listeners', () => {
-    const { controller } = testCase;
+    const { controller } = testCase();
     const listens = [...(controller.dataPlane.nginxConf ?? '').matchAll(/^\s*listen\s+([^;]+);/gm)].map(
       (match) => match[1]!.split(/\s+/)[0]!.replaceAll('"', ''),
     );

@@ -10,7 +10,7 @@
  * demo does; the controller's own ports stay refused even then. The production policy (no loopback
  * at all) is checked by ../backend-addresses.integration.test.ts.
  */
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Controller, ControllerDependencies } from '../../src/controller.js';
 import type { ControllerConfig } from '../../src/config.js';
 import type { DemoBackend } from '../../src/demo-backends.js';
@@ -65,6 +65,38 @@ export async function startSecurityCase(
     },
   };
   return testCase;
+}
+
+/**
+ * Starts a case before the tests of the calling file and stops it after them; call the returned
+ * function in a test to get it.
+ */
+export function useSecurityCase(...args: Parameters<typeof startSecurityCase>): () => SecurityCase {
+  let testCase: SecurityCase | undefined;
+  beforeAll(async () => {
+    testCase = await startSecurityCase(...args);
+  });
+  afterAll(async () => {
+    await testCase?.stop();
+  });
+  return () => {
+    if (testCase === undefined) throw new Error('the security case did not start');
+    return testCase;
+  };
+}
+
+/** An ExternalName Service of the tenant's, aimed at `externalName:port`. */
+export function tenantExternalNameService(
+  name: string,
+  externalName: string,
+  port: number,
+): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace: TENANT },
+    spec: { type: 'ExternalName', externalName, ports: [{ name: 'http', port }] },
+  };
 }
 
 /** An Ingress of class `nginx` in the tenant's namespace. */
