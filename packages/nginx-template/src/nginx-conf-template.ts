@@ -176,6 +176,7 @@ http {
     lua_package_path {{qLiteral luaPackagePath}};
     lua_shared_dict ingresskit {{sharedDictSize}};
     lua_regex_cache_max_entries {{regexCacheEntries}};
+    lua_regex_match_limit {{regexMatchLimit}};
     init_by_lua_block {
         -- The per-request hooks call these globals: cheaper than a require on every request.
         ingresskit_route = require("ingresskit.router").route

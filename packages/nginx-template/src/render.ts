@@ -136,6 +136,7 @@ export function renderNginxConf(configuration: Configuration): string {
     luaPackagePath: `${settings.luaDir.startsWith('/') ? settings.luaDir : `$prefix/${settings.luaDir}`}/?.lua;${settings.luaSystemDir}/?.lua;;`,
     sharedDictSize: checkInteger('sharedDictBytes', settings.sharedDictBytes),
     regexCacheEntries: checkInteger('regexCacheEntries', settings.regexCacheEntries),
+    regexMatchLimit: checkInteger('regexMatchLimit', settings.regexMatchLimit),
     keepalive:
       settings.upstreamKeepalive === false
         ? undefined

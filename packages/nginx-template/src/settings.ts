@@ -76,6 +76,13 @@ export interface RenderOptions {
   sharedDictSize?: string;
   /** Compiled regexes each worker keeps (`lua_regex_cache_max_entries`); default 16384. */
   regexCacheEntries?: number;
+  /**
+   * Most backtracking steps one regex match may take (`lua_regex_match_limit`); default 100000,
+   * about half a millisecond. A route's regex (`^/(a+)+$`) and a request path built to make it
+   * backtrack would otherwise hold a worker, and every tenant it serves, for about 45 ms per
+   * request (PCRE's own limit of ten million). A match that reaches the limit does not match.
+   */
+  regexMatchLimit?: number;
   /** Add `X-Ingresskit-Route: <route id>` to every response (debugging, tests); default false. */
   exposeRouteId?: boolean;
 }
@@ -117,6 +124,7 @@ export interface Settings {
   defaultMaxBodyBytes: number;
   sharedDictBytes: number;
   regexCacheEntries: number;
+  regexMatchLimit: number;
   exposeRouteId: boolean;
 }
 
@@ -297,6 +305,7 @@ export function resolveSettings(options: RenderOptions): Settings {
     // Below a megabyte a single full push of a small table would not fit.
     sharedDictBytes: checkSize('sharedDictSize', options.sharedDictSize ?? '64m', 1024 ** 2),
     regexCacheEntries: checkInteger('regexCacheEntries', options.regexCacheEntries ?? 16384, 0, 10_000_000),
+    regexMatchLimit: checkInteger('regexMatchLimit', options.regexMatchLimit ?? 100_000, 1_000, 10_000_000),
     exposeRouteId: options.exposeRouteId === true,
   };
 }
