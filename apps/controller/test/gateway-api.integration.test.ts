@@ -908,6 +908,79 @@ describe('HTTPRouteRequestHeaderModifier', () => {
   });
 });
 
+/**
+ * Starts a backend that answers 200 after the delay its `delay` query parameter asks for (`1s`,
+ * `250ms`), as upstream's echo server does, with a Service `delayed` in the infra namespace; returns
+ * a function that stops it.
+ */
+async function startDelayedBackend(): Promise<() => Promise<void>> {
+  const backend = createServer((request, response) => {
+    const delay = /[?&]delay=(\d+)(ms|s)\b/.exec(request.url ?? '');
+    const ms = delay === null ? 0 : Number(delay[1]) * (delay[2] === 's' ? 1000 : 1);
+    const timer = setTimeout(() => response.end('delayed: answered'), ms);
+    response.on('close', () => clearTimeout(timer));
+  });
+  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+  const port = (backend.address() as AddressInfo).port;
+  await server.apply(serviceManifests('delayed', [{ name: 'delayed', port } as DemoBackend], INFRA));
+  return () =>
+    new Promise<void>((resolve) => {
+      backend.closeAllConnections();
+      backend.close(() => resolve());
+    });
+}
+
+/** A rule for the PathPrefix `path` to the delayed backend, with `timeouts`. */
+function timedRule(path: string, timeouts: Record<string, string>): Record<string, unknown> {
+  return { ...rule('delayed', { path: { type: 'PathPrefix', value: path } }), timeouts };
+}
+
+describe('HTTPRouteTimeoutRequest', () => {
+  it('answers 504 when the backend does not answer within the request timeout, and waits without one', async () => {
+    const stop = await startDelayedBackend();
+    try {
+      await applyGatewayAndRoute('request-timeout', 'request-timeout.test', 'request-timeout', [
+        timedRule('/request-timeout', { request: '500ms' }),
+        timedRule('/disable-request-timeout', { request: '0s' }),
+      ]);
+      await expectRouteConditions(INFRA, 'request-timeout', 'request-timeout', {
+        Accepted: 'True/Accepted',
+        ResolvedRefs: 'True/ResolvedRefs',
+      });
+      await expectAnswers([
+        ['request-timeout.test', '/request-timeout', 'delayed'],
+        ['request-timeout.test', '/request-timeout?delay=1s', '504'],
+        ['request-timeout.test', '/disable-request-timeout?delay=1s', 'delayed'],
+      ]);
+    } finally {
+      await stop();
+    }
+  });
+});
+
+describe('HTTPRouteTimeoutBackendRequest', () => {
+  it('answers 504 when the backend does not answer within the backend request timeout', async () => {
+    const stop = await startDelayedBackend();
+    try {
+      await applyGatewayAndRoute('backend-timeout', 'backend-timeout.test', 'backend-request-timeout', [
+        timedRule('/backend-timeout', { backendRequest: '500ms' }),
+        timedRule('/disabled-backend-timeout', { backendRequest: '0s' }),
+      ]);
+      await expectRouteConditions(INFRA, 'backend-request-timeout', 'backend-timeout', {
+        Accepted: 'True/Accepted',
+        ResolvedRefs: 'True/ResolvedRefs',
+      });
+      await expectAnswers([
+        ['backend-timeout.test', '/backend-timeout', 'delayed'],
+        ['backend-timeout.test', '/backend-timeout?delay=1s', '504'],
+        ['backend-timeout.test', '/disabled-backend-timeout?delay=1s', 'delayed'],
+      ]);
+    } finally {
+      await stop();
+    }
+  });
+});
+
 describe('GatewayObservedGenerationBump', () => {
   it('reports the new generation after a spec change, keeping transition times of unchanged conditions', async () => {
     await server.apply(gateway('gateway-observed-generation-bump', [httpListener('http', 'bump.test')]));

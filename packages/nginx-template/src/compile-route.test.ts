@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RouteAction } from '@ingresskit/route-model';
+import type { RouteAction, RouteTimeouts } from '@ingresskit/route-model';
 import { compileRoute } from './index.js';
 import { createTestRoute } from './testing/routes.js';
 
@@ -263,6 +263,15 @@ describe('compileRoute', () => {
     ]);
   });
 
+  it("bounds every wait of nginx by the smaller of a route's request and backend request timeouts", () => {
+    const timeoutsOf = (timeouts: RouteTimeouts) =>
+      compileRoute(createTestRoute('r', { action: forward, policy: { timeouts } })).entry.policy?.timeouts;
+    expect(timeoutsOf({ requestMs: 2_000, backendRequestMs: 500 })).toEqual([0.5, 0.5, 0.5]);
+    expect(timeoutsOf({ connectMs: 100, readMs: 60_000, requestMs: 1_500 })).toEqual([0.1, 1.5, 1.5]);
+    expect(timeoutsOf({ requestMs: 0, backendRequestMs: 0 })).toBeUndefined();
+    expect(timeoutsOf({ readMs: 3_000, backendRequestMs: 0 })).toEqual([0, 0, 3]);
+  });
+
   it('warns and falls back to defaults for values that only lose precision', () => {
     const { entry, issues } = compileRoute(
       createTestRoute('r', {
@@ -270,17 +279,16 @@ describe('compileRoute', () => {
         policy: {
           backendProtocol: 'SPDY' as never,
           maxBodyBytes: -5,
-          timeouts: { readMs: 0, requestMs: 10_000, backendRequestMs: 0 },
+          timeouts: { readMs: 0.5, requestMs: 10_000, backendRequestMs: 0 },
           mirror: { backend: 'm' },
         },
       }),
     );
     expect(entry).toMatchObject({ profile: 'ik_http_d', action: { type: 'forward' } });
-    expect(entry.policy).toBeUndefined();
+    expect(entry.policy).toEqual({ timeouts: [10, 10, 10] });
     expect(issues.map((issue) => [issue.field, issue.severity])).toEqual([
       ['policy.maxBodyBytes', 'warning'],
       ['policy.timeouts.readMs', 'warning'],
-      ['policy.timeouts.requestMs', 'warning'],
       ['policy.backendProtocol', 'warning'],
       ['policy.mirror', 'warning'],
     ]);

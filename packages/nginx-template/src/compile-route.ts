@@ -12,6 +12,7 @@ import {
   type HeaderModifier,
   type PathModifier,
   type Route,
+  type RouteTimeouts,
 } from '@ingresskit/route-model';
 import { parseCidr } from './cidr.js';
 import type {
@@ -309,30 +310,36 @@ function compileAction(route: Route, out: Collector): ActionEntry | undefined {
   }
 }
 
+/**
+ * The route's connect, send and read timeouts in seconds (0: nginx's default), or undefined when
+ * it sets none. Gateway API's `request` and `backendRequest` bound the whole exchange, which nginx
+ * cannot time: the smaller of them bounds each of nginx's waits instead (connecting, each write,
+ * each read), so a backend that does not answer in time gets a 504, but one that keeps sending
+ * slowly is not cut off.
+ */
 function compileTimeouts(route: Route, out: Collector): [number, number, number] | undefined {
   const timeouts = route.policy.timeouts!;
-  const seconds = (['connectMs', 'sendMs', 'readMs'] as const).map((name) => {
+  const valid = (name: keyof RouteTimeouts): number => {
     const value = timeouts[name];
-    if (value === undefined) return 0;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TIMEOUT_MS) {
-      out.warn(
-        `policy.timeouts.${name}`,
-        `must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}; the default is used`,
-        value,
-      );
-      return 0;
-    }
-    return value / 1000;
-  }) as [number, number, number];
-  for (const name of ['requestMs', 'backendRequestMs'] as const) {
-    if (timeouts[name] === undefined || timeouts[name] === 0) continue;
+    if (value === undefined || value === 0) return 0;
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_TIMEOUT_MS)
+      return value;
     out.warn(
       `policy.timeouts.${name}`,
-      'a total request timeout is not enforced by the nginx data plane yet; only connect, send and read timeouts apply',
-      timeouts[name],
+      `must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}; the default is used`,
+      value,
     );
-  }
-  return seconds.some((value) => value > 0) ? seconds : undefined;
+    return 0;
+  };
+  const bounds = [valid('requestMs'), valid('backendRequestMs')].filter((value) => value > 0);
+  const bound = bounds.length === 0 ? 0 : Math.min(...bounds);
+  const milliseconds = (['connectMs', 'sendMs', 'readMs'] as const).map((name) => {
+    const value = valid(name);
+    if (bound === 0) return value;
+    return value === 0 ? bound : Math.min(value, bound);
+  });
+  if (milliseconds.every((value) => value === 0)) return undefined;
+  return milliseconds.map((value) => value / 1000) as [number, number, number];
 }
 
 // A CORS origin: scheme, a host whose first label may be `*`, an optional port.
