@@ -11,6 +11,7 @@
  * mismatch, nginx refusing or not answering) leaves the last good configuration serving; what was
  * not pushed stays staged and the sync is retried with backoff.
  */
+import { isDeepStrictEqual } from 'node:util';
 import {
   SyncQueue,
   bucketRateLimiter,
@@ -37,7 +38,13 @@ import {
 import { createEventsApiSink, EventRecorder, type EventSink } from './events.js';
 import { explainIngress, type IngressExplanation } from './explain.js';
 import { GatewayRouting } from './gateway-routing.js';
-import { toGatewayAddresses, type GatewayStatusAddress } from './gateway-status.js';
+import {
+  lostHostnamesOf,
+  markHostnamesOwnedElsewhere,
+  toGatewayAddresses,
+  type GatewayStatusAddress,
+  type LostHostname,
+} from './gateway-status.js';
 import { GatewayStatusWriter } from './gateway-status-writer.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
 import { IngressReports } from './ingress-reports.js';
@@ -106,8 +113,10 @@ export class Controller {
   #gatewayStatus: GatewayStatusWriter | undefined;
   /** Gateway API problems already logged, formatted. */
   #gatewayProblems = new Set<string>();
-  /** Hosts Gateway API sources lost to another tenant, already logged. */
+  /** Hosts Gateway API sources lost to another tenant (`route\nhostname`), already logged. */
   #gatewayHostConflicts = new Set<string>();
+  /** The same, by route, for the route statuses. */
+  #gatewayHostsLost = new Map<string, LostHostname[]>();
   #starting: Promise<void> | undefined;
   #readyWaiters: (() => void)[] = [];
   #lastSyncError: string | undefined;
@@ -491,7 +500,7 @@ export class Controller {
     if (this.gatewayRouting !== undefined && (changes.gatewayApi || changes.allIngresses))
       this.#routeGatewayApi(view);
     const delta = routing.commit();
-    if (this.gatewayRouting !== undefined) this.#logGatewayHostConflicts();
+    if (this.gatewayRouting !== undefined) this.#followGatewayHostConflicts();
     const routedAt = performance.now();
     this.dataPlane.stage(delta);
     this.#reportAffected();
@@ -517,7 +526,9 @@ export class Controller {
     }
     if (this.#gatewayStatusDue && this.gatewayRouting !== undefined) {
       this.#gatewayStatusDue = false;
-      this.#gatewayStatus?.publish(this.gatewayRouting.translation);
+      const { translation } = this.gatewayRouting;
+      const httpRoutes = markHostnamesOwnedElsewhere(translation.statuses.httpRoutes, this.#gatewayHostsLost);
+      this.#gatewayStatus?.publish({ ...translation, statuses: { ...translation.statuses, httpRoutes } });
     }
     if (result.reloaded || result.started) this.#recordLoad();
     if (result.pushed) this.metrics.dynamicUpdates.inc({ result: 'success' });
@@ -568,22 +579,32 @@ export class Controller {
 
   // The translator cannot know host ownership (it is decided across Ingresses and routes when the
   // table is assembled), so the route's status still says Accepted; the log says what was left out.
-  #logGatewayHostConflicts(): void {
-    const conflicts = new Map<string, { source: string; hostname: string; owner: string }>();
-    for (const note of this.routing.notes()) {
-      if (note.type !== 'host-owned-elsewhere' || note.source.kind === 'Ingress') continue;
-      const source = `${note.source.kind} ${note.source.namespace}/${note.source.name}`;
-      const owner = `${note.owner.source.kind} ${note.owner.source.namespace}/${note.owner.source.name}`;
-      conflicts.set(`${source}\n${note.hostname}`, { source, hostname: note.hostname, owner });
-    }
-    for (const [key, conflict] of conflicts) {
-      if (!this.#gatewayHostConflicts.has(key))
+  /**
+   * Logs the hostnames Gateway API routes newly lost to host ownership, and has the statuses
+   * written again when that set changed (an Ingress alone can take a host from a route).
+   */
+  #followGatewayHostConflicts(): void {
+    const lost = lostHostnamesOf(this.routing.notes());
+    const keys = new Set<string>();
+    for (const [route, hostnames] of lost) {
+      for (const { hostname, owner, tenant } of hostnames) {
+        const key = `${route}\n${hostname}`;
+        keys.add(key);
+        if (this.#gatewayHostConflicts.has(key)) continue;
         this.#logger.warn(
-          conflict,
+          {
+            route: `HTTPRoute ${route}`,
+            hostname,
+            owner: `${owner.kind} ${owner.namespace}/${owner.name}`,
+            tenant,
+          },
           'host belongs to another namespace (--allow-cross-namespace-hosts); its routes from this source are not served',
         );
+      }
     }
-    this.#gatewayHostConflicts = new Set(conflicts.keys());
+    if (!isDeepStrictEqual(keys, this.#gatewayHostConflicts)) this.#gatewayStatusDue = true;
+    this.#gatewayHostConflicts = keys;
+    this.#gatewayHostsLost = lost;
   }
 
   async #resolveGatewayAddresses(coreApi: CoreV1Api): Promise<GatewayStatusAddress[]> {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { GatewayStatusDraft, RouteParentStatusDraft } from '@ingresskit/gateway-routes';
-import { mergeGatewayStatus, mergeRouteParents, toGatewayAddresses } from './gateway-status.js';
+import {
+  lostHostnamesOf,
+  markHostnamesOwnedElsewhere,
+  mergeGatewayStatus,
+  mergeRouteParents,
+  toGatewayAddresses,
+} from './gateway-status.js';
 
 const T1 = '2026-01-01T00:00:00Z';
 const T2 = '2026-01-02T00:00:00Z';
@@ -114,5 +120,102 @@ describe('mergeRouteParents', () => {
       T2,
     );
     expect(bumped?.[1]?.conditions[0]).toMatchObject({ observedGeneration: 2, lastTransitionTime: T1 });
+  });
+
+  it('drops a condition of ours the draft no longer has (PartiallyInvalid once the route is fixed)', () => {
+    const invalid = {
+      ...draft,
+      conditions: [
+        ...draft.conditions,
+        {
+          type: 'PartiallyInvalid',
+          status: 'True' as const,
+          reason: 'UnsupportedValue',
+          message: 'rules left out',
+        },
+      ],
+    };
+    const before = mergeRouteParents({ parents: [] }, [invalid], CONTROLLER, T1);
+    const fixed = mergeRouteParents({ parents: before }, [draft], CONTROLLER, T2);
+    expect(fixed?.[0]?.conditions.map(({ type }) => type)).toEqual(['Accepted']);
+  });
+});
+
+describe('routes that lost hostnames to host ownership', () => {
+  const owner = { kind: 'Ingress', namespace: 'shop', name: 'store' };
+  const notes = [
+    {
+      type: 'host-owned-elsewhere' as const,
+      source: { kind: 'HTTPRoute', namespace: 'evil', name: 'grab' },
+      hostname: 'shop.test',
+      owner: { tenant: 'shop', source: owner },
+    },
+    {
+      type: 'host-owned-elsewhere' as const,
+      source: { kind: 'Ingress', namespace: 'evil', name: 'ing' },
+      hostname: 'shop.test',
+      owner: { tenant: 'shop', source: owner },
+    },
+  ];
+  const accepted = {
+    type: 'Accepted',
+    status: 'True' as const,
+    reason: 'Accepted',
+    message: 'ok',
+    observedGeneration: 3,
+  };
+  const parentRef = { group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: 'evil', name: 'edge' };
+
+  it('finds the HTTPRoutes among the notes, by route', () => {
+    expect(lostHostnamesOf(notes)).toEqual(
+      new Map([['evil/grab', [{ hostname: 'shop.test', owner, tenant: 'shop' }]]]),
+    );
+  });
+
+  it('marks every parent of such a route PartiallyInvalid, after its own invalid rules, and leaves the others', () => {
+    const entries = [
+      {
+        namespace: 'evil',
+        name: 'grab',
+        parents: [{ parentRef, controllerName: CONTROLLER, conditions: [accepted] }],
+      },
+      {
+        namespace: 'evil',
+        name: 'fine',
+        parents: [{ parentRef, controllerName: CONTROLLER, conditions: [accepted] }],
+      },
+    ];
+    const [grab, fine] = markHostnamesOwnedElsewhere(entries, lostHostnamesOf(notes));
+    expect(fine).toBe(entries[1]);
+    expect(grab?.parents[0]?.conditions).toEqual([
+      accepted,
+      {
+        type: 'PartiallyInvalid',
+        status: 'True',
+        reason: 'HostnameOwnedElsewhere',
+        message:
+          "host shop.test belongs to namespace shop, whose Ingress shop/store is the oldest to name it; this route's rules for it are not served (--allow-cross-namespace-hosts)",
+        observedGeneration: 3,
+      },
+    ]);
+    const invalid = {
+      type: 'PartiallyInvalid',
+      status: 'True' as const,
+      reason: 'UnsupportedValue',
+      message: 'rules left out: r1',
+    };
+    const both = markHostnamesOwnedElsewhere(
+      [
+        {
+          ...entries[0]!,
+          parents: [{ parentRef, controllerName: CONTROLLER, conditions: [accepted, invalid] }],
+        },
+      ],
+      lostHostnamesOf(notes),
+    );
+    expect(both[0]?.parents[0]?.conditions[1]).toMatchObject({
+      reason: 'UnsupportedValue',
+      message: expect.stringMatching(/^rules left out: r1; host shop.test belongs/),
+    });
   });
 });

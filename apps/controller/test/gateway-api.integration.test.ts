@@ -7,7 +7,7 @@
  * would conflict; each scenario's Gateway listens on hostnames of its own.
  */
 import { readFileSync } from 'node:fs';
-import { CustomObjectsApi } from '@kubernetes/client-node';
+import { CustomObjectsApi, NetworkingV1Api } from '@kubernetes/client-node';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,6 +39,7 @@ interface Condition {
   type: string;
   status: string;
   reason: string;
+  message?: string;
   observedGeneration?: number;
   lastTransitionTime?: string;
 }
@@ -1106,13 +1107,30 @@ describe('host ownership', () => {
         'evil',
       ),
     ]);
-    // The route is accepted by its own Gateway, and yet the host stays with the Ingress's namespace.
-    await expectRouteConditions('evil', 'takeover', 'evil', { Accepted: 'True/Accepted' });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The route is accepted by its own Gateway, and yet the host stays with the Ingress's
+    // namespace, which its status says.
+    await expectRouteConditions('evil', 'takeover', 'evil', {
+      Accepted: 'True/Accepted',
+      PartiallyInvalid: 'True/HostnameOwnedElsewhere',
+    });
+    const { conditions } = await parentStatus('evil', 'takeover', 'evil');
+    expect(condition(conditions, 'PartiallyInvalid')?.message).toContain(
+      'host shop.test belongs to namespace shop, whose Ingress shop/shop is the oldest to name it',
+    );
     await expectAnswers([
       ['shop.test', '/admin', 'shop'],
       ['shop.test', '/', 'shop'],
     ]);
+    // The Ingress goes: the route takes the host, and its status says nothing is left out.
+    await server
+      .kubeConfig()
+      .makeApiClient(NetworkingV1Api)
+      .deleteNamespacedIngress({ name: 'shop', namespace: 'shop' });
+    await expectAnswers([['shop.test', '/admin', 'infra-backend-v3']]);
+    await eventually(async () => {
+      const parent = await parentStatus('evil', 'takeover', 'evil');
+      expect(condition(parent.conditions, 'PartiallyInvalid')).toBeUndefined();
+    });
   });
 });
 
