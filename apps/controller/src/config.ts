@@ -1,4 +1,5 @@
 /** The controller's settings, resolved from the flags and the pod's environment. */
+import type { ResourceKind } from '@ingresskit/store';
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname, networkInterfaces } from 'node:os';
 import {
@@ -212,4 +213,19 @@ export function parseServiceReference(value: string): ServiceReference | undefin
   if (!match) return undefined;
   const port = match[3] === undefined ? 80 : /^\d+$/.test(match[3]) ? Number(match[3]) : match[3];
   return { namespace: match[1]!, name: match[2]!, port };
+}
+
+/** The kinds the store of a controller with this config mirrors. */
+export function storeKindsOf(
+  config: Pick<ControllerConfig, 'gatewayControllerName' | 'watchNamespaces' | 'checksumEnabled'>,
+): ResourceKind[] {
+  const kinds: ResourceKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Secret'];
+  if (config.gatewayControllerName !== undefined) {
+    kinds.push('GatewayClass', 'Gateway', 'HTTPRoute', 'ReferenceGrant', 'ConfigMap');
+    // Namespaces are cluster-scoped: a controller confined to some namespaces may not list them
+    // (and the store would wait for them), so listener namespace selectors then match nothing.
+    if (config.watchNamespaces.length === 0) kinds.push('Namespace');
+  }
+  if (config.checksumEnabled) kinds.push('IngressCheckSum');
+  return kinds;
 }

@@ -18,7 +18,7 @@ import {
   exponentialFailureRateLimiter,
   maxOfRateLimiter,
 } from '@ingresskit/task-queue';
-import { createStore, type ResourceKind, type Store } from '@ingresskit/store';
+import { createStore, type Store } from '@ingresskit/store';
 import type { RouteTable } from '@ingresskit/route-model';
 import { performance } from 'node:perf_hooks';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
@@ -27,7 +27,7 @@ import { resolveStatusAddresses } from '@ingresskit/status-sync';
 import { ChecksumGate, type ChecksumVerdict } from './checksum-gate.js';
 import { startAdmissionServer, type AdmissionServer } from './admission-server.js';
 import { viewOfSnapshot, type ClusterView } from './cluster-view.js';
-import type { ControllerConfig } from './config.js';
+import { storeKindsOf, type ControllerConfig } from './config.js';
 import {
   ChecksumMismatchError,
   DataPlanePushError,
@@ -37,7 +37,7 @@ import {
 } from './errors.js';
 import { createEventsApiSink, EventRecorder, type EventSink } from './events.js';
 import { explainIngress, type IngressExplanation } from './explain.js';
-import { GatewayRouting } from './gateway-routing.js';
+import { emptyGatewayApiTranslation, GatewayRouting } from './gateway-routing.js';
 import {
   lostHostnamesOf,
   markHostnamesOwnedElsewhere,
@@ -54,6 +54,12 @@ import type { Logger } from './logger.js';
 import { checksumToGaugeValue, createControllerMetrics, type ControllerMetrics } from './metrics.js';
 import { NginxDataPlane, listenersOf } from './data-plane.js';
 import { ExternalNames, type LookupName } from './external-names.js';
+import {
+  explainGateway,
+  explainHTTPRoute,
+  type GatewayExplanation,
+  type HTTPRouteExplanation,
+} from './explain-gateway-api.js';
 import { createPendingChanges, recordChange, takePendingChanges } from './pending-changes.js';
 
 /** What a controller is built from besides its config. */
@@ -266,11 +272,13 @@ export class Controller {
       notReadyReason: () => this.notReadyReason(),
       registry: this.metrics.registry,
       explain: (key) => this.explain(key),
+      explainGatewayApi:
+        this.gatewayRouting === undefined ? undefined : (kind, key) => this.explainGatewayApi(kind, key),
       logger: this.#logger,
     });
     const store = createStore(this.#deps.kubeConfig, {
       namespaces: config.watchNamespaces,
-      kinds: this.#storeKinds(),
+      kinds: storeKindsOf(this.config),
     });
     this.#store = store;
     store.on('change', (event) => {
@@ -403,6 +411,15 @@ export class Controller {
     this.#logger.info('stopped');
   }
 
+  /** Explains a Gateway or an HTTPRoute from the routing state of the last sync. */
+  explainGatewayApi(kind: 'gateway' | 'httproute', key: string): GatewayExplanation | HTTPRouteExplanation {
+    const state = {
+      translation: this.gatewayRouting?.translation ?? emptyGatewayApiTranslation(),
+      lost: this.#gatewayHostsLost,
+    };
+    return kind === 'gateway' ? explainGateway(state, key) : explainHTTPRoute(this.routing, state, key);
+  }
+
   /** Explains an Ingress from the routing state of the last sync. */
   explain(key: string): IngressExplanation {
     if (!this.#initialized) {
@@ -435,18 +452,6 @@ export class Controller {
     if (this.#checksum !== undefined)
       summary.checksum = { ok: this.#checksum.ok, message: this.#checksum.message };
     return summary;
-  }
-
-  #storeKinds(): ResourceKind[] {
-    const kinds: ResourceKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Secret'];
-    if (this.config.gatewayControllerName !== undefined) {
-      kinds.push('GatewayClass', 'Gateway', 'HTTPRoute', 'ReferenceGrant', 'ConfigMap');
-      // Namespaces are cluster-scoped: a controller confined to some namespaces may not list them
-      // (and the store would wait for them), so listener namespace selectors then match nothing.
-      if (this.config.watchNamespaces.length === 0) kinds.push('Namespace');
-    }
-    if (this.config.checksumEnabled) kinds.push('IngressCheckSum');
-    return kinds;
   }
 
   // Every request shares one key: waiting requests merge into one sync (which takes every pending

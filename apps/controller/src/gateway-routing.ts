@@ -56,6 +56,11 @@ export const GATEWAY_PORTS: readonly PortMapping[] = [
   { port: 443, protocol: 'HTTPS', listener: 'https' },
 ];
 
+/** A translation of no Gateway API objects. */
+export function emptyGatewayApiTranslation(): GatewayApiTranslation {
+  return { routes: [], statuses: { gateways: [], httpRoutes: [] }, problems: [] };
+}
+
 /** See the module comment. */
 export class GatewayRouting {
   readonly #options: GatewayRoutingOptions;
@@ -63,7 +68,7 @@ export class GatewayRouting {
   #translator: GatewayApiTranslator | undefined;
   /** By source key: the translator's contribution and the tenant-stamped copy the table has. */
   #contributions = new Map<string, { translated: RouteContribution; served: RouteContribution }>();
-  #last: GatewayApiTranslation = { routes: [], statuses: { gateways: [], httpRoutes: [] }, problems: [] };
+  #last: GatewayApiTranslation = emptyGatewayApiTranslation();
 
   constructor(options: GatewayRoutingOptions) {
     this.#options = options;

@@ -2,7 +2,8 @@
  * The controller's HTTP server on the healthz port: `/healthz` (200 once the first sync has been
  * applied and nginx serves, 503 before), `/livez` (200 while the process answers), `/metrics`
  * (Prometheus text) and `/explain?ingress=NAMESPACE/NAME` (JSON: the class decision, its
- * explanation, the routes nginx serves for the Ingress, and its problems).
+ * explanation, the routes nginx serves for the Ingress, and its problems), or `?gateway=` and
+ * `?httproute=` for Gateway API objects (their statuses, routes and problems).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
@@ -19,13 +20,15 @@ export interface HttpServerOptions {
   notReadyReason: () => string | undefined;
   registry: Registry;
   explain: (key: string) => IngressExplanation;
+  /** Explains a Gateway or an HTTPRoute; undefined when Gateway API is not served. */
+  explainGatewayApi?: ((kind: 'gateway' | 'httproute', key: string) => { found: boolean }) | undefined;
   logger: Logger;
 }
 
 /** A listening server. */
 export type HttpServer = ListeningServer;
 
-const INGRESS_KEY = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+const OBJECT_KEY = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 /** Starts the server; rejects when the port cannot be bound. */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
@@ -63,12 +66,19 @@ async function handle(
       send(response, 200, options.registry.contentType, await options.registry.metrics());
       return;
     case '/explain': {
-      const key = url.searchParams.get('ingress') ?? '';
-      if (!INGRESS_KEY.test(key)) {
-        sendJson(response, 400, { error: 'pass ?ingress=NAMESPACE/NAME' });
+      const kind = (['gateway', 'httproute'] as const).find((name) => url.searchParams.has(name));
+      const key = url.searchParams.get(kind ?? 'ingress') ?? '';
+      if (!OBJECT_KEY.test(key)) {
+        sendJson(response, 400, { error: 'pass ?ingress=, ?gateway= or ?httproute=NAMESPACE/NAME' });
         return;
       }
-      const explanation = options.explain(key);
+      if (kind !== undefined && options.explainGatewayApi === undefined) {
+        sendJson(response, 404, {
+          error: 'Gateway API is not served (--gateway-controller-name is not set)',
+        });
+        return;
+      }
+      const explanation = kind === undefined ? options.explain(key) : options.explainGatewayApi!(kind, key);
       sendJson(response, explanation.found ? 200 : 404, explanation);
       return;
     }

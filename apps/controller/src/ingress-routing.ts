@@ -336,6 +336,19 @@ export class IngressRouting {
     return this.#builder.contribution(ingressSourceKey(key));
   }
 
+  /** What any source (an HTTPRoute, say) contributes, by its source key (`Kind/namespace/name`). */
+  contributionOfSource(key: string): RouteContribution | undefined {
+    return this.#builder.contribution(key);
+  }
+
+  /** What assembly decided against the source `object` (hosts owned elsewhere, hidden routes), as problems. */
+  assemblyProblemsOf(object: Problem['object']): Problem[] {
+    const key = sourceKey(object);
+    return this.notes()
+      .filter((note) => sourceKey(note.source) === key)
+      .map((note) => problemOfNote(object, note));
+  }
+
   /**
    * Everything wrong with an Ingress: its translation problems, the backends of its routes that
    * answer 503, routes of it that older Ingresses hide, and routes the data plane refused.
@@ -371,10 +384,7 @@ export class IngressRouting {
         }
       }
     }
-    for (const note of this.notes()) {
-      if (sourceKey(note.source) !== ingressSourceKey(key)) continue;
-      problems.push(problemOfNote(object, note));
-    }
+    problems.push(...this.assemblyProblemsOf(object));
     for (const claim of contribution?.tls ?? []) {
       const reason = this.#refusedCertificates.get(claim.certificate.id);
       if (reason === undefined) continue;
@@ -460,17 +470,17 @@ function withoutRefused(
 }
 
 function problemOfNote(object: Problem['object'], note: AssemblyNote): Problem {
-  const older = (origin: { namespace: string; name: string }) =>
-    origin.namespace === object.namespace && origin.name === object.name
-      ? 'an earlier path of this Ingress'
-      : `the older Ingress ${origin.namespace}/${origin.name}`;
+  const older = (origin: { kind: string; namespace: string; name: string }) =>
+    origin.kind === object.kind && origin.namespace === object.namespace && origin.name === object.name
+      ? `an earlier path of this ${object.kind}`
+      : `the older ${origin.kind} ${origin.namespace}/${origin.name}`;
   switch (note.type) {
     case 'host-owned-elsewhere': {
       const owner = note.owner.source;
       return {
         object,
         field: 'spec',
-        message: `host ${note.hostname} belongs to namespace ${note.owner.tenant}, whose ${owner.kind} ${owner.namespace}/${owner.name} is the oldest to name it; Ingresses of other namespaces cannot add paths or TLS to it (--allow-cross-namespace-hosts)`,
+        message: `host ${note.hostname} belongs to namespace ${note.owner.tenant}, whose ${owner.kind} ${owner.namespace}/${owner.name} is the oldest to name it; other namespaces cannot add paths or TLS to it (--allow-cross-namespace-hosts)`,
         severity: 'error',
         value: note.hostname,
       };

@@ -11,6 +11,7 @@ import { CustomObjectsApi, NetworkingV1Api } from '@kubernetes/client-node';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/commands/index.js';
 import { resolveControllerConfig } from '../src/config.js';
 import type { Controller } from '../src/controller.js';
 import type { DemoBackend } from '../src/demo-backends.js';
@@ -1082,6 +1083,52 @@ describe('a route change', () => {
   });
 });
 
+/**
+ * `/explain?httproute=` of the running controller and `ingresskit explain httproute` (in this
+ * process, against the same API server) tell the same: the route's parent conditions, its route
+ * not served, and the host ownership problem. `explain gateway` lists the listener's route.
+ */
+async function expectExplained(key: string): Promise<void> {
+  const response = await fetch(`http://127.0.0.1:${controller.healthzPort}/explain?httproute=${key}`);
+  expect(response.status).toBe(200);
+  const served = (await response.json()) as {
+    parents: { parentRef: string; conditions: Condition[] }[];
+    routes: { hostname: string; served: boolean }[];
+    problems: { field: string; message: string }[];
+  };
+  expect(served.parents.map(({ parentRef }) => parentRef)).toEqual(['Gateway evil/evil']);
+  expect(served.parents[0]!.conditions.map(({ type, status }) => `${type}=${status}`)).toEqual([
+    'Accepted=True',
+    'ResolvedRefs=True',
+    'PartiallyInvalid=True',
+  ]);
+  expect(served.routes).toEqual([expect.objectContaining({ hostname: 'shop.test', served: false })]);
+  expect(served.problems.map(({ message }) => message).join('\n')).toContain(
+    'host shop.test belongs to namespace shop',
+  );
+
+  const kubeconfig = await server.writeKubeconfig();
+  let text = '';
+  const io = {
+    stdout: (chunk: string) => (text += chunk),
+    stderr: (chunk: string) => (text += chunk),
+    env: {},
+    signal: new AbortController().signal,
+    cwd: process.cwd(),
+  };
+  const flags = [`--kubeconfig=${kubeconfig}`, `--gateway-controller-name=${CONTROLLER_NAME}`];
+  expect(await runCli(['explain', 'httproute', key, ...flags], io)).toBe(0);
+  expect(text).toContain('Parent Gateway evil/evil:');
+  expect(text).toContain('PartiallyInvalid: True (HostnameOwnedElsewhere)');
+  expect(text).toMatch(
+    /http:\/\/shop\.test\/admin \(PathPrefix\) → evil\/evil:80 \(0 endpoints\) \[not served\]/,
+  );
+  text = '';
+  expect(await runCli(['explain', 'gateway', 'evil/evil', ...flags], io)).toBe(0);
+  expect(text).toContain('Listener http: 1 attached route(s)');
+  expect(await runCli(['explain', 'httproute', 'evil/nothing', ...flags], io)).toBe(1);
+}
+
 describe('host ownership', () => {
   it('keeps an HTTPRoute of another namespace off a host an older Ingress serves', async () => {
     await server.apply([
@@ -1121,6 +1168,7 @@ describe('host ownership', () => {
       ['shop.test', '/admin', 'shop'],
       ['shop.test', '/', 'shop'],
     ]);
+    await expectExplained('evil/takeover');
     // The Ingress goes: the route takes the host, and its status says nothing is left out.
     await server
       .kubeConfig()

@@ -1,15 +1,27 @@
-/** `ingresskit explain ingress NS/NAME`: what the controller does with one Ingress, and why. */
+/**
+ * `ingresskit explain ingress|gateway|httproute NS/NAME`: what the controller does with one
+ * Ingress, Gateway or HTTPRoute, and why.
+ */
 import { createStore } from '@ingresskit/store';
 import { stringify } from 'yaml';
 import { describeApiFailure } from '../api-failure.js';
-import { resolveControllerConfig } from '../config.js';
+import { resolveControllerConfig, storeKindsOf, type ControllerConfig } from '../config.js';
 import { FlagError } from '../errors.js';
 import { explainIngress, formatExplanation } from '../explain.js';
+import {
+  explainGateway,
+  explainHTTPRoute,
+  formatGatewayExplanation,
+  formatHTTPRouteExplanation,
+  type GatewayApiState,
+} from '../explain-gateway-api.js';
+import { emptyGatewayApiTranslation, GatewayRouting } from '../gateway-routing.js';
+import { lostHostnamesOf } from '../gateway-status.js';
 import { tenancyFlagNames, classFlagNames } from '../flags.js';
 import { loadKubeConfig } from '../kube-config.js';
-import { viewOfSnapshot } from '../cluster-view.js';
+import { viewOfSnapshot, type ClusterView } from '../cluster-view.js';
 import { listenersOf } from '../data-plane.js';
-import { routeAll, routingOptionsOf } from '../ingress-routing.js';
+import { IngressRouting, routingOptionsOf } from '../ingress-routing.js';
 import { ExitCode, type Command } from './command.js';
 
 /** A one-shot command gives up on an API server that does not answer after this long. */
@@ -17,8 +29,10 @@ const LIST_TIMEOUT_MS = 5_000;
 
 export const explainCommand: Command = {
   name: 'explain',
-  summary: 'explain whether and how the controller serves an Ingress (reads the cluster)',
+  summary:
+    'explain whether and how the controller serves an Ingress, Gateway or HTTPRoute (reads the cluster)',
   usage: `Usage: ingresskit explain ingress NAMESPACE/NAME [flags]
+       ingresskit explain gateway|httproute NAMESPACE/NAME --gateway-controller-name=NAME [flags]
 
 Reads the Ingresses, IngressClasses, Services, EndpointSlices and Secrets of the cluster, and
 prints the decision the controller makes for the Ingress: whether it is ours and why (or why not,
@@ -27,7 +41,10 @@ Ingress or the data plane keeps it from being served) and any problem that leave
 it) out. Use the
 same class flags as the running controller. A running controller answers the same question from its own state
 at http://<pod>:<healthz-port>/explain?ingress=NAMESPACE/NAME.
-Exits 0 when the Ingress exists, 1 when it does not.`,
+For a Gateway or an HTTPRoute it prints the statuses the controller writes (conditions per listener
+or parent), the routes an HTTPRoute contributes, and its problems (at
+?gateway= or ?httproute= of /explain on a running controller).
+Exits 0 when the object exists (and, for Gateway API, is one of ours), 1 when it does not.`,
   spec: {
     command: 'ingresskit explain',
     flags: [
@@ -35,6 +52,7 @@ Exits 0 when the Ingress exists, 1 when it does not.`,
       'watch-namespace',
       ...classFlagNames,
       'default-backend-service',
+      'gateway-controller-name',
       ...tenancyFlagNames,
       'output',
     ],
@@ -42,16 +60,22 @@ Exits 0 when the Ingress exists, 1 when it does not.`,
   },
   async run({ flags, positionals }, io) {
     const [what, key] = positionals;
-    if (what !== 'ingress' || key === undefined) {
-      throw new FlagError(`expected 'ingress NAMESPACE/NAME', got ${JSON.stringify(positionals.join(' '))}`);
+    if ((what !== 'ingress' && what !== 'gateway' && what !== 'httproute') || key === undefined) {
+      throw new FlagError(
+        `expected 'ingress|gateway|httproute NAMESPACE/NAME', got ${JSON.stringify(positionals.join(' '))}`,
+      );
     }
     if (!/^[a-z0-9-]+\/[a-z0-9.-]+$/.test(key))
       throw new FlagError(`expected NAMESPACE/NAME, got ${JSON.stringify(key)}`);
     const config = resolveControllerConfig(flags, io.env);
+    if (what !== 'ingress' && config.gatewayControllerName === undefined)
+      throw new FlagError(
+        `explain ${what} needs --gateway-controller-name, as the running controller has it`,
+      );
     const kubeConfig = loadKubeConfig(flags.kubeconfig);
     const store = createStore(kubeConfig, {
       namespaces: config.watchNamespaces,
-      kinds: ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Secret'],
+      kinds: storeKindsOf({ ...config, checksumEnabled: false }),
     });
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -71,17 +95,18 @@ Exits 0 when the Ingress exists, 1 when it does not.`,
           }, LIST_TIMEOUT_MS);
         }),
       ]);
-      const routing = routeAll(
-        viewOfSnapshot(store.snapshot()),
-        routingOptionsOf(config, listenersOf(config), Date.now),
-      );
-      const explanation = explainIngress(routing, key);
+      const { routing, gatewayRouting } = routeOnce(viewOfSnapshot(store.snapshot()), config);
+      const state = {
+        translation: gatewayRouting?.translation ?? emptyGatewayApiTranslation(),
+        lost: lostHostnamesOf(routing.notes()),
+      };
+      const [explanation, text] = explainObject(what, routing, state, key);
       io.stdout(
         flags.output === 'json'
           ? `${JSON.stringify(explanation, null, 2)}\n`
           : flags.output === 'yaml'
             ? stringify(explanation, { aliasDuplicateObjects: false })
-            : formatExplanation(explanation),
+            : text,
       );
       return explanation.found ? ExitCode.ok : ExitCode.failure;
     } finally {
@@ -90,3 +115,48 @@ Exits 0 when the Ingress exists, 1 when it does not.`,
     }
   },
 };
+
+/** Routes the Ingresses and, with a Gateway controller name, the Gateway API objects of `view` once. */
+function routeOnce(
+  view: ClusterView,
+  config: ControllerConfig,
+): { routing: IngressRouting; gatewayRouting: GatewayRouting | undefined } {
+  const routing = new IngressRouting(routingOptionsOf(config, listenersOf(config), Date.now));
+  routing.initialize(view);
+  routing.updateIngresses(view, view.ingressKeys());
+  const gatewayRouting =
+    config.gatewayControllerName === undefined
+      ? undefined
+      : new GatewayRouting({
+          controllerName: config.gatewayControllerName,
+          allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
+          now: Date.now,
+        });
+  for (const contribution of gatewayRouting?.update(view).set ?? [])
+    routing.setContribution(view, contribution);
+  routing.commit();
+  return { routing, gatewayRouting };
+}
+
+/** The explanation of one object, and the same as text for a terminal. */
+function explainObject(
+  what: 'ingress' | 'gateway' | 'httproute',
+  routing: IngressRouting,
+  state: GatewayApiState,
+  key: string,
+): [{ found: boolean }, string] {
+  switch (what) {
+    case 'ingress': {
+      const explanation = explainIngress(routing, key);
+      return [explanation, formatExplanation(explanation)];
+    }
+    case 'gateway': {
+      const explanation = explainGateway(state, key);
+      return [explanation, formatGatewayExplanation(explanation)];
+    }
+    case 'httproute': {
+      const explanation = explainHTTPRoute(routing, state, key);
+      return [explanation, formatHTTPRouteExplanation(explanation)];
+    }
+  }
+}
