@@ -56,6 +56,27 @@ export const GATEWAY_PORTS: readonly PortMapping[] = [
   { port: 443, protocol: 'HTTPS', listener: 'https' },
 ];
 
+/**
+ * The Gateway API features this controller serves (gateway-routes' translation and the nginx data
+ * plane together), as GatewayClass `status.supportedFeatures` publishes them: each has its upstream
+ * conformance scenarios ported in test/gateway-api.integration.test.ts (docs/gateway-api-conformance.md).
+ */
+export const SUPPORTED_GATEWAY_FEATURES: readonly string[] = [
+  'Gateway',
+  'HTTPRoute',
+  'ReferenceGrant',
+  'HTTPRouteQueryParamMatching',
+  'HTTPRouteMethodMatching',
+  'HTTPRouteResponseHeaderModification',
+  'HTTPRoutePortRedirect',
+  'HTTPRouteSchemeRedirect',
+  'HTTPRoutePathRedirect',
+  'HTTPRouteHostRewrite',
+  'HTTPRoutePathRewrite',
+  'HTTPRouteRequestTimeout',
+  'HTTPRouteBackendTimeout',
+];
+
 /** A translation of no Gateway API objects. */
 export function emptyGatewayApiTranslation(): GatewayApiTranslation {
   return { routes: [], statuses: { gateways: [], httpRoutes: [] }, problems: [] };

@@ -13,6 +13,7 @@ import {
 import type { Store } from '@ingresskit/store';
 import { CoordinationV1Api, CoreV1Api, NetworkingV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { ControllerConfig } from './config.js';
+import { SUPPORTED_GATEWAY_FEATURES } from './gateway-routing.js';
 import type { Logger } from './logger.js';
 import type { ControllerMetrics } from './metrics.js';
 
@@ -100,6 +101,7 @@ export class LeaderRole {
         kubeConfig,
         isLeader,
         source: createGatewayClassSource(options.store),
+        supportedFeatures: SUPPORTED_GATEWAY_FEATURES,
       });
       this.#gatewayClasses.on('reconciled', (result) => {
         if (result.outcome === 'updated')

@@ -257,6 +257,26 @@ afterAll(async () => {
   for (const running of backends?.values() ?? []) await running.stop();
 });
 
+describe('GatewayClass', () => {
+  it('is accepted and lists the features this controller serves, as the conformance suite reads them', async () => {
+    await eventually(async () => {
+      const gatewayClass = (await api().getClusterCustomObject({
+        group: GROUP,
+        version: 'v1',
+        plural: 'gatewayclasses',
+        name: 'ingresskit',
+      })) as { status?: { conditions?: Condition[]; supportedFeatures?: { name: string }[] } };
+      expect(condition(gatewayClass.status?.conditions, 'Accepted')?.status).toBe('True');
+      const names = gatewayClass.status?.supportedFeatures?.map(({ name }) => name) ?? [];
+      expect(names).toEqual([...names].sort());
+      expect(names).toEqual(
+        expect.arrayContaining(['Gateway', 'HTTPRoute', 'HTTPRouteRequestTimeout', 'ReferenceGrant']),
+      );
+      expect(names).not.toContain('GRPCRoute');
+    });
+  });
+});
+
 describe('HTTPRouteSimpleSameNamespace', () => {
   it('serves a route attached to a Gateway of its namespace and reports both as accepted and programmed', async () => {
     await applyGatewayAndRoute('same-namespace', '*.same.test', 'gateway-conformance-infra-test', [
