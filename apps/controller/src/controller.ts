@@ -22,7 +22,6 @@ import { createStore, type Store } from '@ingresskit/store';
 import type { RouteTable } from '@ingresskit/route-model';
 import { performance } from 'node:perf_hooks';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { formatProblem } from '@ingresskit/route-model';
 import { resolveStatusAddresses } from '@ingresskit/status-sync';
 import { ChecksumGate, type ChecksumVerdict } from './checksum-gate.js';
 import { startAdmissionServer, type AdmissionServer } from './admission-server.js';
@@ -54,6 +53,7 @@ import type { Logger } from './logger.js';
 import { checksumToGaugeValue, createControllerMetrics, type ControllerMetrics } from './metrics.js';
 import { NginxDataPlane, listenersOf } from './data-plane.js';
 import { ExternalNames, type LookupName } from './external-names.js';
+import { GatewayApiReports } from './gateway-api-reports.js';
 import {
   explainGateway,
   explainHTTPRoute,
@@ -117,9 +117,9 @@ export class Controller {
   /** Gateway API objects were translated again; their statuses are written once nginx serves them. */
   #gatewayStatusDue = false;
   #gatewayStatus: GatewayStatusWriter | undefined;
-  /** Gateway API problems already logged, formatted. */
-  #gatewayProblems = new Set<string>();
-  /** Hosts Gateway API sources lost to another tenant (`route\nhostname`), already logged. */
+  /** Gateway API problems as logs and Events; undefined without Gateway API. */
+  readonly #gatewayReports: GatewayApiReports | undefined;
+  /** Hosts Gateway API routes lost to another tenant (`route\nhostname`). */
   #gatewayHostConflicts = new Set<string>();
   /** The same, by route, for the route statuses. */
   #gatewayHostsLost = new Map<string, LostHostname[]>();
@@ -196,6 +196,17 @@ export class Controller {
       logger: deps.logger,
       isLeader: () => this.isLeader(),
     });
+    if (this.gatewayRouting !== undefined) {
+      this.#gatewayReports = new GatewayApiReports({
+        recorder: this.#recorder,
+        logger: deps.logger,
+        isLeader: () => this.isLeader(),
+        identify: (kind, key) =>
+          kind === 'Gateway' || kind === 'HTTPRoute'
+            ? this.#store?.snapshot().get(kind, key)?.metadata
+            : undefined,
+      });
+    }
   }
 
   /** The admission webhook's port, once it listens. */
@@ -352,6 +363,7 @@ export class Controller {
       onLeadershipChange: (isLeader) => {
         // Leaders report Ingress problems as Events: the new leader reports them all.
         if (isLeader) this.#reports.recordAll();
+        if (isLeader) this.#gatewayReports?.recordAll();
         if (isLeader) this.#gatewayStatus?.resync();
       },
     });
@@ -505,7 +517,7 @@ export class Controller {
     if (this.gatewayRouting !== undefined && (changes.gatewayApi || changes.allIngresses))
       this.#routeGatewayApi(view);
     const delta = routing.commit();
-    if (this.gatewayRouting !== undefined) this.#followGatewayHostConflicts();
+    if (this.gatewayRouting !== undefined) this.#reportGatewayApi();
     const routedAt = performance.now();
     this.dataPlane.stage(delta);
     this.#reportAffected();
@@ -569,47 +581,34 @@ export class Controller {
     for (const key of change.removed) this.routing.deleteContribution(view, key);
     for (const contribution of change.set) this.routing.setContribution(view, contribution);
     this.#gatewayStatusDue = true;
-    // Statuses carry each problem to its object's owner; the log gets each once, when it appears.
-    const problems = new Set(gatewayRouting.problems().map((problem) => formatProblem(problem)));
-    for (const problem of problems) {
-      if (!this.#gatewayProblems.has(problem))
-        this.#logger.warn({ problem }, 'Gateway API object not served as written');
-    }
-    this.#gatewayProblems = problems;
     this.#logger.debug(
       { set: change.set.length, removed: change.removed.length, translated: gatewayRouting.lastTranslated },
       'Gateway API translated',
     );
   }
 
-  // The translator cannot know host ownership (it is decided across Ingresses and routes when the
-  // table is assembled), so the route's status still says Accepted; the log says what was left out.
   /**
-   * Logs the hostnames Gateway API routes newly lost to host ownership, and has the statuses
-   * written again when that set changed (an Ingress alone can take a host from a route).
+   * Reports Gateway API problems (the translation's, and the hosts routes lost to ownership: the
+   * translator cannot know those, they are decided when the table is assembled), and has the
+   * statuses written again when the lost hosts changed (an Ingress alone can take one).
    */
-  #followGatewayHostConflicts(): void {
+  #reportGatewayApi(): void {
     const lost = lostHostnamesOf(this.routing.notes());
-    const keys = new Set<string>();
-    for (const [route, hostnames] of lost) {
-      for (const { hostname, owner, tenant } of hostnames) {
-        const key = `${route}\n${hostname}`;
-        keys.add(key);
-        if (this.#gatewayHostConflicts.has(key)) continue;
-        this.#logger.warn(
-          {
-            route: `HTTPRoute ${route}`,
-            hostname,
-            owner: `${owner.kind} ${owner.namespace}/${owner.name}`,
-            tenant,
-          },
-          'host belongs to another namespace (--allow-cross-namespace-hosts); its routes from this source are not served',
-        );
-      }
-    }
+    const keys = new Set(
+      [...lost].flatMap(([route, hostnames]) => hostnames.map(({ hostname }) => `${route}\n${hostname}`)),
+    );
     if (!isDeepStrictEqual(keys, this.#gatewayHostConflicts)) this.#gatewayStatusDue = true;
     this.#gatewayHostConflicts = keys;
     this.#gatewayHostsLost = lost;
+    const ownership = [...lost.keys()].flatMap((key) => {
+      const slash = key.indexOf('/');
+      return this.routing.assemblyProblemsOf({
+        kind: 'HTTPRoute',
+        namespace: key.slice(0, slash),
+        name: key.slice(slash + 1),
+      });
+    });
+    this.#gatewayReports?.update([...this.gatewayRouting!.problems(), ...ownership]);
   }
 
   async #resolveGatewayAddresses(coreApi: CoreV1Api): Promise<GatewayStatusAddress[]> {

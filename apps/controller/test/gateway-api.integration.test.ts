@@ -21,6 +21,7 @@ import {
   eventually,
   ingressClassManifest,
   ingressManifest,
+  listEvents,
   serviceManifests,
   startBackends,
   startController,
@@ -1189,6 +1190,18 @@ describe('host ownership', () => {
       ['shop.test', '/', 'shop'],
     ]);
     await expectExplained('evil/takeover');
+    // Like an Ingress problem, the loss is an Event on the route (the leader writes them).
+    await eventually(async () => {
+      await controller.events.flush();
+      const events = await listEvents(server.kubeConfig(), 'evil');
+      const onRoute = events.filter(
+        (event) => event.regarding?.kind === 'HTTPRoute' && event.regarding.name === 'takeover',
+      );
+      expect(onRoute.map((event) => `${event.reason}: ${event.note ?? ''}`)).toEqual([
+        expect.stringMatching(/^InvalidConfiguration: spec: host shop.test belongs to namespace shop/),
+      ]);
+      expect(onRoute[0]?.regarding?.uid).toBeTruthy();
+    });
     // The Ingress goes: the route takes the host, and its status says nothing is left out.
     await server
       .kubeConfig()
