@@ -958,49 +958,60 @@ function timedRule(path: string, timeouts: Record<string, string>): Record<strin
   return { ...rule('delayed', { path: { type: 'PathPrefix', value: path } }), timeouts };
 }
 
+/**
+ * A timeout scenario: a Gateway `name` for `name.test` and an HTTPRoute `route` with a rule for
+ * `/<path>` limited by `field` to 500ms and one for `/<disabled>` with `0s`, against the delayed
+ * backend: a quick answer is served, a 1 s one gets 504, and without a limit it is served.
+ */
+async function expectTimeoutScenario(
+  name: string,
+  route: string,
+  field: 'request' | 'backendRequest',
+  path: string,
+  disabled: string,
+): Promise<void> {
+  const stop = await startDelayedBackend();
+  try {
+    const host = `${name}.test`;
+    await applyGatewayAndRoute(name, host, route, [
+      timedRule(`/${path}`, { [field]: '500ms' }),
+      timedRule(`/${disabled}`, { [field]: '0s' }),
+    ]);
+    await expectRouteConditions(INFRA, route, name, {
+      Accepted: 'True/Accepted',
+      ResolvedRefs: 'True/ResolvedRefs',
+    });
+    await expectAnswers([
+      [host, `/${path}`, 'delayed'],
+      [host, `/${path}?delay=1s`, '504'],
+      [host, `/${disabled}?delay=1s`, 'delayed'],
+    ]);
+  } finally {
+    await stop();
+  }
+}
+
 describe('HTTPRouteTimeoutRequest', () => {
   it('answers 504 when the backend does not answer within the request timeout, and waits without one', async () => {
-    const stop = await startDelayedBackend();
-    try {
-      await applyGatewayAndRoute('request-timeout', 'request-timeout.test', 'request-timeout', [
-        timedRule('/request-timeout', { request: '500ms' }),
-        timedRule('/disable-request-timeout', { request: '0s' }),
-      ]);
-      await expectRouteConditions(INFRA, 'request-timeout', 'request-timeout', {
-        Accepted: 'True/Accepted',
-        ResolvedRefs: 'True/ResolvedRefs',
-      });
-      await expectAnswers([
-        ['request-timeout.test', '/request-timeout', 'delayed'],
-        ['request-timeout.test', '/request-timeout?delay=1s', '504'],
-        ['request-timeout.test', '/disable-request-timeout?delay=1s', 'delayed'],
-      ]);
-    } finally {
-      await stop();
-    }
+    await expectTimeoutScenario(
+      'request-timeout',
+      'request-timeout',
+      'request',
+      'request-timeout',
+      'disable-request-timeout',
+    );
   });
 });
 
 describe('HTTPRouteTimeoutBackendRequest', () => {
   it('answers 504 when the backend does not answer within the backend request timeout', async () => {
-    const stop = await startDelayedBackend();
-    try {
-      await applyGatewayAndRoute('backend-timeout', 'backend-timeout.test', 'backend-request-timeout', [
-        timedRule('/backend-timeout', { backendRequest: '500ms' }),
-        timedRule('/disabled-backend-timeout', { backendRequest: '0s' }),
-      ]);
-      await expectRouteConditions(INFRA, 'backend-request-timeout', 'backend-timeout', {
-        Accepted: 'True/Accepted',
-        ResolvedRefs: 'True/ResolvedRefs',
-      });
-      await expectAnswers([
-        ['backend-timeout.test', '/backend-timeout', 'delayed'],
-        ['backend-timeout.test', '/backend-timeout?delay=1s', '504'],
-        ['backend-timeout.test', '/disabled-backend-timeout?delay=1s', 'delayed'],
-      ]);
-    } finally {
-      await stop();
-    }
+    await expectTimeoutScenario(
+      'backend-timeout',
+      'backend-request-timeout',
+      'backendRequest',
+      'backend-timeout',
+      'disabled-backend-timeout',
+    );
   });
 });
 

@@ -165,6 +165,20 @@ export function ingressManifest(
   };
 }
 
+/** An Ingress whose one path is the regular expression `path` (`use-regex`, ImplementationSpecific). */
+export function regexIngressManifest(
+  name: string,
+  options: Omit<Parameters<typeof ingressManifest>[1], 'annotations'>,
+): Record<string, unknown> {
+  const ingress = ingressManifest(name, {
+    ...options,
+    annotations: { 'nginx.ingress.kubernetes.io/use-regex': 'true' },
+  });
+  const rule = (ingress.spec as { rules: { http: { paths: { pathType: string }[] } }[] }).rules[0]!;
+  rule.http.paths[0]!.pathType = 'ImplementationSpecific';
+  return ingress;
+}
+
 /** A Service and its EndpointSlice pointing at `backends` on 127.0.0.1 (one slice per backend). */
 export function serviceManifests(
   name: string,

@@ -22,6 +22,7 @@ import {
   eventually,
   ingressClassManifest,
   ingressManifest,
+  regexIngressManifest,
   serviceManifests,
   startBackends,
   startController,
@@ -159,16 +160,7 @@ function isDataPlaneRefusal(problem: { message: string }): boolean {
 }
 
 function regexIngress(name: string, host: string, path: string): Record<string, unknown> {
-  const ingress = ingressManifest(name, {
-    host,
-    service: 'alpha',
-    className: 'nginx',
-    path,
-    annotations: { 'nginx.ingress.kubernetes.io/use-regex': 'true' },
-  });
-  const rule = (ingress.spec as { rules: { http: { paths: { pathType: string }[] } }[] }).rules[0]!;
-  rule.http.paths[0]!.pathType = 'ImplementationSpecific';
-  return ingress;
+  return regexIngressManifest(name, { host, service: 'alpha', className: 'nginx', path });
 }
 
 /** A certificate and key made with the openssl command line, as a tenant would make them. */

@@ -18,6 +18,7 @@ import {
   eventually,
   ingressManifest,
   listEvents,
+  regexIngressManifest,
   serviceManifests,
   startBackends,
   startController,
@@ -109,15 +110,7 @@ export function tenantIngress(
 
 /** A tenant's Ingress whose one path is the regular expression `path` (`use-regex`). */
 export function tenantRegexIngress(name: string, host: string, path: string): Record<string, unknown> {
-  const ingress = tenantIngress(name, {
-    host,
-    service: 'evil',
-    path,
-    annotations: { 'nginx.ingress.kubernetes.io/use-regex': 'true' },
-  });
-  const rule = (ingress.spec as { rules: { http: { paths: { pathType: string }[] } }[] }).rules[0]!;
-  rule.http.paths[0]!.pathType = 'ImplementationSpecific';
-  return ingress;
+  return regexIngressManifest(name, { namespace: TENANT, className: 'nginx', host, service: 'evil', path });
 }
 
 /**
