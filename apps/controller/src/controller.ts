@@ -11,7 +11,6 @@
  * mismatch, nginx refusing or not answering) leaves the last good configuration serving; what was
  * not pushed stays staged and the sync is retried with backoff.
  */
-import { isDeepStrictEqual } from 'node:util';
 import {
   SyncQueue,
   bucketRateLimiter,
@@ -36,14 +35,8 @@ import {
 } from './errors.js';
 import { createEventsApiSink, EventRecorder, type EventSink } from './events.js';
 import { explainIngress, type IngressExplanation } from './explain.js';
-import { emptyGatewayApiTranslation, GatewayRouting } from './gateway-routing.js';
-import {
-  lostHostnamesOf,
-  markHostnamesOwnedElsewhere,
-  toGatewayAddresses,
-  type GatewayStatusAddress,
-  type LostHostname,
-} from './gateway-status.js';
+import { emptyGatewayApiTranslation, type GatewayRouting } from './gateway-routing.js';
+import { toGatewayAddresses, type GatewayStatusAddress } from './gateway-status.js';
 import { GatewayStatusWriter } from './gateway-status-writer.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
 import { IngressReports } from './ingress-reports.js';
@@ -53,7 +46,7 @@ import type { Logger } from './logger.js';
 import { checksumToGaugeValue, createControllerMetrics, type ControllerMetrics } from './metrics.js';
 import { NginxDataPlane, listenersOf } from './data-plane.js';
 import { ExternalNames, type LookupName } from './external-names.js';
-import { GatewayApiReports } from './gateway-api-reports.js';
+import { GatewayApiStage } from './gateway-api-stage.js';
 import {
   explainGateway,
   explainHTTPRoute,
@@ -93,8 +86,8 @@ export class Controller {
   readonly metrics: ControllerMetrics;
   readonly dataPlane: NginxDataPlane;
   readonly routing: IngressRouting;
-  /** Gateways and HTTPRoutes, when `--gateway-controller-name` is set. */
-  readonly gatewayRouting: GatewayRouting | undefined;
+  /** The Gateway API stage, when `--gateway-controller-name` is set. */
+  readonly #gatewayApi: GatewayApiStage | undefined;
   readonly #deps: ControllerDependencies;
   readonly #logger: Logger;
   readonly #recorder: EventRecorder;
@@ -114,15 +107,7 @@ export class Controller {
   readonly #unserved = new Set<string>();
   /** Owned Ingresses changed; status-sync is asked to run once nginx serves the change. */
   #statusDue = false;
-  /** Gateway API objects were translated again; their statuses are written once nginx serves them. */
-  #gatewayStatusDue = false;
   #gatewayStatus: GatewayStatusWriter | undefined;
-  /** Gateway API problems as logs and Events; undefined without Gateway API. */
-  readonly #gatewayReports: GatewayApiReports | undefined;
-  /** Hosts Gateway API routes lost to another tenant (`route\nhostname`). */
-  #gatewayHostConflicts = new Set<string>();
-  /** The same, by route, for the route statuses. */
-  #gatewayHostsLost = new Map<string, LostHostname[]>();
   #starting: Promise<void> | undefined;
   #readyWaiters: (() => void)[] = [];
   #lastSyncError: string | undefined;
@@ -147,14 +132,6 @@ export class Controller {
       ...routingOptionsOf(config, listenersOf(config), now),
       resolveExternalName: (hostname) => this.#externalNames.resolution(hostname),
     });
-    this.gatewayRouting =
-      config.gatewayControllerName === undefined
-        ? undefined
-        : new GatewayRouting({
-            controllerName: config.gatewayControllerName,
-            allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
-            now,
-          });
     this.dataPlane = new NginxDataPlane({
       binary: config.nginxBinary,
       prefix: config.nginxPrefix,
@@ -196,17 +173,26 @@ export class Controller {
       logger: deps.logger,
       isLeader: () => this.isLeader(),
     });
-    if (this.gatewayRouting !== undefined) {
-      this.#gatewayReports = new GatewayApiReports({
-        recorder: this.#recorder,
-        logger: deps.logger,
-        isLeader: () => this.isLeader(),
-        identify: (kind, key) =>
-          kind === 'Gateway' || kind === 'HTTPRoute'
-            ? this.#store?.snapshot().get(kind, key)?.metadata
-            : undefined,
-      });
-    }
+    this.#gatewayApi =
+      config.gatewayControllerName === undefined
+        ? undefined
+        : new GatewayApiStage({
+            controllerName: config.gatewayControllerName,
+            allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
+            now,
+            recorder: this.#recorder,
+            logger: deps.logger,
+            isLeader: () => this.isLeader(),
+            identify: (kind, key) =>
+              kind === 'Gateway' || kind === 'HTTPRoute'
+                ? this.#store?.snapshot().get(kind, key)?.metadata
+                : undefined,
+          });
+  }
+
+  /** Gateways and HTTPRoutes into the table, when `--gateway-controller-name` is set. */
+  get gatewayRouting(): GatewayRouting | undefined {
+    return this.#gatewayApi?.routing;
   }
 
   /** The admission webhook's port, once it listens. */
@@ -284,7 +270,7 @@ export class Controller {
       registry: this.metrics.registry,
       explain: (key) => this.explain(key),
       explainGatewayApi:
-        this.gatewayRouting === undefined ? undefined : (kind, key) => this.explainGatewayApi(kind, key),
+        this.#gatewayApi === undefined ? undefined : (kind, key) => this.explainGatewayApi(kind, key),
       logger: this.#logger,
     });
     const store = createStore(this.#deps.kubeConfig, {
@@ -297,7 +283,7 @@ export class Controller {
         snapshot: store.snapshot(),
         isServiceReferenced: (key) => this.routing.isServiceReferenced(key),
         checksumEnabled: config.checksumEnabled,
-        gatewayApiEnabled: this.gatewayRouting !== undefined,
+        gatewayApiEnabled: this.#gatewayApi !== undefined,
       });
       if (isRelevant) this.#requestSync(`${event.kind} ${event.key} ${event.type}`, false);
     });
@@ -363,8 +349,7 @@ export class Controller {
       onLeadershipChange: (isLeader) => {
         // Leaders report Ingress problems as Events: the new leader reports them all.
         if (isLeader) this.#reports.recordAll();
-        if (isLeader) this.#gatewayReports?.recordAll();
-        if (isLeader) this.#gatewayStatus?.resync();
+        if (isLeader) this.#gatewayApi?.becameLeader();
       },
     });
     if (config.gatewayControllerName !== undefined) {
@@ -379,6 +364,7 @@ export class Controller {
         logger: this.#logger,
         ...(this.#deps.now === undefined ? {} : { now: this.#deps.now }),
       });
+      this.#gatewayApi?.attachStatusWriter(this.#gatewayStatus);
     }
     this.#state = 'running';
     this.#requestSync('initial sync', true);
@@ -425,11 +411,11 @@ export class Controller {
 
   /** Explains a Gateway or an HTTPRoute from the routing state of the last sync. */
   explainGatewayApi(kind: 'gateway' | 'httproute', key: string): GatewayExplanation | HTTPRouteExplanation {
-    const state = {
-      translation: this.gatewayRouting?.translation ?? emptyGatewayApiTranslation(),
-      lost: this.#gatewayHostsLost,
-    };
-    return kind === 'gateway' ? explainGateway(state, key) : explainHTTPRoute(this.routing, state, key);
+    const state = { translation: emptyGatewayApiTranslation(), lost: new Map() };
+    return (
+      this.#gatewayApi?.explain(kind, key, this.routing) ??
+      (kind === 'gateway' ? explainGateway(state, key) : explainHTTPRoute(this.routing, state, key))
+    );
   }
 
   /** Explains an Ingress from the routing state of the last sync. */
@@ -514,10 +500,9 @@ export class Controller {
     );
     routing.updateServices(view, changes.services);
     routing.updateExternalNames(view, changes.externalNames);
-    if (this.gatewayRouting !== undefined && (changes.gatewayApi || changes.allIngresses))
-      this.#routeGatewayApi(view);
+    if (changes.gatewayApi || changes.allIngresses) this.#gatewayApi?.route(view, routing);
     const delta = routing.commit();
-    if (this.gatewayRouting !== undefined) this.#reportGatewayApi();
+    this.#gatewayApi?.report(routing);
     const routedAt = performance.now();
     this.dataPlane.stage(delta);
     this.#reportAffected();
@@ -541,12 +526,7 @@ export class Controller {
       this.#statusDue = false;
       this.#leader?.requestStatusSync();
     }
-    if (this.#gatewayStatusDue && this.gatewayRouting !== undefined) {
-      this.#gatewayStatusDue = false;
-      const { translation } = this.gatewayRouting;
-      const httpRoutes = markHostnamesOwnedElsewhere(translation.statuses.httpRoutes, this.#gatewayHostsLost);
-      this.#gatewayStatus?.publish({ ...translation, statuses: { ...translation.statuses, httpRoutes } });
-    }
+    this.#gatewayApi?.served();
     if (result.reloaded || result.started) this.#recordLoad();
     if (result.pushed) this.metrics.dynamicUpdates.inc({ result: 'success' });
     this.#logger.debug(
@@ -572,43 +552,6 @@ export class Controller {
       );
       for (const resolve of this.#readyWaiters.splice(0)) resolve();
     }
-  }
-
-  /** Gateways and HTTPRoutes into the route table: only contributions that changed are set again. */
-  #routeGatewayApi(view: ClusterView): void {
-    const gatewayRouting = this.gatewayRouting!;
-    const change = gatewayRouting.update(view);
-    for (const key of change.removed) this.routing.deleteContribution(view, key);
-    for (const contribution of change.set) this.routing.setContribution(view, contribution);
-    this.#gatewayStatusDue = true;
-    this.#logger.debug(
-      { set: change.set.length, removed: change.removed.length, translated: gatewayRouting.lastTranslated },
-      'Gateway API translated',
-    );
-  }
-
-  /**
-   * Reports Gateway API problems (the translation's, and the hosts routes lost to ownership: the
-   * translator cannot know those, they are decided when the table is assembled), and has the
-   * statuses written again when the lost hosts changed (an Ingress alone can take one).
-   */
-  #reportGatewayApi(): void {
-    const lost = lostHostnamesOf(this.routing.notes());
-    const keys = new Set(
-      [...lost].flatMap(([route, hostnames]) => hostnames.map(({ hostname }) => `${route}\n${hostname}`)),
-    );
-    if (!isDeepStrictEqual(keys, this.#gatewayHostConflicts)) this.#gatewayStatusDue = true;
-    this.#gatewayHostConflicts = keys;
-    this.#gatewayHostsLost = lost;
-    const ownership = [...lost.keys()].flatMap((key) => {
-      const slash = key.indexOf('/');
-      return this.routing.assemblyProblemsOf({
-        kind: 'HTTPRoute',
-        namespace: key.slice(0, slash),
-        name: key.slice(slash + 1),
-      });
-    });
-    this.#gatewayReports?.update([...this.gatewayRouting!.problems(), ...ownership]);
   }
 
   async #resolveGatewayAddresses(coreApi: CoreV1Api): Promise<GatewayStatusAddress[]> {

@@ -1,0 +1,126 @@
+/**
+ * The Gateway API stage of a sync, when `--gateway-controller-name` is set. Before the table is
+ * committed it translates the Gateways and HTTPRoutes into the same table as the Ingresses; after
+ * the commit it reports their problems (the translation's, and the hosts routes lost to ownership,
+ * which only assembly decides); once nginx serves the sync it has the leader write their statuses.
+ */
+import type { GatewayApiTranslation } from '@ingresskit/gateway-routes';
+import { isDeepStrictEqual } from 'node:util';
+import type { ClusterView } from './cluster-view.js';
+import type { EventRecorder } from './events.js';
+import {
+  explainGateway,
+  explainHTTPRoute,
+  type GatewayExplanation,
+  type HTTPRouteExplanation,
+} from './explain-gateway-api.js';
+import { GatewayApiReports, type GatewayApiReportsOptions } from './gateway-api-reports.js';
+import { GatewayRouting } from './gateway-routing.js';
+import { lostHostnamesOf, markHostnamesOwnedElsewhere, type LostHostname } from './gateway-status.js';
+import type { GatewayStatusWriter } from './gateway-status-writer.js';
+import type { IngressRouting } from './ingress-routing.js';
+import type { Logger } from './logger.js';
+
+/** Options of {@link GatewayApiStage}. */
+export interface GatewayApiStageOptions {
+  controllerName: string;
+  allowCrossNamespaceHosts: boolean;
+  now: () => number;
+  recorder: EventRecorder;
+  logger: Logger;
+  isLeader: () => boolean;
+  identify: GatewayApiReportsOptions['identify'];
+}
+
+/** See the module comment. */
+export class GatewayApiStage {
+  readonly routing: GatewayRouting;
+  readonly #reports: GatewayApiReports;
+  readonly #logger: Logger;
+  /** Writes the statuses; set once the store runs (see attachStatusWriter). */
+  #statusWriter: GatewayStatusWriter | undefined;
+  /** The statuses changed since they were last handed to the writer. */
+  #statusDue = false;
+  /** Hostnames each HTTPRoute lost to host ownership, by route, and as `route\nhostname` keys. */
+  #lost = new Map<string, LostHostname[]>();
+  #lostKeys = new Set<string>();
+
+  constructor(options: GatewayApiStageOptions) {
+    this.routing = new GatewayRouting({
+      controllerName: options.controllerName,
+      allowCrossNamespaceHosts: options.allowCrossNamespaceHosts,
+      now: options.now,
+    });
+    this.#reports = new GatewayApiReports(options);
+    this.#logger = options.logger;
+  }
+
+  /** The writer of the statuses, once the store runs. */
+  attachStatusWriter(writer: GatewayStatusWriter): void {
+    this.#statusWriter = writer;
+  }
+
+  /** Translates the Gateway API objects of `view` into `routing`: only changed contributions are set. */
+  route(view: ClusterView, routing: IngressRouting): void {
+    const change = this.routing.update(view);
+    for (const key of change.removed) routing.deleteContribution(view, key);
+    for (const contribution of change.set) routing.setContribution(view, contribution);
+    this.#statusDue = true;
+    this.#logger.debug(
+      { set: change.set.length, removed: change.removed.length, translated: this.routing.lastTranslated },
+      'Gateway API translated',
+    );
+  }
+
+  /**
+   * After the commit: reports the problems, and has the statuses written again when the lost hosts
+   * changed (an Ingress alone can take one from a route).
+   */
+  report(routing: IngressRouting): void {
+    const lost = lostHostnamesOf(routing.notes());
+    const keys = new Set(
+      [...lost].flatMap(([route, hostnames]) => hostnames.map(({ hostname }) => `${route}\n${hostname}`)),
+    );
+    if (!isDeepStrictEqual(keys, this.#lostKeys)) this.#statusDue = true;
+    this.#lost = lost;
+    this.#lostKeys = keys;
+    const ownership = [...lost.keys()].flatMap((key) => {
+      const slash = key.indexOf('/');
+      return routing.assemblyProblemsOf({
+        kind: 'HTTPRoute',
+        namespace: key.slice(0, slash),
+        name: key.slice(slash + 1),
+      });
+    });
+    this.#reports.update([...this.routing.problems(), ...ownership]);
+  }
+
+  /** nginx serves the sync: the statuses that describe it may be written now. */
+  served(): void {
+    if (!this.#statusDue) return;
+    this.#statusDue = false;
+    this.#statusWriter?.publish(this.#statusesToWrite());
+  }
+
+  /** This replica became the leader: every current problem as an Event, every status again. */
+  becameLeader(): void {
+    this.#reports.recordAll();
+    this.#statusWriter?.resync();
+  }
+
+  /** Explains a Gateway or an HTTPRoute as of the last sync. */
+  explain(
+    kind: 'gateway' | 'httproute',
+    key: string,
+    routing: IngressRouting,
+  ): GatewayExplanation | HTTPRouteExplanation {
+    const state = { translation: this.routing.translation, lost: this.#lost };
+    return kind === 'gateway' ? explainGateway(state, key) : explainHTTPRoute(routing, state, key);
+  }
+
+  #statusesToWrite(): GatewayApiTranslation {
+    const { translation } = this.routing;
+    const httpRoutes = markHostnamesOwnedElsewhere(translation.statuses.httpRoutes, this.#lost);
+    return { ...translation, statuses: { ...translation.statuses, httpRoutes } };
+  }
+}
