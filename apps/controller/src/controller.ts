@@ -3,9 +3,9 @@
  *
  *   store change events ─▶ recordChange (relevance, keys) ─▶ SyncQueue (coalesce, retry)
  *     ─▶ IngressRouting (class resolution, translation, backends; route table delta)
- *        ← GatewayRouting (Gateways and HTTPRoutes into the same table, when enabled)
+ *        ← GatewayApiStage (Gateways and HTTPRoutes into the same table, when enabled)
  *     ─▶ checksum gate ─▶ NginxDataPlane (push the delta; reload only for a new nginx.conf)
- *     ─▶ IngressReports (Events, logs) and metrics; Gateway API statuses once served
+ *     ─▶ IngressReports and GatewayApiStage (Events, logs, statuses once served) and metrics
  *
  * around which it runs the healthz server and the leader-only loops. A failed sync (checksum
  * mismatch, nginx refusing or not answering) leaves the last good configuration serving; what was
