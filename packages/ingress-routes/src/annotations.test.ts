@@ -384,9 +384,6 @@ describe('parseAnnotations', () => {
   });
 
   it.each([
-    'limit-rps',
-    'limit-rpm',
-    'limit-connections',
     'limit-rate',
     'limit-rate-after',
     'global-rate-limit',
@@ -436,17 +433,14 @@ describe('parseAnnotations', () => {
     expect(result.problems).toEqual([expect.objectContaining({ severity: 'warning' })]);
   });
 
-  it.each([
-    'limit-burst-multiplier',
-    'limit-allowlist',
-    'limit-whitelist',
-    'enable-global-auth',
-    'ssl-prefer-server-ciphers',
-  ])('serves with a warning %s, which only loosens a protection', (name) => {
-    const result = parse(name, '5');
-    expect(result.annotations).toBeDefined();
-    expect(result.problems).toEqual([expect.objectContaining({ severity: 'warning' })]);
-  });
+  it.each(['limit-burst-multiplier', 'enable-global-auth', 'ssl-prefer-server-ciphers'])(
+    'serves with a warning %s, which only loosens a protection',
+    (name) => {
+      const result = parse(name, '5');
+      expect(result.annotations).toBeDefined();
+      expect(result.problems).toEqual([expect.objectContaining({ severity: 'warning' })]);
+    },
+  );
 
   it('ignores other unsupported annotations with a warning', () => {
     const result = parse('proxy-buffer-size', '8k');

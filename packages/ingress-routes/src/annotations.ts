@@ -6,8 +6,9 @@
  */
 import { compareText, type BackendProtocol, type CorsPolicy } from '@ingresskit/route-model';
 
-import { checkHost, checkHostWithPort, checkLiteralPath, MAX_PATH_LENGTH, parseCidr } from './grammar.js';
+import { checkHost, checkHostWithPort, checkLiteralPath, MAX_PATH_LENGTH, parseCidrList } from './grammar.js';
 import { refusalOf } from './ingress-nginx-annotations.js';
+import { checkLimitAnnotations, LIMIT_PARSERS, type LimitAnnotations } from './limit-annotations.js';
 import { parseRedirectPath, parseRedirectUrl, type RedirectTarget } from './redirect-target.js';
 
 /** The default annotation prefix, shared with ingress-nginx so existing manifests keep working. */
@@ -53,6 +54,8 @@ export interface IngressAnnotations {
   serverAliases?: string[];
   /** enable-cors "true" with the cors-* options, ingress-nginx's defaults for the unset ones. */
   cors?: CorsPolicy;
+  /** limit-connections, limit-rps, limit-rpm and what loosens them, as written. */
+  limits?: LimitAnnotations;
 }
 
 /** The statuses a redirect annotation may ask for. */
@@ -76,8 +79,6 @@ export interface AnnotationParseResult {
 const MAX_VALUE_LENGTH = 4096;
 /** Most hostnames one server-alias may add. */
 const MAX_SERVER_ALIASES = 64;
-/** Most CIDRs one allowlist may hold. */
-const MAX_SOURCE_RANGES = 256;
 
 type Parser = (value: string, into: IngressAnnotations) => string | undefined;
 
@@ -222,23 +223,6 @@ function parseSourceRanges(set: (into: IngressAnnotations, ranges: string[]) => 
   };
 }
 
-/** A comma-separated list of CIDRs → canonical, unique, sorted; or a reason. */
-function parseCidrList(value: string): string[] | string {
-  const entries = value
-    .split(',')
-    .map((entry) => entry.replace(/^ +| +$/g, ''))
-    .filter((entry) => entry !== '');
-  if (entries.length === 0) return 'must list at least one CIDR';
-  if (entries.length > MAX_SOURCE_RANGES) return `must list at most ${MAX_SOURCE_RANGES} CIDRs`;
-  const ranges: string[] = [];
-  for (const entry of entries) {
-    const range = parseCidr(entry);
-    if (range === undefined) return `"${entry}" is not an IPv4 or IPv6 address or CIDR`;
-    ranges.push(range);
-  }
-  return [...new Set(ranges)].sort();
-}
-
 /** The supported annotations by name (without prefix), with the grammar each value must match. */
 const PARSERS: Record<string, Parser> = {
   'ssl-redirect': parseBoolean((into, value) => (into.sslRedirect = value)),
@@ -334,6 +318,7 @@ const PARSERS: Record<string, Parser> = {
     into.upstreamHost = value;
     return undefined;
   },
+  ...LIMIT_PARSERS,
 };
 
 /** The names (without prefix) of the annotations we parse and honour. */
@@ -374,8 +359,13 @@ export function parseAnnotations(
   }
   const entries = Object.entries(raw as Record<string, unknown>).sort(([a], [b]) => compareText(a, b));
   const withPrefix = `${prefix}/`;
-  // allowlist- and denylist-source-range are the current names; set beside the old ones, they win.
-  const current = new Set([`${withPrefix}allowlist-source-range`, `${withPrefix}denylist-source-range`]);
+  // allowlist- and denylist-source-range, limit-allowlist are the current names; set beside the
+  // old ones, they win.
+  const current = new Set(
+    ['allowlist-source-range', 'denylist-source-range', 'limit-allowlist'].map(
+      (name) => `${withPrefix}${name}`,
+    ),
+  );
   const ordered = [
     ...entries.filter(([key]) => !current.has(key)),
     ...entries.filter(([key]) => current.has(key)),
@@ -431,6 +421,8 @@ export function parseAnnotations(
   }
   combineRedirects(into, withPrefix, problems);
   combineCors(into, withPrefix, problems);
+  const names = new Set(ordered.map(([key]) => key.slice(withPrefix.length)));
+  checkLimitAnnotations(into.limits, withPrefix, problems, names);
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
   return { annotations: into, problems };
 }

@@ -115,13 +115,12 @@ const LISTED: readonly IngressNginxAnnotation[] = [
     ],
     CANARY,
   ),
-  ...entries('Rate limiting', ['limit-connections', 'limit-rps', 'limit-rpm'], RATE_LIMIT),
+  ...entries('Rate limiting', ['limit-connections', 'limit-rps', 'limit-rpm']),
   // limit-rate 0 is ingress-nginx's own "no limit".
   ...entries('Rate limiting', ['limit-rate', 'limit-rate-after'], {
     reason: 'it limits the bandwidth of a response',
     offValue: '0',
   }),
-  // These only loosen a limit: without one they do nothing in ingress-nginx either.
   ...entries('Rate limiting', ['limit-burst-multiplier', 'limit-allowlist', 'limit-whitelist']),
   ...entries(
     'Global rate limiting',
@@ -248,6 +247,10 @@ const LISTED: readonly IngressNginxAnnotation[] = [
   ...entries('HTTP/2', ['http2-push-preload']),
 ];
 
+// ingress-nginx limits in nginx's preaccess phase, before its allow/deny lines (access phase).
+const LIMIT_DIFFERENCE =
+  "a request refused by the source allow- or deny-list is not counted (ingress-nginx counts it); refusals are always 503, as the ConfigMap's limit-req-status-code and limit-conn-status-code are not read yet";
+
 /**
  * How the annotations we support differ from ingress-nginx, besides what holds for all of them
  * (values outside our grammar leave the Ingress out instead of falling back to a default).
@@ -279,6 +282,9 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'proxy-read-timeout': 'whole seconds from 1 to 86400',
   'proxy-send-timeout': 'whole seconds from 1 to 86400',
   'backend-protocol': 'AJP and FCGI are refused (the Ingress is not served)',
+  'limit-connections': LIMIT_DIFFERENCE,
+  'limit-rps': LIMIT_DIFFERENCE,
+  'limit-rpm': LIMIT_DIFFERENCE,
 };
 
 /**

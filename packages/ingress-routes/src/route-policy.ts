@@ -1,15 +1,16 @@
 /** The annotations of an Ingress as the route-model policy of each of its routes. */
 import type { Redirect, RouteAction, RoutePolicy, RouteTimeouts } from '@ingresskit/route-model';
 import type { IngressAnnotations, RedirectStatus } from './annotations.js';
+import { createClientLimits } from './limit-annotations.js';
 import type { RedirectTarget } from './redirect-target.js';
 
 /**
  * The policy every route of an Ingress gets from its annotations (a path's rewrite comes on top).
  * ssl-redirect redirects plain HTTP only on hosts with TLS, force-ssl-redirect always, both with
  * 308 so the method and body are kept. Settings at their default are left out. A new object each
- * call: routes never share a policy.
+ * call: routes never share a policy. `scope` names the Ingress: its routes share their limits.
  */
-export function createRoutePolicy(annotations: IngressAnnotations): RoutePolicy {
+export function createRoutePolicy(annotations: IngressAnnotations, scope: string): RoutePolicy {
   const policy: RoutePolicy = {};
   // ingress-nginx answers permanent/temporal-redirect with nginx's `return`, which runs before its
   // HTTPS redirect: a redirecting Ingress never redirects to HTTPS first.
@@ -37,6 +38,8 @@ export function createRoutePolicy(annotations: IngressAnnotations): RoutePolicy 
   if (annotations.readTimeoutSeconds !== undefined) timeouts.readMs = annotations.readTimeoutSeconds * 1000;
   if (Object.keys(timeouts).length > 0) policy.timeouts = timeouts;
   if (annotations.backendProtocol !== 'HTTP') policy.backendProtocol = annotations.backendProtocol;
+  const limits = createClientLimits(annotations.limits, scope);
+  if (limits !== undefined) policy.clientLimits = limits;
   return policy;
 }
 

@@ -32,7 +32,7 @@ export function translateDefaultBackend(context: Context, raw: unknown): Route |
     // A fallback's match is never consulted; this one says what it answers: every path.
     match: { path: { type: 'PathPrefix', value: '/' } },
     action: createRouteAction(context.annotations, backend),
-    policy: createRoutePolicy(context.annotations),
+    policy: createRoutePolicy(context.annotations, idPrefix(context.source)),
   };
 }
 
@@ -45,7 +45,7 @@ export function translateDefaultBackend(context: Context, raw: unknown): Route |
 function translateAppRoot(context: Context, ruleIndex: number): Route | undefined {
   const target = context.annotations.appRoot;
   if (target === undefined) return undefined;
-  const policy = createRoutePolicy(context.annotations);
+  const policy = createRoutePolicy(context.annotations, idPrefix(context.source));
   delete policy.redirectToHttps;
   return {
     id: flatString(`${idPrefix(context.source)}/r${ruleIndex}/app-root`),
@@ -84,7 +84,7 @@ function translatePath(
     return undefined;
   }
   const match = pathMatchOf(value as string, pathType, context.annotations.useRegex);
-  const policy = createRoutePolicy(context.annotations);
+  const policy = createRoutePolicy(context.annotations, idPrefix(context.source));
   const target = context.annotations.rewriteTarget;
   if (target !== undefined) {
     const rewrite = rewriteOf(match, target);

@@ -14,6 +14,7 @@ import {
   type Route,
 } from '@ingresskit/route-model';
 import { parseCidr } from './cidr.js';
+import { compileClientLimits } from './compile-limits.js';
 import type {
   ActionEntry,
   ConditionEntry,
@@ -472,6 +473,10 @@ function compilePolicy(route: Route, out: Collector): PolicyEntry {
   if (policy.timeouts !== undefined) {
     const timeouts = compileTimeouts(route, out);
     if (timeouts !== undefined) entry.timeouts = timeouts;
+  }
+  if (policy.clientLimits !== undefined) {
+    const limits = compileClientLimits(policy.clientLimits, out);
+    if (limits !== undefined) entry.limits = limits;
   }
   if (policy.backendProtocol !== undefined && !isBackendProtocol(policy.backendProtocol)) {
     out.warn(

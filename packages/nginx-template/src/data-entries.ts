@@ -75,6 +75,19 @@ export type ActionEntry =
     }
   | { type: 'respond'; status: number; body?: string };
 
+/**
+ * Limits per client address, counted per `scope` across workers: concurrent requests (`conn`)
+ * and rates as `[requests per second, burst]`; clients in `exempt` networks are not limited;
+ * a refused request gets `status`.
+ */
+export interface LimitsEntry {
+  scope: string;
+  status: number;
+  conn?: number;
+  rates?: [number, number][];
+  exempt?: [string, number][];
+}
+
 /** A route's policy; every field optional, absent when the route has none. */
 export interface PolicyEntry {
   https?: { status: number; tlsOnly?: true; strip?: true };
@@ -95,6 +108,7 @@ export interface PolicyEntry {
   response?: HeadersEntry;
   /** Connect, send, read timeouts in seconds; 0 keeps the default. */
   timeouts?: [number, number, number];
+  limits?: LimitsEntry;
 }
 
 /** A compiled route. */

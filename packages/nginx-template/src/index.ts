@@ -35,6 +35,7 @@ export type {
   DataPlaneUpdate,
   HeadersEntry,
   HostEntry,
+  LimitsEntry,
   ListenersEntry,
   MemberEntry,
   PathChangeEntry,

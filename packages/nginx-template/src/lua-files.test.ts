@@ -10,6 +10,8 @@ describe('luaFiles', () => {
       'ingresskit.store',
       'ingresskit.validate',
       'ingresskit.router',
+      'ingresskit.networks',
+      'ingresskit.limits',
       'ingresskit.balancer',
       'ingresskit.certificates',
     ]);

@@ -24,13 +24,16 @@ export const luaDirectory: string = fileURLToPath(root);
 
 /**
  * The shipped Lua modules: the control endpoint, the worker-side store of pushed data and its
- * validation, the router, the balancer and the certificate selection.
+ * validation, the router with its client networks and limits, the balancer and the certificate
+ * selection.
  */
 export const luaFiles: readonly LuaFile[] = [
   'control',
   'store',
   'validate',
   'router',
+  'networks',
+  'limits',
   'balancer',
   'certificates',
 ].map((name) => ({

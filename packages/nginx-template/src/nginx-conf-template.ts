@@ -129,6 +129,9 @@ http {
     map "" $ingresskit_backend { default ""; }
     map "" $ingresskit_external { default ""; }
     map "" $ingresskit_host_override { default ""; }
+    map "" $ingresskit_limit_conn { default ""; }
+    # Only a variable some directive refers to can be assigned from Lua; this map is never read.
+    map $ingresskit_limit_conn $ingresskit_limit_conn_referenced { default ""; }
     # Host sent upstream: the client's, unless the route sets upstreamHost.
     map $ingresskit_host_override $ingresskit_upstream_host {
         "" $host;
@@ -170,11 +173,14 @@ http {
 
     lua_package_path {{qLiteral luaPackagePath}};
     lua_shared_dict ingresskit {{sharedDictSize}};
+    # Per-client limit counts; when full, the least recently used clients are forgotten.
+    lua_shared_dict ingresskit_limits 10m;
     lua_regex_cache_max_entries {{regexCacheEntries}};
     init_by_lua_block {
         -- The per-request hooks call these globals: cheaper than a require on every request.
         ingresskit_route = require("ingresskit.router").route
         ingresskit_balance = require("ingresskit.balancer").balance
+        ingresskit_release_limits = require("ingresskit.limits").release
         require("ingresskit.control").init({
             conf_hash = "{{checksum}}",
             default_max_body = {{defaultMaxBody}},
@@ -193,6 +199,10 @@ http {
     }
     init_worker_by_lua_block {
         require("ingresskit.store").init_worker()
+    }
+    # Gives back a concurrent request counted by a connection limit (inherited by every location).
+    log_by_lua_block {
+        ingresskit_release_limits()
     }
 
     upstream ingresskit_upstream {

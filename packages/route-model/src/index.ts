@@ -3,6 +3,8 @@ export type {
   Backend,
   BackendProtocol,
   Certificate,
+  ClientLimits,
+  ClientRate,
   CorsPolicy,
   Endpoint,
   HeaderMatch,

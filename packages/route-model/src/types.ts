@@ -181,6 +181,37 @@ export interface CorsPolicy {
   maxAgeSeconds: number;
 }
 
+/**
+ * A request rate per client address, as nginx's limit_req with `nodelay` counts it: a client
+ * idle long enough may send `burst + 1` requests at once, then one every `1 / rate` of the
+ * period; a request over that is refused (and not counted).
+ */
+export interface ClientRate {
+  /** Requests per `per`, at least 1. */
+  rate: number;
+  per: 'second' | 'minute';
+  /** Requests over the rate accepted at once, at least 0. */
+  burst: number;
+}
+
+/**
+ * Limits per client address (ingress-nginx limit-connections, limit-rpm, limit-rps). The counts
+ * are shared by every route with the same `scope` (an Ingress: all of its routes) and by every
+ * worker of the data plane. Only forwarded requests are limited and counted.
+ */
+export interface ClientLimits {
+  /** Routes with the same scope share their counts, e.g. `Ingress/shop/cart`. */
+  scope: string;
+  /** Requests of one client being served at once. */
+  connections?: number;
+  /** All must hold; a request refused by one is counted by none. */
+  rates?: ClientRate[];
+  /** Clients in these CIDRs are not limited. */
+  exemptSources?: string[];
+  /** The status of a refused request (ingress-nginx: 503). */
+  statusCode: number;
+}
+
 /** How a matched request is treated besides where it goes. Every field is optional. */
 export interface RoutePolicy {
   /**
@@ -215,6 +246,8 @@ export interface RoutePolicy {
   timeouts?: RouteTimeouts;
   /** HTTP by default. */
   backendProtocol?: BackendProtocol;
+  /** Limits per client address; see {@link ClientLimits}. */
+  clientLimits?: ClientLimits;
   /** A copy of each request goes to this backend too; its answer is ignored. */
   mirror?: { backend: string };
 }

@@ -5,7 +5,7 @@
 -- in each, the first route in precedence order whose path, method, headers, query and listeners
 -- match wins, else the host's fallback route; a host without one passes the request on. Then the
 -- route's policy applies (HTTPS redirect, source allowlist, body limit, path rewrite, headers,
--- upstream Host) and its action: forward, redirect or respond. Nothing routed: 404. Nothing
+-- upstream Host, per-client limits) and its action: forward, redirect or respond. Nothing routed: 404. Nothing
 -- pushed yet: 503.
 --
 -- A forwarded request to a plain-HTTP backend whose body is known to fit is proxied right here
@@ -15,7 +15,8 @@
 -- $ingresskit_backend (the member a split chose), $ingresskit_external, $ingresskit_host_override.
 
 local store = require("ingresskit.store")
-local bit = require("bit")
+local networks = require("ingresskit.networks")
+local limits = require("ingresskit.limits")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -35,8 +36,8 @@ local str_sub = string.sub
 local str_find = string.find
 local str_lower = string.lower
 local table_concat = table.concat
-local band = bit.band
-local lshift = bit.lshift
+local contains_client = networks.contains_client
+local admit = limits.admit
 
 local hosts = store.hosts
 local tls = store.tls
@@ -269,31 +270,6 @@ local function select_route(host)
   return nil
 end
 
-local V4_MAPPED = "\0\0\0\0\0\0\0\0\0\0\255\255"
-
--- Whether the client address is in one of the networks ({ bytes, prefix length }); `unknown`
--- when the connection has no IP address, so each list can fail closed.
-local function is_in_networks(networks, unknown)
-  local address = ngx_var.binary_remote_addr
-  if address == nil then return unknown end
-  local mapped
-  if #address == 16 and str_sub(address, 1, 12) == V4_MAPPED then mapped = str_sub(address, 13) end
-  for _, network in ipairs(networks) do
-    local bytes, bits = network[1], network[2]
-    local subject = #bytes == #address and address or (#bytes == 4 and mapped) or nil
-    if subject then
-      local whole = (bits - bits % 8) / 8
-      if str_sub(subject, 1, whole) == str_sub(bytes, 1, whole) then
-        local rest = bits % 8
-        if rest == 0 then return true end
-        local mask = band(lshift(0xff, 8 - rest), 0xff)
-        if band(str_byte(subject, whole + 1), mask) == str_byte(bytes, whole + 1) then return true end
-      end
-    end
-  end
-  return false
-end
-
 -- The Access-Control-Allow-Origin a request gets under a CORS policy, or nil when its Origin is
 -- not allowed: "*" for a policy allowing every origin (ingress-nginx sends it to every request).
 local function cors_origin(cors)
@@ -440,6 +416,13 @@ local function has_unknown_length_body()
 end
 
 local function forward(route, action, body_of_unknown_length)
+  -- Only forwarded requests are limited: ingress-nginx answers redirects and CORS preflights in
+  -- nginx's rewrite phase, before its limits.
+  local route_limits = route.limits
+  if route_limits then
+    local refused = admit(route_limits, route.limit_exempt)
+    if refused then return ngx_exit(refused) end
+  end
   local member = pick_member(action)
   if member == nil then return ngx_exit(500) end
   local id = member.backend
@@ -495,8 +478,8 @@ function _M.route()
       return ngx.redirect("https://" .. host .. (port ~= 443 and (":" .. port) or "") .. request_uri, https.status)
     end
     -- ingress-nginx's deny lines come before its allow lines; both answer 403.
-    if route.deny and is_in_networks(route.deny, true) then return ngx_exit(403) end
-    if route.allow and not is_in_networks(route.allow, false) then return ngx_exit(403) end
+    if route.deny and contains_client(route.deny, true) then return ngx_exit(403) end
+    if route.allow and not contains_client(route.allow, false) then return ngx_exit(403) end
     -- A CORS preflight from an allowed origin is answered here (ingress-nginx: `return 204`).
     if policy.cors and req.get_method() == "OPTIONS" and apply_cors_headers(policy.cors) then
       ngx.status = 204

@@ -133,6 +133,10 @@ local function prepare_route(route)
   route.max_body = policy and policy.maxBody or conf.default_max_body
   if policy and policy.allow then route.allow = to_networks(policy.allow) end
   if policy and policy.deny then route.deny = to_networks(policy.deny) end
+  if policy and policy.limits then
+    route.limits = policy.limits
+    if policy.limits.exempt then route.limit_exempt = to_networks(policy.limits.exempt) end
+  end
   local action = route.action
   if action.type == "forward" and #action.members == 1 then route.only_backend = action.members[1].backend end
   if route.profile then

@@ -212,6 +212,38 @@ local function check_action(action, report)
   return true
 end
 
+local function check_networks(list, field, report)
+  if not is_array(list) then return report.fail(field .. " must be an array") end
+  for _, network in ipairs(list) do
+    if not is_array(network) or not is_string(network[1]) or str_find(network[1], "%X")
+      or not ((#network[1] == 8 and is_integer(network[2], 0, 32)) or (#network[1] == 32 and is_integer(network[2], 0, 128))) then
+      return report.fail(field .. " holds an invalid network")
+    end
+  end
+  return true
+end
+
+local function check_limits(limits, report)
+  if not is_object(limits) then return report.fail("policy.limits must be an object") end
+  if not is_string(limits.scope) or limits.scope == "" or #limits.scope > 1024 or str_find(limits.scope, "[%z\1-\31\127]") then
+    return report.fail("policy.limits.scope must be a name")
+  end
+  if not is_integer(limits.status, 400, 599) then return report.fail("policy.limits.status must be 400-599") end
+  if limits.conn ~= nil and not is_integer(limits.conn, 1, 1e9) then return report.fail("policy.limits.conn must be a count") end
+  if limits.rates ~= nil then
+    if not is_array(limits.rates) or #limits.rates == 0 then return report.fail("policy.limits.rates must be an array") end
+    for _, rate in ipairs(limits.rates) do
+      if not is_array(rate) or type(rate[1]) ~= "number" or rate[1] <= 0 or rate[1] > 1e9
+        or not is_integer(rate[2], 0, 1e9) then
+        return report.fail("policy.limits.rates must hold { rate, burst }")
+      end
+    end
+  end
+  if limits.conn == nil and limits.rates == nil then return report.fail("policy.limits must hold conn or rates") end
+  if limits.exempt ~= nil then return check_networks(limits.exempt, "policy.limits.exempt", report) end
+  return true
+end
+
 local function check_policy(policy, report)
   if policy == nil then return true end
   if not is_object(policy) then return report.fail("policy must be an object") end
@@ -238,16 +270,9 @@ local function check_policy(policy, report)
   end
   for _, name in ipairs(NETWORK_LISTS) do
     local list = policy[name]
-    if list ~= nil then
-      if not is_array(list) then return report.fail("policy." .. name .. " must be an array") end
-      for _, network in ipairs(list) do
-        if not is_array(network) or not is_string(network[1]) or str_find(network[1], "%X")
-          or not ((#network[1] == 8 and is_integer(network[2], 0, 32)) or (#network[1] == 32 and is_integer(network[2], 0, 128))) then
-          return report.fail("policy." .. name .. " holds an invalid network")
-        end
-      end
-    end
+    if list ~= nil and not check_networks(list, "policy." .. name, report) then return false end
   end
+  if policy.limits ~= nil and not check_limits(policy.limits, report) then return false end
   if policy.maxBody ~= nil and not is_integer(policy.maxBody, 0, 2 ^ 40) then return report.fail("policy.maxBody must be a byte count") end
   if policy.rewrite ~= nil and not check_path_change(policy.rewrite, "policy.rewrite", report, true) then return false end
   if policy.host ~= nil and not is_host(policy.host) then return report.fail("policy.host must be a host") end
