@@ -4,7 +4,9 @@
  * something (see ingress-nginx-annotations.ts: auth, limits, WAF, backend TLS, snippets)
  * do the same, other unsupported ones are ignored with a warning.
  */
-import { compareText, type BackendProtocol, type CorsPolicy } from '@ingresskit/route-model';
+import { compareText, type BackendProtocol, type CanaryRule, type CorsPolicy } from '@ingresskit/route-model';
+
+import { CANARY_PARSERS, combineCanary, type CanaryAnnotations } from './canary-annotations.js';
 
 import { checkHost, checkHostWithPort, checkLiteralPath, MAX_PATH_LENGTH, parseCidrList } from './grammar.js';
 import { refusalOf } from './ingress-nginx-annotations.js';
@@ -56,6 +58,10 @@ export interface IngressAnnotations {
   cors?: CorsPolicy;
   /** limit-connections, limit-rps, limit-rpm and what loosens them, as written. */
   limits?: LimitAnnotations;
+  /** The canary annotations as written (see `canary` for what they make). */
+  canaryAnnotations?: CanaryAnnotations;
+  /** canary "true": the Ingress is the canary of the main Ingress of its hosts and paths. */
+  canary?: CanaryRule;
 }
 
 /** The statuses a redirect annotation may ask for. */
@@ -319,6 +325,7 @@ const PARSERS: Record<string, Parser> = {
     return undefined;
   },
   ...LIMIT_PARSERS,
+  ...CANARY_PARSERS,
 };
 
 /** The names (without prefix) of the annotations we parse and honour. */
@@ -423,6 +430,8 @@ export function parseAnnotations(
   combineCors(into, withPrefix, problems);
   const names = new Set(ordered.map(([key]) => key.slice(withPrefix.length)));
   checkLimitAnnotations(into.limits, withPrefix, problems, names);
+  const canary = combineCanary(into.canaryAnnotations, withPrefix, problems);
+  if (canary !== undefined) into.canary = canary;
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
   return { annotations: into, problems };
 }

@@ -102,19 +102,15 @@ const LISTED: readonly IngressNginxAnnotation[] = [
     ],
     BACKEND_TLS,
   ),
-  ...entries(
-    'Canary',
-    [
-      'canary',
-      'canary-by-header',
-      'canary-by-header-value',
-      'canary-by-header-pattern',
-      'canary-by-cookie',
-      'canary-weight',
-      'canary-weight-total',
-    ],
-    CANARY,
-  ),
+  ...entries('Canary', [
+    'canary',
+    'canary-by-header',
+    'canary-by-header-value',
+    'canary-by-header-pattern',
+    'canary-by-cookie',
+    'canary-weight',
+    'canary-weight-total',
+  ]),
   ...entries('Rate limiting', ['limit-connections', 'limit-rps', 'limit-rpm']),
   // limit-rate 0 is ingress-nginx's own "no limit".
   ...entries('Rate limiting', ['limit-rate', 'limit-rate-after'], {
@@ -282,6 +278,14 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'proxy-read-timeout': 'whole seconds from 1 to 86400',
   'proxy-send-timeout': 'whole seconds from 1 to 86400',
   'backend-protocol': 'AJP and FCGI are refused (the Ingress is not served)',
+  canary:
+    "the main Ingress (same host and path) must be in the canary's namespace, where ingress-nginx takes one from any namespace; a canary without one, or beside an older canary of the same path, is reported as an error on it. As in ingress-nginx, the canary's other annotations do not apply and it adds no certificates",
+  'canary-by-header': 'the header name is letters, digits, "-" and "_"',
+  'canary-by-cookie': 'the cookie name is letters, digits, ".", "-" and "_"',
+  'canary-weight':
+    'a weight over canary-weight-total leaves the Ingress out, where ingress-nginx sends every request to the canary',
+  'canary-weight-total':
+    "a total below 100 is used as written, where ingress-nginx's balancer counts it as 100",
   'limit-connections': LIMIT_DIFFERENCE,
   'limit-rps': LIMIT_DIFFERENCE,
   'limit-rpm': LIMIT_DIFFERENCE,

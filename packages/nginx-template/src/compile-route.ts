@@ -14,12 +14,12 @@ import {
   type Route,
 } from '@ingresskit/route-model';
 import { parseCidr } from './cidr.js';
+import { compileCanary, compileMembers } from './compile-canary.js';
 import { compileClientLimits } from './compile-limits.js';
 import type {
   ActionEntry,
   ConditionEntry,
   HeadersEntry,
-  MemberEntry,
   PathChangeEntry,
   PolicyEntry,
   RouteEntry,
@@ -212,32 +212,16 @@ function compileAction(route: Route, out: Collector): ActionEntry | undefined {
   const action = route.action;
   switch (action.type) {
     case 'forward': {
-      const members: MemberEntry[] = [];
-      let total = 0;
-      (action.backends ?? []).forEach((member, index) => {
-        const weight = member.weight;
-        if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) {
-          out.warn(`action.backends[${index}].weight`, 'must be a number of at least 0; counts as 0', weight);
-          return;
-        }
-        if (weight === 0) return;
-        total += weight;
-        if (typeof member.backend === 'string') {
-          members.push({ backend: member.backend, upto: total });
-          return;
-        }
-        let status = member.statusCode ?? 500;
-        if (!isStatus(status, 200)) {
-          out.warn(
-            `action.backends[${index}].statusCode`,
-            'must be an HTTP status from 200 to 599; 500 is used',
-            status,
-          );
-          status = 500;
-        }
-        members.push({ status, upto: total });
-      });
-      return { type: 'forward', members, total };
+      const entry: Extract<ActionEntry, { type: 'forward' }> = {
+        type: 'forward',
+        ...compileMembers(action.backends, 'action.backends', out),
+      };
+      if (action.canary !== undefined) {
+        const canary = compileCanary(action.canary, out);
+        if (canary === undefined) return undefined;
+        entry.canary = canary;
+      }
+      return entry;
     }
     case 'redirect': {
       const redirect = action.redirect;

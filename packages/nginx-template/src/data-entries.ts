@@ -59,10 +59,24 @@ export interface MemberEntry {
   upto: number;
 }
 
+/**
+ * A route's canary (route-model CanaryRule): `header` is `[nginx variable, mode, value]` with mode
+ * `value` (equal), `pattern` (regex found) or `switch` (always / never); `cookie` the nginx
+ * variable of the cookie; then `weight` out of `weightTotal`. Canary requests go to `members`.
+ */
+export interface CanaryEntry {
+  members: MemberEntry[];
+  total: number;
+  header?: [string, 'value' | 'pattern' | 'switch', string?];
+  cookie?: string;
+  weight: number;
+  weightTotal: number;
+}
+
 /** What a route does. */
 export type ActionEntry =
   /** `members` without zero weights; `total` 0 means the group answers 500. */
-  | { type: 'forward'; members: MemberEntry[]; total: number }
+  | { type: 'forward'; members: MemberEntry[]; total: number; canary?: CanaryEntry }
   | {
       type: 'redirect';
       status: number;

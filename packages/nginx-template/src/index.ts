@@ -29,6 +29,7 @@ export { compileRoute, type CompiledRoute, type RouteIssue } from './compile-rou
 export type {
   ActionEntry,
   BackendEntry,
+  CanaryEntry,
   CertificateEntry,
   ConditionEntry,
   DataEntry,

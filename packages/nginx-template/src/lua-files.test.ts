@@ -12,6 +12,7 @@ describe('luaFiles', () => {
       'ingresskit.router',
       'ingresskit.networks',
       'ingresskit.limits',
+      'ingresskit.canary',
       'ingresskit.balancer',
       'ingresskit.certificates',
     ]);

@@ -34,6 +34,7 @@ export const luaFiles: readonly LuaFile[] = [
   'router',
   'networks',
   'limits',
+  'canary',
   'balancer',
   'certificates',
 ].map((name) => ({

@@ -118,9 +118,32 @@ export interface Redirect {
   statusCode: 301 | 302 | 303 | 307 | 308;
 }
 
+/**
+ * When a request goes to a route's canary instead of its backends (ingress-nginx canary
+ * annotations), decided in this order:
+ * 1. `header`: with `value`, a request whose header equals it is a canary request; with `pattern`
+ *    (PCRE, searched), one whose header matches; with neither, `always` is and `never` is not.
+ *    Any other value, or no such header, goes on to the cookie. A header sent more than once
+ *    counts as its first value.
+ * 2. `cookie`: a cookie of that name `always` is, `never` is not; else on to the weight.
+ * 3. `weight` out of `weightTotal` of the remaining requests, at random.
+ */
+export interface CanaryRule {
+  header?: { name: string; value?: string; pattern?: string };
+  cookie?: string;
+  weight: number;
+  /** At least 1 and at least `weight`. */
+  weightTotal: number;
+}
+
+/** A route's canary: the rule and where canary requests go (balanced like the route's backends). */
+export interface CanarySplit extends CanaryRule {
+  backends: WeightedBackend[];
+}
+
 /** What a route does with a request it matched. */
 export type RouteAction =
-  | { type: 'forward'; backends: WeightedBackend[] }
+  | { type: 'forward'; backends: WeightedBackend[]; canary?: CanarySplit }
   | { type: 'redirect'; redirect: Redirect }
   | { type: 'respond'; statusCode: number; body?: string };
 
@@ -380,6 +403,19 @@ export interface HostContribution {
   wildcard?: 'one-label' | 'suffix';
   routes: Route[];
   fallback?: Route | 'table-default';
+  /** Canaries for other sources' routes of this hostname; see {@link CanaryContribution}. */
+  canaries?: CanaryContribution[];
+}
+
+/**
+ * What a canary source (an Ingress with ingress-nginx's `canary`) adds to a hostname: it answers
+ * no request itself, it becomes the canary of the forwarding route of *another source of the same
+ * namespace* with the same match. `route` holds the match, the canary backends (a forward action)
+ * and the origin; of several canaries for one route the oldest wins.
+ */
+export interface CanaryContribution {
+  route: Route;
+  rule: CanaryRule;
 }
 
 /** A certificate one source asks a hostname to be served with. */
@@ -419,7 +455,12 @@ export type AssemblyNote =
   | { type: 'host-owned-elsewhere'; source: SourceRef; hostname: string; owner: HostOwner }
   | { type: 'route-shadowed'; source: SourceRef; route: Route; by: Route; hostname: string }
   | { type: 'fallback-overridden'; source: SourceRef; route: Route; by: Route; hostname: string }
-  | { type: 'tls-overridden'; source: SourceRef; hostname: string; claim: TlsClaim; by: TlsBinding };
+  | { type: 'tls-overridden'; source: SourceRef; hostname: string; claim: TlsClaim; by: TlsBinding }
+  /**
+   * A canary that applies to no route: no forwarding route of another source of its namespace has
+   * its match (`by` absent), or an older canary took that route (`by`).
+   */
+  | { type: 'canary-unmatched'; source: SourceRef; route: Route; hostname: string; by?: Route };
 
 /**
  * Something in a source object that could not be served as written. `error`: that part (the

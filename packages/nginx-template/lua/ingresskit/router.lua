@@ -17,6 +17,7 @@
 local store = require("ingresskit.store")
 local networks = require("ingresskit.networks")
 local limits = require("ingresskit.limits")
+local canaries = require("ingresskit.canary")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -38,6 +39,7 @@ local str_lower = string.lower
 local table_concat = table.concat
 local contains_client = networks.contains_client
 local admit = limits.admit
+local is_canary_request = canaries.is_canary_request
 
 local hosts = store.hosts
 local tls = store.tls
@@ -397,6 +399,7 @@ local function respond(route, action)
   return ngx_exit(ngx.HTTP_OK)
 end
 
+-- A member of a weighted group (an action or its canary) at random by weight.
 local function pick_member(action)
   local members = action.members
   local count = #members
@@ -423,7 +426,8 @@ local function forward(route, action, body_of_unknown_length)
     local refused = admit(route_limits, route.limit_exempt)
     if refused then return ngx_exit(refused) end
   end
-  local member = pick_member(action)
+  local canary = action.canary
+  local member = pick_member((canary and is_canary_request(canary)) and canary or action)
   if member == nil then return ngx_exit(500) end
   local id = member.backend
   if id == nil then return ngx_exit(member.status) end

@@ -138,7 +138,10 @@ local function prepare_route(route)
     if policy.limits.exempt then route.limit_exempt = to_networks(policy.limits.exempt) end
   end
   local action = route.action
-  if action.type == "forward" and #action.members == 1 then route.only_backend = action.members[1].backend end
+  -- A canary may choose another backend: the balancer must then read the one chosen.
+  if action.type == "forward" and #action.members == 1 and action.canary == nil then
+    route.only_backend = action.members[1].backend
+  end
   if route.profile then
     local names = profile_locations(route.profile)
     route.location = names[1]

@@ -171,26 +171,60 @@ local function check_path_change(change, field, report, allow_regex)
   return true
 end
 
+-- A weighted group: members with growing cumulative weights `upto`, the last one `total`.
+local function check_members(group, field, report)
+  if not is_array(group.members) then return report.fail(field .. ".members must be an array") end
+  if type(group.total) ~= "number" or group.total < 0 then return report.fail(field .. ".total must be a number") end
+  local previous = 0
+  for index, member in ipairs(group.members) do
+    if not is_object(member) or type(member.upto) ~= "number" or member.upto <= previous or member.upto > group.total then
+      return report.fail(field .. ".members[" .. index .. "].upto must grow up to total")
+    end
+    previous = member.upto
+    if member.backend ~= nil then
+      if not is_string(member.backend) or member.status ~= nil then
+        return report.fail(field .. ".members[" .. index .. "] needs a backend id or a status")
+      end
+    elseif not is_integer(member.status, 200, 599) then
+      return report.fail(field .. ".members[" .. index .. "].status must be 200-599")
+    end
+  end
+  if #group.members > 0 and previous ~= group.total then return report.fail(field .. ".total must be the last upto") end
+  return true
+end
+
+local CANARY_HEADER_MODES = set_of("value", "pattern", "switch")
+
+local function check_canary(canary, report)
+  if not is_object(canary) then return report.fail("action.canary must be an object") end
+  if not check_members(canary, "action.canary", report) then return false end
+  if canary.total <= 0 then return report.fail("action.canary needs a member") end
+  if not is_integer(canary.weightTotal, 1, 1e9) or not is_integer(canary.weight, 0, canary.weightTotal) then
+    return report.fail("action.canary.weight must be 0-weightTotal")
+  end
+  local header = canary.header
+  if header ~= nil then
+    if not is_array(header) or not is_string(header[1]) or not str_find(header[1], "^http_[%w_]+$")
+      or not CANARY_HEADER_MODES[header[2]] then
+      return report.fail("action.canary.header must be { variable, mode, value? }")
+    end
+    if header[2] ~= "switch" and not is_string(header[3]) then return report.fail("action.canary.header needs a value") end
+    if header[2] == "pattern" then
+      local err = compile(header[3], "jo")
+      if err then return report.fail("action.canary.header pattern does not compile: " .. err) end
+    end
+  end
+  if canary.cookie ~= nil and (not is_string(canary.cookie) or not str_find(canary.cookie, "^cookie_[%w%._%-]+$")) then
+    return report.fail("action.canary.cookie must name a cookie variable")
+  end
+  return true
+end
+
 local function check_action(action, report)
   if not is_object(action) then return report.fail("action must be an object") end
   if action.type == "forward" then
-    if not is_array(action.members) then return report.fail("action.members must be an array") end
-    if type(action.total) ~= "number" or action.total < 0 then return report.fail("action.total must be a number") end
-    local previous = 0
-    for index, member in ipairs(action.members) do
-      if not is_object(member) or type(member.upto) ~= "number" or member.upto <= previous or member.upto > action.total then
-        return report.fail("action.members[" .. index .. "].upto must grow up to total")
-      end
-      previous = member.upto
-      if member.backend ~= nil then
-        if not is_string(member.backend) or member.status ~= nil then
-          return report.fail("action.members[" .. index .. "] needs a backend id or a status")
-        end
-      elseif not is_integer(member.status, 200, 599) then
-        return report.fail("action.members[" .. index .. "].status must be 200-599")
-      end
-    end
-    if #action.members > 0 and previous ~= action.total then return report.fail("action.total must be the last upto") end
+    if not check_members(action, "action", report) then return false end
+    if action.canary ~= nil and not check_canary(action.canary, report) then return false end
   elseif action.type == "redirect" then
     if not REDIRECT_STATUSES[action.status] then return report.fail("action.status must be a redirect status") end
     if action.scheme ~= nil and not SCHEMES[action.scheme] then return report.fail("action.scheme must be http or https") end
