@@ -356,7 +356,7 @@ describe('parseAnnotations', () => {
     ]);
   });
 
-  it.each(['configuration-snippet', 'server-snippet', 'auth-url', 'auth-type', 'canary', 'canary-weight'])(
+  it.each(['configuration-snippet', 'server-snippet', 'auth-url', 'auth-tls-secret', 'global-rate-limit'])(
     'leaves the Ingress out for the unsupported annotation %s, which could widen access if ignored',
     (name) => {
       const result = parse(name, 'anything');

@@ -4,7 +4,20 @@
  * something (see ingress-nginx-annotations.ts: auth, limits, WAF, backend TLS, snippets)
  * do the same, other unsupported ones are ignored with a warning.
  */
-import { compareText, type BackendProtocol, type CanaryRule, type CorsPolicy } from '@ingresskit/route-model';
+import {
+  compareText,
+  type BackendProtocol,
+  type BasicAuthPolicy,
+  type CanaryRule,
+  type CorsPolicy,
+} from '@ingresskit/route-model';
+
+import {
+  AUTH_PARSERS,
+  combineAuth,
+  type AuthAnnotations,
+  type BasicAuthRequest,
+} from './auth-annotations.js';
 
 import { CANARY_PARSERS, combineCanary, type CanaryAnnotations } from './canary-annotations.js';
 
@@ -62,6 +75,12 @@ export interface IngressAnnotations {
   canaryAnnotations?: CanaryAnnotations;
   /** canary "true": the Ingress is the canary of the main Ingress of its hosts and paths. */
   canary?: CanaryRule;
+  /** auth-* as written. */
+  auth?: AuthAnnotations;
+  /** auth-type basic: the Secret to read. */
+  basicAuthRequest?: BasicAuthRequest;
+  /** The users of basic authentication, once the Secret is read (empty: nobody gets in). */
+  basicAuth?: BasicAuthPolicy;
 }
 
 /** The statuses a redirect annotation may ask for. */
@@ -326,6 +345,7 @@ const PARSERS: Record<string, Parser> = {
   },
   ...LIMIT_PARSERS,
   ...CANARY_PARSERS,
+  ...AUTH_PARSERS,
 };
 
 /** The names (without prefix) of the annotations we parse and honour. */
@@ -432,6 +452,8 @@ export function parseAnnotations(
   checkLimitAnnotations(into.limits, withPrefix, problems, names);
   const canary = combineCanary(into.canaryAnnotations, withPrefix, problems);
   if (canary !== undefined) into.canary = canary;
+  const basicAuth = combineAuth(into.auth, withPrefix, problems);
+  if (basicAuth !== undefined) into.basicAuthRequest = basicAuth;
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
   return { annotations: into, problems };
 }

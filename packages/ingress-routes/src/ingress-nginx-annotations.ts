@@ -48,7 +48,7 @@ function entries(
 
 /** The ingress-nginx annotations, grouped as its documentation groups them. */
 const LISTED: readonly IngressNginxAnnotation[] = [
-  ...entries('Authentication', ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm'], AUTH),
+  ...entries('Authentication', ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm']),
   ...entries(
     'External authentication',
     [
@@ -278,6 +278,9 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'proxy-read-timeout': 'whole seconds from 1 to 86400',
   'proxy-send-timeout': 'whole seconds from 1 to 86400',
   'backend-protocol': 'AJP and FCGI are refused (the Ingress is not served)',
+  'auth-type': 'digest is refused (the Ingress is not served)',
+  'auth-secret':
+    "only a Secret of the Ingress's own namespace, where ingress-nginx reads namespace/name of any; a missing Secret, one without users, or a hash outside $apr1$, {SHA}, {SSHA}, {PLAIN} and crypt(3) ($1$, $5$, $6$, bcrypt $2a$/$2b$/$2y$, yescrypt $y$, DES) gives 401 to every request, with an error on the Ingress",
   canary:
     "the main Ingress (same host and path) must be in the canary's namespace, where ingress-nginx takes one from any namespace; a canary without one, or beside an older canary of the same path, is reported as an error on it. As in ingress-nginx, the canary's other annotations do not apply and it adds no certificates",
   'canary-by-header': 'the header name is letters, digits, "-" and "_"',

@@ -38,6 +38,12 @@ export function createRoutePolicy(annotations: IngressAnnotations, scope: string
   if (annotations.readTimeoutSeconds !== undefined) timeouts.readMs = annotations.readTimeoutSeconds * 1000;
   if (Object.keys(timeouts).length > 0) policy.timeouts = timeouts;
   if (annotations.backendProtocol !== 'HTTP') policy.backendProtocol = annotations.backendProtocol;
+  if (annotations.basicAuth !== undefined) {
+    policy.basicAuth = {
+      realm: annotations.basicAuth.realm,
+      users: annotations.basicAuth.users.map((user) => ({ ...user })),
+    };
+  }
   const limits = createClientLimits(annotations.limits, scope);
   if (limits !== undefined) policy.clientLimits = limits;
   return policy;

@@ -19,6 +19,7 @@ import { checkDnsLabel, checkDnsSubdomain } from '@ingresskit/kube-objects';
 
 import { addServerAliases, addWwwRedirects } from './host-annotations.js';
 import { toMillis } from './timestamps.js';
+import { resolveBasicAuth } from './basic-auth-secret.js';
 import { translateCanarySpec } from './translate-canary.js';
 import { translateDefaultBackend, translateRules } from './translate-rules.js';
 import { claimTls, readTlsEntries } from './translate-tls.js';
@@ -151,6 +152,7 @@ export function translateIngressTimed(
       services: new Set(),
       expiresAt: Number.POSITIVE_INFINITY,
     };
+    context.annotations = resolveBasicAuth(context);
     const canary = parsed.annotations.canary;
     const contribution =
       canary === undefined

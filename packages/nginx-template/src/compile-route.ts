@@ -14,6 +14,7 @@ import {
   type Route,
 } from '@ingresskit/route-model';
 import { parseCidr } from './cidr.js';
+import { compileBasicAuth } from './compile-auth.js';
 import { compileCanary, compileMembers } from './compile-canary.js';
 import { compileClientLimits } from './compile-limits.js';
 import type {
@@ -457,6 +458,10 @@ function compilePolicy(route: Route, out: Collector): PolicyEntry {
   if (policy.timeouts !== undefined) {
     const timeouts = compileTimeouts(route, out);
     if (timeouts !== undefined) entry.timeouts = timeouts;
+  }
+  if (policy.basicAuth !== undefined) {
+    const auth = compileBasicAuth(policy.basicAuth, out);
+    if (auth !== undefined) entry.auth = auth;
   }
   if (policy.clientLimits !== undefined) {
     const limits = compileClientLimits(policy.clientLimits, out);

@@ -102,6 +102,12 @@ export interface LimitsEntry {
   exempt?: [string, number][];
 }
 
+/** Basic authentication: the realm and each user's htpasswd hash, by user name. */
+export interface AuthEntry {
+  realm: string;
+  users: Record<string, string>;
+}
+
 /** A route's policy; every field optional, absent when the route has none. */
 export interface PolicyEntry {
   https?: { status: number; tlsOnly?: true; strip?: true };
@@ -123,6 +129,7 @@ export interface PolicyEntry {
   /** Connect, send, read timeouts in seconds; 0 keeps the default. */
   timeouts?: [number, number, number];
   limits?: LimitsEntry;
+  auth?: AuthEntry;
 }
 
 /** A compiled route. */

@@ -13,6 +13,7 @@ describe('luaFiles', () => {
       'ingresskit.networks',
       'ingresskit.limits',
       'ingresskit.canary',
+      'ingresskit.basic_auth',
       'ingresskit.balancer',
       'ingresskit.certificates',
     ]);

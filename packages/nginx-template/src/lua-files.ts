@@ -35,6 +35,7 @@ export const luaFiles: readonly LuaFile[] = [
   'networks',
   'limits',
   'canary',
+  'basic_auth',
   'balancer',
   'certificates',
 ].map((name) => ({

@@ -2,6 +2,7 @@ export type {
   AssemblyNote,
   Backend,
   BackendProtocol,
+  BasicAuthPolicy,
   CanaryContribution,
   CanaryRule,
   CanarySplit,

@@ -235,6 +235,18 @@ export interface ClientLimits {
   statusCode: number;
 }
 
+/**
+ * HTTP Basic authentication (ingress-nginx auth-type basic): a forwarded request needs the
+ * credentials of one of `users`, else it gets 401 with `WWW-Authenticate: Basic realm="<realm>"`.
+ * A hash is an htpasswd hash: `$apr1$`, `{SHA}`, `{SSHA}`, `{PLAIN}`, or one crypt(3) reads
+ * (`$1$`, `$5$`, `$6$`, `$2a$`/`$2b$`/`$2y$`, `$y$`, DES). No users: every request gets 401.
+ */
+export interface BasicAuthPolicy {
+  /** Printable ASCII without `"` and `\`. */
+  realm: string;
+  users: { name: string; hash: string }[];
+}
+
 /** How a matched request is treated besides where it goes. Every field is optional. */
 export interface RoutePolicy {
   /**
@@ -269,6 +281,8 @@ export interface RoutePolicy {
   timeouts?: RouteTimeouts;
   /** HTTP by default. */
   backendProtocol?: BackendProtocol;
+  /** Credentials a forwarded request needs; see {@link BasicAuthPolicy}. */
+  basicAuth?: BasicAuthPolicy;
   /** Limits per client address; see {@link ClientLimits}. */
   clientLimits?: ClientLimits;
   /** A copy of each request goes to this backend too; its answer is ignored. */

@@ -18,6 +18,7 @@ local store = require("ingresskit.store")
 local networks = require("ingresskit.networks")
 local limits = require("ingresskit.limits")
 local canaries = require("ingresskit.canary")
+local basic_auth = require("ingresskit.basic_auth")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -419,12 +420,18 @@ local function has_unknown_length_body()
 end
 
 local function forward(route, action, body_of_unknown_length)
-  -- Only forwarded requests are limited: ingress-nginx answers redirects and CORS preflights in
-  -- nginx's rewrite phase, before its limits.
+  -- Only forwarded requests are limited and authenticated: ingress-nginx answers redirects and
+  -- CORS preflights in nginx's rewrite phase, before its limits and authentication.
   local route_limits = route.limits
   if route_limits then
     local refused = admit(route_limits, route.limit_exempt)
     if refused then return ngx_exit(refused) end
+  end
+  -- ingress-nginx authenticates in nginx's access phase, after the limits (preaccess).
+  local auth = route.policy and route.policy.auth
+  if auth and not basic_auth.is_authenticated(auth) then
+    ngx_header["WWW-Authenticate"] = basic_auth.challenge(auth)
+    return ngx_exit(401)
   end
   local canary = action.canary
   local member = pick_member((canary and is_canary_request(canary)) and canary or action)

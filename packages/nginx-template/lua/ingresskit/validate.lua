@@ -278,6 +278,19 @@ local function check_limits(limits, report)
   return true
 end
 
+local function check_auth(auth, report)
+  if not is_object(auth) or not is_string(auth.realm) or #auth.realm > 256 or str_find(auth.realm, '[%z\1-\31\127"\\]') then
+    return report.fail("policy.auth must be { realm, users }")
+  end
+  if auth.users == nil or type(auth.users) ~= "table" then return report.fail("policy.auth.users must be an object") end
+  for name, hash in pairs(auth.users) do
+    if not is_string(name) or not is_string(hash) or str_find(hash, "[%z\1-\31\127]") then
+      return report.fail("policy.auth.users must map names to hashes")
+    end
+  end
+  return true
+end
+
 local function check_policy(policy, report)
   if policy == nil then return true end
   if not is_object(policy) then return report.fail("policy must be an object") end
@@ -307,6 +320,7 @@ local function check_policy(policy, report)
     if list ~= nil and not check_networks(list, "policy." .. name, report) then return false end
   end
   if policy.limits ~= nil and not check_limits(policy.limits, report) then return false end
+  if policy.auth ~= nil and not check_auth(policy.auth, report) then return false end
   if policy.maxBody ~= nil and not is_integer(policy.maxBody, 0, 2 ^ 40) then return report.fail("policy.maxBody must be a byte count") end
   if policy.rewrite ~= nil and not check_path_change(policy.rewrite, "policy.rewrite", report, true) then return false end
   if policy.host ~= nil and not is_host(policy.host) then return report.fail("policy.host must be a host") end
