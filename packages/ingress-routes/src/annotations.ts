@@ -10,8 +10,10 @@ import {
   type BasicAuthPolicy,
   type CanaryRule,
   type CorsPolicy,
+  type SessionAffinity,
 } from '@ingresskit/route-model';
 
+import { AFFINITY_PARSERS, combineAffinity, type AffinityAnnotations } from './affinity-annotations.js';
 import {
   AUTH_PARSERS,
   combineAuth,
@@ -81,6 +83,10 @@ export interface IngressAnnotations {
   basicAuthRequest?: BasicAuthRequest;
   /** The users of basic authentication, once the Secret is read (empty: nobody gets in). */
   basicAuth?: BasicAuthPolicy;
+  /** affinity and session-cookie-* as written. */
+  affinity?: AffinityAnnotations;
+  /** affinity "cookie": the session affinity of every route. */
+  sessionAffinity?: SessionAffinity;
 }
 
 /** The statuses a redirect annotation may ask for. */
@@ -346,6 +352,7 @@ const PARSERS: Record<string, Parser> = {
   ...LIMIT_PARSERS,
   ...CANARY_PARSERS,
   ...AUTH_PARSERS,
+  ...AFFINITY_PARSERS,
 };
 
 /** The names (without prefix) of the annotations we parse and honour. */
@@ -454,6 +461,8 @@ export function parseAnnotations(
   if (canary !== undefined) into.canary = canary;
   const basicAuth = combineAuth(into.auth, withPrefix, problems);
   if (basicAuth !== undefined) into.basicAuthRequest = basicAuth;
+  const affinity = combineAffinity(into.affinity, withPrefix, problems);
+  if (affinity !== undefined) into.sessionAffinity = affinity;
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
   return { annotations: into, problems };
 }

@@ -281,6 +281,12 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'auth-type': 'digest is refused (the Ingress is not served)',
   'auth-secret':
     "only a Secret of the Ingress's own namespace, where ingress-nginx reads namespace/name of any; a missing Secret, one without users, or a hash outside $apr1$, {SHA}, {SSHA}, {PLAIN} and crypt(3) ($1$, $5$, $6$, bcrypt $2a$/$2b$/$2y$, yescrypt $y$, DES) gives 401 to every request, with an error on the Ingress",
+  affinity:
+    'the cookie pins an endpoint of the backend the route chose; with a canary, the canary decides first, per request (affinity-canary-behavior is not supported)',
+  'affinity-mode':
+    "balanced spreads the cookie's keys over the endpoints by rendezvous hashing, where ingress-nginx uses a consistent-hash ring; either way a change of endpoints moves only some sessions",
+  'session-cookie-path':
+    "defaults to the route's path as ingress-nginx does, but to / for a regular-expression path (ingress-nginx writes the regex itself)",
   canary:
     "the main Ingress (same host and path) must be in the canary's namespace, where ingress-nginx takes one from any namespace; a canary without one, or beside an older canary of the same path, is reported as an error on it. As in ingress-nginx, the canary's other annotations do not apply and it adds no certificates",
   'canary-by-header': 'the header name is letters, digits, "-" and "_"',

@@ -44,6 +44,10 @@ export function createRoutePolicy(annotations: IngressAnnotations, scope: string
       users: annotations.basicAuth.users.map((user) => ({ ...user })),
     };
   }
+  if (annotations.sessionAffinity !== undefined) {
+    const { cookie, ...rest } = annotations.sessionAffinity;
+    policy.sessionAffinity = { ...rest, cookie: { ...cookie } };
+  }
   const limits = createClientLimits(annotations.limits, scope);
   if (limits !== undefined) policy.clientLimits = limits;
   return policy;

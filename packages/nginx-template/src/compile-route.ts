@@ -14,6 +14,7 @@ import {
   type Route,
 } from '@ingresskit/route-model';
 import { parseCidr } from './cidr.js';
+import { compileAffinity } from './compile-affinity.js';
 import { compileBasicAuth } from './compile-auth.js';
 import { compileCanary, compileMembers } from './compile-canary.js';
 import { compileClientLimits } from './compile-limits.js';
@@ -458,6 +459,10 @@ function compilePolicy(route: Route, out: Collector): PolicyEntry {
   if (policy.timeouts !== undefined) {
     const timeouts = compileTimeouts(route, out);
     if (timeouts !== undefined) entry.timeouts = timeouts;
+  }
+  if (policy.sessionAffinity !== undefined) {
+    const affinity = compileAffinity(policy.sessionAffinity, route, out);
+    if (affinity !== undefined) entry.affinity = affinity;
   }
   if (policy.basicAuth !== undefined) {
     const auth = compileBasicAuth(policy.basicAuth, out);

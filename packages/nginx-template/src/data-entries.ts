@@ -108,6 +108,20 @@ export interface AuthEntry {
   users: Record<string, string>;
 }
 
+/**
+ * Cookie session affinity: the cookie `name`, its fixed `attributes` (`; Path=...; HttpOnly...`),
+ * `expires` seconds from now, Secure on plain HTTP too (`secure`), persistent rather than balanced
+ * mode, and `change` of endpoint (and cookie) on a failure.
+ */
+export interface AffinityEntry {
+  name: string;
+  attributes: string;
+  expires?: number;
+  secure?: true;
+  persistent?: true;
+  change?: true;
+}
+
 /** A route's policy; every field optional, absent when the route has none. */
 export interface PolicyEntry {
   https?: { status: number; tlsOnly?: true; strip?: true };
@@ -130,6 +144,7 @@ export interface PolicyEntry {
   timeouts?: [number, number, number];
   limits?: LimitsEntry;
   auth?: AuthEntry;
+  affinity?: AffinityEntry;
 }
 
 /** A compiled route. */

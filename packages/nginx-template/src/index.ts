@@ -28,6 +28,7 @@ export {
 export { compileRoute, type CompiledRoute, type RouteIssue } from './compile-route.js';
 export type {
   ActionEntry,
+  AffinityEntry,
   AuthEntry,
   BackendEntry,
   CanaryEntry,

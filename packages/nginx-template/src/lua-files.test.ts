@@ -14,6 +14,7 @@ describe('luaFiles', () => {
       'ingresskit.limits',
       'ingresskit.canary',
       'ingresskit.basic_auth',
+      'ingresskit.affinity',
       'ingresskit.balancer',
       'ingresskit.certificates',
     ]);

@@ -36,6 +36,7 @@ export const luaFiles: readonly LuaFile[] = [
   'limits',
   'canary',
   'basic_auth',
+  'affinity',
   'balancer',
   'certificates',
 ].map((name) => ({

@@ -130,8 +130,12 @@ http {
     map "" $ingresskit_external { default ""; }
     map "" $ingresskit_host_override { default ""; }
     map "" $ingresskit_limit_conn { default ""; }
-    # Only a variable some directive refers to can be assigned from Lua; this map is never read.
+    map "" $ingresskit_peer { default ""; }
+    map "" $ingresskit_affinity { default ""; }
+    # Only a variable some directive refers to can be assigned from Lua; these maps are never read.
     map $ingresskit_limit_conn $ingresskit_limit_conn_referenced { default ""; }
+    map $ingresskit_peer $ingresskit_peer_referenced { default ""; }
+    map $ingresskit_affinity $ingresskit_affinity_referenced { default ""; }
     # Host sent upstream: the client's, unless the route sets upstreamHost.
     map $ingresskit_host_override $ingresskit_upstream_host {
         "" $host;

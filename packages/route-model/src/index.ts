@@ -32,6 +32,7 @@ export type {
   RouteTable,
   RouteTableDelta,
   RouteTimeouts,
+  SessionAffinity,
   SourceRef,
   TlsBinding,
   TlsClaim,

@@ -247,6 +247,32 @@ export interface BasicAuthPolicy {
   users: { name: string; hash: string }[];
 }
 
+/**
+ * Cookie session affinity (ingress-nginx affinity: cookie): a request without a valid cookie is
+ * balanced as usual and its answer sets the cookie (HttpOnly) naming the endpoint chosen; a
+ * request with one goes to that endpoint. `persistent`: the cookie names the endpoint itself, and
+ * is replaced only when that endpoint is gone; `balanced`: the cookie holds a key spread over the
+ * current endpoints by rendezvous hashing, so a change of endpoints moves only some sessions. When
+ * the endpoint fails, the retry goes to it again unless `changeOnFailure`, which moves the
+ * session (and its cookie) to another endpoint.
+ */
+export interface SessionAffinity {
+  mode: 'balanced' | 'persistent';
+  cookie: {
+    name: string;
+    /** Absent: the route's path (a PathPrefix or Exact value; `/` for a regular expression). */
+    path?: string;
+    domain?: string;
+    sameSite?: 'None' | 'Lax' | 'Strict';
+    /** Secure is set on HTTPS listeners anyway; this sets it on plain HTTP too. */
+    secure?: boolean;
+    maxAgeSeconds?: number;
+    /** Expires: this many seconds after the cookie is set. */
+    expiresSeconds?: number;
+  };
+  changeOnFailure?: boolean;
+}
+
 /** How a matched request is treated besides where it goes. Every field is optional. */
 export interface RoutePolicy {
   /**
@@ -281,6 +307,8 @@ export interface RoutePolicy {
   timeouts?: RouteTimeouts;
   /** HTTP by default. */
   backendProtocol?: BackendProtocol;
+  /** Which endpoint of its backend a client keeps; see {@link SessionAffinity}. */
+  sessionAffinity?: SessionAffinity;
   /** Credentials a forwarded request needs; see {@link BasicAuthPolicy}. */
   basicAuth?: BasicAuthPolicy;
   /** Limits per client address; see {@link ClientLimits}. */

@@ -7,6 +7,7 @@
 
 local ngx_balancer = require("ngx.balancer")
 local store = require("ingresskit.store")
+local affinity = require("ingresskit.affinity")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -42,9 +43,13 @@ function _M.balance()
       if not ok then ngx.log(ngx.ERR, "ingresskit: cannot set timeouts of route ", route.tag, ": ", err) end
     end
   end
-  local index = backend.next
-  if index > count then index = 1 end
-  backend.next = index % count + 1
+  local sticky = route and route.policy and route.policy.affinity
+  local index = sticky and affinity.peer_index(sticky, backend, ngx_balancer.get_last_failure() ~= nil)
+  if index == nil then
+    index = backend.next
+    if index > count then index = 1 end
+    backend.next = index % count + 1
+  end
   local peer = peers[index]
   local ok, err = ngx_balancer.set_current_peer(peer[1], peer[2])
   if not ok then

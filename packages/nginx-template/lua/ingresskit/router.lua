@@ -19,6 +19,7 @@ local networks = require("ingresskit.networks")
 local limits = require("ingresskit.limits")
 local canaries = require("ingresskit.canary")
 local basic_auth = require("ingresskit.basic_auth")
+local affinity = require("ingresskit.affinity")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -450,6 +451,8 @@ local function forward(route, action, body_of_unknown_length)
     ngx.log(ngx.ERR, "ingresskit: route ", route.tag, " needs profile ", route.profile, ", which this nginx.conf lacks")
     return ngx_exit(503)
   end
+  local sticky = route.policy and route.policy.affinity
+  if sticky and external == nil then affinity.choose(sticky, backend) end
   -- The balancer takes a lone backend from the route; only a choice among several is passed on
   -- (every variable access costs a lookup of the request in this LuaJIT, see the README).
   if route.only_backend == nil then ngx_var.ingresskit_backend = id end
@@ -525,6 +528,7 @@ function _M.filter_response_headers()
   local policy = route and route.policy
   if policy and policy.response then apply_response_headers(policy.response) end
   if policy and policy.cors then apply_cors_headers(policy.cors) end
+  if policy and policy.affinity then affinity.set_cookie(policy.affinity) end
 end
 
 return _M

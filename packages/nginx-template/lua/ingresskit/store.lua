@@ -133,6 +133,7 @@ local function prepare_route(route)
   route.max_body = policy and policy.maxBody or conf.default_max_body
   if policy and policy.allow then route.allow = to_networks(policy.allow) end
   if policy and policy.deny then route.deny = to_networks(policy.deny) end
+  if policy and policy.affinity then policy.affinity.variable = "cookie_" .. policy.affinity.name end
   if policy and policy.limits then
     route.limits = policy.limits
     if policy.limits.exempt then route.limit_exempt = to_networks(policy.limits.exempt) end
@@ -148,7 +149,7 @@ local function prepare_route(route)
     route.location_filtered = names[2]
     route.location_external = names[3]
     route.location_external_filtered = names[4]
-    route.filters_response = policy ~= nil and (policy.response ~= nil or policy.cors ~= nil)
+    route.filters_response = policy ~= nil and (policy.response ~= nil or policy.cors ~= nil or policy.affinity ~= nil)
   end
 end
 

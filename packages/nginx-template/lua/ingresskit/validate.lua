@@ -291,6 +291,18 @@ local function check_auth(auth, report)
   return true
 end
 
+local function check_affinity(affinity, report)
+  if not is_object(affinity) or not is_string(affinity.name) or not str_find(affinity.name, "^[%w%._%-]+$")
+    or not is_string(affinity.attributes) or str_find(affinity.attributes, "[%z\1-\31\127]")
+    or (affinity.expires ~= nil and not is_integer(affinity.expires, 0, 2 ^ 31 - 1)) then
+    return report.fail("policy.affinity must be { name, attributes, expires? }")
+  end
+  for _, flag in ipairs({ "secure", "persistent", "change" }) do
+    if affinity[flag] ~= nil and affinity[flag] ~= true then return report.fail("policy.affinity." .. flag .. " must be true or absent") end
+  end
+  return true
+end
+
 local function check_policy(policy, report)
   if policy == nil then return true end
   if not is_object(policy) then return report.fail("policy must be an object") end
@@ -321,6 +333,7 @@ local function check_policy(policy, report)
   end
   if policy.limits ~= nil and not check_limits(policy.limits, report) then return false end
   if policy.auth ~= nil and not check_auth(policy.auth, report) then return false end
+  if policy.affinity ~= nil and not check_affinity(policy.affinity, report) then return false end
   if policy.maxBody ~= nil and not is_integer(policy.maxBody, 0, 2 ^ 40) then return report.fail("policy.maxBody must be a byte count") end
   if policy.rewrite ~= nil and not check_path_change(policy.rewrite, "policy.rewrite", report, true) then return false end
   if policy.host ~= nil and not is_host(policy.host) then return report.fail("policy.host must be a host") end
