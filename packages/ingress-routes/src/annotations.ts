@@ -10,9 +10,11 @@ import {
   type BasicAuthPolicy,
   type CanaryRule,
   type CorsPolicy,
+  type ResponseRewrite,
   type SessionAffinity,
 } from '@ingresskit/route-model';
 
+import { combineProxy, PROXY_PARSERS, type ProxyAnnotations } from './proxy-annotations.js';
 import { AFFINITY_PARSERS, combineAffinity, type AffinityAnnotations } from './affinity-annotations.js';
 import {
   AUTH_PARSERS,
@@ -87,6 +89,10 @@ export interface IngressAnnotations {
   affinity?: AffinityAnnotations;
   /** affinity "cookie": the session affinity of every route. */
   sessionAffinity?: SessionAffinity;
+  /** upstream-hash-by, proxy-next-upstream-tries, proxy-redirect-*, proxy-cookie-* as written. */
+  proxy?: ProxyAnnotations;
+  /** proxy-redirect-from and -to together. */
+  locationRewrite?: ResponseRewrite;
 }
 
 /** The statuses a redirect annotation may ask for. */
@@ -353,6 +359,7 @@ const PARSERS: Record<string, Parser> = {
   ...CANARY_PARSERS,
   ...AUTH_PARSERS,
   ...AFFINITY_PARSERS,
+  ...PROXY_PARSERS,
 };
 
 /** The names (without prefix) of the annotations we parse and honour. */
@@ -463,6 +470,8 @@ export function parseAnnotations(
   if (basicAuth !== undefined) into.basicAuthRequest = basicAuth;
   const affinity = combineAffinity(into.affinity, withPrefix, problems);
   if (affinity !== undefined) into.sessionAffinity = affinity;
+  const locationRewrite = combineProxy(into.proxy, withPrefix, problems);
+  if (locationRewrite !== undefined) into.locationRewrite = locationRewrite;
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
   return { annotations: into, problems };
 }

@@ -287,6 +287,12 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
     "balanced spreads the cookie's keys over the endpoints by rendezvous hashing, where ingress-nginx uses a consistent-hash ring; either way a change of endpoints moves only some sessions",
   'session-cookie-path':
     "defaults to the route's path as ingress-nginx does, but to / for a regular-expression path (ingress-nginx writes the regex itself)",
+  'upstream-hash-by':
+    "keys are spread by rendezvous hashing rather than ingress-nginx's consistent-hash ring (a key keeps its endpoint either way, not necessarily the one ingress-nginx picks), a retry after a failure goes round robin, and only $request_uri, $uri, $document_uri, $host, $remote_addr, $binary_remote_addr, $http_*, $cookie_* and $arg_* may be used",
+  'proxy-redirect-from': 'literal text only: "default", regular expressions (~) and variables are refused',
+  'proxy-redirect-to': 'literal text only: variables are refused',
+  'proxy-cookie-domain': 'literal "<from> <to>" only: regular expressions and variables are refused',
+  'proxy-cookie-path': 'literal "<from> <to>" only: regular expressions and variables are refused',
   canary:
     "the main Ingress (same host and path) must be in the canary's namespace, where ingress-nginx takes one from any namespace; a canary without one, or beside an older canary of the same path, is reported as an error on it. As in ingress-nginx, the canary's other annotations do not apply and it adds no certificates",
   'canary-by-header': 'the header name is letters, digits, "-" and "_"',

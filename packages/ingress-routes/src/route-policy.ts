@@ -48,9 +48,22 @@ export function createRoutePolicy(annotations: IngressAnnotations, scope: string
     const { cookie, ...rest } = annotations.sessionAffinity;
     policy.sessionAffinity = { ...rest, cookie: { ...cookie } };
   }
+  addProxyPolicy(policy, annotations);
   const limits = createClientLimits(annotations.limits, scope);
   if (limits !== undefined) policy.clientLimits = limits;
   return policy;
+}
+
+/** upstream-hash-by, proxy-next-upstream-tries, proxy-redirect-*, proxy-cookie-* into `policy`. */
+function addProxyPolicy(policy: RoutePolicy, annotations: IngressAnnotations): void {
+  const proxy = annotations.proxy;
+  if (proxy?.hashKey !== undefined) policy.hashKey = proxy.hashKey.map((part) => ({ ...part }));
+  if (proxy?.upstreamTries !== undefined) policy.upstreamTries = proxy.upstreamTries;
+  if (annotations.locationRewrite !== undefined) policy.locationRewrite = { ...annotations.locationRewrite };
+  if (proxy?.cookieDomain !== undefined && proxy.cookieDomain !== 'off')
+    policy.cookieDomainRewrite = { ...proxy.cookieDomain };
+  if (proxy?.cookiePath !== undefined && proxy.cookiePath !== 'off')
+    policy.cookiePathRewrite = { ...proxy.cookiePath };
 }
 
 /** A route-model redirect to `target` with `statusCode`. */

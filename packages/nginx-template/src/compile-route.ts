@@ -18,6 +18,7 @@ import { compileAffinity } from './compile-affinity.js';
 import { compileBasicAuth } from './compile-auth.js';
 import { compileCanary, compileMembers } from './compile-canary.js';
 import { compileClientLimits } from './compile-limits.js';
+import { compileProxyPolicy } from './compile-proxy.js';
 import type {
   ActionEntry,
   ConditionEntry,
@@ -468,6 +469,7 @@ function compilePolicy(route: Route, out: Collector): PolicyEntry {
     const auth = compileBasicAuth(policy.basicAuth, out);
     if (auth !== undefined) entry.auth = auth;
   }
+  compileProxyPolicy(policy, entry, out);
   if (policy.clientLimits !== undefined) {
     const limits = compileClientLimits(policy.clientLimits, out);
     if (limits !== undefined) entry.limits = limits;

@@ -145,6 +145,14 @@ export interface PolicyEntry {
   limits?: LimitsEntry;
   auth?: AuthEntry;
   affinity?: AffinityEntry;
+  /** Consistent-hash key: text and nginx variables (`request_uri`, `http_x`, ...), concatenated. */
+  hash?: ['text' | 'var', string][];
+  /** Endpoints one request may be tried on; 0: all. */
+  tries?: number;
+  /** Response header rewrites `[from, to]`: Location/Refresh prefix, Set-Cookie Domain, Set-Cookie Path prefix. */
+  location?: [string, string];
+  cookieDomain?: [string, string];
+  cookiePath?: [string, string];
 }
 
 /** A compiled route. */

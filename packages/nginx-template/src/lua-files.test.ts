@@ -15,6 +15,7 @@ describe('luaFiles', () => {
       'ingresskit.canary',
       'ingresskit.basic_auth',
       'ingresskit.affinity',
+      'ingresskit.response_rewrites',
       'ingresskit.balancer',
       'ingresskit.certificates',
     ]);

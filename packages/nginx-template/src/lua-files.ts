@@ -37,6 +37,7 @@ export const luaFiles: readonly LuaFile[] = [
   'canary',
   'basic_auth',
   'affinity',
+  'response_rewrites',
   'balancer',
   'certificates',
 ].map((name) => ({

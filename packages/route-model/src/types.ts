@@ -273,6 +273,22 @@ export interface SessionAffinity {
   changeOnFailure?: boolean;
 }
 
+/**
+ * One part of a consistent-hash key (ingress-nginx upstream-hash-by): fixed text, or a part of
+ * the request (the URI as sent with its query, the path, the Host, the client address, or the
+ * first value of a header, cookie or query parameter; absent ones count as empty).
+ */
+export type HashKeyPart =
+  | { type: 'text'; value: string }
+  | { type: 'requestUri' | 'path' | 'host' | 'clientAddress' }
+  | { type: 'header' | 'cookie' | 'query'; name: string };
+
+/** A prefix of a response header value replaced by another (nginx proxy_redirect, proxy_cookie_*). */
+export interface ResponseRewrite {
+  from: string;
+  to: string;
+}
+
 /** How a matched request is treated besides where it goes. Every field is optional. */
 export interface RoutePolicy {
   /**
@@ -307,6 +323,22 @@ export interface RoutePolicy {
   timeouts?: RouteTimeouts;
   /** HTTP by default. */
   backendProtocol?: BackendProtocol;
+  /**
+   * The endpoint of a request is chosen by a hash of this key over the backend's endpoints
+   * (rendezvous hashing), so requests with the same key go to the same endpoint while it lasts.
+   */
+  hashKey?: HashKeyPart[];
+  /**
+   * How many endpoints one request may be tried on (a failed connection or a timeout moves to
+   * the next); 0: every endpoint. Absent: the data plane's default (3).
+   */
+  upstreamTries?: number;
+  /** A Location or Refresh header of the response starting with `from` starts with `to` instead. */
+  locationRewrite?: ResponseRewrite;
+  /** A Domain attribute of a Set-Cookie equal to `from` (ignoring case and a leading dot) becomes `to`. */
+  cookieDomainRewrite?: ResponseRewrite;
+  /** A Path attribute of a Set-Cookie starting with `from` starts with `to` instead. */
+  cookiePathRewrite?: ResponseRewrite;
   /** Which endpoint of its backend a client keeps; see {@link SessionAffinity}. */
   sessionAffinity?: SessionAffinity;
   /** Credentials a forwarded request needs; see {@link BasicAuthPolicy}. */

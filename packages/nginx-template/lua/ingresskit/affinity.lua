@@ -39,6 +39,9 @@ local function rendezvous(peers, key)
   return best
 end
 
+-- Exposed for upstream-hash-by, which spreads its keys the same way.
+_M.rendezvous = rendezvous
+
 local function new_key()
   return str_format("%08x%08x", math_random(0, 0x7fffffff), math_random(0, 0x7fffffff))
 end

@@ -18,6 +18,16 @@ local routes_by_id = store.routes_by_id
 
 local _M = {}
 
+-- The upstream-hash-by key of this request: text and variables, concatenated.
+local function hash_key(parts)
+  local key = {}
+  for position = 1, #parts do
+    local part = parts[position]
+    if part[1] == "text" then key[position] = part[2] else key[position] = ngx_var[part[2]] or "" end
+  end
+  return table.concat(key)
+end
+
 local MAX_TRIES = 3
 
 function _M.balance()
@@ -35,16 +45,26 @@ function _M.balance()
   local timeouts = route and route.policy and route.policy.timeouts
   -- On the first try (no failure yet), once: retries over the other endpoints and the route's
   -- timeouts. get_last_failure costs a request lookup, so it is asked only when there is work.
+  local policy = route and route.policy
   if (count > 1 or timeouts) and ngx_balancer.get_last_failure() == nil then
-    if count > 1 then ngx_balancer.set_more_tries(math_min(count, MAX_TRIES) - 1) end
+    if count > 1 then
+      local tries = policy and policy.tries or MAX_TRIES
+      if tries == 0 then tries = count end
+      if tries > 1 then ngx_balancer.set_more_tries(math_min(count, tries) - 1) end
+    end
     if timeouts then
       local connect, send, read = timeouts[1], timeouts[2], timeouts[3]
       local ok, err = ngx_balancer.set_timeouts(connect > 0 and connect or nil, send > 0 and send or nil, read > 0 and read or nil)
       if not ok then ngx.log(ngx.ERR, "ingresskit: cannot set timeouts of route ", route.tag, ": ", err) end
     end
   end
-  local sticky = route and route.policy and route.policy.affinity
+  local sticky = policy and policy.affinity
   local index = sticky and affinity.peer_index(sticky, backend, ngx_balancer.get_last_failure() ~= nil)
+  local hash = policy and policy.hash
+  -- A retry after a failure goes round robin, away from the endpoint the key chose.
+  if index == nil and hash and ngx_balancer.get_last_failure() == nil then
+    index = affinity.rendezvous(peers, hash_key(hash))
+  end
   if index == nil then
     index = backend.next
     if index > count then index = 1 end

@@ -20,6 +20,7 @@ local limits = require("ingresskit.limits")
 local canaries = require("ingresskit.canary")
 local basic_auth = require("ingresskit.basic_auth")
 local affinity = require("ingresskit.affinity")
+local response_rewrites = require("ingresskit.response_rewrites")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -528,6 +529,7 @@ function _M.filter_response_headers()
   local policy = route and route.policy
   if policy and policy.response then apply_response_headers(policy.response) end
   if policy and policy.cors then apply_cors_headers(policy.cors) end
+  if policy and policy.filters_rewrites then response_rewrites.apply(policy) end
   if policy and policy.affinity then affinity.set_cookie(policy.affinity) end
 end
 

@@ -149,7 +149,11 @@ local function prepare_route(route)
     route.location_filtered = names[2]
     route.location_external = names[3]
     route.location_external_filtered = names[4]
-    route.filters_response = policy ~= nil and (policy.response ~= nil or policy.cors ~= nil or policy.affinity ~= nil)
+    if policy ~= nil then
+      policy.filters_rewrites = policy.location ~= nil or policy.cookieDomain ~= nil or policy.cookiePath ~= nil
+    end
+    route.filters_response = policy ~= nil
+      and (policy.response ~= nil or policy.cors ~= nil or policy.affinity ~= nil or policy.filters_rewrites)
   end
 end
 

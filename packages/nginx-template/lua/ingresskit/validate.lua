@@ -303,6 +303,29 @@ local function check_affinity(affinity, report)
   return true
 end
 
+local HASH_PART_KINDS = set_of("text", "var")
+
+local function check_proxy(policy, report)
+  if policy.hash ~= nil then
+    if not is_array(policy.hash) or #policy.hash == 0 then return report.fail("policy.hash must be an array") end
+    for _, part in ipairs(policy.hash) do
+      if not is_array(part) or not HASH_PART_KINDS[part[1]] or not is_string(part[2])
+        or not str_find(part[2], "^[%w_%.%-~:/]+$") then
+        return report.fail("policy.hash must hold { text|var, value }")
+      end
+    end
+  end
+  if policy.tries ~= nil and not is_integer(policy.tries, 0, 100) then return report.fail("policy.tries must be 0-100") end
+  for _, name in ipairs({ "location", "cookieDomain", "cookiePath" }) do
+    local pair = policy[name]
+    if pair ~= nil and (not is_array(pair) or not is_string(pair[1]) or not is_string(pair[2])
+      or str_find(pair[1], '[%z\1-\32\127";\\]') or str_find(pair[2], '[%z\1-\32\127";\\]')) then
+      return report.fail("policy." .. name .. " must be { from, to }")
+    end
+  end
+  return true
+end
+
 local function check_policy(policy, report)
   if policy == nil then return true end
   if not is_object(policy) then return report.fail("policy must be an object") end
@@ -334,6 +357,7 @@ local function check_policy(policy, report)
   if policy.limits ~= nil and not check_limits(policy.limits, report) then return false end
   if policy.auth ~= nil and not check_auth(policy.auth, report) then return false end
   if policy.affinity ~= nil and not check_affinity(policy.affinity, report) then return false end
+  if not check_proxy(policy, report) then return false end
   if policy.maxBody ~= nil and not is_integer(policy.maxBody, 0, 2 ^ 40) then return report.fail("policy.maxBody must be a byte count") end
   if policy.rewrite ~= nil and not check_path_change(policy.rewrite, "policy.rewrite", report, true) then return false end
   if policy.host ~= nil and not is_host(policy.host) then return report.fail("policy.host must be a host") end
