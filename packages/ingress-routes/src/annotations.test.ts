@@ -443,7 +443,7 @@ describe('parseAnnotations', () => {
   );
 
   it('ignores other unsupported annotations with a warning', () => {
-    const result = parse('proxy-buffer-size', '8k');
+    const result = parse('mirror-target', 'http://m.test');
     expect(result.annotations).toBeDefined();
     expect(result.problems).toEqual([expect.objectContaining({ severity: 'warning' })]);
   });

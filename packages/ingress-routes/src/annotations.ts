@@ -12,8 +12,10 @@ import {
   type CorsPolicy,
   type ResponseRewrite,
   type SessionAffinity,
+  type UpstreamSettings,
 } from '@ingresskit/route-model';
 
+import { UPSTREAM_PARSERS } from './upstream-annotations.js';
 import { combineProxy, PROXY_PARSERS, type ProxyAnnotations } from './proxy-annotations.js';
 import { AFFINITY_PARSERS, combineAffinity, type AffinityAnnotations } from './affinity-annotations.js';
 import {
@@ -93,6 +95,8 @@ export interface IngressAnnotations {
   proxy?: ProxyAnnotations;
   /** proxy-redirect-from and -to together. */
   locationRewrite?: ResponseRewrite;
+  /** proxy-buffering, proxy-next-upstream and the other profile directives. */
+  upstreamSettings?: UpstreamSettings;
 }
 
 /** The statuses a redirect annotation may ask for. */
@@ -360,6 +364,7 @@ const PARSERS: Record<string, Parser> = {
   ...AUTH_PARSERS,
   ...AFFINITY_PARSERS,
   ...PROXY_PARSERS,
+  ...UPSTREAM_PARSERS,
 };
 
 /** The names (without prefix) of the annotations we parse and honour. */

@@ -243,6 +243,10 @@ const LISTED: readonly IngressNginxAnnotation[] = [
   ...entries('HTTP/2', ['http2-push-preload']),
 ];
 
+// These become directives of a profile location; a new combination adds one to nginx.conf.
+const PROFILE_NOTE =
+  'a combination of proxy settings no route used before adds a profile location to nginx.conf, so nginx reloads once for it; not applied to gRPC backends';
+
 // ingress-nginx limits in nginx's preaccess phase, before its allow/deny lines (access phase).
 const LIMIT_DIFFERENCE =
   "a request refused by the source allow- or deny-list is not counted (ingress-nginx counts it); refusals are always 503, as the ConfigMap's limit-req-status-code and limit-conn-status-code are not read yet";
@@ -293,6 +297,15 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'proxy-redirect-to': 'literal text only: variables are refused',
   'proxy-cookie-domain': 'literal "<from> <to>" only: regular expressions and variables are refused',
   'proxy-cookie-path': 'literal "<from> <to>" only: regular expressions and variables are refused',
+  'proxy-buffering': `${PROFILE_NOTE}; without it responses are buffered (nginx's default), where ingress-nginx's ConfigMap default is off`,
+  'proxy-request-buffering': PROFILE_NOTE,
+  'proxy-http-version': PROFILE_NOTE,
+  'proxy-buffer-size': `${PROFILE_NOTE}; from 1k to 1m`,
+  'proxy-buffers-number': `${PROFILE_NOTE}; from 3 to 64 (nginx refuses fewer with its busy buffers)`,
+  'client-body-buffer-size': `${PROFILE_NOTE}; from 1k to 1m`,
+  'proxy-max-temp-file-size': `${PROFILE_NOTE}; 0 or from 1m to 1024g`,
+  'proxy-next-upstream': PROFILE_NOTE,
+  'proxy-next-upstream-timeout': PROFILE_NOTE,
   canary:
     "the main Ingress (same host and path) must be in the canary's namespace, where ingress-nginx takes one from any namespace; a canary without one, or beside an older canary of the same path, is reported as an error on it. As in ingress-nginx, the canary's other annotations do not apply and it adds no certificates",
   'canary-by-header': 'the header name is letters, digits, "-" and "_"',

@@ -59,6 +59,10 @@ function addProxyPolicy(policy: RoutePolicy, annotations: IngressAnnotations): v
   const proxy = annotations.proxy;
   if (proxy?.hashKey !== undefined) policy.hashKey = proxy.hashKey.map((part) => ({ ...part }));
   if (proxy?.upstreamTries !== undefined) policy.upstreamTries = proxy.upstreamTries;
+  if (annotations.upstreamSettings !== undefined) {
+    const { retryOn, ...rest } = annotations.upstreamSettings;
+    policy.upstreamSettings = retryOn === undefined ? { ...rest } : { ...rest, retryOn: [...retryOn] };
+  }
   if (annotations.locationRewrite !== undefined) policy.locationRewrite = { ...annotations.locationRewrite };
   if (proxy?.cookieDomain !== undefined && proxy.cookieDomain !== 'off')
     policy.cookieDomainRewrite = { ...proxy.cookieDomain };

@@ -1122,7 +1122,7 @@ describe('translateIngress', () => {
         ingress(
           'a',
           { 'a.example.com': [path('/', 'Prefix', 'app')] },
-          { annotations: { [`${A}proxy-buffer-size`]: '8k' } },
+          { annotations: { [`${A}enable-opentelemetry`]: 'true' } },
         ),
       );
       expect(result.problems).toEqual([expect.objectContaining({ severity: 'warning' })]);

@@ -19,6 +19,7 @@ import { compileBasicAuth } from './compile-auth.js';
 import { compileCanary, compileMembers } from './compile-canary.js';
 import { compileClientLimits } from './compile-limits.js';
 import { compileProxyPolicy } from './compile-proxy.js';
+import { upstreamDirectivesOf } from './upstream-directives.js';
 import type {
   ActionEntry,
   ConditionEntry,
@@ -470,6 +471,13 @@ function compilePolicy(route: Route, out: Collector): PolicyEntry {
     if (auth !== undefined) entry.auth = auth;
   }
   compileProxyPolicy(policy, entry, out);
+  for (const name of upstreamDirectivesOf(policy.upstreamSettings).invalid) {
+    out.warn(
+      `policy.upstreamSettings.${name}`,
+      'is out of range; the default is used',
+      policy.upstreamSettings?.[name as keyof typeof policy.upstreamSettings],
+    );
+  }
   if (policy.clientLimits !== undefined) {
     const limits = compileClientLimits(policy.clientLimits, out);
     if (limits !== undefined) entry.limits = limits;

@@ -8,6 +8,38 @@
 export const PROFILE_PARTIAL = `{{#each variants}}
         location @{{name}} {
             client_max_body_size {{../bodySize}};
+{{#with ../upstream}}
+{{#if requestBuffering}}
+            proxy_request_buffering {{requestBuffering}};
+{{/if}}
+{{#if responseBuffering}}
+            proxy_buffering {{responseBuffering}};
+{{/if}}
+{{#if httpVersion}}
+            proxy_http_version {{httpVersion}};
+{{/if}}
+{{#if bufferSize}}
+            proxy_buffer_size {{bufferSize}};
+{{/if}}
+{{#if buffers}}
+            proxy_buffers {{buffers.number}} {{buffers.size}};
+{{/if}}
+{{#if busyBuffersSize}}
+            proxy_busy_buffers_size {{busyBuffersSize}};
+{{/if}}
+{{#if bodyBufferSize}}
+            client_body_buffer_size {{bodyBufferSize}};
+{{/if}}
+{{#if maxTempFileSize}}
+            proxy_max_temp_file_size {{maxTempFileSize}};
+{{/if}}
+{{#if nextUpstream}}
+            proxy_next_upstream {{nextUpstream}};
+{{/if}}
+{{#if nextUpstreamTimeout}}
+            proxy_next_upstream_timeout {{nextUpstreamTimeout}}s;
+{{/if}}
+{{/with}}
 {{#if filter}}
             header_filter_by_lua_block {
                 require("ingresskit.router").filter_response_headers()

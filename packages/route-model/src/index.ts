@@ -25,6 +25,7 @@ export type {
   QueryParamMatch,
   Redirect,
   ResponseRewrite,
+  RetryCondition,
   Route,
   RouteAction,
   RouteContribution,
@@ -38,6 +39,7 @@ export type {
   SourceRef,
   TlsBinding,
   TlsClaim,
+  UpstreamSettings,
   VirtualHost,
   WeightedBackend,
 } from './types.js';

@@ -289,6 +289,44 @@ export interface ResponseRewrite {
   to: string;
 }
 
+/** When a failed request is tried on the next endpoint (nginx proxy_next_upstream conditions). */
+export type RetryCondition =
+  | 'error'
+  | 'timeout'
+  | 'invalid_header'
+  | 'http_500'
+  | 'http_502'
+  | 'http_503'
+  | 'http_504'
+  | 'http_403'
+  | 'http_404'
+  | 'http_429'
+  | 'non_idempotent';
+
+/**
+ * How requests are buffered and retried on their way to a backend (ingress-nginx's proxy-*
+ * annotations). Absent fields keep the data plane's defaults. Applies to HTTP and HTTPS backends.
+ */
+export interface UpstreamSettings {
+  /** Read the whole request body before sending it on (default true). */
+  requestBuffering?: boolean;
+  /** Read the response into buffers rather than pass it on as it comes. */
+  responseBuffering?: boolean;
+  httpVersion?: '1.0' | '1.1';
+  /** The buffer for the first part of the response (its headers), in bytes. */
+  bufferSizeBytes?: number;
+  /** How many buffers of `bufferSizeBytes` a response may use. */
+  buffersNumber?: number;
+  /** The buffer for a request body before it is written to a file, in bytes. */
+  requestBodyBufferBytes?: number;
+  /** Most of a response written to a temporary file, in bytes; 0: none. */
+  maxTempFileBytes?: number;
+  /** When a request is tried on the next endpoint; empty: never. Default: error and timeout. */
+  retryOn?: RetryCondition[];
+  /** How long a request may go on being retried, in seconds; 0: no limit. */
+  retryTimeoutSeconds?: number;
+}
+
 /** How a matched request is treated besides where it goes. Every field is optional. */
 export interface RoutePolicy {
   /**
@@ -333,6 +371,8 @@ export interface RoutePolicy {
    * the next); 0: every endpoint. Absent: the data plane's default (3).
    */
   upstreamTries?: number;
+  /** Buffering and retries on the way to the backend; see {@link UpstreamSettings}. */
+  upstreamSettings?: UpstreamSettings;
   /** A Location or Refresh header of the response starting with `from` starts with `to` instead. */
   locationRewrite?: ResponseRewrite;
   /** A Domain attribute of a Set-Cookie equal to `from` (ignoring case and a leading dot) becomes `to`. */

@@ -468,7 +468,8 @@ local function forward(route, action, body_of_unknown_length)
     return ngx_exec(route.filters_response and route.location_external_filtered or route.location_external)
   end
   if route.filters_response then return ngx_exec(route.location_filtered) end
-  if route.protocol ~= "HTTP" then return ngx_exec(route.location) end
+  -- location / has nginx.conf's defaults only: a route with its own directives needs its profile's.
+  if route.protocol ~= "HTTP" or route.tuned then return ngx_exec(route.location) end
   -- location / reads bodies under the largest limit of all profiles; a body of unknown length
   -- whose route allows less must be read where nginx enforces the route's limit.
   if body_of_unknown_length then return ngx_exec(route.location) end

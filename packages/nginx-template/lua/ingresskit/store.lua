@@ -145,6 +145,7 @@ local function prepare_route(route)
   end
   if route.profile then
     local names = profile_locations(route.profile)
+    route.tuned = str_find(route.profile, "^ik_%l+_[db]%d*_") ~= nil
     route.location = names[1]
     route.location_filtered = names[2]
     route.location_external = names[3]

@@ -394,7 +394,7 @@ local function check_route(route, field, report)
   end
   if not check_action(route.action, report) or not check_policy(route.policy, report) then return false end
   if route.action.type == "forward" then
-    if not is_string(route.profile) or not str_find(route.profile, "^ik_[a-z]+_[db]%d*$") then
+    if not is_string(route.profile) or not str_find(route.profile, "^ik_[a-z]+_[db]%d*[_%l%d]*$") then
       return report.fail("profile must name a profile location")
     end
     if not PROTOCOLS[route.protocol] then return report.fail("protocol must be HTTP, HTTPS, GRPC or GRPCS") end
