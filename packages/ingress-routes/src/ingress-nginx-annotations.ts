@@ -306,6 +306,10 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'proxy-max-temp-file-size': `${PROFILE_NOTE}; 0 or from 1m to 1024g`,
   'proxy-next-upstream': PROFILE_NOTE,
   'proxy-next-upstream-timeout': PROFILE_NOTE,
+  'load-balance':
+    "ewma takes the lower of two random endpoints by response time times requests in flight, per nginx worker, as a retry after a failure goes round robin; its decay constants are not ingress-nginx's",
+  'upstream-hash-by-subset':
+    'the key picks a subset by rendezvous hashing over subsets of endpoints in address order, where ingress-nginx uses a consistent-hash ring',
   canary:
     "the main Ingress (same host and path) must be in the canary's namespace, where ingress-nginx takes one from any namespace; a canary without one, or beside an older canary of the same path, is reported as an error on it. As in ingress-nginx, the canary's other annotations do not apply and it adds no certificates",
   'canary-by-header': 'the header name is letters, digits, "-" and "_"',

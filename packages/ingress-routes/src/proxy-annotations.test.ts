@@ -54,6 +54,21 @@ describe('proxy annotations (parseAnnotations → createRoutePolicy)', () => {
     });
   });
 
+  it('sets subsets of upstream-hash-by (3 by default) and ewma', () => {
+    expect(
+      policyOf({ 'upstream-hash-by': '$uri', 'upstream-hash-by-subset': 'true' }).policy?.hashSubsetSize,
+    ).toBe(3);
+    expect(
+      policyOf({
+        'upstream-hash-by': '$uri',
+        'upstream-hash-by-subset': 'true',
+        'upstream-hash-by-subset-size': '5',
+      }).policy?.hashSubsetSize,
+    ).toBe(5);
+    expect(policyOf({ 'load-balance': 'ewma' }).policy?.loadBalancing).toBe('ewma');
+    expect(policyOf({ 'load-balance': 'round_robin' }).policy?.loadBalancing).toBeUndefined();
+  });
+
   it('sets nothing for "off", and warns about a redirect half', () => {
     const { policy, problems } = policyOf({ 'proxy-cookie-domain': 'off', 'proxy-redirect-to': '/x' });
     expect(policy?.cookieDomainRewrite).toBeUndefined();
@@ -69,6 +84,9 @@ describe('proxy annotations (parseAnnotations → createRoutePolicy)', () => {
     ['proxy-cookie-domain', 'only-one'],
     ['proxy-cookie-path', '/a /b;Secure'],
     ['upstream-hash-by', '$request_body'],
+    ['load-balance', 'chash'],
+    ['upstream-hash-by-subset', 'yes'],
+    ['upstream-hash-by-subset-size', '0'],
   ])('leaves the Ingress out for %s: %j', (name, value) => {
     const { policy, problems } = policyOf({ [name]: value });
     expect(policy).toBeUndefined();

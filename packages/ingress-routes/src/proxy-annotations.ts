@@ -10,6 +10,9 @@ import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
 /** The proxy annotations of one Ingress, as written. */
 export interface ProxyAnnotations {
   hashKey?: HashKeyPart[];
+  hashSubset?: boolean;
+  hashSubsetSize?: number;
+  loadBalancing?: 'round-robin' | 'ewma';
   upstreamTries?: number;
   /** A literal prefix, or "off". */
   redirectFrom?: string;
@@ -103,6 +106,22 @@ export const PROXY_PARSERS: Readonly<Record<string, ProxyParser>> = {
     const key = parseHashKey(value);
     if (typeof key === 'string') return key;
     proxyOf(into).hashKey = key;
+    return undefined;
+  },
+  'upstream-hash-by-subset': (value, into) => {
+    const lower = value.toLowerCase();
+    if (lower !== 'true' && lower !== 'false') return 'must be "true" or "false"';
+    proxyOf(into).hashSubset = lower === 'true';
+    return undefined;
+  },
+  'upstream-hash-by-subset-size': (value, into) => {
+    if (!/^[1-9][0-9]{0,2}$/.test(value)) return 'must be a whole number from 1 to 999';
+    proxyOf(into).hashSubsetSize = Number(value);
+    return undefined;
+  },
+  'load-balance': (value, into) => {
+    if (value !== 'round_robin' && value !== 'ewma') return 'must be "round_robin" or "ewma"';
+    proxyOf(into).loadBalancing = value === 'ewma' ? 'ewma' : 'round-robin';
     return undefined;
   },
   'proxy-next-upstream-tries': (value, into) => {

@@ -57,7 +57,12 @@ export function createRoutePolicy(annotations: IngressAnnotations, scope: string
 /** upstream-hash-by, proxy-next-upstream-tries, proxy-redirect-*, proxy-cookie-* into `policy`. */
 function addProxyPolicy(policy: RoutePolicy, annotations: IngressAnnotations): void {
   const proxy = annotations.proxy;
-  if (proxy?.hashKey !== undefined) policy.hashKey = proxy.hashKey.map((part) => ({ ...part }));
+  if (proxy?.hashKey !== undefined) {
+    policy.hashKey = proxy.hashKey.map((part) => ({ ...part }));
+    // ingress-nginx's default subset size is 3.
+    if (proxy.hashSubset === true) policy.hashSubsetSize = proxy.hashSubsetSize ?? 3;
+  }
+  if (proxy?.loadBalancing === 'ewma') policy.loadBalancing = 'ewma';
   if (proxy?.upstreamTries !== undefined) policy.upstreamTries = proxy.upstreamTries;
   if (annotations.upstreamSettings !== undefined) {
     const { retryOn, ...rest } = annotations.upstreamSettings;

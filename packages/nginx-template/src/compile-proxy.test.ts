@@ -36,10 +36,17 @@ describe('compileRoute: proxy policies', () => {
     });
   });
 
+  it('compiles subsets and ewma', () => {
+    const { entry } = compile({ hashKey: [{ type: 'path' }], hashSubsetSize: 2, loadBalancing: 'ewma' });
+    expect(entry.policy).toEqual({ hash: [['var', 'uri']], subset: 2, balance: 'ewma' });
+  });
+
   it.each([
     [{ hashKey: [{ type: 'text', value: 'only' }] }, 'policy.hashKey'],
     [{ hashKey: [{ type: 'cookie', name: 'a b' }] }, 'policy.hashKey[0].name'],
     [{ upstreamTries: -1 }, 'policy.upstreamTries'],
+    [{ hashKey: [{ type: 'path' }], hashSubsetSize: 0 }, 'policy.hashSubsetSize'],
+    [{ loadBalancing: 'random' }, 'policy.loadBalancing'],
     [{ locationRewrite: { from: '/a', to: '/b\r\nX-Evil: 1' } }, 'policy.locationRewrite.to'],
     [{ cookieDomainRewrite: { from: 'a', to: 'b; Secure' } }, 'policy.cookieDomainRewrite.to'],
   ])('answers 500 for %j', (policy, field) => {

@@ -68,6 +68,21 @@ export function compileProxyPolicy(policy: RoutePolicy, entry: PolicyEntry, out:
       return;
     }
     entry.hash = parts;
+    if (policy.hashSubsetSize !== undefined) {
+      const size = policy.hashSubsetSize;
+      if (typeof size !== 'number' || !Number.isInteger(size) || size < 1 || size > 999) {
+        out.error('policy.hashSubsetSize', 'must be a whole number from 1 to 999', size);
+        return;
+      }
+      entry.subset = size;
+    }
+  }
+  if (policy.loadBalancing !== undefined) {
+    if (policy.loadBalancing !== 'round-robin' && policy.loadBalancing !== 'ewma') {
+      out.error('policy.loadBalancing', 'must be round-robin or ewma', policy.loadBalancing);
+      return;
+    }
+    if (policy.loadBalancing === 'ewma') entry.balance = 'ewma';
   }
   if (policy.upstreamTries !== undefined) {
     const tries = policy.upstreamTries;

@@ -147,6 +147,10 @@ export interface PolicyEntry {
   affinity?: AffinityEntry;
   /** Consistent-hash key: text and nginx variables (`request_uri`, `http_x`, ...), concatenated. */
   hash?: ['text' | 'var', string][];
+  /** With `hash`: the size of the endpoint subsets the key picks among. */
+  subset?: number;
+  /** `ewma`: endpoints by moving average of response time (absent: round robin). */
+  balance?: 'ewma';
   /** Endpoints one request may be tried on; 0: all. */
   tries?: number;
   /** Response header rewrites `[from, to]`: Location/Refresh prefix, Set-Cookie Domain, Set-Cookie Path prefix. */

@@ -16,6 +16,7 @@ describe('luaFiles', () => {
       'ingresskit.basic_auth',
       'ingresskit.affinity',
       'ingresskit.response_rewrites',
+      'ingresskit.endpoints',
       'ingresskit.balancer',
       'ingresskit.certificates',
     ]);

@@ -38,6 +38,7 @@ export const luaFiles: readonly LuaFile[] = [
   'basic_auth',
   'affinity',
   'response_rewrites',
+  'endpoints',
   'balancer',
   'certificates',
 ].map((name) => ({

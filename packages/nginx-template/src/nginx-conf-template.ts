@@ -164,10 +164,12 @@ http {
     map "" $ingresskit_limit_conn { default ""; }
     map "" $ingresskit_peer { default ""; }
     map "" $ingresskit_affinity { default ""; }
+    map "" $ingresskit_ewma { default ""; }
     # Only a variable some directive refers to can be assigned from Lua; these maps are never read.
     map $ingresskit_limit_conn $ingresskit_limit_conn_referenced { default ""; }
     map $ingresskit_peer $ingresskit_peer_referenced { default ""; }
     map $ingresskit_affinity $ingresskit_affinity_referenced { default ""; }
+    map $ingresskit_ewma $ingresskit_ewma_referenced { default ""; }
     # Host sent upstream: the client's, unless the route sets upstreamHost.
     map $ingresskit_host_override $ingresskit_upstream_host {
         "" $host;
@@ -217,6 +219,7 @@ http {
         ingresskit_route = require("ingresskit.router").route
         ingresskit_balance = require("ingresskit.balancer").balance
         ingresskit_release_limits = require("ingresskit.limits").release
+        ingresskit_record_response_time = require("ingresskit.endpoints").record
         require("ingresskit.control").init({
             conf_hash = "{{checksum}}",
             default_max_body = {{defaultMaxBody}},
@@ -236,9 +239,11 @@ http {
     init_worker_by_lua_block {
         require("ingresskit.store").init_worker()
     }
-    # Gives back a concurrent request counted by a connection limit (inherited by every location).
+    # Gives back a concurrent request counted by a connection limit and records the response
+    # time of a load-balance ewma route (inherited by every location).
     log_by_lua_block {
         ingresskit_release_limits()
+        ingresskit_record_response_time()
     }
 
     upstream ingresskit_upstream {

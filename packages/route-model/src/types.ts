@@ -367,6 +367,17 @@ export interface RoutePolicy {
    */
   hashKey?: HashKeyPart[];
   /**
+   * With `hashKey`: the key picks a subset of this many endpoints (endpoints in a stable order,
+   * cut into groups), and each request goes to one of them at random.
+   */
+  hashSubsetSize?: number;
+  /**
+   * How a backend's endpoints share requests without a hash key or affinity: `round-robin` (the
+   * default), or `ewma`: of two endpoints taken at random, the one with the lower moving average
+   * of response time, weighted by its requests in flight.
+   */
+  loadBalancing?: 'round-robin' | 'ewma';
+  /**
    * How many endpoints one request may be tried on (a failed connection or a timeout moves to
    * the next); 0: every endpoint. Absent: the data plane's default (3).
    */

@@ -8,6 +8,7 @@
 local ngx_balancer = require("ngx.balancer")
 local store = require("ingresskit.store")
 local affinity = require("ingresskit.affinity")
+local endpoints = require("ingresskit.endpoints")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -17,16 +18,6 @@ local backends = store.backends
 local routes_by_id = store.routes_by_id
 
 local _M = {}
-
--- The upstream-hash-by key of this request: text and variables, concatenated.
-local function hash_key(parts)
-  local key = {}
-  for position = 1, #parts do
-    local part = parts[position]
-    if part[1] == "text" then key[position] = part[2] else key[position] = ngx_var[part[2]] or "" end
-  end
-  return table.concat(key)
-end
 
 local MAX_TRIES = 3
 
@@ -60,10 +51,8 @@ function _M.balance()
   end
   local sticky = policy and policy.affinity
   local index = sticky and affinity.peer_index(sticky, backend, ngx_balancer.get_last_failure() ~= nil)
-  local hash = policy and policy.hash
-  -- A retry after a failure goes round robin, away from the endpoint the key chose.
-  if index == nil and hash and ngx_balancer.get_last_failure() == nil then
-    index = affinity.rendezvous(peers, hash_key(hash))
+  if index == nil and policy and (policy.hash or policy.balance) then
+    index = endpoints.choose(policy, peers, ngx_balancer.get_last_failure() ~= nil)
   end
   if index == nil then
     index = backend.next
@@ -71,6 +60,7 @@ function _M.balance()
     backend.next = index % count + 1
   end
   local peer = peers[index]
+  if policy and policy.balance == "ewma" then endpoints.track(peer) end
   local ok, err = ngx_balancer.set_current_peer(peer[1], peer[2])
   if not ok then
     ngx.log(ngx.ERR, "ingresskit: cannot use endpoint ", peer[1], ":", peer[2], ": ", err)

@@ -316,6 +316,10 @@ local function check_proxy(policy, report)
     end
   end
   if policy.tries ~= nil and not is_integer(policy.tries, 0, 100) then return report.fail("policy.tries must be 0-100") end
+  if policy.subset ~= nil and (policy.hash == nil or not is_integer(policy.subset, 1, 999)) then
+    return report.fail("policy.subset must be 1-999, with a hash")
+  end
+  if policy.balance ~= nil and policy.balance ~= "ewma" then return report.fail("policy.balance must be ewma") end
   for _, name in ipairs({ "location", "cookieDomain", "cookiePath" }) do
     local pair = policy[name]
     if pair ~= nil and (not is_array(pair) or not is_string(pair[1]) or not is_string(pair[2])
