@@ -394,7 +394,6 @@ describe('parseAnnotations', () => {
     'modsecurity-snippet',
     'auth-url',
     'auth-tls-secret',
-    'satisfy',
     'proxy-ssl-secret',
     'proxy-ssl-verify',
     'proxy-ssl-name',

@@ -83,11 +83,7 @@ const LISTED: readonly IngressNginxAnnotation[] = [
     ],
     CLIENT_CERTIFICATES,
   ),
-  {
-    name: 'satisfy',
-    group: 'Satisfy',
-    refusal: { reason: 'it decides how authentication and the source allowlist combine' },
-  },
+  { name: 'satisfy', group: 'Satisfy' },
   ...entries(
     'Backend certificate authentication',
     [
@@ -310,6 +306,8 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
     "ewma takes the lower of two random endpoints by response time times requests in flight, per nginx worker, as a retry after a failure goes round robin; its decay constants are not ingress-nginx's",
   'upstream-hash-by-subset':
     'the key picks a subset by rendezvous hashing over subsets of endpoints in address order, where ingress-nginx uses a consistent-hash ring',
+  satisfy:
+    'combines basic authentication with the source allow- and deny-lists (external authentication is not supported); a CORS preflight is still answered after the lists when neither passes',
   canary:
     "the main Ingress (same host and path) must be in the canary's namespace, where ingress-nginx takes one from any namespace; a canary without one, or beside an older canary of the same path, is reported as an error on it. As in ingress-nginx, the canary's other annotations do not apply and it adds no certificates",
   'canary-by-header': 'the header name is letters, digits, "-" and "_"',

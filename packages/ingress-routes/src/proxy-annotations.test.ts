@@ -69,6 +69,14 @@ describe('proxy annotations (parseAnnotations → createRoutePolicy)', () => {
     expect(policyOf({ 'load-balance': 'round_robin' }).policy?.loadBalancing).toBeUndefined();
   });
 
+  it('sets the Connection header, the access log and satisfy any', () => {
+    expect(
+      policyOf({ 'connection-proxy-header': 'keep-alive', 'enable-access-log': 'false', satisfy: 'any' })
+        .policy,
+    ).toMatchObject({ upstreamConnectionHeader: 'keep-alive', accessLog: false, satisfy: 'any' });
+    expect(policyOf({ 'enable-access-log': 'true', satisfy: 'all' }).policy).not.toHaveProperty('satisfy');
+  });
+
   it('sets nothing for "off", and warns about a redirect half', () => {
     const { policy, problems } = policyOf({ 'proxy-cookie-domain': 'off', 'proxy-redirect-to': '/x' });
     expect(policy?.cookieDomainRewrite).toBeUndefined();
@@ -85,6 +93,10 @@ describe('proxy annotations (parseAnnotations → createRoutePolicy)', () => {
     ['proxy-cookie-path', '/a /b;Secure'],
     ['upstream-hash-by', '$request_body'],
     ['load-balance', 'chash'],
+    ['connection-proxy-header', 'close\r\nX: y'],
+    ['connection-proxy-header', 'a b'],
+    ['enable-access-log', 'no'],
+    ['satisfy', 'some'],
     ['upstream-hash-by-subset', 'yes'],
     ['upstream-hash-by-subset-size', '0'],
   ])('leaves the Ingress out for %s: %j', (name, value) => {

@@ -13,6 +13,9 @@ export interface ProxyAnnotations {
   hashSubset?: boolean;
   hashSubsetSize?: number;
   loadBalancing?: 'round-robin' | 'ewma';
+  connectionHeader?: string;
+  accessLog?: boolean;
+  satisfyAny?: boolean;
   upstreamTries?: number;
   /** A literal prefix, or "off". */
   redirectFrom?: string;
@@ -122,6 +125,24 @@ export const PROXY_PARSERS: Readonly<Record<string, ProxyParser>> = {
   'load-balance': (value, into) => {
     if (value !== 'round_robin' && value !== 'ewma') return 'must be "round_robin" or "ewma"';
     proxyOf(into).loadBalancing = value === 'ewma' ? 'ewma' : 'round-robin';
+    return undefined;
+  },
+  'connection-proxy-header': (value, into) => {
+    if (!/^[A-Za-z0-9-]+(?:, ?[A-Za-z0-9-]+)*$/.test(value) || value.length > 128) {
+      return 'must be connection options such as keep-alive or close, separated by ","';
+    }
+    proxyOf(into).connectionHeader = value;
+    return undefined;
+  },
+  'enable-access-log': (value, into) => {
+    const lower = value.toLowerCase();
+    if (lower !== 'true' && lower !== 'false') return 'must be "true" or "false"';
+    proxyOf(into).accessLog = lower === 'true';
+    return undefined;
+  },
+  satisfy: (value, into) => {
+    if (value !== 'any' && value !== 'all') return 'must be "any" or "all"';
+    proxyOf(into).satisfyAny = value === 'any';
     return undefined;
   },
   'proxy-next-upstream-tries': (value, into) => {

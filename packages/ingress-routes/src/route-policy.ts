@@ -63,6 +63,9 @@ function addProxyPolicy(policy: RoutePolicy, annotations: IngressAnnotations): v
     if (proxy.hashSubset === true) policy.hashSubsetSize = proxy.hashSubsetSize ?? 3;
   }
   if (proxy?.loadBalancing === 'ewma') policy.loadBalancing = 'ewma';
+  if (proxy?.connectionHeader !== undefined) policy.upstreamConnectionHeader = proxy.connectionHeader;
+  if (proxy?.accessLog === false) policy.accessLog = false;
+  if (proxy?.satisfyAny === true) policy.satisfy = 'any';
   if (proxy?.upstreamTries !== undefined) policy.upstreamTries = proxy.upstreamTries;
   if (annotations.upstreamSettings !== undefined) {
     const { retryOn, ...rest } = annotations.upstreamSettings;

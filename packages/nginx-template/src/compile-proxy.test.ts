@@ -36,6 +36,11 @@ describe('compileRoute: proxy policies', () => {
     });
   });
 
+  it('compiles the Connection header, the access log and satisfy any', () => {
+    const { entry } = compile({ upstreamConnectionHeader: 'close', accessLog: false, satisfy: 'any' });
+    expect(entry.policy).toEqual({ connection: 'close', noLog: true, satisfyAny: true });
+  });
+
   it('compiles subsets and ewma', () => {
     const { entry } = compile({ hashKey: [{ type: 'path' }], hashSubsetSize: 2, loadBalancing: 'ewma' });
     expect(entry.policy).toEqual({ hash: [['var', 'uri']], subset: 2, balance: 'ewma' });
@@ -47,6 +52,8 @@ describe('compileRoute: proxy policies', () => {
     [{ upstreamTries: -1 }, 'policy.upstreamTries'],
     [{ hashKey: [{ type: 'path' }], hashSubsetSize: 0 }, 'policy.hashSubsetSize'],
     [{ loadBalancing: 'random' }, 'policy.loadBalancing'],
+    [{ upstreamConnectionHeader: 'close\r\nX: 1' }, 'policy.upstreamConnectionHeader'],
+    [{ satisfy: 'all' }, 'policy.satisfy'],
     [{ locationRewrite: { from: '/a', to: '/b\r\nX-Evil: 1' } }, 'policy.locationRewrite.to'],
     [{ cookieDomainRewrite: { from: 'a', to: 'b; Secure' } }, 'policy.cookieDomainRewrite.to'],
   ])('answers 500 for %j', (policy, field) => {

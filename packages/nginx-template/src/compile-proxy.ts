@@ -92,6 +92,26 @@ export function compileProxyPolicy(policy: RoutePolicy, entry: PolicyEntry, out:
     }
     entry.tries = tries;
   }
+  if (policy.upstreamConnectionHeader !== undefined) {
+    const value = policy.upstreamConnectionHeader;
+    if (
+      typeof value !== 'string' ||
+      !/^[A-Za-z0-9-]+(?:, ?[A-Za-z0-9-]+)*$/.test(value) ||
+      value.length > 128
+    ) {
+      out.error('policy.upstreamConnectionHeader', 'must be connection options separated by ","', value);
+      return;
+    }
+    entry.connection = value;
+  }
+  if (policy.accessLog === false) entry.noLog = true;
+  if (policy.satisfy !== undefined) {
+    if (policy.satisfy !== 'any') {
+      out.error('policy.satisfy', 'must be any', policy.satisfy);
+      return;
+    }
+    entry.satisfyAny = true;
+  }
   const rewrites = [
     ['locationRewrite', 'location'],
     ['cookieDomainRewrite', 'cookieDomain'],

@@ -151,6 +151,12 @@ export interface PolicyEntry {
   subset?: number;
   /** `ewma`: endpoints by moving average of response time (absent: round robin). */
   balance?: 'ewma';
+  /** The Connection header sent upstream. */
+  connection?: string;
+  /** Left out of the access log. */
+  noLog?: true;
+  /** Source lists or basic authentication, either suffices. */
+  satisfyAny?: true;
   /** Endpoints one request may be tried on; 0: all. */
   tries?: number;
   /** Response header rewrites `[from, to]`: Location/Refresh prefix, Set-Cookie Domain, Set-Cookie Path prefix. */

@@ -139,7 +139,8 @@ http {
 
     log_format ingresskit '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_time "$ingresskit_route" "$ingresskit_backend" $upstream_addr $upstream_status';
 {{#if accessLog}}
-    access_log {{q accessLog}} ingresskit;
+    # Routes with enable-access-log "false" set $ingresskit_log to 0.
+    access_log {{q accessLog}} ingresskit if=$ingresskit_log;
 {{else}}
     access_log off;
 {{/if}}
@@ -165,11 +166,14 @@ http {
     map "" $ingresskit_peer { default ""; }
     map "" $ingresskit_affinity { default ""; }
     map "" $ingresskit_ewma { default ""; }
+    map "" $ingresskit_log { default 1; }
+    map "" $ingresskit_connection_override { default ""; }
     # Only a variable some directive refers to can be assigned from Lua; these maps are never read.
     map $ingresskit_limit_conn $ingresskit_limit_conn_referenced { default ""; }
     map $ingresskit_peer $ingresskit_peer_referenced { default ""; }
     map $ingresskit_affinity $ingresskit_affinity_referenced { default ""; }
     map $ingresskit_ewma $ingresskit_ewma_referenced { default ""; }
+    map $ingresskit_log $ingresskit_log_referenced { default ""; }
     # Host sent upstream: the client's, unless the route sets upstreamHost.
     map $ingresskit_host_override $ingresskit_upstream_host {
         "" $host;
@@ -190,7 +194,12 @@ http {
     }
     proxy_set_header Host $ingresskit_upstream_host;
     proxy_set_header Upgrade $http_upgrade;
-    proxy_set_header Connection $connection_upgrade;
+    # The route's Connection header (connection-proxy-header), else the upgrade-aware one.
+    map $ingresskit_connection_override $ingresskit_connection {
+        "" $connection_upgrade;
+        default $ingresskit_connection_override;
+    }
+    proxy_set_header Connection $ingresskit_connection;
     proxy_set_header X-Real-IP $remote_addr;
     proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
     proxy_set_header X-Forwarded-Host $host;

@@ -382,6 +382,19 @@ export interface RoutePolicy {
    * the next); 0: every endpoint. Absent: the data plane's default (3).
    */
   upstreamTries?: number;
+  /**
+   * The Connection header sent upstream instead of the data plane's own (which passes upgrades
+   * on and otherwise keeps connections alive), e.g. `close`.
+   */
+  upstreamConnectionHeader?: string;
+  /** false: the data plane's access log leaves this route's requests out. */
+  accessLog?: boolean;
+  /**
+   * `any`: a request that passes either the source lists (`allowSources`, `denySources`) or
+   * `basicAuth` is served, as nginx's `satisfy any`; one that passes neither gets 401. Absent:
+   * both must pass.
+   */
+  satisfy?: 'any';
   /** Buffering and retries on the way to the backend; see {@link UpstreamSettings}. */
   upstreamSettings?: UpstreamSettings;
   /** A Location or Refresh header of the response starting with `from` starts with `to` instead. */

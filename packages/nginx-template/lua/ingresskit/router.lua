@@ -56,6 +56,8 @@ local _M = {}
 -- Per-request lookups made only when a route needs them. route() never yields, so module-level
 -- scratch variables are safe; each request resets them first.
 local request_headers, request_args, request_method, listener_port, listener_port_loaded, request_path
+-- Whether the source lists refused this request (only kept going under satisfy any).
+local source_refused
 
 -- Every nginx variable read costs (a name lookup and a new Lua string), so even the path is read
 -- only once something depends on it.
@@ -431,7 +433,9 @@ local function forward(route, action, body_of_unknown_length)
   end
   -- ingress-nginx authenticates in nginx's access phase, after the limits (preaccess).
   local auth = route.policy and route.policy.auth
-  if auth and not basic_auth.is_authenticated(auth) then
+  -- With satisfy any, a client the source lists admit needs no credentials.
+  local needs_credentials = auth and (not route.policy.satisfyAny or source_refused)
+  if needs_credentials and not basic_auth.is_authenticated(auth) then
     ngx_header["WWW-Authenticate"] = basic_auth.challenge(auth)
     return ngx_exit(401)
   end
@@ -460,6 +464,7 @@ local function forward(route, action, body_of_unknown_length)
   local policy = route.policy
   if policy then
     if policy.host then ngx_var.ingresskit_host_override = policy.host end
+    if policy.connection then ngx_var.ingresskit_connection_override = policy.connection end
     if policy.rewrite and not rewrite_path(policy.rewrite, get_path()) then return ngx_exit(500) end
     if policy.request then apply_request_headers(policy.request) end
   end
@@ -480,11 +485,13 @@ function _M.route()
   if not store.sync() then return ngx_exit(503) end
   request_headers, request_args, request_method, listener_port, listener_port_loaded, request_path =
     nil, nil, nil, nil, false, nil
+  source_refused = false
   local host = ngx_var.host
   local route, vhost = select_route(host)
   if route == nil then return ngx_exit(404) end
   ngx_var.ingresskit_route = route.tag
   local policy = route.policy
+  if policy and policy.noLog then ngx_var.ingresskit_log = "0" end
   if policy then
     local https = policy.https
     if https and not is_tls_listener() and (not https.tlsOnly or tls[vhost] ~= nil) then
@@ -494,8 +501,13 @@ function _M.route()
       return ngx.redirect("https://" .. host .. (port ~= 443 and (":" .. port) or "") .. request_uri, https.status)
     end
     -- ingress-nginx's deny lines come before its allow lines; both answer 403.
-    if route.deny and contains_client(route.deny, true) then return ngx_exit(403) end
-    if route.allow and not contains_client(route.allow, false) then return ngx_exit(403) end
+    local denied = (route.deny and contains_client(route.deny, true))
+      or (route.allow and not contains_client(route.allow, false))
+    -- satisfy any: a client the lists refuse may still authenticate (in forward).
+    if denied then
+      if not (policy.satisfyAny and policy.auth) then return ngx_exit(403) end
+      source_refused = true
+    end
     -- A CORS preflight from an allowed origin is answered here (ingress-nginx: `return 204`).
     if policy.cors and req.get_method() == "OPTIONS" and apply_cors_headers(policy.cors) then
       ngx.status = 204

@@ -320,6 +320,13 @@ local function check_proxy(policy, report)
     return report.fail("policy.subset must be 1-999, with a hash")
   end
   if policy.balance ~= nil and policy.balance ~= "ewma" then return report.fail("policy.balance must be ewma") end
+  if policy.connection ~= nil and (not is_string(policy.connection) or #policy.connection > 128
+    or str_find(policy.connection, "[^%w%-, ]")) then
+    return report.fail("policy.connection must be connection options")
+  end
+  for _, flag in ipairs({ "noLog", "satisfyAny" }) do
+    if policy[flag] ~= nil and policy[flag] ~= true then return report.fail("policy." .. flag .. " must be true or absent") end
+  end
   for _, name in ipairs({ "location", "cookieDomain", "cookiePath" }) do
     local pair = policy[name]
     if pair ~= nil and (not is_array(pair) or not is_string(pair[1]) or not is_string(pair[2])
