@@ -39,8 +39,11 @@ function sticky(host: string, service: string, annotations: Record<string, strin
   });
 }
 
-function send(host: string, cookie?: string): Promise<ProbeResponse> {
-  return probe({ port: controller.config.httpPort, host, path: '/app/x', headers: cookie ? { cookie } : {} });
+function send(host: string, cookie?: string, userAgent?: string): Promise<ProbeResponse> {
+  const headers: Record<string, string> = {};
+  if (cookie !== undefined) headers.cookie = cookie;
+  if (userAgent !== undefined) headers['user-agent'] = userAgent;
+  return probe({ port: controller.config.httpPort, host, path: '/app/x', headers });
 }
 
 function backendOf(response: ProbeResponse): string {
@@ -83,6 +86,11 @@ beforeAll(async () => {
       [`${A}session-cookie-change-on-failure`]: 'true',
     }),
     sticky('stuck.test', 'flaky', { [`${A}affinity-mode`]: 'persistent' }),
+    sticky('samesite.test', 'pair', {
+      [`${A}session-cookie-samesite`]: 'None',
+      [`${A}session-cookie-conditional-samesite-none`]: 'true',
+    }),
+    sticky('samesite-always.test', 'pair', { [`${A}session-cookie-samesite`]: 'None' }),
     ingressManifest('plain', { host: 'plain.test', service: 'pair', className: 'nginx' }),
   ]);
   controller = await startController(server, { podName: 'affinity' });
@@ -143,5 +151,20 @@ describe('affinity-mode persistent', () => {
     const response = await send('failover.test', `INGRESSCOOKIE=${tokenOf(deadPort)}`);
     expect(backendOf(response)).toBe('two');
     expect(setCookie(response)).toMatch(new RegExp(`^INGRESSCOOKIE=${tokenOf(backends.get('two')!.port)};`));
+  });
+});
+
+describe('session-cookie-conditional-samesite-none', () => {
+  const oldChrome =
+    'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/60.0.3112.113 Safari/537.36';
+  const newChrome =
+    'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+
+  it('leaves SameSite=None out for a client known to reject it', async () => {
+    expect(setCookie(await send('samesite.test', undefined, oldChrome))).not.toContain('SameSite');
+    expect(setCookie(await send('samesite.test', undefined, newChrome))).toMatch(
+      /; HttpOnly; SameSite=None$/,
+    );
+    expect(setCookie(await send('samesite-always.test', undefined, oldChrome))).toMatch(/; SameSite=None$/);
   });
 });

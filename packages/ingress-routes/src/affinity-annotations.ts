@@ -94,6 +94,11 @@ export const AFFINITY_PARSERS: Readonly<Record<string, AffinityParser>> = {
     },
     (affinity, value) => (affinity.cookie.sameSite = value),
   ),
+  'session-cookie-conditional-samesite-none': option(
+    'session-cookie-conditional-samesite-none',
+    readBoolean,
+    (affinity, value) => (affinity.cookie.conditionalSameSiteNone = value),
+  ),
   'session-cookie-secure': option(
     'session-cookie-secure',
     readBoolean,
@@ -142,6 +147,7 @@ export function combineAffinity(
     name: affinity.cookie.name ?? DEFAULT_SESSION_COOKIE,
   };
   if (cookie.secure === false) delete cookie.secure;
+  if (cookie.conditionalSameSiteNone === false) delete cookie.conditionalSameSiteNone;
   const result: SessionAffinity = { mode: affinity.mode ?? 'balanced', cookie };
   if (affinity.changeOnFailure === true) result.changeOnFailure = true;
   return result;

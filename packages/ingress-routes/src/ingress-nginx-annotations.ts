@@ -308,6 +308,8 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
     'the key picks a subset by rendezvous hashing over subsets of endpoints in address order, where ingress-nginx uses a consistent-hash ring',
   satisfy:
     'combines basic authentication with the source allow- and deny-lists (external authentication is not supported); a CORS preflight is still answered after the lists when neither passes',
+  'session-cookie-conditional-samesite-none':
+    "clients are matched against Chromium's published list of SameSite=None-incompatible clients (iOS 12, macOS 10.14, Chrome 51-66, UC Browser before 12.13.2), written anew",
   canary:
     "the main Ingress (same host and path) must be in the canary's namespace, where ingress-nginx takes one from any namespace; a canary without one, or beside an older canary of the same path, is reported as an error on it. As in ingress-nginx, the canary's other annotations do not apply and it adds no certificates",
   'canary-by-header': 'the header name is letters, digits, "-" and "_"',

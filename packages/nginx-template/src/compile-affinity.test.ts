@@ -41,6 +41,18 @@ describe('compileRoute: sessionAffinity', () => {
     });
   });
 
+  it('leaves a conditional SameSite=None to Lua', () => {
+    const { entry } = compileAffinity({
+      mode: 'balanced',
+      cookie: { name: 'c', sameSite: 'None', conditionalSameSiteNone: true },
+    });
+    expect(entry.policy?.affinity).toEqual({
+      name: 'c',
+      attributes: '; Path=/; HttpOnly',
+      sameSiteNone: true,
+    });
+  });
+
   it('uses / as the path of a regular-expression route', () => {
     const { entry } = compileAffinity(
       { mode: 'balanced', cookie: { name: 'c' } },

@@ -61,12 +61,14 @@ export function compileAffinity(
     attributes += `; Max-Age=${cookie.maxAgeSeconds}`;
   }
   attributes += '; HttpOnly';
+  const entry: AffinityEntry = { name: cookie.name, attributes };
   if (cookie.sameSite !== undefined) {
     if (!SAME_SITE.includes(cookie.sameSite))
       return out.error(`${field}.cookie.sameSite`, 'must be None, Lax or Strict', cookie.sameSite);
-    attributes += `; SameSite=${cookie.sameSite}`;
+    // SameSite=None may be left out per client, so it is added in Lua.
+    if (cookie.sameSite === 'None' && cookie.conditionalSameSiteNone === true) entry.sameSiteNone = true;
+    else entry.attributes += `; SameSite=${cookie.sameSite}`;
   }
-  const entry: AffinityEntry = { name: cookie.name, attributes };
   if (cookie.expiresSeconds !== undefined) {
     if (!isSeconds(cookie.expiresSeconds))
       return out.error(`${field}.cookie.expiresSeconds`, 'must be whole seconds', cookie.expiresSeconds);

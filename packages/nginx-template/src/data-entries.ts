@@ -116,6 +116,8 @@ export interface AuthEntry {
 export interface AffinityEntry {
   name: string;
   attributes: string;
+  /** SameSite=None, added in Lua unless the client is known to reject it. */
+  sameSiteNone?: true;
   expires?: number;
   secure?: true;
   persistent?: true;

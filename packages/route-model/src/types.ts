@@ -264,6 +264,11 @@ export interface SessionAffinity {
     path?: string;
     domain?: string;
     sameSite?: 'None' | 'Lax' | 'Strict';
+    /**
+     * SameSite=None is left out for clients known to reject it (Chromium's list: iOS 12,
+     * macOS 10.14, Chrome 51-66, UC Browser before 12.13.2).
+     */
+    conditionalSameSiteNone?: boolean;
     /** Secure is set on HTTPS listeners anyway; this sets it on plain HTTP too. */
     secure?: boolean;
     maxAgeSeconds?: number;

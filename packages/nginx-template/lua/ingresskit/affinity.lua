@@ -107,11 +107,32 @@ function _M.peer_index(affinity, backend, failed)
   return index
 end
 
+-- Clients that reject or mishandle SameSite=None, after Chromium's published list: iOS 12 (every
+-- browser), Safari and embedded browsers of macOS 10.14, Chrome and Chromium 51 to 66, UC Browser
+-- before 12.13.2.
+local INCOMPATIBLE = {
+  [[\(iP.+; CPU .*OS 12[_\d]*.*\) AppleWebKit/]],
+  [[\(Macintosh;.*Mac OS X 10_14[_\d]*.*\) AppleWebKit/.*(Version/.* Safari/|\(KHTML, like Gecko\)$)]],
+  [[Chrom(e|ium)/(5[1-9]|6[0-6])\.]],
+  [[UCBrowser/(\d|1[01])\.|UCBrowser/12\.(\d|1[0-2])\.|UCBrowser/12\.13\.[01]([^\d]|$)]],
+}
+
+local function rejects_same_site_none(user_agent)
+  if user_agent == nil then return false end
+  for index = 1, #INCOMPATIBLE do
+    if ngx.re.find(user_agent, INCOMPATIBLE[index], "jo") then return true end
+  end
+  return false
+end
+
 -- Header filter: the Set-Cookie of a new or moved session, added to the upstream's own.
 function _M.set_cookie(affinity)
   local value = ngx_var.ingresskit_affinity
   if value == nil or value == "" then return end
   local cookie = affinity.name .. "=" .. value .. affinity.attributes
+  if affinity.sameSiteNone and not rejects_same_site_none(ngx_var.http_user_agent) then
+    cookie = cookie .. "; SameSite=None"
+  end
   if affinity.expires then cookie = cookie .. "; Expires=" .. ngx.cookie_time(ngx.time() + affinity.expires) end
   if affinity.secure or ngx_var.https == "on" then cookie = cookie .. "; Secure" end
   local current = ngx.header["Set-Cookie"]

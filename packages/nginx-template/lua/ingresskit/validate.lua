@@ -297,7 +297,7 @@ local function check_affinity(affinity, report)
     or (affinity.expires ~= nil and not is_integer(affinity.expires, 0, 2 ^ 31 - 1)) then
     return report.fail("policy.affinity must be { name, attributes, expires? }")
   end
-  for _, flag in ipairs({ "secure", "persistent", "change" }) do
+  for _, flag in ipairs({ "secure", "persistent", "change", "sameSiteNone" }) do
     if affinity[flag] ~= nil and affinity[flag] ~= true then return report.fail("policy.affinity." .. flag .. " must be true or absent") end
   end
   return true
