@@ -1,6 +1,6 @@
 /**
- * ingress-nginx's connection-proxy-header, enable-access-log and satisfy end to end (local API
- * server, the controller, nginx with its access log, real HTTP from 127.0.0.1).
+ * ingress-nginx's connection-proxy-header, enable-access-log, satisfy and service-upstream end to
+ * end (local API server, the controller, nginx with its access log, real HTTP from 127.0.0.1).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -50,6 +50,29 @@ beforeAll(async () => {
     ingressClassManifest('nginx'),
     ...serviceManifests('echo', []),
     endpointSliceManifest('echo-1', 'echo', (backend.address() as AddressInfo).port),
+    // A Service without endpoints whose cluster IP and port reach the backend.
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'clustered', namespace: 'default' },
+      spec: {
+        clusterIP: '127.0.0.1',
+        ports: [{ name: 'http', port: (backend.address() as AddressInfo).port }],
+      },
+    },
+    ingressManifest('cluster.test', {
+      host: 'cluster.test',
+      service: 'clustered',
+      port: (backend.address() as AddressInfo).port,
+      className: 'nginx',
+      annotations: { [`${A}service-upstream`]: 'true' },
+    }),
+    ingressManifest('endpoints.test', {
+      host: 'endpoints.test',
+      service: 'clustered',
+      port: (backend.address() as AddressInfo).port,
+      className: 'nginx',
+    }),
     {
       apiVersion: 'v1',
       kind: 'Secret',
@@ -116,5 +139,12 @@ describe('satisfy', () => {
     expect((await send('all-inside.test')).status).toBe(401);
     expect((await send('all-inside.test', credentials)).status).toBe(200);
     expect((await send('all-outside.test', credentials)).status).toBe(403);
+  });
+});
+
+describe('service-upstream', () => {
+  it("sends requests to the Service's cluster IP and port instead of its endpoints", async () => {
+    expect((await send('cluster.test')).status).toBe(200);
+    expect((await send('endpoints.test')).status).toBe(503);
   });
 });

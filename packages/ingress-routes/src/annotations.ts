@@ -95,6 +95,8 @@ export interface IngressAnnotations {
   proxy?: ProxyAnnotations;
   /** proxy-redirect-from and -to together. */
   locationRewrite?: ResponseRewrite;
+  /** service-upstream: backends are their Service's cluster IP, not its endpoints. */
+  serviceUpstream?: boolean;
   /** proxy-buffering, proxy-next-upstream and the other profile directives. */
   upstreamSettings?: UpstreamSettings;
 }

@@ -145,6 +145,12 @@ export const PROXY_PARSERS: Readonly<Record<string, ProxyParser>> = {
     proxyOf(into).satisfyAny = value === 'any';
     return undefined;
   },
+  'service-upstream': (value, into) => {
+    const lower = value.toLowerCase();
+    if (lower !== 'true' && lower !== 'false') return 'must be "true" or "false"';
+    into.serviceUpstream = lower === 'true';
+    return undefined;
+  },
   'proxy-next-upstream-tries': (value, into) => {
     if (!/^[0-9]{1,3}$/.test(value) || Number(value) > 100) return 'must be a whole number from 0 to 100';
     proxyOf(into).upstreamTries = Number(value);

@@ -19,7 +19,12 @@ function readBackend(context: Context, raw: unknown, field: string): string | un
   }
   const { namespace } = context.source;
   context.services.add(`${namespace}/${reference.service}`);
-  return backendIdOf(namespace, reference.service, reference.port);
+  return backendIdOf(
+    namespace,
+    reference.service,
+    reference.port,
+    context.annotations.serviceUpstream === true,
+  );
 }
 
 /** The route made of `spec.defaultBackend`: the fallback of the Ingress's hosts and the catch-all. */
