@@ -14,17 +14,22 @@ export const AUTH_SECRET_PROBLEM = 'auth Secret ';
 const MAX_USERS = 10_000;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const CRYPT64 = '[./0-9A-Za-z]';
-/** htpasswd hash formats the data plane verifies: in Lua, or through crypt(3). */
+/**
+ * htpasswd hash formats the data plane verifies: in Lua, or through crypt(3). The costs are
+ * bounded (bcrypt up to 12, SHA-crypt up to 100000 rounds, yescrypt at its default j9T): a hash
+ * of a huge cost would hold an nginx worker, and every other tenant's requests on it, per try.
+ */
 const HASH_FORMATS: readonly RegExp[] = [
   new RegExp(`^\\$apr1\\$[^$:]{0,8}\\$${CRYPT64}{22}$`),
   /^\{SHA\}[A-Za-z0-9+/]{27}=$/,
   /^\{SSHA\}[A-Za-z0-9+/]{28,}={0,2}$/,
   /^\{PLAIN\}[^\n]*$/,
   new RegExp(`^\\$1\\$[^$:]{0,8}\\$${CRYPT64}{22}$`),
-  new RegExp(`^\\$5\\$(?:rounds=[0-9]{1,9}\\$)?[^$:]{0,16}\\$${CRYPT64}{43}$`),
-  new RegExp(`^\\$6\\$(?:rounds=[0-9]{1,9}\\$)?[^$:]{0,16}\\$${CRYPT64}{86}$`),
-  new RegExp(`^\\$2[aby]\\$[0-9]{2}\\$${CRYPT64}{53}$`),
-  new RegExp(`^\\$y\\$${CRYPT64}+\\$${CRYPT64}*\\$${CRYPT64}{43}$`),
+  new RegExp(
+    `^\\$[56]\\$(?:rounds=(?:[1-9][0-9]{3,4}|100000)\\$)?[^$:]{0,16}\\$(?:${CRYPT64}{43}|${CRYPT64}{86})$`,
+  ),
+  new RegExp(`^\\$2[aby]\\$(?:0[4-9]|1[0-2])\\$${CRYPT64}{53}$`),
+  new RegExp(`^\\$y\\$j9T\\$${CRYPT64}*\\$${CRYPT64}{43}$`),
   new RegExp(`^${CRYPT64}{13}$`),
 ];
 // eslint-disable-next-line no-control-regex -- user names go into logs and headers nowhere, but stay clean
@@ -86,7 +91,7 @@ function readUsers(
     if (CONTROL.test(name) || name.length > 256)
       return 'holds a user name with control characters or over 256 characters';
     if (!HASH_FORMATS.some((format) => format.test(hash))) {
-      return `holds a password hash of a format that cannot be verified for user "${name}" (use $apr1$, {SHA}, bcrypt $2y$/$2b$, or crypt $1$/$5$/$6$)`;
+      return `holds a password hash of a format that cannot be verified for user "${name}" (use $apr1$, {SHA}, bcrypt $2y$/$2b$ of cost up to 12, or crypt $1$/$5$/$6$ of up to 100000 rounds)`;
     }
     users.push({ name, hash });
   }

@@ -67,6 +67,11 @@ describe('translateIngress with auth-type basic', () => {
     ['a missing Secret', {}, 'default/staff not found'],
     ['an unknown hash format', { auth: 'ann:$9$x$y\n' }, 'a format that cannot be verified'],
     ['no users', { auth: '# nobody\n' }, 'holds no user'],
+    [
+      'a bcrypt cost that would hold a worker',
+      { auth: 'ann:$2y$13$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW\n' },
+      'a format that cannot be verified',
+    ],
     ['no auth key', { other: 'ann:{PLAIN}x' }, 'no key "auth"'],
   ])('closes every route (no users) with a referenced-object error for %s', (_, data, message) => {
     const list = Object.keys(data).length === 0 ? [] : [secret('staff', data)];

@@ -280,7 +280,7 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'backend-protocol': 'AJP and FCGI are refused (the Ingress is not served)',
   'auth-type': 'digest is refused (the Ingress is not served)',
   'auth-secret':
-    "only a Secret of the Ingress's own namespace, where ingress-nginx reads namespace/name of any; a missing Secret, one without users, or a hash outside $apr1$, {SHA}, {SSHA}, {PLAIN} and crypt(3) ($1$, $5$, $6$, bcrypt $2a$/$2b$/$2y$, yescrypt $y$, DES) gives 401 to every request, with an error on the Ingress",
+    "only a Secret of the Ingress's own namespace, where ingress-nginx reads namespace/name of any; a missing Secret, one without users, or a hash outside $apr1$, {SHA}, {SSHA}, {PLAIN} and crypt(3) ($1$, $5$ and $6$ up to 100000 rounds, bcrypt $2a$/$2b$/$2y$ up to cost 12, yescrypt $y$j9T$, DES) gives 401 to every request, with an error on the Ingress",
   affinity:
     'the cookie pins an endpoint of the backend the route chose; with a canary, the canary decides first, per request (affinity-canary-behavior is not supported)',
   'affinity-mode':
