@@ -4,7 +4,7 @@
  */
 import type { SessionAffinity } from '@ingresskit/route-model';
 import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
-import { checkLiteralPath } from './grammar.js';
+import { checkLiteralPath, readBoolean } from './grammar.js';
 
 /** The affinity annotations of one Ingress, as written. */
 export interface AffinityAnnotations {
@@ -48,9 +48,9 @@ function option<T>(
   };
 }
 
-function readBoolean(value: string): { value: boolean } | string {
-  const lower = value.toLowerCase();
-  return lower === 'true' || lower === 'false' ? { value: lower === 'true' } : 'must be "true" or "false"';
+function readSwitch(value: string): { value: boolean } | string {
+  const on = readBoolean(value);
+  return on === undefined ? 'must be "true" or "false"' : { value: on };
 }
 
 function readSeconds(value: string): { value: number } | string {
@@ -96,12 +96,12 @@ export const AFFINITY_PARSERS: Readonly<Record<string, AffinityParser>> = {
   ),
   'session-cookie-conditional-samesite-none': option(
     'session-cookie-conditional-samesite-none',
-    readBoolean,
+    readSwitch,
     (affinity, value) => (affinity.cookie.conditionalSameSiteNone = value),
   ),
   'session-cookie-secure': option(
     'session-cookie-secure',
-    readBoolean,
+    readSwitch,
     (affinity, value) => (affinity.cookie.secure = value),
   ),
   'session-cookie-max-age': option(
@@ -116,7 +116,7 @@ export const AFFINITY_PARSERS: Readonly<Record<string, AffinityParser>> = {
   ),
   'session-cookie-change-on-failure': option(
     'session-cookie-change-on-failure',
-    readBoolean,
+    readSwitch,
     (affinity, value) => (affinity.changeOnFailure = value),
   ),
 };

@@ -27,7 +27,14 @@ import {
 
 import { CANARY_PARSERS, combineCanary, type CanaryAnnotations } from './canary-annotations.js';
 
-import { checkHost, checkHostWithPort, checkLiteralPath, MAX_PATH_LENGTH, parseCidrList } from './grammar.js';
+import {
+  checkHost,
+  checkHostWithPort,
+  checkLiteralPath,
+  MAX_PATH_LENGTH,
+  parseCidrList,
+  readBoolean,
+} from './grammar.js';
 import { refusalOf } from './ingress-nginx-annotations.js';
 import { checkLimitAnnotations, LIMIT_PARSERS, type LimitAnnotations } from './limit-annotations.js';
 import { parseRedirectPath, parseRedirectUrl, type RedirectTarget } from './redirect-target.js';
@@ -229,9 +236,9 @@ function parseRedirect(key: 'permanent' | 'temporal'): Parser {
 
 function parseBoolean(set: (into: IngressAnnotations, value: boolean) => void): Parser {
   return (value, into) => {
-    const lower = value.toLowerCase();
-    if (lower !== 'true' && lower !== 'false') return 'must be "true" or "false"';
-    set(into, lower === 'true');
+    const on = readBoolean(value);
+    if (on === undefined) return 'must be "true" or "false"';
+    set(into, on);
     return undefined;
   };
 }

@@ -6,7 +6,7 @@
  */
 import { checkPortableRegex, type CanaryRule } from '@ingresskit/route-model';
 import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
-import { MAX_REGEX_LENGTH } from './grammar.js';
+import { MAX_REGEX_LENGTH, readBoolean } from './grammar.js';
 
 /** The canary annotations of one Ingress, as written. */
 export interface CanaryAnnotations {
@@ -45,9 +45,9 @@ function parseWeight(min: number, set: (canary: CanaryAnnotations, value: number
 /** The parsers of the canary annotations. */
 export const CANARY_PARSERS: Readonly<Record<string, CanaryParser>> = {
   canary: (value, into) => {
-    const lower = value.toLowerCase();
-    if (lower !== 'true' && lower !== 'false') return 'must be "true" or "false"';
-    canaryOf(into).enabled = lower === 'true';
+    const enabled = readBoolean(value);
+    if (enabled === undefined) return 'must be "true" or "false"';
+    canaryOf(into).enabled = enabled;
     return undefined;
   },
   'canary-by-header': (value, into) => {

@@ -116,3 +116,9 @@ export function parseCidrList(value: string): string[] | string {
   }
   return [...new Set(ranges)].sort();
 }
+
+/** "true" or "false" in any case → the boolean; anything else → undefined. */
+export function readBoolean(value: string): boolean | undefined {
+  const lower = value.toLowerCase();
+  return lower === 'true' ? true : lower === 'false' ? false : undefined;
+}

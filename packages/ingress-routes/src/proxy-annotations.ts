@@ -6,6 +6,7 @@
  */
 import type { HashKeyPart, ResponseRewrite } from '@ingresskit/route-model';
 import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
+import { readBoolean } from './grammar.js';
 
 /** The proxy annotations of one Ingress, as written. */
 export interface ProxyAnnotations {
@@ -112,9 +113,9 @@ export const PROXY_PARSERS: Readonly<Record<string, ProxyParser>> = {
     return undefined;
   },
   'upstream-hash-by-subset': (value, into) => {
-    const lower = value.toLowerCase();
-    if (lower !== 'true' && lower !== 'false') return 'must be "true" or "false"';
-    proxyOf(into).hashSubset = lower === 'true';
+    const on = readBoolean(value);
+    if (on === undefined) return 'must be "true" or "false"';
+    proxyOf(into).hashSubset = on;
     return undefined;
   },
   'upstream-hash-by-subset-size': (value, into) => {
@@ -135,9 +136,9 @@ export const PROXY_PARSERS: Readonly<Record<string, ProxyParser>> = {
     return undefined;
   },
   'enable-access-log': (value, into) => {
-    const lower = value.toLowerCase();
-    if (lower !== 'true' && lower !== 'false') return 'must be "true" or "false"';
-    proxyOf(into).accessLog = lower === 'true';
+    const on = readBoolean(value);
+    if (on === undefined) return 'must be "true" or "false"';
+    proxyOf(into).accessLog = on;
     return undefined;
   },
   satisfy: (value, into) => {
@@ -146,9 +147,9 @@ export const PROXY_PARSERS: Readonly<Record<string, ProxyParser>> = {
     return undefined;
   },
   'service-upstream': (value, into) => {
-    const lower = value.toLowerCase();
-    if (lower !== 'true' && lower !== 'false') return 'must be "true" or "false"';
-    into.serviceUpstream = lower === 'true';
+    const on = readBoolean(value);
+    if (on === undefined) return 'must be "true" or "false"';
+    into.serviceUpstream = on;
     return undefined;
   },
   'proxy-next-upstream-tries': (value, into) => {

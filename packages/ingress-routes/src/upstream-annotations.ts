@@ -4,22 +4,9 @@
  * proxy-buffers-number, client-body-buffer-size, proxy-max-temp-file-size, proxy-next-upstream
  * and proxy-next-upstream-timeout. Only enumerations and numbers come out of here.
  */
-import type { RetryCondition, UpstreamSettings } from '@ingresskit/route-model';
+import { RETRY_CONDITIONS, type RetryCondition, type UpstreamSettings } from '@ingresskit/route-model';
 import type { IngressAnnotations } from './annotations.js';
 
-const RETRY_CONDITIONS: readonly RetryCondition[] = [
-  'error',
-  'timeout',
-  'invalid_header',
-  'http_500',
-  'http_502',
-  'http_503',
-  'http_504',
-  'http_403',
-  'http_404',
-  'http_429',
-  'non_idempotent',
-];
 const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
 /** Largest buffer accepted: far above what a location needs, small enough to be no memory attack. */
 const MAX_BUFFER_BYTES = 1024 ** 2;

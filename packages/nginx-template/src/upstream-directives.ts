@@ -3,7 +3,7 @@
  * and the like) and the part of the profile name that stands for them. Only validated enumerations
  * and numbers come out; a setting outside its range counts as absent.
  */
-import type { RetryCondition, UpstreamSettings } from '@ingresskit/route-model';
+import { RETRY_CONDITIONS, type RetryCondition, type UpstreamSettings } from '@ingresskit/route-model';
 
 /** The upstream directives of a profile, validated. */
 export interface UpstreamDirectives {
@@ -20,19 +20,6 @@ export interface UpstreamDirectives {
   nextUpstreamTimeout?: number;
 }
 
-const RETRY_CONDITIONS: readonly RetryCondition[] = [
-  'error',
-  'timeout',
-  'invalid_header',
-  'http_500',
-  'http_502',
-  'http_503',
-  'http_504',
-  'http_403',
-  'http_404',
-  'http_429',
-  'non_idempotent',
-];
 const MAX_BUFFER = 1024 ** 2;
 const MAX_TEMP_FILE = 1024 ** 4;
 

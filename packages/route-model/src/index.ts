@@ -43,6 +43,7 @@ export type {
   VirtualHost,
   WeightedBackend,
 } from './types.js';
+export { RETRY_CONDITIONS } from './types.js';
 export {
   ANY_HOSTNAME,
   compareHostnames,

@@ -295,18 +295,22 @@ export interface ResponseRewrite {
 }
 
 /** When a failed request is tried on the next endpoint (nginx proxy_next_upstream conditions). */
-export type RetryCondition =
-  | 'error'
-  | 'timeout'
-  | 'invalid_header'
-  | 'http_500'
-  | 'http_502'
-  | 'http_503'
-  | 'http_504'
-  | 'http_403'
-  | 'http_404'
-  | 'http_429'
-  | 'non_idempotent';
+export type RetryCondition = (typeof RETRY_CONDITIONS)[number];
+
+/** Every {@link RetryCondition}, in nginx's documentation order. */
+export const RETRY_CONDITIONS = [
+  'error',
+  'timeout',
+  'invalid_header',
+  'http_500',
+  'http_502',
+  'http_503',
+  'http_504',
+  'http_403',
+  'http_404',
+  'http_429',
+  'non_idempotent',
+] as const;
 
 /**
  * How requests are buffered and retried on their way to a backend (ingress-nginx's proxy-*
