@@ -9,6 +9,8 @@ describe('luaFiles', () => {
       'ingresskit.control',
       'ingresskit.store',
       'ingresskit.validate',
+      'ingresskit.validate_values',
+      'ingresskit.validate_policy',
       'ingresskit.router',
       'ingresskit.networks',
       'ingresskit.limits',

@@ -31,6 +31,8 @@ export const luaFiles: readonly LuaFile[] = [
   'control',
   'store',
   'validate',
+  'validate_values',
+  'validate_policy',
   'router',
   'networks',
   'limits',
