@@ -502,6 +502,19 @@ function problemOfNote(object: Problem['object'], note: AssemblyNote): Problem {
         message: `requests no rule matches on ${note.hostname === '*' ? 'unknown hosts' : `host ${note.hostname}`} go to spec.defaultBackend of ${older(note.by.origin)}; this one applies where it is the oldest`,
         severity: 'warning',
       };
+    case 'canary-unmatched': {
+      const path = note.route.match.path;
+      return {
+        object,
+        field: note.route.origin.field ?? 'spec',
+        message:
+          note.by === undefined
+            ? `canary path ${path.value} (${path.type}) on host ${note.hostname} has no main Ingress of this namespace with the same host and path; it is not served`
+            : `canary path ${path.value} (${path.type}) on host ${note.hostname} is not served: the older canary Ingress ${note.by.origin.namespace}/${note.by.origin.name} is the canary of that path`,
+        severity: 'error',
+        value: path.value,
+      };
+    }
     case 'tls-overridden':
       return {
         object,

@@ -325,7 +325,7 @@ beforeAll(async () => {
     ingress(
       'limited',
       { 'limited.example.com': [['/', 'Prefix', 'a']] },
-      { annotations: { [`${A}limit-rps`]: '5' } },
+      { annotations: { [`${A}limit-rate`]: '100' } },
     ),
     ingress('external', { 'external.example.com': [['/', 'Prefix', 'ext', echo('external').port]] }),
     ingress('empty', { 'empty.example.com': [['/', 'Prefix', 'nobody']] }),
@@ -524,7 +524,7 @@ describe('Ingress semantics through the controller and nginx', () => {
     expect(await backendOf('aliased.example.com', '/z')).toBe('b');
   });
 
-  it('keeps an Ingress with limit-rps, which it cannot enforce, closed', async () => {
+  it('keeps an Ingress with limit-rate, which it cannot enforce, closed', async () => {
     expect(await backendOf('limited.example.com')).toBe('fallback');
   });
 });

@@ -4,10 +4,39 @@
  * something (see ingress-nginx-annotations.ts: auth, limits, WAF, backend TLS, snippets)
  * do the same, other unsupported ones are ignored with a warning.
  */
-import { compareText, type BackendProtocol, type CorsPolicy } from '@ingresskit/route-model';
+import {
+  compareText,
+  type BackendProtocol,
+  type BasicAuthPolicy,
+  type CanaryRule,
+  type CorsPolicy,
+  type ResponseRewrite,
+  type SessionAffinity,
+  type UpstreamSettings,
+} from '@ingresskit/route-model';
 
-import { checkHost, checkHostWithPort, checkLiteralPath, MAX_PATH_LENGTH, parseCidr } from './grammar.js';
+import { UPSTREAM_PARSERS } from './upstream-annotations.js';
+import { combineProxy, PROXY_PARSERS, type ProxyAnnotations } from './proxy-annotations.js';
+import { AFFINITY_PARSERS, combineAffinity, type AffinityAnnotations } from './affinity-annotations.js';
+import {
+  AUTH_PARSERS,
+  combineAuth,
+  type AuthAnnotations,
+  type BasicAuthRequest,
+} from './auth-annotations.js';
+
+import { CANARY_PARSERS, combineCanary, type CanaryAnnotations } from './canary-annotations.js';
+
+import {
+  checkHost,
+  checkHostWithPort,
+  checkLiteralPath,
+  MAX_PATH_LENGTH,
+  parseCidrList,
+  readBoolean,
+} from './grammar.js';
 import { refusalOf } from './ingress-nginx-annotations.js';
+import { checkLimitAnnotations, LIMIT_PARSERS, type LimitAnnotations } from './limit-annotations.js';
 import { parseRedirectPath, parseRedirectUrl, type RedirectTarget } from './redirect-target.js';
 
 /** The default annotation prefix, shared with ingress-nginx so existing manifests keep working. */
@@ -53,6 +82,30 @@ export interface IngressAnnotations {
   serverAliases?: string[];
   /** enable-cors "true" with the cors-* options, ingress-nginx's defaults for the unset ones. */
   cors?: CorsPolicy;
+  /** limit-connections, limit-rps, limit-rpm and what loosens them, as written. */
+  limits?: LimitAnnotations;
+  /** The canary annotations as written (see `canary` for what they make). */
+  canaryAnnotations?: CanaryAnnotations;
+  /** canary "true": the Ingress is the canary of the main Ingress of its hosts and paths. */
+  canary?: CanaryRule;
+  /** auth-* as written. */
+  auth?: AuthAnnotations;
+  /** auth-type basic: the Secret to read. */
+  basicAuthRequest?: BasicAuthRequest;
+  /** The users of basic authentication, once the Secret is read (empty: nobody gets in). */
+  basicAuth?: BasicAuthPolicy;
+  /** affinity and session-cookie-* as written. */
+  affinity?: AffinityAnnotations;
+  /** affinity "cookie": the session affinity of every route. */
+  sessionAffinity?: SessionAffinity;
+  /** upstream-hash-by, proxy-next-upstream-tries, proxy-redirect-*, proxy-cookie-* as written. */
+  proxy?: ProxyAnnotations;
+  /** proxy-redirect-from and -to together. */
+  locationRewrite?: ResponseRewrite;
+  /** service-upstream: backends are their Service's cluster IP, not its endpoints. */
+  serviceUpstream?: boolean;
+  /** proxy-buffering, proxy-next-upstream and the other profile directives. */
+  upstreamSettings?: UpstreamSettings;
 }
 
 /** The statuses a redirect annotation may ask for. */
@@ -76,8 +129,6 @@ export interface AnnotationParseResult {
 const MAX_VALUE_LENGTH = 4096;
 /** Most hostnames one server-alias may add. */
 const MAX_SERVER_ALIASES = 64;
-/** Most CIDRs one allowlist may hold. */
-const MAX_SOURCE_RANGES = 256;
 
 type Parser = (value: string, into: IngressAnnotations) => string | undefined;
 
@@ -185,9 +236,9 @@ function parseRedirect(key: 'permanent' | 'temporal'): Parser {
 
 function parseBoolean(set: (into: IngressAnnotations, value: boolean) => void): Parser {
   return (value, into) => {
-    const lower = value.toLowerCase();
-    if (lower !== 'true' && lower !== 'false') return 'must be "true" or "false"';
-    set(into, lower === 'true');
+    const on = readBoolean(value);
+    if (on === undefined) return 'must be "true" or "false"';
+    set(into, on);
     return undefined;
   };
 }
@@ -220,23 +271,6 @@ function parseSourceRanges(set: (into: IngressAnnotations, ranges: string[]) => 
     set(into, ranges);
     return undefined;
   };
-}
-
-/** A comma-separated list of CIDRs → canonical, unique, sorted; or a reason. */
-function parseCidrList(value: string): string[] | string {
-  const entries = value
-    .split(',')
-    .map((entry) => entry.replace(/^ +| +$/g, ''))
-    .filter((entry) => entry !== '');
-  if (entries.length === 0) return 'must list at least one CIDR';
-  if (entries.length > MAX_SOURCE_RANGES) return `must list at most ${MAX_SOURCE_RANGES} CIDRs`;
-  const ranges: string[] = [];
-  for (const entry of entries) {
-    const range = parseCidr(entry);
-    if (range === undefined) return `"${entry}" is not an IPv4 or IPv6 address or CIDR`;
-    ranges.push(range);
-  }
-  return [...new Set(ranges)].sort();
 }
 
 /** The supported annotations by name (without prefix), with the grammar each value must match. */
@@ -334,6 +368,12 @@ const PARSERS: Record<string, Parser> = {
     into.upstreamHost = value;
     return undefined;
   },
+  ...LIMIT_PARSERS,
+  ...CANARY_PARSERS,
+  ...AUTH_PARSERS,
+  ...AFFINITY_PARSERS,
+  ...PROXY_PARSERS,
+  ...UPSTREAM_PARSERS,
 };
 
 /** The names (without prefix) of the annotations we parse and honour. */
@@ -374,8 +414,13 @@ export function parseAnnotations(
   }
   const entries = Object.entries(raw as Record<string, unknown>).sort(([a], [b]) => compareText(a, b));
   const withPrefix = `${prefix}/`;
-  // allowlist- and denylist-source-range are the current names; set beside the old ones, they win.
-  const current = new Set([`${withPrefix}allowlist-source-range`, `${withPrefix}denylist-source-range`]);
+  // allowlist- and denylist-source-range, limit-allowlist are the current names; set beside the
+  // old ones, they win.
+  const current = new Set(
+    ['allowlist-source-range', 'denylist-source-range', 'limit-allowlist'].map(
+      (name) => `${withPrefix}${name}`,
+    ),
+  );
   const ordered = [
     ...entries.filter(([key]) => !current.has(key)),
     ...entries.filter(([key]) => current.has(key)),
@@ -431,6 +476,16 @@ export function parseAnnotations(
   }
   combineRedirects(into, withPrefix, problems);
   combineCors(into, withPrefix, problems);
+  const names = new Set(ordered.map(([key]) => key.slice(withPrefix.length)));
+  checkLimitAnnotations(into.limits, withPrefix, problems, names);
+  const canary = combineCanary(into.canaryAnnotations, withPrefix, problems);
+  if (canary !== undefined) into.canary = canary;
+  const basicAuth = combineAuth(into.auth, withPrefix, problems);
+  if (basicAuth !== undefined) into.basicAuthRequest = basicAuth;
+  const affinity = combineAffinity(into.affinity, withPrefix, problems);
+  if (affinity !== undefined) into.sessionAffinity = affinity;
+  const locationRewrite = combineProxy(into.proxy, withPrefix, problems);
+  if (locationRewrite !== undefined) into.locationRewrite = locationRewrite;
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
   return { annotations: into, problems };
 }

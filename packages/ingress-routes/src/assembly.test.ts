@@ -29,6 +29,8 @@ function noteSummary(note: ReturnType<ReturnType<typeof assemble>['notes']>[numb
       return `${note.type} ${note.hostname} ${source} by ${note.by.origin.namespace}/${note.by.origin.name}`;
     case 'host-owned-elsewhere':
       return `${note.type} ${note.hostname} ${source} by ${note.owner.tenant}`;
+    case 'canary-unmatched':
+      return `${note.type} ${note.hostname} ${source} ${note.route.id}${note.by ? ` by ${note.by.id}` : ''}`;
   }
 }
 

@@ -10,20 +10,36 @@ import type { ServiceReference } from './types.js';
  * The backend id of a Service port: `namespace/service:port`, the port as written (a number or a
  * name). Unambiguous, because `/` and `:` cannot occur in names.
  */
-export function backendIdOf(namespace: string, service: string, port: number | string): string {
+export function backendIdOf(
+  namespace: string,
+  service: string,
+  port: number | string,
+  viaClusterIp = false,
+): string {
   // Kept in every route and backend: one flat string rather than a tree of its pieces.
-  return JSON.parse(JSON.stringify(`${namespace}/${service}:${port}`)) as string;
+  return JSON.parse(
+    JSON.stringify(`${namespace}/${service}:${port}${viaClusterIp ? CLUSTER_IP_SUFFIX : ''}`),
+  ) as string;
 }
+
+/** The suffix of the id of a backend that is a Service's cluster IP (service-upstream). */
+const CLUSTER_IP_SUFFIX = '@cluster-ip';
 
 /**
  * The Service port a backend id made by {@link backendIdOf} stands for; undefined for any other
  * string. A port of digits only is a number: port names must hold a letter.
  */
 export function parseBackendId(id: string): ServiceReference | undefined {
-  const match = /^([^/:]+)\/([^/:]+):([^/:]+)$/.exec(id);
+  const match = /^([^/:@]+)\/([^/:@]+):([^/:@]+)(@cluster-ip)?$/.exec(id);
   if (match === null) return undefined;
-  const [, namespace, name, port] = match;
-  return { namespace: namespace!, name: name!, port: /^[0-9]+$/.test(port!) ? Number(port) : port! };
+  const [, namespace, name, port, viaClusterIp] = match;
+  const reference: ServiceReference = {
+    namespace: namespace!,
+    name: name!,
+    port: /^[0-9]+$/.test(port!) ? Number(port) : port!,
+  };
+  if (viaClusterIp !== undefined) reference.viaClusterIp = true;
+  return reference;
 }
 
 /** A parsed Ingress backend: the Service and port it names, or why it cannot be used. */

@@ -96,3 +96,29 @@ export function parseCidr(value: string): string | undefined {
 export function isIpAddress(value: unknown): value is string {
   return typeof value === 'string' && isIP(value) !== 0 && !value.includes('%');
 }
+
+/** Most CIDRs one annotation may list. */
+const MAX_SOURCE_RANGES = 256;
+
+/** A comma-separated list of CIDRs → canonical, unique, sorted; or a reason. */
+export function parseCidrList(value: string): string[] | string {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.replace(/^ +| +$/g, ''))
+    .filter((entry) => entry !== '');
+  if (entries.length === 0) return 'must list at least one CIDR';
+  if (entries.length > MAX_SOURCE_RANGES) return `must list at most ${MAX_SOURCE_RANGES} CIDRs`;
+  const ranges: string[] = [];
+  for (const entry of entries) {
+    const range = parseCidr(entry);
+    if (range === undefined) return `"${entry}" is not an IPv4 or IPv6 address or CIDR`;
+    ranges.push(range);
+  }
+  return [...new Set(ranges)].sort();
+}
+
+/** "true" or "false" in any case → the boolean; anything else → undefined. */
+export function readBoolean(value: string): boolean | undefined {
+  const lower = value.toLowerCase();
+  return lower === 'true' ? true : lower === 'false' ? false : undefined;
+}

@@ -48,7 +48,7 @@ function entries(
 
 /** The ingress-nginx annotations, grouped as its documentation groups them. */
 const LISTED: readonly IngressNginxAnnotation[] = [
-  ...entries('Authentication', ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm'], AUTH),
+  ...entries('Authentication', ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm']),
   ...entries(
     'External authentication',
     [
@@ -83,11 +83,7 @@ const LISTED: readonly IngressNginxAnnotation[] = [
     ],
     CLIENT_CERTIFICATES,
   ),
-  {
-    name: 'satisfy',
-    group: 'Satisfy',
-    refusal: { reason: 'it decides how authentication and the source allowlist combine' },
-  },
+  { name: 'satisfy', group: 'Satisfy' },
   ...entries(
     'Backend certificate authentication',
     [
@@ -102,26 +98,21 @@ const LISTED: readonly IngressNginxAnnotation[] = [
     ],
     BACKEND_TLS,
   ),
-  ...entries(
-    'Canary',
-    [
-      'canary',
-      'canary-by-header',
-      'canary-by-header-value',
-      'canary-by-header-pattern',
-      'canary-by-cookie',
-      'canary-weight',
-      'canary-weight-total',
-    ],
-    CANARY,
-  ),
-  ...entries('Rate limiting', ['limit-connections', 'limit-rps', 'limit-rpm'], RATE_LIMIT),
+  ...entries('Canary', [
+    'canary',
+    'canary-by-header',
+    'canary-by-header-value',
+    'canary-by-header-pattern',
+    'canary-by-cookie',
+    'canary-weight',
+    'canary-weight-total',
+  ]),
+  ...entries('Rate limiting', ['limit-connections', 'limit-rps', 'limit-rpm']),
   // limit-rate 0 is ingress-nginx's own "no limit".
   ...entries('Rate limiting', ['limit-rate', 'limit-rate-after'], {
     reason: 'it limits the bandwidth of a response',
     offValue: '0',
   }),
-  // These only loosen a limit: without one they do nothing in ingress-nginx either.
   ...entries('Rate limiting', ['limit-burst-multiplier', 'limit-allowlist', 'limit-whitelist']),
   ...entries(
     'Global rate limiting',
@@ -248,6 +239,14 @@ const LISTED: readonly IngressNginxAnnotation[] = [
   ...entries('HTTP/2', ['http2-push-preload']),
 ];
 
+// These become directives of a profile location; a new combination adds one to nginx.conf.
+const PROFILE_NOTE =
+  'a combination of proxy settings no route used before adds a profile location to nginx.conf, so nginx reloads once for it; not applied to gRPC backends';
+
+// ingress-nginx limits in nginx's preaccess phase, before its allow/deny lines (access phase).
+const LIMIT_DIFFERENCE =
+  "a request refused by the source allow- or deny-list is not counted (ingress-nginx counts it); refusals are always 503, as the ConfigMap's limit-req-status-code and limit-conn-status-code are not read yet";
+
 /**
  * How the annotations we support differ from ingress-nginx, besides what holds for all of them
  * (values outside our grammar leave the Ingress out instead of falling back to a default).
@@ -279,6 +278,49 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'proxy-read-timeout': 'whole seconds from 1 to 86400',
   'proxy-send-timeout': 'whole seconds from 1 to 86400',
   'backend-protocol': 'AJP and FCGI are refused (the Ingress is not served)',
+  'auth-type': 'digest is refused (the Ingress is not served)',
+  'auth-secret':
+    "only a Secret of the Ingress's own namespace, where ingress-nginx reads namespace/name of any; a missing Secret, one without users, or a hash outside $apr1$, {SHA}, {SSHA}, {PLAIN} and crypt(3) ($1$, $5$ and $6$ up to 100000 rounds, bcrypt $2a$/$2b$/$2y$ up to cost 12, yescrypt $y$j9T$, DES) gives 401 to every request, with an error on the Ingress",
+  affinity:
+    'the cookie pins an endpoint of the backend the route chose; with a canary, the canary decides first, per request (affinity-canary-behavior is not supported)',
+  'affinity-mode':
+    "balanced spreads the cookie's keys over the endpoints by rendezvous hashing, where ingress-nginx uses a consistent-hash ring; either way a change of endpoints moves only some sessions",
+  'session-cookie-path':
+    "defaults to the route's path as ingress-nginx does, but to / for a regular-expression path (ingress-nginx writes the regex itself)",
+  'upstream-hash-by':
+    "keys are spread by rendezvous hashing rather than ingress-nginx's consistent-hash ring (a key keeps its endpoint either way, not necessarily the one ingress-nginx picks), a retry after a failure goes round robin, and only $request_uri, $uri, $document_uri, $host, $remote_addr, $binary_remote_addr, $http_*, $cookie_* and $arg_* may be used",
+  'proxy-redirect-from': 'literal text only: "default", regular expressions (~) and variables are refused',
+  'proxy-redirect-to': 'literal text only: variables are refused',
+  'proxy-cookie-domain': 'literal "<from> <to>" only: regular expressions and variables are refused',
+  'proxy-cookie-path': 'literal "<from> <to>" only: regular expressions and variables are refused',
+  'proxy-buffering': `${PROFILE_NOTE}; without it responses are buffered (nginx's default), where ingress-nginx's ConfigMap default is off`,
+  'proxy-request-buffering': PROFILE_NOTE,
+  'proxy-http-version': PROFILE_NOTE,
+  'proxy-buffer-size': `${PROFILE_NOTE}; from 1k to 1m`,
+  'proxy-buffers-number': `${PROFILE_NOTE}; from 3 to 64 (nginx refuses fewer with its busy buffers)`,
+  'client-body-buffer-size': `${PROFILE_NOTE}; from 1k to 1m`,
+  'proxy-max-temp-file-size': `${PROFILE_NOTE}; 0 or from 1m to 1024g`,
+  'proxy-next-upstream': PROFILE_NOTE,
+  'proxy-next-upstream-timeout': PROFILE_NOTE,
+  'load-balance':
+    "ewma takes the lower of two random endpoints by response time times requests in flight, per nginx worker, as a retry after a failure goes round robin; its decay constants are not ingress-nginx's",
+  'upstream-hash-by-subset':
+    'the key picks a subset by rendezvous hashing over subsets of endpoints in address order, where ingress-nginx uses a consistent-hash ring',
+  satisfy:
+    'combines basic authentication with the source allow- and deny-lists (external authentication is not supported); a CORS preflight is still answered after the lists when neither passes',
+  'session-cookie-conditional-samesite-none':
+    "clients are matched against Chromium's published list of SameSite=None-incompatible clients (iOS 12, macOS 10.14, Chrome 51-66, UC Browser before 12.13.2), written anew",
+  canary:
+    "the main Ingress (same host and path) must be in the canary's namespace, where ingress-nginx takes one from any namespace; a canary without one, or beside an older canary of the same path, is reported as an error on it. As in ingress-nginx, the canary's other annotations do not apply and it adds no certificates",
+  'canary-by-header': 'the header name is letters, digits, "-" and "_"',
+  'canary-by-cookie': 'the cookie name is letters, digits, ".", "-" and "_"',
+  'canary-weight':
+    'a weight over canary-weight-total leaves the Ingress out, where ingress-nginx sends every request to the canary',
+  'canary-weight-total':
+    "a total below 100 is used as written, where ingress-nginx's balancer counts it as 100",
+  'limit-connections': LIMIT_DIFFERENCE,
+  'limit-rps': LIMIT_DIFFERENCE,
+  'limit-rpm': LIMIT_DIFFERENCE,
 };
 
 /**

@@ -1,15 +1,16 @@
 /** The annotations of an Ingress as the route-model policy of each of its routes. */
 import type { Redirect, RouteAction, RoutePolicy, RouteTimeouts } from '@ingresskit/route-model';
 import type { IngressAnnotations, RedirectStatus } from './annotations.js';
+import { createClientLimits } from './limit-annotations.js';
 import type { RedirectTarget } from './redirect-target.js';
 
 /**
  * The policy every route of an Ingress gets from its annotations (a path's rewrite comes on top).
  * ssl-redirect redirects plain HTTP only on hosts with TLS, force-ssl-redirect always, both with
  * 308 so the method and body are kept. Settings at their default are left out. A new object each
- * call: routes never share a policy.
+ * call: routes never share a policy. `scope` names the Ingress: its routes share their limits.
  */
-export function createRoutePolicy(annotations: IngressAnnotations): RoutePolicy {
+export function createRoutePolicy(annotations: IngressAnnotations, scope: string): RoutePolicy {
   const policy: RoutePolicy = {};
   // ingress-nginx answers permanent/temporal-redirect with nginx's `return`, which runs before its
   // HTTPS redirect: a redirecting Ingress never redirects to HTTPS first.
@@ -37,7 +38,44 @@ export function createRoutePolicy(annotations: IngressAnnotations): RoutePolicy 
   if (annotations.readTimeoutSeconds !== undefined) timeouts.readMs = annotations.readTimeoutSeconds * 1000;
   if (Object.keys(timeouts).length > 0) policy.timeouts = timeouts;
   if (annotations.backendProtocol !== 'HTTP') policy.backendProtocol = annotations.backendProtocol;
+  if (annotations.basicAuth !== undefined) {
+    policy.basicAuth = {
+      realm: annotations.basicAuth.realm,
+      users: annotations.basicAuth.users.map((user) => ({ ...user })),
+    };
+  }
+  if (annotations.sessionAffinity !== undefined) {
+    const { cookie, ...rest } = annotations.sessionAffinity;
+    policy.sessionAffinity = { ...rest, cookie: { ...cookie } };
+  }
+  addProxyPolicy(policy, annotations);
+  const limits = createClientLimits(annotations.limits, scope);
+  if (limits !== undefined) policy.clientLimits = limits;
   return policy;
+}
+
+/** upstream-hash-by, proxy-next-upstream-tries, proxy-redirect-*, proxy-cookie-* into `policy`. */
+function addProxyPolicy(policy: RoutePolicy, annotations: IngressAnnotations): void {
+  const proxy = annotations.proxy;
+  if (proxy?.hashKey !== undefined) {
+    policy.hashKey = proxy.hashKey.map((part) => ({ ...part }));
+    // ingress-nginx's default subset size is 3.
+    if (proxy.hashSubset === true) policy.hashSubsetSize = proxy.hashSubsetSize ?? 3;
+  }
+  if (proxy?.loadBalancing === 'ewma') policy.loadBalancing = 'ewma';
+  if (proxy?.connectionHeader !== undefined) policy.upstreamConnectionHeader = proxy.connectionHeader;
+  if (proxy?.accessLog === false) policy.accessLog = false;
+  if (proxy?.satisfyAny === true) policy.satisfy = 'any';
+  if (proxy?.upstreamTries !== undefined) policy.upstreamTries = proxy.upstreamTries;
+  if (annotations.upstreamSettings !== undefined) {
+    const { retryOn, ...rest } = annotations.upstreamSettings;
+    policy.upstreamSettings = retryOn === undefined ? { ...rest } : { ...rest, retryOn: [...retryOn] };
+  }
+  if (annotations.locationRewrite !== undefined) policy.locationRewrite = { ...annotations.locationRewrite };
+  if (proxy?.cookieDomain !== undefined && proxy.cookieDomain !== 'off')
+    policy.cookieDomainRewrite = { ...proxy.cookieDomain };
+  if (proxy?.cookiePath !== undefined && proxy.cookiePath !== 'off')
+    policy.cookiePathRewrite = { ...proxy.cookiePath };
 }
 
 /** A route-model redirect to `target` with `statusCode`. */

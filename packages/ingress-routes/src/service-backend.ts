@@ -24,6 +24,31 @@ export interface ServiceBackendResolution {
   problem?: string;
 }
 
+/** service-upstream: the Service's cluster IP and port as the one endpoint. */
+function resolveClusterIp(
+  id: string,
+  service: ServiceLike,
+  port: number,
+  policy: BackendAddressPolicy,
+  key: string,
+): ServiceBackendResolution {
+  const clusterIp = service.spec?.clusterIP;
+  if (!isIpAddress(clusterIp)) {
+    return {
+      backend: { id, endpoints: [] },
+      problem: `Service ${key} has no cluster IP (service-upstream); requests get 503`,
+    };
+  }
+  const refusal = refusedBackendAddress(clusterIp, port, policy);
+  if (refusal !== undefined) {
+    return {
+      backend: { id, endpoints: [] },
+      problem: `Service ${key} cluster IP ${refusal}, which a backend may not point at; requests get 503`,
+    };
+  }
+  return { backend: { id, endpoints: [{ address: clusterIp, port }] } };
+}
+
 /** The label that ties an EndpointSlice to its Service. */
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
@@ -100,7 +125,7 @@ export function resolveServiceBackend(
   policy: BackendAddressPolicy = DEFAULT_BACKEND_ADDRESS_POLICY,
 ): ServiceBackendResolution {
   const { namespace, name, port } = reference;
-  const id = backendIdOf(namespace, name, port);
+  const id = backendIdOf(namespace, name, port, reference.viaClusterIp === true);
   const unusable: Backend = { id, endpoints: [] };
   if (service === undefined || service === null) {
     return {
@@ -146,6 +171,8 @@ export function resolveServiceBackend(
       problem: `Service ${namespace}/${name} has no port ${typeof port === 'number' ? port : `named "${port}"`}; requests get 503`,
     };
   }
+  if (reference.viaClusterIp === true)
+    return resolveClusterIp(id, service, servicePort.port, policy, `${namespace}/${name}`);
   const slices = listOf(endpointSlices).filter((slice) => isSliceOf(slice, namespace, name));
   const refused = new Set<string>();
   const backend = { id, endpoints: collectEndpoints(slices, servicePort, policy, refused) };

@@ -1122,7 +1122,7 @@ describe('translateIngress', () => {
         ingress(
           'a',
           { 'a.example.com': [path('/', 'Prefix', 'app')] },
-          { annotations: { [`${A}proxy-buffer-size`]: '8k' } },
+          { annotations: { [`${A}enable-opentelemetry`]: 'true' } },
         ),
       );
       expect(result.problems).toEqual([expect.objectContaining({ severity: 'warning' })]);
@@ -1141,7 +1141,7 @@ describe('translateIngress', () => {
       expect(result.problems).toEqual([expect.objectContaining({ severity: 'error' })]);
     });
 
-    it.each(['limit-rps', 'limit-connections', 'enable-modsecurity', 'proxy-ssl-verify', 'ssl-passthrough'])(
+    it.each(['limit-rate', 'global-rate-limit', 'enable-modsecurity', 'proxy-ssl-verify', 'ssl-passthrough'])(
       'leaves out the Ingress with %s rather than serve it unprotected',
       (name) => {
         const result = translate(

@@ -19,6 +19,8 @@ import { checkDnsLabel, checkDnsSubdomain } from '@ingresskit/kube-objects';
 
 import { addServerAliases, addWwwRedirects } from './host-annotations.js';
 import { toMillis } from './timestamps.js';
+import { resolveBasicAuth } from './basic-auth-secret.js';
+import { translateCanarySpec } from './translate-canary.js';
 import { translateDefaultBackend, translateRules } from './translate-rules.js';
 import { claimTls, readTlsEntries } from './translate-tls.js';
 import { INGRESS_KIND, objectOr, type Context } from './translation-context.js';
@@ -150,7 +152,12 @@ export function translateIngressTimed(
       services: new Set(),
       expiresAt: Number.POSITIVE_INFINITY,
     };
-    const contribution = translateSpec(context, raw.spec);
+    context.annotations = resolveBasicAuth(context);
+    const canary = parsed.annotations.canary;
+    const contribution =
+      canary === undefined
+        ? translateSpec(context, raw.spec)
+        : translateCanarySpec(context, raw.spec, canary);
     return {
       translation: {
         contribution,

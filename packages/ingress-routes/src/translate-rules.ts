@@ -19,7 +19,12 @@ function readBackend(context: Context, raw: unknown, field: string): string | un
   }
   const { namespace } = context.source;
   context.services.add(`${namespace}/${reference.service}`);
-  return backendIdOf(namespace, reference.service, reference.port);
+  return backendIdOf(
+    namespace,
+    reference.service,
+    reference.port,
+    context.annotations.serviceUpstream === true,
+  );
 }
 
 /** The route made of `spec.defaultBackend`: the fallback of the Ingress's hosts and the catch-all. */
@@ -32,7 +37,7 @@ export function translateDefaultBackend(context: Context, raw: unknown): Route |
     // A fallback's match is never consulted; this one says what it answers: every path.
     match: { path: { type: 'PathPrefix', value: '/' } },
     action: createRouteAction(context.annotations, backend),
-    policy: createRoutePolicy(context.annotations),
+    policy: createRoutePolicy(context.annotations, idPrefix(context.source)),
   };
 }
 
@@ -45,7 +50,7 @@ export function translateDefaultBackend(context: Context, raw: unknown): Route |
 function translateAppRoot(context: Context, ruleIndex: number): Route | undefined {
   const target = context.annotations.appRoot;
   if (target === undefined) return undefined;
-  const policy = createRoutePolicy(context.annotations);
+  const policy = createRoutePolicy(context.annotations, idPrefix(context.source));
   delete policy.redirectToHttps;
   return {
     id: flatString(`${idPrefix(context.source)}/r${ruleIndex}/app-root`),
@@ -84,7 +89,7 @@ function translatePath(
     return undefined;
   }
   const match = pathMatchOf(value as string, pathType, context.annotations.useRegex);
-  const policy = createRoutePolicy(context.annotations);
+  const policy = createRoutePolicy(context.annotations, idPrefix(context.source));
   const target = context.annotations.rewriteTarget;
   if (target !== undefined) {
     const rewrite = rewriteOf(match, target);

@@ -76,6 +76,8 @@ export interface ServiceReference {
   name: string;
   /** The port number, or the name of a Service port. */
   port: number | string;
+  /** service-upstream: the Service's cluster IP and port, instead of its endpoints. */
+  viaClusterIp?: true;
 }
 
 /**

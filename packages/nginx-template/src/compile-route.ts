@@ -15,11 +15,16 @@ import {
   type RouteTimeouts,
 } from '@ingresskit/route-model';
 import { parseCidr } from './cidr.js';
+import { compileAffinity } from './compile-affinity.js';
+import { compileBasicAuth } from './compile-auth.js';
+import { compileCanary, compileMembers } from './compile-canary.js';
+import { compileClientLimits } from './compile-limits.js';
+import { compileProxyPolicy } from './compile-proxy.js';
+import { upstreamDirectivesOf } from './upstream-directives.js';
 import type {
   ActionEntry,
   ConditionEntry,
   HeadersEntry,
-  MemberEntry,
   PathChangeEntry,
   PolicyEntry,
   RouteEntry,
@@ -212,32 +217,16 @@ function compileAction(route: Route, out: Collector): ActionEntry | undefined {
   const action = route.action;
   switch (action.type) {
     case 'forward': {
-      const members: MemberEntry[] = [];
-      let total = 0;
-      (action.backends ?? []).forEach((member, index) => {
-        const weight = member.weight;
-        if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) {
-          out.warn(`action.backends[${index}].weight`, 'must be a number of at least 0; counts as 0', weight);
-          return;
-        }
-        if (weight === 0) return;
-        total += weight;
-        if (typeof member.backend === 'string') {
-          members.push({ backend: member.backend, upto: total });
-          return;
-        }
-        let status = member.statusCode ?? 500;
-        if (!isStatus(status, 200)) {
-          out.warn(
-            `action.backends[${index}].statusCode`,
-            'must be an HTTP status from 200 to 599; 500 is used',
-            status,
-          );
-          status = 500;
-        }
-        members.push({ status, upto: total });
-      });
-      return { type: 'forward', members, total };
+      const entry: Extract<ActionEntry, { type: 'forward' }> = {
+        type: 'forward',
+        ...compileMembers(action.backends, 'action.backends', out),
+      };
+      if (action.canary !== undefined) {
+        const canary = compileCanary(action.canary, out);
+        if (canary === undefined) return undefined;
+        entry.canary = canary;
+      }
+      return entry;
     }
     case 'redirect': {
       const redirect = action.redirect;
@@ -479,6 +468,26 @@ function compilePolicy(route: Route, out: Collector): PolicyEntry {
   if (policy.timeouts !== undefined) {
     const timeouts = compileTimeouts(route, out);
     if (timeouts !== undefined) entry.timeouts = timeouts;
+  }
+  if (policy.sessionAffinity !== undefined) {
+    const affinity = compileAffinity(policy.sessionAffinity, route, out);
+    if (affinity !== undefined) entry.affinity = affinity;
+  }
+  if (policy.basicAuth !== undefined) {
+    const auth = compileBasicAuth(policy.basicAuth, out);
+    if (auth !== undefined) entry.auth = auth;
+  }
+  compileProxyPolicy(policy, entry, out);
+  for (const name of upstreamDirectivesOf(policy.upstreamSettings).invalid) {
+    out.warn(
+      `policy.upstreamSettings.${name}`,
+      'is out of range; the default is used',
+      policy.upstreamSettings?.[name as keyof typeof policy.upstreamSettings],
+    );
+  }
+  if (policy.clientLimits !== undefined) {
+    const limits = compileClientLimits(policy.clientLimits, out);
+    if (limits !== undefined) entry.limits = limits;
   }
   if (policy.backendProtocol !== undefined && !isBackendProtocol(policy.backendProtocol)) {
     out.warn(

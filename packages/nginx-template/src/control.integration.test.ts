@@ -123,6 +123,43 @@ describe('POST /configuration/data', () => {
     expect(await body('fine.example.com', '/good')).toBe('good');
   });
 
+  it('refuses annotation policies and canaries of the wrong shape', async () => {
+    const broken: Record<string, unknown>[] = [
+      { limits: { scope: 'a\nb', status: 503, conn: 1 } },
+      { limits: { scope: 's', status: 503 } },
+      { auth: { realm: 'a"b', users: {} } },
+      { affinity: { name: 'a;b', attributes: '; HttpOnly' } },
+      { hash: [['var', 'request_uri; evil']] },
+      { location: ['/a', '/b\r\nX: 1'] },
+      { connection: 'close\r\nX: 1' },
+    ];
+    const hostnames = broken.map((_, index) => `policy${index}.example.com`);
+    const update = JSON.parse(
+      createDataPlaneUpdate(createTable(hostnames.map((hostname) => respondHost(hostname, [good]))), {
+        full: false,
+      }),
+    ) as { set: Record<string, { routes: Record<string, unknown>[] }> };
+    broken.forEach((policy, index) => (update.set[`host:${hostnames[index]}`]!.routes[0]!.policy = policy));
+    const canaryHost = 'canary.example.com';
+    update.set[`host:${canaryHost}`] = structuredClone(update.set[`host:${hostnames[0]}`]!);
+    update.set[`host:${canaryHost}`]!.routes[0] = {
+      ...update.set[`host:${canaryHost}`]!.routes[0]!,
+      policy: undefined,
+      profile: 'ik_http_d',
+      protocol: 'HTTP',
+      action: {
+        type: 'forward',
+        members: [{ backend: 'b', upto: 1 }],
+        total: 1,
+        canary: { members: [], total: 0, weight: 1, weightTotal: 100 },
+      },
+    };
+    const refused = await plane.pushRaw(JSON.stringify(update));
+    expect(refused.status).toBe(422);
+    const keys = (refused.json as DataPlaneRejection).rejected.map((entry) => entry.key);
+    expect(keys).toEqual([`host:${canaryHost}`, ...hostnames.map((hostname) => `host:${hostname}`)].sort());
+  });
+
   it('refuses entries of the wrong shape and certificates that do not parse', async () => {
     const certificate = createSelfSignedCertificate({ commonName: 'x.example.com' });
     const update = JSON.parse(

@@ -64,10 +64,24 @@ export interface MemberEntry {
   upto: number;
 }
 
+/**
+ * A route's canary (route-model CanaryRule): `header` is `[nginx variable, mode, value]` with mode
+ * `value` (equal), `pattern` (regex found) or `switch` (always / never); `cookie` the nginx
+ * variable of the cookie; then `weight` out of `weightTotal`. Canary requests go to `members`.
+ */
+export interface CanaryEntry {
+  members: MemberEntry[];
+  total: number;
+  header?: [string, 'value' | 'pattern' | 'switch', string?];
+  cookie?: string;
+  weight: number;
+  weightTotal: number;
+}
+
 /** What a route does. */
 export type ActionEntry =
   /** `members` without zero weights; `total` 0 means the group answers 500. */
-  | { type: 'forward'; members: MemberEntry[]; total: number }
+  | { type: 'forward'; members: MemberEntry[]; total: number; canary?: CanaryEntry }
   | {
       type: 'redirect';
       status: number;
@@ -79,6 +93,41 @@ export type ActionEntry =
       query?: string;
     }
   | { type: 'respond'; status: number; body?: string };
+
+/**
+ * Limits per client address, counted per `scope` across workers: concurrent requests (`conn`)
+ * and rates as `[requests per second, burst]`; clients in `exempt` networks are not limited;
+ * a refused request gets `status`.
+ */
+export interface LimitsEntry {
+  scope: string;
+  status: number;
+  conn?: number;
+  rates?: [number, number][];
+  exempt?: [string, number][];
+}
+
+/** Basic authentication: the realm and each user's htpasswd hash, by user name. */
+export interface AuthEntry {
+  realm: string;
+  users: Record<string, string>;
+}
+
+/**
+ * Cookie session affinity: the cookie `name`, its fixed `attributes` (`; Path=...; HttpOnly...`),
+ * `expires` seconds from now, Secure on plain HTTP too (`secure`), persistent rather than balanced
+ * mode, and `change` of endpoint (and cookie) on a failure.
+ */
+export interface AffinityEntry {
+  name: string;
+  attributes: string;
+  /** SameSite=None, added in Lua unless the client is known to reject it. */
+  sameSiteNone?: true;
+  expires?: number;
+  secure?: true;
+  persistent?: true;
+  change?: true;
+}
 
 /** A route's policy; every field optional, absent when the route has none. */
 export interface PolicyEntry {
@@ -100,6 +149,27 @@ export interface PolicyEntry {
   response?: HeadersEntry;
   /** Connect, send, read timeouts in seconds; 0 keeps the default. */
   timeouts?: [number, number, number];
+  limits?: LimitsEntry;
+  auth?: AuthEntry;
+  affinity?: AffinityEntry;
+  /** Consistent-hash key: text and nginx variables (`request_uri`, `http_x`, ...), concatenated. */
+  hash?: ['text' | 'var', string][];
+  /** With `hash`: the size of the endpoint subsets the key picks among. */
+  subset?: number;
+  /** `ewma`: endpoints by moving average of response time (absent: round robin). */
+  balance?: 'ewma';
+  /** The Connection header sent upstream. */
+  connection?: string;
+  /** Left out of the access log. */
+  noLog?: true;
+  /** Source lists or basic authentication, either suffices. */
+  satisfyAny?: true;
+  /** Endpoints one request may be tried on; 0: all. */
+  tries?: number;
+  /** Response header rewrites `[from, to]`: Location/Refresh prefix, Set-Cookie Domain, Set-Cookie Path prefix. */
+  location?: [string, string];
+  cookieDomain?: [string, string];
+  cookiePath?: [string, string];
 }
 
 /** A compiled route. */

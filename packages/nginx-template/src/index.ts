@@ -30,13 +30,17 @@ export {
 export { compileRoute, type CompiledRoute, type RouteIssue } from './compile-route.js';
 export type {
   ActionEntry,
+  AffinityEntry,
+  AuthEntry,
   BackendEntry,
+  CanaryEntry,
   CertificateEntry,
   ConditionEntry,
   DataEntry,
   DataPlaneUpdate,
   HeadersEntry,
   HostEntry,
+  LimitsEntry,
   ListenersEntry,
   MemberEntry,
   PathChangeEntry,

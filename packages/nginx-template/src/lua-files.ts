@@ -24,14 +24,24 @@ export const luaDirectory: string = fileURLToPath(root);
 
 /**
  * The shipped Lua modules: the control endpoint and its content digest, the worker-side store of
- * pushed data and its validation, the router, the balancer and the certificate selection.
+ * pushed data and its validation, the router with its client networks and limits, the balancer
+ * and the certificate selection.
  */
 export const luaFiles: readonly LuaFile[] = [
   'control',
   'digest',
   'store',
   'validate',
+  'validate_values',
+  'validate_policy',
   'router',
+  'networks',
+  'limits',
+  'canary',
+  'basic_auth',
+  'affinity',
+  'response_rewrites',
+  'endpoints',
   'balancer',
   'certificates',
 ].map((name) => ({

@@ -8,6 +8,38 @@
 export const PROFILE_PARTIAL = `{{#each variants}}
         location @{{name}} {
             client_max_body_size {{../bodySize}};
+{{#with ../upstream}}
+{{#if requestBuffering}}
+            proxy_request_buffering {{requestBuffering}};
+{{/if}}
+{{#if responseBuffering}}
+            proxy_buffering {{responseBuffering}};
+{{/if}}
+{{#if httpVersion}}
+            proxy_http_version {{httpVersion}};
+{{/if}}
+{{#if bufferSize}}
+            proxy_buffer_size {{bufferSize}};
+{{/if}}
+{{#if buffers}}
+            proxy_buffers {{buffers.number}} {{buffers.size}};
+{{/if}}
+{{#if busyBuffersSize}}
+            proxy_busy_buffers_size {{busyBuffersSize}};
+{{/if}}
+{{#if bodyBufferSize}}
+            client_body_buffer_size {{bodyBufferSize}};
+{{/if}}
+{{#if maxTempFileSize}}
+            proxy_max_temp_file_size {{maxTempFileSize}};
+{{/if}}
+{{#if nextUpstream}}
+            proxy_next_upstream {{nextUpstream}};
+{{/if}}
+{{#if nextUpstreamTimeout}}
+            proxy_next_upstream_timeout {{nextUpstreamTimeout}}s;
+{{/if}}
+{{/with}}
 {{#if filter}}
             header_filter_by_lua_block {
                 require("ingresskit.router").filter_response_headers()
@@ -111,7 +143,8 @@ http {
 
     log_format ingresskit '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_time "$ingresskit_route" "$ingresskit_backend" $upstream_addr $upstream_status';
 {{#if accessLog}}
-    access_log {{q accessLog}} ingresskit;
+    # Routes with enable-access-log "false" set $ingresskit_log to 0.
+    access_log {{q accessLog}} ingresskit if=$ingresskit_log;
 {{else}}
     access_log off;
 {{/if}}
@@ -134,6 +167,18 @@ http {
     map "" $ingresskit_external { default ""; }
     map "" $ingresskit_external_host { default ""; }
     map "" $ingresskit_host_override { default ""; }
+    map "" $ingresskit_limit_conn { default ""; }
+    map "" $ingresskit_peer { default ""; }
+    map "" $ingresskit_affinity { default ""; }
+    map "" $ingresskit_ewma { default ""; }
+    map "" $ingresskit_log { default 1; }
+    map "" $ingresskit_connection_override { default ""; }
+    # Only a variable some directive refers to can be assigned from Lua; these maps are never read.
+    map $ingresskit_limit_conn $ingresskit_limit_conn_referenced { default ""; }
+    map $ingresskit_peer $ingresskit_peer_referenced { default ""; }
+    map $ingresskit_affinity $ingresskit_affinity_referenced { default ""; }
+    map $ingresskit_ewma $ingresskit_ewma_referenced { default ""; }
+    map $ingresskit_log $ingresskit_log_referenced { default ""; }
     # Host sent upstream: the client's, unless the route sets upstreamHost.
     map $ingresskit_host_override $ingresskit_upstream_host {
         "" $host;
@@ -154,7 +199,12 @@ http {
     }
     proxy_set_header Host $ingresskit_upstream_host;
     proxy_set_header Upgrade $http_upgrade;
-    proxy_set_header Connection $connection_upgrade;
+    # The route's Connection header (connection-proxy-header), else the upgrade-aware one.
+    map $ingresskit_connection_override $ingresskit_connection {
+        "" $connection_upgrade;
+        default $ingresskit_connection_override;
+    }
+    proxy_set_header Connection $ingresskit_connection;
     proxy_set_header X-Real-IP $remote_addr;
     proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
     proxy_set_header X-Forwarded-Host $host;
@@ -175,12 +225,16 @@ http {
 
     lua_package_path {{qLiteral luaPackagePath}};
     lua_shared_dict ingresskit {{sharedDictSize}};
+    # Per-client limit counts; when full, the least recently used clients are forgotten.
+    lua_shared_dict ingresskit_limits 10m;
     lua_regex_cache_max_entries {{regexCacheEntries}};
     lua_regex_match_limit {{regexMatchLimit}};
     init_by_lua_block {
         -- The per-request hooks call these globals: cheaper than a require on every request.
         ingresskit_route = require("ingresskit.router").route
         ingresskit_balance = require("ingresskit.balancer").balance
+        ingresskit_release_limits = require("ingresskit.limits").release
+        ingresskit_record_response_time = require("ingresskit.endpoints").record
         require("ingresskit.control").init({
             conf_hash = "{{checksum}}",
             default_max_body = {{defaultMaxBody}},
@@ -199,6 +253,12 @@ http {
     }
     init_worker_by_lua_block {
         require("ingresskit.store").init_worker()
+    }
+    # Gives back a concurrent request counted by a connection limit and records the response
+    # time of a load-balance ewma route (inherited by every location).
+    log_by_lua_block {
+        ingresskit_release_limits()
+        ingresskit_record_response_time()
     }
 
     upstream ingresskit_upstream {

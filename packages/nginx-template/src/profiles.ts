@@ -5,6 +5,7 @@
  */
 import type { BackendProtocol, Route } from '@ingresskit/route-model';
 import { MAX_SIZE_BYTES } from './settings.js';
+import { upstreamDirectivesOf, upstreamNameSuffix, type UpstreamDirectives } from './upstream-directives.js';
 
 /**
  * A set of directives a forwarded request needs. `name` is made from validated enums and numbers
@@ -15,6 +16,8 @@ export interface Profile {
   protocol: BackendProtocol;
   /** Body limit in bytes (0: none); absent: the `proxyBodySize` setting. */
   maxBodyBytes?: number;
+  /** Buffering and retry directives; absent: nginx.conf's defaults. */
+  upstream?: UpstreamDirectives;
 }
 
 const PROTOCOLS: readonly BackendProtocol[] = ['HTTP', 'HTTPS', 'GRPC', 'GRPCS'];
@@ -29,11 +32,17 @@ export function isValidMaxBodyBytes(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_SIZE_BYTES;
 }
 
-/** The profile of a protocol and body limit (absent: the default limit). */
-export function createProfile(protocol: BackendProtocol, maxBodyBytes?: number): Profile {
+/** The profile of a protocol, body limit (absent: the default limit) and upstream directives. */
+export function createProfile(
+  protocol: BackendProtocol,
+  maxBodyBytes?: number,
+  upstream?: UpstreamDirectives,
+): Profile {
   const size = maxBodyBytes === undefined ? 'd' : `b${maxBodyBytes}`;
-  const profile: Profile = { name: `ik_${protocol.toLowerCase()}_${size}`, protocol };
+  const suffix = upstream === undefined ? '' : upstreamNameSuffix(upstream);
+  const profile: Profile = { name: `ik_${protocol.toLowerCase()}_${size}${suffix}`, protocol };
   if (maxBodyBytes !== undefined) profile.maxBodyBytes = maxBodyBytes;
+  if (upstream !== undefined) profile.upstream = upstream;
   return profile;
 }
 
@@ -48,10 +57,11 @@ export const DEFAULT_PROFILE: Profile = createProfile('HTTP');
  */
 export function profileOf(route: Route): Profile | undefined {
   if (route.action.type !== 'forward') return undefined;
-  const { backendProtocol, maxBodyBytes } = route.policy;
+  const { backendProtocol, maxBodyBytes, upstreamSettings } = route.policy;
   return createProfile(
     isBackendProtocol(backendProtocol) ? backendProtocol : 'HTTP',
     isValidMaxBodyBytes(maxBodyBytes) ? maxBodyBytes : undefined,
+    upstreamDirectivesOf(upstreamSettings).directives,
   );
 }
 

@@ -8,9 +8,11 @@ import { computeConfigurationChecksum, type Configuration } from './build-config
 import { UnsafeValueError } from './errors.js';
 import { NGINX_CONF_TEMPLATE, PROFILE_PARTIAL, SERVER_PARTIAL } from './nginx-conf-template.js';
 import type { Profile } from './profiles.js';
+import { viewUpstreamDirectives } from './upstream-directives.js';
 import { quoteNginxLiteral, quoteNginxString } from './quote.js';
 
-const PROFILE_NAME = /^ik_(?:http|https|grpc|grpcs)_(?:d|b(?:0|[1-9][0-9]{0,12}))$/;
+const PROFILE_NAME =
+  /^ik_(?:http|https|grpc|grpcs)_(?:d|b(?:0|[1-9][0-9]{0,12}))(?:_(?:rq|rs|v|bs|bn|cb|tf|nu|nt)[0-9]{1,13})*$/;
 
 function unsafe(what: string, value: unknown, reason: string): never {
   throw new UnsafeValueError(
@@ -37,6 +39,7 @@ function viewProfile(profile: Profile, defaultMaxBody: number) {
     isGrpc: profile.protocol === 'GRPC' || profile.protocol === 'GRPCS',
     isTls: profile.protocol === 'HTTPS' || profile.protocol === 'GRPCS',
     scheme,
+    upstream: viewUpstreamDirectives(profile.upstream),
     variants: [
       { name: profile.name, external: false, filter: false },
       { name: `${profile.name}_h`, external: false, filter: true },

@@ -3,6 +3,7 @@
  * precedence order, hidden duplicates dropped, one fallback), and the TLS claims for one hostname
  * become one binding (the oldest claim wins).
  */
+import { attachCanaries, type SourcedCanary } from './canary.js';
 import { hostnameMatchOf } from './hostnames.js';
 import { compareOrigins, compareRoutes, matchKey } from './precedence.js';
 import type {
@@ -51,6 +52,7 @@ export function assembleVirtualHost(
   const sourceOf = new Map<Route, SourceRef>();
   const candidates: Route[] = [];
   const fallbacks: Route[] = [];
+  const canaries: SourcedCanary[] = [];
   let wantsTableDefault = false;
   let wildcard: 'one-label' | 'suffix' = 'suffix';
   for (const { source, host } of contributions) {
@@ -59,6 +61,7 @@ export function assembleVirtualHost(
       sourceOf.set(route, source);
       candidates.push(route);
     }
+    for (const canary of host.canaries ?? []) canaries.push({ source, canary });
     if (host.fallback === 'table-default') wantsTableDefault = true;
     else if (host.fallback !== undefined) {
       sourceOf.set(host.fallback, source);
@@ -68,7 +71,7 @@ export function assembleVirtualHost(
   candidates.sort(compareRoutes);
   const notes: AssemblyNote[] = [];
   const winners = new Map<string, Route>();
-  const routes: Route[] = [];
+  let routes: Route[] = [];
   for (const route of candidates) {
     const key = matchKey(route);
     const winner = winners.get(key);
@@ -79,6 +82,12 @@ export function assembleVirtualHost(
       notes.push({ type: 'route-shadowed', source: sourceOf.get(route)!, route, by: winner, hostname });
     }
   }
+  const attached = attachCanaries(hostname, routes, sourceOf, canaries);
+  routes = attached.routes;
+  notes.push(...attached.notes);
+  // A hostname only canaries name serves nothing.
+  if (routes.length === 0 && fallbacks.length === 0 && !wantsTableDefault)
+    return { virtualHost: undefined, notes };
   fallbacks.sort((a, b) => compareOrigins(a.origin, b.origin));
   const fallbackRoute = fallbacks[0] ?? (wantsTableDefault ? defaultFallback : undefined);
   for (const route of fallbacks.slice(1)) {

@@ -41,6 +41,9 @@ export function backendIdsOfRoute(route: Route): string[] {
   const ids: string[] = [];
   if (route.action.type === 'forward') {
     for (const member of route.action.backends) if (member.backend !== undefined) ids.push(member.backend);
+    for (const member of route.action.canary?.backends ?? []) {
+      if (member.backend !== undefined) ids.push(member.backend);
+    }
   }
   if (route.policy.mirror !== undefined) ids.push(route.policy.mirror.backend);
   return ids;
@@ -50,6 +53,7 @@ function backendIdsOfContribution(contribution: RouteContribution): Set<string> 
   const ids = new Set<string>();
   for (const host of contribution.hosts) {
     for (const route of host.routes) for (const id of backendIdsOfRoute(route)) ids.add(id);
+    for (const { route } of host.canaries ?? []) for (const id of backendIdsOfRoute(route)) ids.add(id);
     if (host.fallback !== undefined && host.fallback !== 'table-default') {
       for (const id of backendIdsOfRoute(host.fallback)) ids.add(id);
     }
@@ -447,6 +451,9 @@ function mergeHosts(a: HostContribution, b: HostContribution): HostContribution 
   if (wildcard !== undefined) merged.wildcard = wildcard;
   const fallback = a.fallback ?? b.fallback;
   if (fallback !== undefined) merged.fallback = fallback;
+  if (a.canaries !== undefined || b.canaries !== undefined) {
+    merged.canaries = [...(a.canaries ?? []), ...(b.canaries ?? [])];
+  }
   return merged;
 }
 

@@ -118,9 +118,32 @@ export interface Redirect {
   statusCode: 301 | 302 | 303 | 307 | 308;
 }
 
+/**
+ * When a request goes to a route's canary instead of its backends (ingress-nginx canary
+ * annotations), decided in this order:
+ * 1. `header`: with `value`, a request whose header equals it is a canary request; with `pattern`
+ *    (PCRE, searched), one whose header matches; with neither, `always` is and `never` is not.
+ *    Any other value, or no such header, goes on to the cookie. A header sent more than once
+ *    counts as its first value.
+ * 2. `cookie`: a cookie of that name `always` is, `never` is not; else on to the weight.
+ * 3. `weight` out of `weightTotal` of the remaining requests, at random.
+ */
+export interface CanaryRule {
+  header?: { name: string; value?: string; pattern?: string };
+  cookie?: string;
+  weight: number;
+  /** At least 1 and at least `weight`. */
+  weightTotal: number;
+}
+
+/** A route's canary: the rule and where canary requests go (balanced like the route's backends). */
+export interface CanarySplit extends CanaryRule {
+  backends: WeightedBackend[];
+}
+
 /** What a route does with a request it matched. */
 export type RouteAction =
-  | { type: 'forward'; backends: WeightedBackend[] }
+  | { type: 'forward'; backends: WeightedBackend[]; canary?: CanarySplit }
   | { type: 'redirect'; redirect: Redirect }
   | { type: 'respond'; statusCode: number; body?: string };
 
@@ -181,6 +204,138 @@ export interface CorsPolicy {
   maxAgeSeconds: number;
 }
 
+/**
+ * A request rate per client address, as nginx's limit_req with `nodelay` counts it: a client
+ * idle long enough may send `burst + 1` requests at once, then one every `1 / rate` of the
+ * period; a request over that is refused (and not counted).
+ */
+export interface ClientRate {
+  /** Requests per `per`, at least 1. */
+  rate: number;
+  per: 'second' | 'minute';
+  /** Requests over the rate accepted at once, at least 0. */
+  burst: number;
+}
+
+/**
+ * Limits per client address (ingress-nginx limit-connections, limit-rpm, limit-rps). The counts
+ * are shared by every route with the same `scope` (an Ingress: all of its routes) and by every
+ * worker of the data plane. Only forwarded requests are limited and counted.
+ */
+export interface ClientLimits {
+  /** Routes with the same scope share their counts, e.g. `Ingress/shop/cart`. */
+  scope: string;
+  /** Requests of one client being served at once. */
+  connections?: number;
+  /** All must hold; a request refused by one is counted by none. */
+  rates?: ClientRate[];
+  /** Clients in these CIDRs are not limited. */
+  exemptSources?: string[];
+  /** The status of a refused request (ingress-nginx: 503). */
+  statusCode: number;
+}
+
+/**
+ * HTTP Basic authentication (ingress-nginx auth-type basic): a forwarded request needs the
+ * credentials of one of `users`, else it gets 401 with `WWW-Authenticate: Basic realm="<realm>"`.
+ * A hash is an htpasswd hash: `$apr1$`, `{SHA}`, `{SSHA}`, `{PLAIN}`, or one crypt(3) reads
+ * (`$1$`, `$5$`, `$6$`, `$2a$`/`$2b$`/`$2y$`, `$y$`, DES). No users: every request gets 401.
+ */
+export interface BasicAuthPolicy {
+  /** Printable ASCII without `"` and `\`. */
+  realm: string;
+  users: { name: string; hash: string }[];
+}
+
+/**
+ * Cookie session affinity (ingress-nginx affinity: cookie): a request without a valid cookie is
+ * balanced as usual and its answer sets the cookie (HttpOnly) naming the endpoint chosen; a
+ * request with one goes to that endpoint. `persistent`: the cookie names the endpoint itself, and
+ * is replaced only when that endpoint is gone; `balanced`: the cookie holds a key spread over the
+ * current endpoints by rendezvous hashing, so a change of endpoints moves only some sessions. When
+ * the endpoint fails, the retry goes to it again unless `changeOnFailure`, which moves the
+ * session (and its cookie) to another endpoint.
+ */
+export interface SessionAffinity {
+  mode: 'balanced' | 'persistent';
+  cookie: {
+    name: string;
+    /** Absent: the route's path (a PathPrefix or Exact value; `/` for a regular expression). */
+    path?: string;
+    domain?: string;
+    sameSite?: 'None' | 'Lax' | 'Strict';
+    /**
+     * SameSite=None is left out for clients known to reject it (Chromium's list: iOS 12,
+     * macOS 10.14, Chrome 51-66, UC Browser before 12.13.2).
+     */
+    conditionalSameSiteNone?: boolean;
+    /** Secure is set on HTTPS listeners anyway; this sets it on plain HTTP too. */
+    secure?: boolean;
+    maxAgeSeconds?: number;
+    /** Expires: this many seconds after the cookie is set. */
+    expiresSeconds?: number;
+  };
+  changeOnFailure?: boolean;
+}
+
+/**
+ * One part of a consistent-hash key (ingress-nginx upstream-hash-by): fixed text, or a part of
+ * the request (the URI as sent with its query, the path, the Host, the client address, or the
+ * first value of a header, cookie or query parameter; absent ones count as empty).
+ */
+export type HashKeyPart =
+  | { type: 'text'; value: string }
+  | { type: 'requestUri' | 'path' | 'host' | 'clientAddress' }
+  | { type: 'header' | 'cookie' | 'query'; name: string };
+
+/** A prefix of a response header value replaced by another (nginx proxy_redirect, proxy_cookie_*). */
+export interface ResponseRewrite {
+  from: string;
+  to: string;
+}
+
+/** When a failed request is tried on the next endpoint (nginx proxy_next_upstream conditions). */
+export type RetryCondition = (typeof RETRY_CONDITIONS)[number];
+
+/** Every {@link RetryCondition}, in nginx's documentation order. */
+export const RETRY_CONDITIONS = [
+  'error',
+  'timeout',
+  'invalid_header',
+  'http_500',
+  'http_502',
+  'http_503',
+  'http_504',
+  'http_403',
+  'http_404',
+  'http_429',
+  'non_idempotent',
+] as const;
+
+/**
+ * How requests are buffered and retried on their way to a backend (ingress-nginx's proxy-*
+ * annotations). Absent fields keep the data plane's defaults. Applies to HTTP and HTTPS backends.
+ */
+export interface UpstreamSettings {
+  /** Read the whole request body before sending it on (default true). */
+  requestBuffering?: boolean;
+  /** Read the response into buffers rather than pass it on as it comes. */
+  responseBuffering?: boolean;
+  httpVersion?: '1.0' | '1.1';
+  /** The buffer for the first part of the response (its headers), in bytes. */
+  bufferSizeBytes?: number;
+  /** How many buffers of `bufferSizeBytes` a response may use. */
+  buffersNumber?: number;
+  /** The buffer for a request body before it is written to a file, in bytes. */
+  requestBodyBufferBytes?: number;
+  /** Most of a response written to a temporary file, in bytes; 0: none. */
+  maxTempFileBytes?: number;
+  /** When a request is tried on the next endpoint; empty: never. Default: error and timeout. */
+  retryOn?: RetryCondition[];
+  /** How long a request may go on being retried, in seconds; 0: no limit. */
+  retryTimeoutSeconds?: number;
+}
+
 /** How a matched request is treated besides where it goes. Every field is optional. */
 export interface RoutePolicy {
   /**
@@ -215,6 +370,54 @@ export interface RoutePolicy {
   timeouts?: RouteTimeouts;
   /** HTTP by default. */
   backendProtocol?: BackendProtocol;
+  /**
+   * The endpoint of a request is chosen by a hash of this key over the backend's endpoints
+   * (rendezvous hashing), so requests with the same key go to the same endpoint while it lasts.
+   */
+  hashKey?: HashKeyPart[];
+  /**
+   * With `hashKey`: the key picks a subset of this many endpoints (endpoints in a stable order,
+   * cut into groups), and each request goes to one of them at random.
+   */
+  hashSubsetSize?: number;
+  /**
+   * How a backend's endpoints share requests without a hash key or affinity: `round-robin` (the
+   * default), or `ewma`: of two endpoints taken at random, the one with the lower moving average
+   * of response time, weighted by its requests in flight.
+   */
+  loadBalancing?: 'round-robin' | 'ewma';
+  /**
+   * How many endpoints one request may be tried on (a failed connection or a timeout moves to
+   * the next); 0: every endpoint. Absent: the data plane's default (3).
+   */
+  upstreamTries?: number;
+  /**
+   * The Connection header sent upstream instead of the data plane's own (which passes upgrades
+   * on and otherwise keeps connections alive), e.g. `close`.
+   */
+  upstreamConnectionHeader?: string;
+  /** false: the data plane's access log leaves this route's requests out. */
+  accessLog?: boolean;
+  /**
+   * `any`: a request that passes either the source lists (`allowSources`, `denySources`) or
+   * `basicAuth` is served, as nginx's `satisfy any`; one that passes neither gets 401. Absent:
+   * both must pass.
+   */
+  satisfy?: 'any';
+  /** Buffering and retries on the way to the backend; see {@link UpstreamSettings}. */
+  upstreamSettings?: UpstreamSettings;
+  /** A Location or Refresh header of the response starting with `from` starts with `to` instead. */
+  locationRewrite?: ResponseRewrite;
+  /** A Domain attribute of a Set-Cookie equal to `from` (ignoring case and a leading dot) becomes `to`. */
+  cookieDomainRewrite?: ResponseRewrite;
+  /** A Path attribute of a Set-Cookie starting with `from` starts with `to` instead. */
+  cookiePathRewrite?: ResponseRewrite;
+  /** Which endpoint of its backend a client keeps; see {@link SessionAffinity}. */
+  sessionAffinity?: SessionAffinity;
+  /** Credentials a forwarded request needs; see {@link BasicAuthPolicy}. */
+  basicAuth?: BasicAuthPolicy;
+  /** Limits per client address; see {@link ClientLimits}. */
+  clientLimits?: ClientLimits;
   /** A copy of each request goes to this backend too; its answer is ignored. */
   mirror?: { backend: string };
 }
@@ -349,6 +552,19 @@ export interface HostContribution {
   wildcard?: 'one-label' | 'suffix';
   routes: Route[];
   fallback?: Route | 'table-default';
+  /** Canaries for other sources' routes of this hostname; see {@link CanaryContribution}. */
+  canaries?: CanaryContribution[];
+}
+
+/**
+ * What a canary source (an Ingress with ingress-nginx's `canary`) adds to a hostname: it answers
+ * no request itself, it becomes the canary of the forwarding route of *another source of the same
+ * namespace* with the same match. `route` holds the match, the canary backends (a forward action)
+ * and the origin; of several canaries for one route the oldest wins.
+ */
+export interface CanaryContribution {
+  route: Route;
+  rule: CanaryRule;
 }
 
 /** A certificate one source asks a hostname to be served with. */
@@ -388,7 +604,12 @@ export type AssemblyNote =
   | { type: 'host-owned-elsewhere'; source: SourceRef; hostname: string; owner: HostOwner }
   | { type: 'route-shadowed'; source: SourceRef; route: Route; by: Route; hostname: string }
   | { type: 'fallback-overridden'; source: SourceRef; route: Route; by: Route; hostname: string }
-  | { type: 'tls-overridden'; source: SourceRef; hostname: string; claim: TlsClaim; by: TlsBinding };
+  | { type: 'tls-overridden'; source: SourceRef; hostname: string; claim: TlsClaim; by: TlsBinding }
+  /**
+   * A canary that applies to no route: no forwarding route of another source of its namespace has
+   * its match (`by` absent), or an older canary took that route (`by`).
+   */
+  | { type: 'canary-unmatched'; source: SourceRef; route: Route; hostname: string; by?: Route };
 
 /**
  * Something in a source object that could not be served as written. `error`: that part (the

@@ -81,6 +81,8 @@ function describeNote(note: AssemblyNote): string {
     case 'route-shadowed':
     case 'fallback-overridden':
       return `${note.type}: host ${note.hostname}: ${note.route.id} of ${source} by ${note.by.id}`;
+    case 'canary-unmatched':
+      return `${note.type}: host ${note.hostname}: ${note.route.id} of ${source}${note.by ? ` by ${note.by.id}` : ''}`;
     case 'tls-overridden':
       return `${note.type}: host ${note.hostname}: ${source} by ${note.by.origin.kind}/${note.by.origin.namespace}/${note.by.origin.name}`;
     case 'host-owned-elsewhere':

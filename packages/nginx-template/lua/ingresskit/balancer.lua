@@ -7,6 +7,8 @@
 
 local ngx_balancer = require("ngx.balancer")
 local store = require("ingresskit.store")
+local affinity = require("ingresskit.affinity")
+local endpoints = require("ingresskit.endpoints")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -34,18 +36,31 @@ function _M.balance()
   local timeouts = route and route.policy and route.policy.timeouts
   -- On the first try (no failure yet), once: retries over the other endpoints and the route's
   -- timeouts. get_last_failure costs a request lookup, so it is asked only when there is work.
+  local policy = route and route.policy
   if (count > 1 or timeouts) and ngx_balancer.get_last_failure() == nil then
-    if count > 1 then ngx_balancer.set_more_tries(math_min(count, MAX_TRIES) - 1) end
+    if count > 1 then
+      local tries = policy and policy.tries or MAX_TRIES
+      if tries == 0 then tries = count end
+      if tries > 1 then ngx_balancer.set_more_tries(math_min(count, tries) - 1) end
+    end
     if timeouts then
       local connect, send, read = timeouts[1], timeouts[2], timeouts[3]
       local ok, err = ngx_balancer.set_timeouts(connect > 0 and connect or nil, send > 0 and send or nil, read > 0 and read or nil)
       if not ok then ngx.log(ngx.ERR, "ingresskit: cannot set timeouts of route ", route.tag, ": ", err) end
     end
   end
-  local index = backend.next
-  if index > count then index = 1 end
-  backend.next = index % count + 1
+  local sticky = policy and policy.affinity
+  local index = sticky and affinity.peer_index(sticky, backend, ngx_balancer.get_last_failure() ~= nil)
+  if index == nil and policy and (policy.hash or policy.balance) then
+    index = endpoints.choose(policy, peers, ngx_balancer.get_last_failure() ~= nil)
+  end
+  if index == nil then
+    index = backend.next
+    if index > count then index = 1 end
+    backend.next = index % count + 1
+  end
   local peer = peers[index]
+  if policy and policy.balance == "ewma" then endpoints.track(peer) end
   local ok, err = ngx_balancer.set_current_peer(peer[1], peer[2])
   if not ok then
     ngx.log(ngx.ERR, "ingresskit: cannot use endpoint ", peer[1], ":", peer[2], ": ", err)

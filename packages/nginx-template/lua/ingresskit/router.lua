@@ -5,7 +5,7 @@
 -- in each, the first route in precedence order whose path, method, headers, query and listeners
 -- match wins, else the host's fallback route; a host without one passes the request on. Then the
 -- route's policy applies (HTTPS redirect, source allowlist, body limit, path rewrite, headers,
--- upstream Host) and its action: forward, redirect or respond. Nothing routed: 404. Nothing
+-- upstream Host, per-client limits) and its action: forward, redirect or respond. Nothing routed: 404. Nothing
 -- pushed yet: 503.
 --
 -- A forwarded request to a plain-HTTP backend whose body is known to fit is proxied right here
@@ -16,7 +16,12 @@
 -- $ingresskit_host_override.
 
 local store = require("ingresskit.store")
-local bit = require("bit")
+local networks = require("ingresskit.networks")
+local limits = require("ingresskit.limits")
+local canaries = require("ingresskit.canary")
+local basic_auth = require("ingresskit.basic_auth")
+local affinity = require("ingresskit.affinity")
+local response_rewrites = require("ingresskit.response_rewrites")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -36,8 +41,9 @@ local str_sub = string.sub
 local str_find = string.find
 local str_lower = string.lower
 local table_concat = table.concat
-local band = bit.band
-local lshift = bit.lshift
+local contains_client = networks.contains_client
+local admit = limits.admit
+local is_canary_request = canaries.is_canary_request
 
 local hosts = store.hosts
 local tls = store.tls
@@ -51,6 +57,8 @@ local _M = {}
 -- Per-request lookups made only when a route needs them. route() never yields, so module-level
 -- scratch variables are safe; each request resets them first.
 local request_headers, request_args, request_method, listener_port, listener_port_loaded, request_path
+-- Whether the source lists refused this request (only kept going under satisfy any).
+local source_refused
 
 -- Every nginx variable read costs (a name lookup and a new Lua string), so even the path is read
 -- only once something depends on it.
@@ -270,31 +278,6 @@ local function select_route(host)
   return nil
 end
 
-local V4_MAPPED = "\0\0\0\0\0\0\0\0\0\0\255\255"
-
--- Whether the client address is in one of the networks ({ bytes, prefix length }); `unknown`
--- when the connection has no IP address, so each list can fail closed.
-local function is_in_networks(networks, unknown)
-  local address = ngx_var.binary_remote_addr
-  if address == nil then return unknown end
-  local mapped
-  if #address == 16 and str_sub(address, 1, 12) == V4_MAPPED then mapped = str_sub(address, 13) end
-  for _, network in ipairs(networks) do
-    local bytes, bits = network[1], network[2]
-    local subject = #bytes == #address and address or (#bytes == 4 and mapped) or nil
-    if subject then
-      local whole = (bits - bits % 8) / 8
-      if str_sub(subject, 1, whole) == str_sub(bytes, 1, whole) then
-        local rest = bits % 8
-        if rest == 0 then return true end
-        local mask = band(lshift(0xff, 8 - rest), 0xff)
-        if band(str_byte(subject, whole + 1), mask) == str_byte(bytes, whole + 1) then return true end
-      end
-    end
-  end
-  return false
-end
-
 -- The Access-Control-Allow-Origin a request gets under a CORS policy, or nil when its Origin is
 -- not allowed: "*" for a policy allowing every origin (ingress-nginx sends it to every request).
 local function cors_origin(cors)
@@ -422,6 +405,7 @@ local function respond(route, action)
   return ngx_exit(ngx.HTTP_OK)
 end
 
+-- A member of a weighted group (an action or its canary) at random by weight.
 local function pick_member(action)
   local members = action.members
   local count = #members
@@ -441,7 +425,23 @@ local function has_unknown_length_body()
 end
 
 local function forward(route, action, body_of_unknown_length)
-  local member = pick_member(action)
+  -- Only forwarded requests are limited and authenticated: ingress-nginx answers redirects and
+  -- CORS preflights in nginx's rewrite phase, before its limits and authentication.
+  local route_limits = route.limits
+  if route_limits then
+    local refused = admit(route_limits, route.limit_exempt)
+    if refused then return ngx_exit(refused) end
+  end
+  -- ingress-nginx authenticates in nginx's access phase, after the limits (preaccess).
+  local auth = route.policy and route.policy.auth
+  -- With satisfy any, a client the source lists admit needs no credentials.
+  local needs_credentials = auth and (not route.policy.satisfyAny or source_refused)
+  if needs_credentials and not basic_auth.is_authenticated(auth) then
+    ngx_header["WWW-Authenticate"] = basic_auth.challenge(auth)
+    return ngx_exit(401)
+  end
+  local canary = action.canary
+  local member = pick_member((canary and is_canary_request(canary)) and canary or action)
   if member == nil then return ngx_exit(500) end
   local id = member.backend
   if id == nil then return ngx_exit(member.status) end
@@ -457,12 +457,15 @@ local function forward(route, action, body_of_unknown_length)
     ngx.log(ngx.ERR, "ingresskit: route ", route.tag, " needs profile ", route.profile, ", which this nginx.conf lacks")
     return ngx_exit(503)
   end
+  local sticky = route.policy and route.policy.affinity
+  if sticky and external == nil then affinity.choose(sticky, backend) end
   -- The balancer takes a lone backend from the route; only a choice among several is passed on
   -- (every variable access costs a lookup of the request in this LuaJIT, see the README).
   if route.only_backend == nil then ngx_var.ingresskit_backend = id end
   local policy = route.policy
   if policy then
     if policy.host then ngx_var.ingresskit_host_override = policy.host end
+    if policy.connection then ngx_var.ingresskit_connection_override = policy.connection end
     if policy.rewrite and not rewrite_path(policy.rewrite, get_path()) then return ngx_exit(500) end
     if policy.request then apply_request_headers(policy.request) end
   end
@@ -482,7 +485,8 @@ local function forward(route, action, body_of_unknown_length)
     return ngx_exec(route.filters_response and route.location_external_filtered or route.location_external)
   end
   if route.filters_response then return ngx_exec(route.location_filtered) end
-  if route.protocol ~= "HTTP" then return ngx_exec(route.location) end
+  -- location / has nginx.conf's defaults only: a route with its own directives needs its profile's.
+  if route.protocol ~= "HTTP" or route.tuned then return ngx_exec(route.location) end
   -- location / reads bodies under the largest limit of all profiles; a body of unknown length
   -- whose route allows less must be read where nginx enforces the route's limit.
   if body_of_unknown_length then return ngx_exec(route.location) end
@@ -493,11 +497,13 @@ function _M.route()
   if not store.sync() then return ngx_exit(503) end
   request_headers, request_args, request_method, listener_port, listener_port_loaded, request_path =
     nil, nil, nil, nil, false, nil
+  source_refused = false
   local host = ngx_var.host
   local route, vhost = select_route(host)
   if route == nil then return ngx_exit(404) end
   ngx_var.ingresskit_route = route.tag
   local policy = route.policy
+  if policy and policy.noLog then ngx_var.ingresskit_log = "0" end
   if policy then
     local https = policy.https
     if https and not is_tls_listener() and (not https.tlsOnly or tls[vhost] ~= nil) then
@@ -507,8 +513,13 @@ function _M.route()
       return ngx.redirect("https://" .. host .. (port ~= 443 and (":" .. port) or "") .. request_uri, https.status)
     end
     -- ingress-nginx's deny lines come before its allow lines; both answer 403.
-    if route.deny and is_in_networks(route.deny, true) then return ngx_exit(403) end
-    if route.allow and not is_in_networks(route.allow, false) then return ngx_exit(403) end
+    local denied = (route.deny and contains_client(route.deny, true))
+      or (route.allow and not contains_client(route.allow, false))
+    -- satisfy any: a client the lists refuse may still authenticate (in forward).
+    if denied then
+      if not (policy.satisfyAny and policy.auth) then return ngx_exit(403) end
+      source_refused = true
+    end
     -- A CORS preflight from an allowed origin is answered here (ingress-nginx: `return 204`).
     if policy.cors and req.get_method() == "OPTIONS" and apply_cors_headers(policy.cors) then
       ngx.status = 204
@@ -543,6 +554,8 @@ function _M.filter_response_headers()
   local policy = route and route.policy
   if policy and policy.response then apply_response_headers(policy.response) end
   if policy and policy.cors then apply_cors_headers(policy.cors) end
+  if policy and policy.filters_rewrites then response_rewrites.apply(policy) end
+  if policy and policy.affinity then affinity.set_cookie(policy.affinity) end
 end
 
 return _M

@@ -133,15 +133,28 @@ local function prepare_route(route)
   route.max_body = policy and policy.maxBody or conf.default_max_body
   if policy and policy.allow then route.allow = to_networks(policy.allow) end
   if policy and policy.deny then route.deny = to_networks(policy.deny) end
+  if policy and policy.affinity then policy.affinity.variable = "cookie_" .. policy.affinity.name end
+  if policy and policy.limits then
+    route.limits = policy.limits
+    if policy.limits.exempt then route.limit_exempt = to_networks(policy.limits.exempt) end
+  end
   local action = route.action
-  if action.type == "forward" and #action.members == 1 then route.only_backend = action.members[1].backend end
+  -- A canary may choose another backend: the balancer must then read the one chosen.
+  if action.type == "forward" and #action.members == 1 and action.canary == nil then
+    route.only_backend = action.members[1].backend
+  end
   if route.profile then
     local names = profile_locations(route.profile)
+    route.tuned = str_find(route.profile, "^ik_%l+_[db]%d*_") ~= nil
     route.location = names[1]
     route.location_filtered = names[2]
     route.location_external = names[3]
     route.location_external_filtered = names[4]
-    route.filters_response = policy ~= nil and (policy.response ~= nil or policy.cors ~= nil)
+    if policy ~= nil then
+      policy.filters_rewrites = policy.location ~= nil or policy.cookieDomain ~= nil or policy.cookiePath ~= nil
+    end
+    route.filters_response = policy ~= nil
+      and (policy.response ~= nil or policy.cors ~= nil or policy.affinity ~= nil or policy.filters_rewrites)
   end
 end
 

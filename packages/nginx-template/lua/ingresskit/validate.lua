@@ -6,13 +6,14 @@
 
 local ngx_re = ngx.re
 local ssl = require("ngx.ssl")
+local values = require("ingresskit.validate_values")
+local policies = require("ingresskit.validate_policy")
 
 local type = type
 local pairs = pairs
 local next = next
 local ipairs = ipairs
 local tostring = tostring
-local math_floor = math.floor
 local str_find = string.find
 local str_sub = string.sub
 
@@ -20,60 +21,27 @@ local _M = {}
 
 local MAX_KEY_LENGTH = 65000
 
-local function is_integer(value, min, max)
-  return type(value) == "number" and value == math_floor(value) and value >= min and value <= max
-end
+local check_members = policies.check_members
+local check_canary = policies.check_canary
+local check_networks = policies.check_networks
+local check_limits = policies.check_limits
+local check_auth = policies.check_auth
+local check_affinity = policies.check_affinity
+local check_proxy = policies.check_proxy
 
-local function is_string(value)
-  return type(value) == "string"
-end
-
--- An array: cjson gives a table with keys 1..n for an array, string keys for an object, and the
--- same empty table for [] and {}; it never mixes the two, so the first key tells them apart.
-local function is_array(value)
-  return type(value) == "table" and (value[1] ~= nil or next(value) == nil)
-end
-
-local function is_object(value)
-  return type(value) == "table"
-end
-
--- RFC 9110 tokens: what a header name may be.
-local function is_token(value)
-  return is_string(value) and #value > 0 and #value <= 256 and not str_find(value, "[^%w!#%$%%&'%*%+%-%.%^_`|~]")
-end
-
--- No CR, LF, NUL or other control characters besides tab: nothing that splits a header.
-local function is_field_value(value)
-  return is_string(value) and #value <= 8192 and not str_find(value, "[%z\1-\8\10-\31\127]")
-end
-
-local function is_path(value)
-  return is_string(value) and str_sub(value, 1, 1) == "/" and #value <= 8192 and not str_find(value, "[%z\1-\31\127]")
-end
-
-local function is_host(value)
-  if not is_string(value) or #value == 0 or #value > 260 then return false end
-  local name = value
-  local bracketed = str_find(value, "^%[[%x:%.]+%]")
-  if bracketed then
-    local close = str_find(value, "]", 1, true)
-    name = str_sub(value, close + 1)
-    if name ~= "" then return str_find(name, "^:%d+$") ~= nil end
-    return true
-  end
-  return str_find(name, "^[%w%.%-]+$") ~= nil or str_find(name, "^[%w%.%-]+:%d+$") ~= nil
-end
+local is_integer = values.is_integer
+local is_string = values.is_string
+local is_array = values.is_array
+local is_object = values.is_object
+local is_token = values.is_token
+local is_field_value = values.is_field_value
+local is_path = values.is_path
+local is_host = values.is_host
+local set_of = values.set_of
+local compile = values.compile
 
 -- The policy fields that hold client networks as { hex bytes, prefix length }.
 local NETWORK_LISTS = { "allow", "deny" }
-
--- Sets of allowed values (a vararg helper would keep these checks out of the JIT).
-local function set_of(...)
-  local set = {}
-  for index = 1, select("#", ...) do set[select(index, ...)] = true end
-  return set
-end
 
 local MATCH_KINDS = set_of("exact", "regex")
 local HEADER_CHANGES = set_of("remove", "set", "add")
@@ -84,14 +52,6 @@ local PATH_KINDS = set_of("exact", "prefix", "regex")
 local PROTOCOLS = set_of("HTTP", "HTTPS", "GRPC", "GRPCS")
 local HOST_MATCHES = set_of("exact", "one-label", "suffix", "any")
 local LISTENER_PROTOCOLS = set_of("HTTP", "HTTPS")
-
-local function compile(pattern, options)
-  if not is_string(pattern) then return "is not a string" end
-  -- Without "o": checking must not fill the workers' regex cache.
-  local _, _, err = ngx_re.find("", pattern, options)
-  if err then return err end
-  return nil
-end
 
 -- A collector bound to one key (and route).
 local function reporter(rejected, key)
@@ -174,23 +134,8 @@ end
 local function check_action(action, report)
   if not is_object(action) then return report.fail("action must be an object") end
   if action.type == "forward" then
-    if not is_array(action.members) then return report.fail("action.members must be an array") end
-    if type(action.total) ~= "number" or action.total < 0 then return report.fail("action.total must be a number") end
-    local previous = 0
-    for index, member in ipairs(action.members) do
-      if not is_object(member) or type(member.upto) ~= "number" or member.upto <= previous or member.upto > action.total then
-        return report.fail("action.members[" .. index .. "].upto must grow up to total")
-      end
-      previous = member.upto
-      if member.backend ~= nil then
-        if not is_string(member.backend) or member.status ~= nil then
-          return report.fail("action.members[" .. index .. "] needs a backend id or a status")
-        end
-      elseif not is_integer(member.status, 200, 599) then
-        return report.fail("action.members[" .. index .. "].status must be 200-599")
-      end
-    end
-    if #action.members > 0 and previous ~= action.total then return report.fail("action.total must be the last upto") end
+    if not check_members(action, "action", report) then return false end
+    if action.canary ~= nil and not check_canary(action.canary, report) then return false end
   elseif action.type == "redirect" then
     if not REDIRECT_STATUSES[action.status] then return report.fail("action.status must be a redirect status") end
     if action.scheme ~= nil and not SCHEMES[action.scheme] then return report.fail("action.scheme must be http or https") end
@@ -238,16 +183,12 @@ local function check_policy(policy, report)
   end
   for _, name in ipairs(NETWORK_LISTS) do
     local list = policy[name]
-    if list ~= nil then
-      if not is_array(list) then return report.fail("policy." .. name .. " must be an array") end
-      for _, network in ipairs(list) do
-        if not is_array(network) or not is_string(network[1]) or str_find(network[1], "%X")
-          or not ((#network[1] == 8 and is_integer(network[2], 0, 32)) or (#network[1] == 32 and is_integer(network[2], 0, 128))) then
-          return report.fail("policy." .. name .. " holds an invalid network")
-        end
-      end
-    end
+    if list ~= nil and not check_networks(list, "policy." .. name, report) then return false end
   end
+  if policy.limits ~= nil and not check_limits(policy.limits, report) then return false end
+  if policy.auth ~= nil and not check_auth(policy.auth, report) then return false end
+  if policy.affinity ~= nil and not check_affinity(policy.affinity, report) then return false end
+  if not check_proxy(policy, report) then return false end
   if policy.maxBody ~= nil and not is_integer(policy.maxBody, 0, 2 ^ 40) then return report.fail("policy.maxBody must be a byte count") end
   if policy.rewrite ~= nil and not check_path_change(policy.rewrite, "policy.rewrite", report, true) then return false end
   if policy.host ~= nil and not is_host(policy.host) then return report.fail("policy.host must be a host") end
@@ -284,7 +225,7 @@ local function check_route(route, field, report)
   end
   if not check_action(route.action, report) or not check_policy(route.policy, report) then return false end
   if route.action.type == "forward" then
-    if not is_string(route.profile) or not str_find(route.profile, "^ik_[a-z]+_[db]%d*$") then
+    if not is_string(route.profile) or not str_find(route.profile, "^ik_[a-z]+_[db]%d*[_%l%d]*$") then
       return report.fail("profile must name a profile location")
     end
     if not PROTOCOLS[route.protocol] then return report.fail("protocol must be HTTP, HTTPS, GRPC or GRPCS") end

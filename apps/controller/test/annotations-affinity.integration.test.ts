@@ -1,0 +1,170 @@
+/**
+ * ingress-nginx's cookie session affinity end to end (local API server, the controller, nginx,
+ * real HTTP to two endpoints): the first answer sets the cookie with its session-cookie-*
+ * attributes, and requests carrying it stay on one endpoint; persistent cookies name an endpoint,
+ * and a failed one is tried again, or left for another with session-cookie-change-on-failure.
+ */
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Controller } from '../src/controller.js';
+import type { DemoBackend } from '../src/demo-backends.js';
+import { probe, type ProbeResponse } from '../src/http-probe.js';
+import { findFreePort } from '../src/ports.js';
+import {
+  endpointSliceManifest,
+  eventually,
+  ingressClassManifest,
+  ingressManifest,
+  serviceManifests,
+  startBackends,
+  startController,
+  startLocalApiServer,
+  type LocalApiServer,
+} from './harness.js';
+
+const A = 'nginx.ingress.kubernetes.io/';
+
+let server: LocalApiServer;
+let controller: Controller;
+let backends: Map<string, DemoBackend>;
+let deadPort: number;
+
+function sticky(host: string, service: string, annotations: Record<string, string>) {
+  return ingressManifest(host, {
+    host,
+    service,
+    className: 'nginx',
+    path: '/app',
+    annotations: { [`${A}affinity`]: 'cookie', ...annotations },
+  });
+}
+
+function send(host: string, cookie?: string, userAgent?: string): Promise<ProbeResponse> {
+  const headers: Record<string, string> = {};
+  if (cookie !== undefined) headers.cookie = cookie;
+  if (userAgent !== undefined) headers['user-agent'] = userAgent;
+  return probe({ port: controller.config.httpPort, host, path: '/app/x', headers });
+}
+
+function backendOf(response: ProbeResponse): string {
+  return response.status === 200 ? (response.body.split(':')[0] ?? '') : String(response.status);
+}
+
+function setCookie(response: ProbeResponse): string | undefined {
+  return response.headers['set-cookie']?.[0];
+}
+
+/** A persistent cookie's value for the endpoint 127.0.0.1:port (the data plane's endpoint token). */
+function tokenOf(port: number): string {
+  return createHash('md5').update(`127.0.0.1:${port}`).digest('hex').slice(0, 16);
+}
+
+beforeAll(async () => {
+  backends = await startBackends('one', 'two');
+  deadPort = await findFreePort();
+  server = await startLocalApiServer({ port: 0 });
+  await server.apply([
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ingresskit' } },
+    ingressClassManifest('nginx'),
+    ...serviceManifests('pair', [backends.get('one')!, backends.get('two')!]),
+    ...serviceManifests('flaky', [backends.get('two')!]),
+    endpointSliceManifest('flaky-dead', 'flaky', deadPort),
+    sticky('balanced.test', 'pair', {
+      [`${A}session-cookie-name`]: 'route',
+      [`${A}session-cookie-max-age`]: '3600',
+      [`${A}session-cookie-samesite`]: 'Lax',
+    }),
+    sticky('persistent.test', 'pair', {
+      [`${A}affinity-mode`]: 'persistent',
+      [`${A}session-cookie-path`]: '/',
+      [`${A}session-cookie-domain`]: 'persistent.test',
+      [`${A}session-cookie-secure`]: 'true',
+      [`${A}session-cookie-expires`]: '600',
+    }),
+    sticky('failover.test', 'flaky', {
+      [`${A}affinity-mode`]: 'persistent',
+      [`${A}session-cookie-change-on-failure`]: 'true',
+    }),
+    sticky('stuck.test', 'flaky', { [`${A}affinity-mode`]: 'persistent' }),
+    sticky('samesite.test', 'pair', {
+      [`${A}session-cookie-samesite`]: 'None',
+      [`${A}session-cookie-conditional-samesite-none`]: 'true',
+    }),
+    sticky('samesite-always.test', 'pair', { [`${A}session-cookie-samesite`]: 'None' }),
+    ingressManifest('plain', { host: 'plain.test', service: 'pair', className: 'nginx' }),
+  ]);
+  controller = await startController(server, { podName: 'affinity' });
+  await eventually(async () =>
+    expect((await probe({ port: controller.config.httpPort, host: 'plain.test' })).status).toBe(200),
+  );
+});
+
+afterAll(async () => {
+  await controller?.stop();
+  await server?.stop();
+  for (const running of backends?.values() ?? []) await running.stop();
+});
+
+describe('affinity cookie (balanced)', () => {
+  it('sets the cookie with its attributes, and keeps a session on one endpoint', async () => {
+    const first = await send('balanced.test');
+    expect(first.status).toBe(200);
+    const cookie = setCookie(first)!;
+    expect(cookie).toMatch(/^route=[0-9a-f]{16}; Path=\/app; Max-Age=3600; HttpOnly; SameSite=Lax$/);
+    const pair = cookie.split(';')[0]!;
+    const seen = new Set<string>();
+    for (let index = 0; index < 20; index += 1) {
+      const response = await send('balanced.test', pair);
+      expect(setCookie(response)).toBeUndefined();
+      seen.add(backendOf(response));
+    }
+    expect(seen.size).toBe(1);
+  });
+
+  it('spreads new sessions over the endpoints', async () => {
+    const seen = new Set<string>();
+    for (let index = 0; index < 40; index += 1) seen.add(backendOf(await send('balanced.test')));
+    expect([...seen].sort()).toEqual(['one', 'two']);
+  });
+});
+
+describe('affinity-mode persistent', () => {
+  it('names the endpoint in the cookie, with domain, Secure and Expires', async () => {
+    const first = await send('persistent.test');
+    const cookie = setCookie(first)!;
+    const port = backendOf(first) === 'one' ? backends.get('one')!.port : backends.get('two')!.port;
+    expect(cookie).toMatch(
+      new RegExp(
+        `^INGRESSCOOKIE=${tokenOf(port)}; Path=/; Domain=persistent.test; HttpOnly; Expires=[^;]+ GMT; Secure$`,
+      ),
+    );
+    const other = backendOf(first) === 'one' ? 'two' : 'one';
+    const pinned = await send('persistent.test', `INGRESSCOOKIE=${tokenOf(backends.get(other)!.port)}`);
+    expect(backendOf(pinned)).toBe(other);
+  });
+
+  it('tries a failed endpoint again without session-cookie-change-on-failure', async () => {
+    expect(backendOf(await send('stuck.test', `INGRESSCOOKIE=${tokenOf(deadPort)}`))).toBe('502');
+  });
+
+  it('moves the session and its cookie with session-cookie-change-on-failure', async () => {
+    const response = await send('failover.test', `INGRESSCOOKIE=${tokenOf(deadPort)}`);
+    expect(backendOf(response)).toBe('two');
+    expect(setCookie(response)).toMatch(new RegExp(`^INGRESSCOOKIE=${tokenOf(backends.get('two')!.port)};`));
+  });
+});
+
+describe('session-cookie-conditional-samesite-none', () => {
+  const oldChrome =
+    'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/60.0.3112.113 Safari/537.36';
+  const newChrome =
+    'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+
+  it('leaves SameSite=None out for a client known to reject it', async () => {
+    expect(setCookie(await send('samesite.test', undefined, oldChrome))).not.toContain('SameSite');
+    expect(setCookie(await send('samesite.test', undefined, newChrome))).toMatch(
+      /; HttpOnly; SameSite=None$/,
+    );
+    expect(setCookie(await send('samesite-always.test', undefined, oldChrome))).toMatch(/; SameSite=None$/);
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * ingress-nginx's basic authentication end to end (local API server, the controller, nginx, real
+ * HTTP): auth-type basic with an auth-file or auth-map Secret and auth-realm; every htpasswd
+ * format the data plane verifies; closed (401 for everyone) for a missing Secret or a hash it
+ * cannot verify; a changed or new Secret is served without a reload.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Controller } from '../src/controller.js';
+import type { DemoBackend } from '../src/demo-backends.js';
+import { probe, type ProbeResponse } from '../src/http-probe.js';
+import {
+  eventually,
+  ingressClassManifest,
+  ingressManifest,
+  serviceManifests,
+  startBackends,
+  startController,
+  startLocalApiServer,
+  type LocalApiServer,
+} from './harness.js';
+
+const A = 'nginx.ingress.kubernetes.io/';
+
+/** Users and the password each hash was made from (openssl passwd, libcrypt, Openwall's bcrypt vector). */
+const USERS: [user: string, password: string, hash: string][] = [
+  ['apache', 'secret', '$apr1$xyz$HXgo9gtz4gpj4JWTLYmjB0'],
+  ['sha', 'secret', '{SHA}5en6G6MezRroT3XKqkdPOmY/BfQ='],
+  ['ssha', 'secret', '{SSHA}gVK8WC9YyFT1gMsQHTGCgT3sSv5zYWx0'],
+  ['bcrypt', 'U*U', '$2y$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW'],
+  ['md5', 'pw', '$1$saltsalt$6SNdNaZLKst2LlSm7oPPL1'],
+  ['sha256', 'pw', '$5$salt$Oo0nc86Ktkc05wTAggFOZIQJhfxhAZY1mlIogZJN.i.'],
+  [
+    'sha512',
+    'pw',
+    '$6$salt$AkOOBO38SQQ8T8Q46KuCONe.8zg41nvCDKDq7pVQd2n2hy8sf8aR3G89VY.57up0eSIa/69odCCcLT4hx7FpW/',
+  ],
+];
+
+let server: LocalApiServer;
+let controller: Controller;
+let backends: Map<string, DemoBackend>;
+
+function secret(name: string, data: Record<string, string>): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace: 'default' },
+    type: 'Opaque',
+    data: Object.fromEntries(
+      Object.entries(data).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
+    ),
+  };
+}
+
+function htpasswd(
+  name: string,
+  users: readonly (readonly [string, string, string])[],
+): Record<string, unknown> {
+  return secret(name, { auth: users.map(([user, , hash]) => `${user}:${hash}`).join('\n') + '\n' });
+}
+
+function guarded(host: string, annotations: Record<string, string>) {
+  return ingressManifest(host, {
+    host,
+    service: 'app',
+    className: 'nginx',
+    annotations: { [`${A}auth-type`]: 'basic', ...annotations },
+  });
+}
+
+function send(host: string, credentials?: string): Promise<ProbeResponse> {
+  const headers: Record<string, string> =
+    credentials === undefined
+      ? {}
+      : { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
+  return probe({ port: controller.config.httpPort, host, path: '/', headers });
+}
+
+async function statusOf(host: string, credentials?: string): Promise<number> {
+  return (await send(host, credentials)).status;
+}
+
+beforeAll(async () => {
+  backends = await startBackends('app');
+  server = await startLocalApiServer({ port: 0 });
+  await server.apply([
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ingresskit' } },
+    ingressClassManifest('nginx'),
+    ...serviceManifests('app', [backends.get('app')!]),
+    htpasswd('staff', USERS),
+    secret('by-user', { alice: '$apr1$xyz$HXgo9gtz4gpj4JWTLYmjB0' }),
+    htpasswd('unknown-format', [['bob', 'pw', '$9$nothing$we$know']]),
+    guarded('file.test', { [`${A}auth-secret`]: 'staff', [`${A}auth-realm`]: 'Staff only' }),
+    guarded('map.test', { [`${A}auth-secret`]: 'default/by-user', [`${A}auth-secret-type`]: 'auth-map' }),
+    guarded('unknown.test', { [`${A}auth-secret`]: 'unknown-format' }),
+    guarded('later.test', { [`${A}auth-secret`]: 'later' }),
+    ingressManifest('open', { host: 'open.test', service: 'app', className: 'nginx' }),
+  ]);
+  controller = await startController(server, { podName: 'auth' });
+  await eventually(async () => expect(await statusOf('open.test')).toBe(200));
+});
+
+afterAll(async () => {
+  await controller?.stop();
+  await server?.stop();
+  for (const running of backends?.values() ?? []) await running.stop();
+});
+
+describe('auth-type basic with an auth-file Secret', () => {
+  it('asks for credentials in the realm of auth-realm', async () => {
+    const response = await send('file.test');
+    expect(response.status).toBe(401);
+    expect(response.headers['www-authenticate']).toBe('Basic realm="Staff only"');
+  });
+
+  it.each(USERS)('lets %s in with the password of its hash', async (user, password) => {
+    expect(await statusOf('file.test', `${user}:${password}`)).toBe(200);
+    expect(await statusOf('file.test', `${user}:${password}x`)).toBe(401);
+  });
+
+  it('refuses an unknown user', async () => {
+    expect(await statusOf('file.test', 'mallory:secret')).toBe(401);
+  });
+});
+
+describe('auth-secret-type auth-map', () => {
+  it('reads one user per key', async () => {
+    expect(await statusOf('map.test', 'alice:secret')).toBe(200);
+    expect(await statusOf('map.test', 'alice:wrong')).toBe(401);
+    expect(await statusOf('map.test')).toBe(401);
+  });
+});
+
+describe('a Secret that cannot be used', () => {
+  it('keeps the route closed when a hash is of an unknown format', async () => {
+    expect(await statusOf('unknown.test', 'bob:pw')).toBe(401);
+    expect(await statusOf('unknown.test')).toBe(401);
+  });
+
+  it('keeps the route closed until the Secret exists, then serves it without a reload', async () => {
+    const reloads = controller.dataPlane.reloadCount;
+    expect(await statusOf('later.test', 'md5:pw')).toBe(401);
+    await server.apply(htpasswd('later', [USERS[4]!]));
+    await eventually(async () => expect(await statusOf('later.test', 'md5:pw')).toBe(200));
+    await server.apply(htpasswd('later', [USERS[5]!]));
+    await eventually(async () => expect(await statusOf('later.test', 'md5:pw')).toBe(401));
+    expect(await statusOf('later.test', 'sha256:pw')).toBe(200);
+    expect(controller.dataPlane.reloadCount).toBe(reloads);
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * ingress-nginx's per-client limits end to end (local API server, the controller, nginx with two
+ * workers, real HTTP from 127.0.0.1): limit-rpm / limit-rps with limit-burst-multiplier admit
+ * exactly `burst + 1` requests at once whichever worker takes them, then 503; limit-allowlist
+ * exempts a client; limit-connections counts requests in flight; every Ingress counts on its own;
+ * a changed limit is served without a reload.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Controller } from '../src/controller.js';
+import { probe } from '../src/http-probe.js';
+import {
+  eventually,
+  endpointSliceManifest,
+  ingressClassManifest,
+  ingressManifest,
+  serviceManifests,
+  startController,
+  startLocalApiServer,
+  type LocalApiServer,
+} from './harness.js';
+
+const A = 'nginx.ingress.kubernetes.io/';
+
+let server: LocalApiServer;
+let controller: Controller;
+let backend: Server;
+/** Answers of /hold requests wait until this is called. */
+let releaseHeld: () => void = () => {};
+let held: Promise<void> = Promise.resolve();
+
+/** A backend answering 200 at once, or for `/hold` once the test lets go. */
+async function startHoldingBackend(): Promise<number> {
+  backend = createServer((request, response) => {
+    const answer = () => response.end('ok');
+    if (request.url === '/hold') void held.then(answer);
+    else answer();
+  });
+  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+  return (backend.address() as AddressInfo).port;
+}
+
+function limited(name: string, host: string, annotations: Record<string, string>) {
+  return ingressManifest(name, { host, service: 'app', className: 'nginx', annotations });
+}
+
+async function statusOf(host: string, path = '/'): Promise<number> {
+  return (await probe({ port: controller.config.httpPort, host, path })).status;
+}
+
+/** The statuses of `count` requests sent one after the other. */
+async function statuses(host: string, count: number): Promise<number[]> {
+  const result: number[] = [];
+  for (let index = 0; index < count; index += 1) result.push(await statusOf(host));
+  return result;
+}
+
+beforeAll(async () => {
+  const port = await startHoldingBackend();
+  server = await startLocalApiServer({ port: 0 });
+  await server.apply([
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ingresskit' } },
+    ingressClassManifest('nginx'),
+    ...serviceManifests('app', []),
+    endpointSliceManifest('app-1', 'app', port),
+    // limit-rpm 1 drains one request a minute: within a test, only the burst counts.
+    limited('rpm', 'rpm.test', { [`${A}limit-rpm`]: '1', [`${A}limit-burst-multiplier`]: '3' }),
+    limited('rpm-default-burst', 'rpm-default.test', { [`${A}limit-rpm`]: '1' }),
+    limited('exempt', 'exempt.test', {
+      [`${A}limit-rpm`]: '1',
+      [`${A}limit-burst-multiplier`]: '1',
+      [`${A}limit-allowlist`]: '10.0.0.0/8, 127.0.0.1',
+    }),
+    limited('rps', 'rps.test', { [`${A}limit-rps`]: '2', [`${A}limit-burst-multiplier`]: '1' }),
+    limited('conn', 'conn.test', { [`${A}limit-connections`]: '1' }),
+    limited('changing', 'changing.test', { [`${A}limit-rpm`]: '1', [`${A}limit-burst-multiplier`]: '1' }),
+    limited('open', 'open.test', {}),
+  ]);
+  // Two workers: counts must be shared, or each worker would admit its own burst.
+  controller = await startController(server, { podName: 'limits', workerProcesses: 2 });
+  await eventually(async () => expect(await statusOf('open.test')).toBe(200));
+});
+
+afterAll(async () => {
+  releaseHeld();
+  await controller?.stop();
+  await server?.stop();
+  await new Promise((resolve) => backend?.close(resolve));
+});
+
+describe('limit-rpm, limit-rps, limit-burst-multiplier', () => {
+  it('admits rate × multiplier + 1 requests at once across workers, then answers 503', async () => {
+    // burst 1 × 3: a fresh client gets 4 requests, wherever they land.
+    expect(await statuses('rpm.test', 8)).toEqual([200, 200, 200, 200, 503, 503, 503, 503]);
+  });
+
+  it('uses ingress-nginx default multiplier 5 when none is set', async () => {
+    expect(await statuses('rpm-default.test', 8)).toEqual([200, 200, 200, 200, 200, 200, 503, 503]);
+  });
+
+  it('lets a rate per second drain and admit again', async () => {
+    // 2 r/s, burst 2: 3 at once, and after a second at least 2 more.
+    const first = await statuses('rps.test', 6);
+    expect(first.slice(0, 3)).toEqual([200, 200, 200]);
+    expect(first.filter((status) => status === 503).length).toBeGreaterThanOrEqual(2);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await statusOf('rps.test')).toBe(200);
+  });
+
+  it('counts every Ingress on its own', async () => {
+    expect(await statuses('open.test', 10)).toEqual(Array(10).fill(200));
+  });
+});
+
+describe('limit-allowlist', () => {
+  it('exempts clients in the listed networks', async () => {
+    expect(await statuses('exempt.test', 10)).toEqual(Array(10).fill(200));
+  });
+});
+
+describe('limit-connections', () => {
+  it('answers 503 to a second request in flight and admits again once the first is done', async () => {
+    held = new Promise((resolve) => (releaseHeld = resolve));
+    const first = statusOf('conn.test', '/hold');
+    // The first request is in flight once the backend holds it; until then nginx may still admit.
+    await eventually(async () => expect(await statusOf('conn.test')).toBe(503));
+    releaseHeld();
+    expect(await first).toBe(200);
+    await eventually(async () => expect(await statusOf('conn.test')).toBe(200));
+    expect(await statusOf('conn.test')).toBe(200);
+  });
+});
+
+describe('a changed limit', () => {
+  it('is served without a reload', async () => {
+    const reloads = controller.dataPlane.reloadCount;
+    expect(await statuses('changing.test', 3)).toEqual([200, 200, 503]);
+    await server.apply(limited('changing', 'changing.test', {}));
+    await eventually(async () => expect(await statusOf('changing.test')).toBe(200));
+    expect(await statuses('changing.test', 5)).toEqual(Array(5).fill(200));
+    await server.apply(
+      limited('changing', 'changing.test', { [`${A}limit-rpm`]: '1', [`${A}limit-burst-multiplier`]: '1' }),
+    );
+    // The count of this scope and client is still there: the limit refuses at once.
+    await eventually(async () => expect(await statusOf('changing.test')).toBe(503));
+    expect(controller.dataPlane.reloadCount).toBe(reloads);
+  });
+});

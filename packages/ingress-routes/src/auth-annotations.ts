@@ -1,0 +1,117 @@
+/**
+ * ingress-nginx's basic authentication annotations: auth-type (basic; digest is refused),
+ * auth-secret (`name` or `namespace/name`, here only of the Ingress's own namespace),
+ * auth-secret-type (auth-file: an htpasswd file in key `auth`; auth-map: a key per user) and
+ * auth-realm. The Secret itself is read by basic-auth-secret.ts.
+ */
+import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
+import { checkDnsSubdomain } from '@ingresskit/kube-objects';
+
+/** The auth annotations of one Ingress, as written. */
+export interface AuthAnnotations {
+  type?: 'basic';
+  secretNamespace?: string;
+  secretName?: string;
+  secretType?: 'auth-file' | 'auth-map';
+  realm?: string;
+}
+
+/** What basic authentication needs from the Secret: resolved when the Ingress is translated. */
+export interface BasicAuthRequest {
+  /** As written; absent: the Ingress's own. */
+  namespace?: string;
+  name: string;
+  secretType: 'auth-file' | 'auth-map';
+  realm: string;
+  /** The annotation field problems of the Secret are reported on. */
+  field: string;
+}
+
+// Goes into WWW-Authenticate inside quotes: printable ASCII without `"` and `\`.
+const REALM = /^[\x20-\x21\x23-\x5b\x5d-\x7e]{0,256}$/;
+
+type AuthParser = (value: string, into: IngressAnnotations) => string | undefined;
+
+function authOf(into: IngressAnnotations): AuthAnnotations {
+  return (into.auth ??= {});
+}
+
+/** The parsers of the basic authentication annotations. */
+export const AUTH_PARSERS: Readonly<Record<string, AuthParser>> = {
+  'auth-type': (value, into) => {
+    if (value === 'digest') return 'digest is not supported; the Ingress is not served without it';
+    if (value !== 'basic') return 'must be "basic"';
+    authOf(into).type = 'basic';
+    return undefined;
+  },
+  'auth-secret': (value, into) => {
+    const slash = value.indexOf('/');
+    const name = slash === -1 ? value : value.slice(slash + 1);
+    const namespace = slash === -1 ? undefined : value.slice(0, slash);
+    if (
+      checkDnsSubdomain(name) !== undefined ||
+      (namespace !== undefined && checkDnsSubdomain(namespace) !== undefined)
+    ) {
+      return 'must be a Secret name, or namespace/name';
+    }
+    const auth = authOf(into);
+    auth.secretName = name;
+    if (namespace !== undefined) auth.secretNamespace = namespace;
+    return undefined;
+  },
+  'auth-secret-type': (value, into) => {
+    if (value !== 'auth-file' && value !== 'auth-map') return 'must be "auth-file" or "auth-map"';
+    authOf(into).secretType = value;
+    return undefined;
+  },
+  'auth-realm': (value, into) => {
+    if (!REALM.test(value)) return 'must be at most 256 printable characters without " and \\';
+    authOf(into).realm = value;
+    return undefined;
+  },
+};
+
+/**
+ * What basic authentication asks for, or undefined without auth-type; an error for auth-type
+ * without auth-secret, warnings for auth-* without auth-type.
+ */
+export function combineAuth(
+  auth: AuthAnnotations | undefined,
+  withPrefix: string,
+  problems: AnnotationProblem[],
+): BasicAuthRequest | undefined {
+  if (auth === undefined) return undefined;
+  const field = (name: string) => `metadata.annotations[${JSON.stringify(`${withPrefix}${name}`)}]`;
+  if (auth.type === undefined) {
+    const set: [string, unknown][] = [
+      ['auth-secret', auth.secretName],
+      ['auth-secret-type', auth.secretType],
+      ['auth-realm', auth.realm],
+    ];
+    for (const [name, value] of set) {
+      if (value === undefined) continue;
+      problems.push({
+        field: field(name),
+        message: `annotation "${name}" has no effect without auth-type`,
+        severity: 'warning',
+      });
+    }
+    return undefined;
+  }
+  if (auth.secretName === undefined) {
+    problems.push({
+      field: field('auth-type'),
+      message: 'annotation "auth-type" needs auth-secret',
+      severity: 'error',
+    });
+    return undefined;
+  }
+  const request: BasicAuthRequest = {
+    name: auth.secretName,
+    secretType: auth.secretType ?? 'auth-file',
+    realm: auth.realm ?? '',
+    field: field('auth-secret'),
+  };
+  if (auth.secretNamespace !== undefined) request.namespace = auth.secretNamespace;
+  return request;
+}

@@ -1,0 +1,103 @@
+/**
+ * ingress-nginx proxy annotations that become directives of a route's profile location:
+ * proxy-buffering, proxy-request-buffering, proxy-http-version, proxy-buffer-size,
+ * proxy-buffers-number, client-body-buffer-size, proxy-max-temp-file-size, proxy-next-upstream
+ * and proxy-next-upstream-timeout. Only enumerations and numbers come out of here.
+ */
+import { RETRY_CONDITIONS, type RetryCondition, type UpstreamSettings } from '@ingresskit/route-model';
+import type { IngressAnnotations } from './annotations.js';
+
+const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+/** Largest buffer accepted: far above what a location needs, small enough to be no memory attack. */
+const MAX_BUFFER_BYTES = 1024 ** 2;
+const MAX_TEMP_FILE_BYTES = 1024 ** 4;
+
+type UpstreamParser = (value: string, into: IngressAnnotations) => string | undefined;
+
+function settingsOf(into: IngressAnnotations): UpstreamSettings {
+  return (into.upstreamSettings ??= {});
+}
+
+/** An nginx size (`512`, `8k`, `1m`, `1g`) in bytes from `min` to `max`, or undefined. */
+function readSize(value: string, min: number, max: number): number | undefined {
+  const match = /^([0-9]{1,10})([kKmMgG]?)$/.exec(value);
+  if (match === null) return undefined;
+  const bytes = Number(match[1]) * SIZE_UNITS[match[2]!.toLowerCase()]!;
+  return bytes >= min && bytes <= max ? bytes : undefined;
+}
+
+function parseSize(
+  min: number,
+  max: number,
+  set: (settings: UpstreamSettings, bytes: number) => void,
+): UpstreamParser {
+  return (value, into) => {
+    const bytes = readSize(value, min, max);
+    if (bytes === undefined) return `must be a size such as 8k or 1m, from ${min} to ${max} bytes`;
+    set(settingsOf(into), bytes);
+    return undefined;
+  };
+}
+
+function parseSwitch(set: (settings: UpstreamSettings, on: boolean) => void): UpstreamParser {
+  return (value, into) => {
+    if (value !== 'on' && value !== 'off') return 'must be "on" or "off"';
+    set(settingsOf(into), value === 'on');
+    return undefined;
+  };
+}
+
+/** The parsers of the annotations that become profile directives. */
+export const UPSTREAM_PARSERS: Readonly<Record<string, UpstreamParser>> = {
+  'proxy-buffering': parseSwitch((settings, on) => (settings.responseBuffering = on)),
+  'proxy-request-buffering': parseSwitch((settings, on) => (settings.requestBuffering = on)),
+  'proxy-http-version': (value, into) => {
+    if (value !== '1.0' && value !== '1.1') return 'must be "1.0" or "1.1"';
+    settingsOf(into).httpVersion = value;
+    return undefined;
+  },
+  'proxy-buffer-size': parseSize(
+    1024,
+    MAX_BUFFER_BYTES,
+    (settings, bytes) => (settings.bufferSizeBytes = bytes),
+  ),
+  // nginx needs room for its busy buffers beside one being read: fewer than 3 fails its check.
+  'proxy-buffers-number': (value, into) => {
+    if (!/^[1-9][0-9]?$/.test(value) || Number(value) < 3 || Number(value) > 64)
+      return 'must be a whole number from 3 to 64';
+    settingsOf(into).buffersNumber = Number(value);
+    return undefined;
+  },
+  'client-body-buffer-size': parseSize(
+    1024,
+    MAX_BUFFER_BYTES,
+    (settings, bytes) => (settings.requestBodyBufferBytes = bytes),
+  ),
+  // nginx wants 0 or at least the largest buffer: 1m covers every proxy-buffer-size accepted.
+  'proxy-max-temp-file-size': (value, into) => {
+    const bytes = readSize(value, 0, MAX_TEMP_FILE_BYTES);
+    if (bytes === undefined || (bytes > 0 && bytes < MAX_BUFFER_BYTES))
+      return 'must be 0 (no temporary file) or a size from 1m to 1024g';
+    settingsOf(into).maxTempFileBytes = bytes;
+    return undefined;
+  },
+  'proxy-next-upstream': (value, into) => {
+    const words = value.trim().split(/ +/);
+    if (words.length === 1 && words[0] === 'off') {
+      settingsOf(into).retryOn = [];
+      return undefined;
+    }
+    for (const word of words) {
+      if (!RETRY_CONDITIONS.includes(word as RetryCondition)) {
+        return `must be "off" or conditions among ${RETRY_CONDITIONS.join(' ')}, separated by spaces`;
+      }
+    }
+    settingsOf(into).retryOn = RETRY_CONDITIONS.filter((condition) => words.includes(condition));
+    return undefined;
+  },
+  'proxy-next-upstream-timeout': (value, into) => {
+    if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 86400) return 'must be whole seconds from 0 to 86400';
+    settingsOf(into).retryTimeoutSeconds = Number(value);
+    return undefined;
+  },
+};

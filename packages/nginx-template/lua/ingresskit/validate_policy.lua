@@ -1,0 +1,169 @@
+-- Checks of the pushed policy parts of ingress-nginx annotations (limits, basic authentication,
+-- session affinity, hashing, retries, response rewrites) and of weighted groups and canaries,
+-- for validate.lua; each returns true, or reports and returns false.
+
+local values = require("ingresskit.validate_values")
+
+local type = type
+local pairs = pairs
+local ipairs = ipairs
+local str_find = string.find
+
+local is_integer = values.is_integer
+local is_string = values.is_string
+local is_array = values.is_array
+local is_object = values.is_object
+local set_of = values.set_of
+local compile = values.compile
+
+local _M = {}
+
+-- A weighted group: members with growing cumulative weights `upto`, the last one `total`.
+local function check_members(group, field, report)
+  if not is_array(group.members) then return report.fail(field .. ".members must be an array") end
+  if type(group.total) ~= "number" or group.total < 0 then return report.fail(field .. ".total must be a number") end
+  local previous = 0
+  for index, member in ipairs(group.members) do
+    if not is_object(member) or type(member.upto) ~= "number" or member.upto <= previous or member.upto > group.total then
+      return report.fail(field .. ".members[" .. index .. "].upto must grow up to total")
+    end
+    previous = member.upto
+    if member.backend ~= nil then
+      if not is_string(member.backend) or member.status ~= nil then
+        return report.fail(field .. ".members[" .. index .. "] needs a backend id or a status")
+      end
+    elseif not is_integer(member.status, 200, 599) then
+      return report.fail(field .. ".members[" .. index .. "].status must be 200-599")
+    end
+  end
+  if #group.members > 0 and previous ~= group.total then return report.fail(field .. ".total must be the last upto") end
+  return true
+end
+
+local CANARY_HEADER_MODES = set_of("value", "pattern", "switch")
+
+local function check_canary(canary, report)
+  if not is_object(canary) then return report.fail("action.canary must be an object") end
+  if not check_members(canary, "action.canary", report) then return false end
+  if canary.total <= 0 then return report.fail("action.canary needs a member") end
+  if not is_integer(canary.weightTotal, 1, 1e9) or not is_integer(canary.weight, 0, canary.weightTotal) then
+    return report.fail("action.canary.weight must be 0-weightTotal")
+  end
+  local header = canary.header
+  if header ~= nil then
+    if not is_array(header) or not is_string(header[1]) or not str_find(header[1], "^http_[%w_]+$")
+      or not CANARY_HEADER_MODES[header[2]] then
+      return report.fail("action.canary.header must be { variable, mode, value? }")
+    end
+    if header[2] ~= "switch" and not is_string(header[3]) then return report.fail("action.canary.header needs a value") end
+    if header[2] == "pattern" then
+      local err = compile(header[3], "jo")
+      if err then return report.fail("action.canary.header pattern does not compile: " .. err) end
+    end
+  end
+  if canary.cookie ~= nil and (not is_string(canary.cookie) or not str_find(canary.cookie, "^cookie_[%w%._%-]+$")) then
+    return report.fail("action.canary.cookie must name a cookie variable")
+  end
+  return true
+end
+
+local function check_networks(list, field, report)
+  if not is_array(list) then return report.fail(field .. " must be an array") end
+  for _, network in ipairs(list) do
+    if not is_array(network) or not is_string(network[1]) or str_find(network[1], "%X")
+      or not ((#network[1] == 8 and is_integer(network[2], 0, 32)) or (#network[1] == 32 and is_integer(network[2], 0, 128))) then
+      return report.fail(field .. " holds an invalid network")
+    end
+  end
+  return true
+end
+
+local function check_limits(limits, report)
+  if not is_object(limits) then return report.fail("policy.limits must be an object") end
+  if not is_string(limits.scope) or limits.scope == "" or #limits.scope > 1024 or str_find(limits.scope, "[%z\1-\31\127]") then
+    return report.fail("policy.limits.scope must be a name")
+  end
+  if not is_integer(limits.status, 400, 599) then return report.fail("policy.limits.status must be 400-599") end
+  if limits.conn ~= nil and not is_integer(limits.conn, 1, 1e9) then return report.fail("policy.limits.conn must be a count") end
+  if limits.rates ~= nil then
+    if not is_array(limits.rates) or #limits.rates == 0 then return report.fail("policy.limits.rates must be an array") end
+    for _, rate in ipairs(limits.rates) do
+      if not is_array(rate) or type(rate[1]) ~= "number" or rate[1] <= 0 or rate[1] > 1e9
+        or not is_integer(rate[2], 0, 1e9) then
+        return report.fail("policy.limits.rates must hold { rate, burst }")
+      end
+    end
+  end
+  if limits.conn == nil and limits.rates == nil then return report.fail("policy.limits must hold conn or rates") end
+  if limits.exempt ~= nil then return check_networks(limits.exempt, "policy.limits.exempt", report) end
+  return true
+end
+
+local function check_auth(auth, report)
+  if not is_object(auth) or not is_string(auth.realm) or #auth.realm > 256 or str_find(auth.realm, '[%z\1-\31\127"\\]') then
+    return report.fail("policy.auth must be { realm, users }")
+  end
+  if auth.users == nil or type(auth.users) ~= "table" then return report.fail("policy.auth.users must be an object") end
+  for name, hash in pairs(auth.users) do
+    if not is_string(name) or not is_string(hash) or str_find(hash, "[%z\1-\31\127]") then
+      return report.fail("policy.auth.users must map names to hashes")
+    end
+  end
+  return true
+end
+
+local function check_affinity(affinity, report)
+  if not is_object(affinity) or not is_string(affinity.name) or not str_find(affinity.name, "^[%w%._%-]+$")
+    or not is_string(affinity.attributes) or str_find(affinity.attributes, "[%z\1-\31\127]")
+    or (affinity.expires ~= nil and not is_integer(affinity.expires, 0, 2 ^ 31 - 1)) then
+    return report.fail("policy.affinity must be { name, attributes, expires? }")
+  end
+  for _, flag in ipairs({ "secure", "persistent", "change", "sameSiteNone" }) do
+    if affinity[flag] ~= nil and affinity[flag] ~= true then return report.fail("policy.affinity." .. flag .. " must be true or absent") end
+  end
+  return true
+end
+
+local HASH_PART_KINDS = set_of("text", "var")
+
+local function check_proxy(policy, report)
+  if policy.hash ~= nil then
+    if not is_array(policy.hash) or #policy.hash == 0 then return report.fail("policy.hash must be an array") end
+    for _, part in ipairs(policy.hash) do
+      if not is_array(part) or not HASH_PART_KINDS[part[1]] or not is_string(part[2])
+        or not str_find(part[2], "^[%w_%.%-~:/]+$") then
+        return report.fail("policy.hash must hold { text|var, value }")
+      end
+    end
+  end
+  if policy.tries ~= nil and not is_integer(policy.tries, 0, 100) then return report.fail("policy.tries must be 0-100") end
+  if policy.subset ~= nil and (policy.hash == nil or not is_integer(policy.subset, 1, 999)) then
+    return report.fail("policy.subset must be 1-999, with a hash")
+  end
+  if policy.balance ~= nil and policy.balance ~= "ewma" then return report.fail("policy.balance must be ewma") end
+  if policy.connection ~= nil and (not is_string(policy.connection) or #policy.connection > 128
+    or str_find(policy.connection, "[^%w%-, ]")) then
+    return report.fail("policy.connection must be connection options")
+  end
+  for _, flag in ipairs({ "noLog", "satisfyAny" }) do
+    if policy[flag] ~= nil and policy[flag] ~= true then return report.fail("policy." .. flag .. " must be true or absent") end
+  end
+  for _, name in ipairs({ "location", "cookieDomain", "cookiePath" }) do
+    local pair = policy[name]
+    if pair ~= nil and (not is_array(pair) or not is_string(pair[1]) or not is_string(pair[2])
+      or str_find(pair[1], '[%z\1-\32\127";\\]') or str_find(pair[2], '[%z\1-\32\127";\\]')) then
+      return report.fail("policy." .. name .. " must be { from, to }")
+    end
+  end
+  return true
+end
+
+_M.check_members = check_members
+_M.check_canary = check_canary
+_M.check_networks = check_networks
+_M.check_limits = check_limits
+_M.check_auth = check_auth
+_M.check_affinity = check_affinity
+_M.check_proxy = check_proxy
+
+return _M
