@@ -74,6 +74,17 @@ beforeAll(async () => {
     }),
     limited('rps', 'rps.test', { [`${A}limit-rps`]: '2', [`${A}limit-burst-multiplier`]: '1' }),
     limited('conn', 'conn.test', { [`${A}limit-connections`]: '1' }),
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'staff', namespace: 'default' },
+      data: { auth: Buffer.from('alice:{PLAIN}secret\n').toString('base64') },
+    },
+    limited('conn-auth', 'conn-auth.test', {
+      [`${A}limit-connections`]: '1',
+      [`${A}auth-type`]: 'basic',
+      [`${A}auth-secret`]: 'staff',
+    }),
     limited('changing', 'changing.test', { [`${A}limit-rpm`]: '1', [`${A}limit-burst-multiplier`]: '1' }),
     limited('open', 'open.test', {}),
   ]);
@@ -129,6 +140,21 @@ describe('limit-connections', () => {
     expect(await first).toBe(200);
     await eventually(async () => expect(await statusOf('conn.test')).toBe(200));
     expect(await statusOf('conn.test')).toBe(200);
+  });
+});
+
+describe('limit-connections with a request the router ends itself', () => {
+  it('gives the connection back: refused credentials never use up the limit', async () => {
+    // Each 401 is answered in location /, after the request was counted; were the count not given
+    // back there, the second request would get 503.
+    expect(await statuses('conn-auth.test', 4)).toEqual([401, 401, 401, 401]);
+    const authorized = await probe({
+      port: controller.config.httpPort,
+      host: 'conn-auth.test',
+      path: '/',
+      headers: { authorization: `Basic ${Buffer.from('alice:secret').toString('base64')}` },
+    });
+    expect(authorized.status).toBe(200);
   });
 });
 

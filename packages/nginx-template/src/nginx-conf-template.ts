@@ -44,6 +44,9 @@ export const PROFILE_PARTIAL = `{{#each variants}}
             header_filter_by_lua_block {
                 require("ingresskit.router").filter_response_headers()
             }
+            log_by_lua_block {
+                ingresskit_after_request()
+            }
 {{/if}}
 {{#if ../isGrpc}}
 {{#if external}}
@@ -233,8 +236,7 @@ http {
         -- The per-request hooks call these globals: cheaper than a require on every request.
         ingresskit_route = require("ingresskit.router").route
         ingresskit_balance = require("ingresskit.balancer").balance
-        ingresskit_release_limits = require("ingresskit.limits").release
-        ingresskit_record_response_time = require("ingresskit.endpoints").record
+        ingresskit_after_request = require("ingresskit.router").after_request
         require("ingresskit.control").init({
             conf_hash = "{{checksum}}",
             default_max_body = {{defaultMaxBody}},
@@ -253,12 +255,6 @@ http {
     }
     init_worker_by_lua_block {
         require("ingresskit.store").init_worker()
-    }
-    # Gives back a concurrent request counted by a connection limit and records the response
-    # time of a load-balance ewma route (inherited by every location).
-    log_by_lua_block {
-        ingresskit_release_limits()
-        ingresskit_record_response_time()
     }
 
     upstream ingresskit_upstream {

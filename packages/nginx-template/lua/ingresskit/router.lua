@@ -22,6 +22,7 @@ local canaries = require("ingresskit.canary")
 local basic_auth = require("ingresskit.basic_auth")
 local affinity = require("ingresskit.affinity")
 local response_rewrites = require("ingresskit.response_rewrites")
+local endpoints = require("ingresskit.endpoints")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -424,38 +425,33 @@ local function has_unknown_length_body()
   return ngx_var.http_transfer_encoding ~= nil or req.http_version() >= 2
 end
 
-local function forward(route, action, body_of_unknown_length)
-  -- Only forwarded requests are limited and authenticated: ingress-nginx answers redirects and
-  -- CORS preflights in nginx's rewrite phase, before its limits and authentication.
-  local route_limits = route.limits
-  if route_limits then
-    local refused = admit(route_limits, route.limit_exempt)
-    if refused then return ngx_exit(refused) end
-  end
+-- A forwarded request after its limits: the status to end it with, or nil and the location to
+-- exec into (nil and nil: location / proxies it in place).
+local function dispatch(route, action, body_of_unknown_length)
   -- ingress-nginx authenticates in nginx's access phase, after the limits (preaccess).
   local auth = route.policy and route.policy.auth
   -- With satisfy any, a client the source lists admit needs no credentials.
   local needs_credentials = auth and (not route.policy.satisfyAny or source_refused)
   if needs_credentials and not basic_auth.is_authenticated(auth) then
     ngx_header["WWW-Authenticate"] = basic_auth.challenge(auth)
-    return ngx_exit(401)
+    return 401
   end
   local canary = action.canary
   local member = pick_member((canary and is_canary_request(canary)) and canary or action)
-  if member == nil then return ngx_exit(500) end
+  if member == nil then return 500 end
   local id = member.backend
-  if id == nil then return ngx_exit(member.status) end
+  if id == nil then return member.status end
   local backend = backends[id]
-  if backend == nil then return ngx_exit(503) end
+  if backend == nil then return 503 end
   local external = backend.external
   if external == nil and #backend.peers == 0 then
     ngx.log(ngx.WARN, "ingresskit: no endpoints for backend ", store.escape(id))
-    return ngx_exit(503)
+    return 503
   end
   if not conf.profiles[route.profile] then
     -- Pushed before the reload that adds its profile location finished.
     ngx.log(ngx.ERR, "ingresskit: route ", route.tag, " needs profile ", route.profile, ", which this nginx.conf lacks")
-    return ngx_exit(503)
+    return 503
   end
   local sticky = route.policy and route.policy.affinity
   if sticky and external == nil then affinity.choose(sticky, backend) end
@@ -466,7 +462,7 @@ local function forward(route, action, body_of_unknown_length)
   if policy then
     if policy.host then ngx_var.ingresskit_host_override = policy.host end
     if policy.connection then ngx_var.ingresskit_connection_override = policy.connection end
-    if policy.rewrite and not rewrite_path(policy.rewrite, get_path()) then return ngx_exit(500) end
+    if policy.rewrite and not rewrite_path(policy.rewrite, get_path()) then return 500 end
     if policy.request then apply_request_headers(policy.request) end
   end
   if external then
@@ -482,14 +478,33 @@ local function forward(route, action, body_of_unknown_length)
     -- Only the TLS locations refer to it, and nginx lets Lua set only variables something refers to.
     local protocol = route.protocol
     if protocol == "HTTPS" or protocol == "GRPCS" then ngx_var.ingresskit_external_host = backend.external_host end
-    return ngx_exec(route.filters_response and route.location_external_filtered or route.location_external)
+    return nil, route.filters_response and route.location_external_filtered or route.location_external
   end
-  if route.filters_response then return ngx_exec(route.location_filtered) end
+  if route.filters_response then return nil, route.location_filtered end
   -- location / has nginx.conf's defaults only: a route with its own directives needs its profile's.
-  if route.protocol ~= "HTTP" or route.tuned then return ngx_exec(route.location) end
+  if route.protocol ~= "HTTP" or route.tuned then return nil, route.location end
   -- location / reads bodies under the largest limit of all profiles; a body of unknown length
   -- whose route allows less must be read where nginx enforces the route's limit.
-  if body_of_unknown_length then return ngx_exec(route.location) end
+  if body_of_unknown_length then return nil, route.location end
+  return nil, nil
+end
+
+local function forward(route, action, body_of_unknown_length)
+  -- Only forwarded requests are limited and authenticated: ingress-nginx answers redirects and
+  -- CORS preflights in nginx's rewrite phase, before its limits and authentication.
+  local route_limits = route.limits
+  if route_limits then
+    local refused = admit(route_limits, route.limit_exempt)
+    if refused then return ngx_exit(refused) end
+  end
+  local status, location = dispatch(route, action, body_of_unknown_length)
+  if status then
+    -- The request ends in location /, whose log phase runs no Lua (it would cost every request
+    -- throughput): the connection counted above is given back here.
+    if route_limits then limits.release() end
+    return ngx_exit(status)
+  end
+  if location then return ngx_exec(location) end
 end
 
 -- rewrite_by_lua of `location /`.
@@ -549,6 +564,14 @@ function _M.route()
 end
 
 -- header_filter_by_lua of the `_h` profile locations: the route's response header changes.
+-- log_by_lua of the profile locations that run Lua after the response (`_h`), where routes that
+-- count connections or time responses (ewma) are proxied: gives back the connection, records the
+-- response time.
+function _M.after_request()
+  limits.release()
+  endpoints.record()
+end
+
 function _M.filter_response_headers()
   local route = routes_by_id[ngx_var.ingresskit_route]
   local policy = route and route.policy

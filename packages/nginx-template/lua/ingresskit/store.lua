@@ -153,8 +153,11 @@ local function prepare_route(route)
     if policy ~= nil then
       policy.filters_rewrites = policy.location ~= nil or policy.cookieDomain ~= nil or policy.cookiePath ~= nil
     end
+    -- Routes that count connections or time responses (ewma) need the log phase of those
+    -- locations too; nginx runs no Lua after the response in location /.
     route.filters_response = policy ~= nil
-      and (policy.response ~= nil or policy.cors ~= nil or policy.affinity ~= nil or policy.filters_rewrites)
+      and (policy.response ~= nil or policy.cors ~= nil or policy.affinity ~= nil or policy.filters_rewrites
+        or (policy.limits ~= nil and policy.limits.conn ~= nil) or policy.balance == "ewma")
   end
 end
 
