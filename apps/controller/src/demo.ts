@@ -401,6 +401,7 @@ function formatSummary(input: SummaryInput): string {
   if (firstMissing !== undefined) lines.push(`  ${firstMissing.curl}        # not served: 404`);
   lines.push(`  curl '${healthz}/explain?ingress=demo/playground'`);
   lines.push(`  curl '${healthz}/explain?ingress=demo/broken'`);
+  lines.push(`  curl '${healthz}/explain?httproute=demo/shop'`);
   lines.push(`  curl -s ${healthz}/metrics | grep '^ingresskit_'`);
   lines.push('');
   const kubectl = `kubectl --kubeconfig ${kubeconfigPath}`;

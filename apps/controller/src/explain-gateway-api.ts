@@ -117,7 +117,7 @@ export function explainHTTPRoute(
   return {
     httpRoute: key,
     found: true,
-    explanation: `HTTPRoute ${key} is accepted by ${accepted} of its ${parents.length} parent${parents.length === 1 ? '' : 's'} of this controller.`,
+    explanation: `HTTPRoute ${key} is accepted by ${accepted} of the ${parents.length} parent${parents.length === 1 ? '' : 's'} of this controller it names.`,
     parents,
     routes: contribution === undefined ? [] : listContributionRoutes(routing, contribution),
     problems,

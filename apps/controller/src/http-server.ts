@@ -87,7 +87,7 @@ async function handle(
         response,
         404,
         'text/plain',
-        'not found: try /healthz, /metrics or /explain?ingress=NAMESPACE/NAME\n',
+        'not found: try /healthz, /metrics or /explain?ingress=NAMESPACE/NAME (or ?gateway=, ?httproute=)\n',
       );
   }
 }
