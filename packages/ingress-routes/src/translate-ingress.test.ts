@@ -1064,8 +1064,10 @@ describe('translateIngress', () => {
       const host = hostOf(result, 'a.example.com');
       expect(host.routes.map((route) => route.policy)).toEqual([expected, expected]);
       expect((host.fallback as Route).policy).toEqual(expected);
-      // Routes never share a policy object, so changing one cannot change another.
-      expect(host.routes[0]?.policy).not.toBe(host.routes[1]?.policy);
+      // The routes of an Ingress share one frozen policy: changing it throws instead of changing
+      // every route.
+      expect(host.routes[0]?.policy).toBe(host.routes[1]?.policy);
+      expect(Object.isFrozen(host.routes[0]?.policy)).toBe(true);
     });
 
     it('leaves the default backend without the rewrite of the paths', () => {

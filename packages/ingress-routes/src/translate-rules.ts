@@ -7,7 +7,7 @@ import { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
 import { backendIdOf, parseBackendReference } from './backend-reference.js';
 import { checkHost, checkLiteralPath, checkRegexPath } from './grammar.js';
 import { isPathType, isRegexPath, pathMatchOf, rewriteOf } from './paths.js';
-import { createRedirect, createRouteAction, createRoutePolicy } from './route-policy.js';
+import { createRedirect, sharedAction, sharedPolicy } from './route-policy.js';
 import { flatString, idPrefix, objectOr, originOf, type Context } from './translation-context.js';
 
 /** Reads a backend and names its Service port, or reports why it cannot be used. */
@@ -36,8 +36,8 @@ export function translateDefaultBackend(context: Context, raw: unknown): Route |
     origin: originOf(context, [], 'spec.defaultBackend'),
     // A fallback's match is never consulted; this one says what it answers: every path.
     match: { path: { type: 'PathPrefix', value: '/' } },
-    action: createRouteAction(context.annotations, backend),
-    policy: createRoutePolicy(context.annotations, idPrefix(context.source)),
+    action: sharedAction(context, backend),
+    policy: sharedPolicy(context),
   };
 }
 
@@ -50,8 +50,7 @@ export function translateDefaultBackend(context: Context, raw: unknown): Route |
 function translateAppRoot(context: Context, ruleIndex: number): Route | undefined {
   const target = context.annotations.appRoot;
   if (target === undefined) return undefined;
-  const policy = createRoutePolicy(context.annotations, idPrefix(context.source));
-  delete policy.redirectToHttps;
+  const { redirectToHttps: _, ...policy } = sharedPolicy(context);
   return {
     id: flatString(`${idPrefix(context.source)}/r${ruleIndex}/app-root`),
     origin: originOf(
@@ -89,7 +88,7 @@ function translatePath(
     return undefined;
   }
   const match = pathMatchOf(value as string, pathType, context.annotations.useRegex);
-  const policy = createRoutePolicy(context.annotations, idPrefix(context.source));
+  let policy = sharedPolicy(context);
   const target = context.annotations.rewriteTarget;
   if (target !== undefined) {
     const rewrite = rewriteOf(match, target);
@@ -97,7 +96,7 @@ function translatePath(
       context.log.error(`${field}.pathType`, rewrite, pathType);
       return undefined;
     }
-    policy.rewrite = rewrite;
+    policy = { ...policy, rewrite };
   }
   const backendId = readBackend(context, backend, `${field}.backend`);
   if (backendId === undefined) return undefined;
@@ -105,7 +104,7 @@ function translatePath(
     id: flatString(`${idPrefix(context.source)}/r${index[0]}/p${index[1]}`),
     origin: originOf(context, index, field),
     match: { path: match },
-    action: createRouteAction(context.annotations, backendId),
+    action: sharedAction(context, backendId),
     policy,
   };
 }

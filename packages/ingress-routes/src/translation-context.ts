@@ -1,5 +1,5 @@
 /** What the translation of one Ingress reads and collects, shared by its parts (rules, TLS). */
-import type { ProblemLog, RouteOrigin, SourceRef } from '@ingresskit/route-model';
+import type { ProblemLog, RouteAction, RouteOrigin, RoutePolicy, SourceRef } from '@ingresskit/route-model';
 import type { IngressAnnotations } from './annotations.js';
 
 import type { IngressReferences, IngressTranslationConfig } from './types.js';
@@ -19,6 +19,10 @@ export interface Context {
   services: Set<string>;
   /** With `now`: the earliest notAfter (ms) of the certificates read that have not expired yet. */
   expiresAt: number;
+  /** The policy the annotations give every route, made once (see sharedPolicy). */
+  policy?: RoutePolicy;
+  /** The action of the routes to each backend id, made once per backend (see sharedAction). */
+  actions?: Map<string, RouteAction>;
 }
 
 /** `value` when it is an object (fields still unchecked), else an empty one. */
@@ -41,6 +45,24 @@ export function flatString(text: string): string {
   return JSON.parse(JSON.stringify(text)) as string;
 }
 
+/**
+ * Field paths and indexes, one copy each: `spec.rules[0].http.paths[1]` and `[0, 1]` are the
+ * field and index of a route in nearly every Ingress, so thousands of routes share a few hundred
+ * frozen copies instead of a string and an array each. Bounded, so that hostile Ingresses with
+ * thousands of paths cannot grow it without end.
+ */
+const sharedFields = new Map<string, string>();
+const sharedIndexes = new Map<string, number[]>();
+const MAX_SHARED = 4096;
+
+function shared<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  const known = cache.get(key);
+  if (known !== undefined) return known;
+  const made = make();
+  if (cache.size < MAX_SHARED) cache.set(key, made);
+  return made;
+}
+
 /** The origin of something the Ingress contributes, at `index` and `field` inside it. */
 export function originOf(context: Context, index: number[], field: string): RouteOrigin {
   return {
@@ -48,7 +70,7 @@ export function originOf(context: Context, index: number[], field: string): Rout
     namespace: context.source.namespace,
     name: context.source.name,
     createdAt: context.createdAt,
-    index,
-    field: flatString(field),
+    index: shared(sharedIndexes, index.join(), () => Object.freeze([...index]) as number[]),
+    field: shared(sharedFields, field, () => flatString(field)),
   };
 }

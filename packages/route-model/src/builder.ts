@@ -14,6 +14,7 @@ import { createEmptyDelta } from './diff.js';
 import { isDeepEqual } from './equal.js';
 import { MemberIndex } from './member-index.js';
 import { compareOrigins } from './precedence.js';
+import { SourcesByHost } from './sources-by-host.js';
 import type {
   AssemblyNote,
   Backend,
@@ -126,8 +127,8 @@ class IncrementalRouteTable implements RouteTableBuilder {
   #defaultFallback: Route | undefined;
   readonly #ownedHosts: boolean;
   readonly #contributions = new Map<string, RouteContribution>();
-  readonly #hostIndex = new Map<string, Map<string, SourcedHostContribution>>();
-  readonly #tlsIndex = new Map<string, Map<string, SourcedTlsClaim[]>>();
+  readonly #hostIndex = new SourcesByHost<SourcedHostContribution>();
+  readonly #tlsIndex = new SourcesByHost<SourcedTlsClaim[]>();
   /** Sources referring to each backend id ('' is the default fallback). */
   readonly #backendRefs = new MemberIndex();
   /** Backend ids each source refers to. */
@@ -156,28 +157,18 @@ class IncrementalRouteTable implements RouteTableBuilder {
     const change = this.#unindex(key);
     this.#contributions.set(key, contribution);
     for (const host of contribution.hosts) {
-      let sources = this.#hostIndex.get(host.hostname);
-      if (sources === undefined) {
-        sources = new Map<string, SourcedHostContribution>();
-        this.#hostIndex.set(host.hostname, sources);
-      }
-      const existing = sources.get(key);
+      const existing = this.#hostIndex.get(host.hostname, key);
       // One source naming a hostname twice (two rules for one host) contributes once.
-      sources.set(key, {
+      this.#hostIndex.set(host.hostname, key, {
         source: contribution.source,
         host: existing === undefined ? host : mergeHosts(existing.host, host),
       });
       this.#touch(host.hostname);
     }
     for (const claim of contribution.tls) {
-      let sources = this.#tlsIndex.get(claim.hostname);
-      if (sources === undefined) {
-        sources = new Map<string, SourcedTlsClaim[]>();
-        this.#tlsIndex.set(claim.hostname, sources);
-      }
-      const claims = sources.get(key) ?? [];
+      const claims = this.#tlsIndex.get(claim.hostname, key) ?? [];
       claims.push({ source: contribution.source, claim });
-      sources.set(key, claims);
+      this.#tlsIndex.set(claim.hostname, key, claims);
       this.#touchTls(claim.hostname);
     }
     const added = this.#refer(key, backendIdsOfContribution(contribution));
@@ -232,7 +223,7 @@ class IncrementalRouteTable implements RouteTableBuilder {
       route === undefined ? { added: [], removed: [] } : this.#refer('', backendIdsOfRoute(route));
     // Only hosts that ask for the table default change, but which ones is not indexed: the table
     // default changes about never, so re-assembling every host is the simple, correct choice.
-    for (const hostname of this.#hostIndex.keys()) this.#dirtyHosts.add(hostname);
+    for (const hostname of this.#hostIndex.hostnames()) this.#dirtyHosts.add(hostname);
     return mergeChanges(removed, added);
   }
 
@@ -244,7 +235,7 @@ class IncrementalRouteTable implements RouteTableBuilder {
       const owner = this.#ownerOf(hostname);
       owners.set(hostname, owner);
       const ownership: AssemblyNote[] = [];
-      const admitted = this.#admitted(hostname, owner, this.#hostIndex.get(hostname), ownership);
+      const admitted = this.#admitted(hostname, owner, this.#hostIndex.sources(hostname), ownership);
       const { virtualHost, notes } = assembleVirtualHost(
         hostname,
         admitted.map(([, entry]) => entry),
@@ -254,7 +245,7 @@ class IncrementalRouteTable implements RouteTableBuilder {
         // Sources that claim only a certificate for the hostname are told too.
         const noted = new Set(ownership.map((note) => sourceKey(note.source)));
         const claimNotes: AssemblyNote[] = [];
-        this.#admitted(hostname, owner, this.#tlsIndex.get(hostname), claimNotes);
+        this.#admitted(hostname, owner, this.#tlsIndex.sources(hostname), claimNotes);
         ownership.push(...claimNotes.filter((note) => !noted.has(sourceKey(note.source))));
       }
       notes.unshift(...ownership);
@@ -316,7 +307,7 @@ class IncrementalRouteTable implements RouteTableBuilder {
 
   #commitTls(hostname: string, owner: HostOwner | undefined, delta: RouteTableDelta): void {
     // Ownership notes for the hostname are made once, with its virtual host.
-    const claims = this.#admitted(hostname, owner, this.#tlsIndex.get(hostname), [])
+    const claims = this.#admitted(hostname, owner, this.#tlsIndex.sources(hostname), [])
       .map(([, entries]) => entries)
       .flat();
     const { binding, notes } = assembleTlsBinding(hostname, claims);
@@ -365,8 +356,8 @@ class IncrementalRouteTable implements RouteTableBuilder {
       if (oldest === undefined || compareOrigins(origin, oldest.origin) < 0)
         oldest = { origin, contribution };
     };
-    for (const [key, { host }] of this.#hostIndex.get(hostname) ?? []) consider(key, oldestOriginOf(host));
-    for (const [key, claims] of this.#tlsIndex.get(hostname) ?? []) {
+    for (const [key, { host }] of this.#hostIndex.sources(hostname)) consider(key, oldestOriginOf(host));
+    for (const [key, claims] of this.#tlsIndex.sources(hostname)) {
       for (const { claim } of claims) consider(key, claim.origin);
     }
     if (oldest === undefined) return undefined;
@@ -377,10 +368,9 @@ class IncrementalRouteTable implements RouteTableBuilder {
   #admitted<T>(
     hostname: string,
     owner: HostOwner | undefined,
-    sources: ReadonlyMap<string, T> | undefined,
+    entries: [string, T][],
     notes: AssemblyNote[],
   ): [string, T][] {
-    const entries = [...(sources ?? [])];
     if (owner === undefined) return entries;
     return entries.filter(([key]) => {
       const contribution = this.#contributions.get(key)!;
@@ -402,15 +392,11 @@ class IncrementalRouteTable implements RouteTableBuilder {
     if (old === undefined) return { added: [], removed: [] };
     this.#contributions.delete(key);
     for (const host of old.hosts) {
-      const sources = this.#hostIndex.get(host.hostname);
-      sources?.delete(key);
-      if (sources?.size === 0) this.#hostIndex.delete(host.hostname);
+      this.#hostIndex.delete(host.hostname, key);
       this.#touch(host.hostname);
     }
     for (const claim of old.tls) {
-      const sources = this.#tlsIndex.get(claim.hostname);
-      sources?.delete(key);
-      if (sources?.size === 0) this.#tlsIndex.delete(claim.hostname);
+      this.#tlsIndex.delete(claim.hostname, key);
       this.#touchTls(claim.hostname);
     }
     return this.#unrefer(key);
