@@ -5,10 +5,15 @@
  * problems found in the object. Served by `/explain?gateway=` and `?httproute=`, printed by
  * `ingresskit explain gateway|httproute NS/NAME`.
  */
-import type { ConditionDraft, GatewayApiTranslation, ListenerStatusDraft } from '@ingresskit/gateway-routes';
+import {
+  markHostnamesOwnedElsewhere,
+  type ConditionDraft,
+  type GatewayApiTranslation,
+  type ListenerStatusDraft,
+  type LostHostname,
+} from '@ingresskit/gateway-routes';
 import { sourceKey, type Problem } from '@ingresskit/route-model';
 import { formatProblem, formatRoute, listContributionRoutes, type ExplainedRoute } from './explain.js';
-import { markHostnamesOwnedElsewhere, type LostHostname } from './gateway-status.js';
 import type { IngressRouting } from './ingress-routing.js';
 
 /** The explanation of one Gateway. */
