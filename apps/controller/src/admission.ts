@@ -19,7 +19,7 @@ import {
 import type { Problem } from '@ingresskit/route-model';
 import type { Ingress } from '@ingresskit/store';
 import type { ClusterView } from './cluster-view.js';
-import { formatProblem } from './explain.js';
+import { formatFieldProblem } from './explain.js';
 
 /** What an admission review reads besides the request. */
 export interface IngressAdmissionOptions {
@@ -147,7 +147,7 @@ export function reviewIngressAdmission(
   );
   const warnings = problems
     .filter((problem) => !refusals.includes(problem))
-    .map(formatProblem)
+    .map(formatFieldProblem)
     .slice(0, MAX_WARNINGS);
   if (refusals.length === 0) return answer({ allowed: true, ...(warnings.length > 0 ? { warnings } : {}) });
   return answer({
@@ -155,7 +155,7 @@ export function reviewIngressAdmission(
     status: {
       code: 400,
       reason: 'Invalid',
-      message: `ingresskit would not serve this Ingress as written:\n${refusals.map(formatProblem).join('\n')}`,
+      message: `ingresskit would not serve this Ingress as written:\n${refusals.map(formatFieldProblem).join('\n')}`,
     },
     ...(warnings.length > 0 ? { warnings } : {}),
   });

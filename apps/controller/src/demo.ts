@@ -18,7 +18,7 @@ import { startDemoBackend, type DemoBackend } from './demo-backends.js';
 import { isIgnoreReasonReported } from './event-policy.js';
 import { listenersOf, nginxRenderOptions } from './data-plane.js';
 import {
-  formatProblem,
+  formatFieldProblem,
   listContributionRoutes,
   listRoutes,
   redactTable,
@@ -495,7 +495,7 @@ function formatDecisions(routing: IngressRouting): string {
   for (const problem of problems) {
     lines.push(
       wrap(
-        formatProblem(problem),
+        formatFieldProblem(problem),
         `  ${problem.severity} in ${problem.object.kind} ${problem.object.namespace}/${problem.object.name}: `,
       ),
     );

@@ -5,10 +5,15 @@
  * problems found in the object. Served by `/explain?gateway=` and `?httproute=`, printed by
  * `ingresskit explain gateway|httproute NS/NAME`.
  */
-import type { ConditionDraft, GatewayApiTranslation, ListenerStatusDraft } from '@ingresskit/gateway-routes';
+import {
+  markHostnamesOwnedElsewhere,
+  type ConditionDraft,
+  type GatewayApiTranslation,
+  type ListenerStatusDraft,
+  type LostHostname,
+} from '@ingresskit/gateway-routes';
 import { sourceKey, type Problem } from '@ingresskit/route-model';
-import { formatProblem, formatRoute, listContributionRoutes, type ExplainedRoute } from './explain.js';
-import { markHostnamesOwnedElsewhere, type LostHostname } from './gateway-status.js';
+import { formatFieldProblem, formatRoute, listContributionRoutes, type ExplainedRoute } from './explain.js';
 import type { IngressRouting } from './ingress-routing.js';
 
 /** The explanation of one Gateway. */
@@ -133,7 +138,10 @@ function formatConditions(conditions: readonly ConditionDraft[], indent: string)
 
 function formatProblems(problems: readonly Problem[]): string[] {
   if (problems.length === 0) return ['  Problems:    none'];
-  return ['  Problems:', ...problems.map((problem) => `    ${problem.severity}: ${formatProblem(problem)}`)];
+  return [
+    '  Problems:',
+    ...problems.map((problem) => `    ${problem.severity}: ${formatFieldProblem(problem)}`),
+  ];
 }
 
 /** A Gateway's explanation as text for a terminal. */

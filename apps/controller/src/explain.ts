@@ -154,7 +154,7 @@ export function formatExplanation(explanation: IngressExplanation): string {
   else {
     lines.push('  Problems:');
     for (const problem of explanation.problems)
-      lines.push(`    ${problem.severity}: ${formatProblem(problem)}`);
+      lines.push(`    ${problem.severity}: ${formatFieldProblem(problem)}`);
   }
   if (explanation.checksum !== undefined) {
     lines.push(
@@ -200,8 +200,8 @@ export function formatRoute(route: ExplainedRoute): string {
   return `${where} ${formatAction(route)}${route.served ? '' : ' [not served]'}`;
 }
 
-/** A problem as one line: `field: message (value "…")`. */
-export function formatProblem(problem: Problem): string {
+/** A problem as one line without its object, for where the object is already named: `field: message (value "…")`. */
+export function formatFieldProblem(problem: Problem): string {
   const value =
     problem.value !== undefined && !problem.message.includes(problem.value)
       ? ` (value ${JSON.stringify(problem.value)})`

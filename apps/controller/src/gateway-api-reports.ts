@@ -6,7 +6,7 @@
  */
 import type { Problem } from '@ingresskit/route-model';
 import type { EventRecorder, EventReport, EventSubject } from './events.js';
-import { formatProblem } from './explain.js';
+import { formatFieldProblem } from './explain.js';
 import type { Logger } from './logger.js';
 
 /** Options of {@link GatewayApiReports}. */
@@ -80,7 +80,7 @@ export class GatewayApiReports {
       type: 'Warning',
       reason: problem.severity === 'error' ? 'InvalidConfiguration' : 'ConfigurationWarning',
       action: 'Sync',
-      note: formatProblem(problem),
+      note: formatFieldProblem(problem),
     };
   }
 }

@@ -4,7 +4,12 @@
  * the commit it reports their problems (the translation's, and the hosts routes lost to ownership,
  * which only assembly decides); once nginx serves the sync it has the leader write their statuses.
  */
-import type { GatewayApiTranslation } from '@ingresskit/gateway-routes';
+import {
+  lostHostnamesOf,
+  markHostnamesOwnedElsewhere,
+  type GatewayApiTranslation,
+  type LostHostname,
+} from '@ingresskit/gateway-routes';
 import { isDeepStrictEqual } from 'node:util';
 import type { ClusterView } from './cluster-view.js';
 import type { EventRecorder } from './events.js';
@@ -16,7 +21,6 @@ import {
 } from './explain-gateway-api.js';
 import { GatewayApiReports, type GatewayApiReportsOptions } from './gateway-api-reports.js';
 import { GatewayRouting } from './gateway-routing.js';
-import { lostHostnamesOf, markHostnamesOwnedElsewhere, type LostHostname } from './gateway-status.js';
 import type { GatewayStatusWriter } from './gateway-status-writer.js';
 import type { IngressRouting } from './ingress-routing.js';
 import type { Logger } from './logger.js';

@@ -7,14 +7,16 @@
  */
 import {
   markGatewayProgrammed,
+  mergeGatewayStatus,
+  mergeRouteParents,
   type GatewayApiTranslation,
+  type GatewayStatusAddress,
   type GatewayStatusEntry,
   type HTTPRouteStatusEntry,
 } from '@ingresskit/gateway-routes';
 import { formatConditionTime } from '@ingresskit/gateway-class';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { CustomObject } from '@ingresskit/store';
-import { mergeGatewayStatus, mergeRouteParents, type GatewayStatusAddress } from './gateway-status.js';
 import { GatewayStatusWriteError } from './errors.js';
 import type { Logger } from './logger.js';
 

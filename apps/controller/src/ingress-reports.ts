@@ -9,7 +9,7 @@ import type { NotOwnedReason } from '@ingresskit/class-resolution';
 import type { Problem } from '@ingresskit/route-model';
 import { isIgnoreReasonReported } from './event-policy.js';
 import { dedupKey, type EventRecorder, type EventReport } from './events.js';
-import { formatProblem } from './explain.js';
+import { formatFieldProblem } from './explain.js';
 import type { IngressVerdict } from './ingress-routing.js';
 import type { Logger } from './logger.js';
 
@@ -62,7 +62,7 @@ export function reportsOf(verdict: IngressVerdict, problems: readonly Problem[])
     type: 'Warning',
     reason: problem.severity === 'error' ? 'InvalidConfiguration' : 'ConfigurationWarning',
     action: 'Sync',
-    note: formatProblem(problem),
+    note: formatFieldProblem(problem),
   }));
 }
 

@@ -5,49 +5,60 @@
  * and a failed one is tried again, or left for another with session-cookie-change-on-failure.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Controller } from '../src/controller.js';
-import type { DemoBackend } from '../src/demo-backends.js';
-import { probe, type ProbeResponse } from '../src/http-probe.js';
+import { describe, expect, it } from 'vitest';
+import type { ProbeResponse } from '../src/http-probe.js';
 import { findFreePort } from '../src/ports.js';
-import {
-  endpointSliceManifest,
-  eventually,
-  ingressClassManifest,
-  ingressManifest,
-  serviceManifests,
-  startBackends,
-  startController,
-  startLocalApiServer,
-  type LocalApiServer,
-} from './harness.js';
+import { A, annotatedIngress, backendOf, useAnnotationsCase } from './annotations.js';
+import { endpointSliceManifest, ingressManifest, serviceManifests } from './harness.js';
 
-const A = 'nginx.ingress.kubernetes.io/';
-
-let server: LocalApiServer;
-let controller: Controller;
-let backends: Map<string, DemoBackend>;
 let deadPort: number;
 
 function sticky(host: string, service: string, annotations: Record<string, string>) {
-  return ingressManifest(host, {
-    host,
-    service,
-    className: 'nginx',
-    path: '/app',
-    annotations: { [`${A}affinity`]: 'cookie', ...annotations },
-  });
+  return annotatedIngress(host, service, { [`${A}affinity`]: 'cookie', ...annotations }, { path: '/app' });
 }
+
+const testCase = useAnnotationsCase({
+  config: { podName: 'affinity' },
+  backends: ['one', 'two'],
+  readyHost: 'plain.test',
+  objects: async ({ backends }) => {
+    deadPort = await findFreePort();
+    return [
+      ...serviceManifests('pair', [backends.get('one')!, backends.get('two')!]),
+      ...serviceManifests('flaky', [backends.get('two')!]),
+      endpointSliceManifest('flaky-dead', 'flaky', deadPort),
+      sticky('balanced.test', 'pair', {
+        [`${A}session-cookie-name`]: 'route',
+        [`${A}session-cookie-max-age`]: '3600',
+        [`${A}session-cookie-samesite`]: 'Lax',
+      }),
+      sticky('persistent.test', 'pair', {
+        [`${A}affinity-mode`]: 'persistent',
+        [`${A}session-cookie-path`]: '/',
+        [`${A}session-cookie-domain`]: 'persistent.test',
+        [`${A}session-cookie-secure`]: 'true',
+        [`${A}session-cookie-expires`]: '600',
+      }),
+      sticky('failover.test', 'flaky', {
+        [`${A}affinity-mode`]: 'persistent',
+        [`${A}session-cookie-change-on-failure`]: 'true',
+      }),
+      sticky('stuck.test', 'flaky', { [`${A}affinity-mode`]: 'persistent' }),
+      sticky('samesite.test', 'pair', {
+        [`${A}session-cookie-samesite`]: 'None',
+        [`${A}session-cookie-conditional-samesite-none`]: 'true',
+      }),
+      sticky('samesite-always.test', 'pair', { [`${A}session-cookie-samesite`]: 'None' }),
+      ingressManifest('plain', { host: 'plain.test', service: 'pair', className: 'nginx' }),
+    ];
+  },
+});
 
 function send(host: string, cookie?: string, userAgent?: string): Promise<ProbeResponse> {
   const headers: Record<string, string> = {};
   if (cookie !== undefined) headers.cookie = cookie;
   if (userAgent !== undefined) headers['user-agent'] = userAgent;
-  return probe({ port: controller.config.httpPort, host, path: '/app/x', headers });
-}
-
-function backendOf(response: ProbeResponse): string {
-  return response.status === 200 ? (response.body.split(':')[0] ?? '') : String(response.status);
+  return testCase().send(host, { path: '/app/x', headers });
 }
 
 function setCookie(response: ProbeResponse): string | undefined {
@@ -58,52 +69,6 @@ function setCookie(response: ProbeResponse): string | undefined {
 function tokenOf(port: number): string {
   return createHash('md5').update(`127.0.0.1:${port}`).digest('hex').slice(0, 16);
 }
-
-beforeAll(async () => {
-  backends = await startBackends('one', 'two');
-  deadPort = await findFreePort();
-  server = await startLocalApiServer({ port: 0 });
-  await server.apply([
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ingresskit' } },
-    ingressClassManifest('nginx'),
-    ...serviceManifests('pair', [backends.get('one')!, backends.get('two')!]),
-    ...serviceManifests('flaky', [backends.get('two')!]),
-    endpointSliceManifest('flaky-dead', 'flaky', deadPort),
-    sticky('balanced.test', 'pair', {
-      [`${A}session-cookie-name`]: 'route',
-      [`${A}session-cookie-max-age`]: '3600',
-      [`${A}session-cookie-samesite`]: 'Lax',
-    }),
-    sticky('persistent.test', 'pair', {
-      [`${A}affinity-mode`]: 'persistent',
-      [`${A}session-cookie-path`]: '/',
-      [`${A}session-cookie-domain`]: 'persistent.test',
-      [`${A}session-cookie-secure`]: 'true',
-      [`${A}session-cookie-expires`]: '600',
-    }),
-    sticky('failover.test', 'flaky', {
-      [`${A}affinity-mode`]: 'persistent',
-      [`${A}session-cookie-change-on-failure`]: 'true',
-    }),
-    sticky('stuck.test', 'flaky', { [`${A}affinity-mode`]: 'persistent' }),
-    sticky('samesite.test', 'pair', {
-      [`${A}session-cookie-samesite`]: 'None',
-      [`${A}session-cookie-conditional-samesite-none`]: 'true',
-    }),
-    sticky('samesite-always.test', 'pair', { [`${A}session-cookie-samesite`]: 'None' }),
-    ingressManifest('plain', { host: 'plain.test', service: 'pair', className: 'nginx' }),
-  ]);
-  controller = await startController(server, { podName: 'affinity' });
-  await eventually(async () =>
-    expect((await probe({ port: controller.config.httpPort, host: 'plain.test' })).status).toBe(200),
-  );
-});
-
-afterAll(async () => {
-  await controller?.stop();
-  await server?.stop();
-  for (const running of backends?.values() ?? []) await running.stop();
-});
 
 describe('affinity cookie (balanced)', () => {
   it('sets the cookie with its attributes, and keeps a session on one endpoint', async () => {
@@ -130,6 +95,7 @@ describe('affinity cookie (balanced)', () => {
 
 describe('affinity-mode persistent', () => {
   it('names the endpoint in the cookie, with domain, Secure and Expires', async () => {
+    const { backends } = testCase();
     const first = await send('persistent.test');
     const cookie = setCookie(first)!;
     const port = backendOf(first) === 'one' ? backends.get('one')!.port : backends.get('two')!.port;
@@ -150,7 +116,9 @@ describe('affinity-mode persistent', () => {
   it('moves the session and its cookie with session-cookie-change-on-failure', async () => {
     const response = await send('failover.test', `INGRESSCOOKIE=${tokenOf(deadPort)}`);
     expect(backendOf(response)).toBe('two');
-    expect(setCookie(response)).toMatch(new RegExp(`^INGRESSCOOKIE=${tokenOf(backends.get('two')!.port)};`));
+    expect(setCookie(response)).toMatch(
+      new RegExp(`^INGRESSCOOKIE=${tokenOf(testCase().backends.get('two')!.port)};`),
+    );
   });
 });
 

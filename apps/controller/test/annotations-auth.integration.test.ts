@@ -4,22 +4,10 @@
  * format the data plane verifies; closed (401 for everyone) for a missing Secret or a hash it
  * cannot verify; a changed or new Secret is served without a reload.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Controller } from '../src/controller.js';
-import type { DemoBackend } from '../src/demo-backends.js';
-import { probe, type ProbeResponse } from '../src/http-probe.js';
-import {
-  eventually,
-  ingressClassManifest,
-  ingressManifest,
-  serviceManifests,
-  startBackends,
-  startController,
-  startLocalApiServer,
-  type LocalApiServer,
-} from './harness.js';
-
-const A = 'nginx.ingress.kubernetes.io/';
+import { describe, expect, it } from 'vitest';
+import type { ProbeResponse } from '../src/http-probe.js';
+import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
+import { eventually, ingressManifest, serviceManifests } from './harness.js';
 
 /** Users and the password each hash was made from (openssl passwd, libcrypt, Openwall's bcrypt vector). */
 const USERS: [user: string, password: string, hash: string][] = [
@@ -35,10 +23,6 @@ const USERS: [user: string, password: string, hash: string][] = [
     '$6$salt$AkOOBO38SQQ8T8Q46KuCONe.8zg41nvCDKDq7pVQd2n2hy8sf8aR3G89VY.57up0eSIa/69odCCcLT4hx7FpW/',
   ],
 ];
-
-let server: LocalApiServer;
-let controller: Controller;
-let backends: Map<string, DemoBackend>;
 
 function secret(name: string, data: Record<string, string>): Record<string, unknown> {
   return {
@@ -60,32 +44,14 @@ function htpasswd(
 }
 
 function guarded(host: string, annotations: Record<string, string>) {
-  return ingressManifest(host, {
-    host,
-    service: 'app',
-    className: 'nginx',
-    annotations: { [`${A}auth-type`]: 'basic', ...annotations },
-  });
+  return annotatedIngress(host, 'app', { [`${A}auth-type`]: 'basic', ...annotations });
 }
 
-function send(host: string, credentials?: string): Promise<ProbeResponse> {
-  const headers: Record<string, string> =
-    credentials === undefined
-      ? {}
-      : { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
-  return probe({ port: controller.config.httpPort, host, path: '/', headers });
-}
-
-async function statusOf(host: string, credentials?: string): Promise<number> {
-  return (await send(host, credentials)).status;
-}
-
-beforeAll(async () => {
-  backends = await startBackends('app');
-  server = await startLocalApiServer({ port: 0 });
-  await server.apply([
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ingresskit' } },
-    ingressClassManifest('nginx'),
+const testCase = useAnnotationsCase({
+  config: { podName: 'auth' },
+  backends: ['app'],
+  readyHost: 'open.test',
+  objects: ({ backends }) => [
     ...serviceManifests('app', [backends.get('app')!]),
     htpasswd('staff', USERS),
     secret('by-user', { alice: '$apr1$xyz$HXgo9gtz4gpj4JWTLYmjB0' }),
@@ -95,16 +61,20 @@ beforeAll(async () => {
     guarded('unknown.test', { [`${A}auth-secret`]: 'unknown-format' }),
     guarded('later.test', { [`${A}auth-secret`]: 'later' }),
     ingressManifest('open', { host: 'open.test', service: 'app', className: 'nginx' }),
-  ]);
-  controller = await startController(server, { podName: 'auth' });
-  await eventually(async () => expect(await statusOf('open.test')).toBe(200));
+  ],
 });
 
-afterAll(async () => {
-  await controller?.stop();
-  await server?.stop();
-  for (const running of backends?.values() ?? []) await running.stop();
-});
+function send(host: string, credentials?: string): Promise<ProbeResponse> {
+  const headers: Record<string, string> =
+    credentials === undefined
+      ? {}
+      : { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
+  return testCase().send(host, { headers });
+}
+
+async function statusOf(host: string, credentials?: string): Promise<number> {
+  return (await send(host, credentials)).status;
+}
 
 describe('auth-type basic with an auth-file Secret', () => {
   it('asks for credentials in the realm of auth-realm', async () => {
@@ -138,6 +108,7 @@ describe('a Secret that cannot be used', () => {
   });
 
   it('keeps the route closed until the Secret exists, then serves it without a reload', async () => {
+    const { controller, server } = testCase();
     const reloads = controller.dataPlane.reloadCount;
     expect(await statusOf('later.test', 'md5:pw')).toBe(401);
     await server.apply(htpasswd('later', [USERS[4]!]));

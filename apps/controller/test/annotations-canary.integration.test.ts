@@ -4,26 +4,9 @@
  * never, an exact value, a pattern), then cookie, then weight out of canary-weight-total; a canary
  * with no main Ingress of its namespace takes nothing; a changed weight is served without reload.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Controller } from '../src/controller.js';
-import type { DemoBackend } from '../src/demo-backends.js';
-import { probe } from '../src/http-probe.js';
-import {
-  eventually,
-  ingressClassManifest,
-  ingressManifest,
-  serviceManifests,
-  startBackends,
-  startController,
-  startLocalApiServer,
-  type LocalApiServer,
-} from './harness.js';
-
-const A = 'nginx.ingress.kubernetes.io/';
-
-let server: LocalApiServer;
-let controller: Controller;
-let backends: Map<string, DemoBackend>;
+import { describe, expect, it } from 'vitest';
+import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
+import { eventually, ingressManifest, serviceManifests } from './harness.js';
 
 /** The main Ingress of `host` (service `main`) and its canary (service `canary`) with `annotations`. */
 function pair(host: string, annotations: Record<string, string>, namespace = 'default') {
@@ -34,35 +17,15 @@ function pair(host: string, annotations: Record<string, string>, namespace = 'de
 }
 
 function canary(name: string, host: string, annotations: Record<string, string>, namespace = 'default') {
-  return ingressManifest(name, {
-    host,
-    service: 'canary',
-    className: 'nginx',
-    namespace,
-    annotations: { [`${A}canary`]: 'true', ...annotations },
-  });
+  return annotatedIngress(host, 'canary', { [`${A}canary`]: 'true', ...annotations }, { name, namespace });
 }
 
-/** Which backend answered a request with these headers, or the status. */
-async function answer(host: string, headers: Record<string, string> = {}): Promise<string> {
-  const response = await probe({ port: controller.config.httpPort, host, path: '/', headers });
-  return response.status === 200 ? (response.body.split(':')[0] ?? '') : String(response.status);
-}
-
-/** The share of `count` requests the canary answered. */
-async function canaryShare(host: string, count: number): Promise<number> {
-  let canaries = 0;
-  for (let index = 0; index < count; index += 1) if ((await answer(host)) === 'canary') canaries += 1;
-  return canaries / count;
-}
-
-beforeAll(async () => {
-  backends = await startBackends('main', 'canary');
-  server = await startLocalApiServer({ port: 0 });
-  await server.apply([
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ingresskit' } },
+const testCase = useAnnotationsCase({
+  config: { podName: 'canary' },
+  backends: ['main', 'canary'],
+  readyHost: 'switch.test',
+  objects: ({ backends }) => [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } },
-    ingressClassManifest('nginx'),
     ...serviceManifests('main', [backends.get('main')!]),
     ...serviceManifests('canary', [backends.get('canary')!]),
     ...serviceManifests('canary', [backends.get('canary')!], 'other'),
@@ -82,16 +45,20 @@ beforeAll(async () => {
     canary('orphan-canary', 'orphan.test', { [`${A}canary-weight`]: '100' }),
     ingressManifest('elsewhere-main', { host: 'elsewhere.test', service: 'main', className: 'nginx' }),
     canary('elsewhere-canary', 'elsewhere.test', { [`${A}canary-weight`]: '100' }, 'other'),
-  ]);
-  controller = await startController(server, { podName: 'canary' });
-  await eventually(async () => expect(await answer('switch.test')).toBe('main'));
+  ],
 });
 
-afterAll(async () => {
-  await controller?.stop();
-  await server?.stop();
-  for (const running of backends?.values() ?? []) await running.stop();
-});
+/** Which backend answered a request with these headers, or the status. */
+function answer(host: string, headers: Record<string, string> = {}): Promise<string> {
+  return testCase().answer(host, { headers });
+}
+
+/** The share of `count` requests the canary answered. */
+async function canaryShare(host: string, count: number): Promise<number> {
+  let canaries = 0;
+  for (let index = 0; index < count; index += 1) if ((await answer(host)) === 'canary') canaries += 1;
+  return canaries / count;
+}
 
 describe('canary-by-header and canary-by-cookie', () => {
   it('sends "always" to the canary and "never" to the main backend, before the cookie', async () => {
@@ -143,6 +110,7 @@ describe('a canary Ingress', () => {
   });
 
   it('changes its weight without a reload', async () => {
+    const { controller, server } = testCase();
     const reloads = controller.dataPlane.reloadCount;
     expect(await canaryShare('changing.test', 20)).toBe(0);
     await server.apply(canary('changing.test-canary', 'changing.test', { [`${A}canary-weight`]: '100' }));

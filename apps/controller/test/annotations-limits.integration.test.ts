@@ -5,65 +5,33 @@
  * exempts a client; limit-connections counts requests in flight; every Ingress counts on its own;
  * a changed limit is served without a reload.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Controller } from '../src/controller.js';
-import { probe } from '../src/http-probe.js';
-import {
-  eventually,
-  endpointSliceManifest,
-  ingressClassManifest,
-  ingressManifest,
-  serviceManifests,
-  startController,
-  startLocalApiServer,
-  type LocalApiServer,
-} from './harness.js';
+import type { RequestListener } from 'node:http';
+import { afterAll, describe, expect, it } from 'vitest';
+import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
+import { endpointSliceManifest, eventually, serviceManifests } from './harness.js';
 
-const A = 'nginx.ingress.kubernetes.io/';
-
-let server: LocalApiServer;
-let controller: Controller;
-let backend: Server;
 /** Answers of /hold requests wait until this is called. */
 let releaseHeld: () => void = () => {};
 let held: Promise<void> = Promise.resolve();
 
 /** A backend answering 200 at once, or for `/hold` once the test lets go. */
-async function startHoldingBackend(): Promise<number> {
-  backend = createServer((request, response) => {
-    const answer = () => response.end('ok');
-    if (request.url === '/hold') void held.then(answer);
-    else answer();
-  });
-  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
-  return (backend.address() as AddressInfo).port;
-}
+const holding: RequestListener = (request, response) => {
+  const answer = () => response.end('ok');
+  if (request.url === '/hold') void held.then(answer);
+  else answer();
+};
 
 function limited(name: string, host: string, annotations: Record<string, string>) {
-  return ingressManifest(name, { host, service: 'app', className: 'nginx', annotations });
+  return annotatedIngress(host, 'app', annotations, { name });
 }
 
-async function statusOf(host: string, path = '/'): Promise<number> {
-  return (await probe({ port: controller.config.httpPort, host, path })).status;
-}
-
-/** The statuses of `count` requests sent one after the other. */
-async function statuses(host: string, count: number): Promise<number[]> {
-  const result: number[] = [];
-  for (let index = 0; index < count; index += 1) result.push(await statusOf(host));
-  return result;
-}
-
-beforeAll(async () => {
-  const port = await startHoldingBackend();
-  server = await startLocalApiServer({ port: 0 });
-  await server.apply([
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ingresskit' } },
-    ingressClassManifest('nginx'),
+const testCase = useAnnotationsCase({
+  // Two workers: counts must be shared, or each worker would admit its own burst.
+  config: { podName: 'limits', workerProcesses: 2 },
+  readyHost: 'open.test',
+  objects: async ({ listen }) => [
     ...serviceManifests('app', []),
-    endpointSliceManifest('app-1', 'app', port),
+    endpointSliceManifest('app-1', 'app', await listen(holding)),
     // limit-rpm 1 drains one request a minute: within a test, only the burst counts.
     limited('rpm', 'rpm.test', { [`${A}limit-rpm`]: '1', [`${A}limit-burst-multiplier`]: '3' }),
     limited('rpm-default-burst', 'rpm-default.test', { [`${A}limit-rpm`]: '1' }),
@@ -87,18 +55,22 @@ beforeAll(async () => {
     }),
     limited('changing', 'changing.test', { [`${A}limit-rpm`]: '1', [`${A}limit-burst-multiplier`]: '1' }),
     limited('open', 'open.test', {}),
-  ]);
-  // Two workers: counts must be shared, or each worker would admit its own burst.
-  controller = await startController(server, { podName: 'limits', workerProcesses: 2 });
-  await eventually(async () => expect(await statusOf('open.test')).toBe(200));
+  ],
 });
 
-afterAll(async () => {
-  releaseHeld();
-  await controller?.stop();
-  await server?.stop();
-  await new Promise((resolve) => backend?.close(resolve));
-});
+// Registered after the case, so run before it stops: a held answer must not keep the backend open.
+afterAll(() => releaseHeld());
+
+async function statusOf(host: string, path = '/'): Promise<number> {
+  return (await testCase().send(host, { path })).status;
+}
+
+/** The statuses of `count` requests sent one after the other. */
+async function statuses(host: string, count: number): Promise<number[]> {
+  const result: number[] = [];
+  for (let index = 0; index < count; index += 1) result.push(await statusOf(host));
+  return result;
+}
 
 describe('limit-rpm, limit-rps, limit-burst-multiplier', () => {
   it('admits rate × multiplier + 1 requests at once across workers, then answers 503', async () => {
@@ -148,10 +120,7 @@ describe('limit-connections with a request the router ends itself', () => {
     // Each 401 is answered in location /, after the request was counted; were the count not given
     // back there, the second request would get 503.
     expect(await statuses('conn-auth.test', 4)).toEqual([401, 401, 401, 401]);
-    const authorized = await probe({
-      port: controller.config.httpPort,
-      host: 'conn-auth.test',
-      path: '/',
+    const authorized = await testCase().send('conn-auth.test', {
       headers: { authorization: `Basic ${Buffer.from('alice:secret').toString('base64')}` },
     });
     expect(authorized.status).toBe(200);
@@ -160,6 +129,7 @@ describe('limit-connections with a request the router ends itself', () => {
 
 describe('a changed limit', () => {
   it('is served without a reload', async () => {
+    const { controller, server } = testCase();
     const reloads = controller.dataPlane.reloadCount;
     expect(await statuses('changing.test', 3)).toEqual([200, 200, 503]);
     await server.apply(limited('changing', 'changing.test', {}));

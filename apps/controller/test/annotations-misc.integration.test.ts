@@ -2,112 +2,73 @@
  * ingress-nginx's connection-proxy-header, enable-access-log, satisfy and service-upstream end to
  * end (local API server, the controller, nginx with its access log, real HTTP from 127.0.0.1).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Controller } from '../src/controller.js';
-import { probe } from '../src/http-probe.js';
-import {
-  endpointSliceManifest,
-  eventually,
-  ingressClassManifest,
-  ingressManifest,
-  serviceManifests,
-  startController,
-  startLocalApiServer,
-  type LocalApiServer,
-} from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
+import { endpointSliceManifest, eventually, serviceManifests } from './harness.js';
 
-const A = 'nginx.ingress.kubernetes.io/';
 /** {SHA} of "secret". */
 const HTPASSWD = 'ann:{SHA}5en6G6MezRroT3XKqkdPOmY/BfQ=\n';
 
-let server: LocalApiServer;
-let controller: Controller;
-let backend: Server;
-
 function annotated(host: string, annotations: Record<string, string>) {
-  return ingressManifest(host, { host, service: 'echo', className: 'nginx', annotations });
-}
-
-async function send(host: string, headers: Record<string, string> = {}) {
-  return probe({ port: controller.config.httpPort, host, path: '/', headers });
+  return annotatedIngress(host, 'echo', annotations);
 }
 
 const credentials = { authorization: `Basic ${Buffer.from('ann:secret').toString('base64')}` };
 
-beforeAll(async () => {
-  backend = createServer((request, response) =>
-    response.end(`connection=${request.headers.connection ?? ''}`),
-  );
-  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
-  server = await startLocalApiServer({ port: 0 });
-  const auth = { [`${A}auth-type`]: 'basic', [`${A}auth-secret`]: 'users' };
-  await server.apply([
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ingresskit' } },
-    ingressClassManifest('nginx'),
-    ...serviceManifests('echo', []),
-    endpointSliceManifest('echo-1', 'echo', (backend.address() as AddressInfo).port),
-    // A Service without endpoints whose cluster IP and port reach the backend.
-    {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: 'clustered', namespace: 'default' },
-      spec: {
-        clusterIP: '127.0.0.1',
-        ports: [{ name: 'http', port: (backend.address() as AddressInfo).port }],
+const testCase = useAnnotationsCase({
+  config: { podName: 'misc', accessLog: true },
+  readyHost: 'default.test',
+  objects: async ({ listen }) => {
+    const port = await listen((request, response) =>
+      response.end(`connection=${request.headers.connection ?? ''}`),
+    );
+    const auth = { [`${A}auth-type`]: 'basic', [`${A}auth-secret`]: 'users' };
+    return [
+      ...serviceManifests('echo', []),
+      endpointSliceManifest('echo-1', 'echo', port),
+      // A Service without endpoints whose cluster IP and port reach the backend.
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'clustered', namespace: 'default' },
+        spec: { clusterIP: '127.0.0.1', ports: [{ name: 'http', port }] },
       },
-    },
-    ingressManifest('cluster.test', {
-      host: 'cluster.test',
-      service: 'clustered',
-      port: (backend.address() as AddressInfo).port,
-      className: 'nginx',
-      annotations: { [`${A}service-upstream`]: 'true' },
-    }),
-    ingressManifest('endpoints.test', {
-      host: 'endpoints.test',
-      service: 'clustered',
-      port: (backend.address() as AddressInfo).port,
-      className: 'nginx',
-    }),
-    {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'users', namespace: 'default' },
-      data: { auth: Buffer.from(HTPASSWD).toString('base64') },
-    },
-    annotated('close.test', { [`${A}connection-proxy-header`]: 'close' }),
-    annotated('default.test', {}),
-    annotated('quiet.test', { [`${A}enable-access-log`]: 'false' }),
-    annotated('any-outside.test', {
-      ...auth,
-      [`${A}satisfy`]: 'any',
-      [`${A}allowlist-source-range`]: '10.0.0.0/8',
-    }),
-    annotated('any-inside.test', {
-      ...auth,
-      [`${A}satisfy`]: 'any',
-      [`${A}allowlist-source-range`]: '127.0.0.1',
-    }),
-    annotated('all-inside.test', {
-      ...auth,
-      [`${A}satisfy`]: 'all',
-      [`${A}allowlist-source-range`]: '127.0.0.1',
-    }),
-    annotated('all-outside.test', { ...auth, [`${A}allowlist-source-range`]: '10.0.0.0/8' }),
-  ]);
-  controller = await startController(server, { podName: 'misc', accessLog: true });
-  await eventually(async () => expect((await send('default.test')).status).toBe(200));
+      annotatedIngress('cluster.test', 'clustered', { [`${A}service-upstream`]: 'true' }, { port }),
+      annotatedIngress('endpoints.test', 'clustered', {}, { port }),
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'users', namespace: 'default' },
+        data: { auth: Buffer.from(HTPASSWD).toString('base64') },
+      },
+      annotated('close.test', { [`${A}connection-proxy-header`]: 'close' }),
+      annotated('default.test', {}),
+      annotated('quiet.test', { [`${A}enable-access-log`]: 'false' }),
+      annotated('any-outside.test', {
+        ...auth,
+        [`${A}satisfy`]: 'any',
+        [`${A}allowlist-source-range`]: '10.0.0.0/8',
+      }),
+      annotated('any-inside.test', {
+        ...auth,
+        [`${A}satisfy`]: 'any',
+        [`${A}allowlist-source-range`]: '127.0.0.1',
+      }),
+      annotated('all-inside.test', {
+        ...auth,
+        [`${A}satisfy`]: 'all',
+        [`${A}allowlist-source-range`]: '127.0.0.1',
+      }),
+      annotated('all-outside.test', { ...auth, [`${A}allowlist-source-range`]: '10.0.0.0/8' }),
+    ];
+  },
 });
 
-afterAll(async () => {
-  await controller?.stop();
-  await server?.stop();
-  await new Promise((resolve) => backend?.close(resolve));
-});
+function send(host: string, headers: Record<string, string> = {}) {
+  return testCase().send(host, { headers });
+}
 
 describe('connection-proxy-header', () => {
   it('sends its Connection header upstream instead of keep-alive', async () => {
@@ -120,7 +81,7 @@ describe('enable-access-log', () => {
   it('"false" leaves the Ingress\'s requests out of the access log', async () => {
     await send('quiet.test');
     await send('default.test');
-    const log = join(controller.dataPlane.prefix, 'access.log');
+    const log = join(testCase().controller.dataPlane.prefix, 'access.log');
     await eventually(async () => expect(await readFile(log, 'utf8')).toContain('"GET / HTTP/1.1" 200'));
     const lines = (await readFile(log, 'utf8')).split('\n');
     expect(lines.some((line) => line.includes('Ingress/default/default.test'))).toBe(true);

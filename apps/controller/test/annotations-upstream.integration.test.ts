@@ -5,35 +5,18 @@
  * version 1.0 reaches the backend, proxy-next-upstream retries on a 503, proxy-buffer-size bounds
  * the response headers, and the other settings render a configuration nginx serves.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Controller } from '../src/controller.js';
+import { request, type RequestListener } from 'node:http';
+import { describe, expect, it } from 'vitest';
 import { probe } from '../src/http-probe.js';
-import {
-  endpointSliceManifest,
-  eventually,
-  ingressClassManifest,
-  ingressManifest,
-  serviceManifests,
-  startController,
-  startLocalApiServer,
-  type LocalApiServer,
-} from './harness.js';
-
-const A = 'nginx.ingress.kubernetes.io/';
-
-let server: LocalApiServer;
-let controller: Controller;
-const servers: Server[] = [];
+import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
+import { endpointSliceManifest, serviceManifests } from './harness.js';
 
 /** Requests to /large whose 32 MiB response the backend has written in full, by x-probe header. */
 const finished = new Set<string>();
 
 /** A backend: /large sends 32 MiB, as fast as it is read; /big a 3k header; else its status and HTTP version. */
-async function startBackend(status = 200): Promise<number> {
-  const backend = createServer((incoming, response) => {
+function answerWith(status = 200): RequestListener {
+  return (incoming, response) => {
     response.statusCode = status;
     if (incoming.url === '/large') {
       const chunk = Buffer.alloc(64 * 1024, 120);
@@ -50,15 +33,39 @@ async function startBackend(status = 200): Promise<number> {
       response.setHeader('x-big', 'x'.repeat(3000));
       response.end('big');
     } else response.end(`${status}:${incoming.httpVersion}`);
-  });
-  servers.push(backend);
-  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
-  return (backend.address() as AddressInfo).port;
+  };
 }
 
-function tuned(host: string, service: string, annotations: Record<string, string>) {
-  return ingressManifest(host, { host, service, className: 'nginx', annotations });
-}
+const testCase = useAnnotationsCase({
+  config: { podName: 'upstream' },
+  readyHost: 'all.test',
+  objects: async ({ listen }) => {
+    const ok = await listen(answerWith());
+    const unavailable = await listen(answerWith(503));
+    return [
+      ...serviceManifests('ok', []),
+      endpointSliceManifest('ok-1', 'ok', ok),
+      ...serviceManifests('half', []),
+      endpointSliceManifest('half-1', 'half', unavailable),
+      endpointSliceManifest('half-2', 'half', ok),
+      annotatedIngress('stream.test', 'ok', { [`${A}proxy-buffering`]: 'off' }),
+      annotatedIngress('buffered.test', 'ok', { [`${A}proxy-buffering`]: 'on' }),
+      annotatedIngress('v10.test', 'ok', { [`${A}proxy-http-version`]: '1.0' }),
+      annotatedIngress('retry.test', 'half', { [`${A}proxy-next-upstream`]: 'error timeout http_503' }),
+      annotatedIngress('no-retry.test', 'half', {}),
+      annotatedIngress('small-buffer.test', 'ok', { [`${A}proxy-buffer-size`]: '1k' }),
+      annotatedIngress('all.test', 'ok', {
+        [`${A}proxy-request-buffering`]: 'off',
+        [`${A}proxy-buffers-number`]: '3',
+        [`${A}proxy-buffer-size`]: '8k',
+        [`${A}client-body-buffer-size`]: '16k',
+        [`${A}proxy-max-temp-file-size`]: '0',
+        [`${A}proxy-next-upstream`]: 'off',
+        [`${A}proxy-next-upstream-timeout`]: '5',
+      }),
+    ];
+  },
+});
 
 /**
  * Whether the backend wrote all of /large while the client, having got the response head, read
@@ -70,7 +77,7 @@ function isTakenWhileClientWaits(host: string): Promise<boolean> {
     const outgoing = request(
       {
         host: '127.0.0.1',
-        port: controller.config.httpPort,
+        port: testCase().controller.config.httpPort,
         path: '/large',
         headers: { host, 'x-probe': id },
         agent: false,
@@ -88,47 +95,9 @@ function isTakenWhileClientWaits(host: string): Promise<boolean> {
   });
 }
 
-async function send(host: string, path = '/') {
-  return probe({ port: controller.config.httpPort, host, path });
+function send(host: string, path = '/') {
+  return testCase().send(host, { path });
 }
-
-beforeAll(async () => {
-  const ok = await startBackend();
-  const unavailable = await startBackend(503);
-  server = await startLocalApiServer({ port: 0 });
-  await server.apply([
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ingresskit' } },
-    ingressClassManifest('nginx'),
-    ...serviceManifests('ok', []),
-    endpointSliceManifest('ok-1', 'ok', ok),
-    ...serviceManifests('half', []),
-    endpointSliceManifest('half-1', 'half', unavailable),
-    endpointSliceManifest('half-2', 'half', ok),
-    tuned('stream.test', 'ok', { [`${A}proxy-buffering`]: 'off' }),
-    tuned('buffered.test', 'ok', { [`${A}proxy-buffering`]: 'on' }),
-    tuned('v10.test', 'ok', { [`${A}proxy-http-version`]: '1.0' }),
-    tuned('retry.test', 'half', { [`${A}proxy-next-upstream`]: 'error timeout http_503' }),
-    tuned('no-retry.test', 'half', {}),
-    tuned('small-buffer.test', 'ok', { [`${A}proxy-buffer-size`]: '1k' }),
-    tuned('all.test', 'ok', {
-      [`${A}proxy-request-buffering`]: 'off',
-      [`${A}proxy-buffers-number`]: '3',
-      [`${A}proxy-buffer-size`]: '8k',
-      [`${A}client-body-buffer-size`]: '16k',
-      [`${A}proxy-max-temp-file-size`]: '0',
-      [`${A}proxy-next-upstream`]: 'off',
-      [`${A}proxy-next-upstream-timeout`]: '5',
-    }),
-  ]);
-  controller = await startController(server, { podName: 'upstream' });
-  await eventually(async () => expect((await send('all.test')).status).toBe(200));
-});
-
-afterAll(async () => {
-  await controller?.stop();
-  await server?.stop();
-  for (const backend of servers) await new Promise((resolve) => backend.close(resolve));
-});
 
 describe('proxy-buffering', () => {
   it('off passes the response on as the client reads it; on takes it from the backend at once', async () => {
@@ -167,7 +136,7 @@ describe('proxy-buffer-size', () => {
 describe('proxy-request-buffering, proxy-buffers-number, client-body-buffer-size, proxy-max-temp-file-size, proxy-next-upstream-timeout', () => {
   it('render directives nginx accepts and serves with', async () => {
     const response = await probe({
-      port: controller.config.httpPort,
+      port: testCase().controller.config.httpPort,
       host: 'all.test',
       path: '/',
       method: 'GET',

@@ -1,4 +1,5 @@
 import { isOwnGatewayClass, isValidControllerName } from '@ingresskit/class-resolution';
+import { mergeConditions } from '@ingresskit/kube-objects';
 import {
   RateLimitingQueue,
   systemClock,
@@ -9,7 +10,7 @@ import {
 import type { KubeConfig } from '@kubernetes/client-node';
 import { EventEmitter } from 'eventemitter3';
 import { createGatewayClassClient, type GatewayClassClient } from './client.js';
-import { GatewayClassConditionType, hasNewerConditions, mergeConditions } from './conditions.js';
+import { GatewayClassConditionType, hasNewerConditions } from './conditions.js';
 import { isJsonEqual } from './equal.js';
 import {
   ControllerStateError,

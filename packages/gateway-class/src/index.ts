@@ -1,10 +1,6 @@
 export { createGatewayClassClient, type GatewayClassClient, type GatewayClassWriteResult } from './client.js';
-export {
-  GatewayClassConditionType,
-  GatewayClassReason,
-  hasNewerConditions,
-  mergeConditions,
-} from './conditions.js';
+export { GatewayClassConditionType, GatewayClassReason, hasNewerConditions } from './conditions.js';
+export { mergeConditions } from '@ingresskit/kube-objects';
 export {
   GatewayClassController,
   type GatewayClassControllerEvents,

@@ -1,17 +1,10 @@
 // Plain-JSON shapes of the objects this package reads. They are structural and loose on purpose:
 // objects from the store (normalized JSON), from a raw GET, or from client-node models all fit.
 
+import type { Condition } from '@ingresskit/kube-objects';
+
 /** A `metav1.Condition` as it appears in GatewayClass status. */
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  /** The `metadata.generation` the writer saw; absent (0) on the API server's default condition. */
-  observedGeneration?: number;
-  /** RFC 3339 time of the last status change. */
-  lastTransitionTime: string;
-}
+export type { Condition };
 
 /** Metadata fields this package reads or writes. */
 export interface ObjectMeta {

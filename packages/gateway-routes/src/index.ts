@@ -32,6 +32,18 @@ export {
   RouteReason,
   type ProgrammedOutcome,
 } from './conditions.js';
+export {
+  mergeGatewayStatus,
+  mergeRouteParents,
+  type GatewayStatus,
+  type GatewayStatusAddress,
+  type RouteParentStatus,
+} from './status-merge.js';
+export {
+  lostHostnamesOf,
+  markHostnamesOwnedElsewhere,
+  type LostHostname,
+} from './hostnames-owned-elsewhere.js';
 export { formatProblem } from '@ingresskit/route-model';
 export type {
   ConditionDraft,

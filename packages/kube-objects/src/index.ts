@@ -1,5 +1,6 @@
 export { checkDnsLabel, checkDnsSubdomain, checkPortName, isPortNumber } from './names.js';
 export { checkCertificateStrength } from './certificate-strength.js';
+export { mergeConditions, type Condition } from './conditions.js';
 export {
   readTlsSecret,
   tlsSecretContentKey,

@@ -2,6 +2,7 @@
  * `ingresskit explain ingress|gateway|httproute NS/NAME`: what the controller does with one
  * Ingress, Gateway or HTTPRoute, and why.
  */
+import { lostHostnamesOf } from '@ingresskit/gateway-routes';
 import { createStore } from '@ingresskit/store';
 import { stringify } from 'yaml';
 import { describeApiFailure } from '../api-failure.js';
@@ -16,7 +17,6 @@ import {
   type GatewayApiState,
 } from '../explain-gateway-api.js';
 import { emptyGatewayApiTranslation, GatewayRouting } from '../gateway-routing.js';
-import { lostHostnamesOf } from '../gateway-status.js';
 import { tenancyFlagNames, classFlagNames } from '../flags.js';
 import { loadKubeConfig } from '../kube-config.js';
 import { viewOfSnapshot, type ClusterView } from '../cluster-view.js';

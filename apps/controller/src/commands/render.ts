@@ -8,7 +8,7 @@ import { viewOfObjects } from '../cluster-view.js';
 import { resolveControllerConfig } from '../config.js';
 import { listenersOf, nginxRenderOptions } from '../data-plane.js';
 import { FlagError } from '../errors.js';
-import { formatProblem, formatRoute, listRoutes, redactTable } from '../explain.js';
+import { formatFieldProblem, formatRoute, listRoutes, redactTable } from '../explain.js';
 import { tenancyFlagNames, classFlagNames } from '../flags.js';
 import { explanationOf, routeAll, routingOptionsOf } from '../ingress-routing.js';
 import { readManifests, toClusterObjects } from '../manifests.js';
@@ -103,7 +103,7 @@ because of an error.`,
     for (const verdict of ignored) report.push(`# ignored: ${explanationOf(verdict)}`);
     for (const problem of problems) {
       report.push(
-        `# ${problem.severity}: ${problem.object.kind} ${problem.object.namespace}/${problem.object.name} ${formatProblem(problem)}`,
+        `# ${problem.severity}: ${problem.object.kind} ${problem.object.namespace}/${problem.object.name} ${formatFieldProblem(problem)}`,
       );
     }
     io.stderr(`${report.join('\n')}\n`);

@@ -39,6 +39,7 @@ local is_path = values.is_path
 local is_host = values.is_host
 local set_of = values.set_of
 local compile = values.compile
+local check_list = values.check_list
 
 -- The policy fields that hold client networks as { hex bytes, prefix length }.
 local NETWORK_LISTS = { "allow", "deny" }
@@ -82,27 +83,23 @@ local function check_conditions(list, field, report)
   return true
 end
 
+-- [name, value] of a header to set or add.
+local function is_header(pair)
+  return is_array(pair) and #pair == 2 and is_token(pair[1]) and is_field_value(pair[2])
+end
+
 local function check_headers(modifier, field, report)
   if modifier == nil then return true end
   if not is_object(modifier) then return report.fail(field .. " must be an object") end
   for name in pairs(modifier) do
     if not HEADER_CHANGES[name] then return report.fail(field .. " has an unknown field " .. tostring(name)) end
   end
-  if modifier.remove ~= nil then
-    if not is_array(modifier.remove) then return report.fail(field .. ".remove must be an array") end
-    for _, name in ipairs(modifier.remove) do
-      if not is_token(name) then return report.fail(field .. ".remove holds an invalid header name") end
-    end
+  if modifier.remove ~= nil and not check_list(modifier.remove, field .. ".remove", report, is_token, "holds an invalid header name") then
+    return false
   end
   for _, kind in ipairs({ "set", "add" }) do
-    local pairs_list = modifier[kind]
-    if pairs_list ~= nil then
-      if not is_array(pairs_list) then return report.fail(field .. "." .. kind .. " must be an array") end
-      for _, pair in ipairs(pairs_list) do
-        if not is_array(pair) or #pair ~= 2 or not is_token(pair[1]) or not is_field_value(pair[2]) then
-          return report.fail(field .. "." .. kind .. " holds an invalid header")
-        end
-      end
+    if modifier[kind] ~= nil and not check_list(modifier[kind], field .. "." .. kind, report, is_header, "holds an invalid header") then
+      return false
     end
   end
   return true
@@ -217,11 +214,8 @@ local function check_route(route, field, report)
   if route.method ~= nil and not is_string(route.method) then return report.fail("method must be a string") end
   if not check_conditions(route.headers, "headers", report) then return false end
   if not check_conditions(route.query, "query", report) then return false end
-  if route.listeners ~= nil then
-    if not is_array(route.listeners) then return report.fail("listeners must be an array") end
-    for _, name in ipairs(route.listeners) do
-      if not is_string(name) then return report.fail("listeners must hold names") end
-    end
+  if route.listeners ~= nil and not check_list(route.listeners, "listeners", report, is_string, "must hold names") then
+    return false
   end
   if not check_action(route.action, report) or not check_policy(route.policy, report) then return false end
   if route.action.type == "forward" then
@@ -308,15 +302,13 @@ local function check_certificate(entry, report, is_stored)
   return true
 end
 
+local function is_listener(listener)
+  return is_object(listener) and is_string(listener.name) and is_integer(listener.port, 1, 65535)
+    and LISTENER_PROTOCOLS[listener.protocol] == true
+end
+
 local function check_listeners(entry, report)
-  if not is_array(entry.listeners) then return report.fail("listeners must be an array") end
-  for _, listener in ipairs(entry.listeners) do
-    if not is_object(listener) or not is_string(listener.name) or not is_integer(listener.port, 1, 65535)
-      or not LISTENER_PROTOCOLS[listener.protocol] then
-      return report.fail("listeners must hold { name, port, protocol }")
-    end
-  end
-  return true
+  return check_list(entry.listeners, "listeners", report, is_listener, "must hold { name, port, protocol }")
 end
 
 local KINDS = { host = true, tls = true, cert = true, backend = true }

@@ -14,6 +14,7 @@ local is_string = values.is_string
 local is_array = values.is_array
 local is_object = values.is_object
 local set_of = values.set_of
+local check_list = values.check_list
 local compile = values.compile
 
 local _M = {}
@@ -67,15 +68,19 @@ local function check_canary(canary, report)
   return true
 end
 
+-- { hex bytes, prefix length } of an IPv4 or IPv6 network.
+local function is_network(network)
+  return is_array(network) and is_string(network[1]) and not str_find(network[1], "%X")
+    and ((#network[1] == 8 and is_integer(network[2], 0, 32)) or (#network[1] == 32 and is_integer(network[2], 0, 128)))
+end
+
 local function check_networks(list, field, report)
-  if not is_array(list) then return report.fail(field .. " must be an array") end
-  for _, network in ipairs(list) do
-    if not is_array(network) or not is_string(network[1]) or str_find(network[1], "%X")
-      or not ((#network[1] == 8 and is_integer(network[2], 0, 32)) or (#network[1] == 32 and is_integer(network[2], 0, 128))) then
-      return report.fail(field .. " holds an invalid network")
-    end
-  end
-  return true
+  return check_list(list, field, report, is_network, "holds an invalid network")
+end
+
+-- { requests per second, burst }.
+local function is_rate(rate)
+  return is_array(rate) and type(rate[1]) == "number" and rate[1] > 0 and rate[1] <= 1e9 and is_integer(rate[2], 0, 1e9)
 end
 
 local function check_limits(limits, report)
@@ -85,14 +90,8 @@ local function check_limits(limits, report)
   end
   if not is_integer(limits.status, 400, 599) then return report.fail("policy.limits.status must be 400-599") end
   if limits.conn ~= nil and not is_integer(limits.conn, 1, 1e9) then return report.fail("policy.limits.conn must be a count") end
-  if limits.rates ~= nil then
-    if not is_array(limits.rates) or #limits.rates == 0 then return report.fail("policy.limits.rates must be an array") end
-    for _, rate in ipairs(limits.rates) do
-      if not is_array(rate) or type(rate[1]) ~= "number" or rate[1] <= 0 or rate[1] > 1e9
-        or not is_integer(rate[2], 0, 1e9) then
-        return report.fail("policy.limits.rates must hold { rate, burst }")
-      end
-    end
+  if limits.rates ~= nil and not check_list(limits.rates, "policy.limits.rates", report, is_rate, "must hold { rate, burst }", true) then
+    return false
   end
   if limits.conn == nil and limits.rates == nil then return report.fail("policy.limits must hold conn or rates") end
   if limits.exempt ~= nil then return check_networks(limits.exempt, "policy.limits.exempt", report) end
@@ -126,15 +125,14 @@ end
 
 local HASH_PART_KINDS = set_of("text", "var")
 
+-- { "text" | "var", value } of an upstream-hash-by key.
+local function is_hash_part(part)
+  return is_array(part) and HASH_PART_KINDS[part[1]] and is_string(part[2]) and str_find(part[2], "^[%w_%.%-~:/]+$") ~= nil
+end
+
 local function check_proxy(policy, report)
-  if policy.hash ~= nil then
-    if not is_array(policy.hash) or #policy.hash == 0 then return report.fail("policy.hash must be an array") end
-    for _, part in ipairs(policy.hash) do
-      if not is_array(part) or not HASH_PART_KINDS[part[1]] or not is_string(part[2])
-        or not str_find(part[2], "^[%w_%.%-~:/]+$") then
-        return report.fail("policy.hash must hold { text|var, value }")
-      end
-    end
+  if policy.hash ~= nil and not check_list(policy.hash, "policy.hash", report, is_hash_part, "must hold { text|var, value }", true) then
+    return false
   end
   if policy.tries ~= nil and not is_integer(policy.tries, 0, 100) then return report.fail("policy.tries must be 0-100") end
   if policy.subset ~= nil and (policy.hash == nil or not is_integer(policy.subset, 1, 999)) then

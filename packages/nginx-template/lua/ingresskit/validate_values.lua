@@ -1,9 +1,11 @@
--- The value predicates of the checks of pushed entries (validate.lua and validate_policy.lua).
+-- The value predicates of the checks of pushed entries (validate.lua and validate_policy.lua), and
+-- the check of a list of such values.
 
 local ngx_re = ngx.re
 
 local type = type
 local next = next
+local ipairs = ipairs
 local select = select
 local math_floor = math.floor
 local str_find = string.find
@@ -63,6 +65,16 @@ local function set_of(...)
   return set
 end
 
+-- Whether `list` is an array (a non-empty one with `non_empty`) whose items all pass `is_item`;
+-- else reports "<field> must be an array" or "<field> <item_message>" for the first bad item.
+local function check_list(list, field, report, is_item, item_message, non_empty)
+  if not is_array(list) or (non_empty and #list == 0) then return report.fail(field .. " must be an array") end
+  for _, item in ipairs(list) do
+    if not is_item(item) then return report.fail(field .. " " .. item_message) end
+  end
+  return true
+end
+
 local function compile(pattern, options)
   if not is_string(pattern) then return "is not a string" end
   -- Without "o": checking must not fill the workers' regex cache.
@@ -80,6 +92,7 @@ _M.is_field_value = is_field_value
 _M.is_path = is_path
 _M.is_host = is_host
 _M.set_of = set_of
+_M.check_list = check_list
 _M.compile = compile
 
 return _M
