@@ -35,7 +35,7 @@ import {
 } from './errors.js';
 import { createEventsApiSink, EventRecorder, type EventSink } from './events.js';
 import { explainIngress, type IngressExplanation } from './explain.js';
-import { emptyGatewayApiTranslation, type GatewayRouting } from './gateway-routing.js';
+import type { GatewayRouting } from './gateway-routing.js';
 import { toGatewayAddresses, type GatewayStatusAddress } from './gateway-status.js';
 import { GatewayStatusWriter } from './gateway-status-writer.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
@@ -47,12 +47,6 @@ import { checksumToGaugeValue, createControllerMetrics, type ControllerMetrics }
 import { NginxDataPlane, listenersOf } from './data-plane.js';
 import { ExternalNames, type LookupName } from './external-names.js';
 import { GatewayApiStage } from './gateway-api-stage.js';
-import {
-  explainGateway,
-  explainHTTPRoute,
-  type GatewayExplanation,
-  type HTTPRouteExplanation,
-} from './explain-gateway-api.js';
 import { createPendingChanges, recordChange, takePendingChanges } from './pending-changes.js';
 
 /** What a controller is built from besides its config. */
@@ -270,7 +264,9 @@ export class Controller {
       registry: this.metrics.registry,
       explain: (key) => this.explain(key),
       explainGatewayApi:
-        this.#gatewayApi === undefined ? undefined : (kind, key) => this.explainGatewayApi(kind, key),
+        this.#gatewayApi === undefined
+          ? undefined
+          : (kind, key) => this.#gatewayApi!.explain(kind, key, this.routing),
       logger: this.#logger,
     });
     const store = createStore(this.#deps.kubeConfig, {
@@ -409,14 +405,6 @@ export class Controller {
     this.#logger.info('stopped');
   }
 
-  /** Explains a Gateway or an HTTPRoute from the routing state of the last sync. */
-  explainGatewayApi(kind: 'gateway' | 'httproute', key: string): GatewayExplanation | HTTPRouteExplanation {
-    const state = { translation: emptyGatewayApiTranslation(), lost: new Map() };
-    return (
-      this.#gatewayApi?.explain(kind, key, this.routing) ??
-      (kind === 'gateway' ? explainGateway(state, key) : explainHTTPRoute(this.routing, state, key))
-    );
-  }
 
   /** Explains an Ingress from the routing state of the last sync. */
   explain(key: string): IngressExplanation {
