@@ -293,3 +293,107 @@ export function retainedByField(
   }
   return fields.sort((a, b) => b.bytes - a.bytes);
 }
+
+/**
+ * The immediate dominator of every node reachable from the root (-1 for the others): the node
+ * every retaining path to it passes through last. Cooper, Harvey and Kennedy's iterative
+ * algorithm over a depth-first post-order; a few passes at a million nodes.
+ */
+export function dominators(snapshot: HeapSnapshot): { idom: Int32Array; postOrder: Uint32Array } {
+  const count = snapshot.nodeCount;
+  const rank = new Int32Array(count).fill(-1);
+  const postOrder: number[] = [];
+  const nextEdge = new Uint32Array(count);
+  const stack = [0];
+  const seen = new Uint8Array(count);
+  seen[0] = 1;
+  nextEdge[0] = snapshot.firstEdge[0]!;
+  while (stack.length > 0) {
+    const node = stack[stack.length - 1]!;
+    if (nextEdge[node]! < snapshot.firstEdge[node + 1]!) {
+      const edge = nextEdge[node]!++;
+      const to = snapshot.edgeTo[edge]!;
+      if (!isRetaining(snapshot, edge) || seen[to] === 1) continue;
+      seen[to] = 1;
+      nextEdge[to] = snapshot.firstEdge[to]!;
+      stack.push(to);
+    } else {
+      stack.pop();
+      rank[node] = postOrder.length;
+      postOrder.push(node);
+    }
+  }
+  // Retaining predecessors of each reached node, as a CSR array.
+  const start = new Uint32Array(count + 1);
+  for (const node of postOrder) {
+    for (let e = snapshot.firstEdge[node]!; e < snapshot.firstEdge[node + 1]!; e++)
+      if (isRetaining(snapshot, e)) start[snapshot.edgeTo[e]! + 1]! += 1;
+  }
+  for (let n = 0; n < count; n++) start[n + 1]! += start[n]!;
+  const predecessors = new Uint32Array(start[count]!);
+  const fill = start.slice(0, count);
+  for (const node of postOrder) {
+    for (let e = snapshot.firstEdge[node]!; e < snapshot.firstEdge[node + 1]!; e++)
+      if (isRetaining(snapshot, e)) predecessors[fill[snapshot.edgeTo[e]!]!++] = node;
+  }
+  const idom = new Int32Array(count).fill(-1);
+  idom[0] = 0;
+  const intersect = (a: number, b: number) => {
+    while (a !== b) {
+      while (rank[a]! < rank[b]!) a = idom[a]!;
+      while (rank[b]! < rank[a]!) b = idom[b]!;
+    }
+    return a;
+  };
+  for (let changed = true; changed;) {
+    changed = false;
+    for (let i = postOrder.length - 2; i >= 0; i--) {
+      const node = postOrder[i]!;
+      let candidate = -1;
+      for (let p = start[node]!; p < start[node + 1]!; p++) {
+        const from = predecessors[p]!;
+        if (idom[from] === -1) continue;
+        candidate = candidate === -1 ? from : intersect(from, candidate);
+      }
+      if (candidate !== idom[node]) {
+        idom[node] = candidate;
+        changed = true;
+      }
+    }
+  }
+  return { idom, postOrder: Uint32Array.from(postOrder) };
+}
+
+/**
+ * What each object of the given classes holds alone (everything it dominates), split by the
+ * class of the objects held; the objects they share with others count for the nearest common
+ * owner and are not shown. Largest first.
+ */
+export function heldByOwners(
+  snapshot: HeapSnapshot,
+  ownerClasses: ReadonlySet<string>,
+): { owner: string; className: string; count: number; bytes: number }[] {
+  const { idom, postOrder } = dominators(snapshot);
+  const owner = new Int32Array(snapshot.nodeCount).fill(-1);
+  // Reverse post-order visits every dominator before the nodes it dominates.
+  for (let i = postOrder.length - 1; i >= 0; i--) {
+    const node = postOrder[i]!;
+    if (ownerClasses.has(snapshot.className[node]!)) owner[node] = node;
+    else if (node !== 0) owner[node] = owner[idom[node]!]!;
+  }
+  const totals = new Map<string, { owner: string; className: string; count: number; bytes: number }>();
+  for (const node of postOrder) {
+    if (owner[node] === -1) continue;
+    const key = `${snapshot.className[owner[node]!]}\n${snapshot.className[node]}`;
+    const entry = totals.get(key) ?? {
+      owner: snapshot.className[owner[node]!]!,
+      className: snapshot.className[node]!,
+      count: 0,
+      bytes: 0,
+    };
+    entry.count += 1;
+    entry.bytes += snapshot.selfSize[node]!;
+    totals.set(key, entry);
+  }
+  return [...totals.values()].sort((a, b) => b.bytes - a.bytes);
+}

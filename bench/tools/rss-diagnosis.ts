@@ -4,6 +4,8 @@
  *   run:      pnpm exec node --conditions=@ingresskit/source --import tsx bench/tools/rss-diagnosis.ts run
  *   analyze:  pnpm exec node --max-old-space-size=8192 --conditions=@ingresskit/source --import tsx \
  *               bench/tools/rss-diagnosis.ts analyze A B
+ *   owners:   pnpm exec node --max-old-space-size=8192 --conditions=@ingresskit/source --import tsx \
+ *               bench/tools/rss-diagnosis.ts owners FILE.heapsnapshot
  *   allocations: pnpm exec node --expose-gc --conditions=@ingresskit/source --import tsx \
  *               bench/tools/rss-diagnosis.ts allocations
  *
@@ -48,6 +50,7 @@ import { toConfigurationInput } from '../lib/floor.js';
 import {
   diffByClass,
   findGrowthAnchors,
+  heldByOwners,
   idSet,
   readHeapSnapshot,
   retainedByField,
@@ -436,11 +439,37 @@ async function measureAllocations(): Promise<void> {
   }
 }
 
+/** What the controller's long-lived parts hold alone in one snapshot, by owner and class. */
+function owners(file: string): void {
+  const snapshot = readHeapSnapshot(file);
+  const held = heldByOwners(snapshot, new Set(OWNER_CLASSES));
+  const byOwner = new Map<string, number>();
+  for (const entry of held) byOwner.set(entry.owner, (byOwner.get(entry.owner) ?? 0) + entry.bytes);
+  const total = snapshot.selfSize.reduce((sum, size) => sum + size, 0);
+  printSection(
+    `held alone by each owner (of ${formatNumber(total / MiB, 1)} MiB in the snapshot)`,
+    [...byOwner].map(([owner, bytes]) => ({ owner, MiB: formatNumber(bytes / MiB, 2) })),
+  );
+  printSection(
+    'by owner and class of the objects held',
+    held.slice(0, 30).map((entry) => ({
+      owner: entry.owner,
+      class: entry.className,
+      count: entry.count,
+      MiB: formatNumber(entry.bytes / MiB, 2),
+    })),
+  );
+}
+
+/** The controller's parts whose memory `owners` reports. */
+const OWNER_CLASSES = ['IngressRouting', 'IncrementalRouteTable', 'StoreState', 'NginxDataPlane'];
+
 const [mode, ...files] = process.argv.slice(2);
 if (mode === 'run') await runScenario();
 else if (mode === 'analyze' && files.length === 2) analyze(files[0]!, files[1]!);
+else if (mode === 'owners' && files.length === 1) owners(files[0]!);
 else if (mode === 'allocations') await measureAllocations();
 else
   process.stderr.write(
-    'usage: rss-diagnosis.ts run | analyze EARLY.heapsnapshot LATE.heapsnapshot | allocations\n',
+    'usage: rss-diagnosis.ts run | analyze EARLY.heapsnapshot LATE.heapsnapshot | owners FILE.heapsnapshot | allocations\n',
   );

@@ -32,7 +32,18 @@ export function isValidMaxBodyBytes(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_SIZE_BYTES;
 }
 
-/** The profile of a protocol, body limit (absent: the default limit) and upstream directives. */
+/**
+ * Profiles made so far, by name: nearly every host uses one of a few, and a data plane keeps the
+ * profiles of each of its hosts (10,000 copies of `ik_http_d` otherwise). Bounded, as names carry
+ * body limits that Ingresses choose.
+ */
+const knownProfiles = new Map<string, Profile>();
+const KNOWN_PROFILES_LIMIT = 256;
+
+/**
+ * The profile of a protocol, body limit (absent: the default limit) and upstream directives.
+ * Frozen, and the same object for the same profile while few profiles exist.
+ */
 export function createProfile(
   protocol: BackendProtocol,
   maxBodyBytes?: number,
@@ -40,9 +51,14 @@ export function createProfile(
 ): Profile {
   const size = maxBodyBytes === undefined ? 'd' : `b${maxBodyBytes}`;
   const suffix = upstream === undefined ? '' : upstreamNameSuffix(upstream);
-  const profile: Profile = { name: `ik_${protocol.toLowerCase()}_${size}${suffix}`, protocol };
+  const name = `ik_${protocol.toLowerCase()}_${size}${suffix}`;
+  const known = knownProfiles.get(name);
+  if (known !== undefined) return known;
+  const profile: Profile = { name, protocol };
   if (maxBodyBytes !== undefined) profile.maxBodyBytes = maxBodyBytes;
   if (upstream !== undefined) profile.upstream = upstream;
+  Object.freeze(profile);
+  if (knownProfiles.size < KNOWN_PROFILES_LIMIT) knownProfiles.set(name, profile);
   return profile;
 }
 

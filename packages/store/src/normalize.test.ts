@@ -62,6 +62,18 @@ describe('toStoredObject', () => {
     expect(stored?.apiVersion).toBe('networking.k8s.io/v1');
   });
 
+  it('keeps the values of enumeration fields (stored once for all objects) and freezes them', () => {
+    const raw = {
+      metadata: { name: 'web', namespace: 'shop', resourceVersion: '1' },
+      spec: { type: 'ClusterIP', ipFamilies: ['IPv4'], ports: [{ protocol: 'TCP', port: 80 }] },
+    };
+    const stored = toStoredObject(raw, 'Service') as unknown as { spec: typeof raw.spec };
+    expect(stored.spec).toEqual(raw.spec);
+    expect(Object.isFrozen(stored.spec.ipFamilies)).toBe(true);
+    expect(Object.isFrozen(stored.spec.ports[0])).toBe(true);
+    expect(toStoredObject(raw, 'Service', { freeze: false })).not.toSatisfy(Object.isFrozen);
+  });
+
   it('keeps only the identity, names, versions and conditions of a CRD', () => {
     const crd = toStoredObject(
       {

@@ -68,7 +68,7 @@ export function shapeParsedObject(
   parsed.apiVersion = formatApiVersion(type);
   parsed.kind = type.kind;
   const shaped = type.kind === 'CustomResourceDefinition' ? trimCustomResourceDefinition(parsed) : parsed;
-  if (options.freeze !== false) deepFreeze(shaped);
+  settle(shaped, options.freeze !== false);
   return shaped as unknown as KubeObject;
 }
 
@@ -110,14 +110,55 @@ function dropUndefined(record: Record<string, unknown>): Record<string, unknown>
   return record;
 }
 
-function deepFreeze(value: unknown): void {
+/**
+ * Fields whose values come from a small set (the API's enumerations, class names). JSON.parse
+ * makes a new string for every occurrence: at 10,000 Ingresses with their Services and
+ * EndpointSlices, some 100,000 copies of "Prefix", "TCP" or "ClusterIP". The store keeps one
+ * copy of each value, up to SHARED_VALUE_LIMIT values so that hostile objects cannot grow the table.
+ */
+const ENUM_FIELDS = new Set([
+  'addressType',
+  'appProtocol',
+  'externalTrafficPolicy',
+  'ingressClassName',
+  'internalTrafficPolicy',
+  'ipFamilies',
+  'ipFamilyPolicy',
+  'pathType',
+  'protocol',
+  'sessionAffinity',
+  'type',
+]);
+const SHARED_VALUE_LIMIT = 1024;
+const sharedValues = new Map<string, string>();
+
+function shareValue(value: string): string {
+  const known = sharedValues.get(value);
+  if (known !== undefined) return known;
+  if (sharedValues.size < SHARED_VALUE_LIMIT && value.length <= 64) sharedValues.set(value, value);
+  return value;
+}
+
+/** Shares the values of enumeration fields, then deep-freezes `value` when `freeze`. */
+function settle(value: unknown, freeze: boolean): void {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
-  Object.freeze(value);
   if (Array.isArray(value)) {
-    for (const item of value) deepFreeze(item);
+    for (const item of value) settle(item, freeze);
   } else {
-    for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
+    const record = value as Record<string, unknown>;
+    for (const key in record) {
+      let field = record[key];
+      if (ENUM_FIELDS.has(key)) {
+        if (typeof field === 'string') field = record[key] = shareValue(field);
+        else if (Array.isArray(field))
+          field = record[key] = field.map((item: unknown) =>
+            typeof item === 'string' ? shareValue(item) : item,
+          );
+      }
+      settle(field, freeze);
+    }
   }
+  if (freeze) Object.freeze(value);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
