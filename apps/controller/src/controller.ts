@@ -405,7 +405,6 @@ export class Controller {
     this.#logger.info('stopped');
   }
 
-
   /** Explains an Ingress from the routing state of the last sync. */
   explain(key: string): IngressExplanation {
     if (!this.#initialized) {
