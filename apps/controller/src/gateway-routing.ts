@@ -75,6 +75,7 @@ export const SUPPORTED_GATEWAY_FEATURES: readonly string[] = [
   'HTTPRoutePathRewrite',
   'HTTPRouteRequestTimeout',
   'HTTPRouteBackendTimeout',
+  'HTTPRouteCORS',
 ];
 
 /** A translation of no Gateway API objects. */

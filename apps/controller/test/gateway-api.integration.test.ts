@@ -271,7 +271,13 @@ describe('GatewayClass', () => {
       const names = gatewayClass.status?.supportedFeatures?.map(({ name }) => name) ?? [];
       expect(names).toEqual([...names].sort());
       expect(names).toEqual(
-        expect.arrayContaining(['Gateway', 'HTTPRoute', 'HTTPRouteRequestTimeout', 'ReferenceGrant']),
+        expect.arrayContaining([
+          'Gateway',
+          'HTTPRoute',
+          'HTTPRouteCORS',
+          'HTTPRouteRequestTimeout',
+          'ReferenceGrant',
+        ]),
       );
       expect(names).not.toContain('GRPCRoute');
     });
@@ -787,6 +793,149 @@ describe('HTTPRouteRedirectScheme', () => {
         '302 https://example.org/scheme-and-host',
         '301 https://scheme.test:8443/scheme-and-port',
       ]);
+    });
+  });
+});
+
+describe('HTTPRouteCORS', () => {
+  const cors = (
+    path: string,
+    method: string,
+    headers: Record<string, string>,
+  ): Promise<[number, Record<string, string | undefined>]> =>
+    probe({ port: controller.config.httpPort, host: 'cors.test', path, method, headers }).then((response) => [
+      response.status,
+      Object.fromEntries(
+        Object.entries(response.headers)
+          .filter(([name]) => name.startsWith('access-control-'))
+          .map(([name, value]) => [name, String(value).replace(/\s/g, '')]),
+      ),
+    ]);
+  const preflight = (origin: string, method: string, headers?: string) => ({
+    Origin: origin,
+    'Access-Control-Request-Method': method,
+    ...(headers === undefined ? {} : { 'Access-Control-Request-Headers': headers }),
+  });
+
+  it('answers preflights from allowed origins with the filter headers, and nothing to other origins', async () => {
+    await applyGatewayAndRoute('cors', 'cors.test', 'cors', [
+      {
+        matches: [{ path: { type: 'PathPrefix', value: '/cors-1' } }],
+        filters: [
+          {
+            type: 'CORS',
+            cors: {
+              allowOrigins: ['https://www.foo.com', 'https://*.bar.com'],
+              allowMethods: ['GET', 'OPTIONS'],
+              allowHeaders: ['x-header-1', 'x-header-2'],
+              exposeHeaders: ['x-header-3', 'x-header-4'],
+              allowCredentials: true,
+              maxAge: 3600,
+            },
+          },
+        ],
+        backendRefs: [backendRef('infra-backend-v1')],
+      },
+      {
+        matches: [{ path: { type: 'PathPrefix', value: '/cors-2' } }],
+        filters: [{ type: 'CORS', cors: { allowOrigins: ['https://www.foo.com'], allowMethods: ['*'] } }],
+        backendRefs: [backendRef('infra-backend-v1')],
+      },
+      {
+        matches: [{ path: { type: 'PathPrefix', value: '/cors-wildcard-origin' } }],
+        filters: [{ type: 'CORS', cors: { allowOrigins: ['*'], allowMethods: ['PUT'] } }],
+        backendRefs: [backendRef('infra-backend-v1')],
+      },
+      {
+        matches: [{ path: { type: 'PathPrefix', value: '/cors-wildcard-methods-headers' } }],
+        filters: [
+          {
+            type: 'CORS',
+            cors: { allowOrigins: ['*'], allowMethods: ['*'], allowHeaders: ['*'], allowCredentials: true },
+          },
+        ],
+        backendRefs: [backendRef('infra-backend-v1')],
+      },
+    ]);
+    const allowed = {
+      'access-control-allow-methods': 'GET,OPTIONS',
+      'access-control-allow-headers': 'x-header-1,x-header-2',
+      'access-control-expose-headers': 'x-header-3,x-header-4',
+      'access-control-max-age': '3600',
+      'access-control-allow-credentials': 'true',
+    };
+    await eventually(async () => {
+      expect(
+        await cors('/cors-1', 'OPTIONS', preflight('https://www.foo.com', 'GET', 'x-header-1, x-header-2')),
+      ).toEqual([200, { 'access-control-allow-origin': 'https://www.foo.com', ...allowed }]);
+    });
+    // `*.` stands for any number of labels in Gateway API (one in ingress-nginx).
+    for (const origin of ['https://www.bar.com', 'https://xpto.www.bar.com'])
+      expect(await cors('/cors-1', 'OPTIONS', preflight(origin, 'GET', 'x-header-1, x-header-2'))).toEqual([
+        200,
+        { 'access-control-allow-origin': origin, ...allowed },
+      ]);
+    const refused = await cors('/cors-1', 'OPTIONS', preflight('https://foobar.com', 'GET'));
+    expect(refused[1]['access-control-allow-origin']).toBeUndefined();
+    // A simple request: the allowed Origin is echoed on the backend's answer.
+    expect((await cors('/cors-1', 'GET', { Origin: 'https://www.bar.com' }))[1]).toMatchObject({
+      'access-control-allow-origin': 'https://www.bar.com',
+    });
+    expect((await cors('/cors-1', 'GET', { Origin: 'https://foobar.com' }))[1]).toEqual({});
+    // allowMethods `*` without credentials: `*`, and no Allow-Credentials.
+    expect(await cors('/cors-2', 'OPTIONS', preflight('https://www.foo.com', 'POST'))).toEqual([
+      200,
+      {
+        'access-control-allow-origin': 'https://www.foo.com',
+        'access-control-allow-methods': '*',
+        'access-control-max-age': '5',
+      },
+    ]);
+    // Every origin without credentials: `*`, on preflights and on responses.
+    expect(
+      await cors('/cors-wildcard-origin', 'OPTIONS', preflight('https://foobar.com:12345', 'PUT')),
+    ).toEqual([
+      200,
+      {
+        'access-control-allow-origin': '*',
+        'access-control-allow-methods': 'PUT',
+        'access-control-max-age': '5',
+      },
+    ]);
+    expect((await cors('/cors-wildcard-origin', 'PUT', { Origin: 'https://foobar.com' }))[1]).toMatchObject({
+      'access-control-allow-origin': '*',
+    });
+    // With credentials a `*` is never sent: the request's own origin, method and headers are.
+    expect(
+      await cors(
+        '/cors-wildcard-methods-headers',
+        'OPTIONS',
+        preflight('https://other.foo.com', 'PUT', 'x-header-1, x-header-2'),
+      ),
+    ).toEqual([
+      200,
+      {
+        'access-control-allow-origin': 'https://other.foo.com',
+        'access-control-allow-methods': 'PUT',
+        'access-control-allow-headers': 'x-header-1,x-header-2',
+        'access-control-allow-credentials': 'true',
+        'access-control-max-age': '5',
+      },
+    ]);
+    expect(
+      (
+        await cors('/cors-wildcard-methods-headers', 'GET', {
+          Origin: 'https://other.foo.com',
+          Authorization: 'Bearer test',
+        })
+      )[1],
+    ).toMatchObject({
+      'access-control-allow-origin': 'https://other.foo.com',
+      'access-control-allow-credentials': 'true',
+    });
+    await expectRouteConditions(INFRA, 'cors', 'cors', {
+      Accepted: 'True/Accepted',
+      ResolvedRefs: 'True/ResolvedRefs',
     });
   });
 });

@@ -19,6 +19,7 @@ import {
 } from '@ingresskit/route-model';
 import { RouteReason } from './conditions.js';
 import {
+  HTTP_METHODS,
   arrayOr,
   checkDnsLabel,
   checkHeaderName,
@@ -33,6 +34,8 @@ import {
 } from './grammar.js';
 import { GATEWAY_GROUP, isReferenceAllowed } from './reference-grants.js';
 import type { GatewayApiReferences } from './types.js';
+import { translateCorsFilter } from './cors-filter.js';
+import { InvalidRule } from './invalid-rule.js';
 
 /** One match of a rule, ready to become a route on each hostname the route serves. */
 export interface TranslatedMatch {
@@ -66,23 +69,8 @@ export interface TranslatedRules {
   grantNamespaces: Set<string>;
 }
 
-const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']);
 const REDIRECT_CODES = new Set([301, 302, 303, 307, 308]);
 const MAX_WEIGHT = 1_000_000;
-
-/** A rule left out: thrown inside the translation of one rule, caught by its caller. */
-class InvalidRule extends Error {
-  /** The rule's matches, when they were valid and only what the rule does is not. */
-  matches: RouteMatch[] | undefined;
-
-  constructor(
-    readonly field: string,
-    message: string,
-    readonly value?: unknown,
-  ) {
-    super(message);
-  }
-}
 
 /** Anchors a Gateway API regular expression: it must match the whole value, as Envoy and NGF do. */
 function fullMatch(pattern: string): string {
@@ -152,8 +140,12 @@ function translateMatch(raw: unknown, field: string, log: ProblemLog): RouteMatc
   const match = objectOr<{ path: unknown; headers: unknown; queryParams: unknown; method: unknown }>(raw);
   const result: RouteMatch = { path: translatePath(match.path, `${field}.path`) };
   if (match.method !== undefined && match.method !== null) {
-    if (typeof match.method !== 'string' || !METHODS.has(match.method)) {
-      throw new InvalidRule(`${field}.method`, `must be one of ${[...METHODS].join(', ')}`, match.method);
+    if (typeof match.method !== 'string' || !HTTP_METHODS.has(match.method)) {
+      throw new InvalidRule(
+        `${field}.method`,
+        `must be one of ${[...HTTP_METHODS].join(', ')}`,
+        match.method,
+      );
     }
     result.method = match.method;
   }
@@ -449,6 +441,7 @@ function translateRuleAction(
       requestRedirect: unknown;
       urlRewrite: unknown;
       requestMirror: unknown;
+      cors: unknown;
     }>(entry);
     const type = typeof filter.type === 'string' ? filter.type : '';
     if (seenTypes.has(type)) throw new InvalidRule(`${at}.type`, `a rule may hold one ${type} filter`, type);
@@ -493,10 +486,15 @@ function translateRuleAction(
         if (backend !== undefined) policy.mirror = { backend };
         break;
       }
+      case 'CORS': {
+        const cors = translateCorsFilter(filter.cors, `${at}.cors`);
+        if (cors !== undefined) policy.cors = cors;
+        break;
+      }
       default:
         throw new InvalidRule(
           `${at}.type`,
-          'is not a supported filter (RequestHeaderModifier, ResponseHeaderModifier, RequestRedirect, URLRewrite, RequestMirror)',
+          'is not a supported filter (RequestHeaderModifier, ResponseHeaderModifier, RequestRedirect, URLRewrite, RequestMirror, CORS)',
           filter.type,
         );
     }

@@ -232,6 +232,51 @@ describe('compileRoute', () => {
     expect(split.entry.action).toEqual({ type: 'respond', status: 500 });
   });
 
+  it("compiles Gateway API's CORS: any-label wildcards, default ports, asked-for and echoed headers, 200", () => {
+    const cors = {
+      allowOrigins: ['https://*.bar.com', 'http://www.foo.com', 'https://*:8443'],
+      allowMethods: 'GET, OPTIONS',
+      allowHeaders: '*',
+      exposeHeaders: '*',
+      allowCredentials: true,
+      maxAgeSeconds: 5,
+      dialect: 'gateway-api' as const,
+    };
+    const { entry } = compileRoute(createTestRoute('r', { action: forward, policy: { cors } }));
+    expect(entry.policy?.cors).toEqual({
+      origin:
+        '^(?:https://(?:[A-Za-z0-9-]+\\.)+bar\\.com(?::443)?|http://www\\.foo\\.com(?::80)?|https://[A-Za-z0-9.-]+:8443)$',
+      headers: [
+        ['Access-Control-Allow-Credentials', 'true'],
+        ['Access-Control-Max-Age', '5'],
+      ],
+      methods: 'GET, OPTIONS',
+      allowHeaders: true,
+      preflight: 200,
+    });
+    const origin = new RegExp(entry.policy!.cors!.origin!, 'i');
+    expect(
+      ['https://a.b.bar.com', 'https://www.bar.com:443', 'http://www.foo.com:80'].map((o) => origin.test(o)),
+    ).toEqual([true, true, true]);
+    expect(
+      ['https://bar.com', 'http://www.foo.com:8080', 'https://x.com:443'].map((o) => origin.test(o)),
+    ).toEqual([false, false, false]);
+    // Without credentials a `*` is answered as `*`; every origin: `*`, with credentials: echoed.
+    const open = compileRoute(
+      createTestRoute('r', {
+        action: forward,
+        policy: { cors: { ...cors, allowOrigins: ['*'], allowCredentials: false } },
+      }),
+    );
+    expect(open.entry.policy?.cors).toMatchObject({ allowHeaders: '*' });
+    expect(open.entry.policy?.cors?.echoOrigin).toBeUndefined();
+    expect(open.entry.policy?.cors?.headers).toContainEqual(['Access-Control-Expose-Headers', '*']);
+    const echoed = compileRoute(
+      createTestRoute('r', { action: forward, policy: { cors: { ...cors, allowOrigins: ['*'] } } }),
+    );
+    expect(echoed.entry.policy?.cors).toMatchObject({ echoOrigin: true });
+  });
+
   it('compiles the trailing-slash stripping of an HTTPS redirect', () => {
     const { entry } = compileRoute(
       createTestRoute('r', {

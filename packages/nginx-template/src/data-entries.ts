@@ -136,9 +136,19 @@ export interface PolicyEntry {
   allow?: [string, number][];
   /**
    * CORS: `origin`, a case-insensitive regex an allowed Origin matches (absent: every request,
-   * with Access-Control-Allow-Origin `*`), and the other CORS headers to send.
+   * with Access-Control-Allow-Origin `*`, or the request's own Origin with `echoOrigin`), and the
+   * other CORS headers to send. `methods` and `allowHeaders` go only to requests carrying
+   * Access-Control-Request-Method / -Headers (`true`: that header's own value). A preflight is
+   * answered `preflight`, 204 when absent.
    */
-  cors?: { origin?: string; headers: [string, string][] };
+  cors?: {
+    origin?: string;
+    headers: [string, string][];
+    echoOrigin?: true;
+    methods?: string | true;
+    allowHeaders?: string | true;
+    preflight?: 200;
+  };
   /** Denied client networks, the same form; checked before `allow`. */
   deny?: [string, number][];
   maxBody?: number;

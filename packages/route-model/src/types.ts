@@ -202,6 +202,16 @@ export interface CorsPolicy {
   allowCredentials: boolean;
   /** Access-Control-Max-Age in seconds. */
   maxAgeSeconds: number;
+  /**
+   * Whose rules the fields follow: ingress-nginx's enable-cors (absent), or Gateway API's CORS
+   * filter, which differs in five ways. `*.` in an origin stands for any number of labels, and a
+   * host of `*` alone for any host; an origin without a port also matches its scheme's default
+   * port. With allowCredentials, a `*` among the origins, methods or headers is answered with the
+   * request's own Origin, Access-Control-Request-Method or -Headers (without, with `*`).
+   * Access-Control-Allow-Methods and -Headers go only to requests that ask
+   * (Access-Control-Request-Method / -Headers). A preflight is answered 200, not 204.
+   */
+  dialect?: 'gateway-api';
 }
 
 /**

@@ -280,12 +280,23 @@ local function select_route(host)
 end
 
 -- The Access-Control-Allow-Origin a request gets under a CORS policy, or nil when its Origin is
--- not allowed: "*" for a policy allowing every origin (ingress-nginx sends it to every request).
+-- not allowed: "*" for a policy allowing every origin (ingress-nginx sends it to every request),
+-- or the request's own Origin when the policy asks for it (Gateway API with credentials).
 local function cors_origin(cors)
-  if cors.origin == nil then return "*" end
   local origin = ngx_var.http_origin
+  if cors.origin == nil then
+    if cors.echoOrigin and origin ~= nil then return origin end
+    return "*"
+  end
   if origin ~= nil and re_find(origin, cors.origin, "joi") then return origin end
   return nil
+end
+
+-- A header sent only to a request that asks (its `asked` header is present): the configured
+-- value, or with `true` the request's own.
+local function answer_asked(name, value, asked)
+  if value == nil or asked == nil then return end
+  ngx_header[name] = value == true and asked or value
 end
 
 local function apply_cors_headers(cors)
@@ -297,6 +308,8 @@ local function apply_cors_headers(cors)
     local pair = headers[index]
     ngx_header[pair[1]] = pair[2]
   end
+  answer_asked("Access-Control-Allow-Methods", cors.methods, ngx_var.http_access_control_request_method)
+  answer_asked("Access-Control-Allow-Headers", cors.allowHeaders, ngx_var.http_access_control_request_headers)
   return true
 end
 
@@ -537,7 +550,7 @@ function _M.route()
     end
     -- A CORS preflight from an allowed origin is answered here (ingress-nginx: `return 204`).
     if policy.cors and req.get_method() == "OPTIONS" and apply_cors_headers(policy.cors) then
-      ngx.status = 204
+      ngx.status = policy.cors.preflight or 204
       ngx_header["Content-Type"] = "text/plain charset=UTF-8"
       ngx_header["Content-Length"] = 0
       ngx.send_headers()

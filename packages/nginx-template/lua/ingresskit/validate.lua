@@ -177,6 +177,15 @@ local function check_policy(policy, report)
         return report.fail("policy.cors.headers holds an invalid header")
       end
     end
+    for _, name in ipairs({ "methods", "allowHeaders" }) do
+      local value = cors[name]
+      if value ~= nil and value ~= true and not is_field_value(value) then
+        return report.fail("policy.cors." .. name .. " must be a header value or true")
+      end
+    end
+    if (cors.echoOrigin ~= nil and cors.echoOrigin ~= true) or (cors.preflight ~= nil and cors.preflight ~= 200) then
+      return report.fail("policy.cors.echoOrigin must be true and policy.cors.preflight 200 when set")
+    end
   end
   for _, name in ipairs(NETWORK_LISTS) do
     local list = policy[name]
