@@ -10,8 +10,10 @@ import * as prettier from 'prettier';
 import {
   DEFAULT_ANNOTATION_PREFIX,
   INGRESS_NGINX_ANNOTATIONS,
+  INGRESS_NGINX_CONFIGMAP_KEYS,
   SUPPORTED_ANNOTATIONS,
   type IngressNginxAnnotation,
+  type IngressNginxConfigKey,
 } from '@ingresskit/ingress-routes';
 
 /** Where the generated page lives, from the repository root. */
@@ -85,9 +87,57 @@ export async function renderAnnotationsDoc(): Promise<string> {
   for (const [group, rows] of groups) {
     lines.push(`## ${group}`, '', '| Annotation | Status | Notes |', '| --- | --- | --- |', ...rows, '');
   }
+  lines.push(...configMapSection());
   const file = fileURLToPath(new URL(`../${ANNOTATIONS_DOC_PATH}`, import.meta.url));
   const options = (await prettier.resolveConfig(file)) ?? {};
   return prettier.format(lines.join('\n'), { ...options, filepath: file });
+}
+
+/** How one ConfigMap key is handled, as the table says it. */
+export function configKeyStatusOf(key: IngressNginxConfigKey): string {
+  if (key.applied !== undefined)
+    return `${key.difference === undefined ? 'supported' : 'supported with differences'} (${key.applied})`;
+  return key.unsupported!.severity === 'error' ? 'refused' : 'ignored';
+}
+
+function configKeyNote(key: IngressNginxConfigKey): string {
+  if (key.applied !== undefined) return key.difference ?? '';
+  const same = key.sameAs?.length
+    ? `; ${key.sameAs.map((value) => `\`"${value}"\``).join(', ')} is what we do anyway and is not reported`
+    : '';
+  const level = key.unsupported!.severity === 'error' ? 'an error' : 'a warning';
+  return `${key.unsupported!.reason}: ${level} on the ConfigMap${same}`;
+}
+
+/** The section on the controller ConfigMap's keys. */
+function configMapSection(): string[] {
+  const keys = INGRESS_NGINX_CONFIGMAP_KEYS;
+  const count = (status: string) => keys.filter((key) => configKeyStatusOf(key).startsWith(status)).length;
+  return [
+    '# ingress-nginx ConfigMap keys',
+    '',
+    "Every key of ingress-nginx's controller ConfigMap, as `ingresskit run --configmap=NAMESPACE/NAME`",
+    'reads it. **live**: the key sets the default of the annotation of the same name; a change',
+    'translates the Ingresses again and nginx keeps running. **reload**: nginx takes the setting from',
+    'nginx.conf only, so a change renders it and reloads nginx once (a new nginx.conf that fails',
+    '`nginx -t` leaves the running one serving). An invalid value of a supported key keeps the last',
+    'valid one, with an Event on the ConfigMap. **Refused**: the key would protect something (and is',
+    'not enforced) or is raw nginx configuration; an error Event says so. **Ignored**: a warning',
+    "Event says so. Keys that are not ingress-nginx's are reported as warnings too.",
+    '',
+    "Without a key, two defaults differ from ingress-nginx's: it sends Strict-Transport-Security on",
+    'HTTPS responses (`hsts`), ingresskit does not yet; and it logs every request, ingresskit logs',
+    'none unless `disable-access-log` is `"false"`.',
+    '',
+    `${keys.length} keys: ${count('supported')} supported, ${count('refused')} refused, ${count('ignored')} ignored.`,
+    '',
+    '| Key | Status | Notes |',
+    '| --- | --- | --- |',
+    ...keys.map(
+      (key) => `| \`${key.name}\` | ${configKeyStatusOf(key)} | ${escapeCell(configKeyNote(key))} |`,
+    ),
+    '',
+  ];
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

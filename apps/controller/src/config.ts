@@ -29,6 +29,8 @@ export interface ControllerConfig {
   /** Syncs per second; 0 for no limit. */
   syncRateLimit: number;
   defaultBackend: ServiceReference | undefined;
+  /** `--configmap`: `namespace/name` of the controller ConfigMap, or undefined. */
+  configMap: string | undefined;
   /** Ingresses of several namespaces may share a host (ingress-nginx's behaviour). */
   allowCrossNamespaceHosts: boolean;
   /** What backends may point at (ExternalName, local and own addresses). */
@@ -100,6 +102,13 @@ export function resolveControllerConfig(
       );
     }
   }
+  const configMap = flags.configmap;
+  if (
+    configMap !== '' &&
+    !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(configMap)
+  ) {
+    throw new FlagError(`--configmap must be NAMESPACE/NAME, not ${JSON.stringify(configMap)}`);
+  }
   if (flags['publish-service'] !== '' && !/^([a-z0-9-]+\/)?[a-z0-9.-]+$/.test(flags['publish-service'])) {
     throw new FlagError(
       `--publish-service must be NAMESPACE/NAME, not ${JSON.stringify(flags['publish-service'])}`,
@@ -140,6 +149,7 @@ export function resolveControllerConfig(
     reportNodeInternalIp: flags['report-node-internal-ip-address'],
     syncRateLimit: flags['sync-rate-limit'],
     defaultBackend,
+    configMap: configMap === '' ? undefined : configMap,
     allowCrossNamespaceHosts: flags['allow-cross-namespace-hosts'],
     maxPathsPerIngress: flags['max-paths-per-ingress'],
     maxPathsPerNamespace: flags['max-paths-per-namespace'],
@@ -217,11 +227,16 @@ export function parseServiceReference(value: string): ServiceReference | undefin
 
 /** The kinds the store of a controller with this config mirrors. */
 export function storeKindsOf(
-  config: Pick<ControllerConfig, 'gatewayControllerName' | 'watchNamespaces' | 'checksumEnabled'>,
+  config: Pick<
+    ControllerConfig,
+    'gatewayControllerName' | 'watchNamespaces' | 'checksumEnabled' | 'configMap'
+  >,
 ): ResourceKind[] {
   const kinds: ResourceKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Secret'];
+  if (config.configMap !== undefined) kinds.push('ConfigMap');
   if (config.gatewayControllerName !== undefined) {
-    kinds.push('GatewayClass', 'Gateway', 'HTTPRoute', 'ReferenceGrant', 'ConfigMap');
+    kinds.push('GatewayClass', 'Gateway', 'HTTPRoute', 'ReferenceGrant');
+    if (config.configMap === undefined) kinds.push('ConfigMap');
     // Namespaces are cluster-scoped: a controller confined to some namespaces may not list them
     // (and the store would wait for them), so listener namespace selectors then match nothing.
     if (config.watchNamespaces.length === 0) kinds.push('Namespace');

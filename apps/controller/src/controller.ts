@@ -47,6 +47,7 @@ import { checksumToGaugeValue, createControllerMetrics, type ControllerMetrics }
 import { NginxDataPlane, listenersOf } from './data-plane.js';
 import { ExternalNames, type LookupName } from './external-names.js';
 import { GatewayApiStage } from './gateway-api-stage.js';
+import { ControllerConfigMap } from './controller-configmap.js';
 import { createPendingChanges, recordChange, takePendingChanges } from './pending-changes.js';
 
 /** What a controller is built from besides its config. */
@@ -82,6 +83,7 @@ export class Controller {
   readonly routing: IngressRouting;
   /** The Gateway API stage, when `--gateway-controller-name` is set. */
   readonly #gatewayApi: GatewayApiStage | undefined;
+  readonly #configMap: ControllerConfigMap | undefined;
   readonly #deps: ControllerDependencies;
   readonly #logger: Logger;
   readonly #recorder: EventRecorder;
@@ -167,6 +169,14 @@ export class Controller {
       logger: deps.logger,
       isLeader: () => this.isLeader(),
     });
+    this.#configMap =
+      config.configMap === undefined
+        ? undefined
+        : new ControllerConfigMap(config.configMap, {
+            recorder: this.#recorder,
+            logger: deps.logger,
+            isLeader: () => this.isLeader(),
+          });
     this.#gatewayApi =
       config.gatewayControllerName === undefined
         ? undefined
@@ -280,6 +290,7 @@ export class Controller {
         isServiceReferenced: (key) => this.routing.isServiceReferenced(key),
         checksumEnabled: config.checksumEnabled,
         gatewayApiEnabled: this.#gatewayApi !== undefined,
+        configMapKey: config.configMap,
       });
       if (isRelevant) this.#requestSync(`${event.kind} ${event.key} ${event.type}`, false);
     });
@@ -473,6 +484,14 @@ export class Controller {
   async #syncOnce(view: ClusterView): Promise<void> {
     const changes = takePendingChanges(this.#pending);
     const routing = this.routing;
+    if (this.#configMap !== undefined && (changes.configMap || !this.#initialized)) {
+      const change = this.#configMap.read(view);
+      if (change.annotationDefaults !== undefined) {
+        routing.setAnnotationDefaults(change.annotationDefaults);
+        changes.allIngresses = true;
+      }
+      if (change.nginx !== undefined) this.dataPlane.setConfigMapSettings(change.nginx);
+    }
     if (!this.#initialized) {
       routing.initialize(view);
       this.#initialized = true;

@@ -33,6 +33,7 @@ import {
 } from '@ingresskit/nginx-template';
 import { performance } from 'node:perf_hooks';
 import type { Listener, RouteTable, RouteTableDelta, VirtualHost } from '@ingresskit/route-model';
+import type { ConfigMapNginxSettings } from '@ingresskit/ingress-routes';
 import {
   changedKeysOf,
   clearPending,
@@ -68,6 +69,19 @@ export function listenersOf(config: Pick<ControllerConfig, 'httpPort' | 'httpsPo
  * certificate inside it, the error log on stderr (the controller reads it line by line; opening
  * /dev/stderr fails when that descriptor is a socket, as with Node child processes).
  */
+/** The controller ConfigMap's nginx.conf settings as render options (paths in `prefix`). */
+export function renderOptionsOfConfigMap(
+  settings: ConfigMapNginxSettings,
+  prefix: string,
+): Partial<RenderOptions> {
+  const { accessLog, upstreamKeepalive, ...same } = settings;
+  const options: Partial<RenderOptions> = { ...same };
+  if (accessLog !== undefined) options.accessLogPath = accessLog ? join(prefix, 'access.log') : false;
+  if (upstreamKeepalive !== undefined)
+    options.upstreamKeepalive = upstreamKeepalive.connections === 0 ? false : upstreamKeepalive;
+  return options;
+}
+
 export function nginxRenderOptions(
   prefix: string,
   options: Pick<NginxDataPlaneOptions, 'listenAddresses' | 'workerProcesses' | 'accessLog'>,
@@ -129,6 +143,7 @@ export interface DataPlaneFlush {
 /** See the module comment. */
 export class NginxDataPlane {
   readonly #options: NginxDataPlaneOptions;
+  #configMapSettings: ConfigMapNginxSettings = {};
   #prefix = '';
   #isTemporaryPrefix = false;
   #process: NginxProcess | undefined;
@@ -450,7 +465,19 @@ export class NginxDataPlane {
   }
 
   #renderOptions(): RenderOptions {
-    return { ...nginxRenderOptions(this.#prefix, this.#options), ...this.#options.renderOptions };
+    return {
+      ...nginxRenderOptions(this.#prefix, this.#options),
+      ...this.#options.renderOptions,
+      ...renderOptionsOfConfigMap(this.#configMapSettings, this.#prefix),
+    };
+  }
+
+  /**
+   * nginx.conf settings from the controller ConfigMap, over the options'. A change makes the next
+   * flush reload nginx; if the new nginx.conf fails its test, the running one keeps serving.
+   */
+  setConfigMapSettings(settings: ConfigMapNginxSettings): void {
+    this.#configMapSettings = settings;
   }
 
   /** Entries nginx refused that are not routes, by data key, with the reason. */

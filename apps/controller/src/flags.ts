@@ -114,6 +114,12 @@ const flagSpecs = {
     description:
       'Most nginx reloads per second (only listeners and new directive profiles reload); route, certificate and endpoint changes are pushed to nginx at once without a reload. 0 means no limit.',
   },
+  configmap: {
+    type: 'string',
+    default: '',
+    description:
+      "NAMESPACE/NAME of the controller ConfigMap, with ingress-nginx's keys (docs/annotations.md lists what each does here). Changes apply at once: annotation defaults without a reload, nginx.conf settings with one; an invalid value keeps the last valid one, with an Event. Empty: none.",
+  },
   'default-backend-service': {
     type: 'string',
     default: '',
@@ -268,6 +274,7 @@ export const runFlagNames: readonly FlagName[] = [
   'pod-namespace',
   'report-node-internal-ip-address',
   'sync-rate-limit',
+  'configmap',
   'default-backend-service',
   'allow-cross-namespace-hosts',
   'allow-external-name-services',

@@ -18,6 +18,7 @@ import {
   countIngressPaths,
   createIngressTranslator,
   DEFAULT_BACKEND_ADDRESS_POLICY,
+  type AnnotationDefaults,
   type BackendAddressPolicy,
   type IngressTranslation,
   type IngressTranslator,
@@ -109,7 +110,7 @@ function creationMillis(ingress: Ingress): number {
 export class IngressRouting {
   readonly #options: IngressRoutingOptions;
   readonly #builder: RouteTableBuilder;
-  readonly #translator: IngressTranslator;
+  #translator: IngressTranslator;
   #resolver: IngressClassResolver;
   readonly #verdicts = new Map<string, IngressVerdict>();
   /** Translations of the owned Ingresses, by `namespace/name`. */
@@ -131,11 +132,7 @@ export class IngressRouting {
       listeners: options.listeners,
       hostOwnership: options.allowCrossNamespaceHosts === true ? 'shared' : 'oldest-tenant',
     });
-    this.#translator = createIngressTranslator({
-      now: options.now,
-      ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
-      ...(options.annotationPrefix === undefined ? {} : { annotationPrefix: options.annotationPrefix }),
-    });
+    this.#translator = this.#createTranslator({});
     this.#resolver = createIngressClassResolver([], options.classConfig);
     this.#backends = new BackendResolver(this.#builder, {
       policy: options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY,
@@ -151,6 +148,25 @@ export class IngressRouting {
     this.#builder.setContribution(createDefaultBackendContribution());
     const maxPathsPerNamespace = options.maxPathsPerNamespace ?? 0;
     if (maxPathsPerNamespace > 0) this.#budget = new NamespacePathBudget(maxPathsPerNamespace);
+  }
+
+  #createTranslator(annotationDefaults: AnnotationDefaults): IngressTranslator {
+    const options = this.#options;
+    return createIngressTranslator({
+      now: options.now,
+      annotationDefaults,
+      ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
+      ...(options.annotationPrefix === undefined ? {} : { annotationPrefix: options.annotationPrefix }),
+    });
+  }
+
+  /**
+   * Sets the values of annotations an Ingress leaves out (the controller ConfigMap's); call
+   * {@link updateIngresses} for every Ingress afterwards. Translations made with other defaults are
+   * dropped with the translator that cached them.
+   */
+  setAnnotationDefaults(defaults: AnnotationDefaults): void {
+    this.#translator = this.#createTranslator(defaults);
   }
 
   /** Starts a table: reads the IngressClasses and resolves the default backend's Service. */

@@ -20,6 +20,8 @@ export interface PendingChanges {
   checksum: boolean;
   /** Something the Gateway API translation reads changed: translate (memoised) again. */
   gatewayApi: boolean;
+  /** The controller ConfigMap (`--configmap`) changed: read it again. */
+  configMap: boolean;
 }
 
 /** An empty set of changes. */
@@ -31,6 +33,7 @@ export function createPendingChanges(): PendingChanges {
     allIngresses: false,
     checksum: false,
     gatewayApi: false,
+    configMap: false,
   };
 }
 
@@ -42,6 +45,8 @@ export interface RelevanceContext {
   checksumEnabled: boolean;
   /** Whether Gateways and HTTPRoutes are served (`--gateway-controller-name`). */
   gatewayApiEnabled: boolean;
+  /** `namespace/name` of the controller ConfigMap (`--configmap`), if any. */
+  configMapKey?: string | undefined;
 }
 
 /**
@@ -93,6 +98,10 @@ function recordIngressChange(
       if (!context.checksumEnabled) return false;
       pending.checksum = true;
       return true;
+    case 'ConfigMap':
+      if (event.key !== context.configMapKey) return false;
+      pending.configMap = true;
+      return true;
     default:
       return false;
   }
@@ -107,6 +116,7 @@ export function takePendingChanges(pending: PendingChanges): PendingChanges {
     allIngresses: pending.allIngresses,
     checksum: pending.checksum,
     gatewayApi: pending.gatewayApi,
+    configMap: pending.configMap,
   };
   pending.ingresses = new Set();
   pending.services = new Set();
@@ -114,6 +124,7 @@ export function takePendingChanges(pending: PendingChanges): PendingChanges {
   pending.allIngresses = false;
   pending.checksum = false;
   pending.gatewayApi = false;
+  pending.configMap = false;
   return taken;
 }
 

@@ -379,14 +379,60 @@ const PARSERS: Record<string, Parser> = {
 /** The names (without prefix) of the annotations we parse and honour. */
 export const SUPPORTED_ANNOTATIONS: ReadonlySet<string> = new Set(Object.keys(PARSERS));
 
-function createDefaults(): IngressAnnotations {
+function createDefaults(defaults: AnnotationDefaults = {}): IngressAnnotations {
   return {
     sslRedirect: true,
     forceSslRedirect: false,
     useRegex: false,
     allowSourceRanges: [],
     backendProtocol: 'HTTP',
+    ...defaults,
   };
+}
+
+/**
+ * The annotations whose default the controller's ConfigMap sets (ingress-nginx reads the same
+ * names there): an Ingress without the annotation gets the ConfigMap's value.
+ */
+export const ANNOTATION_DEFAULT_KEYS = [
+  'ssl-redirect',
+  'force-ssl-redirect',
+  'proxy-connect-timeout',
+  'proxy-read-timeout',
+  'proxy-send-timeout',
+] as const;
+
+/** Defaults of annotations, as a ConfigMap sets them (see ANNOTATION_DEFAULT_KEYS). */
+export type AnnotationDefaults = Partial<
+  Pick<
+    IngressAnnotations,
+    'sslRedirect' | 'forceSslRedirect' | 'connectTimeoutSeconds' | 'readTimeoutSeconds' | 'sendTimeoutSeconds'
+  >
+>;
+
+/**
+ * Reads one ANNOTATION_DEFAULT_KEYS value with the annotation's own grammar into `into`; returns
+ * why it is invalid, or undefined.
+ */
+export function parseAnnotationDefault(
+  key: (typeof ANNOTATION_DEFAULT_KEYS)[number],
+  value: string,
+  into: AnnotationDefaults,
+): string | undefined {
+  const parsed = createDefaults();
+  const reason = PARSERS[key]!(value, parsed);
+  if (reason !== undefined) return reason;
+  const field = (
+    {
+      'ssl-redirect': 'sslRedirect',
+      'force-ssl-redirect': 'forceSslRedirect',
+      'proxy-connect-timeout': 'connectTimeoutSeconds',
+      'proxy-read-timeout': 'readTimeoutSeconds',
+      'proxy-send-timeout': 'sendTimeoutSeconds',
+    } as const
+  )[key];
+  (into as Record<string, unknown>)[field] = parsed[field];
+  return undefined;
 }
 
 /**
@@ -403,8 +449,9 @@ const NOT_FOR_ROUTING: ReadonlySet<string> = new Set(['version']);
 export function parseAnnotations(
   raw: unknown,
   prefix: string = DEFAULT_ANNOTATION_PREFIX,
+  defaults?: AnnotationDefaults,
 ): AnnotationParseResult {
-  const into = createDefaults();
+  const into = createDefaults(defaults);
   const problems: AnnotationProblem[] = [];
   if (raw === undefined || raw === null) return { annotations: into, problems };
   if (typeof raw !== 'object' || Array.isArray(raw)) {

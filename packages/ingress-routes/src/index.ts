@@ -19,9 +19,12 @@ export {
 } from './backend-address-policy.js';
 export { createDefaultBackendContribution, createDefaultBackendRoute } from './default-backend.js';
 export {
+  ANNOTATION_DEFAULT_KEYS,
   DEFAULT_ANNOTATION_PREFIX,
+  parseAnnotationDefault,
   parseAnnotations,
   SUPPORTED_ANNOTATIONS,
+  type AnnotationDefaults,
   type AnnotationParseResult,
   type AnnotationProblem,
   type IngressAnnotations,
@@ -33,6 +36,15 @@ export {
   type AnnotationRefusal,
   type IngressNginxAnnotation,
 } from './ingress-nginx-annotations.js';
+export {
+  INGRESS_NGINX_CONFIGMAP_KEYS,
+  parseControllerConfigMap,
+  type ConfigMapNginxSettings,
+  type ConfigMapProblem,
+  type ControllerConfigMapParse,
+  type ControllerConfigMapSettings,
+  type IngressNginxConfigKey,
+} from './ingress-nginx-configmap.js';
 export {
   createCertificateCache,
   parseTlsSecret,

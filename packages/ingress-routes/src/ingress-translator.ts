@@ -5,6 +5,7 @@
  */
 import { createCertificateCache, type CertificateCache } from './certificates.js';
 import { translateIngressTimed } from './translate-ingress.js';
+import type { AnnotationDefaults } from './annotations.js';
 import type { IngressLike, IngressReferences, IngressTranslation } from './types.js';
 
 /** Options of createIngressTranslator. */
@@ -22,6 +23,11 @@ export interface IngressTranslatorConfig {
   certificateCache?: CertificateCache;
   /** See IngressTranslationConfig.maxPathsPerIngress. */
   maxPathsPerIngress?: number;
+  /**
+   * See IngressTranslationConfig.annotationDefaults. Fixed for the translator's life: other
+   * defaults need a new translator, as its cached translations were made with these.
+   */
+  annotationDefaults?: AnnotationDefaults;
 }
 
 /** See {@link createIngressTranslator}. */
@@ -124,6 +130,7 @@ export function createIngressTranslator(config: IngressTranslatorConfig = {}): I
         certificateCache,
         now: time,
         ...(config.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: config.maxPathsPerIngress }),
+        ...(config.annotationDefaults === undefined ? {} : { annotationDefaults: config.annotationDefaults }),
       };
       const { translation, expiresAt } = translateIngressTimed(
         ingress,

@@ -126,6 +126,7 @@ export function translateIngressTimed(
     const parsed = parseAnnotations(
       metadata.annotations,
       config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX,
+      config.annotationDefaults,
     );
     for (const problem of parsed.problems) {
       if (problem.severity === 'error') log.error(problem.field, problem.message, problem.value);

@@ -5,6 +5,7 @@
  * Services, EndpointSlices and Secrets are re-exported here): client-node models and plain JSON
  * both fit without casts, and a wrong shape becomes a problem, never an exception.
  */
+import type { AnnotationDefaults } from './annotations.js';
 import type { KubeObjectLike, SecretLike } from '@ingresskit/kube-objects';
 import type { Problem, RouteContribution } from '@ingresskit/route-model';
 import type { CertificateCache } from './certificates.js';
@@ -93,6 +94,8 @@ export interface IngressReferences {
 export interface IngressTranslationConfig {
   /** Annotation prefix; default `nginx.ingress.kubernetes.io` (DEFAULT_ANNOTATION_PREFIX). */
   annotationPrefix?: string;
+  /** Values of annotations an Ingress does not set (the controller ConfigMap's); see AnnotationDefaults. */
+  annotationDefaults?: AnnotationDefaults;
   /** The current time in milliseconds, to warn about expired certificates; no check without it. */
   now?: number;
   /**

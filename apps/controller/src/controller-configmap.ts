@@ -1,0 +1,72 @@
+/**
+ * The controller ConfigMap (`--configmap`): read again whenever it changes, its annotation
+ * defaults handed to the Ingress routing (live: re-translation, no reload) and its nginx.conf
+ * settings to the data plane (a reload), every key it cannot apply an Event on the ConfigMap. A
+ * value that is not valid keeps the last valid one; a deleted ConfigMap means the defaults.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import {
+  parseControllerConfigMap,
+  type AnnotationDefaults,
+  type ConfigMapNginxSettings,
+  type ControllerConfigMapSettings,
+} from '@ingresskit/ingress-routes';
+import type { ClusterView } from './cluster-view.js';
+import type { EventRecorder } from './events.js';
+import type { Logger } from './logger.js';
+
+/** What changed in the ConfigMap since it was last read. */
+export interface ConfigMapChange {
+  annotationDefaults?: AnnotationDefaults;
+  nginx?: ConfigMapNginxSettings;
+}
+
+/** See the module comment. */
+export class ControllerConfigMap {
+  readonly key: string;
+  readonly #recorder: EventRecorder;
+  readonly #logger: Logger;
+  readonly #isLeader: () => boolean;
+  /** The valid values last read, by key: what an invalid value falls back to. */
+  #values: Readonly<Record<string, string>> = {};
+  #settings: ControllerConfigMapSettings = { annotationDefaults: {}, nginx: {} };
+
+  constructor(key: string, options: { recorder: EventRecorder; logger: Logger; isLeader: () => boolean }) {
+    this.key = key;
+    this.#recorder = options.recorder;
+    this.#logger = options.logger;
+    this.#isLeader = options.isLeader;
+  }
+
+  /** Reads the ConfigMap from `view` and reports its problems; returns what changed. */
+  read(view: ClusterView): ConfigMapChange {
+    const configMap = view.configMap(this.key);
+    const { settings, values, problems } = parseControllerConfigMap(configMap?.data, this.#values);
+    this.#values = values;
+    for (const problem of problems) {
+      this.#logger.warn({ configMap: this.key, ...problem }, 'controller ConfigMap key not applied');
+      // Every replica reads the ConfigMap; one of them says so.
+      if (configMap === undefined || !this.#isLeader()) continue;
+      this.#recorder.record({
+        regarding: {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          namespace: configMap.metadata.namespace,
+          name: configMap.metadata.name,
+          uid: configMap.metadata.uid,
+          resourceVersion: configMap.metadata.resourceVersion,
+        },
+        type: 'Warning',
+        reason: problem.severity === 'error' ? 'InvalidConfiguration' : 'UnsupportedKey',
+        action: 'Configure',
+        note: `${problem.field}: ${problem.message}`,
+      });
+    }
+    const change: ConfigMapChange = {};
+    if (!isDeepStrictEqual(settings.annotationDefaults, this.#settings.annotationDefaults))
+      change.annotationDefaults = settings.annotationDefaults;
+    if (!isDeepStrictEqual(settings.nginx, this.#settings.nginx)) change.nginx = settings.nginx;
+    this.#settings = settings;
+    return change;
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The controller ConfigMap (`--configmap`) end to end (local API server, the controller, nginx,
+ * real HTTP): a key that sets an annotation default applies without a reload, a key nginx takes
+ * from nginx.conf only applies with one, an invalid value keeps the last valid one and says so in
+ * an Event on the ConfigMap, and a key we do not apply is reported there too.
+ */
+import { describe, expect, it } from 'vitest';
+import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
+import { endpointSliceManifest, eventually, listEvents, serviceManifests } from './harness.js';
+
+const CONFIGMAP = { namespace: 'ingresskit', name: 'ingresskit-controller' };
+
+function configMap(data: Record<string, string>): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: CONFIGMAP, data };
+}
+
+const started = useAnnotationsCase({
+  config: { podName: 'configmap', configMap: `${CONFIGMAP.namespace}/${CONFIGMAP.name}` },
+  readyHost: 'slow.test',
+  objects: async ({ listen }) => {
+    // `/slow` answers after 1.5 s, anything else at once.
+    const slow = await listen((incoming, response) => {
+      if (incoming.url === '/slow') setTimeout(() => response.end('slow'), 1_500);
+      else response.end('fast');
+    });
+    return [
+      configMap({ 'proxy-read-timeout': '1', 'worker-processes': '1' }),
+      ...serviceManifests('slow', []),
+      endpointSliceManifest('slow-1', 'slow', slow),
+      annotatedIngress('slow.test', 'slow', {}),
+      annotatedIngress('patient.test', 'slow', { [`${A}proxy-read-timeout`]: '5' }),
+    ];
+  },
+});
+
+const statusOf = async (host: string) => (await started().send(host, { path: '/slow' })).status;
+
+async function configMapEvents(): Promise<string[]> {
+  await started().controller.events.flush();
+  return (await listEvents(started().server.kubeConfig(), CONFIGMAP.namespace))
+    .filter((event) => event.regarding?.kind === 'ConfigMap' && event.regarding.name === CONFIGMAP.name)
+    .map((event) => `${event.reason}: ${event.note}`);
+}
+
+describe('controller ConfigMap', () => {
+  it('sets the default of an annotation without reloading nginx; the annotation still wins', async () => {
+    const { controller, server } = started();
+    expect(await statusOf('slow.test')).toBe(504);
+    expect(await statusOf('patient.test')).toBe(200);
+    const workers = await controller.dataPlane.workerPids();
+    const reloads = controller.dataPlane.reloadCount;
+    await server.apply([configMap({ 'proxy-read-timeout': '5', 'worker-processes': '1' })]);
+    await eventually(async () => expect(await statusOf('slow.test')).toBe(200));
+    expect(controller.dataPlane.reloadCount).toBe(reloads);
+    expect(await controller.dataPlane.workerPids()).toEqual(workers);
+  });
+
+  it('reloads nginx for a setting only nginx.conf holds', async () => {
+    const { controller, server } = started();
+    const before = await controller.dataPlane.workerPids();
+    expect(before).toHaveLength(1);
+    const reloads = controller.dataPlane.reloadCount;
+    await server.apply([configMap({ 'proxy-read-timeout': '5', 'worker-processes': '2' })]);
+    await eventually(() => expect(controller.dataPlane.reloadCount).toBe(reloads + 1));
+    // The old worker drains beside the new ones for a moment.
+    await eventually(async () => {
+      const workers = await controller.dataPlane.workerPids();
+      expect(workers.filter((pid) => !before.includes(pid))).toHaveLength(2);
+      expect(workers).toHaveLength(2);
+    });
+    expect(await statusOf('slow.test')).toBe(200);
+  });
+
+  it('keeps the last valid value of an invalid one, and reports it and keys it does not apply', async () => {
+    const { server } = started();
+    await server.apply([configMap({ 'proxy-read-timeout': '5', 'worker-processes': '2' })]);
+    await eventually(async () => expect(await statusOf('slow.test')).toBe(200));
+    await server.apply([
+      configMap({
+        'proxy-read-timeout': 'soon',
+        'worker-processes': '2',
+        'hsts-max-age': '100',
+        'gzip-level': '5',
+      }),
+    ]);
+    await eventually(async () => {
+      expect(await configMapEvents()).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(
+            /^InvalidConfiguration: data\["proxy-read-timeout"\]: .*; the last valid value "5" stays$/,
+          ),
+          expect.stringMatching(/^InvalidConfiguration: data\["hsts-max-age"\]: .* is not enforced$/),
+          expect.stringMatching(/^UnsupportedKey: data\["gzip-level"\]: .*not supported yet$/),
+        ]),
+      );
+    });
+    expect(await statusOf('slow.test')).toBe(200);
+  });
+});

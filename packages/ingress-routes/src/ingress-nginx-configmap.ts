@@ -1,0 +1,448 @@
+/**
+ * ingress-nginx's controller ConfigMap: every key it documents (v1.15), what we do with each, and
+ * the parser of the ones we apply. Like the annotation catalogue, the list is data, so
+ * docs/annotations.md is generated from it and cannot drift.
+ *
+ * A key we apply is either *live* (it sets the default of the same-named annotation, so a change
+ * re-translates Ingresses and nginx keeps running) or *reload* (nginx can only take it from
+ * nginx.conf). A key we do not apply is reported on the ConfigMap: as an error when it would
+ * protect something or is raw nginx configuration, else as a warning; never silently ignored.
+ * Values that mean what we do anyway (`use-gzip: "false"`) are not reported.
+ */
+import { ANNOTATION_DEFAULT_KEYS, parseAnnotationDefault, type AnnotationDefaults } from './annotations.js';
+
+/** One key of ingress-nginx's ConfigMap. */
+export interface IngressNginxConfigKey {
+  name: string;
+  /** How a key we apply takes effect: re-translation (live) or a new nginx.conf (reload). */
+  applied?: 'live' | 'reload';
+  /** For a key we apply differently from ingress-nginx: how. */
+  difference?: string;
+  /** For a key we do not apply: why, and how loudly it is reported. */
+  unsupported?: { severity: 'error' | 'warning'; reason: string };
+  /** Values (compared case-insensitively) with which not applying the key is what ingress-nginx does. */
+  sameAs?: readonly string[];
+}
+
+const RAW_CONFIG = {
+  severity: 'error',
+  reason: 'it is raw nginx configuration, which is never accepted',
+} as const;
+const PROTECTION = (what: string) =>
+  ({ severity: 'error', reason: `it ${what}, which is not enforced` }) as const;
+const NOT_YET = { severity: 'warning', reason: 'not supported yet' } as const;
+const NOT_NEEDED = (why: string) => ({ severity: 'warning', reason: why }) as const;
+const TRACING = NOT_NEEDED('tracing is not supported');
+
+function keys(names: readonly string[], rest: Omit<IngressNginxConfigKey, 'name'>): IngressNginxConfigKey[] {
+  return names.map((name) => ({ name, ...rest }));
+}
+
+/** Every key of ingress-nginx's ConfigMap, sorted by name. */
+export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
+  [
+    ...keys(ANNOTATION_DEFAULT_KEYS, { applied: 'live' }),
+    ...keys(['worker-processes', 'max-worker-connections', 'worker-shutdown-timeout', 'error-log-level'], {
+      applied: 'reload',
+    }),
+    ...keys(['upstream-keepalive-connections', 'upstream-keepalive-timeout', 'upstream-keepalive-requests'], {
+      applied: 'reload',
+    }),
+    {
+      name: 'proxy-body-size',
+      applied: 'reload',
+      difference:
+        'the default of routes without the annotation; nginx takes it from nginx.conf (client_max_body_size)',
+    },
+    {
+      name: 'disable-access-log',
+      applied: 'reload',
+      difference: 'turns the access log of every request off or on; the log format is our own',
+    },
+    {
+      name: 'allow-snippet-annotations',
+      applied: 'live',
+      difference:
+        '"false" is the only value (and the default, ingress-nginx\'s is "true"): snippets are never served',
+    },
+    ...keys(['main-snippet', 'http-snippet', 'server-snippet', 'stream-snippet', 'location-snippet'], {
+      unsupported: RAW_CONFIG,
+    }),
+    ...keys(['modsecurity-snippet', 'global-auth-snippet', 'lua-shared-dicts', 'plugins'], {
+      unsupported: RAW_CONFIG,
+    }),
+    ...keys(['whitelist-source-range', 'block-cidrs', 'block-user-agents', 'block-referers'], {
+      unsupported: PROTECTION('filters clients'),
+    }),
+    ...keys(
+      [
+        'global-auth-url',
+        'global-auth-method',
+        'global-auth-signin',
+        'global-auth-signin-redirect-param',
+        'global-auth-response-headers',
+        'global-auth-request-redirect',
+        'global-auth-cache-key',
+        'global-auth-cache-duration',
+        'no-auth-locations',
+      ],
+      { unsupported: PROTECTION('authenticates clients') },
+    ),
+    ...keys(['enable-modsecurity', 'enable-owasp-modsecurity-crs'], {
+      unsupported: PROTECTION('filters requests through a web application firewall'),
+      sameAs: ['false'],
+    }),
+    { name: 'hsts', unsupported: PROTECTION('tells browsers to use HTTPS only (HSTS)'), sameAs: ['false'] },
+    ...keys(['hsts-include-subdomains', 'hsts-max-age', 'hsts-preload'], {
+      unsupported: PROTECTION('tells browsers to use HTTPS only (HSTS)'),
+    }),
+    ...keys(['limit-rate', 'limit-rate-after'], {
+      unsupported: PROTECTION('limits what a client may receive'),
+      sameAs: ['0'],
+    }),
+    ...keys(['ssl-protocols', 'ssl-ciphers', 'ssl-ecdh-curve', 'ssl-dh-param', 'ssl-reject-handshake'], {
+      unsupported: PROTECTION('chooses the TLS a client may use'),
+    }),
+    ...keys(
+      [
+        'global-rate-limit-memcached-host',
+        'global-rate-limit-memcached-port',
+        'global-rate-limit-memcached-connect-timeout',
+        'global-rate-limit-memcached-max-idle-timeout',
+        'global-rate-limit-memcached-pool-size',
+        'global-rate-limit-status-code',
+      ],
+      { unsupported: PROTECTION('limits what a client may send across replicas') },
+    ),
+    {
+      name: 'annotation-value-word-blocklist',
+      unsupported: NOT_NEEDED('annotation values never reach nginx.conf, so there is nothing to block'),
+    },
+    ...keys(['use-gzip', 'enable-brotli'], { unsupported: NOT_YET, sameAs: ['false'] }),
+    ...keys(['use-geoip', 'use-geoip2'], {
+      unsupported: NOT_NEEDED('GeoIP is not supported'),
+      sameAs: ['false'],
+    }),
+    ...keys(['enable-opentracing', 'enable-syslog'], { unsupported: TRACING, sameAs: ['false'] }),
+    ...keys(
+      [
+        'opentracing-operation-name',
+        'opentracing-location-operation-name',
+        'zipkin-collector-host',
+        'zipkin-collector-port',
+        'zipkin-service-name',
+        'zipkin-sample-rate',
+        'jaeger-collector-host',
+        'jaeger-collector-port',
+        'jaeger-endpoint',
+        'jaeger-service-name',
+        'jaeger-propagation-format',
+        'jaeger-sampler-type',
+        'jaeger-sampler-param',
+        'jaeger-sampler-host',
+        'jaeger-sampler-port',
+        'jaeger-trace-context-header-name',
+        'jaeger-debug-header',
+        'jaeger-baggage-header',
+        'jaeger-trace-baggage-header-prefix',
+        'datadog-collector-host',
+        'datadog-collector-port',
+        'datadog-service-name',
+        'datadog-environment',
+        'datadog-operation-name-override',
+        'datadog-priority-sampling',
+        'datadog-sample-rate',
+        'syslog-host',
+        'syslog-port',
+      ],
+      { unsupported: TRACING },
+    ),
+    ...keys(
+      [
+        'map-hash-bucket-size',
+        'server-name-hash-max-size',
+        'server-name-hash-bucket-size',
+        'proxy-headers-hash-max-size',
+        'proxy-headers-hash-bucket-size',
+        'variables-hash-bucket-size',
+        'variables-hash-max-size',
+      ],
+      { unsupported: NOT_NEEDED('nginx.conf holds no per-host maps or server names to size') },
+    ),
+    ...keys(
+      [
+        'add-headers',
+        'allow-backend-server-header',
+        'hide-headers',
+        'access-log-params',
+        'access-log-path',
+        'http-access-log-path',
+        'stream-access-log-path',
+        'enable-access-log-for-default-backend',
+        'error-log-path',
+        'client-header-buffer-size',
+        'client-header-timeout',
+        'client-body-buffer-size',
+        'client-body-timeout',
+        'disable-ipv6',
+        'disable-ipv6-dns',
+        'enable-underscores-in-headers',
+        'enable-ocsp',
+        'ignore-invalid-headers',
+        'retry-non-idempotent',
+        'http2-max-field-size',
+        'http2-max-header-size',
+        'http2-max-requests',
+        'http2-max-concurrent-streams',
+        'keep-alive',
+        'keep-alive-requests',
+        'large-client-header-buffers',
+        'log-format-escape-none',
+        'log-format-escape-json',
+        'log-format-upstream',
+        'log-format-stream',
+        'enable-multi-accept',
+        'max-worker-open-files',
+        'nginx-status-ipv4-whitelist',
+        'nginx-status-ipv6-whitelist',
+        'proxy-real-ip-cidr',
+        'proxy-set-headers',
+        'reuse-port',
+        'server-tokens',
+        'ssl-session-cache',
+        'ssl-session-cache-size',
+        'ssl-session-tickets',
+        'ssl-session-ticket-key',
+        'ssl-session-timeout',
+        'ssl-buffer-size',
+        'use-proxy-protocol',
+        'proxy-protocol-header-timeout',
+        'brotli-level',
+        'brotli-min-length',
+        'brotli-types',
+        'use-http2',
+        'gzip-level',
+        'gzip-types',
+        'worker-cpu-affinity',
+        'load-balance',
+        'upstream-keepalive-time',
+        'limit-conn-zone-variable',
+        'proxy-stream-timeout',
+        'proxy-stream-next-upstream',
+        'proxy-stream-next-upstream-timeout',
+        'proxy-stream-next-upstream-tries',
+        'proxy-stream-responses',
+        'bind-address',
+        'use-forwarded-headers',
+        'enable-real-ip',
+        'forwarded-for-header',
+        'compute-full-forwarded-for',
+        'proxy-add-original-uri-header',
+        'generate-request-id',
+        'custom-http-errors',
+        'proxy-buffers-number',
+        'proxy-buffer-size',
+        'proxy-cookie-path',
+        'proxy-cookie-domain',
+        'proxy-next-upstream',
+        'proxy-next-upstream-timeout',
+        'proxy-next-upstream-tries',
+        'proxy-redirect-from',
+        'proxy-request-buffering',
+        'skip-access-log-urls',
+        'http-redirect-code',
+        'proxy-buffering',
+        'limit-req-status-code',
+        'limit-conn-status-code',
+        'no-tls-redirect-locations',
+        'proxy-ssl-location-only',
+        'default-type',
+        'service-upstream',
+        'debug-connections',
+      ],
+      { unsupported: NOT_YET },
+    ),
+  ] satisfies IngressNginxConfigKey[] as IngressNginxConfigKey[]
+).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+
+const BY_NAME = new Map(INGRESS_NGINX_CONFIGMAP_KEYS.map((key) => [key.name, key]));
+
+/** The nginx.conf settings a ConfigMap sets (names as nginx-template's RenderOptions). */
+export interface ConfigMapNginxSettings {
+  workerProcesses?: number | 'auto';
+  workerConnections?: number;
+  workerShutdownTimeoutSeconds?: number;
+  errorLogLevel?: 'debug' | 'info' | 'notice' | 'warn' | 'error' | 'crit';
+  /** `0` (no limit) or a size such as `8m`. */
+  proxyBodySize?: string;
+  accessLog?: boolean;
+  upstreamKeepalive?: { connections?: number; timeoutSeconds?: number; requests?: number };
+}
+
+/** What a controller ConfigMap sets. */
+export interface ControllerConfigMapSettings {
+  /** Live: the defaults of the same-named annotations. */
+  annotationDefaults: AnnotationDefaults;
+  /** Reload: settings nginx takes from nginx.conf only. */
+  nginx: ConfigMapNginxSettings;
+}
+
+/** A key that could not be applied, as said on the ConfigMap. */
+export interface ConfigMapProblem {
+  /** `data["key"]`. */
+  field: string;
+  message: string;
+  severity: 'error' | 'warning';
+  value?: string;
+}
+
+/** The result of parseControllerConfigMap. */
+export interface ControllerConfigMapParse {
+  settings: ControllerConfigMapSettings;
+  /** The valid value of every applied key, to give the next parse as `previous`. */
+  values: Readonly<Record<string, string>>;
+  problems: ConfigMapProblem[];
+}
+
+const LOG_LEVELS = ['debug', 'info', 'notice', 'warn', 'error', 'crit'] as const;
+const SIZE = /^(0|[1-9][0-9]{0,9}[kKmMgG]?)$/;
+
+function wholeNumber(value: string, min: number, max: number): number | string {
+  const number = /^[0-9]{1,10}$/.test(value) ? Number(value) : Number.NaN;
+  return number >= min && number <= max ? number : `must be a whole number from ${min} to ${max}`;
+}
+
+/** Seconds as ingress-nginx writes them: `240s`, `240` or `4m`. */
+function seconds(value: string, max: number): number | string {
+  const match = /^([0-9]{1,7})(s|m|h)?$/.exec(value);
+  const total = match === null ? Number.NaN : Number(match[1]) * { s: 1, m: 60, h: 3600 }[match[2] ?? 's']!;
+  return total >= 0 && total <= max ? total : `must be seconds such as 240s or 4m, at most ${max} s`;
+}
+
+/** How each reload key is read into ConfigMapNginxSettings: the reason it is invalid, or undefined. */
+const NGINX_KEYS: Readonly<
+  Record<string, (value: string, into: ConfigMapNginxSettings) => string | undefined>
+> = {
+  'worker-processes': (value, into) => {
+    if (value === 'auto') into.workerProcesses = 'auto';
+    else {
+      const count = wholeNumber(value, 1, 1024);
+      if (typeof count === 'string') return `${count}, or "auto"`;
+      into.workerProcesses = count;
+    }
+    return undefined;
+  },
+  'max-worker-connections': (value, into) => {
+    // ingress-nginx: 0 means its default (16384 here too).
+    const count = wholeNumber(value, 0, 65535);
+    if (typeof count === 'string') return count;
+    if (count > 0) into.workerConnections = count;
+    return undefined;
+  },
+  'worker-shutdown-timeout': (value, into) => {
+    const total = seconds(value, 86400);
+    if (typeof total === 'string') return total;
+    into.workerShutdownTimeoutSeconds = total;
+    return undefined;
+  },
+  'error-log-level': (value, into) => {
+    if (!(LOG_LEVELS as readonly string[]).includes(value)) return `must be one of ${LOG_LEVELS.join(', ')}`;
+    into.errorLogLevel = value as ConfigMapNginxSettings['errorLogLevel'];
+    return undefined;
+  },
+  'proxy-body-size': (value, into) => {
+    if (!SIZE.test(value)) return 'must be 0 or a size such as 8m, 512k or 1g';
+    into.proxyBodySize = value;
+    return undefined;
+  },
+  'disable-access-log': (value, into) => {
+    if (value !== 'true' && value !== 'false') return 'must be "true" or "false"';
+    into.accessLog = value === 'false';
+    return undefined;
+  },
+  'upstream-keepalive-connections': (value, into) => {
+    const count = wholeNumber(value, 0, 100_000);
+    if (typeof count === 'string') return count;
+    into.upstreamKeepalive = { ...into.upstreamKeepalive, connections: count };
+    return undefined;
+  },
+  'upstream-keepalive-timeout': (value, into) => {
+    const total = seconds(value, 86400);
+    if (typeof total === 'string') return total;
+    into.upstreamKeepalive = { ...into.upstreamKeepalive, timeoutSeconds: total };
+    return undefined;
+  },
+  'upstream-keepalive-requests': (value, into) => {
+    const count = wholeNumber(value, 1, 10_000_000);
+    if (typeof count === 'string') return count;
+    into.upstreamKeepalive = { ...into.upstreamKeepalive, requests: count };
+    return undefined;
+  },
+};
+
+/**
+ * Reads a controller ConfigMap's `data`. A valid key is applied; an invalid value of a key we
+ * apply is an error and the key keeps its value from `previous` (the last good one), or the
+ * default; any other key is reported as its catalogue entry says. Never throws.
+ */
+export function parseControllerConfigMap(
+  data: unknown,
+  previous: Readonly<Record<string, string>> = {},
+): ControllerConfigMapParse {
+  const settings: ControllerConfigMapSettings = { annotationDefaults: {}, nginx: {} };
+  const values: Record<string, string> = {};
+  const problems: ConfigMapProblem[] = [];
+  const record = typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};
+  const apply = (name: string, value: string): string | undefined => {
+    if ((ANNOTATION_DEFAULT_KEYS as readonly string[]).includes(name))
+      return parseAnnotationDefault(
+        name as (typeof ANNOTATION_DEFAULT_KEYS)[number],
+        value,
+        settings.annotationDefaults,
+      );
+    if (name === 'allow-snippet-annotations')
+      return value === 'false' ? undefined : 'must be "false": snippets are never served';
+    return NGINX_KEYS[name]!(value, settings.nginx);
+  };
+  for (const name of Object.keys(record).sort()) {
+    const value: unknown = (record as Record<string, unknown>)[name];
+    const field = `data[${JSON.stringify(name)}]`;
+    const key = BY_NAME.get(name);
+    if (typeof value !== 'string') {
+      problems.push({ field, message: 'must be a string', severity: 'error' });
+      continue;
+    }
+    if (key === undefined) {
+      problems.push({
+        field,
+        message: `"${name}" is not a key of ingress-nginx's ConfigMap and is ignored`,
+        severity: 'warning',
+        value,
+      });
+      continue;
+    }
+    if (key.applied === undefined) {
+      if (key.sameAs?.includes(value.toLowerCase())) continue;
+      const { severity, reason } = key.unsupported!;
+      problems.push({ field, message: `"${name}" is not applied: ${reason}`, severity, value });
+      continue;
+    }
+    // eslint-disable-next-line no-control-regex -- newlines and NUL are the classic injection
+    const reason = /[\u0000-\u001f\u007f]/.test(value)
+      ? 'must not hold control characters'
+      : apply(name, value);
+    if (reason === undefined) {
+      values[name] = value;
+      continue;
+    }
+    const kept = previous[name];
+    problems.push({
+      field,
+      message: `"${name}" ${reason}; ${kept === undefined ? 'the default' : `the last valid value ${JSON.stringify(kept)}`} stays`,
+      severity: 'error',
+      value,
+    });
+    if (kept !== undefined && apply(name, kept) === undefined) values[name] = kept;
+  }
+  return { settings, values, problems };
+}
