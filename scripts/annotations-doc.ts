@@ -15,6 +15,7 @@ import {
   type IngressNginxAnnotation,
   type IngressNginxConfigKey,
 } from '@ingresskit/ingress-routes';
+import { INGRESS_NGINX_FLAGS } from '../apps/controller/src/ingress-nginx-flags.js';
 
 /** Where the generated page lives, from the repository root. */
 export const ANNOTATIONS_DOC_PATH = 'docs/annotations.md';
@@ -87,7 +88,7 @@ export async function renderAnnotationsDoc(): Promise<string> {
   for (const [group, rows] of groups) {
     lines.push(`## ${group}`, '', '| Annotation | Status | Notes |', '| --- | --- | --- |', ...rows, '');
   }
-  lines.push(...configMapSection());
+  lines.push(...configMapSection(), ...flagsSection());
   const file = fileURLToPath(new URL(`../${ANNOTATIONS_DOC_PATH}`, import.meta.url));
   const options = (await prettier.resolveConfig(file)) ?? {};
   return prettier.format(lines.join('\n'), { ...options, filepath: file });
@@ -136,6 +137,34 @@ function configMapSection(): string[] {
     ...keys.map(
       (key) => `| \`${key.name}\` | ${configKeyStatusOf(key)} | ${escapeCell(configKeyNote(key))} |`,
     ),
+    '',
+  ];
+}
+
+/** The section on ingress-nginx's controller flags. */
+function flagsSection(): string[] {
+  const taken = INGRESS_NGINX_FLAGS.filter((flag) => flag.supported !== undefined).length;
+  return [
+    '# ingress-nginx flags',
+    '',
+    "Every flag of ingress-nginx's controller, and what `ingresskit run` does with it. A flag it does",
+    'not take makes it exit with an error naming the flag (code 2), so a copied command line never',
+    'starts with a setting silently dropped. `ingresskit run --help` lists its own flags, some of',
+    'which ingress-nginx does not have.',
+    '',
+    `${INGRESS_NGINX_FLAGS.length} flags: ${taken} taken, ${INGRESS_NGINX_FLAGS.length - taken} not.`,
+    '',
+    '| Flag | Status | Notes |',
+    '| --- | --- | --- |',
+    ...INGRESS_NGINX_FLAGS.map((flag) => {
+      const status =
+        flag.supported === undefined
+          ? 'not taken'
+          : flag.supported === ''
+            ? 'supported'
+            : 'supported with differences';
+      return `| \`--${flag.name}\` | ${status} | ${escapeCell(flag.supported ?? flag.unsupported ?? '')} |`;
+    }),
     '',
   ];
 }

@@ -29,6 +29,8 @@ export interface ControllerConfig {
   /** Syncs per second; 0 for no limit. */
   syncRateLimit: number;
   defaultBackend: ServiceReference | undefined;
+  /** `--annotations-prefix`: the prefix of the ingress-nginx annotations read. */
+  annotationPrefix: string;
   /** `--configmap`: `namespace/name` of the controller ConfigMap, or undefined. */
   configMap: string | undefined;
   /** Ingresses of several namespaces may share a host (ingress-nginx's behaviour). */
@@ -102,6 +104,15 @@ export function resolveControllerConfig(
       );
     }
   }
+  const annotationPrefix = flags['annotations-prefix'];
+  if (
+    !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(annotationPrefix) ||
+    annotationPrefix.length > 253
+  ) {
+    throw new FlagError(
+      `--annotations-prefix must be a DNS subdomain such as nginx.ingress.kubernetes.io, not ${JSON.stringify(annotationPrefix)}`,
+    );
+  }
   const configMap = flags.configmap;
   if (
     configMap !== '' &&
@@ -149,6 +160,7 @@ export function resolveControllerConfig(
     reportNodeInternalIp: flags['report-node-internal-ip-address'],
     syncRateLimit: flags['sync-rate-limit'],
     defaultBackend,
+    annotationPrefix,
     configMap: configMap === '' ? undefined : configMap,
     allowCrossNamespaceHosts: flags['allow-cross-namespace-hosts'],
     maxPathsPerIngress: flags['max-paths-per-ingress'],
@@ -223,6 +235,11 @@ export function parseServiceReference(value: string): ServiceReference | undefin
   if (!match) return undefined;
   const port = match[3] === undefined ? 80 : /^\d+$/.test(match[3]) ? Number(match[3]) : match[3];
   return { namespace: match[1]!, name: match[2]!, port };
+}
+
+/** The annotations (under `prefix`) whose value names a Secret the store must keep for an Ingress. */
+export function secretAnnotationsOf(prefix: string): string[] {
+  return ['auth-secret', 'auth-tls-secret', 'proxy-ssl-secret'].map((name) => `${prefix}/${name}`);
 }
 
 /** The kinds the store of a controller with this config mirrors. */

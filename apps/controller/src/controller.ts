@@ -25,7 +25,7 @@ import { resolveStatusAddresses } from '@ingresskit/status-sync';
 import { ChecksumGate, type ChecksumVerdict } from './checksum-gate.js';
 import { startAdmissionServer, type AdmissionServer } from './admission-server.js';
 import { viewOfSnapshot, type ClusterView } from './cluster-view.js';
-import { storeKindsOf, type ControllerConfig } from './config.js';
+import { secretAnnotationsOf, storeKindsOf, type ControllerConfig } from './config.js';
 import {
   ChecksumMismatchError,
   DataPlanePushError,
@@ -282,6 +282,7 @@ export class Controller {
     const store = createStore(this.#deps.kubeConfig, {
       namespaces: config.watchNamespaces,
       kinds: storeKindsOf(this.config),
+      secretAnnotations: secretAnnotationsOf(config.annotationPrefix),
     });
     this.#store = store;
     store.on('change', (event) => {
@@ -321,6 +322,7 @@ export class Controller {
         view: () => viewOfSnapshot(store.snapshot()),
         classConfig: config.classConfig,
         maxPathsPerIngress: config.maxPathsPerIngress,
+        annotationPrefix: config.annotationPrefix,
         hostOwnershipProblems: (object, hostnames) => this.routing.hostOwnershipProblems(object, hostnames),
         now: () => Date.now(),
         logger: this.#logger,

@@ -114,6 +114,11 @@ const flagSpecs = {
     description:
       'Most nginx reloads per second (only listeners and new directive profiles reload); route, certificate and endpoint changes are pushed to nginx at once without a reload. 0 means no limit.',
   },
+  'annotations-prefix': {
+    type: 'string',
+    default: 'nginx.ingress.kubernetes.io',
+    description: 'Prefix of the ingress-nginx annotations this controller reads, as in ingress-nginx.',
+  },
   configmap: {
     type: 'string',
     default: '',
@@ -274,6 +279,7 @@ export const runFlagNames: readonly FlagName[] = [
   'pod-namespace',
   'report-node-internal-ip-address',
   'sync-rate-limit',
+  'annotations-prefix',
   'configmap',
   'default-backend-service',
   'allow-cross-namespace-hosts',

@@ -559,6 +559,7 @@ export function routingOptionsOf(
     | 'backendAddressPolicy'
     | 'maxPathsPerIngress'
     | 'maxPathsPerNamespace'
+    | 'annotationPrefix'
     | 'httpPort'
     | 'httpsPort'
     | 'healthzPort'
@@ -574,6 +575,7 @@ export function routingOptionsOf(
     backendAddressPolicy: { ...config.backendAddressPolicy, ownPorts: ownPortsOf(config) },
     maxPathsPerIngress: config.maxPathsPerIngress,
     maxPathsPerNamespace: config.maxPathsPerNamespace,
+    annotationPrefix: config.annotationPrefix,
     listeners,
     now,
   };

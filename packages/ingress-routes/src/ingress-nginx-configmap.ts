@@ -1,5 +1,6 @@
 /**
- * ingress-nginx's controller ConfigMap: every key it documents (v1.15), what we do with each, and
+ * ingress-nginx's controller ConfigMap: every key it documents (v1.15, and the tracing and global
+ * rate-limit keys of earlier versions), what we do with each, and
  * the parser of the ones we apply. Like the annotation catalogue, the list is data, so
  * docs/annotations.md is generated from it and cannot drift.
  *
@@ -62,8 +63,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
     {
       name: 'allow-snippet-annotations',
       applied: 'live',
-      difference:
-        '"false" is the only value (and the default, ingress-nginx\'s is "true"): snippets are never served',
+      difference: '"false" (the default) is the only value: snippets are never served',
     },
     ...keys(['main-snippet', 'http-snippet', 'server-snippet', 'stream-snippet', 'location-snippet'], {
       unsupported: RAW_CONFIG,
@@ -71,9 +71,18 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
     ...keys(['modsecurity-snippet', 'global-auth-snippet', 'lua-shared-dicts', 'plugins'], {
       unsupported: RAW_CONFIG,
     }),
-    ...keys(['whitelist-source-range', 'block-cidrs', 'block-user-agents', 'block-referers'], {
-      unsupported: PROTECTION('filters clients'),
-    }),
+    ...keys(
+      [
+        'whitelist-source-range',
+        'denylist-source-range',
+        'block-cidrs',
+        'block-user-agents',
+        'block-referers',
+      ],
+      {
+        unsupported: PROTECTION('filters clients'),
+      },
+    ),
     ...keys(
       [
         'global-auth-url',
@@ -123,7 +132,45 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       unsupported: NOT_NEEDED('GeoIP is not supported'),
       sameAs: ['false'],
     }),
-    ...keys(['enable-opentracing', 'enable-syslog'], { unsupported: TRACING, sameAs: ['false'] }),
+    ...keys(['enable-opentracing', 'enable-opentelemetry', 'enable-syslog'], {
+      unsupported: TRACING,
+      sameAs: ['false'],
+    }),
+    ...keys(
+      [
+        'opentelemetry-config',
+        'opentelemetry-operation-name',
+        'opentelemetry-trust-incoming-span',
+        'otel-max-export-batch-size',
+        'otel-max-queuesize',
+        'otel-sampler',
+        'otel-sampler-parent-based',
+        'otel-sampler-ratio',
+        'otel-schedule-delay-millis',
+        'otel-service-name',
+        'otlp-collector-host',
+        'otlp-collector-port',
+      ],
+      { unsupported: TRACING },
+    ),
+    {
+      name: 'allow-cross-namespace-resources',
+      unsupported: NOT_NEEDED('annotations never name objects of other namespaces here'),
+      sameAs: ['false'],
+    },
+    {
+      name: 'strict-validate-path-type',
+      unsupported: NOT_NEEDED('paths are always checked against their pathType here'),
+      sameAs: ['true'],
+    },
+    {
+      name: 'annotations-risk-level',
+      unsupported: NOT_NEEDED('no annotation writes nginx.conf here, so none is risky'),
+    },
+    ...keys(['relative-redirects', 'enable-aio-write', 'enable-serial-reloads'], {
+      unsupported: NOT_YET,
+      sameAs: ['false'],
+    }),
     ...keys(
       [
         'opentracing-operation-name',
@@ -223,6 +270,13 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'use-http2',
         'gzip-level',
         'gzip-types',
+        'gzip-disable',
+        'gzip-min-length',
+        'global-allowed-response-headers',
+        'grpc-buffer-size-kb',
+        'proxy-busy-buffers-size',
+        'forwarded-for-proxy-protocol-header',
+        'geoip2-autoreload-in-minutes',
         'worker-cpu-affinity',
         'load-balance',
         'upstream-keepalive-time',

@@ -1,0 +1,128 @@
+/**
+ * Every flag of ingress-nginx's controller (v1.15) and what `ingresskit run` does with it, as
+ * data: docs/annotations.md is generated from it, and a test checks that each flag said to be
+ * supported is one of ours. An ingress-nginx flag we do not take makes `ingresskit run` exit with
+ * an error naming it, so a copied command line never starts with a setting silently dropped.
+ */
+
+/** One flag of ingress-nginx's controller. */
+export interface IngressNginxFlag {
+  name: string;
+  /** Present when `ingresskit run` takes the flag: how it differs, or '' when it does not. */
+  supported?: string;
+  /** Present when it does not: why, or what to use instead. */
+  unsupported?: string;
+}
+
+const supported = (name: string, difference = ''): IngressNginxFlag => ({ name, supported: difference });
+const unsupported = (reason: string, ...names: string[]): IngressNginxFlag[] =>
+  names.map((name) => ({ name, unsupported: reason }));
+
+/** The flags, sorted by name. */
+export const INGRESS_NGINX_FLAGS: readonly IngressNginxFlag[] = [
+  supported('annotations-prefix'),
+  supported('configmap', 'docs: the ConfigMap keys below'),
+  supported('controller-class'),
+  supported(
+    'default-backend-service',
+    'NAMESPACE/NAME[:PORT]: a port may be named; ingress-nginx takes the first port of the Service',
+  ),
+  supported('election-id'),
+  supported('election-ttl'),
+  supported('healthz-port', 'serves /healthz, /metrics and /explain'),
+  supported('http-port'),
+  supported('https-port'),
+  supported('ingress-class'),
+  supported('ingress-class-by-name'),
+  supported('kubeconfig'),
+  supported('publish-service'),
+  supported('publish-status-address'),
+  supported('report-node-internal-ip-address'),
+  supported(
+    'status-port',
+    "accepted and ignored: nginx's configuration endpoint is a unix socket no route can reach",
+  ),
+  supported(
+    'sync-rate-limit',
+    'limits nginx reloads only: route, certificate and endpoint changes are pushed without one',
+  ),
+  supported('update-status'),
+  supported('update-status-on-shutdown'),
+  supported('validating-webhook'),
+  supported('validating-webhook-certificate'),
+  supported('validating-webhook-key'),
+  supported('watch-ingress-without-class'),
+  supported('watch-namespace', 'takes a comma-separated list of namespaces'),
+  ...unsupported(
+    'not supported yet',
+    'default-ssl-certificate',
+    'enable-ssl-passthrough',
+    'ssl-passthrough-proxy-port',
+  ),
+  ...unsupported(
+    'not supported yet',
+    'tcp-services-configmap',
+    'udp-services-configmap',
+    'watch-namespace-selector',
+  ),
+  ...unsupported(
+    'not supported yet',
+    'shutdown-grace-period',
+    'post-shutdown-grace-period',
+    'disable-catch-all',
+  ),
+  ...unsupported(
+    'not supported yet',
+    'enable-topology-aware-routing',
+    'report-status-classes',
+    'status-update-interval',
+  ),
+  ...unsupported(
+    'not supported yet',
+    'disable-leader-election',
+    'disable-sync-events',
+    'enable-ssl-chain-completion',
+  ),
+  ...unsupported('not supported yet', 'health-check-path', 'health-check-timeout', 'healthz-host'),
+  {
+    name: 'disable-svc-external-name',
+    unsupported:
+      'ExternalName Services are refused unless --allow-external-name-services (ingress-nginx serves them unless this flag)',
+  },
+  ...unsupported('use --kubeconfig', 'apiserver-host', 'certificate-authority'),
+  ...unsupported(
+    'not needed: annotation values are always checked and never reach nginx.conf',
+    'enable-annotation-validation',
+    'deep-inspect',
+  ),
+  ...unsupported(
+    'not needed: a new nginx.conf is always tested whole',
+    'disable-full-test',
+    'dynamic-configuration-retries',
+  ),
+  ...unsupported(
+    'not needed: metrics are always on, under ingresskit_ names',
+    'enable-metrics',
+    'metrics-per-host',
+    'metrics-per-undefined-host',
+    'exclude-socket-metrics',
+    'monitor-max-batch-size',
+    'bucket-factor',
+    'max-buckets',
+    'length-buckets',
+    'size-buckets',
+    'time-buckets',
+  ),
+  ...unsupported(
+    'not supported: GeoIP is not',
+    'maxmind-edition-ids',
+    'maxmind-license-key',
+    'maxmind-mirror',
+    'maxmind-retries-count',
+    'maxmind-retries-timeout',
+  ),
+  ...unsupported('not supported', 'profiler-port', 'profiling', 'internal-logger-address', 'stream-port'),
+  ...unsupported('not supported: objects are never resynced, only watched', 'sync-period'),
+  ...unsupported('ingresskit --version and ingresskit version print it', 'version'),
+  ...unsupported('not supported: the default server is not a separate server', 'default-server-port'),
+].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
