@@ -6,8 +6,7 @@
  * shares one nginx and so one address, and two Gateways listening on port 80 without hostnames
  * would conflict; each scenario's Gateway listens on hostnames of its own.
  */
-import { readFileSync } from 'node:fs';
-import { CustomObjectsApi, NetworkingV1Api } from '@kubernetes/client-node';
+import { NetworkingV1Api } from '@kubernetes/client-node';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,247 +15,46 @@ import { resolveControllerConfig } from '../src/config.js';
 import type { Controller } from '../src/controller.js';
 import type { DemoBackend } from '../src/demo-backends.js';
 import { defaultFlags } from '../src/flags.js';
-import { probe, type ProbeResponse } from '../src/http-probe.js';
+import { probe } from '../src/http-probe.js';
+import {
+  api,
+  answer,
+  APP,
+  applyGatewayAndRoute,
+  backendRef,
+  backends,
+  condition,
+  CONTROLLER_NAME,
+  controller,
+  expectAnswers,
+  expectRouteConditions,
+  gateway,
+  GROUP,
+  httpListener,
+  httpRoute,
+  INFRA,
+  parentStatus,
+  readGateway,
+  readRoute,
+  rule,
+  send,
+  server,
+  useGatewayApiCase,
+  WEB,
+  type Condition,
+} from './gateway-api.js';
 import {
   eventually,
   ingressClassManifest,
   ingressManifest,
   listEvents,
-  serviceManifests,
-  startBackends,
-  startController,
   presentedCertificate,
-  startLocalApiServer,
+  serviceManifests,
+  startController,
   tlsSecretManifest,
-  type LocalApiServer,
 } from './harness.js';
 
-const CONTROLLER_NAME = 'ingresskit.dev/gateway-controller';
-const GROUP = 'gateway.networking.k8s.io';
-const INFRA = 'gateway-conformance-infra';
-const WEB = 'gateway-conformance-web-backend';
-const APP = 'gateway-conformance-app-backend';
-
-interface Condition {
-  type: string;
-  status: string;
-  reason: string;
-  message?: string;
-  observedGeneration?: number;
-  lastTransitionTime?: string;
-}
-interface GatewayObject {
-  metadata: { generation?: number; resourceVersion?: string };
-  status?: {
-    addresses?: { type: string; value: string }[];
-    conditions?: Condition[];
-    listeners?: { name: string; attachedRoutes: number; conditions: Condition[] }[];
-  };
-}
-interface RouteObject {
-  metadata: { generation?: number; resourceVersion?: string };
-  status?: {
-    parents?: {
-      parentRef: { name: string; namespace?: string };
-      controllerName: string;
-      conditions: Condition[];
-    }[];
-  };
-}
-
-let server: LocalApiServer;
-let controller: Controller;
-let backends: Map<string, DemoBackend>;
-
-function crd(file: string): string {
-  return readFileSync(new URL(`../../../testdata/gateway-api-v1.6.1/${file}`, import.meta.url), 'utf8');
-}
-
-function api(): CustomObjectsApi {
-  return server.kubeConfig().makeApiClient(CustomObjectsApi);
-}
-
-async function readGateway(namespace: string, name: string): Promise<GatewayObject> {
-  return (await api().getNamespacedCustomObject({
-    group: GROUP,
-    version: 'v1',
-    plural: 'gateways',
-    namespace,
-    name,
-  })) as GatewayObject;
-}
-
-async function readRoute(namespace: string, name: string): Promise<RouteObject> {
-  return (await api().getNamespacedCustomObject({
-    group: GROUP,
-    version: 'v1',
-    plural: 'httproutes',
-    namespace,
-    name,
-  })) as RouteObject;
-}
-
-function condition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
-  return conditions?.find((entry) => entry.type === type);
-}
-
-/** Our parent status entry of a route for the Gateway `name`. */
-async function parentStatus(namespace: string, route: string, gateway: string) {
-  const object = await readRoute(namespace, route);
-  const parent = object.status?.parents?.find(
-    (entry) => entry.controllerName === CONTROLLER_NAME && entry.parentRef.name === gateway,
-  );
-  if (parent === undefined)
-    throw new Error(`HTTPRoute ${namespace}/${route} has no status for ${gateway} yet`);
-  return { generation: object.metadata.generation, conditions: parent.conditions };
-}
-
-/** Waits until the route's parent status has these condition reasons (type → `status/reason`). */
-async function expectRouteConditions(
-  namespace: string,
-  route: string,
-  gateway: string,
-  expected: Record<string, string>,
-): Promise<void> {
-  await eventually(async () => {
-    const { generation, conditions } = await parentStatus(namespace, route, gateway);
-    for (const [type, value] of Object.entries(expected)) {
-      const found = condition(conditions, type);
-      expect({ type, value: `${found?.status}/${found?.reason}` }).toEqual({ type, value });
-      expect(found?.observedGeneration).toBe(generation);
-      expect(found?.lastTransitionTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    }
-  });
-}
-
-function gateway(
-  name: string,
-  listeners: Record<string, unknown>[],
-  namespace = INFRA,
-): Record<string, unknown> {
-  return {
-    apiVersion: `${GROUP}/v1`,
-    kind: 'Gateway',
-    metadata: { name, namespace },
-    spec: { gatewayClassName: 'ingresskit', listeners },
-  };
-}
-
-function httpListener(name: string, hostname?: string, allowedRoutes?: unknown): Record<string, unknown> {
-  return {
-    name,
-    port: 80,
-    protocol: 'HTTP',
-    ...(hostname === undefined ? {} : { hostname }),
-    ...(allowedRoutes === undefined ? {} : { allowedRoutes }),
-  };
-}
-
-function httpRoute(
-  name: string,
-  spec: { parentRefs: Record<string, unknown>[]; hostnames?: string[]; rules: Record<string, unknown>[] },
-  namespace = INFRA,
-): Record<string, unknown> {
-  return { apiVersion: `${GROUP}/v1`, kind: 'HTTPRoute', metadata: { name, namespace }, spec };
-}
-
-/** Applies a Gateway `name` with one HTTP listener for `hostname`, and an HTTPRoute on it. */
-async function applyGatewayAndRoute(
-  name: string,
-  hostname: string,
-  route: string,
-  rules: Record<string, unknown>[],
-): Promise<void> {
-  await server.apply([
-    gateway(name, [httpListener('http', hostname)]),
-    httpRoute(route, { parentRefs: [{ name }], rules }),
-  ]);
-}
-
-/** A rule sending the requests any of `matches` matches (all, without any) to one backend. */
-function rule(backend: string, ...matches: Record<string, unknown>[]): Record<string, unknown> {
-  return { ...(matches.length === 0 ? {} : { matches }), backendRefs: [backendRef(backend)] };
-}
-
-function backendRef(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { name, port: 80, ...extra };
-}
-
-function send(
-  host: string,
-  path = '/',
-  headers?: Record<string, string>,
-  tls = false,
-): Promise<ProbeResponse> {
-  return probe({
-    port: tls ? controller.config.httpsPort : controller.config.httpPort,
-    host,
-    path,
-    tls,
-    ...(headers === undefined ? {} : { headers }),
-  });
-}
-
-/** Which backend answered (the name before the colon), or the status when not 200. */
-async function answer(host: string, path = '/', headers?: Record<string, string>): Promise<string> {
-  const response = await send(host, path, headers);
-  return response.status === 200 ? (response.body.split(':')[0] ?? '') : String(response.status);
-}
-
-/** Waits until every request answers as expected: `[host, path, expected, headers?]`. */
-async function expectAnswers(cases: [string, string, string, Record<string, string>?][]): Promise<void> {
-  await eventually(async () => {
-    const actual = await Promise.all(cases.map(([host, path, , headers]) => answer(host, path, headers)));
-    expect(cases.map(([host, path], index) => `${host}${path} → ${actual[index]}`)).toEqual(
-      cases.map(([host, path, expected]) => `${host}${path} → ${expected}`),
-    );
-  });
-}
-
-beforeAll(async () => {
-  backends = await startBackends(
-    'infra-backend-v1',
-    'infra-backend-v2',
-    'infra-backend-v3',
-    'web-backend',
-    'shop',
-  );
-  server = await startLocalApiServer({ port: 0 });
-  for (const file of ['gatewayclasses.yaml', 'gateways.yaml', 'httproutes.yaml', 'referencegrants.yaml'])
-    await server.apply(crd(file));
-  await server.apply([
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ingresskit' } },
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: INFRA } },
-    {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name: WEB, labels: { 'gateway-conformance': 'backend' } },
-    },
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: APP } },
-    {
-      apiVersion: `${GROUP}/v1`,
-      kind: 'GatewayClass',
-      metadata: { name: 'ingresskit' },
-      spec: { controllerName: CONTROLLER_NAME },
-    },
-    ...['infra-backend-v1', 'infra-backend-v2', 'infra-backend-v3'].flatMap((name) =>
-      serviceManifests(name, [backends.get(name)!], INFRA),
-    ),
-    ...serviceManifests('web-backend', [backends.get('web-backend')!], WEB),
-    ...serviceManifests('app-backend', [backends.get('web-backend')!], APP),
-  ]);
-  controller = await startController(server, {
-    gatewayControllerName: CONTROLLER_NAME,
-    podName: 'gateway-api',
-  });
-  await eventually(() => expect(controller.isLeader()).toBe(true));
-});
-
-afterAll(async () => {
-  await controller?.stop();
-  await server?.stop();
-  for (const running of backends?.values() ?? []) await running.stop();
-});
+useGatewayApiCase();
 
 describe('GatewayClass', () => {
   it('is accepted and lists the features this controller serves, as the conformance suite reads them', async () => {
