@@ -10,6 +10,7 @@ import {
   applyGatewayAndRoute,
   backendRef,
   backends,
+  controller,
   expectAnswers,
   expectRouteConditions,
   gateway,
@@ -24,6 +25,7 @@ import {
   WEB,
 } from './gateway-api.js';
 import { eventually } from './harness.js';
+import { openWebSocket, startLongLivedBackend } from './long-lived.js';
 
 useGatewayApiCase();
 
@@ -477,5 +479,47 @@ describe('HTTPRouteServiceTypes', () => {
       ['service-types.test', '/manual-endpointslices', 'infra-backend-v1'],
       ['service-types.test', '/headless-manual-endpointslices', 'infra-backend-v1'],
     ]);
+  });
+});
+
+describe('HTTPRouteBackendProtocolWebSocket', () => {
+  it('carries a WebSocket to a Service port of appProtocol kubernetes.io/ws', async () => {
+    const backend = await startLongLivedBackend();
+    try {
+      await server.apply([
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 'websocket', namespace: INFRA },
+          spec: { ports: [{ name: 'ws', port: 8082, appProtocol: 'kubernetes.io/ws', targetPort: 3000 }] },
+        },
+        {
+          apiVersion: 'discovery.k8s.io/v1',
+          kind: 'EndpointSlice',
+          metadata: {
+            name: 'websocket-1',
+            namespace: INFRA,
+            labels: { 'kubernetes.io/service-name': 'websocket' },
+          },
+          addressType: 'IPv4',
+          endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+          ports: [{ name: 'ws', port: backend.port, appProtocol: 'kubernetes.io/ws' }],
+        },
+      ]);
+      await applyGatewayAndRoute('websocket', 'websocket.test', 'websocket', [
+        { backendRefs: [{ name: 'websocket', port: 8082 }] },
+      ]);
+      const socket = await eventually(() =>
+        openWebSocket(controller.config.httpPort, 'websocket.test', '/ws'),
+      );
+      try {
+        expect(await socket.exchange('hello')).toBe('echo: hello');
+        expect(await socket.exchange('again')).toBe('echo: again');
+      } finally {
+        socket.close();
+      }
+    } finally {
+      await backend.stop();
+    }
   });
 });
