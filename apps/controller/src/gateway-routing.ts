@@ -76,6 +76,12 @@ export const SUPPORTED_GATEWAY_FEATURES: readonly string[] = [
   'HTTPRouteRequestTimeout',
   'HTTPRouteBackendTimeout',
   'HTTPRouteCORS',
+  'HTTPRouteDestinationPortMatching',
+  'HTTPRouteBackendProtocolWebSocket',
+  'HTTPRouteNamedRouteRule',
+  'HTTPRoute303RedirectStatusCode',
+  'HTTPRoute307RedirectStatusCode',
+  'HTTPRoute308RedirectStatusCode',
 ];
 
 /** A translation of no Gateway API objects. */

@@ -523,3 +523,24 @@ describe('HTTPRouteBackendProtocolWebSocket', () => {
     }
   });
 });
+
+describe('HTTPRouteNamedRule', () => {
+  it('serves named and unnamed rules alike', async () => {
+    await applyGatewayAndRoute('named-rule', 'named-rule.test', 'named-rule', [
+      {
+        name: 'named-rule',
+        matches: [{ path: { type: 'PathPrefix', value: '/named' } }],
+        backendRefs: [backendRef('infra-backend-v1')],
+      },
+      {
+        matches: [{ path: { type: 'PathPrefix', value: '/unnamed' } }],
+        backendRefs: [backendRef('infra-backend-v2')],
+      },
+    ]);
+    await expectAnswers([
+      ['named-rule.test', '/named', 'infra-backend-v1'],
+      ['named-rule.test', '/unnamed', 'infra-backend-v2'],
+    ]);
+    await expectRouteConditions(INFRA, 'named-rule', 'named-rule', { Accepted: 'True/Accepted' });
+  });
+});
