@@ -29,48 +29,40 @@ import { openWebSocket, startLongLivedBackend } from './long-lived.js';
 
 useGatewayApiCase();
 
-describe('HTTPRouteInvalidNonExistentBackendRef', () => {
-  it('accepts the route, answers 500 and reports BackendNotFound', async () => {
-    await applyGatewayAndRoute('nonexistent-backend', 'nonexistent-backend.test', 'nonexistent-backend', [
-      { backendRefs: [backendRef('nonexistent')] },
-    ]);
-    await expectRouteConditions(INFRA, 'nonexistent-backend', 'nonexistent-backend', {
-      Accepted: 'True/Accepted',
-      ResolvedRefs: 'False/BackendNotFound',
-    });
-    await expectAnswers([['nonexistent-backend.test', '/', '500']]);
-  });
-});
+/** Upstream tests of one backendRef that cannot be served: the route is accepted, answers 500 and says why. */
+const UNSERVABLE_BACKENDS: [test: string, name: string, ref: Record<string, unknown>, reason: string][] = [
+  [
+    'HTTPRouteInvalidNonExistentBackendRef',
+    'nonexistent-backend',
+    backendRef('nonexistent'),
+    'BackendNotFound',
+  ],
+  [
+    'HTTPRouteInvalidBackendRefUnknownKind',
+    'unknown-kind',
+    backendRef('infra-backend-v1', { group: 'unknownkind.example.com', kind: 'NonExistent' }),
+    'InvalidKind',
+  ],
+  [
+    'HTTPRouteInvalidCrossNamespaceBackendRef',
+    'cross-backend',
+    backendRef('web-backend', { namespace: WEB }),
+    'RefNotPermitted',
+  ],
+];
 
-describe('HTTPRouteInvalidBackendRefUnknownKind', () => {
-  it('accepts the route, answers 500 and reports InvalidKind', async () => {
-    await applyGatewayAndRoute('unknown-kind', 'unknown-kind.test', 'unknown-kind', [
-      {
-        backendRefs: [
-          backendRef('infra-backend-v1', { group: 'unknownkind.example.com', kind: 'NonExistent' }),
-        ],
-      },
-    ]);
-    await expectRouteConditions(INFRA, 'unknown-kind', 'unknown-kind', {
-      Accepted: 'True/Accepted',
-      ResolvedRefs: 'False/InvalidKind',
+for (const [test, name, ref, reason] of UNSERVABLE_BACKENDS) {
+  describe(test, () => {
+    it(`accepts the route, answers 500 and reports ${reason}`, async () => {
+      await applyGatewayAndRoute(name, `${name}.test`, name, [{ backendRefs: [ref] }]);
+      await expectRouteConditions(INFRA, name, name, {
+        Accepted: 'True/Accepted',
+        ResolvedRefs: `False/${reason}`,
+      });
+      await expectAnswers([[`${name}.test`, '/', '500']]);
     });
-    await expectAnswers([['unknown-kind.test', '/v2', '500']]);
   });
-});
-
-describe('HTTPRouteInvalidCrossNamespaceBackendRef', () => {
-  it('answers 500 for a backend in another namespace without a ReferenceGrant, RefNotPermitted', async () => {
-    await applyGatewayAndRoute('cross-backend', 'cross-backend.test', 'cross-backend', [
-      { backendRefs: [backendRef('web-backend', { namespace: WEB })] },
-    ]);
-    await expectRouteConditions(INFRA, 'cross-backend', 'cross-backend', {
-      Accepted: 'True/Accepted',
-      ResolvedRefs: 'False/RefNotPermitted',
-    });
-    await expectAnswers([['cross-backend.test', '/', '500']]);
-  });
-});
+}
 
 /** Waits until no parent of the route is Accepted, and ours says why with `reason`. */
 async function expectNotAccepted(route: string, gatewayName: string, reason: string): Promise<void> {
