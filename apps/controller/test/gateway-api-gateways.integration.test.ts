@@ -10,9 +10,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  answer,
   api,
   APP,
   condition,
+  CONTROLLER_NAME,
   controller,
   expectAnswers,
   expectRouteConditions,
@@ -88,6 +90,16 @@ async function expectListeners(name: string, expected: ExpectedListener[]): Prom
     expect(actual).toEqual(expected);
     expect(listeners.map((listener) => listener.name).sort()).toEqual(expected.map((e) => e.name).sort());
     return object;
+  });
+}
+
+/** Waits until the Gateway's condition `type` is `Status/Reason`, of the latest generation. */
+async function expectGatewayCondition(name: string, type: string, value: string): Promise<void> {
+  await eventually(async () => {
+    const object = await readGateway(INFRA, name);
+    const found = condition(object.status?.conditions, type);
+    expect(`${found?.status}/${found?.reason}`).toBe(value);
+    expect(found?.observedGeneration).toBe(object.metadata.generation);
   });
 }
 
@@ -457,4 +469,261 @@ describe('GatewayWithAttachedRoutes', () => {
   });
   // Upstream's third case (a route counted on an HTTPS listener whose certificate is missing) is
   // not ported: routes attach only to listeners that can be served, so that count stays 0.
+});
+
+describe('GatewayModifyListeners', () => {
+  it('serves a listener once it is added', async () => {
+    await server.apply([
+      tlsSecretManifest('modify-listeners-certificate', 'secure.add.modify.test', INFRA),
+      gateway('gateway-add-listener', [
+        httpsListener('https', 'secure.add.modify.test', [
+          { group: '', kind: 'Secret', name: 'modify-listeners-certificate' },
+        ]),
+      ]),
+      httpRoute('add-listener-route', {
+        parentRefs: [{ kind: 'Gateway', name: 'gateway-add-listener', namespace: INFRA }],
+        rules: [rule('infra-backend-v1')],
+      }),
+    ]);
+    const original = await expectListeners('gateway-add-listener', [
+      { name: 'https', kinds: [HTTP_ROUTE], attachedRoutes: 1, conditions: { Accepted: 'True' } },
+    ]);
+    expect(await answer('data.add.modify.test')).toBe('404');
+    await server.apply(
+      gateway('gateway-add-listener', [
+        httpsListener('https', 'secure.add.modify.test', [
+          { group: '', kind: 'Secret', name: 'modify-listeners-certificate' },
+        ]),
+        httpListener('http', 'data.add.modify.test', { namespaces: { from: 'All' } }),
+      ]),
+    );
+    const updated = await expectListeners('gateway-add-listener', [
+      {
+        name: 'https',
+        kinds: [HTTP_ROUTE],
+        attachedRoutes: 1,
+        conditions: { Accepted: 'True', ResolvedRefs: 'True' },
+      },
+      {
+        name: 'http',
+        kinds: [HTTP_ROUTE],
+        attachedRoutes: 1,
+        conditions: { Accepted: 'True', ResolvedRefs: 'True' },
+      },
+    ]);
+    expect(updated.metadata.generation).not.toBe(original.metadata.generation);
+    await expectAnswers([['data.add.modify.test', '/', 'infra-backend-v1']]);
+  });
+
+  it('stops serving a listener once it is removed', async () => {
+    const https = httpsListener('https', 'secure.remove.modify.test', [
+      { group: '', kind: 'Secret', name: 'remove-listener-certificate' },
+    ]);
+    const http = httpListener('http', 'plain.remove.modify.test', { namespaces: { from: 'All' } });
+    await server.apply([
+      tlsSecretManifest('remove-listener-certificate', 'secure.remove.modify.test', INFRA),
+      gateway('gateway-remove-listener', [https, http]),
+      httpRoute('remove-listener-route', {
+        parentRefs: [{ kind: 'Gateway', name: 'gateway-remove-listener', namespace: INFRA }],
+        rules: [rule('infra-backend-v2')],
+      }),
+    ]);
+    const original = await expectListeners('gateway-remove-listener', [
+      { name: 'https', kinds: [HTTP_ROUTE], attachedRoutes: 1, conditions: { Accepted: 'True' } },
+      { name: 'http', kinds: [HTTP_ROUTE], attachedRoutes: 1, conditions: { Accepted: 'True' } },
+    ]);
+    await eventually(async () => {
+      const response = await send('secure.remove.modify.test', '/', undefined, true);
+      expect(`${response.status} ${response.body.split(':')[0]}`).toBe('200 infra-backend-v2');
+    });
+    await server.apply(gateway('gateway-remove-listener', [http]));
+    const updated = await expectListeners('gateway-remove-listener', [
+      {
+        name: 'http',
+        kinds: [HTTP_ROUTE],
+        attachedRoutes: 1,
+        conditions: { Accepted: 'True', ResolvedRefs: 'True' },
+      },
+    ]);
+    expect(updated.metadata.generation).not.toBe(original.metadata.generation);
+    await eventually(async () =>
+      expect((await send('secure.remove.modify.test', '/', undefined, true)).status).toBe(404),
+    );
+    await expectAnswers([['plain.remove.modify.test', '/', 'infra-backend-v2']]);
+  });
+});
+
+describe('GatewayListenerUnsupportedProtocol', () => {
+  const invalid = { name: 'invalid', port: 1111, protocol: 'INVALID' };
+  const refused = {
+    name: 'invalid',
+    kinds: [],
+    attachedRoutes: 0,
+    conditions: { Accepted: 'False/UnsupportedProtocol' },
+  };
+
+  it('does not accept a Gateway whose only listener has a protocol it does not serve', async () => {
+    await server.apply(gateway('gateway-only-unsupported-protocols', [invalid]));
+    await expectGatewayCondition('gateway-only-unsupported-protocols', 'Accepted', 'False/ListenersNotValid');
+    await expectListeners('gateway-only-unsupported-protocols', [refused]);
+  });
+
+  it('accepts a Gateway with one listener it serves, and serves that listener', async () => {
+    await server.apply([
+      gateway('gateway-supported-and-unsupported-protocols', [
+        httpListener('http', 'supported.protocols.test'),
+        invalid,
+      ]),
+      httpRoute('supported-protocols', {
+        parentRefs: [{ name: 'gateway-supported-and-unsupported-protocols', sectionName: 'http' }],
+        rules: [rule('infra-backend-v3')],
+      }),
+    ]);
+    await expectGatewayCondition(
+      'gateway-supported-and-unsupported-protocols',
+      'Accepted',
+      'True/ListenersNotValid',
+    );
+    await expectListeners('gateway-supported-and-unsupported-protocols', [
+      { name: 'http', kinds: [HTTP_ROUTE], attachedRoutes: 1, conditions: { Accepted: 'True/Accepted' } },
+      refused,
+    ]);
+    await expectAnswers([['supported.protocols.test', '/', 'infra-backend-v3']]);
+  });
+});
+
+describe('GatewayClassObservedGenerationBump', () => {
+  it('reports the new generation in every condition after a spec change', async () => {
+    const name = 'gatewayclass-observed-generation-bump';
+    const gatewayClass = (description: string) => ({
+      apiVersion: `${GROUP}/v1`,
+      kind: 'GatewayClass',
+      metadata: { name },
+      spec: { controllerName: CONTROLLER_NAME, description },
+    });
+    const expectLatest = () =>
+      eventually(async () => {
+        const object = (await api().getClusterCustomObject({
+          group: GROUP,
+          version: 'v1',
+          plural: 'gatewayclasses',
+          name,
+        })) as { metadata: { generation: number }; status?: { conditions?: Condition[] } };
+        const conditions = object.status?.conditions ?? [];
+        expect(condition(conditions, 'Accepted')?.status).toBe('True');
+        for (const entry of conditions) expect(entry.observedGeneration).toBe(object.metadata.generation);
+        return object.metadata.generation;
+      });
+    await server.apply(gatewayClass('old'));
+    const original = await expectLatest();
+    await server.apply(gatewayClass('new'));
+    await eventually(async () => expect(await expectLatest()).not.toBe(original));
+  });
+});
+
+describe('GatewayHTTPListenerIsolation', () => {
+  /**
+   * A Gateway `name` with a listener without hostname and three for `*.<domain>`,
+   * `*.foo.<domain>` and `abc.foo.<domain>`, and a route `<routes>-<listener>` on each for the
+   * path named after the listener, with these hostnames (none when undefined).
+   */
+  function isolationCase(
+    name: string,
+    routes: string,
+    domain: string,
+    hostnames?: string[],
+  ): Record<string, unknown>[] {
+    const listeners = {
+      'empty-hostname': undefined,
+      'wildcard-domain': `*.${domain}`,
+      'wildcard-foo-domain': `*.foo.${domain}`,
+      'abc-foo-domain': `abc.foo.${domain}`,
+    };
+    return [
+      gateway(
+        name,
+        Object.entries(listeners).map(([listener, hostname]) =>
+          httpListener(listener, hostname, { namespaces: { from: 'All' } }),
+        ),
+      ),
+      ...Object.keys(listeners).map((listener) =>
+        httpRoute(`${routes}-${listener}`, {
+          parentRefs: [{ name, namespace: INFRA, sectionName: listener }],
+          ...(hostnames === undefined ? {} : { hostnames }),
+          rules: [rule('infra-backend-v1', { path: { type: 'PathPrefix', value: `/${listener}` } })],
+        }),
+      ),
+    ];
+  }
+
+  /** Each request is answered by the routes of the most specific listener for its host only. */
+  async function expectIsolated(name: string, routes: string, domain: string): Promise<void> {
+    for (const listener of ['empty-hostname', 'wildcard-domain', 'wildcard-foo-domain', 'abc-foo-domain']) {
+      await expectRouteConditions(INFRA, `${routes}-${listener}`, name, {
+        Accepted: 'True/Accepted',
+        ResolvedRefs: 'True/ResolvedRefs',
+      });
+    }
+    const hosts = {
+      'empty-hostname': `bar.other-${domain}`,
+      'wildcard-domain': `bar.${domain}`,
+      'wildcard-foo-domain': `bar.foo.${domain}`,
+      'abc-foo-domain': `abc.foo.${domain}`,
+    };
+    await expectAnswers(
+      Object.entries(hosts).flatMap(([listener, host]) =>
+        Object.keys(hosts).map((path): [string, string, string] => [
+          host,
+          `/${path}`,
+          path === listener ? 'infra-backend-v1' : '404',
+        ]),
+      ),
+    );
+  }
+
+  it('serves each request by the listener of the most specific hostname when routes have none', async () => {
+    await server.apply(isolationCase('http-listener-isolation', 'isolation', 'isolation.test'));
+    await expectIsolated('http-listener-isolation', 'isolation', 'isolation.test');
+  });
+
+  it('serves each request by the listener of the most specific hostname when route hostnames intersect several', async () => {
+    // Only one listener without a hostname can serve port 80 in one nginx: the first case goes.
+    await api().deleteNamespacedCustomObject({
+      group: GROUP,
+      version: 'v1',
+      plural: 'gateways',
+      namespace: INFRA,
+      name: 'http-listener-isolation',
+    });
+    const domain = 'intersection.isolation.test';
+    await server.apply(
+      isolationCase('http-listener-isolation-with-hostname-intersection', 'intersection', domain, [
+        `bar.other-${domain}`,
+        `*.${domain}`,
+        `*.foo.${domain}`,
+        `abc.foo.${domain}`,
+      ]),
+    );
+    await expectIsolated('http-listener-isolation-with-hostname-intersection', 'intersection', domain);
+  });
+});
+
+describe('GatewayOptionalAddressValue', () => {
+  it('accepts an address request without a value and reports the address it serves on', async () => {
+    await server.apply({
+      ...gateway('gateway-without-address-value', [httpListener('http', 'optional-address.test')]),
+      spec: {
+        gatewayClassName: 'ingresskit',
+        addresses: [{ type: 'IPAddress' }],
+        listeners: [httpListener('http', 'optional-address.test')],
+      },
+    });
+    await eventually(async () => {
+      const object = await readGateway(INFRA, 'gateway-without-address-value');
+      const conditions = object.status?.conditions ?? [];
+      expect(conditions.length).toBeGreaterThan(0);
+      for (const entry of conditions) expect(entry.observedGeneration).toBe(object.metadata.generation);
+      expect(object.status?.addresses).toEqual([{ type: 'IPAddress', value: '10.0.0.1' }]);
+    });
+  });
 });
