@@ -727,3 +727,29 @@ describe('GatewayOptionalAddressValue', () => {
     });
   });
 });
+
+describe('GatewayInvalidParametersRef', () => {
+  it('does not accept nor serve a Gateway whose parametersRef it cannot read', async () => {
+    await server.apply([
+      {
+        ...gateway('gateway-invalid-parameters-ref', []),
+        spec: {
+          gatewayClassName: 'ingresskit',
+          listeners: [httpListener('http', 'invalid-parameters.test')],
+          infrastructure: {
+            parametersRef: { group: 'invalid.example.io', kind: 'InvalidParameters', name: 'invalid' },
+          },
+        },
+      },
+      httpRoute('invalid-parameters', {
+        parentRefs: [{ name: 'gateway-invalid-parameters-ref' }],
+        rules: [rule('infra-backend-v1')],
+      }),
+    ]);
+    await expectGatewayCondition('gateway-invalid-parameters-ref', 'Accepted', 'False/InvalidParameters');
+    await expectRouteConditions(INFRA, 'invalid-parameters', 'gateway-invalid-parameters-ref', {
+      Accepted: 'False/NotAllowedByListeners',
+    });
+    expect(await answer('invalid-parameters.test')).toBe('404');
+  });
+});
