@@ -18,6 +18,7 @@ export const ConditionType = {
 export const GatewayReason = {
   Accepted: 'Accepted',
   ListenersNotValid: 'ListenersNotValid',
+  InvalidParameters: 'InvalidParameters',
   Programmed: 'Programmed',
   Invalid: 'Invalid',
   Pending: 'Pending',

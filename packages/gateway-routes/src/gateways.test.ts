@@ -143,6 +143,51 @@ describe('evaluateGateways through translateGatewayApi', () => {
       });
     });
 
+    it('refuses a Gateway with a parametersRef with InvalidParameters and serves none of its listeners', () => {
+      const withParameters = {
+        ...gateway('gw', [httpListener('http', { hostname: 'shop.example.com' })]),
+      };
+      const refused = {
+        ...withParameters,
+        spec: {
+          ...withParameters.spec,
+          infrastructure: { parametersRef: { group: 'example.io', kind: 'Params', name: 'p' } },
+        },
+      } as GatewayLike;
+      const result = translate([refused], {
+        httpRoutes: [httpRoute('web', { parentRefs: [parent('gw')] })],
+      });
+      expect(summarize(gatewayStatus(result).conditions)).toEqual({
+        Accepted: 'False InvalidParameters',
+        Programmed: 'False Invalid',
+      });
+      expect(gatewayStatus(result).conditions[0]!.message).toContain('example.io/Params p');
+      expect(summarize(listenerStatus(result, 'http').conditions).Programmed).toBe('False Invalid');
+      expect(routeConditions(result, 'web').Accepted).toBe('False NotAllowedByListeners');
+      expect(answer(assemble(result), 'shop.example.com', '/')).toBe('404');
+      expect(result.problems.map((problem) => problem.field)).toContain('spec.infrastructure.parametersRef');
+    });
+
+    it('leaves a hostname of a refused Gateway to a newer Gateway', () => {
+      const older = gateway('older', [httpListener('http', { hostname: 'shop.example.com' })], {
+        created: '2025-01-01T00:00:00Z',
+      });
+      const refused = {
+        ...older,
+        spec: { ...older.spec, infrastructure: { parametersRef: { group: 'g', kind: 'K', name: 'n' } } },
+      } as GatewayLike;
+      const newer = gateway('newer', [httpListener('http', { hostname: 'shop.example.com' })], {
+        created: '2026-01-01T00:00:00Z',
+      });
+      const result = translate([refused, newer], {
+        httpRoutes: [httpRoute('b', { parentRefs: [parent('newer')] })],
+      });
+      expect(summarize(listenerStatus(result, 'http', 'newer').conditions).Conflicted).toBe(
+        'False NoConflicts',
+      );
+      expect(answer(assemble(result), 'shop.example.com', '/')).toBe('b/r0/m0');
+    });
+
     it('ignores Gateways of classes that are not ours', () => {
       expect(translate([gateway('gw', [httpListener()], { className: 'other' })]).statuses.gateways).toEqual(
         [],

@@ -80,6 +80,11 @@ export interface EvaluatedGateway {
   createdAt: number;
   listeners: EvaluatedListener[];
   /**
+   * Why the Gateway is not accepted as a whole (a `spec.infrastructure.parametersRef`, which this
+   * controller cannot read), undefined when it is not refused; a refused Gateway serves no listener.
+   */
+  invalidParameters: string | undefined;
+  /**
    * A string equal for two evaluations exactly when routes would attach the same way (listener
    * names, ports, hostnames, readiness, allowed kinds and namespaces); a memo key for routes.
    */
@@ -428,6 +433,21 @@ function markConflicts(listeners: ListenerDraft[], generation: number | undefine
   }
 }
 
+/**
+ * Why `spec.infrastructure.parametersRef` refuses the Gateway, or undefined without one. No kind of
+ * Gateway parameters is read here, so any reference is one the spec says to reject with
+ * InvalidParameters: serving the Gateway without them would ignore what its owner asked for.
+ */
+function readParametersRef(raw: unknown, log: ProblemLog): string | undefined {
+  const ref = objectOr<{ parametersRef: unknown }>(raw).parametersRef;
+  if (ref === undefined || ref === null) return undefined;
+  const { group, kind, name } = objectOr<{ group: unknown; kind: unknown; name: unknown }>(ref);
+  const what = `${describeValue(group)}/${describeValue(kind)} ${describeValue(name)}`;
+  const message = 'Gateway parameters are not supported; the Gateway is not served';
+  log.error('spec.infrastructure.parametersRef', message, what);
+  return `spec.infrastructure.parametersRef (${what}): ${message}`;
+}
+
 interface GatewayDraft extends Omit<EvaluatedGateway, 'listeners' | 'attachmentKey'> {
   listeners: ListenerDraft[];
   problems: ProblemLog;
@@ -446,7 +466,7 @@ function readGateway(
     generation: unknown;
     creationTimestamp: unknown;
   }>(raw.metadata);
-  const spec = objectOr<{ gatewayClassName: unknown; listeners: unknown }>(raw.spec);
+  const spec = objectOr<{ gatewayClassName: unknown; listeners: unknown; infrastructure: unknown }>(raw.spec);
   if (
     typeof spec.gatewayClassName !== 'string' ||
     !config.gatewayClassNames.includes(spec.gatewayClassName)
@@ -470,6 +490,7 @@ function readGateway(
     generation,
     createdAt: toMillis(metadata.creationTimestamp),
     listeners,
+    invalidParameters: readParametersRef(spec.infrastructure, log),
     problems: log,
   };
 }
@@ -483,6 +504,8 @@ function compareGateways(a: GatewayDraft, b: GatewayDraft): number {
 function markCrossGatewayConflicts(drafts: GatewayDraft[]): void {
   const owners = new Map<string, GatewayDraft>();
   for (const gateway of [...drafts].sort(compareGateways)) {
+    // A refused Gateway serves nothing, so it keeps no hostname from the others.
+    if (gateway.invalidParameters !== undefined) continue;
     for (const listener of gateway.listeners) {
       if (
         !listener.isAccepted ||
@@ -557,7 +580,9 @@ export function evaluateGateways(
     const listeners: EvaluatedListener[] = draft.listeners.map((listener) => {
       const { isAccepted, hasCertificateProblem, ...evaluated } = listener;
       let notReadyMessage: string | undefined;
-      if (!isAccepted) notReadyMessage = listener.accepted.message;
+      if (draft.invalidParameters !== undefined)
+        notReadyMessage = `the Gateway is not accepted: ${draft.invalidParameters}`;
+      else if (!isAccepted) notReadyMessage = listener.accepted.message;
       else if (listener.conflicted !== undefined) notReadyMessage = listener.conflicted.message;
       else if (listener.protocol === 'HTTPS' && listener.certificate === undefined) {
         notReadyMessage = hasCertificateProblem ? listener.resolvedRefs.message : 'no valid certificate';
@@ -631,24 +656,32 @@ export function buildGatewayStatus(
   const invalid = gateway.listeners.filter((listener) => !listener.isReady);
   const isAccepted = ready.length > 0;
   const accepted =
-    invalid.length === 0 && isAccepted
+    gateway.invalidParameters !== undefined
       ? createCondition(
           ConditionType.Accepted,
-          true,
-          GatewayReason.Accepted,
-          'the Gateway is valid',
+          false,
+          GatewayReason.InvalidParameters,
+          gateway.invalidParameters,
           generation,
         )
-      : createCondition(
-          ConditionType.Accepted,
-          isAccepted,
-          GatewayReason.ListenersNotValid,
-          invalid.length === 0
-            ? 'the Gateway has no listeners'
-            : `${isAccepted ? `listeners ${ready.map((l) => l.name).join(', ')} are accepted; ` : 'no listener is valid; '}` +
-                `not valid: ${invalid.map((l) => `${l.name} (${l.notReadyMessage ?? 'invalid'})`).join('; ')}`,
-          generation,
-        );
+      : invalid.length === 0 && isAccepted
+        ? createCondition(
+            ConditionType.Accepted,
+            true,
+            GatewayReason.Accepted,
+            'the Gateway is valid',
+            generation,
+          )
+        : createCondition(
+            ConditionType.Accepted,
+            isAccepted,
+            GatewayReason.ListenersNotValid,
+            invalid.length === 0
+              ? 'the Gateway has no listeners'
+              : `${isAccepted ? `listeners ${ready.map((l) => l.name).join(', ')} are accepted; ` : 'no listener is valid; '}` +
+                  `not valid: ${invalid.map((l) => `${l.name} (${l.notReadyMessage ?? 'invalid'})`).join('; ')}`,
+            generation,
+          );
   const programmed = isAccepted
     ? createCondition(
         ConditionType.Programmed,
@@ -661,7 +694,9 @@ export function buildGatewayStatus(
         ConditionType.Programmed,
         false,
         GatewayReason.Invalid,
-        'the Gateway has no valid listener',
+        gateway.invalidParameters === undefined
+          ? 'the Gateway has no valid listener'
+          : 'the Gateway is not accepted',
         generation,
       );
   return { conditions: [accepted, programmed], listeners };
