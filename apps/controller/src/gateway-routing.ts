@@ -59,7 +59,7 @@ export const GATEWAY_PORTS: readonly PortMapping[] = [
 /**
  * The Gateway API features this controller serves (gateway-routes' translation and the nginx data
  * plane together), as GatewayClass `status.supportedFeatures` publishes them: each has its upstream
- * conformance scenarios ported in test/gateway-api.integration.test.ts (docs/gateway-api-conformance.md).
+ * conformance scenarios ported in test/gateway-api*.integration.test.ts (docs/gateway-api-conformance.md).
  */
 export const SUPPORTED_GATEWAY_FEATURES: readonly string[] = [
   'Gateway',
@@ -82,6 +82,7 @@ export const SUPPORTED_GATEWAY_FEATURES: readonly string[] = [
   'HTTPRoute303RedirectStatusCode',
   'HTTPRoute307RedirectStatusCode',
   'HTTPRoute308RedirectStatusCode',
+  'GatewayHTTPListenerIsolation',
 ];
 
 /** A translation of no Gateway API objects. */
