@@ -404,11 +404,12 @@ describe('GatewaySecretReferenceGrantSpecific', () => {
       namespace: WEB,
       name: 'reference-grant-specific',
     });
+    // The route stays attached (and counted) to the listener that lost its certificate.
     await expectListeners('gateway-secret-reference-grant-specific', [
       {
         name: 'https',
         kinds: [HTTP_ROUTE],
-        attachedRoutes: 0,
+        attachedRoutes: 1,
         conditions: { Programmed: 'False', ResolvedRefs: 'False/RefNotPermitted' },
       },
     ]);
@@ -475,8 +476,42 @@ describe('GatewayWithAttachedRoutes', () => {
       ['not-accepted.attached.test', '/', '404'],
     ]);
   });
-  // Upstream's third case (a route counted on an HTTPS listener whose certificate is missing) is
-  // not ported: routes attach only to listeners that can be served, so that count stays 0.
+
+  it('counts a route on an HTTPS listener whose certificate is missing, and serves nothing there', async () => {
+    await server.apply([
+      gateway('unresolved-gateway-with-one-attached-unresolved-route', [
+        httpsListener('tls', 'unresolved.attached.test', [
+          { group: '', kind: 'Secret', name: 'does-not-exist' },
+        ]),
+      ]),
+      httpRoute('attached-unresolved-route', {
+        parentRefs: [
+          {
+            name: 'unresolved-gateway-with-one-attached-unresolved-route',
+            namespace: INFRA,
+            sectionName: 'tls',
+          },
+        ],
+        rules: [{ backendRefs: [{ name: 'does-not-exist', port: 8080 }] }],
+      }),
+    ]);
+    await expectListeners('unresolved-gateway-with-one-attached-unresolved-route', [
+      {
+        name: 'tls',
+        kinds: [HTTP_ROUTE],
+        attachedRoutes: 1,
+        conditions: { Programmed: 'False', ResolvedRefs: 'False' },
+      },
+    ]);
+    await expectRouteConditions(
+      INFRA,
+      'attached-unresolved-route',
+      'unresolved-gateway-with-one-attached-unresolved-route',
+      {
+        ResolvedRefs: 'False/BackendNotFound',
+      },
+    );
+  });
 });
 
 describe('GatewayModifyListeners', () => {

@@ -64,6 +64,11 @@ export interface EvaluatedListener {
   isReady: boolean;
   /** Why it is not ready, for route statuses. */
   notReadyMessage: string | undefined;
+  /**
+   * Whether routes attach to it: when it is ready, and when its only problem is its certificate
+   * (the routes are then counted in attachedRoutes, as the spec asks, but not served).
+   */
+  attachable: boolean;
   supportedKinds: RouteGroupKind[];
   namespaces: NamespacePolicy;
   certificate: Certificate | undefined;
@@ -369,6 +374,7 @@ function evaluateListener(
     dataPlaneListener,
     isReady: false,
     notReadyMessage: undefined,
+    attachable: false,
     supportedKinds: kinds,
     namespaces: namespaces.policy,
     certificate,
@@ -580,14 +586,17 @@ export function evaluateGateways(
     const listeners: EvaluatedListener[] = draft.listeners.map((listener) => {
       const { isAccepted, hasCertificateProblem, ...evaluated } = listener;
       let notReadyMessage: string | undefined;
+      let attachable = false;
       if (draft.invalidParameters !== undefined)
         notReadyMessage = `the Gateway is not accepted: ${draft.invalidParameters}`;
       else if (!isAccepted) notReadyMessage = listener.accepted.message;
       else if (listener.conflicted !== undefined) notReadyMessage = listener.conflicted.message;
       else if (listener.protocol === 'HTTPS' && listener.certificate === undefined) {
         notReadyMessage = hasCertificateProblem ? listener.resolvedRefs.message : 'no valid certificate';
+        attachable = true;
       }
-      return { ...evaluated, isReady: notReadyMessage === undefined, notReadyMessage };
+      const isReady = notReadyMessage === undefined;
+      return { ...evaluated, isReady, notReadyMessage, attachable: isReady || attachable };
     });
     const { problems: log, ...gateway } = draft;
     result.set(`${draft.namespace}/${draft.name}`, {

@@ -1076,11 +1076,13 @@ describe('translateGatewayApi', () => {
       ).toEqual(['secure.example.com']);
     });
 
-    it('serves nothing on an HTTPS listener whose certificate cannot be used', () => {
+    it('serves nothing on an HTTPS listener whose certificate cannot be used, but counts its routes', () => {
       const gateways = [gateway('gw', [httpsListener('https', ['missing'])])];
       const result = translate([httpRoute('web', {})], { gateways });
       expect(httpRouteContributions(result)).toEqual([]);
-      expect(routeConditions(result, 'web').Accepted).toBe('False NotAllowedByListeners');
+      // Attachment depends on allowedRoutes and parentRefs only (GatewayWithAttachedRoutes).
+      expect(routeConditions(result, 'web').Accepted).toBe('True Accepted');
+      expect(result.statuses.gateways[0]!.status.listeners[0]!.attachedRoutes).toBe(1);
     });
   });
 

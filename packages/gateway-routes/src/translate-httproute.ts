@@ -147,7 +147,7 @@ function decideParent(
   const refusals: string[] = [];
   let hostnameMismatch = false;
   for (const listener of candidates) {
-    if (!listener.isReady) {
+    if (!listener.attachable) {
       refusals.push(`listener ${listener.name} is not valid: ${listener.notReadyMessage ?? 'invalid'}`);
       continue;
     }
@@ -238,6 +238,8 @@ function buildContribution(
   const listenersByHostname = new Map<string, Set<string>>();
   for (const decision of decisions) {
     for (const { listener, hostnames } of decision.attached) {
+      // A listener without its certificate counts the route but serves nothing.
+      if (!listener.isReady) continue;
       for (const hostname of hostnames) {
         const set = listenersByHostname.get(hostname) ?? new Set<string>();
         set.add(listener.dataPlaneListener!);
@@ -393,6 +395,7 @@ export function translateHTTPRoute(
     const rules = translateRules(spec.rules, namespace, references, log);
     const attachedAnywhere = decisions.some((decision) => decision.attached.length > 0);
     const served = attachedAnywhere && rules.invalidRules.length < rules.ruleCount;
+    // Attachments count in attachedRoutes, also on a listener that lacks its certificate.
     const attachments: ListenerAttachment[] = served
       ? decisions.flatMap((decision) =>
           decision.attached.map(({ listener, hostnames: names }) => ({
