@@ -6,18 +6,19 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import {
+  DEFAULT_HSTS,
   parseControllerConfigMap,
-  type AnnotationDefaults,
   type ConfigMapNginxSettings,
   type ControllerConfigMapSettings,
 } from '@ingresskit/ingress-routes';
 import type { ClusterView } from './cluster-view.js';
 import type { EventRecorder } from './events.js';
+import type { TranslationDefaults } from './ingress-routing.js';
 import type { Logger } from './logger.js';
 
 /** What changed in the ConfigMap since it was last read. */
 export interface ConfigMapChange {
-  annotationDefaults?: AnnotationDefaults;
+  translation?: TranslationDefaults;
   nginx?: ConfigMapNginxSettings;
 }
 
@@ -29,7 +30,7 @@ export class ControllerConfigMap {
   readonly #isLeader: () => boolean;
   /** The valid values last read, by key: what an invalid value falls back to. */
   #values: Readonly<Record<string, string>> = {};
-  #settings: ControllerConfigMapSettings = { annotationDefaults: {}, nginx: {} };
+  #settings: ControllerConfigMapSettings = { annotationDefaults: {}, hsts: DEFAULT_HSTS, nginx: {} };
 
   constructor(key: string, options: { recorder: EventRecorder; logger: Logger; isLeader: () => boolean }) {
     this.key = key;
@@ -63,8 +64,12 @@ export class ControllerConfigMap {
       });
     }
     const change: ConfigMapChange = {};
-    if (!isDeepStrictEqual(settings.annotationDefaults, this.#settings.annotationDefaults))
-      change.annotationDefaults = settings.annotationDefaults;
+    const { annotationDefaults, hsts } = settings;
+    if (
+      !isDeepStrictEqual(annotationDefaults, this.#settings.annotationDefaults) ||
+      !isDeepStrictEqual(hsts, this.#settings.hsts)
+    )
+      change.translation = { annotationDefaults, hsts };
     if (!isDeepStrictEqual(settings.nginx, this.#settings.nginx)) change.nginx = settings.nginx;
     this.#settings = settings;
     return change;

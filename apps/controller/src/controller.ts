@@ -488,8 +488,8 @@ export class Controller {
     const routing = this.routing;
     if (this.#configMap !== undefined && (changes.configMap || !this.#initialized)) {
       const change = this.#configMap.read(view);
-      if (change.annotationDefaults !== undefined) {
-        routing.setAnnotationDefaults(change.annotationDefaults);
+      if (change.translation !== undefined) {
+        routing.setTranslationDefaults(change.translation);
         changes.allIngresses = true;
       }
       if (change.nginx !== undefined) this.dataPlane.setConfigMapSettings(change.nginx);

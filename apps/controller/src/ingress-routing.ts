@@ -18,6 +18,7 @@ import {
   countIngressPaths,
   createIngressTranslator,
   DEFAULT_BACKEND_ADDRESS_POLICY,
+  DEFAULT_HSTS,
   type AnnotationDefaults,
   type BackendAddressPolicy,
   type IngressTranslation,
@@ -35,6 +36,7 @@ import {
   type RouteTable,
   type RouteTableBuilder,
   type RouteTableDelta,
+  type StrictTransportSecurity,
   type VirtualHost,
 } from '@ingresskit/route-model';
 import type { Ingress } from '@ingresskit/store';
@@ -42,6 +44,13 @@ import type { ClusterView } from './cluster-view.js';
 import { BackendResolver } from './backend-resolver.js';
 import { NamespacePathBudget } from './namespace-path-budget.js';
 import type { ControllerConfig } from './config.js';
+
+/** What the controller ConfigMap says of every Ingress's translation. */
+export interface TranslationDefaults {
+  annotationDefaults: AnnotationDefaults;
+  /** Strict-Transport-Security of every route; ingress-nginx's DEFAULT_HSTS without a ConfigMap. */
+  hsts: StrictTransportSecurity | undefined;
+}
 
 /** Class resolution of one Ingress. */
 export interface IngressVerdict {
@@ -132,7 +141,7 @@ export class IngressRouting {
       listeners: options.listeners,
       hostOwnership: options.allowCrossNamespaceHosts === true ? 'shared' : 'oldest-tenant',
     });
-    this.#translator = this.#createTranslator({});
+    this.#translator = this.#createTranslator({ annotationDefaults: {}, hsts: DEFAULT_HSTS });
     this.#resolver = createIngressClassResolver([], options.classConfig);
     this.#backends = new BackendResolver(this.#builder, {
       policy: options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY,
@@ -150,22 +159,23 @@ export class IngressRouting {
     if (maxPathsPerNamespace > 0) this.#budget = new NamespacePathBudget(maxPathsPerNamespace);
   }
 
-  #createTranslator(annotationDefaults: AnnotationDefaults): IngressTranslator {
+  #createTranslator(defaults: TranslationDefaults): IngressTranslator {
     const options = this.#options;
     return createIngressTranslator({
       now: options.now,
-      annotationDefaults,
+      annotationDefaults: defaults.annotationDefaults,
+      hsts: defaults.hsts,
       ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
       ...(options.annotationPrefix === undefined ? {} : { annotationPrefix: options.annotationPrefix }),
     });
   }
 
   /**
-   * Sets the values of annotations an Ingress leaves out (the controller ConfigMap's); call
+   * Sets what the controller ConfigMap says of every Ingress (annotation defaults, HSTS); call
    * {@link updateIngresses} for every Ingress afterwards. Translations made with other defaults are
    * dropped with the translator that cached them.
    */
-  setAnnotationDefaults(defaults: AnnotationDefaults): void {
+  setTranslationDefaults(defaults: TranslationDefaults): void {
     this.#translator = this.#createTranslator(defaults);
   }
 

@@ -6,7 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
-import { endpointSliceManifest, eventually, listEvents, serviceManifests } from './harness.js';
+import { probe } from '../src/http-probe.js';
+import {
+  endpointSliceManifest,
+  eventually,
+  listEvents,
+  serviceManifests,
+  tlsSecretManifest,
+} from './harness.js';
 
 const CONFIGMAP = { namespace: 'ingresskit', name: 'ingresskit-controller' };
 
@@ -29,6 +36,14 @@ const started = useAnnotationsCase({
       endpointSliceManifest('slow-1', 'slow', slow),
       annotatedIngress('slow.test', 'slow', {}),
       annotatedIngress('patient.test', 'slow', { [`${A}proxy-read-timeout`]: '5' }),
+      tlsSecretManifest('secure-tls', 'secure.test'),
+      {
+        ...annotatedIngress('secure.test', 'slow', {}),
+        spec: {
+          ...(annotatedIngress('secure.test', 'slow', {}).spec as Record<string, unknown>),
+          tls: [{ hosts: ['secure.test'], secretName: 'secure-tls' }],
+        },
+      },
     ];
   },
 });
@@ -79,7 +94,7 @@ describe('controller ConfigMap', () => {
       configMap({
         'proxy-read-timeout': 'soon',
         'worker-processes': '2',
-        'hsts-max-age': '100',
+        'block-cidrs': '10.0.0.0/8',
         'gzip-level': '5',
       }),
     ]);
@@ -89,11 +104,37 @@ describe('controller ConfigMap', () => {
           expect.stringMatching(
             /^InvalidConfiguration: data\["proxy-read-timeout"\]: .*; the last valid value "5" stays$/,
           ),
-          expect.stringMatching(/^InvalidConfiguration: data\["hsts-max-age"\]: .* is not enforced$/),
+          expect.stringMatching(/^InvalidConfiguration: data\["block-cidrs"\]: .* is not enforced$/),
           expect.stringMatching(/^UnsupportedKey: data\["gzip-level"\]: .*not supported yet$/),
         ]),
       );
     });
     expect(await statusOf('slow.test')).toBe(200);
+  });
+
+  it("sends ingress-nginx's HSTS on HTTPS responses only, and follows the hsts keys without a reload", async () => {
+    const { controller, server } = started();
+    const hsts = async (tls: boolean) => {
+      const port = tls ? controller.config.httpsPort : controller.config.httpPort;
+      const response = await probe({ port, host: 'secure.test', path: '/', tls });
+      return response.headers['strict-transport-security'];
+    };
+    await server.apply([configMap({ 'proxy-read-timeout': '5', 'worker-processes': '2' })]);
+    await eventually(async () => expect(await hsts(true)).toBe('max-age=31536000; includeSubDomains'));
+    // Plain HTTP of the same host redirects to HTTPS, without the header.
+    expect(await hsts(false)).toBeUndefined();
+    const reloads = controller.dataPlane.reloadCount;
+    await server.apply([
+      configMap({
+        'proxy-read-timeout': '5',
+        'worker-processes': '2',
+        'hsts-max-age': '600',
+        'hsts-preload': 'true',
+      }),
+    ]);
+    await eventually(async () => expect(await hsts(true)).toBe('max-age=600; includeSubDomains; preload'));
+    await server.apply([configMap({ 'proxy-read-timeout': '5', 'worker-processes': '2', hsts: 'false' })]);
+    await eventually(async () => expect(await hsts(true)).toBeUndefined());
+    expect(controller.dataPlane.reloadCount).toBe(reloads);
   });
 });

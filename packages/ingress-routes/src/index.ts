@@ -45,6 +45,7 @@ export {
   type ControllerConfigMapSettings,
   type IngressNginxConfigKey,
 } from './ingress-nginx-configmap.js';
+export { DEFAULT_HSTS } from './route-policy.js';
 export {
   createCertificateCache,
   parseTlsSecret,

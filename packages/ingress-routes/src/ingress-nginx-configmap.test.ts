@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseAnnotations } from './annotations.js';
 import { INGRESS_NGINX_CONFIGMAP_KEYS, parseControllerConfigMap } from './ingress-nginx-configmap.js';
+import { DEFAULT_HSTS } from './route-policy.js';
 
 describe('INGRESS_NGINX_CONFIGMAP_KEYS', () => {
   it('names each key once, sorted, and says of each what is done with it', () => {
@@ -30,6 +31,7 @@ describe('parseControllerConfigMap', () => {
     expect(problems).toEqual([]);
     expect(settings).toEqual({
       annotationDefaults: { sslRedirect: false, readTimeoutSeconds: 120 },
+      hsts: DEFAULT_HSTS,
       nginx: {
         workerProcesses: 2,
         workerShutdownTimeoutSeconds: 30,
@@ -49,6 +51,7 @@ describe('parseControllerConfigMap', () => {
     );
     expect(second.settings).toEqual({
       annotationDefaults: { readTimeoutSeconds: 90 },
+      hsts: DEFAULT_HSTS,
       nginx: { workerProcesses: 2 },
     });
     expect(second.problems).toEqual([
@@ -68,25 +71,43 @@ describe('parseControllerConfigMap', () => {
     const { problems, settings } = parseControllerConfigMap({
       'http-snippet': 'server { }',
       'whitelist-source-range': '10.0.0.0/8',
-      'hsts-max-age': '100',
-      hsts: 'false',
       'enable-modsecurity': 'true',
       'gzip-level': '5',
       'no-such-key': 'x',
       'allow-snippet-annotations': 'true',
       'worker-processes': '2\nuser root;',
     });
-    expect(settings).toEqual({ annotationDefaults: {}, nginx: {} });
+    expect(settings).toEqual({ annotationDefaults: {}, hsts: DEFAULT_HSTS, nginx: {} });
     expect(problems.map(({ field, severity }) => `${field} ${severity}`)).toEqual([
       'data["allow-snippet-annotations"] error',
       'data["enable-modsecurity"] error',
       'data["gzip-level"] warning',
-      'data["hsts-max-age"] error',
       'data["http-snippet"] error',
       'data["no-such-key"] warning',
       'data["whitelist-source-range"] error',
       'data["worker-processes"] error',
     ]);
+  });
+});
+
+describe('HSTS keys', () => {
+  it("send ingress-nginx's HSTS by default, changed or turned off by the keys", () => {
+    expect(parseControllerConfigMap({}).settings.hsts).toEqual({
+      maxAgeSeconds: 31_536_000,
+      includeSubdomains: true,
+      preload: false,
+    });
+    expect(
+      parseControllerConfigMap({
+        'hsts-max-age': '600',
+        'hsts-include-subdomains': 'false',
+        'hsts-preload': 'true',
+      }).settings.hsts,
+    ).toEqual({ maxAgeSeconds: 600, includeSubdomains: false, preload: true });
+    expect(parseControllerConfigMap({ hsts: 'false', 'hsts-max-age': '600' }).settings.hsts).toBeUndefined();
+    expect(parseControllerConfigMap({ 'hsts-max-age': 'forever' }).problems[0]?.field).toBe(
+      'data["hsts-max-age"]',
+    );
   });
 });
 

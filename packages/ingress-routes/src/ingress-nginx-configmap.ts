@@ -10,7 +10,9 @@
  * protect something or is raw nginx configuration, else as a warning; never silently ignored.
  * Values that mean what we do anyway (`use-gzip: "false"`) are not reported.
  */
+import type { StrictTransportSecurity } from '@ingresskit/route-model';
 import { ANNOTATION_DEFAULT_KEYS, parseAnnotationDefault, type AnnotationDefaults } from './annotations.js';
+import { DEFAULT_HSTS } from './route-policy.js';
 
 /** One key of ingress-nginx's ConfigMap. */
 export interface IngressNginxConfigKey {
@@ -24,6 +26,9 @@ export interface IngressNginxConfigKey {
   /** Values (compared case-insensitively) with which not applying the key is what ingress-nginx does. */
   sameAs?: readonly string[];
 }
+
+/** The keys of Strict-Transport-Security, sent on HTTPS responses of every Ingress route. */
+const HSTS_KEYS = ['hsts', 'hsts-include-subdomains', 'hsts-max-age', 'hsts-preload'];
 
 const RAW_CONFIG = {
   severity: 'error',
@@ -101,10 +106,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       unsupported: PROTECTION('filters requests through a web application firewall'),
       sameAs: ['false'],
     }),
-    { name: 'hsts', unsupported: PROTECTION('tells browsers to use HTTPS only (HSTS)'), sameAs: ['false'] },
-    ...keys(['hsts-include-subdomains', 'hsts-max-age', 'hsts-preload'], {
-      unsupported: PROTECTION('tells browsers to use HTTPS only (HSTS)'),
-    }),
+    ...keys(HSTS_KEYS, { applied: 'live' }),
     ...keys(['limit-rate', 'limit-rate-after'], {
       unsupported: PROTECTION('limits what a client may receive'),
       sameAs: ['0'],
@@ -337,6 +339,8 @@ export interface ConfigMapNginxSettings {
 export interface ControllerConfigMapSettings {
   /** Live: the defaults of the same-named annotations. */
   annotationDefaults: AnnotationDefaults;
+  /** Live: Strict-Transport-Security of every Ingress route; DEFAULT_HSTS unless the keys say otherwise. */
+  hsts: StrictTransportSecurity | undefined;
   /** Reload: settings nginx takes from nginx.conf only. */
   nginx: ConfigMapNginxSettings;
 }
@@ -443,7 +447,12 @@ export function parseControllerConfigMap(
   data: unknown,
   previous: Readonly<Record<string, string>> = {},
 ): ControllerConfigMapParse {
-  const settings: ControllerConfigMapSettings = { annotationDefaults: {}, nginx: {} };
+  const settings: ControllerConfigMapSettings = {
+    annotationDefaults: {},
+    hsts: { ...DEFAULT_HSTS },
+    nginx: {},
+  };
+  let hstsOn = true;
   const values: Record<string, string> = {};
   const problems: ConfigMapProblem[] = [];
   const record = typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};
@@ -456,6 +465,7 @@ export function parseControllerConfigMap(
       );
     if (name === 'allow-snippet-annotations')
       return value === 'false' ? undefined : 'must be "false": snippets are never served';
+    if (HSTS_KEYS.includes(name)) return readHsts(name, value, settings.hsts!, (on) => (hstsOn = on));
     return NGINX_KEYS[name]!(value, settings.nginx);
   };
   for (const name of Object.keys(record).sort()) {
@@ -498,5 +508,26 @@ export function parseControllerConfigMap(
     });
     if (kept !== undefined && apply(name, kept) === undefined) values[name] = kept;
   }
+  if (!hstsOn) settings.hsts = undefined;
   return { settings, values, problems };
+}
+
+/** One `hsts*` key into `into`; `setOn` takes `hsts` itself. The reason it is invalid, or undefined. */
+function readHsts(
+  name: string,
+  value: string,
+  into: StrictTransportSecurity,
+  setOn: (on: boolean) => void,
+): string | undefined {
+  if (name === 'hsts-max-age') {
+    const seconds = wholeNumber(value, 0, 2 ** 31 - 1);
+    if (typeof seconds === 'string') return seconds;
+    into.maxAgeSeconds = seconds;
+    return undefined;
+  }
+  if (value !== 'true' && value !== 'false') return 'must be "true" or "false"';
+  if (name === 'hsts') setOn(value === 'true');
+  else if (name === 'hsts-include-subdomains') into.includeSubdomains = value === 'true';
+  else into.preload = value === 'true';
+  return undefined;
 }

@@ -5,6 +5,7 @@
  */
 import { createCertificateCache, type CertificateCache } from './certificates.js';
 import { translateIngressTimed } from './translate-ingress.js';
+import type { StrictTransportSecurity } from '@ingresskit/route-model';
 import type { AnnotationDefaults } from './annotations.js';
 import type { IngressLike, IngressReferences, IngressTranslation } from './types.js';
 
@@ -28,6 +29,8 @@ export interface IngressTranslatorConfig {
    * defaults need a new translator, as its cached translations were made with these.
    */
   annotationDefaults?: AnnotationDefaults;
+  /** See IngressTranslationConfig.hsts; fixed for the translator's life like annotationDefaults. */
+  hsts?: StrictTransportSecurity | undefined;
 }
 
 /** See {@link createIngressTranslator}. */
@@ -131,6 +134,7 @@ export function createIngressTranslator(config: IngressTranslatorConfig = {}): I
         now: time,
         ...(config.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: config.maxPathsPerIngress }),
         ...(config.annotationDefaults === undefined ? {} : { annotationDefaults: config.annotationDefaults }),
+        ...(config.hsts === undefined ? {} : { hsts: config.hsts }),
       };
       const { translation, expiresAt } = translateIngressTimed(
         ingress,

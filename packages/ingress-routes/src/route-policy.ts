@@ -1,5 +1,11 @@
 /** The annotations of an Ingress as the route-model policy of each of its routes. */
-import type { Redirect, RouteAction, RoutePolicy, RouteTimeouts } from '@ingresskit/route-model';
+import type {
+  Redirect,
+  RouteAction,
+  RoutePolicy,
+  RouteTimeouts,
+  StrictTransportSecurity,
+} from '@ingresskit/route-model';
 import type { IngressAnnotations, RedirectStatus } from './annotations.js';
 import { createClientLimits } from './limit-annotations.js';
 import type { RedirectTarget } from './redirect-target.js';
@@ -103,9 +109,20 @@ export function createRouteAction(annotations: IngressAnnotations, backend: stri
  * per route: at 20,000 routes, megabytes of identical policies.
  */
 export function sharedPolicy(context: Context): RoutePolicy {
-  context.policy ??= Object.freeze(createRoutePolicy(context.annotations, idPrefix(context.source)));
+  if (context.policy === undefined) {
+    const policy = createRoutePolicy(context.annotations, idPrefix(context.source));
+    if (context.config.hsts !== undefined) policy.hsts = context.config.hsts;
+    context.policy = Object.freeze(policy);
+  }
   return context.policy;
 }
+
+/** ingress-nginx's HSTS when its ConfigMap says nothing: a year, with subdomains, no preload. */
+export const DEFAULT_HSTS: StrictTransportSecurity = Object.freeze({
+  maxAgeSeconds: 31_536_000,
+  includeSubdomains: true,
+  preload: false,
+});
 
 /** The action of the Ingress's routes to `backend`, made once per backend and shared, frozen. */
 export function sharedAction(context: Context, backend: string): RouteAction {

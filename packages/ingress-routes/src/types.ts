@@ -7,7 +7,7 @@
  */
 import type { AnnotationDefaults } from './annotations.js';
 import type { KubeObjectLike, SecretLike } from '@ingresskit/kube-objects';
-import type { Problem, RouteContribution } from '@ingresskit/route-model';
+import type { Problem, RouteContribution, StrictTransportSecurity } from '@ingresskit/route-model';
 import type { CertificateCache } from './certificates.js';
 
 export type {
@@ -96,6 +96,11 @@ export interface IngressTranslationConfig {
   annotationPrefix?: string;
   /** Values of annotations an Ingress does not set (the controller ConfigMap's); see AnnotationDefaults. */
   annotationDefaults?: AnnotationDefaults;
+  /**
+   * Strict-Transport-Security for every route (ingress-nginx's ConfigMap `hsts*` keys; it sends
+   * DEFAULT_HSTS unless told otherwise). None when undefined.
+   */
+  hsts?: StrictTransportSecurity | undefined;
   /** The current time in milliseconds, to warn about expired certificates; no check without it. */
   now?: number;
   /**

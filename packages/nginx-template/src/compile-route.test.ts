@@ -277,6 +277,22 @@ describe('compileRoute', () => {
     expect(echoed.entry.policy?.cors).toMatchObject({ echoOrigin: true });
   });
 
+  it('compiles HSTS into its header value, and leaves out an invalid max-age with a warning', () => {
+    const hsts = (value: { maxAgeSeconds: number; includeSubdomains: boolean; preload: boolean }) =>
+      compileRoute(createTestRoute('r', { action: forward, policy: { hsts: value } }));
+    expect(hsts({ maxAgeSeconds: 600, includeSubdomains: true, preload: true }).entry.policy?.hsts).toBe(
+      'max-age=600; includeSubDomains; preload',
+    );
+    expect(hsts({ maxAgeSeconds: 0, includeSubdomains: false, preload: false }).entry.policy?.hsts).toBe(
+      'max-age=0',
+    );
+    const invalid = hsts({ maxAgeSeconds: -1, includeSubdomains: false, preload: false });
+    expect(invalid.entry.policy?.hsts).toBeUndefined();
+    expect(invalid.issues).toEqual([
+      expect.objectContaining({ field: 'policy.hsts.maxAgeSeconds', severity: 'warning' }),
+    ]);
+  });
+
   it('compiles the trailing-slash stripping of an HTTPS redirect', () => {
     const { entry } = compileRoute(
       createTestRoute('r', {

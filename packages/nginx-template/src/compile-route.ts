@@ -9,6 +9,7 @@
 import {
   normalizePrefix,
   type CorsPolicy,
+  type StrictTransportSecurity,
   type HeaderModifier,
   type PathModifier,
   type Route,
@@ -426,6 +427,23 @@ function compileCors(cors: CorsPolicy, out: Collector): PolicyEntry['cors'] {
   return entry;
 }
 
+/** StrictTransportSecurity → the header value; an invalid max-age is left out with a warning. */
+function compileHsts(hsts: StrictTransportSecurity, out: Collector): string | undefined {
+  if (!Number.isSafeInteger(hsts.maxAgeSeconds) || hsts.maxAgeSeconds < 0) {
+    out.warn(
+      'policy.hsts.maxAgeSeconds',
+      'must be a whole number of seconds; no HSTS is sent',
+      hsts.maxAgeSeconds,
+    );
+    return undefined;
+  }
+  return [
+    `max-age=${hsts.maxAgeSeconds}`,
+    ...(hsts.includeSubdomains ? ['includeSubDomains'] : []),
+    ...(hsts.preload ? ['preload'] : []),
+  ].join('; ');
+}
+
 function compilePolicy(route: Route, out: Collector): PolicyEntry {
   const policy = route.policy ?? {};
   const entry: PolicyEntry = {};
@@ -507,6 +525,10 @@ function compilePolicy(route: Route, out: Collector): PolicyEntry {
   if (policy.cors !== undefined) {
     const cors = compileCors(policy.cors, out);
     if (cors !== undefined) entry.cors = cors;
+  }
+  if (policy.hsts !== undefined) {
+    const hsts = compileHsts(policy.hsts, out);
+    if (hsts !== undefined) entry.hsts = hsts;
   }
   if (policy.timeouts !== undefined) {
     const timeouts = compileTimeouts(route, out);

@@ -149,6 +149,8 @@ export interface PolicyEntry {
     allowHeaders?: string | true;
     preflight?: 200;
   };
+  /** Strict-Transport-Security value sent on responses to HTTPS requests. */
+  hsts?: string;
   /** Denied client networks, the same form; checked before `allow`. */
   deny?: [string, number][];
   maxBody?: number;

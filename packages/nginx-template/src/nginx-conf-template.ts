@@ -100,6 +100,10 @@ export const SERVER_PARTIAL = `    server {
         }
 {{/if}}
         uninitialized_variable_warn off;
+{{#if ssl}}
+        # Empty (no header) unless the route asks for HSTS; only this HTTPS server sends it.
+        add_header Strict-Transport-Security $ingresskit_hsts always;
+{{/if}}
 {{#if @root.exposeRouteId}}
         add_header X-Ingresskit-Route $ingresskit_route always;
 {{/if}}
@@ -176,6 +180,7 @@ http {
     map "" $ingresskit_ewma { default ""; }
     map "" $ingresskit_log { default 1; }
     map "" $ingresskit_connection_override { default ""; }
+    map "" $ingresskit_hsts { default ""; }
     # Only a variable some directive refers to can be assigned from Lua; these maps are never read.
     map $ingresskit_limit_conn $ingresskit_limit_conn_referenced { default ""; }
     map $ingresskit_peer $ingresskit_peer_referenced { default ""; }

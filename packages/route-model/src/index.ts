@@ -37,6 +37,7 @@ export type {
   RouteTimeouts,
   SessionAffinity,
   SourceRef,
+  StrictTransportSecurity,
   TlsBinding,
   TlsClaim,
   UpstreamSettings,

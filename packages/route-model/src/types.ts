@@ -181,6 +181,18 @@ export interface RouteTimeouts {
 }
 
 /**
+ * HTTP Strict Transport Security (RFC 6797): browsers that got it over HTTPS use only HTTPS for
+ * the host for `maxAgeSeconds` (and its subdomains with `includeSubdomains`). Sent on responses
+ * to HTTPS requests only, as the RFC asks (over plain HTTP it would be ignored, or spoofed).
+ */
+export interface StrictTransportSecurity {
+  maxAgeSeconds: number;
+  includeSubdomains: boolean;
+  /** Ask to be on browsers' preload lists. */
+  preload: boolean;
+}
+
+/**
  * Cross-origin resource sharing as ingress-nginx's enable-cors serves it: a request whose Origin is
  * allowed gets the CORS headers on its response, whatever the response; an allowed request with
  * method OPTIONS is a preflight and is answered 204 with them, without reaching the action.
@@ -377,6 +389,8 @@ export interface RoutePolicy {
   responseHeaders?: HeaderModifier;
   /** CORS headers and preflight answers; see {@link CorsPolicy}. */
   cors?: CorsPolicy;
+  /** Strict-Transport-Security on every response to an HTTPS request; see {@link StrictTransportSecurity}. */
+  hsts?: StrictTransportSecurity;
   timeouts?: RouteTimeouts;
   /** HTTP by default. */
   backendProtocol?: BackendProtocol;

@@ -532,6 +532,8 @@ function _M.route()
   ngx_var.ingresskit_route = route.tag
   local policy = route.policy
   if policy and policy.noLog then ngx_var.ingresskit_log = "0" end
+  -- Only the HTTPS server's add_header reads it: plain HTTP responses never carry HSTS.
+  if policy and policy.hsts then ngx_var.ingresskit_hsts = policy.hsts end
   if policy then
     local https = policy.https
     if https and not is_tls_listener() and (not https.tlsOnly or tls[vhost] ~= nil) then

@@ -164,6 +164,9 @@ local function check_policy(policy, report)
       return report.fail("policy.https must be { status, tlsOnly?, strip? }")
     end
   end
+  if policy.hsts ~= nil and not is_field_value(policy.hsts) then
+    return report.fail("policy.hsts must be a header value")
+  end
   if policy.cors ~= nil then
     local cors = policy.cors
     if not is_object(cors) or not is_array(cors.headers) then return report.fail("policy.cors must be { origin?, headers }") end
