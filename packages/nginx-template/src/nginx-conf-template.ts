@@ -111,7 +111,7 @@ export const SERVER_PARTIAL = `    server {
         location / {
             client_max_body_size {{@root.inPlaceBodySize}};
             rewrite_by_lua_block {
-                ingresskit_route()
+                ingresskit_route({{#if ssl}}true{{/if}})
             }
             proxy_pass http://ingresskit_upstream;
         }

@@ -520,8 +520,8 @@ local function forward(route, action, body_of_unknown_length)
   if location then return ngx_exec(location) end
 end
 
--- rewrite_by_lua of `location /`.
-function _M.route()
+-- rewrite_by_lua of `location /`; `https_server` is true in the servers of HTTPS listeners.
+function _M.route(https_server)
   if not store.sync() then return ngx_exit(503) end
   request_headers, request_args, request_method, listener_port, listener_port_loaded, request_path =
     nil, nil, nil, nil, false, nil
@@ -532,8 +532,8 @@ function _M.route()
   ngx_var.ingresskit_route = route.tag
   local policy = route.policy
   if policy and policy.noLog then ngx_var.ingresskit_log = "0" end
-  -- Only the HTTPS server's add_header reads it: plain HTTP responses never carry HSTS.
-  if policy and policy.hsts then ngx_var.ingresskit_hsts = policy.hsts end
+  -- Only HTTPS responses carry HSTS (the HTTPS server's add_header reads the variable).
+  if https_server and policy and policy.hsts then ngx_var.ingresskit_hsts = policy.hsts end
   if policy then
     local https = policy.https
     if https and not is_tls_listener() and (not https.tlsOnly or tls[vhost] ~= nil) then
