@@ -83,6 +83,7 @@ export const SUPPORTED_GATEWAY_FEATURES: readonly string[] = [
   'HTTPRoute307RedirectStatusCode',
   'HTTPRoute308RedirectStatusCode',
   'GatewayHTTPListenerIsolation',
+  'HTTPRouteRequestMirror',
 ];
 
 /** A translation of no Gateway API objects. */

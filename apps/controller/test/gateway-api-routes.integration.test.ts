@@ -1,12 +1,13 @@
 /**
  * More upstream HTTPRoute conformance scenarios, ported as in gateway-api.integration.test.ts:
  * references that cannot be resolved, parentRefs that match no listener, rules without backends,
- * precedence across routes and path order, redirect status codes and ports, several Gateways,
- * listener ports, Service types and generation bumps. Each `describe` is named after its upstream test; the code and
+ * precedence across routes and path order, redirect status codes and ports, mirroring, several
+ * Gateways, listener ports, Service types and generation bumps. Each `describe` is named after its upstream test; the code and
  * manifests are our own, each scenario on hostnames of its own.
  */
 import { describe, expect, it } from 'vitest';
 import {
+  answer,
   applyGatewayAndRoute,
   backendRef,
   backends,
@@ -534,5 +535,23 @@ describe('HTTPRouteNamedRule', () => {
       ['named-rule.test', '/unnamed', 'infra-backend-v2'],
     ]);
     await expectRouteConditions(INFRA, 'named-rule', 'named-rule', { Accepted: 'True/Accepted' });
+  });
+});
+
+describe('HTTPRouteRequestMirror', () => {
+  it('copies each request to the mirror backend and answers with the main one', async () => {
+    await applyGatewayAndRoute('mirror', 'mirror.test', 'mirror', [
+      {
+        matches: [{ path: { type: 'PathPrefix', value: '/mirror' } }],
+        filters: [{ type: 'RequestMirror', requestMirror: { backendRef: backendRef('infra-backend-v3') } }],
+        backendRefs: [backendRef('infra-backend-v1')],
+      },
+    ]);
+    await expectAnswers([['mirror.test', '/mirror', 'infra-backend-v1']]);
+    const mirror = backends.get('infra-backend-v3')!;
+    const before = mirror.requests();
+    for (let sent = 0; sent < 5; sent++)
+      expect(await answer('mirror.test', '/mirror')).toBe('infra-backend-v1');
+    await eventually(() => expect(mirror.requests() - before).toBe(5));
   });
 });

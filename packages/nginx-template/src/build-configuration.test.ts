@@ -144,7 +144,7 @@ describe('buildConfiguration', () => {
   it('reports route and backend problems against their origin', () => {
     const route = createTestRoute('bad', {
       action: forward('app'),
-      policy: { allowSources: ['nope'], mirror: { backend: 'm' } },
+      policy: { allowSources: ['nope'], mirror: { backend: '' } },
       origin: { ...createTestOrigin('shop'), namespace: 'prod', field: 'spec.rules[0]' },
     });
     const table: RouteTable = {

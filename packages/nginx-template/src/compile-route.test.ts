@@ -277,6 +277,13 @@ describe('compileRoute', () => {
     expect(echoed.entry.policy?.cors).toMatchObject({ echoOrigin: true });
   });
 
+  it('compiles a mirror into the backend id the data plane copies requests to', () => {
+    const { entry } = compileRoute(
+      createTestRoute('r', { action: forward, policy: { mirror: { backend: 'm' } } }),
+    );
+    expect(entry.policy?.mirror).toBe('m');
+  });
+
   it('compiles HSTS into its header value, and leaves out an invalid max-age with a warning', () => {
     const hsts = (value: { maxAgeSeconds: number; includeSubdomains: boolean; preload: boolean }) =>
       compileRoute(createTestRoute('r', { action: forward, policy: { hsts: value } }));
@@ -341,7 +348,7 @@ describe('compileRoute', () => {
           backendProtocol: 'SPDY' as never,
           maxBodyBytes: -5,
           timeouts: { readMs: 0.5, requestMs: 10_000, backendRequestMs: 0 },
-          mirror: { backend: 'm' },
+          mirror: { backend: '' },
         },
       }),
     );
@@ -351,7 +358,7 @@ describe('compileRoute', () => {
       ['policy.maxBodyBytes', 'warning'],
       ['policy.timeouts.readMs', 'warning'],
       ['policy.backendProtocol', 'warning'],
-      ['policy.mirror', 'warning'],
+      ['policy.mirror.backend', 'warning'],
     ]);
   });
 });

@@ -562,11 +562,14 @@ function compilePolicy(route: Route, out: Collector): PolicyEntry {
     );
   }
   if (policy.mirror !== undefined) {
-    out.warn(
-      'policy.mirror',
-      'request mirroring is not supported by the nginx data plane; requests are not copied',
-      policy.mirror.backend,
-    );
+    if (typeof policy.mirror.backend === 'string' && policy.mirror.backend !== '')
+      entry.mirror = policy.mirror.backend;
+    else
+      out.warn(
+        'policy.mirror.backend',
+        'must be a backend id; requests are not copied',
+        policy.mirror.backend,
+      );
   }
   return entry;
 }

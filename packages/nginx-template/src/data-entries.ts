@@ -151,6 +151,8 @@ export interface PolicyEntry {
   };
   /** Strict-Transport-Security value sent on responses to HTTPS requests. */
   hsts?: string;
+  /** The backend id each forwarded request is also copied to (its answer is thrown away). */
+  mirror?: string;
   /** Denied client networks, the same form; checked before `allow`. */
   deny?: [string, number][];
   maxBody?: number;

@@ -4,10 +4,16 @@
  * `q` / `qLiteral`. No user text is ever rendered: hosts, paths and policies are Lua data.
  */
 
-/** One named location per profile variant: balanced or ExternalName, with or without the response-header filter. */
+/**
+ * One named location per profile variant: balanced or ExternalName, with or without the
+ * response-header filter, and a balanced one that also mirrors requests.
+ */
 export const PROFILE_PARTIAL = `{{#each variants}}
         location @{{name}} {
             client_max_body_size {{../bodySize}};
+{{#if mirror}}
+            mirror /_ingresskit_mirror;
+{{/if}}
 {{#with ../upstream}}
 {{#if requestBuffering}}
             proxy_request_buffering {{requestBuffering}};
@@ -115,6 +121,12 @@ export const SERVER_PARTIAL = `    server {
             }
             proxy_pass http://ingresskit_upstream;
         }
+        # The copies of requests a mirroring route makes: internal, so no client can ask for it;
+        # the backend is the one in $ingresskit_mirror, and its answer is thrown away.
+        location = /_ingresskit_mirror {
+            internal;
+            proxy_pass http://ingresskit_mirror$request_uri;
+        }
 {{#each @root.profiles}}
 {{> profile}}
 {{/each}}
@@ -181,12 +193,14 @@ http {
     map "" $ingresskit_log { default 1; }
     map "" $ingresskit_connection_override { default ""; }
     map "" $ingresskit_hsts { default ""; }
+    map "" $ingresskit_mirror { default ""; }
     # Only a variable some directive refers to can be assigned from Lua; these maps are never read.
     map $ingresskit_limit_conn $ingresskit_limit_conn_referenced { default ""; }
     map $ingresskit_peer $ingresskit_peer_referenced { default ""; }
     map $ingresskit_affinity $ingresskit_affinity_referenced { default ""; }
     map $ingresskit_ewma $ingresskit_ewma_referenced { default ""; }
     map $ingresskit_log $ingresskit_log_referenced { default ""; }
+    map $ingresskit_mirror $ingresskit_mirror_referenced { default ""; }
     # Host sent upstream: the client's, unless the route sets upstreamHost.
     map $ingresskit_host_override $ingresskit_upstream_host {
         "" $host;
@@ -241,6 +255,7 @@ http {
         -- The per-request hooks call these globals: cheaper than a require on every request.
         ingresskit_route = require("ingresskit.router").route
         ingresskit_balance = require("ingresskit.balancer").balance
+        ingresskit_balance_mirror = require("ingresskit.balancer").balance_mirror
         ingresskit_after_request = require("ingresskit.router").after_request
         require("ingresskit.control").init({
             conf_hash = "{{checksum}}",
@@ -273,6 +288,14 @@ http {
         keepalive_timeout {{keepalive.timeoutSeconds}}s;
         keepalive_requests {{keepalive.requests}};
 {{/if}}
+    }
+
+    # The backends of mirrored copies: the balancer reads $ingresskit_mirror.
+    upstream ingresskit_mirror {
+        server 0.0.0.1;
+        balancer_by_lua_block {
+            ingresskit_balance_mirror()
+        }
     }
 
     # The control endpoint: a unix socket only, so no route, client or tenant can reach it.

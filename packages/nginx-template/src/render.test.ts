@@ -65,20 +65,24 @@ describe('renderNginxConf', () => {
       expect(conf).not.toContain(text);
   });
 
-  it('renders four named locations per profile in each listener server', () => {
+  it('renders five named locations per profile in each listener server', () => {
     const conf = render(createTable(1, { backendProtocol: 'HTTPS', maxBodyBytes: 4096 }));
     const names = namedLocations(conf).map((location) => location.args[0]!.value);
-    expect(names.slice(0, 8)).toEqual([
+    expect(names.slice(0, 10)).toEqual([
       '@ik_http_d',
       '@ik_http_d_h',
       '@ik_http_d_x',
       '@ik_http_d_xh',
+      '@ik_http_d_m',
       '@ik_https_b4096',
       '@ik_https_b4096_h',
       '@ik_https_b4096_x',
       '@ik_https_b4096_xh',
+      '@ik_https_b4096_m',
     ]);
-    expect(names).toHaveLength(16);
+    expect(names).toHaveLength(20);
+    const mirrored = namedLocations(conf).find((location) => location.args[0]!.value === '@ik_http_d_m')!;
+    expect(mirrored.children!.map((directive) => directive.name)).toContain('mirror');
     const https = namedLocations(conf).find((location) => location.args[0]!.value === '@ik_https_b4096_x')!;
     expect(
       https.children!.map((directive) => [directive.name, ...directive.args.map((arg) => arg.value)]),

@@ -45,6 +45,8 @@ function viewProfile(profile: Profile, defaultMaxBody: number) {
       { name: `${profile.name}_h`, external: false, filter: true },
       { name: `${profile.name}_x`, external: true, filter: false },
       { name: `${profile.name}_xh`, external: true, filter: true },
+      // Routes that mirror requests: a copy of each goes to /_ingresskit_mirror (see SERVER_PARTIAL).
+      { name: `${profile.name}_m`, external: false, filter: true, mirror: true },
     ],
     name: profile.name,
   };

@@ -68,4 +68,23 @@ function _M.balance()
   end
 end
 
+-- balancer_by_lua of the upstream of mirrored copies: an endpoint of the backend the router put
+-- in $ingresskit_mirror (the copy is a subrequest, which shares the request's variables), round
+-- robin, one try: a copy that fails is only a lost copy.
+function _M.balance_mirror()
+  local id = ngx_var.ingresskit_mirror
+  local backend = backends[id]
+  local peers = backend and backend.peers
+  if peers == nil or #peers == 0 then return ngx.exit(ngx.ERROR) end
+  local index = backend.next
+  if index > #peers then index = 1 end
+  backend.next = index % #peers + 1
+  local peer = peers[index]
+  local ok, err = ngx_balancer.set_current_peer(peer[1], peer[2])
+  if not ok then
+    ngx.log(ngx.ERR, "ingresskit: cannot use mirror endpoint ", peer[1], ":", peer[2], ": ", err)
+    return ngx.exit(ngx.ERROR)
+  end
+end
+
 return _M

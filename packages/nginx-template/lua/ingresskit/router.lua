@@ -493,6 +493,10 @@ local function dispatch(route, action, body_of_unknown_length)
     if protocol == "HTTPS" or protocol == "GRPCS" then ngx_var.ingresskit_external_host = backend.external_host end
     return nil, route.filters_response and route.location_external_filtered or route.location_external
   end
+  if route.mirror then
+    ngx_var.ingresskit_mirror = route.mirror
+    return nil, route.location_mirrored
+  end
   if route.filters_response then return nil, route.location_filtered end
   -- location / has nginx.conf's defaults only: a route with its own directives needs its profile's.
   if route.protocol ~= "HTTP" or route.tuned then return nil, route.location end

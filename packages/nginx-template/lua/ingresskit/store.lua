@@ -110,7 +110,7 @@ local function profile_locations(profile)
   local names = locations_of_profile[profile]
   if names == nil then
     local location = "@" .. profile
-    names = { location, location .. "_h", location .. "_x", location .. "_xh" }
+    names = { location, location .. "_h", location .. "_x", location .. "_xh", location .. "_m" }
     locations_of_profile[profile] = names
   end
   return names
@@ -150,6 +150,8 @@ local function prepare_route(route)
     route.location_filtered = names[2]
     route.location_external = names[3]
     route.location_external_filtered = names[4]
+    route.location_mirrored = names[5]
+    route.mirror = policy and policy.mirror
     if policy ~= nil then
       policy.filters_rewrites = policy.location ~= nil or policy.cookieDomain ~= nil or policy.cookiePath ~= nil
     end

@@ -164,6 +164,9 @@ local function check_policy(policy, report)
       return report.fail("policy.https must be { status, tlsOnly?, strip? }")
     end
   end
+  if policy.mirror ~= nil and not is_string(policy.mirror) then
+    return report.fail("policy.mirror must be a backend id")
+  end
   if policy.hsts ~= nil and not is_field_value(policy.hsts) then
     return report.fail("policy.hsts must be a header value")
   end
