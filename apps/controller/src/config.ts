@@ -23,6 +23,8 @@ export interface ControllerConfig {
   updateStatusOnShutdown: boolean;
   electionId: string;
   electionTtlMs: number;
+  /** `--shutdown-grace-period`: how long to keep serving after a stop is asked for, with /healthz failing. */
+  shutdownGracePeriodMs: number;
   podName: string;
   podNamespace: string;
   reportNodeInternalIp: boolean;
@@ -155,6 +157,7 @@ export function resolveControllerConfig(
     updateStatusOnShutdown: flags['update-status-on-shutdown'],
     electionId: flags['election-id'],
     electionTtlMs: flags['election-ttl'] * 1000,
+    shutdownGracePeriodMs: flags['shutdown-grace-period'] * 1000,
     podName: flags['pod-name'] || env.POD_NAME || hostname(),
     podNamespace: flags['pod-namespace'] || env.POD_NAMESPACE || readServiceAccountNamespace() || 'default',
     reportNodeInternalIp: flags['report-node-internal-ip-address'],

@@ -389,8 +389,17 @@ export class Controller {
   async stop(options: { releaseLease?: boolean } = {}): Promise<void> {
     if (this.#state === 'stopped' || this.#state === 'stopping') return;
     const wasStarting = this.#state === 'starting';
+    const wasRunning = this.#state === 'running';
     this.#state = 'stopping';
     this.#logger.info('stopping');
+    // /healthz fails from now on; nginx keeps serving until load balancers have taken us out.
+    if (wasRunning && this.config.shutdownGracePeriodMs > 0) {
+      this.#logger.info(
+        { graceMs: this.config.shutdownGracePeriodMs },
+        'serving through the shutdown grace period',
+      );
+      await new Promise((resolve) => setTimeout(resolve, this.config.shutdownGracePeriodMs));
+    }
     if (wasStarting) {
       // Stopping the store ends a start that waits for the API server.
       await this.#store?.stop();

@@ -80,6 +80,12 @@ const flagSpecs = {
     default: true,
     description: 'Clear the published addresses on shutdown when this is the last replica.',
   },
+  'shutdown-grace-period': {
+    type: 'duration',
+    default: 0,
+    description:
+      'How long to keep serving after SIGTERM, with /healthz failing, before nginx stops (30s, 1m, or seconds): time for load balancers to take this replica out, as in ingress-nginx.',
+  },
   'election-id': {
     type: 'string',
     default: 'ingresskit-leader',
@@ -273,6 +279,7 @@ export const runFlagNames: readonly FlagName[] = [
   'publish-status-address',
   'update-status',
   'update-status-on-shutdown',
+  'shutdown-grace-period',
   'election-id',
   'election-ttl',
   'pod-name',

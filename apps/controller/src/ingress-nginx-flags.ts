@@ -65,12 +65,8 @@ export const INGRESS_NGINX_FLAGS: readonly IngressNginxFlag[] = [
     'udp-services-configmap',
     'watch-namespace-selector',
   ),
-  ...unsupported(
-    'not supported yet',
-    'shutdown-grace-period',
-    'post-shutdown-grace-period',
-    'disable-catch-all',
-  ),
+  supported('shutdown-grace-period', '/healthz fails through the period while nginx keeps serving'),
+  ...unsupported('not supported yet', 'post-shutdown-grace-period', 'disable-catch-all'),
   ...unsupported(
     'not supported yet',
     'enable-topology-aware-routing',

@@ -255,3 +255,28 @@ describe('Controller', () => {
     expect(restarts).toBe(1);
   });
 });
+
+describe('--shutdown-grace-period', () => {
+  it('keeps nginx serving through the period after a stop is asked for, with /healthz failing', async () => {
+    const graceful = await startController(server, {
+      podName: 'graceful',
+      shutdownGracePeriodMs: 1_500,
+      updateStatus: false,
+    });
+    try {
+      await eventually(async () => expect(await answerOf(graceful, 'home.test')).toBe('alpha'));
+      const stopped = graceful.stop();
+      // Long enough for a stop without a grace period to have stopped nginx.
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      const healthz = await fetch(`http://127.0.0.1:${graceful.healthzPort}/healthz`);
+      expect(healthz.status).toBe(503);
+      expect(await answerOf(graceful, 'home.test')).toBe('alpha');
+      const masterPid = graceful.dataPlane.masterPid!;
+      expect(isProcessAlive(masterPid)).toBe(true);
+      await stopped;
+      expect(isProcessAlive(masterPid)).toBe(false);
+    } finally {
+      await graceful.stop();
+    }
+  });
+});
