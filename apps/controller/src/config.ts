@@ -33,6 +33,8 @@ export interface ControllerConfig {
   defaultBackend: ServiceReference | undefined;
   /** `--annotations-prefix`: the prefix of the ingress-nginx annotations read. */
   annotationPrefix: string;
+  /** `--default-ssl-certificate`: `namespace/name` of the default certificate's Secret, or undefined. */
+  defaultSslCertificate: string | undefined;
   /** `--configmap`: `namespace/name` of the controller ConfigMap, or undefined. */
   configMap: string | undefined;
   /** Ingresses of several namespaces may share a host (ingress-nginx's behaviour). */
@@ -115,13 +117,8 @@ export function resolveControllerConfig(
       `--annotations-prefix must be a DNS subdomain such as nginx.ingress.kubernetes.io, not ${JSON.stringify(annotationPrefix)}`,
     );
   }
-  const configMap = flags.configmap;
-  if (
-    configMap !== '' &&
-    !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(configMap)
-  ) {
-    throw new FlagError(`--configmap must be NAMESPACE/NAME, not ${JSON.stringify(configMap)}`);
-  }
+  const configMap = namespacedNameFlag(flags, 'configmap');
+  const defaultSslCertificate = namespacedNameFlag(flags, 'default-ssl-certificate');
   if (flags['publish-service'] !== '' && !/^([a-z0-9-]+\/)?[a-z0-9.-]+$/.test(flags['publish-service'])) {
     throw new FlagError(
       `--publish-service must be NAMESPACE/NAME, not ${JSON.stringify(flags['publish-service'])}`,
@@ -164,7 +161,8 @@ export function resolveControllerConfig(
     syncRateLimit: flags['sync-rate-limit'],
     defaultBackend,
     annotationPrefix,
-    configMap: configMap === '' ? undefined : configMap,
+    configMap,
+    defaultSslCertificate,
     allowCrossNamespaceHosts: flags['allow-cross-namespace-hosts'],
     maxPathsPerIngress: flags['max-paths-per-ingress'],
     maxPathsPerNamespace: flags['max-paths-per-namespace'],
@@ -238,6 +236,15 @@ export function parseServiceReference(value: string): ServiceReference | undefin
   if (!match) return undefined;
   const port = match[3] === undefined ? 80 : /^\d+$/.test(match[3]) ? Number(match[3]) : match[3];
   return { namespace: match[1]!, name: match[2]!, port };
+}
+
+/** A NAMESPACE/NAME flag: undefined when empty, FlagError when it is not one. */
+function namespacedNameFlag(flags: Flags, name: 'configmap' | 'default-ssl-certificate'): string | undefined {
+  const value = flags[name];
+  if (value === '') return undefined;
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(value))
+    throw new FlagError(`--${name} must be NAMESPACE/NAME, not ${JSON.stringify(value)}`);
+  return value;
 }
 
 /** The annotations (under `prefix`) whose value names a Secret the store must keep for an Ingress. */

@@ -24,6 +24,11 @@ import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { resolveStatusAddresses } from '@ingresskit/status-sync';
 import { ChecksumGate, type ChecksumVerdict } from './checksum-gate.js';
 import { startAdmissionServer, type AdmissionServer } from './admission-server.js';
+import {
+  createDefaultCertificateContribution,
+  parseTlsSecret,
+  type TlsSecretResult,
+} from '@ingresskit/ingress-routes';
 import { viewOfSnapshot, type ClusterView } from './cluster-view.js';
 import { secretAnnotationsOf, storeKindsOf, type ControllerConfig } from './config.js';
 import {
@@ -283,6 +288,7 @@ export class Controller {
       namespaces: config.watchNamespaces,
       kinds: storeKindsOf(this.config),
       secretAnnotations: secretAnnotationsOf(config.annotationPrefix),
+      ...(config.defaultSslCertificate === undefined ? {} : { keepSecrets: [config.defaultSslCertificate] }),
     });
     this.#store = store;
     store.on('change', (event) => {
@@ -292,6 +298,7 @@ export class Controller {
         checksumEnabled: config.checksumEnabled,
         gatewayApiEnabled: this.#gatewayApi !== undefined,
         configMapKey: config.configMap,
+        defaultCertificateKey: config.defaultSslCertificate,
       });
       if (isRelevant) this.#requestSync(`${event.kind} ${event.key} ${event.type}`, false);
     });
@@ -503,6 +510,7 @@ export class Controller {
       }
       if (change.nginx !== undefined) this.dataPlane.setConfigMapSettings(change.nginx);
     }
+    const initializing = !this.#initialized;
     if (!this.#initialized) {
       routing.initialize(view);
       this.#initialized = true;
@@ -510,6 +518,7 @@ export class Controller {
     } else if (changes.allIngresses) {
       routing.setIngressClasses(view);
     }
+    if (initializing || changes.defaultCertificate) this.#setDefaultCertificate(view);
     const startedAt = performance.now();
     routing.updateIngresses(
       view,
@@ -569,6 +578,25 @@ export class Controller {
       );
       for (const resolve of this.#readyWaiters.splice(0)) resolve();
     }
+  }
+
+  /** `--default-ssl-certificate` into the table, or the self-signed fallback while it cannot be served. */
+  #setDefaultCertificate(view: ClusterView): void {
+    const key = this.config.defaultSslCertificate;
+    if (key === undefined) return;
+    const secret = view.secret(key);
+    const result: TlsSecretResult =
+      secret === undefined ? { ok: false, message: 'does not exist' } : parseTlsSecret(secret);
+    if (!result.ok) {
+      this.#logger.warn(
+        { secret: key, reason: result.message },
+        'the default certificate is not served; the self-signed one is',
+      );
+    }
+    this.routing.setContribution(
+      view,
+      createDefaultCertificateContribution(result.ok ? result.certificate : undefined),
+    );
   }
 
   async #resolveGatewayAddresses(coreApi: CoreV1Api): Promise<GatewayStatusAddress[]> {

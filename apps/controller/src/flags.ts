@@ -125,6 +125,12 @@ const flagSpecs = {
     default: 'nginx.ingress.kubernetes.io',
     description: 'Prefix of the ingress-nginx annotations this controller reads, as in ingress-nginx.',
   },
+  'default-ssl-certificate': {
+    type: 'string',
+    default: '',
+    description:
+      'NAMESPACE/NAME of the kubernetes.io/tls Secret served to HTTPS clients whose server name no Ingress has (and to clients without one), as in ingress-nginx. Empty, or while the Secret is missing or invalid: a self-signed certificate.',
+  },
   configmap: {
     type: 'string',
     default: '',
@@ -288,6 +294,7 @@ export const runFlagNames: readonly FlagName[] = [
   'sync-rate-limit',
   'annotations-prefix',
   'configmap',
+  'default-ssl-certificate',
   'default-backend-service',
   'allow-cross-namespace-hosts',
   'allow-external-name-services',

@@ -53,12 +53,11 @@ export const INGRESS_NGINX_FLAGS: readonly IngressNginxFlag[] = [
   supported('validating-webhook-key'),
   supported('watch-ingress-without-class'),
   supported('watch-namespace', 'takes a comma-separated list of namespaces'),
-  ...unsupported(
-    'not supported yet',
+  supported(
     'default-ssl-certificate',
-    'enable-ssl-passthrough',
-    'ssl-passthrough-proxy-port',
+    'also served to clients without SNI; a Secret that is missing or invalid gives the self-signed certificate',
   ),
+  ...unsupported('not supported yet', 'enable-ssl-passthrough', 'ssl-passthrough-proxy-port'),
   ...unsupported(
     'not supported yet',
     'tcp-services-configmap',

@@ -22,6 +22,8 @@ export interface PendingChanges {
   gatewayApi: boolean;
   /** The controller ConfigMap (`--configmap`) changed: read it again. */
   configMap: boolean;
+  /** The Secret of `--default-ssl-certificate` changed: read it again. */
+  defaultCertificate: boolean;
 }
 
 /** An empty set of changes. */
@@ -34,6 +36,7 @@ export function createPendingChanges(): PendingChanges {
     checksum: false,
     gatewayApi: false,
     configMap: false,
+    defaultCertificate: false,
   };
 }
 
@@ -47,6 +50,8 @@ export interface RelevanceContext {
   gatewayApiEnabled: boolean;
   /** `namespace/name` of the controller ConfigMap (`--configmap`), if any. */
   configMapKey?: string | undefined;
+  /** `namespace/name` of the default certificate's Secret (`--default-ssl-certificate`), if any. */
+  defaultCertificateKey?: string | undefined;
 }
 
 /**
@@ -89,10 +94,12 @@ function recordIngressChange(
       return true;
     }
     case 'Secret': {
+      const isDefault = event.key === context.defaultCertificateKey;
+      if (isDefault) pending.defaultCertificate = true;
       const ingresses = context.snapshot.ingressesForSecret(event.key);
       for (const ingress of ingresses)
         pending.ingresses.add(`${ingress.metadata.namespace ?? ''}/${ingress.metadata.name}`);
-      return ingresses.length > 0;
+      return ingresses.length > 0 || isDefault;
     }
     case 'IngressCheckSum':
       if (!context.checksumEnabled) return false;
@@ -117,6 +124,7 @@ export function takePendingChanges(pending: PendingChanges): PendingChanges {
     checksum: pending.checksum,
     gatewayApi: pending.gatewayApi,
     configMap: pending.configMap,
+    defaultCertificate: pending.defaultCertificate,
   };
   pending.ingresses = new Set();
   pending.services = new Set();
@@ -125,6 +133,7 @@ export function takePendingChanges(pending: PendingChanges): PendingChanges {
   pending.checksum = false;
   pending.gatewayApi = false;
   pending.configMap = false;
+  pending.defaultCertificate = false;
   return taken;
 }
 

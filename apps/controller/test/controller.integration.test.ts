@@ -4,7 +4,7 @@
  * Ingress created before its IngressClass is served once the class appears, only ignored Ingresses
  * that may be meant for this controller get an Event, and a killed nginx comes back. One API server and one controller serve every test in this file.
  */
-import { NetworkingV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../src/controller.js';
 import type { DemoBackend } from '../src/demo-backends.js';
@@ -16,10 +16,13 @@ import {
   ingressManifest,
   isProcessAlive,
   listEvents,
+  presentedCertificate,
+  request,
   serviceManifests,
   startBackends,
   startController,
   startLocalApiServer,
+  tlsSecretManifest,
   type LocalApiServer,
 } from './harness.js';
 
@@ -277,6 +280,34 @@ describe('--shutdown-grace-period', () => {
       expect(isProcessAlive(masterPid)).toBe(false);
     } finally {
       await graceful.stop();
+    }
+  });
+});
+
+describe('--default-ssl-certificate', () => {
+  it('serves the Secret to unknown server names without a reload, and the self-signed one without it', async () => {
+    await server.apply([tlsSecretManifest('default-cert', 'default.example.test', 'ingresskit')]);
+    const withDefault = await startController(server, {
+      podName: 'default-certificate',
+      defaultSslCertificate: 'ingresskit/default-cert',
+      updateStatus: false,
+    });
+    try {
+      const commonName = async (name: string) => (await presentedCertificate(withDefault, name)).subject.CN;
+      await eventually(async () => expect(await commonName('unknown.test')).toBe('default.example.test'));
+      const reloads = withDefault.dataPlane.reloadCount;
+      await server.apply([tlsSecretManifest('default-cert', 'renewed.example.test', 'ingresskit')]);
+      await eventually(async () => expect(await commonName('unknown.test')).toBe('renewed.example.test'));
+      expect(withDefault.dataPlane.reloadCount).toBe(reloads);
+      // Plain HTTP to an unknown host is not sent to HTTPS because of the default certificate.
+      expect((await request(withDefault, 'unknown.test')).status).toBe(404);
+      await server
+        .kubeConfig()
+        .makeApiClient(CoreV1Api)
+        .deleteNamespacedSecret({ name: 'default-cert', namespace: 'ingresskit' });
+      await eventually(async () => expect(await commonName('unknown.test')).not.toBe('renewed.example.test'));
+    } finally {
+      await withDefault.stop();
     }
   });
 });

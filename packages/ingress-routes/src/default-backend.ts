@@ -1,5 +1,5 @@
-/** The controller's default backend as the route that answers what no Ingress route matches. */
-import { ANY_HOSTNAME, type Route, type RouteContribution } from '@ingresskit/route-model';
+/** The controller's default backend and default certificate, as route-model entries. */
+import { ANY_HOSTNAME, type Certificate, type Route, type RouteContribution } from '@ingresskit/route-model';
 import { backendIdOf, checkServiceReference } from './backend-reference.js';
 import { InvalidServiceReferenceError } from './errors.js';
 import type { ServiceReference } from './types.js';
@@ -47,5 +47,29 @@ export function createDefaultBackendContribution(): RouteContribution {
     source: { kind: CONTROLLER_KIND, namespace: '', name: 'default-backend' },
     hosts: [{ hostname: ANY_HOSTNAME, routes: [], fallback: 'table-default' }],
     tls: [],
+  };
+}
+
+/**
+ * The controller's default certificate (ingress-nginx's `--default-ssl-certificate`): a TLS claim
+ * of the catch-all hostname `*`, which data planes serve to clients whose server name no binding
+ * has (and to clients without SNI). Without a certificate, a contribution that claims nothing.
+ */
+export function createDefaultCertificateContribution(
+  certificate: Certificate | undefined,
+  field = '--default-ssl-certificate',
+): RouteContribution {
+  const origin = {
+    kind: CONTROLLER_KIND,
+    namespace: '',
+    name: 'default-certificate',
+    createdAt: 0,
+    index: [],
+    field,
+  };
+  return {
+    source: { kind: CONTROLLER_KIND, namespace: '', name: 'default-certificate' },
+    hosts: [],
+    tls: certificate === undefined ? [] : [{ hostname: ANY_HOSTNAME, certificate, origin }],
   };
 }

@@ -17,7 +17,11 @@ export {
   refusedBackendAddress,
   type BackendAddressPolicy,
 } from './backend-address-policy.js';
-export { createDefaultBackendContribution, createDefaultBackendRoute } from './default-backend.js';
+export {
+  createDefaultBackendContribution,
+  createDefaultBackendRoute,
+  createDefaultCertificateContribution,
+} from './default-backend.js';
 export {
   ANNOTATION_DEFAULT_KEYS,
   DEFAULT_ANNOTATION_PREFIX,

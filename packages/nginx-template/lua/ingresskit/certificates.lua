@@ -1,6 +1,7 @@
 -- ssl_certificate_by_lua of every HTTPS listener: the certificate for the client's server name
 -- (SNI) from the pushed TLS bindings, exact name first, then `*.` with the first label dropped.
--- A name without a binding, and a client without SNI, keep the server's default certificate
+-- A name without a binding, and a client without SNI, get the binding of `*` (the controller's
+-- default certificate) when there is one, else keep the server's default certificate
 -- (ssl_certificate in nginx.conf). Certificates are parsed once per id per worker (store.lua).
 
 local ssl = require("ngx.ssl")
@@ -18,22 +19,24 @@ local _M = {}
 function _M.serve()
   if not store.sync() then return end
   local name = ssl.server_name()
-  if name == nil then return end
-  name = str_lower(name)
-  local id = tls[name]
-  if id == nil then
-    local dot = str_find(name, ".", 1, true)
-    if dot == nil then return end
-    id = tls["*" .. str_sub(name, dot)]
-    if id == nil then return end
+  local id
+  if name ~= nil then
+    name = str_lower(name)
+    id = tls[name]
+    if id == nil then
+      local dot = str_find(name, ".", 1, true)
+      if dot ~= nil then id = tls["*" .. str_sub(name, dot)] end
+    end
   end
+  if id == nil then id = tls["*"] end
+  if id == nil then return end
   local pair = store.certificate(id)
   if pair == nil then return end
   local ok, err = ssl.clear_certs()
   if ok then ok, err = ssl.set_cert(pair.cert) end
   if ok then ok, err = ssl.set_priv_key(pair.key) end
   if not ok then
-    ngx.log(ngx.ERR, "ingresskit: cannot serve certificate ", store.escape(id), " for ", store.escape(name), ": ", err)
+    ngx.log(ngx.ERR, "ingresskit: cannot serve certificate ", store.escape(id), " for ", store.escape(name or ""), ": ", err)
     return ngx.exit(ngx.ERROR)
   end
 end

@@ -540,7 +540,8 @@ function _M.route(https_server)
   if https_server and policy and policy.hsts then ngx_var.ingresskit_hsts = policy.hsts end
   if policy then
     local https = policy.https
-    if https and not is_tls_listener() and (not https.tlsOnly or tls[vhost] ~= nil) then
+    -- The catch-all host `*` holds the default certificate, which gives no host TLS of its own.
+    if https and not is_tls_listener() and (not https.tlsOnly or (vhost ~= "*" and tls[vhost] ~= nil)) then
       local port = conf.https_port
       local request_uri = ngx_var.request_uri
       if https.strip and str_byte(request_uri, -1) == 47 then request_uri = str_sub(request_uri, 1, -2) end
