@@ -549,6 +549,15 @@ describe('HTTPRouteRequestMirror', () => {
     ]);
     await expectAnswers([['mirror.test', '/mirror', 'infra-backend-v1']]);
     const mirror = backends.get('infra-backend-v3')!;
+    // Copies of the requests above may still be on their way: wait until none arrives for 300 ms.
+    let settled = -1;
+    await eventually(async () => {
+      const count = mirror.requests();
+      const unchanged = count === settled;
+      settled = count;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(unchanged && mirror.requests() === count).toBe(true);
+    });
     const before = mirror.requests();
     for (let sent = 0; sent < 5; sent++)
       expect(await answer('mirror.test', '/mirror')).toBe('infra-backend-v1');

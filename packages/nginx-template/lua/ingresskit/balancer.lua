@@ -21,6 +21,15 @@ local _M = {}
 
 local MAX_TRIES = 3
 
+-- Connects the request to `peer` ({ address, port }); a peer nginx cannot take ends it.
+local function use_peer(peer)
+  local ok, err = ngx_balancer.set_current_peer(peer[1], peer[2])
+  if not ok then
+    ngx.log(ngx.ERR, "ingresskit: cannot use endpoint ", peer[1], ":", peer[2], ": ", err)
+    return ngx.exit(ngx.ERROR)
+  end
+end
+
 function _M.balance()
   -- Each variable read costs; the route alone names the backend when it has just one.
   local route = routes_by_id[ngx_var.ingresskit_route]
@@ -61,11 +70,7 @@ function _M.balance()
   end
   local peer = peers[index]
   if policy and policy.balance == "ewma" then endpoints.track(peer) end
-  local ok, err = ngx_balancer.set_current_peer(peer[1], peer[2])
-  if not ok then
-    ngx.log(ngx.ERR, "ingresskit: cannot use endpoint ", peer[1], ":", peer[2], ": ", err)
-    return ngx.exit(ngx.ERROR)
-  end
+  return use_peer(peer)
 end
 
 -- balancer_by_lua of the upstream of mirrored copies: an endpoint of the backend the router put
@@ -79,12 +84,7 @@ function _M.balance_mirror()
   local index = backend.next
   if index > #peers then index = 1 end
   backend.next = index % #peers + 1
-  local peer = peers[index]
-  local ok, err = ngx_balancer.set_current_peer(peer[1], peer[2])
-  if not ok then
-    ngx.log(ngx.ERR, "ingresskit: cannot use mirror endpoint ", peer[1], ":", peer[2], ": ", err)
-    return ngx.exit(ngx.ERROR)
-  end
+  return use_peer(peers[index])
 end
 
 return _M
