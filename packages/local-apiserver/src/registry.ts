@@ -23,7 +23,6 @@ import {
   failWith,
   PatchError,
   SelectorSyntaxError,
-  type FieldError,
 } from './errors.js';
 import {
   lineFor,
@@ -33,6 +32,13 @@ import {
   type WatchSubscriber,
 } from './fan-out.js';
 import { parseFieldSelector } from './field-selector.js';
+import {
+  checkBodyIdentity,
+  checkNamespace,
+  checkPatchedIdentity,
+  decodeBody,
+  validateObject,
+} from './request-body.js';
 import { HistoryRing } from './history.js';
 import { parseLabelSelector } from './label-selector.js';
 import { findMicroTimeDecodeError } from './micro-time.js';
@@ -64,7 +70,6 @@ import {
 } from './patch.js';
 import { initialNamespaces, listBuiltinResources, type ResourceDefinition } from './resources.js';
 import { applyServerSide } from './server-side-apply.js';
-import { validateObjectMeta } from './validation.js';
 import { findNewFinalizers, isGenerationChange, mergeUpdateMetadata } from './write-rules.js';
 
 export { formatTimestamp, serializeEntry, viewEntry, type ChangeType, type Entry } from './entries.js';
@@ -322,9 +327,9 @@ export class Registry {
     options: WriteOptions = {},
   ): Entry {
     const bucket = this.bucketOf(definition);
-    let object = this.decodeBody(definition, body);
+    let object = decodeBody(definition, body);
     const scope = this.scope(definition, namespace ?? object.metadata.namespace);
-    this.checkNamespace(definition, scope, object.metadata.namespace);
+    checkNamespace(definition, scope, object.metadata.namespace);
     const meta: ObjectMeta = { ...object.metadata };
     if (scope !== undefined) meta.namespace = scope;
     else delete meta.namespace;
@@ -351,7 +356,7 @@ export class Registry {
     if (bucket.id === ingressStorage)
       object = admitDefaultIngressClass(object, this.liveObjects(ingressClassStorage));
     definition.prepareCreate?.(object, now);
-    this.validate(definition, object, name);
+    validateObject(definition, object, name);
     const key = objectKey(scope, name);
     if (bucket.objects.has(key)) failWith(buildAlreadyExistsStatus(definition, name));
     object = { ...object, metadata: orderMetadata(object.metadata) };
@@ -368,8 +373,8 @@ export class Registry {
     options: UpdateOptions = {},
   ): Entry {
     const bucket = this.bucketOf(definition);
-    const incoming = this.decodeBody(definition, body);
-    this.checkBodyIdentity(definition, incoming, namespace, name);
+    const incoming = decodeBody(definition, body);
+    checkBodyIdentity(definition, incoming, namespace, name);
     const old = this.get(definition, namespace, name);
     return this.updateEntry(definition, bucket, old, incoming, {
       ...options,
@@ -437,8 +442,8 @@ export class Registry {
     if (metadata.resourceVersion === undefined || metadata.resourceVersion === null) {
       metadata.resourceVersion = old.object.metadata.resourceVersion;
     }
-    const incoming = this.decodeBody(definition, { ...patched, metadata });
-    this.checkPatchedIdentity(definition, incoming, old);
+    const incoming = decodeBody(definition, { ...patched, metadata });
+    checkPatchedIdentity(definition, incoming, old);
     const entry = this.updateEntry(definition, bucket, old, incoming, {
       ...options,
       requireResourceVersion: false,
@@ -532,107 +537,6 @@ export class Registry {
     for (const entry of bucket.objects.values()) yield entry.object;
   }
 
-  private decodeBody(definition: ResourceDefinition, body: unknown): KubeObject {
-    if (!isPlainObject(body))
-      failWith(buildBadRequestStatus('the body of the request was in an unknown format'));
-    const expectedApiVersion = formatApiVersion(definition.group, definition.version);
-    const { apiVersion, kind } = body;
-    if (definition.isCustom && (typeof kind !== 'string' || kind === '')) {
-      failWith(buildBadRequestStatus(`Object 'Kind' is missing in '${truncate(JSON.stringify(body))}'`));
-    }
-    if (apiVersion !== undefined && apiVersion !== '' && apiVersion !== expectedApiVersion) {
-      failWith(
-        buildBadRequestStatus(
-          `the API version in the data (${describeValue(apiVersion)}) does not match the expected API version (${expectedApiVersion})`,
-        ),
-      );
-    }
-    if (kind !== undefined && kind !== '' && kind !== definition.kind) {
-      failWith(
-        buildBadRequestStatus(
-          `the kind in the data (${describeValue(kind)}) does not match the expected kind (${definition.kind})`,
-        ),
-      );
-    }
-    // Go's decoder refuses a MicroTime without exactly six fractional digits before validation runs.
-    const timeError = findMicroTimeDecodeError(body, definition.microTimeFields ?? []);
-    if (timeError !== undefined) {
-      failWith(
-        buildBadRequestStatus(
-          `${definition.kind} in version "${definition.version}" cannot be handled as a ${definition.kind}: ${timeError}`,
-        ),
-      );
-    }
-    const metadata = isPlainObject(body.metadata) ? ({ ...body.metadata } as ObjectMeta) : {};
-    let object: KubeObject = { ...body, apiVersion: expectedApiVersion, kind: definition.kind, metadata };
-    if (definition.convert) object = definition.convert.fromView(object);
-    return orderTopLevelKeys({ ...object, apiVersion: definition.storageApiVersion, kind: definition.kind });
-  }
-
-  private checkBodyIdentity(
-    definition: ResourceDefinition,
-    incoming: KubeObject,
-    namespace: string | undefined,
-    name: string,
-  ): void {
-    const bodyName = incoming.metadata.name;
-    if (bodyName !== undefined && bodyName !== name) {
-      failWith(
-        buildBadRequestStatus(
-          `the name of the object (${bodyName}) does not match the name on the URL (${name})`,
-        ),
-      );
-    }
-    const bodyNamespace = incoming.metadata.namespace;
-    if (definition.namespaced && bodyNamespace && namespace && bodyNamespace !== namespace) {
-      failWith(
-        buildBadRequestStatus(
-          'the namespace of the provided object does not match the namespace sent on the request',
-        ),
-      );
-    }
-  }
-
-  private checkPatchedIdentity(definition: ResourceDefinition, incoming: KubeObject, old: Entry): void {
-    const errors: FieldError[] = [];
-    if (incoming.metadata.name !== old.object.metadata.name) {
-      errors.push({
-        type: 'FieldValueInvalid',
-        field: 'metadata.name',
-        value: incoming.metadata.name ?? '',
-        detail: 'field is immutable',
-      });
-    }
-    if (definition.namespaced && incoming.metadata.namespace !== old.object.metadata.namespace) {
-      errors.push({
-        type: 'FieldValueInvalid',
-        field: 'metadata.namespace',
-        value: incoming.metadata.namespace ?? '',
-        detail: 'field is immutable',
-      });
-    }
-    if (errors.length > 0) failWith(buildInvalidStatus(definition, old.object.metadata.name ?? '', errors));
-  }
-
-  private checkNamespace(
-    definition: ResourceDefinition,
-    scope: string | undefined,
-    bodyNamespace: string | undefined,
-  ): void {
-    if (!definition.namespaced) return;
-    if (scope === undefined)
-      failWith(
-        buildBadRequestStatus('the server could not find the requested resource: a namespace is required'),
-      );
-    if (bodyNamespace && bodyNamespace !== scope) {
-      failWith(
-        buildBadRequestStatus(
-          'the namespace of the provided object does not match the namespace sent on the request',
-        ),
-      );
-    }
-  }
-
   private checkNamespaceWritable(definition: ResourceDefinition, namespace: string, name: string): void {
     const namespaces = this.buckets.get(namespaceStorage)!;
     const entry = namespaces.objects.get(namespace);
@@ -662,12 +566,6 @@ export class Registry {
       const name = `${prefix}${suffix}`;
       if (!bucket.objects.has(objectKey(scope, name))) return name;
     }
-  }
-
-  private validate(definition: ResourceDefinition, object: KubeObject, name: string): void {
-    const errors = validateObjectMeta(object, definition.nameRule);
-    if (definition.validate) errors.push(...definition.validate(object));
-    if (errors.length > 0) failWith(buildInvalidStatus(definition, name, errors));
   }
 
   private updateEntry(
@@ -729,7 +627,7 @@ export class Registry {
     if (isGenerationChange(definition, oldObject, next)) {
       nextMeta.generation = (oldMeta.generation ?? 0) + 1;
     }
-    this.validate(definition, next, name);
+    validateObject(definition, next, name);
     const immutable = definition.validateUpdate?.(next, oldObject) ?? [];
     if (immutable.length > 0) failWith(buildInvalidStatus(definition, name, immutable));
     next = orderTopLevelKeys({ ...next, metadata: orderMetadata(nextMeta) });
@@ -819,7 +717,7 @@ export class Registry {
       if (options.subresource === 'status') failWith(buildNotFoundStatus(definition, name));
       return { entry: this.create(definition, namespace, outcome.object, options), created: true };
     }
-    const incoming = this.decodeBody(definition, outcome.object);
+    const incoming = decodeBody(definition, outcome.object);
     const entry = this.updateEntry(definition, bucket, existing, incoming, {
       ...options,
       requireResourceVersion: false,
@@ -965,8 +863,4 @@ export class Registry {
       },
     };
   }
-}
-
-function truncate(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}...` : text;
 }
