@@ -64,11 +64,6 @@ export function listenersOf(config: Pick<ControllerConfig, 'httpPort' | 'httpsPo
   ];
 }
 
-/**
- * nginx.conf options for an nginx running in `prefix`: the control socket and the default
- * certificate inside it, the error log on stderr (the controller reads it line by line; opening
- * /dev/stderr fails when that descriptor is a socket, as with Node child processes).
- */
 /** The controller ConfigMap's nginx.conf settings as render options (paths in `prefix`). */
 export function renderOptionsOfConfigMap(
   settings: ConfigMapNginxSettings,
@@ -82,6 +77,11 @@ export function renderOptionsOfConfigMap(
   return options;
 }
 
+/**
+ * nginx.conf options for an nginx running in `prefix`: the control socket and the default
+ * certificate inside it, the error log on stderr (the controller reads it line by line; opening
+ * /dev/stderr fails when that descriptor is a socket, as with Node child processes).
+ */
 export function nginxRenderOptions(
   prefix: string,
   options: Pick<NginxDataPlaneOptions, 'listenAddresses' | 'workerProcesses' | 'accessLog'>,
