@@ -6,14 +6,14 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import {
-  DEFAULT_HSTS,
+  DEFAULT_TRANSLATION,
   parseControllerConfigMap,
   type ConfigMapNginxSettings,
   type ControllerConfigMapSettings,
+  type TranslationDefaults,
 } from '@ingresskit/ingress-routes';
 import type { ClusterView } from './cluster-view.js';
 import type { EventRecorder } from './events.js';
-import type { TranslationDefaults } from './ingress-routing.js';
 import type { Logger } from './logger.js';
 
 /** What changed in the ConfigMap since it was last read. */
@@ -30,7 +30,7 @@ export class ControllerConfigMap {
   readonly #isLeader: () => boolean;
   /** The valid values last read, by key: what an invalid value falls back to. */
   #values: Readonly<Record<string, string>> = {};
-  #settings: ControllerConfigMapSettings = { annotationDefaults: {}, hsts: DEFAULT_HSTS, nginx: {} };
+  #settings: ControllerConfigMapSettings = { translation: DEFAULT_TRANSLATION, nginx: {} };
 
   constructor(key: string, options: { recorder: EventRecorder; logger: Logger; isLeader: () => boolean }) {
     this.key = key;
@@ -64,12 +64,8 @@ export class ControllerConfigMap {
       });
     }
     const change: ConfigMapChange = {};
-    const { annotationDefaults, hsts } = settings;
-    if (
-      !isDeepStrictEqual(annotationDefaults, this.#settings.annotationDefaults) ||
-      !isDeepStrictEqual(hsts, this.#settings.hsts)
-    )
-      change.translation = { annotationDefaults, hsts };
+    if (!isDeepStrictEqual(settings.translation, this.#settings.translation))
+      change.translation = settings.translation;
     if (!isDeepStrictEqual(settings.nginx, this.#settings.nginx)) change.nginx = settings.nginx;
     this.#settings = settings;
     return change;

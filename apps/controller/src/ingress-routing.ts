@@ -18,13 +18,13 @@ import {
   countIngressPaths,
   createIngressTranslator,
   DEFAULT_BACKEND_ADDRESS_POLICY,
-  DEFAULT_HSTS,
-  type AnnotationDefaults,
+  DEFAULT_TRANSLATION,
   type BackendAddressPolicy,
   type IngressTranslation,
   type IngressTranslator,
   type NameResolution,
   type ServiceReference,
+  type TranslationDefaults,
 } from '@ingresskit/ingress-routes';
 import {
   createRouteTableBuilder,
@@ -36,7 +36,6 @@ import {
   type RouteTable,
   type RouteTableBuilder,
   type RouteTableDelta,
-  type StrictTransportSecurity,
   type VirtualHost,
 } from '@ingresskit/route-model';
 import type { Ingress } from '@ingresskit/store';
@@ -44,13 +43,6 @@ import type { ClusterView } from './cluster-view.js';
 import { BackendResolver } from './backend-resolver.js';
 import { NamespacePathBudget } from './namespace-path-budget.js';
 import type { ControllerConfig } from './config.js';
-
-/** What the controller ConfigMap says of every Ingress's translation. */
-export interface TranslationDefaults {
-  annotationDefaults: AnnotationDefaults;
-  /** Strict-Transport-Security of every route; ingress-nginx's DEFAULT_HSTS without a ConfigMap. */
-  hsts: StrictTransportSecurity | undefined;
-}
 
 /** Class resolution of one Ingress. */
 export interface IngressVerdict {
@@ -141,7 +133,7 @@ export class IngressRouting {
       listeners: options.listeners,
       hostOwnership: options.allowCrossNamespaceHosts === true ? 'shared' : 'oldest-tenant',
     });
-    this.#translator = this.#createTranslator({ annotationDefaults: {}, hsts: DEFAULT_HSTS });
+    this.#translator = this.#createTranslator(DEFAULT_TRANSLATION);
     this.#resolver = createIngressClassResolver([], options.classConfig);
     this.#backends = new BackendResolver(this.#builder, {
       policy: options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY,

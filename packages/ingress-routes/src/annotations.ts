@@ -411,6 +411,15 @@ export type AnnotationDefaults = Partial<
 >;
 
 /**
+ * Why `value` is not valid for the annotation `name` (without prefix), or undefined when it is:
+ * the annotation's own grammar, for settings elsewhere that take the same values.
+ */
+export function checkAnnotationValue(name: string, value: string): string | undefined {
+  const parser = Object.hasOwn(PARSERS, name) ? PARSERS[name] : undefined;
+  return parser === undefined ? `is not a known annotation` : parser(value, createDefaults());
+}
+
+/**
  * Reads one ANNOTATION_DEFAULT_KEYS value with the annotation's own grammar into `into`; returns
  * why it is invalid, or undefined.
  */

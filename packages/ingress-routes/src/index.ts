@@ -25,6 +25,7 @@ export {
 export {
   ANNOTATION_DEFAULT_KEYS,
   DEFAULT_ANNOTATION_PREFIX,
+  checkAnnotationValue,
   parseAnnotationDefault,
   parseAnnotations,
   SUPPORTED_ANNOTATIONS,
@@ -41,6 +42,7 @@ export {
   type IngressNginxAnnotation,
 } from './ingress-nginx-annotations.js';
 export {
+  DEFAULT_TRANSLATION,
   INGRESS_NGINX_CONFIGMAP_KEYS,
   parseControllerConfigMap,
   type ConfigMapNginxSettings,
@@ -48,6 +50,7 @@ export {
   type ControllerConfigMapParse,
   type ControllerConfigMapSettings,
   type IngressNginxConfigKey,
+  type TranslationDefaults,
 } from './ingress-nginx-configmap.js';
 export { DEFAULT_HSTS } from './route-policy.js';
 export {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseAnnotations } from './annotations.js';
-import { INGRESS_NGINX_CONFIGMAP_KEYS, parseControllerConfigMap } from './ingress-nginx-configmap.js';
+import {
+  DEFAULT_TRANSLATION,
+  INGRESS_NGINX_CONFIGMAP_KEYS,
+  parseControllerConfigMap,
+} from './ingress-nginx-configmap.js';
 import { DEFAULT_HSTS } from './route-policy.js';
 
 describe('INGRESS_NGINX_CONFIGMAP_KEYS', () => {
@@ -30,8 +34,10 @@ describe('parseControllerConfigMap', () => {
     });
     expect(problems).toEqual([]);
     expect(settings).toEqual({
-      annotationDefaults: { sslRedirect: false, readTimeoutSeconds: 120 },
-      hsts: DEFAULT_HSTS,
+      translation: {
+        annotationDefaults: { sslRedirect: false, readTimeoutSeconds: 120 },
+        hsts: DEFAULT_HSTS,
+      },
       nginx: {
         workerProcesses: 2,
         workerShutdownTimeoutSeconds: 30,
@@ -50,8 +56,7 @@ describe('parseControllerConfigMap', () => {
       first.values,
     );
     expect(second.settings).toEqual({
-      annotationDefaults: { readTimeoutSeconds: 90 },
-      hsts: DEFAULT_HSTS,
+      translation: { annotationDefaults: { readTimeoutSeconds: 90 }, hsts: DEFAULT_HSTS },
       nginx: { workerProcesses: 2 },
     });
     expect(second.problems).toEqual([
@@ -77,7 +82,7 @@ describe('parseControllerConfigMap', () => {
       'allow-snippet-annotations': 'true',
       'worker-processes': '2\nuser root;',
     });
-    expect(settings).toEqual({ annotationDefaults: {}, hsts: DEFAULT_HSTS, nginx: {} });
+    expect(settings).toEqual({ translation: DEFAULT_TRANSLATION, nginx: {} });
     expect(problems.map(({ field, severity }) => `${field} ${severity}`)).toEqual([
       'data["allow-snippet-annotations"] error',
       'data["enable-modsecurity"] error',
@@ -92,7 +97,7 @@ describe('parseControllerConfigMap', () => {
 
 describe('HSTS keys', () => {
   it("send ingress-nginx's HSTS by default, changed or turned off by the keys", () => {
-    expect(parseControllerConfigMap({}).settings.hsts).toEqual({
+    expect(parseControllerConfigMap({}).settings.translation.hsts).toEqual({
       maxAgeSeconds: 31_536_000,
       includeSubdomains: true,
       preload: false,
@@ -102,9 +107,11 @@ describe('HSTS keys', () => {
         'hsts-max-age': '600',
         'hsts-include-subdomains': 'false',
         'hsts-preload': 'true',
-      }).settings.hsts,
+      }).settings.translation.hsts,
     ).toEqual({ maxAgeSeconds: 600, includeSubdomains: false, preload: true });
-    expect(parseControllerConfigMap({ hsts: 'false', 'hsts-max-age': '600' }).settings.hsts).toBeUndefined();
+    expect(
+      parseControllerConfigMap({ hsts: 'false', 'hsts-max-age': '600' }).settings.translation.hsts,
+    ).toBeUndefined();
     expect(parseControllerConfigMap({ 'hsts-max-age': 'forever' }).problems[0]?.field).toBe(
       'data["hsts-max-age"]',
     );

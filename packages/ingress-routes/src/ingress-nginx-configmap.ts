@@ -11,7 +11,12 @@
  * Values that mean what we do anyway (`use-gzip: "false"`) are not reported.
  */
 import type { StrictTransportSecurity } from '@ingresskit/route-model';
-import { ANNOTATION_DEFAULT_KEYS, parseAnnotationDefault, type AnnotationDefaults } from './annotations.js';
+import {
+  ANNOTATION_DEFAULT_KEYS,
+  checkAnnotationValue,
+  parseAnnotationDefault,
+  type AnnotationDefaults,
+} from './annotations.js';
 import { DEFAULT_HSTS } from './route-policy.js';
 
 /** One key of ingress-nginx's ConfigMap. */
@@ -335,12 +340,23 @@ export interface ConfigMapNginxSettings {
   upstreamKeepalive?: { connections?: number; timeoutSeconds?: number; requests?: number };
 }
 
+/** What a ConfigMap says of the translation of every Ingress (live: no reload). */
+export interface TranslationDefaults {
+  /** The defaults of the same-named annotations. */
+  annotationDefaults: AnnotationDefaults;
+  /** Strict-Transport-Security of every Ingress route; DEFAULT_HSTS unless the keys say otherwise. */
+  hsts: StrictTransportSecurity | undefined;
+}
+
+/** The translation defaults without a ConfigMap, as ingress-nginx's. */
+export const DEFAULT_TRANSLATION: TranslationDefaults = Object.freeze({
+  annotationDefaults: Object.freeze({}),
+  hsts: DEFAULT_HSTS,
+});
+
 /** What a controller ConfigMap sets. */
 export interface ControllerConfigMapSettings {
-  /** Live: the defaults of the same-named annotations. */
-  annotationDefaults: AnnotationDefaults;
-  /** Live: Strict-Transport-Security of every Ingress route; DEFAULT_HSTS unless the keys say otherwise. */
-  hsts: StrictTransportSecurity | undefined;
+  translation: TranslationDefaults;
   /** Reload: settings nginx takes from nginx.conf only. */
   nginx: ConfigMapNginxSettings;
 }
@@ -363,7 +379,6 @@ export interface ControllerConfigMapParse {
 }
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warn', 'error', 'crit'] as const;
-const SIZE = /^(0|[1-9][0-9]{0,9}[kKmMgG]?)$/;
 
 function wholeNumber(value: string, min: number, max: number): number | string {
   const number = /^[0-9]{1,10}$/.test(value) ? Number(value) : Number.NaN;
@@ -409,9 +424,9 @@ const NGINX_KEYS: Readonly<
     return undefined;
   },
   'proxy-body-size': (value, into) => {
-    if (!SIZE.test(value)) return 'must be 0 or a size such as 8m, 512k or 1g';
-    into.proxyBodySize = value;
-    return undefined;
+    const problem = checkAnnotationValue('proxy-body-size', value);
+    if (problem === undefined) into.proxyBodySize = value;
+    return problem;
   },
   'disable-access-log': (value, into) => {
     if (value !== 'true' && value !== 'false') return 'must be "true" or "false"';
@@ -447,12 +462,9 @@ export function parseControllerConfigMap(
   data: unknown,
   previous: Readonly<Record<string, string>> = {},
 ): ControllerConfigMapParse {
-  const settings: ControllerConfigMapSettings = {
-    annotationDefaults: {},
-    hsts: { ...DEFAULT_HSTS },
-    nginx: {},
-  };
-  let hstsOn = true;
+  const annotationDefaults: AnnotationDefaults = {};
+  const hsts = { enabled: true, value: { ...DEFAULT_HSTS } };
+  const nginx: ConfigMapNginxSettings = {};
   const values: Record<string, string> = {};
   const problems: ConfigMapProblem[] = [];
   const record = typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};
@@ -461,12 +473,12 @@ export function parseControllerConfigMap(
       return parseAnnotationDefault(
         name as (typeof ANNOTATION_DEFAULT_KEYS)[number],
         value,
-        settings.annotationDefaults,
+        annotationDefaults,
       );
     if (name === 'allow-snippet-annotations')
       return value === 'false' ? undefined : 'must be "false": snippets are never served';
-    if (HSTS_KEYS.includes(name)) return readHsts(name, value, settings.hsts!, (on) => (hstsOn = on));
-    return NGINX_KEYS[name]!(value, settings.nginx);
+    if (HSTS_KEYS.includes(name)) return readHsts(name, value, hsts);
+    return NGINX_KEYS[name]!(value, nginx);
   };
   for (const name of Object.keys(record).sort()) {
     const value: unknown = (record as Record<string, unknown>)[name];
@@ -508,26 +520,25 @@ export function parseControllerConfigMap(
     });
     if (kept !== undefined && apply(name, kept) === undefined) values[name] = kept;
   }
-  if (!hstsOn) settings.hsts = undefined;
-  return { settings, values, problems };
+  const translation = { annotationDefaults, hsts: hsts.enabled ? hsts.value : undefined };
+  return { settings: { translation, nginx }, values, problems };
 }
 
-/** One `hsts*` key into `into`; `setOn` takes `hsts` itself. The reason it is invalid, or undefined. */
+/** One `hsts*` key into `into`; the reason it is invalid, or undefined. */
 function readHsts(
   name: string,
   value: string,
-  into: StrictTransportSecurity,
-  setOn: (on: boolean) => void,
+  into: { enabled: boolean; value: StrictTransportSecurity },
 ): string | undefined {
   if (name === 'hsts-max-age') {
     const seconds = wholeNumber(value, 0, 2 ** 31 - 1);
     if (typeof seconds === 'string') return seconds;
-    into.maxAgeSeconds = seconds;
+    into.value.maxAgeSeconds = seconds;
     return undefined;
   }
   if (value !== 'true' && value !== 'false') return 'must be "true" or "false"';
-  if (name === 'hsts') setOn(value === 'true');
-  else if (name === 'hsts-include-subdomains') into.includeSubdomains = value === 'true';
-  else into.preload = value === 'true';
+  if (name === 'hsts') into.enabled = value === 'true';
+  else if (name === 'hsts-include-subdomains') into.value.includeSubdomains = value === 'true';
+  else into.value.preload = value === 'true';
   return undefined;
 }
