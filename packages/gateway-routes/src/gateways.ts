@@ -620,6 +620,43 @@ export function evaluateGateways(
   return { gateways: result, listenerHostnames, listenerHostnamesKey, problems };
 }
 
+/** The Gateway's Accepted condition: refused parameters, else whether its listeners are valid. */
+function gatewayAccepted(gateway: EvaluatedGateway): ConditionDraft {
+  const generation = gateway.generation;
+  if (gateway.invalidParameters !== undefined) {
+    return createCondition(
+      ConditionType.Accepted,
+      false,
+      GatewayReason.InvalidParameters,
+      gateway.invalidParameters,
+      generation,
+    );
+  }
+  const ready = gateway.listeners.filter((listener) => listener.isReady);
+  const invalid = gateway.listeners.filter((listener) => !listener.isReady);
+  if (invalid.length === 0 && ready.length > 0) {
+    return createCondition(
+      ConditionType.Accepted,
+      true,
+      GatewayReason.Accepted,
+      'the Gateway is valid',
+      generation,
+    );
+  }
+  const message =
+    invalid.length === 0
+      ? 'the Gateway has no listeners'
+      : `${ready.length > 0 ? `listeners ${ready.map((l) => l.name).join(', ')} are accepted; ` : 'no listener is valid; '}` +
+        `not valid: ${invalid.map((l) => `${l.name} (${l.notReadyMessage ?? 'invalid'})`).join('; ')}`;
+  return createCondition(
+    ConditionType.Accepted,
+    ready.length > 0,
+    GatewayReason.ListenersNotValid,
+    message,
+    generation,
+  );
+}
+
 /**
  * The status of an evaluated Gateway, given how many routes attached to each listener (by listener
  * name). Programmed is `Pending` for what can be served: markGatewayProgrammed settles it.
@@ -661,36 +698,8 @@ export function buildGatewayStatus(
           ),
     ],
   }));
-  const ready = gateway.listeners.filter((listener) => listener.isReady);
-  const invalid = gateway.listeners.filter((listener) => !listener.isReady);
-  const isAccepted = ready.length > 0;
-  const accepted =
-    gateway.invalidParameters !== undefined
-      ? createCondition(
-          ConditionType.Accepted,
-          false,
-          GatewayReason.InvalidParameters,
-          gateway.invalidParameters,
-          generation,
-        )
-      : invalid.length === 0 && isAccepted
-        ? createCondition(
-            ConditionType.Accepted,
-            true,
-            GatewayReason.Accepted,
-            'the Gateway is valid',
-            generation,
-          )
-        : createCondition(
-            ConditionType.Accepted,
-            isAccepted,
-            GatewayReason.ListenersNotValid,
-            invalid.length === 0
-              ? 'the Gateway has no listeners'
-              : `${isAccepted ? `listeners ${ready.map((l) => l.name).join(', ')} are accepted; ` : 'no listener is valid; '}` +
-                  `not valid: ${invalid.map((l) => `${l.name} (${l.notReadyMessage ?? 'invalid'})`).join('; ')}`,
-            generation,
-          );
+  const isAccepted = gateway.listeners.some((listener) => listener.isReady);
+  const accepted = gatewayAccepted(gateway);
   const programmed = isAccepted
     ? createCondition(
         ConditionType.Programmed,
