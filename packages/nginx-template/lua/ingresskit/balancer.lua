@@ -21,6 +21,14 @@ local _M = {}
 
 local MAX_TRIES = 3
 
+-- Round robin over the `count` endpoints of `backend` (per worker): the index whose turn it is.
+local function next_in_turn(backend, count)
+  local index = backend.next
+  if index > count then index = 1 end
+  backend.next = index % count + 1
+  return index
+end
+
 -- Connects the request to `peer` ({ address, port }); a peer nginx cannot take ends it.
 local function use_peer(peer)
   local ok, err = ngx_balancer.set_current_peer(peer[1], peer[2])
@@ -63,11 +71,7 @@ function _M.balance()
   if index == nil and policy and (policy.hash or policy.balance) then
     index = endpoints.choose(policy, peers, ngx_balancer.get_last_failure() ~= nil)
   end
-  if index == nil then
-    index = backend.next
-    if index > count then index = 1 end
-    backend.next = index % count + 1
-  end
+  if index == nil then index = next_in_turn(backend, count) end
   local peer = peers[index]
   if policy and policy.balance == "ewma" then endpoints.track(peer) end
   return use_peer(peer)
@@ -81,10 +85,7 @@ function _M.balance_mirror()
   local backend = backends[id]
   local peers = backend and backend.peers
   if peers == nil or #peers == 0 then return ngx.exit(ngx.ERROR) end
-  local index = backend.next
-  if index > #peers then index = 1 end
-  backend.next = index % #peers + 1
-  return use_peer(peers[index])
+  return use_peer(peers[next_in_turn(backend, #peers)])
 end
 
 return _M
