@@ -37,12 +37,13 @@ export function controllerMode(side: Side = 'current'): 'dist' | 'source' {
 
 /** How a side's controller ran, for the notes under the tables. */
 export function describeController(side: Side): string {
+  const env = Object.entries(readShebangEnv(side)).map(([name, value]) => `${name}=${value} `);
   const options = readNodeOptions(side).join(' ');
   return (
     (side === 'baseline'
       ? `old: bench/.out/baseline (${BASELINE_COMMIT}) apps/controller/dist`
       : `new: ${controllerMode(side) === 'dist' ? 'apps/controller/dist' : 'apps/controller/src through tsx'}`) +
-    (options === '' ? '' : ` with node ${options}`)
+    (options === '' && env.length === 0 ? '' : ` with ${env.join('')}node ${options}`)
   );
 }
 
@@ -60,22 +61,42 @@ function controllerEntry(side: Side): string[] {
     : ['--conditions=@ingresskit/source', '--import', 'tsx', join(repoRoot, 'apps/controller/src/cli.ts')];
 }
 
+/** What a side's executable asks for on its `#!` line (`env -S NAME=value … node --flag …`). */
+function readShebang(side: Side): { nodeOptions: string[]; env: Record<string, string> } {
+  const entry =
+    side === 'baseline'
+      ? join(baselineRoot, 'apps/controller/src/cli.ts')
+      : join(repoRoot, 'apps/controller/src/cli.ts');
+  const firstLine = existsSync(entry) ? (readFileSync(entry, 'utf8').split('\n', 1)[0] ?? '') : '';
+  const words = firstLine.startsWith('#!') ? firstLine.split(/\s+/) : [];
+  return {
+    nodeOptions: words.filter((word) => word.startsWith('--')),
+    env: Object.fromEntries(
+      words
+        .filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word))
+        .map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
+    ),
+  };
+}
+
 /**
  * Node options of a controller process: those its executable asks for on its `#!` line (so it
  * runs as `ingresskit` runs when started as a command), then BENCH_NODE_OPTIONS (space-separated)
  * to try others, e.g. `--max-semi-space-size=16` (see bench/RSS-DIAGNOSIS.md).
  */
 export function readNodeOptions(side: Side = 'current'): string[] {
-  const entry =
-    side === 'baseline'
-      ? join(baselineRoot, 'apps/controller/src/cli.ts')
-      : join(repoRoot, 'apps/controller/src/cli.ts');
-  const firstLine = existsSync(entry) ? (readFileSync(entry, 'utf8').split('\n', 1)[0] ?? '') : '';
-  const fromShebang = firstLine.startsWith('#!')
-    ? firstLine.split(/\s+/).filter((word) => word.startsWith('--'))
-    : [];
   const extra = (process.env.BENCH_NODE_OPTIONS ?? '').split(' ').filter((option) => option !== '');
-  return [...fromShebang, ...extra];
+  return [...readShebang(side).nodeOptions, ...extra];
+}
+
+/**
+ * Environment variables the `#!` line sets (e.g. `MALLOC_ARENA_MAX`), unless the benchmark's own
+ * environment sets them (to try other values).
+ */
+function readShebangEnv(side: Side): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(readShebang(side).env).filter(([name]) => process.env[name] === undefined),
+  );
 }
 
 /** Ports of one controller. */
@@ -201,7 +222,7 @@ export async function startControllerProcess(options: ControllerProcessOptions):
   const spawnedAt = performance.now();
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: rootOf(options.which),
-    env: { ...process.env, ...options.env },
+    env: { ...readShebangEnv(options.which), ...process.env, ...options.env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -7,7 +7,8 @@
  *
  * READY_SIZE Ingresses (10,000), BENCH_CONTROLLER=dist to run the built controller as
  * `ingresskit` runs (else src through tsx, which adds tsx's own memory), READY_NODE_OPTIONS to
- * try V8 options (e.g. `--optimize-for-size`), READY_RUNS runs (1).
+ * try V8 options (e.g. `--optimize-for-size`), READY_ENV to set environment variables of the
+ * controller (e.g. `MALLOC_ARENA_MAX=2`), READY_RUNS runs (1).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,6 +21,15 @@ const MiB = 2 ** 20;
 const size = Number(process.env.READY_SIZE ?? 10_000);
 const runs = Number(process.env.READY_RUNS ?? 1);
 const nodeOptions = (process.env.READY_NODE_OPTIONS ?? '').split(' ').filter((option) => option !== '');
+const extraEnv = Object.fromEntries(
+  (process.env.READY_ENV ?? '')
+    .split(' ')
+    .filter((assignment) => assignment.includes('='))
+    .map((assignment) => [
+      assignment.slice(0, assignment.indexOf('=')),
+      assignment.slice(assignment.indexOf('=') + 1),
+    ]),
+);
 
 interface ProbeLine {
   reason: string;
@@ -49,7 +59,7 @@ for (let run = 1; run <= runs; run++) {
       `--import=${pathToFileURL(join(import.meta.dirname, 'memory-probe.mjs')).href}`,
       ...nodeOptions,
     ],
-    env: { MEMORY_PROBE_FILE: probeFile },
+    env: { ...extraEnv, MEMORY_PROBE_FILE: probeFile },
   });
   const cpu = cpuMillis(controller.pid);
   const atReady = controller.memory();
@@ -76,7 +86,8 @@ for (let run = 1; run <= runs; run++) {
 }
 printSection(
   `controller memory at ready, ${formatNumber(size, 0)} Ingresses` +
-    (nodeOptions.length === 0 ? '' : ` (node ${nodeOptions.join(' ')})`),
+    (nodeOptions.length === 0 ? '' : ` (node ${nodeOptions.join(' ')})`) +
+    (process.env.READY_ENV ? ` (${process.env.READY_ENV})` : ''),
   rows,
 );
 process.exit(0);
