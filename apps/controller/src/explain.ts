@@ -202,11 +202,16 @@ export function formatRoute(route: ExplainedRoute): string {
 
 /** A problem as one line without its object, for where the object is already named: `field: message (value "…")`. */
 export function formatFieldProblem(problem: Problem): string {
+  return `${problem.field}: ${formatProblemMessage(problem)}`;
+}
+
+/** A problem's message with its value, when the message does not show it already: `message (value "…")`. */
+export function formatProblemMessage(problem: Problem): string {
   const value =
     problem.value !== undefined && !problem.message.includes(problem.value)
       ? ` (value ${JSON.stringify(problem.value)})`
       : '';
-  return `${problem.field}: ${problem.message}${value}`;
+  return `${problem.message}${value}`;
 }
 
 /** The route table as printed by `render` and kept in files: private keys are left out. */

@@ -487,7 +487,8 @@ function withoutRefused(
   };
 }
 
-function problemOfNote(object: Problem['object'], note: AssemblyNote): Problem {
+/** What an assembly note decided against `object`, as a problem of it. */
+export function problemOfNote(object: Problem['object'], note: AssemblyNote): Problem {
   const older = (origin: { kind: string; namespace: string; name: string }) =>
     origin.kind === object.kind && origin.namespace === object.namespace && origin.name === object.name
       ? `an earlier path of this ${object.kind}`

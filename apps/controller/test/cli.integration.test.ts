@@ -1,7 +1,8 @@
 /**
  * The ingresskit command as a user runs it: `ingresskit run` in a child process (flags from the
  * command line and the environment, /healthz, traffic, SIGTERM → graceful exit 0, nginx stopped,
- * Lease released) and `ingresskit explain ingress` against the same API server.
+ * Lease released), and `ingresskit explain ingress` and `ingresskit migrate` against the same API
+ * server.
  */
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -203,5 +204,33 @@ describe('ingresskit explain', () => {
     const run = runIngresskit(['explain', 'ingress', 'default/ghost', `--kubeconfig=${kubeconfig}`]);
     expect(await run.exited).toBe(1);
     expect(run.output()).toContain('does not exist');
+  });
+});
+
+describe('ingresskit migrate', () => {
+  it("reads the cluster and sorts the Ingresses of the class it is given, as ingress-nginx's", async () => {
+    // The cluster's IngressClass "nginx" names this controller: migrate is told so.
+    const args = [
+      'migrate',
+      `--kubeconfig=${kubeconfig}`,
+      '--controller-class=ingresskit.dev/ingress-controller',
+    ];
+    const strict = runIngresskit([...args, '--output=json']);
+    expect(await strict.exited).toBe(0);
+    const report = JSON.parse(strict.output());
+    // The test's backends listen on 127.0.0.1, which ingress-nginx would proxy to and we refuse by default.
+    expect(report.ingresses).toEqual([
+      expect.objectContaining({
+        ingress: 'default/home',
+        outcome: 'served with differences',
+        findings: [expect.objectContaining({ kind: 'error', message: expect.stringContaining('loopback') })],
+      }),
+    ]);
+    expect(report.otherClasses.map((other: { ingress: string }) => other.ingress)).toEqual([
+      'default/elsewhere',
+    ]);
+    const allowing = runIngresskit([...args, '--allow-local-backend-addresses']);
+    expect(await allowing.exited).toBe(0);
+    expect(allowing.output()).toMatch(/^served identically {2}default\/home$/m);
   });
 });

@@ -48,7 +48,7 @@ describe('kubectl apply -f deploy/', () => {
       'deployment.apps/ingresskit',
       'poddisruptionbudget.policy/ingresskit',
       'service/ingresskit',
-      'ingressclass.networking.k8s.io/nginx',
+      'ingressclass.networking.k8s.io/ingresskit',
       'validatingwebhookconfiguration.admissionregistration.k8s.io/ingresskit-admission',
     ]) {
       expect(created).toMatch(new RegExp(`^${object.replace(/\./g, '\\.')} created$`, 'm'));

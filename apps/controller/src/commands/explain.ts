@@ -3,10 +3,8 @@
  * Ingress, Gateway or HTTPRoute, and why.
  */
 import { lostHostnamesOf } from '@ingresskit/gateway-routes';
-import { createStore } from '@ingresskit/store';
 import { stringify } from 'yaml';
-import { describeApiFailure } from '../api-failure.js';
-import { resolveControllerConfig, storeKindsOf, type ControllerConfig } from '../config.js';
+import { resolveControllerConfig, type ControllerConfig } from '../config.js';
 import { FlagError } from '../errors.js';
 import { explainIngress, formatExplanation } from '../explain.js';
 import {
@@ -18,14 +16,11 @@ import {
 } from '../explain-gateway-api.js';
 import { emptyGatewayApiTranslation, GatewayRouting } from '../gateway-routing.js';
 import { tenancyFlagNames, classFlagNames } from '../flags.js';
-import { loadKubeConfig } from '../kube-config.js';
 import { viewOfSnapshot, type ClusterView } from '../cluster-view.js';
 import { listenersOf } from '../data-plane.js';
 import { IngressRouting, routingOptionsOf } from '../ingress-routing.js';
 import { ExitCode, type Command } from './command.js';
-
-/** A one-shot command gives up on an API server that does not answer after this long. */
-const LIST_TIMEOUT_MS = 5_000;
+import { withClusterSnapshot } from './read-cluster.js';
 
 export const explainCommand: Command = {
   name: 'explain',
@@ -72,47 +67,22 @@ Exits 0 when the object exists (and, for Gateway API, is one of ours), 1 when it
       throw new FlagError(
         `explain ${what} needs --gateway-controller-name, as the running controller has it`,
       );
-    const kubeConfig = loadKubeConfig(flags.kubeconfig);
-    const store = createStore(kubeConfig, {
-      namespaces: config.watchNamespaces,
-      kinds: storeKindsOf({ ...config, checksumEnabled: false }),
-    });
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        store.start(),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => {
-            const failing = store.status().find((informer) => informer.lastError !== undefined);
-            const server = kubeConfig.getCurrentCluster()?.server;
-            reject(
-              new Error(
-                failing === undefined
-                  ? `the API server at ${server} did not answer within ${LIST_TIMEOUT_MS / 1000} s`
-                  : describeApiFailure(server, failing.lastError),
-              ),
-            );
-          }, LIST_TIMEOUT_MS);
-        }),
-      ]);
-      const { routing, gatewayRouting } = routeOnce(viewOfSnapshot(store.snapshot()), config);
+    const [explanation, text] = await withClusterSnapshot(flags.kubeconfig, config, (snapshot) => {
+      const { routing, gatewayRouting } = routeOnce(viewOfSnapshot(snapshot), config);
       const state = {
         translation: gatewayRouting?.translation ?? emptyGatewayApiTranslation(),
         lost: lostHostnamesOf(routing.notes()),
       };
-      const [explanation, text] = explainObject(what, routing, state, key);
-      io.stdout(
-        flags.output === 'json'
-          ? `${JSON.stringify(explanation, null, 2)}\n`
-          : flags.output === 'yaml'
-            ? stringify(explanation, { aliasDuplicateObjects: false })
-            : text,
-      );
-      return explanation.found ? ExitCode.ok : ExitCode.failure;
-    } finally {
-      clearTimeout(timer);
-      await store.stop();
-    }
+      return explainObject(what, routing, state, key);
+    });
+    io.stdout(
+      flags.output === 'json'
+        ? `${JSON.stringify(explanation, null, 2)}\n`
+        : flags.output === 'yaml'
+          ? stringify(explanation, { aliasDuplicateObjects: false })
+          : text,
+    );
+    return explanation.found ? ExitCode.ok : ExitCode.failure;
   },
 };
 

@@ -6,6 +6,7 @@ import { checksumCommand } from './checksum.js';
 import { ExitCode, type Command, type CommandIo } from './command.js';
 import { demoCommand } from './demo.js';
 import { explainCommand } from './explain.js';
+import { migrateCommand } from './migrate.js';
 import { renderCommand } from './render.js';
 import { runCommand } from './run.js';
 
@@ -15,6 +16,7 @@ export const commands: readonly Command[] = [
   demoCommand,
   explainCommand,
   renderCommand,
+  migrateCommand,
   checksumCommand,
 ];
 
