@@ -258,6 +258,28 @@ const flagSpecs = {
     description: 'Output format.',
     choices: ['text', 'json', 'yaml'],
   },
+  to: {
+    type: 'string',
+    default: 'report',
+    description:
+      'What migrate prints: the report per Ingress, or the Gateway, ReferenceGrants and HTTPRoutes that serve the same (as YAML; JSON with --output=json).',
+    choices: ['report', 'gateway-api'],
+  },
+  'gateway-name': {
+    type: 'string',
+    default: 'ingresskit',
+    description: 'Name of the Gateway that migrate --to=gateway-api writes and attaches the HTTPRoutes to.',
+  },
+  'gateway-namespace': {
+    type: 'string',
+    default: 'ingresskit',
+    description: 'Namespace of that Gateway.',
+  },
+  'gateway-class-name': {
+    type: 'string',
+    default: 'ingresskit',
+    description: 'spec.gatewayClassName of that Gateway.',
+  },
   'exit-after-ready': {
     type: 'boolean',
     default: false,

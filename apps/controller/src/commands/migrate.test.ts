@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GatewayApiConversion } from '../gateway-api-conversion.js';
 import type { MigrationReport } from '../migration.js';
 import type { CommandIo } from './command.js';
 import { runCli } from './index.js';
@@ -185,5 +186,38 @@ describe('ingresskit migrate', () => {
     ]);
     expect(same.exitCode).toBe(0);
     expect((JSON.parse(same.stdout) as MigrationReport).totals['served identically']).toBe(1);
+  });
+
+  it('writes at most 16 rules per HTTPRoute, as the schema allows, and YAML with the findings as comments', async () => {
+    const many = ingress('shop', 'many', 'many.example.com', { className: 'nginx' }) as {
+      spec: { rules: { http: { paths: unknown[] } }[] };
+    };
+    const path = (index: number) => ({
+      path: `/p${index}`,
+      pathType: 'Prefix',
+      backend: { service: { name: 'app', port: { number: 80 } } },
+    });
+    many.spec.rules[0]!.http.paths = Array.from({ length: 20 }, (_, index) => path(index));
+    const manifests = await writeManifests('many.yaml', [service('shop'), many]);
+    const json = await migrate(['--manifests', manifests, '--to=gateway-api', '--output=json']);
+    expect(json.exitCode).toBe(0);
+    const conversion = JSON.parse(json.stdout) as GatewayApiConversion;
+    expect(conversion.ingresses).toEqual([
+      { ingress: 'shop/many', converted: true, httpRoutes: ['many', 'many-2'], findings: [] },
+    ]);
+    const rulesOf = (name: string) =>
+      (
+        conversion.objects.find((object) => (object.metadata as { name: string }).name === name)!.spec as {
+          rules: unknown[];
+        }
+      ).rules.length;
+    expect([rulesOf('many'), rulesOf('many-2')]).toEqual([16, 4]);
+    const yaml = await migrate(['--manifests', cluster, '--to=gateway-api']);
+    expect(yaml.exitCode).toBe(1);
+    expect(yaml.stdout).toMatch(/^kind: Gateway$/m);
+    expect(yaml.stdout).toContain('# Ingress shop/login: not converted');
+    expect(yaml.stdout).toMatch(
+      /# Ingress shop\/plain: converted\napiVersion: gateway\.networking\.k8s\.io\/v1\nkind: HTTPRoute/,
+    );
   });
 });

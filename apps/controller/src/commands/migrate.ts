@@ -8,11 +8,12 @@ import type { IngressClass } from '@ingresskit/store';
 import { viewOfObjects, viewOfSnapshot, type ClusterObjects, type ClusterView } from '../cluster-view.js';
 import { resolveControllerConfig } from '../config.js';
 import { listenersOf } from '../data-plane.js';
-import { tenancyFlagNames, classFlagNames } from '../flags.js';
-import { routeAll, routingOptionsOf } from '../ingress-routing.js';
+import { tenancyFlagNames, classFlagNames, type Flags } from '../flags.js';
+import { convertToGatewayApi } from '../gateway-api-conversion.js';
+import { routeAll, routingOptionsOf, type IngressRouting } from '../ingress-routing.js';
 import { readManifests, toClusterObjects } from '../manifests.js';
 import { assessMigration, formatMigrationReport } from '../migration.js';
-import { ExitCode, type Command } from './command.js';
+import { ExitCode, type Command, type CommandIo } from './command.js';
 import { withClusterSnapshot } from './read-cluster.js';
 
 /**
@@ -46,7 +47,14 @@ directory without that IngressClass is read as if it held it), and prints for ea
                             differently or ignored, a path or a host left out)
   not served                IngressKit leaves it out, with the reason and what to do
 Run it with the same --annotations-prefix and tenancy flags the controller will run with.
---output=json or yaml prints the report as data. Exits 1 when an Ingress would not be served.`,
+--output=json or yaml prints the report as data. Exits 1 when an Ingress would not be served.
+
+--to=gateway-api prints instead the Gateway API objects that serve the same: a Gateway
+(--gateway-name, --gateway-namespace, --gateway-class-name) with an HTTP listener and an HTTPS
+listener per certificate host, the ReferenceGrants for its Secrets, and the HTTPRoutes of each
+Ingress, with what HTTPRoute cannot say as comments above them. An Ingress protected by something
+HTTPRoute cannot carry (source ranges, authentication, limits) is not converted, since its
+backend would be served open; then it exits 1.`,
   spec: {
     command: 'ingresskit migrate',
     flags: [
@@ -58,32 +66,83 @@ Run it with the same --annotations-prefix and tenancy flags the controller will 
       'default-backend-service',
       ...tenancyFlagNames,
       'output',
+      'to',
+      'gateway-name',
+      'gateway-namespace',
+      'gateway-class-name',
     ],
     // ingress-nginx's own class settings, so the report covers what it served.
     defaults: { 'controller-class': 'k8s.io/ingress-nginx', 'ingress-class': 'nginx' },
   },
   async run({ flags }, io) {
     const config = resolveControllerConfig(flags, io.env);
-    const assess = (view: ClusterView) =>
-      assessMigration(
-        routeAll(view, routingOptionsOf(config, listenersOf(config), Date.now)),
-        config.annotationPrefix,
-      );
-    const report =
-      flags.manifests === ''
-        ? await withClusterSnapshot(flags.kubeconfig, config, (snapshot) => assess(viewOfSnapshot(snapshot)))
-        : assess(
-            viewOfObjects(
-              withIngressClass(toClusterObjects(await readManifests(flags.manifests)), config.classConfig),
-            ),
-          );
-    io.stdout(
-      flags.output === 'json'
-        ? `${JSON.stringify(report, null, 2)}\n`
-        : flags.output === 'yaml'
-          ? stringify(report, { aliasDuplicateObjects: false })
-          : formatMigrationReport(report),
-    );
-    return report.totals['not served'] > 0 ? ExitCode.failure : ExitCode.ok;
+    const print = (view: ClusterView) => {
+      const routing = routeAll(view, routingOptionsOf(config, listenersOf(config), Date.now));
+      return flags.to === 'gateway-api'
+        ? printGatewayApi(routing, view, flags, io)
+        : printReport(routing, config.annotationPrefix, flags.output, io);
+    };
+    return flags.manifests === ''
+      ? await withClusterSnapshot(flags.kubeconfig, config, (snapshot) => print(viewOfSnapshot(snapshot)))
+      : print(
+          viewOfObjects(
+            withIngressClass(toClusterObjects(await readManifests(flags.manifests)), config.classConfig),
+          ),
+        );
   },
 };
+
+function printReport(
+  routing: IngressRouting,
+  annotationPrefix: string,
+  output: string,
+  io: CommandIo,
+): number {
+  const report = assessMigration(routing, annotationPrefix);
+  io.stdout(
+    output === 'json'
+      ? `${JSON.stringify(report, null, 2)}\n`
+      : output === 'yaml'
+        ? stringify(report, { aliasDuplicateObjects: false })
+        : formatMigrationReport(report),
+  );
+  return report.totals['not served'] > 0 ? ExitCode.failure : ExitCode.ok;
+}
+
+/**
+ * The Gateway API objects as YAML documents, each Ingress's findings as comments above its
+ * HTTPRoutes (or, with --output=json, everything as one document).
+ */
+function printGatewayApi(routing: IngressRouting, view: ClusterView, flags: Flags, io: CommandIo): number {
+  const conversion = convertToGatewayApi(routing, view, {
+    name: flags['gateway-name'],
+    namespace: flags['gateway-namespace'],
+    className: flags['gateway-class-name'],
+  });
+  const exitCode = conversion.ingresses.some((ingress) => !ingress.converted)
+    ? ExitCode.failure
+    : ExitCode.ok;
+  if (flags.output === 'json') {
+    io.stdout(`${JSON.stringify(conversion, null, 2)}\n`);
+    return exitCode;
+  }
+  const yaml = (object: unknown) => stringify(object, { aliasDuplicateObjects: false });
+  const byName = new Map(
+    conversion.objects.map((object) => {
+      const metadata = object.metadata as { name: string; namespace: string };
+      return [`${object.kind as string}/${metadata.namespace}/${metadata.name}`, object];
+    }),
+  );
+  const documents = conversion.objects.filter((object) => object.kind !== 'HTTPRoute').map(yaml);
+  for (const ingress of conversion.ingresses) {
+    const [namespace] = ingress.ingress.split('/');
+    const comments = [
+      `# Ingress ${ingress.ingress}: ${ingress.converted ? 'converted' : 'not converted'}`,
+      ...ingress.findings.map((finding) => `#   ${finding.kind}: ${finding.field}: ${finding.message}`),
+    ].join('\n');
+    const routes = ingress.httpRoutes.map((name) => yaml(byName.get(`HTTPRoute/${namespace}/${name}`)));
+    documents.push(routes.length === 0 ? `${comments}\n` : `${comments}\n${routes.join('---\n')}`);
+  }
+  io.stdout(documents.join('---\n'));
+  return exitCode;
+}
