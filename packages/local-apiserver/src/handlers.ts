@@ -20,10 +20,13 @@ import {
 } from './errors.js';
 import type { RequestFaults } from './faults.js';
 import { formatApiVersion, isPlainObject } from './objects.js';
+import { parseObjectFilter } from './object-filter.js';
 import { buildOpenApiDocument, buildOpenApiRoot } from './openapi.js';
 import { parsePatchContentType, patchContentTypes } from './patch.js';
 import { decodeProtobufObject, protobufContentType } from './protobuf.js';
-import { serializeEntry, type Entry, type ListResult, type Registry } from './registry.js';
+import { serializeEntry, type Entry } from './entries.js';
+import type { ListResult } from './list-page.js';
+import type { Registry } from './registry.js';
 import type { ResourceDefinition } from './resources.js';
 import { parseRoute, type ResourceRoute } from './router.js';
 import { buildTable, wantsTable } from './table.js';
@@ -293,7 +296,7 @@ function startWatch(
   if (resourceVersion !== undefined && resourceVersion !== '' && !/^\d+$/.test(resourceVersion)) {
     failWith(buildBadRequestStatus(`invalid resource version: ${JSON.stringify(resourceVersion)}`));
   }
-  const filter = context.registry.parseFilter(
+  const filter = parseObjectFilter(
     definition,
     namespace,
     query.get('labelSelector') ?? undefined,

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ApiStatusError, type KubeStatus } from './errors.js';
+import { parseObjectFilter } from './object-filter.js';
 import type { KubeObject } from './objects.js';
-import { Registry, serializeEntry, type WatchSubscriber } from './registry.js';
+import { serializeEntry } from './entries.js';
+import type { WatchSubscriber } from './fan-out.js';
+import { Registry } from './registry.js';
 import type { ResourceDefinition } from './resources.js';
 
 const clock = () => new Date('2024-05-01T10:00:00.000Z');
@@ -44,7 +47,7 @@ function collect(
   const events: { type: string; name: string; rv: string }[] = [];
   const subscriber: WatchSubscriber = {
     definition,
-    filter: registry.parseFilter(definition, options.namespace, options.labelSelector, options.fieldSelector),
+    filter: parseObjectFilter(definition, options.namespace, options.labelSelector, options.fieldSelector),
     write: (chunk) => {
       for (const line of chunk.toString().split('\n')) {
         if (line === '') continue;
