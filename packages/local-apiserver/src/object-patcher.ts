@@ -80,7 +80,7 @@ export class ObjectPatcher {
     }
     const incoming = decodeBody(definition, { ...patched, metadata });
     checkPatchedIdentity(definition, incoming, old);
-    const entry = this.writer.updateEntry(definition, old, incoming, {
+    const entry = this.writer.updateEntry(definition, bucket, old, incoming, {
       ...options,
       requireResourceVersion: false,
     });
@@ -158,7 +158,7 @@ export class ObjectPatcher {
       return { entry: this.writer.create(definition, namespace, outcome.object, options), created: true };
     }
     const incoming = decodeBody(definition, outcome.object);
-    const entry = this.writer.updateEntry(definition, existing, incoming, {
+    const entry = this.writer.updateEntry(definition, bucket, existing, incoming, {
       ...options,
       requireResourceVersion: false,
     });

@@ -105,10 +105,11 @@ export class ObjectWriter {
     body: unknown,
     options: UpdateOptions = {},
   ): Entry {
+    const bucket = this.store.bucketOf(definition);
     const incoming = decodeBody(definition, body);
     checkBodyIdentity(definition, incoming, namespace, name);
     const old = this.store.get(definition, namespace, name);
-    return this.updateEntry(definition, old, incoming, {
+    return this.updateEntry(definition, bucket, old, incoming, {
       ...options,
       requireResourceVersion: definition.isCustom && !options.allowUnconditional,
     });
@@ -120,11 +121,11 @@ export class ObjectWriter {
    */
   updateEntry(
     definition: ResourceDefinition,
+    bucket: Bucket,
     old: Entry,
     incoming: KubeObject,
     options: UpdateOptions & { requireResourceVersion: boolean },
   ): Entry {
-    const bucket = this.store.bucketOf(definition);
     const oldObject = old.object;
     const oldMeta = oldObject.metadata;
     const name = oldMeta.name ?? '';

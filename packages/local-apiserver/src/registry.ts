@@ -1,5 +1,5 @@
 /**
- * The API server's storage semantics behind one facade: wires the object store, the served
+ * The API server's storage semantics behind one object: wires the object store, the served
  * resources, watch fan-out, list paging, writes, patches and namespace lifecycle together.
  */
 import { createCrdRegistration } from './crd-registration.js';
@@ -10,9 +10,8 @@ import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { parseObjectFilter } from './object-filter.js';
 import { ObjectPatcher } from './object-patcher.js';
 import { ObjectStore } from './object-store.js';
-import { ObjectWriter, type DeleteOptions, type UpdateOptions, type WriteOptions } from './object-writer.js';
+import { ObjectWriter, type WriteOptions } from './object-writer.js';
 import type { ListQuery } from './paging.js';
-import type { PatchKind } from './patch.js';
 import { ResourceCatalog } from './resource-catalog.js';
 import { initialNamespaces, listBuiltinResources, type ResourceDefinition } from './resources.js';
 
@@ -28,73 +27,74 @@ export interface RegistryOptions {
  * resourceVersion counter, bounded per-resource history, watch fan-out, and the write rules of
  * kube-apiserver (optimistic concurrency, generation, status subresource, finalizers, admission).
  * Every operation is synchronous; failures throw `ApiStatusError` carrying the real `Status`.
+ * Each method is its collaborator's, named in its doc comment.
  */
 export class Registry {
   private readonly store: ObjectStore;
-  private readonly catalog: ResourceCatalog;
   private readonly writer: ObjectWriter;
-  private readonly patcher: ObjectPatcher;
+
+  /** `ObjectStore.currentResourceVersion`: the latest resourceVersion handed out. */
+  readonly currentResourceVersion: ObjectStore['currentResourceVersion'];
+  /** `ObjectStore.countWatches`: the number of open watches. */
+  readonly countWatches: ObjectStore['countWatches'];
+  /** `ObjectStore.dropWatches`: ends every open watch cleanly. */
+  readonly dropWatches: ObjectStore['dropWatches'];
+  /** `ObjectStore.expireHistory`: every resourceVersion issued so far gets 410 Expired. */
+  readonly expireHistory: ObjectStore['expireHistory'];
+  /** `ObjectStore.get`: the live entry, or a 404 `NotFound`. */
+  readonly get: ObjectStore['get'];
+  /** `ObjectStore.find`: the live entry, or undefined. */
+  readonly find: ObjectStore['find'];
+  /** `ResourceCatalog.find`: the resource served at `group/version/plural`, if any. */
+  readonly findResource: ResourceCatalog['find'];
+  /** `ResourceCatalog.findByKind`: the resource serving `kind` in `apiVersion`, if any. */
+  readonly findResourceByKind: ResourceCatalog['findByKind'];
+  /** `ResourceCatalog.list`: every served resource, built-ins first, in registration order. */
+  readonly listResources: ResourceCatalog['list'];
+  /** `ObjectWriter.create`: creates an object (POST). */
+  readonly create: ObjectWriter['create'];
+  /** `ObjectWriter.update`: replaces an object (PUT), on the main endpoint or the status subresource. */
+  readonly update: ObjectWriter['update'];
+  /** `ObjectWriter.delete`: removes an object, or marks it deleting while finalizers remain. */
+  readonly delete: ObjectWriter['delete'];
+  /** `ObjectPatcher.patch`: patches an object with a JSON, merge, strategic merge or apply patch. */
+  readonly patch: ObjectPatcher['patch'];
 
   constructor(options: RegistryOptions) {
-    this.store = new ObjectStore(options.historyLimit);
-    this.catalog = new ResourceCatalog(this.store);
-    const namespaces = new NamespaceLifecycle(this.store, (bucket, entry) => {
-      this.writer.deleteEntry(bucket, entry, false);
+    const store = new ObjectStore(options.historyLimit);
+    const catalog = new ResourceCatalog(store);
+    const namespaces = new NamespaceLifecycle(store, (bucket, entry) => {
+      writer.deleteEntry(bucket, entry, false);
     });
-    this.writer = new ObjectWriter(this.store, namespaces, options.now);
-    this.patcher = new ObjectPatcher(this.store, this.writer, options.now);
-    this.store.onCommit(createCrdRegistration(this.catalog, this.store));
-    this.store.onCommit(namespaces.onCommit);
-    for (const definition of listBuiltinResources()) this.catalog.register(definition);
-    const namespaceResource = this.catalog.require('', 'v1', 'namespaces');
+    const writer = new ObjectWriter(store, namespaces, options.now);
+    const patcher = new ObjectPatcher(store, writer, options.now);
+    store.onCommit(createCrdRegistration(catalog, store));
+    store.onCommit(namespaces.onCommit);
+    this.store = store;
+    this.writer = writer;
+    this.currentResourceVersion = store.currentResourceVersion.bind(store);
+    this.countWatches = store.countWatches.bind(store);
+    this.dropWatches = store.dropWatches.bind(store);
+    this.expireHistory = store.expireHistory.bind(store);
+    this.get = store.get.bind(store);
+    this.find = store.find.bind(store);
+    this.findResource = catalog.find.bind(catalog);
+    this.findResourceByKind = catalog.findByKind.bind(catalog);
+    this.listResources = catalog.list.bind(catalog);
+    this.create = writer.create.bind(writer);
+    this.update = writer.update.bind(writer);
+    this.delete = writer.delete.bind(writer);
+    this.patch = patcher.patch.bind(patcher);
+
+    for (const definition of listBuiltinResources()) catalog.register(definition);
+    const namespaceResource = catalog.require('', 'v1', 'namespaces');
     for (const name of initialNamespaces) {
-      this.create(namespaceResource, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      writer.create(namespaceResource, undefined, {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name },
+      });
     }
-  }
-
-  /** The latest resourceVersion handed out. */
-  currentResourceVersion(): number {
-    return this.store.currentResourceVersion();
-  }
-
-  /** The resource served at `group/version/plural`, if any. */
-  findResource(group: string, version: string, plural: string): ResourceDefinition | undefined {
-    return this.catalog.find(group, version, plural);
-  }
-
-  /** The resource serving `kind` in `apiVersion`, if any. */
-  findResourceByKind(apiVersion: string, kind: string): ResourceDefinition | undefined {
-    return this.catalog.findByKind(apiVersion, kind);
-  }
-
-  /** Every served resource, built-ins first, in registration order. */
-  listResources(): ResourceDefinition[] {
-    return this.catalog.list();
-  }
-
-  /** The number of open watches. */
-  countWatches(): number {
-    return this.store.countWatches();
-  }
-
-  /** Ends every open watch cleanly; clients reconnect from their last resourceVersion. */
-  dropWatches(): number {
-    return this.store.dropWatches();
-  }
-
-  /** Forgets all history: any resourceVersion issued so far gets 410 Expired from watches, exact lists and continue tokens. */
-  expireHistory(): void {
-    this.store.expireHistory();
-  }
-
-  /** The live entry, or a 404 `NotFound`. */
-  get(definition: ResourceDefinition, namespace: string | undefined, name: string): Entry {
-    return this.store.get(definition, namespace, name);
-  }
-
-  /** The live entry, or undefined. */
-  find(definition: ResourceDefinition, namespace: string | undefined, name: string): Entry | undefined {
-    return this.store.find(definition, namespace, name);
   }
 
   /** Lists with kube-apiserver's resourceVersion, resourceVersionMatch, limit and continue semantics. */
@@ -111,49 +111,6 @@ export class Registry {
     subscriber: WatchSubscriber,
   ): () => void {
     return subscribeWatch(this.store.bucketOf(definition), definition, resourceVersion, subscriber);
-  }
-
-  /** Creates an object (POST): 201 semantics, admission, validation, 409 AlreadyExists. */
-  create(
-    definition: ResourceDefinition,
-    namespace: string | undefined,
-    body: unknown,
-    options: WriteOptions = {},
-  ): Entry {
-    return this.writer.create(definition, namespace, body, options);
-  }
-
-  /** Replaces an object (PUT), on the main endpoint or the status subresource. */
-  update(
-    definition: ResourceDefinition,
-    namespace: string | undefined,
-    name: string,
-    body: unknown,
-    options: UpdateOptions = {},
-  ): Entry {
-    return this.writer.update(definition, namespace, name, body, options);
-  }
-
-  /** Patches an object (PATCH) with a JSON, merge, strategic merge or apply patch. */
-  patch(
-    definition: ResourceDefinition,
-    namespace: string | undefined,
-    name: string,
-    kind: PatchKind,
-    patch: unknown,
-    options: UpdateOptions = {},
-  ): { entry: Entry; created: boolean } {
-    return this.patcher.patch(definition, namespace, name, kind, patch, options);
-  }
-
-  /** Deletes an object: removes it, or marks it deleting while finalizers remain. */
-  delete(
-    definition: ResourceDefinition,
-    namespace: string | undefined,
-    name: string,
-    options: DeleteOptions = {},
-  ): { entry: Entry; removed: boolean } {
-    return this.writer.delete(definition, namespace, name, options);
   }
 
   /** Deletes every object a list query selects (DELETE on the collection URL). */
