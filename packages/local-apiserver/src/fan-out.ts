@@ -1,13 +1,10 @@
 /**
- * Watch fan-out: opening a watch (replaying what it missed from the current objects or the
- * history), and delivering each committed event to every watcher, each endpoint's line built once.
+ * Watch fan-out: delivering each committed event to every watcher whose filter it concerns, each
+ * endpoint's line built and encoded once for all of them.
  */
 import { makeEntry, serializeEntry, type ChangeType, type Entry } from './entries.js';
-import { buildExpiredStatus, failWith } from './errors.js';
 import { matchesFilter, type ObjectFilter } from './object-filter.js';
-import type { Bucket } from './object-store.js';
 import type { KubeObject } from './objects.js';
-import { namespaceRange, parseResourceVersion } from './paging.js';
 import type { ResourceDefinition } from './resources.js';
 
 /** One change in a resource's history; each endpoint's line is built once and shared by all watchers. */
@@ -74,46 +71,6 @@ export function lineFor(event: StoredEvent, subscriber: WatchSubscriber): Buffer
     event.lines.set(cacheKey, line);
   }
   return line;
-}
-
-/**
- * Starts a watch: replays what the subscriber missed (all current objects as ADDED for an unset
- * or "0" resourceVersion, history events after N otherwise), then streams live changes. Throws
- * 410 `Expired` when N is older than the kept history; the HTTP layer turns that into an ERROR event.
- * Returns the function that stops the watch.
- */
-export function subscribeWatch(
-  bucket: Bucket,
-  definition: ResourceDefinition,
-  resourceVersion: string | undefined,
-  subscriber: WatchSubscriber,
-): () => void {
-  const filter = subscriber.filter;
-  if (resourceVersion === undefined || resourceVersion === '' || resourceVersion === '0') {
-    const keys = bucket.keys();
-    const [start, end] = namespaceRange(keys, bucket.namespaced ? filter.namespace : undefined);
-    const batch: string[] = [];
-    for (let index = start; index < end; index++) {
-      const entry = bucket.objects.get(keys[index]!);
-      if (!entry || !matchesFilter(entry, filter)) continue;
-      batch.push(`{"type":"ADDED","object":${serializeEntry(entry, definition)}}\n`);
-      if (batch.length >= 256) subscriber.write(batch.splice(0).join(''));
-    }
-    if (batch.length > 0) subscriber.write(batch.join(''));
-  } else {
-    const from = parseResourceVersion(resourceVersion);
-    if (!bucket.history.covers(from)) {
-      failWith(buildExpiredStatus(`too old resource version: ${from} (${bucket.history.compactedRv})`));
-    }
-    for (const event of bucket.history.after(from)) {
-      const chunk = lineFor(event, subscriber);
-      if (chunk) subscriber.write(chunk);
-    }
-  }
-  bucket.subscribers.add(subscriber);
-  return () => {
-    bucket.subscribers.delete(subscriber);
-  };
 }
 
 /** Writes `event` to every subscriber whose filter it concerns. */

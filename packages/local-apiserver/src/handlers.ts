@@ -12,22 +12,16 @@ import type { RequestFaults } from './faults.js';
 import { acceptsJson, drain } from './http-request.js';
 import { sendJson, sendStatus } from './http-response.js';
 import { buildOpenApiDocument, buildOpenApiRoot } from './openapi.js';
-import type { Registry } from './registry.js';
-import { handleResource } from './resource-handler.js';
+import { handleResource, type ResourceContext } from './resource-handler.js';
 import { parseRoute } from './router.js';
 
 /** What the request handler needs from the server around it. */
-export interface HandlerContext {
-  registry: Registry;
+export interface HandlerContext extends ResourceContext {
   faults: RequestFaults;
-  bookmarkIntervalMs: number;
-  /** Seconds a watch without `timeoutSeconds` stays open. */
-  pickWatchTimeoutSeconds: () => number;
   /** `host:port` for `/api`'s serverAddressByClientCIDRs. */
   serverAddress: () => string;
   /** Waits `ms` (cancelled when the server stops). */
   delay: (ms: number) => Promise<void>;
-  now: () => Date;
 }
 
 /** Answers one HTTP request; never rejects (errors become `Status` responses). */

@@ -4,7 +4,7 @@
  */
 import { createCrdRegistration } from './crd-registration.js';
 import type { Entry } from './entries.js';
-import { subscribeWatch, type WatchSubscriber } from './fan-out.js';
+import type { WatchSubscriber } from './fan-out.js';
 import { readListPage, type ListResult } from './list-page.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { parseObjectFilter } from './object-filter.js';
@@ -14,6 +14,7 @@ import { ObjectWriter, type WriteOptions } from './object-writer.js';
 import type { ListQuery } from './paging.js';
 import { ResourceCatalog } from './resource-catalog.js';
 import { initialNamespaces, listBuiltinResources, type ResourceDefinition } from './resources.js';
+import { subscribeWatch } from './watch-subscription.js';
 
 /** Construction options of the registry. */
 export interface RegistryOptions {

@@ -8,20 +8,29 @@ import {
   buildUnsupportedMediaTypeStatus,
   failWith,
 } from './errors.js';
-import type { HandlerContext } from './handlers.js';
 import { drain, parseBody, parseInteger, readBody, readObjectBody } from './http-request.js';
 import { sendEntry, sendJson, sendRaw, sendStatus, serializeList } from './http-response.js';
 import { parseObjectFilter } from './object-filter.js';
 import { isPlainObject } from './objects.js';
 import { parsePatchContentType, patchContentTypes } from './patch.js';
+import type { Registry } from './registry.js';
 import type { ResourceDefinition } from './resources.js';
 import type { ResourceRoute } from './router.js';
 import { buildTable, wantsTable } from './table.js';
 import { streamWatch } from './watch.js';
 
+/** What the resource endpoints need from the server around them. */
+export interface ResourceContext {
+  registry: Registry;
+  bookmarkIntervalMs: number;
+  /** Seconds a watch without `timeoutSeconds` stays open. */
+  pickWatchTimeoutSeconds: () => number;
+  now: () => Date;
+}
+
 /** Answers a request on a resource URL (after routing); errors throw `ApiStatusError`. */
 export async function handleResource(
-  context: HandlerContext,
+  context: ResourceContext,
   route: ResourceRoute,
   method: string,
   query: URLSearchParams,
@@ -160,7 +169,7 @@ export async function handleResource(
 }
 
 function startWatch(
-  context: HandlerContext,
+  context: ResourceContext,
   definition: ResourceDefinition,
   namespace: string | undefined,
   query: URLSearchParams,
