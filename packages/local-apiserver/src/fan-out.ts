@@ -1,6 +1,9 @@
+/**
+ * Watch fan-out: delivering each committed event to every watcher whose filter it concerns, each
+ * endpoint's line built and encoded once for all of them.
+ */
 import { makeEntry, serializeEntry, type ChangeType, type Entry } from './entries.js';
-import { matchesFields, type FieldRequirement } from './field-selector.js';
-import { matchesLabels, type LabelRequirement } from './label-selector.js';
+import { matchesFilter, type ObjectFilter } from './object-filter.js';
 import type { KubeObject } from './objects.js';
 import type { ResourceDefinition } from './resources.js';
 
@@ -15,13 +18,6 @@ export interface StoredEvent {
   lines?: Map<string, Buffer>;
 }
 
-/** Which objects a list or watch wants: a namespace (or all) and parsed selectors. */
-export interface ObjectFilter {
-  namespace: string | undefined;
-  labels: LabelRequirement[];
-  fields: FieldRequirement[];
-}
-
 /** Where a watch delivers its lines; the HTTP layer implements it. */
 export interface WatchSubscriber {
   readonly definition: ResourceDefinition;
@@ -30,14 +26,6 @@ export interface WatchSubscriber {
   write(chunk: Buffer | string): void;
   /** Ends the stream cleanly (fault injection, resource removed, server stop). */
   end(): void;
-}
-
-/** True when the entry is in the filter's namespace (if any) and matches its selectors. */
-export function matchesFilter(entry: Entry, filter: ObjectFilter): boolean {
-  if (filter.namespace !== undefined && entry.object.metadata.namespace !== filter.namespace) return false;
-  if (filter.labels.length > 0 && !matchesLabels(filter.labels, entry.object.metadata.labels)) return false;
-  if (filter.fields.length > 0 && !matchesFields(filter.fields, entry.object)) return false;
-  return true;
 }
 
 /**
@@ -83,4 +71,12 @@ export function lineFor(event: StoredEvent, subscriber: WatchSubscriber): Buffer
     event.lines.set(cacheKey, line);
   }
   return line;
+}
+
+/** Writes `event` to every subscriber whose filter it concerns. */
+export function publishEvent(subscribers: Iterable<WatchSubscriber>, event: StoredEvent): void {
+  for (const subscriber of subscribers) {
+    const chunk = lineFor(event, subscriber);
+    if (chunk) subscriber.write(chunk);
+  }
 }

@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ApiStatusError, type KubeStatus } from './errors.js';
 import { decodeContinueToken, encodeContinueToken, namespaceRange, planListRead } from './paging.js';
+import { catchStatus } from './registry-fixtures.js';
 
 const coversAll = () => true;
-
-function statusOf(fn: () => unknown): KubeStatus {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ApiStatusError) return error.status;
-    throw error;
-  }
-  throw new Error('expected an ApiStatusError');
-}
 
 describe('planListRead', () => {
   it('reads the latest state for an unset or "0" resourceVersion and for NotOlderThan', () => {
@@ -34,7 +24,7 @@ describe('planListRead', () => {
       10,
     );
     expect(
-      statusOf(() => planListRead({ resourceVersion: '10', limit: 2 }, 50, (rv) => rv > 20)),
+      catchStatus(() => planListRead({ resourceVersion: '10', limit: 2 }, 50, (rv) => rv > 20)),
     ).toMatchObject({ code: 410 });
   });
 
@@ -46,12 +36,12 @@ describe('planListRead', () => {
       limit: 1,
     });
     expect(
-      statusOf(() => planListRead({ continue: token, resourceVersion: '7' }, 50, coversAll)),
+      catchStatus(() => planListRead({ continue: token, resourceVersion: '7' }, 50, coversAll)),
     ).toMatchObject({
       code: 400,
       message: 'specifying resource version is not allowed when using continue',
     });
-    expect(statusOf(() => planListRead({ continue: token }, 50, () => false))).toMatchObject({
+    expect(catchStatus(() => planListRead({ continue: token }, 50, () => false))).toMatchObject({
       code: 410,
       reason: 'Expired',
     });
@@ -64,14 +54,14 @@ describe('planListRead', () => {
     [{ resourceVersion: 'abc' }, 400],
     [{ resourceVersion: '99' }, 504],
   ])('rejects %j with %i', (query, code) => {
-    expect(statusOf(() => planListRead(query, 50, coversAll)).code).toBe(code);
+    expect(catchStatus(() => planListRead(query, 50, coversAll)).code).toBe(code);
   });
 });
 
 describe('decodeContinueToken', () => {
   it('round-trips a token and rejects garbage with 400', () => {
     expect(decodeContinueToken(encodeContinueToken(3, 'a'))).toEqual({ rv: 3, start: 'a' });
-    expect(statusOf(() => decodeContinueToken('not-a-token'))).toMatchObject({ code: 400 });
+    expect(catchStatus(() => decodeContinueToken('not-a-token'))).toMatchObject({ code: 400 });
   });
 });
 

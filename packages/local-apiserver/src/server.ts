@@ -7,7 +7,8 @@ import { handleRequest, type HandlerContext } from './handlers.js';
 import { createKubeConfig, writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.js';
 import { orderManifests, parseManifests, type ManifestInput } from './manifests.js';
 import type { KubeObject } from './objects.js';
-import { Registry, viewEntry, type Entry } from './registry.js';
+import { viewEntry, type Entry } from './entries.js';
+import { Registry } from './registry.js';
 
 /** Options of `startLocalApiServer`. */
 export interface LocalApiServerOptions {

@@ -1,5 +1,5 @@
 import type { JsonObject } from './objects.js';
-import { serializeEntry, type Entry } from './registry.js';
+import { serializeEntry, type Entry } from './entries.js';
 import type { ResourceDefinition } from './resources.js';
 
 /** True when the Accept header asks for a `meta.k8s.io` Table (as kubectl get does). */

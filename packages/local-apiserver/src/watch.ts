@@ -1,7 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import { ApiStatusError } from './errors.js';
 import { formatApiVersion } from './objects.js';
-import type { ObjectFilter, Registry, WatchSubscriber } from './registry.js';
+import type { WatchSubscriber } from './fan-out.js';
+import type { ObjectFilter } from './object-filter.js';
+import type { Registry } from './registry.js';
 import type { ResourceDefinition } from './resources.js';
 
 /** What a watch request asked for. */

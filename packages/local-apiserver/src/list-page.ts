@@ -1,0 +1,68 @@
+/**
+ * Reads one page of a list from a bucket: at the planned resourceVersion (older states rebuilt
+ * from history), in key order, filtered, with the continue token and count for the rest.
+ */
+import type { Entry } from './entries.js';
+import { buildExpiredStatus, failWith } from './errors.js';
+import { matchesFilter, type ObjectFilter } from './object-filter.js';
+import type { Bucket } from './object-store.js';
+import { encodeContinueToken, lowerBound, namespaceRange, planListRead, type ListQuery } from './paging.js';
+
+/** One page of a list: entries in key order, the list resourceVersion and the paging fields. */
+export interface ListResult {
+  entries: Entry[];
+  resourceVersion: number;
+  continueToken?: string;
+  remainingItemCount?: number;
+}
+
+/** Lists with kube-apiserver's resourceVersion, resourceVersionMatch, limit and continue semantics. */
+export function readListPage(
+  bucket: Bucket,
+  filter: ObjectFilter,
+  query: ListQuery,
+  currentRv: number,
+): ListResult {
+  const { atRv, startKey, limit } = planListRead(query, currentRv, (rv) => bucket.history.covers(rv));
+  const view = viewAt(bucket, atRv);
+  const keys = view.keys;
+  const [first, end] = namespaceRange(keys, bucket.namespaced ? filter.namespace : undefined);
+  let index = first;
+  if (startKey !== undefined) index = Math.max(index, lowerBound(keys, startKey));
+  const hasSelectors = filter.labels.length > 0 || filter.fields.length > 0;
+  const entries: Entry[] = [];
+  let lastKey: string | undefined;
+  for (; index < end; index++) {
+    if (limit > 0 && entries.length >= limit) break;
+    const entry = view.lookup(keys[index]!);
+    if (!entry) continue;
+    lastKey = entry.key;
+    if (hasSelectors && !matchesFilter(entry, filter)) continue;
+    entries.push(entry);
+  }
+  const result: ListResult = { entries, resourceVersion: atRv };
+  if (limit > 0 && index < end && lastKey !== undefined) {
+    result.continueToken = encodeContinueToken(atRv, `${lastKey}\u0000`);
+    if (!hasSelectors) result.remainingItemCount = end - index;
+  }
+  return result;
+}
+
+function viewAt(bucket: Bucket, rv: number): { keys: string[]; lookup: (key: string) => Entry | undefined } {
+  if (rv >= bucket.lastRv) return { keys: bucket.keys(), lookup: (key) => bucket.objects.get(key) };
+  if (!bucket.history.covers(rv))
+    failWith(buildExpiredStatus('The resourceVersion for the provided list is too old.'));
+  // Undo the newer events, newest first, so each key ends at its state as of `rv`.
+  const overlay = new Map<string, Entry | null>();
+  for (const event of bucket.history.afterNewestFirst(rv))
+    overlay.set(event.entry.key, event.previous ?? null);
+  const keys = new Set(bucket.keys());
+  for (const key of overlay.keys()) keys.add(key);
+  return {
+    keys: [...keys].sort(),
+    lookup: (key) => {
+      const undone = overlay.get(key);
+      return undone === undefined ? bucket.objects.get(key) : (undone ?? undefined);
+    },
+  };
+}
