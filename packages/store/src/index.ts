@@ -17,6 +17,7 @@ export {
 export {
   ApiStatusError,
   InformerError,
+  ListenerError,
   StoreConfigError,
   StoreStoppedError,
   type InformerPhase,
@@ -72,7 +73,6 @@ export type { ObjectMap, StoreSnapshot } from './snapshot.js';
 export type { ChangeEvent, ChangeType } from './state.js';
 export {
   createStore,
-  ListenerError,
   type InformerStatus,
   type StalenessChange,
   type Store,

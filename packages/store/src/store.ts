@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { EventEmitter } from 'eventemitter3';
+import type { EventEmitter } from 'eventemitter3';
 import { createApiClient, type ResourceClient } from './api-client.js';
 import {
   type BackoffPolicy,
@@ -8,7 +8,8 @@ import {
   type StoreClock,
   systemClock,
 } from './clock.js';
-import { InformerError, StoreStoppedError, statusCodeOf } from './errors.js';
+import { InformerError, type ListenerError, StoreStoppedError, statusCodeOf } from './errors.js';
+import { GuardedEmitter } from './guarded-emitter.js';
 import { namespaceOfKey } from './keys.js';
 import type { CustomResourceDefinition, EndpointSlice, Gateway, Ingress, KubeObject } from './objects.js';
 import { shapeParsedObject, type StoredShapeOptions } from './normalize.js';
@@ -90,16 +91,6 @@ export interface StalenessChange {
   readonly since: number;
 }
 
-/** A `change` listener threw; reported through `error` so the other listeners still run. */
-export class ListenerError extends Error {
-  override readonly name = 'ListenerError';
-  readonly code = 'LISTENER_FAILED';
-
-  constructor(options: { cause: unknown }) {
-    super('a store event listener threw', options);
-  }
-}
-
 /** Events a store emits (eventemitter3; no listener is required for `error`). */
 export interface StoreEvents {
   /** One object changed; emitted after the change is in `snapshot()`. */
@@ -167,7 +158,7 @@ const defaultKinds: readonly ResourceKind[] = [...coreKinds, ...optionalKinds].f
   (kind) => !optInKinds.includes(kind),
 );
 
-class KubernetesStore extends EventEmitter<StoreEvents> implements Store {
+class KubernetesStore implements Store {
   private readonly state: StoreState;
   private readonly clock: StoreClock;
   private readonly random: () => number;
@@ -183,7 +174,7 @@ class KubernetesStore extends EventEmitter<StoreEvents> implements Store {
   private readonly fetchQueue: SecretFetchRequest[] = [];
   private readonly fetchSleeps = new Set<() => void>();
   private readonly activeFetchPromises = new Set<Promise<void>>();
-  private readonly guards = new Map<string, WeakMap<object, (...args: unknown[]) => void>>();
+  private readonly events = new GuardedEmitter<StoreEvents>(this);
   private readonly stopController = new AbortController();
   private readonly stoppedSignal: Promise<void>;
   private activeFetches = 0;
@@ -196,7 +187,6 @@ class KubernetesStore extends EventEmitter<StoreEvents> implements Store {
     private readonly client: ResourceClient,
     private readonly options: StoreOptions,
   ) {
-    super();
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     this.backoff = { ...defaultBackoff, ...options.backoff };
@@ -288,6 +278,21 @@ class KubernetesStore extends EventEmitter<StoreEvents> implements Store {
     return this.snapshot().gatewaysForGatewayClass(className);
   }
 
+  on<E extends keyof StoreEvents>(event: E, listener: StoreListener<E>): this {
+    this.events.on(event, listener);
+    return this;
+  }
+
+  once<E extends keyof StoreEvents>(event: E, listener: StoreListener<E>): this {
+    this.events.once(event, listener);
+    return this;
+  }
+
+  off<E extends keyof StoreEvents>(event: E, listener?: StoreListener<E>): this {
+    this.events.off(event, listener);
+    return this;
+  }
+
   private async runStart(): Promise<void> {
     const waits: Promise<unknown>[] = [];
     for (const kind of coreKinds) {
@@ -311,7 +316,7 @@ class KubernetesStore extends EventEmitter<StoreEvents> implements Store {
     const optional = optionalKinds.flatMap((kind) => this.reflectors.get(kind) ?? []);
     await this.untilStopped(Promise.all(optional.map((reflector) => reflector.synced)));
     this.synced = true;
-    this.emit('synced');
+    this.events.emit('synced');
   }
 
   private async untilStopped<T>(promise: Promise<T>): Promise<T> {
@@ -347,7 +352,7 @@ class KubernetesStore extends EventEmitter<StoreEvents> implements Store {
             : undefined,
         onError: (error) => {
           onFailure?.(error);
-          this.emit('error', error);
+          this.events.emit('error', error);
         },
         isQuietError: isOptionalKind(kind) ? (error) => statusCodeOf(error) === 404 : undefined,
         onProgress: () => this.trackHealth(reflector),
@@ -375,7 +380,7 @@ class KubernetesStore extends EventEmitter<StoreEvents> implements Store {
   }
 
   private flush(): void {
-    for (const event of this.state.takeEvents()) this.emit('change', event);
+    for (const event of this.state.takeEvents()) this.events.emit('change', event);
     const requests = this.state.takeFetchRequests();
     if (requests.length > 0) {
       this.fetchQueue.push(...requests);
@@ -398,7 +403,7 @@ class KubernetesStore extends EventEmitter<StoreEvents> implements Store {
         void Promise.all(started.map((reflector) => reflector.synced)).then(() => {
           if (this.reflectors.get(kind) !== started || this.stopController.signal.aborted) return;
           this.state.setAvailable(kind, true);
-          this.emit('availability', { kind, available: true });
+          this.events.emit('availability', { kind, available: true });
         });
       } else if (!wanted && running !== undefined) {
         this.reflectors.delete(kind);
@@ -411,7 +416,7 @@ class KubernetesStore extends EventEmitter<StoreEvents> implements Store {
         const wasAvailable = this.state.snapshot().isAvailable(kind);
         this.state.setAvailable(kind, false);
         this.state.clear(kind);
-        if (wasAvailable) this.emit('availability', { kind, available: false });
+        if (wasAvailable) this.events.emit('availability', { kind, available: false });
       }
     }
   }
@@ -480,7 +485,10 @@ class KubernetesStore extends EventEmitter<StoreEvents> implements Store {
           continue;
         }
         const delay = computeBackoffDelay(this.backoff, attempt, this.random);
-        this.emit('error', new InformerError('Secret', namespace, 'fetch', attempt, delay, { cause: error }));
+        this.events.emit(
+          'error',
+          new InformerError('Secret', namespace, 'fetch', attempt, delay, { cause: error }),
+        );
         await this.sleepUnlessStopped(delay);
       }
     }
@@ -508,7 +516,7 @@ class KubernetesStore extends EventEmitter<StoreEvents> implements Store {
       const reportedSince = this.staleReported.get(reflector);
       if (reportedSince !== undefined) {
         this.staleReported.delete(reflector);
-        this.emit('recovered', this.describe(reflector, reportedSince));
+        this.events.emit('recovered', this.describe(reflector, reportedSince));
       }
       return;
     }
@@ -519,7 +527,7 @@ class KubernetesStore extends EventEmitter<StoreEvents> implements Store {
         this.staleTimers.delete(reflector);
         if (reflector.unhealthySince !== since || reflector.phase === 'stopped') return;
         this.staleReported.set(reflector, since);
-        this.emit('stale', this.describe(reflector, since));
+        this.events.emit('stale', this.describe(reflector, since));
       },
       Math.max(0, since + this.staleAfterMs - this.clock.now()),
     );
@@ -534,78 +542,6 @@ class KubernetesStore extends EventEmitter<StoreEvents> implements Store {
 
   private describe(reflector: Reflector, since: number): StalenessChange {
     return { kind: reflector.kind, namespace: reflector.namespace, since };
-  }
-
-  override on<E extends keyof StoreEvents>(event: E, listener: StoreListener<E>, context?: unknown): this {
-    return super.on(event, this.guard(event, listener), context);
-  }
-
-  override addListener<E extends keyof StoreEvents>(
-    event: E,
-    listener: StoreListener<E>,
-    context?: unknown,
-  ): this {
-    return super.addListener(event, this.guard(event, listener), context);
-  }
-
-  override once<E extends keyof StoreEvents>(event: E, listener: StoreListener<E>, context?: unknown): this {
-    return super.once(event, this.guard(event, listener), context);
-  }
-
-  override off<E extends keyof StoreEvents>(
-    event: E,
-    listener?: StoreListener<E>,
-    context?: unknown,
-    once?: boolean,
-  ): this {
-    const guarded = listener === undefined ? undefined : this.guards.get(event)?.get(listener);
-    if (listener !== undefined && guarded === undefined) return this;
-    return super.off(event, guarded, context, once);
-  }
-
-  override removeListener<E extends keyof StoreEvents>(
-    event: E,
-    listener?: StoreListener<E>,
-    context?: unknown,
-    once?: boolean,
-  ): this {
-    return this.off(event, listener, context, once);
-  }
-
-  /**
-   * Wraps a listener so that a throw reaches the `error` listeners instead of cutting the emit
-   * short: the other listeners still get every event, and the store's loop is never disturbed.
-   */
-  private guard(event: keyof StoreEvents, listener: object): (...args: unknown[]) => void {
-    let byListener = this.guards.get(event);
-    if (byListener === undefined) {
-      byListener = new WeakMap();
-      this.guards.set(event, byListener);
-    }
-    let guarded = byListener.get(listener);
-    if (guarded === undefined) {
-      const report = (cause: unknown) => this.reportListenerError(cause, event === 'error');
-      guarded = function (this: unknown, ...args: unknown[]) {
-        try {
-          (listener as (...values: unknown[]) => void).apply(this, args);
-        } catch (cause) {
-          report(cause);
-        }
-      };
-      byListener.set(listener, guarded);
-    }
-    return guarded;
-  }
-
-  private reportListenerError(cause: unknown, fromErrorListener: boolean): void {
-    if (!fromErrorListener && this.listenerCount('error') > 0) {
-      this.emit('error', new ListenerError({ cause }));
-      return;
-    }
-    // Nobody can be told: fail loudly, as Node's EventEmitter would, but outside the store's loop.
-    queueMicrotask(() => {
-      throw cause;
-    });
   }
 }
 
