@@ -22,6 +22,7 @@ export {
   StoreStoppedError,
   type InformerPhase,
 } from './errors.js';
+export type { InformerStatus, StalenessChange } from './informer-health.js';
 export { namespacedKey, objectKey } from './keys.js';
 export { normalizeObject, toStoredObject, type StoredShapeOptions } from './normalize.js';
 export type {
@@ -71,12 +72,4 @@ export {
 } from './resources.js';
 export type { ObjectMap, StoreSnapshot } from './snapshot.js';
 export type { ChangeEvent, ChangeType } from './state.js';
-export {
-  createStore,
-  type InformerStatus,
-  type StalenessChange,
-  type Store,
-  type StoreEvents,
-  type StoreListener,
-  type StoreOptions,
-} from './store.js';
+export { createStore, type Store, type StoreEvents, type StoreListener, type StoreOptions } from './store.js';

@@ -10,10 +10,16 @@ import {
 } from './clock.js';
 import { InformerError, type ListenerError, StoreStoppedError, statusCodeOf } from './errors.js';
 import { GuardedEmitter } from './guarded-emitter.js';
+import {
+  describeInformer,
+  type InformerStatus,
+  type StalenessChange,
+  StalenessTracker,
+} from './informer-health.js';
 import { namespaceOfKey } from './keys.js';
 import type { CustomResourceDefinition, EndpointSlice, Gateway, Ingress, KubeObject } from './objects.js';
 import { shapeParsedObject, type StoredShapeOptions } from './normalize.js';
-import { type ReflectorPhase, Reflector, type ReflectorSink } from './reflector.js';
+import { Reflector, type ReflectorSink } from './reflector.js';
 import {
   buildCollectionPath,
   coreKinds,
@@ -65,30 +71,6 @@ export interface StoreOptions {
   readonly random?: () => number;
   /** Replaces the client built from the kube config (for tests). */
   readonly client?: ResourceClient;
-}
-
-/** Health of one list+watch loop (one kind, one namespace or all). */
-export interface InformerStatus {
-  readonly kind: ResourceKind;
-  readonly namespace: string | undefined;
-  readonly phase: ReflectorPhase;
-  readonly synced: boolean;
-  readonly resourceVersion: string;
-  /** Clock time of the last event, bookmark or list. */
-  readonly lastEventAt: number | undefined;
-  /** Since when the loop has not been listing/watching successfully; undefined while healthy. */
-  readonly unhealthySince: number | undefined;
-  /** Unhealthy for at least `staleAfterMs`. */
-  readonly stale: boolean;
-  readonly lastError: InformerError | undefined;
-}
-
-/** Payload of `stale` and `recovered`. */
-export interface StalenessChange {
-  readonly kind: ResourceKind;
-  readonly namespace: string | undefined;
-  /** When the informer became unhealthy (clock ms). */
-  readonly since: number;
 }
 
 /** Events a store emits (eventemitter3; no listener is required for `error`). */
@@ -169,12 +151,11 @@ class KubernetesStore implements Store {
   private readonly namespaces: readonly (string | undefined)[];
   private readonly reflectors = new Map<ResourceKind, Reflector[]>();
   private readonly pendingStops = new Set<Promise<void>>();
-  private readonly staleTimers = new Map<Reflector, { since: number; cancel: () => void }>();
-  private readonly staleReported = new Map<Reflector, number>();
   private readonly fetchQueue: SecretFetchRequest[] = [];
   private readonly fetchSleeps = new Set<() => void>();
   private readonly activeFetchPromises = new Set<Promise<void>>();
   private readonly events = new GuardedEmitter<StoreEvents>(this);
+  private readonly staleness: StalenessTracker;
   private readonly stopController = new AbortController();
   private readonly stoppedSignal: Promise<void>;
   private activeFetches = 0;
@@ -203,6 +184,13 @@ class KubernetesStore implements Store {
       keepAllSecrets: options.keepAllSecrets,
       keepSecrets: options.keepSecrets,
     });
+    this.staleness = new StalenessTracker({
+      clock: this.clock,
+      staleAfterMs: this.staleAfterMs,
+      signal: this.stopController.signal,
+      onStale: (change) => this.events.emit('stale', change),
+      onRecovered: (change) => this.events.emit('recovered', change),
+    });
     this.stoppedSignal = new Promise((resolve) =>
       this.stopController.signal.addEventListener('abort', () => resolve()),
     );
@@ -217,8 +205,7 @@ class KubernetesStore implements Store {
   async stop(): Promise<void> {
     if (this.stopPromise === undefined) {
       this.stopController.abort();
-      for (const timer of this.staleTimers.values()) timer.cancel();
-      this.staleTimers.clear();
+      this.staleness.stop();
       for (const cancel of [...this.fetchSleeps]) cancel();
       this.fetchQueue.length = 0;
       const all = [...this.reflectors.values()].flat().map((reflector) => reflector.stop());
@@ -239,19 +226,9 @@ class KubernetesStore implements Store {
 
   status(): readonly InformerStatus[] {
     const now = this.clock.now();
-    return [...this.reflectors.entries()].flatMap(([kind, reflectors]) =>
-      reflectors.map((reflector) => ({
-        kind,
-        namespace: reflector.namespace,
-        phase: reflector.phase,
-        synced: reflector.hasSynced,
-        resourceVersion: reflector.resourceVersion,
-        lastEventAt: reflector.lastEventAt,
-        unhealthySince: reflector.unhealthySince,
-        stale: reflector.unhealthySince !== undefined && now - reflector.unhealthySince >= this.staleAfterMs,
-        lastError: reflector.lastError,
-      })),
-    );
+    return [...this.reflectors.values()]
+      .flat()
+      .map((reflector) => describeInformer(reflector, now, this.staleAfterMs));
   }
 
   isStale(): boolean {
@@ -355,7 +332,7 @@ class KubernetesStore implements Store {
           this.events.emit('error', error);
         },
         isQuietError: isOptionalKind(kind) ? (error) => statusCodeOf(error) === 404 : undefined,
-        onProgress: () => this.trackHealth(reflector),
+        onProgress: () => this.staleness.track(reflector),
       });
       return reflector;
     });
@@ -408,7 +385,7 @@ class KubernetesStore implements Store {
       } else if (!wanted && running !== undefined) {
         this.reflectors.delete(kind);
         for (const reflector of running) {
-          this.forgetHealth(reflector);
+          this.staleness.forget(reflector);
           const stopping = reflector.stop();
           this.pendingStops.add(stopping);
           void stopping.then(() => this.pendingStops.delete(stopping));
@@ -504,44 +481,6 @@ class KubernetesStore implements Store {
       const cancelTimer = this.clock.setTimer(wake, ms);
       this.fetchSleeps.add(wake);
     });
-  }
-
-  private trackHealth(reflector: Reflector): void {
-    if (this.stopController.signal.aborted || reflector.phase === 'stopped') return;
-    const since = reflector.unhealthySince;
-    const timer = this.staleTimers.get(reflector);
-    if (since === undefined) {
-      timer?.cancel();
-      this.staleTimers.delete(reflector);
-      const reportedSince = this.staleReported.get(reflector);
-      if (reportedSince !== undefined) {
-        this.staleReported.delete(reflector);
-        this.events.emit('recovered', this.describe(reflector, reportedSince));
-      }
-      return;
-    }
-    if (timer?.since === since || this.staleReported.has(reflector)) return;
-    timer?.cancel();
-    const cancel = this.clock.setTimer(
-      () => {
-        this.staleTimers.delete(reflector);
-        if (reflector.unhealthySince !== since || reflector.phase === 'stopped') return;
-        this.staleReported.set(reflector, since);
-        this.events.emit('stale', this.describe(reflector, since));
-      },
-      Math.max(0, since + this.staleAfterMs - this.clock.now()),
-    );
-    this.staleTimers.set(reflector, { since, cancel });
-  }
-
-  private forgetHealth(reflector: Reflector): void {
-    this.staleTimers.get(reflector)?.cancel();
-    this.staleTimers.delete(reflector);
-    this.staleReported.delete(reflector);
-  }
-
-  private describe(reflector: Reflector, since: number): StalenessChange {
-    return { kind: reflector.kind, namespace: reflector.namespace, since };
   }
 }
 
