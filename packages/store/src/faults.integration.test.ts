@@ -17,7 +17,7 @@ import {
 } from '../test/harness.js';
 import { InformerError } from './errors.js';
 import type { StalenessChange } from './informer-health.js';
-import type { StoreOptions } from './store.js';
+import type { StoreOptions } from './store-options.js';
 
 let harness: Harness | undefined;
 

@@ -72,4 +72,5 @@ export {
 } from './resources.js';
 export type { ObjectMap, StoreSnapshot } from './snapshot.js';
 export type { ChangeEvent, ChangeType } from './state.js';
-export { createStore, type Store, type StoreEvents, type StoreListener, type StoreOptions } from './store.js';
+export { createStore, type Store, type StoreEvents, type StoreListener } from './store.js';
+export type { StoreOptions } from './store-options.js';

@@ -1,14 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { EventEmitter } from 'eventemitter3';
 import { createApiClient, type ResourceClient } from './api-client.js';
-import {
-  type BackoffPolicy,
-  computeBackoffDelay,
-  defaultBackoff,
-  type StoreClock,
-  systemClock,
-} from './clock.js';
-import { InformerError, type ListenerError, StoreStoppedError, statusCodeOf } from './errors.js';
+import { type InformerError, type ListenerError, StoreStoppedError, statusCodeOf } from './errors.js';
 import { GuardedEmitter } from './guarded-emitter.js';
 import {
   describeInformer,
@@ -16,62 +9,21 @@ import {
   type StalenessChange,
   StalenessTracker,
 } from './informer-health.js';
-import { namespaceOfKey } from './keys.js';
-import type { CustomResourceDefinition, EndpointSlice, Gateway, Ingress, KubeObject } from './objects.js';
-import { shapeParsedObject, type StoredShapeOptions } from './normalize.js';
+import type { CustomResourceDefinition, EndpointSlice, Gateway, Ingress } from './objects.js';
+import { shapeParsedObject } from './normalize.js';
 import { Reflector, type ReflectorSink } from './reflector.js';
 import {
-  buildCollectionPath,
   coreKinds,
   isOptionalKind,
   type OptionalKind,
-  optInKinds,
   optionalKinds,
   type ResourceKind,
   resourceTypes,
 } from './resources.js';
 import type { StoreSnapshot } from './snapshot.js';
-import { type ChangeEvent, type SecretFetchRequest, StoreState } from './state.js';
-
-/** How a store is set up; every field is optional. */
-export interface StoreOptions {
-  /** Namespaces to mirror (one list+watch per namespace and kind); all namespaces when empty or unset. */
-  readonly namespaces?: readonly string[];
-  /** Kinds to mirror; default all. Optional kinds are mirrored only while their CRD exists. */
-  readonly kinds?: readonly ResourceKind[];
-  /** A label selector per kind, applied by the server to lists and watches. */
-  readonly labelSelectors?: Partial<Record<ResourceKind, string>>;
-  /** A field selector per kind, e.g. `{ Secret: 'type!=helm.sh/release.v1' }` on a real cluster. */
-  readonly fieldSelectors?: Partial<Record<ResourceKind, string>>;
-  /** Annotations whose value names a Secret an Ingress depends on (default: ingress-nginx's auth/TLS ones). */
-  readonly secretAnnotations?: readonly string[];
-  /** Keep every Secret instead of only TLS-typed and referenced ones. */
-  readonly keepAllSecrets?: boolean;
-  /** Keys (`namespace/name`) of Secrets to keep whatever their type, e.g. the default certificate. */
-  readonly keepSecrets?: readonly string[];
-  /** Keep `metadata.managedFields` (dropped by default to save memory). */
-  readonly keepManagedFields?: boolean;
-  /** Deep-freeze stored objects (default true). */
-  readonly freezeObjects?: boolean;
-  /** Items per list page (default 500; 0 lists in one request). */
-  readonly pageSize?: number;
-  /** Retry delays after failures (default 500 ms doubling to 30 s, 20 % jitter). */
-  readonly backoff?: Partial<BackoffPolicy>;
-  /** An informer unable to list or watch for this long is stale (default 60 s). */
-  readonly staleAfterMs?: number;
-  /** Range of `timeoutSeconds` asked of the server per watch (default 300–600 s, as client-go). */
-  readonly watchTimeoutSeconds?: readonly [number, number];
-  /** Cut a watch silent for this long and resume it (default 30 s, client-node's default). */
-  readonly watchInactivityTimeoutMs?: number;
-  /** Parallel Secret reads when Secrets become referenced (default 4). */
-  readonly secretFetchConcurrency?: number;
-  /** Time source for backoff and staleness (default the system clock). */
-  readonly clock?: StoreClock;
-  /** Randomness for jitter and watch timeouts (default Math.random). */
-  readonly random?: () => number;
-  /** Replaces the client built from the kube config (for tests). */
-  readonly client?: ResourceClient;
-}
+import { type ChangeEvent, StoreState } from './state.js';
+import { resolveStoreSettings, type StoreOptions, type StoreSettings } from './store-options.js';
+import { SecretFetcher } from './secret-fetcher.js';
 
 /** Events a store emits (eventemitter3; no listener is required for `error`). */
 export interface StoreEvents {
@@ -136,60 +88,50 @@ export function createStore(kubeConfig: KubeConfig, options: StoreOptions = {}):
   return new KubernetesStore(client, options);
 }
 
-const defaultKinds: readonly ResourceKind[] = [...coreKinds, ...optionalKinds].filter(
-  (kind) => !optInKinds.includes(kind),
-);
-
 class KubernetesStore implements Store {
+  private readonly settings: StoreSettings;
   private readonly state: StoreState;
-  private readonly clock: StoreClock;
-  private readonly random: () => number;
-  private readonly backoff: BackoffPolicy;
-  private readonly staleAfterMs: number;
-  private readonly kinds: ReadonlySet<ResourceKind>;
-  private readonly shapeOptions: StoredShapeOptions;
-  private readonly namespaces: readonly (string | undefined)[];
   private readonly reflectors = new Map<ResourceKind, Reflector[]>();
   private readonly pendingStops = new Set<Promise<void>>();
-  private readonly fetchQueue: SecretFetchRequest[] = [];
-  private readonly fetchSleeps = new Set<() => void>();
-  private readonly activeFetchPromises = new Set<Promise<void>>();
   private readonly events = new GuardedEmitter<StoreEvents>(this);
   private readonly staleness: StalenessTracker;
+  private readonly secrets: SecretFetcher;
   private readonly stopController = new AbortController();
   private readonly stoppedSignal: Promise<void>;
-  private activeFetches = 0;
-  private exactReadsUnsupported = false;
   private startPromise: Promise<void> | undefined;
   private stopPromise: Promise<void> | undefined;
   private synced = false;
 
   constructor(
     private readonly client: ResourceClient,
-    private readonly options: StoreOptions,
+    options: StoreOptions,
   ) {
-    this.clock = options.clock ?? systemClock;
-    this.random = options.random ?? Math.random;
-    this.backoff = { ...defaultBackoff, ...options.backoff };
-    this.staleAfterMs = options.staleAfterMs ?? 60_000;
-    this.shapeOptions = { keepManagedFields: options.keepManagedFields, freeze: options.freezeObjects };
-    this.kinds = new Set(
-      (options.kinds ?? defaultKinds).filter((kind) => kind !== 'CustomResourceDefinition'),
-    );
-    this.namespaces =
-      options.namespaces && options.namespaces.length > 0 ? [...new Set(options.namespaces)] : [undefined];
+    const settings = resolveStoreSettings(options);
+    this.settings = settings;
     this.state = new StoreState({
-      watchesSecrets: this.kinds.has('Secret'),
+      watchesSecrets: settings.kinds.has('Secret'),
       secretAnnotations: options.secretAnnotations,
       keepAllSecrets: options.keepAllSecrets,
       keepSecrets: options.keepSecrets,
     });
     this.staleness = new StalenessTracker({
-      clock: this.clock,
-      staleAfterMs: this.staleAfterMs,
+      clock: settings.clock,
+      staleAfterMs: settings.staleAfterMs,
       signal: this.stopController.signal,
       onStale: (change) => this.events.emit('stale', change),
       onRecovered: (change) => this.events.emit('recovered', change),
+    });
+    this.secrets = new SecretFetcher({
+      client,
+      settings,
+      state: this.state,
+      signal: this.stopController.signal,
+      findReflector: (namespace) =>
+        (this.reflectors.get('Secret') ?? []).find(
+          (candidate) => candidate.namespace === undefined || candidate.namespace === namespace,
+        ),
+      onApplied: () => this.flush(),
+      onError: (error) => this.events.emit('error', error),
     });
     this.stoppedSignal = new Promise((resolve) =>
       this.stopController.signal.addEventListener('abort', () => resolve()),
@@ -206,12 +148,9 @@ class KubernetesStore implements Store {
     if (this.stopPromise === undefined) {
       this.stopController.abort();
       this.staleness.stop();
-      for (const cancel of [...this.fetchSleeps]) cancel();
-      this.fetchQueue.length = 0;
+      const reads = this.secrets.stop();
       const all = [...this.reflectors.values()].flat().map((reflector) => reflector.stop());
-      this.stopPromise = Promise.all([...all, ...this.pendingStops, ...this.activeFetchPromises]).then(
-        () => undefined,
-      );
+      this.stopPromise = Promise.all([...all, ...this.pendingStops, reads]).then(() => undefined);
     }
     await this.stopPromise;
   }
@@ -225,10 +164,10 @@ class KubernetesStore implements Store {
   }
 
   status(): readonly InformerStatus[] {
-    const now = this.clock.now();
+    const now = this.settings.clock.now();
     return [...this.reflectors.values()]
       .flat()
-      .map((reflector) => describeInformer(reflector, now, this.staleAfterMs));
+      .map((reflector) => describeInformer(reflector, now, this.settings.staleAfterMs));
   }
 
   isStale(): boolean {
@@ -273,11 +212,11 @@ class KubernetesStore implements Store {
   private async runStart(): Promise<void> {
     const waits: Promise<unknown>[] = [];
     for (const kind of coreKinds) {
-      if (!this.kinds.has(kind)) continue;
+      if (!this.settings.kinds.has(kind)) continue;
       waits.push(...this.startKind(kind).map((reflector) => reflector.synced));
       this.state.setAvailable(kind, true);
     }
-    if (optionalKinds.some((kind) => this.kinds.has(kind))) {
+    if (optionalKinds.some((kind) => this.settings.kinds.has(kind))) {
       // Without permission to list CRDs (or without the API), start without optional kinds rather
       // than never: the informer keeps retrying and picks them up if that changes.
       let giveUp!: () => void;
@@ -304,27 +243,27 @@ class KubernetesStore implements Store {
 
   private startKind(kind: ResourceKind, onFailure?: (error: InformerError) => void): Reflector[] {
     const type = resourceTypes[kind];
-    const scopes = type.namespaced ? this.namespaces : [undefined];
+    const scopes = type.namespaced ? this.settings.namespaces : [undefined];
     const ingressSynced = () =>
       Promise.all((this.reflectors.get('Ingress') ?? []).map((reflector) => reflector.synced));
     const reflectors = scopes.map((namespace) => {
       const reflector: Reflector = new Reflector({
         type,
         namespace,
-        labelSelector: this.options.labelSelectors?.[kind],
-        fieldSelector: this.options.fieldSelectors?.[kind],
+        labelSelector: this.settings.labelSelectors?.[kind],
+        fieldSelector: this.settings.fieldSelectors?.[kind],
         client: this.client,
-        clock: this.clock,
-        random: this.random,
-        backoff: this.backoff,
-        pageSize: this.options.pageSize ?? 500,
-        watchTimeoutSeconds: this.options.watchTimeoutSeconds ?? [300, 600],
+        clock: this.settings.clock,
+        random: this.settings.random,
+        backoff: this.settings.backoff,
+        pageSize: this.settings.pageSize,
+        watchTimeoutSeconds: this.settings.watchTimeoutSeconds,
         healthyWatchMs: 10_000,
-        shape: (raw) => shapeParsedObject(raw, type, this.shapeOptions),
+        shape: (raw) => shapeParsedObject(raw, type, this.settings.shapeOptions),
         sink: this.createSink(kind, namespace),
         // Secrets are filtered by the references Ingresses make, so apply their first list after the Ingresses'.
         beforeApply:
-          kind === 'Secret' && this.kinds.has('Ingress')
+          kind === 'Secret' && this.settings.kinds.has('Ingress')
             ? () => Promise.race([ingressSynced().then(() => undefined), this.stoppedSignal])
             : undefined,
         onError: (error) => {
@@ -360,8 +299,7 @@ class KubernetesStore implements Store {
     for (const event of this.state.takeEvents()) this.events.emit('change', event);
     const requests = this.state.takeFetchRequests();
     if (requests.length > 0) {
-      this.fetchQueue.push(...requests);
-      this.pumpFetches();
+      this.secrets.enqueue(requests);
     }
   }
 
@@ -370,7 +308,7 @@ class KubernetesStore implements Store {
     if (this.stopController.signal.aborted) return;
     const crds = this.state.snapshot().customResourceDefinitions;
     for (const kind of optionalKinds) {
-      if (!this.kinds.has(kind)) continue;
+      if (!this.settings.kinds.has(kind)) continue;
       const type = resourceTypes[kind];
       const crd = crds.get(type.crdName!);
       const wanted = crd !== undefined && isServing(crd, type.group, type.plural, type.version);
@@ -396,91 +334,6 @@ class KubernetesStore implements Store {
         if (wasAvailable) this.events.emit('availability', { kind, available: false });
       }
     }
-  }
-
-  private pumpFetches(): void {
-    const limit = this.options.secretFetchConcurrency ?? 4;
-    while (this.activeFetches < limit && this.fetchQueue.length > 0 && !this.stopController.signal.aborted) {
-      const request = this.fetchQueue.shift()!;
-      if (!this.state.isFetchWanted(request)) continue;
-      this.activeFetches += 1;
-      const fetching = this.fetchSecret(request).finally(() => {
-        this.activeFetches -= 1;
-        this.activeFetchPromises.delete(fetching);
-        this.pumpFetches();
-      });
-      this.activeFetchPromises.add(fetching);
-    }
-  }
-
-  /**
-   * Reads a Secret that just became referenced. The read is pinned to the resourceVersion the
-   * Secret informer has reached (`resourceVersionMatch=Exact`), so what it returns is exactly the
-   * state the watch will continue from: no newer state can be overtaken by an older event.
-   */
-  private async fetchSecret(request: SecretFetchRequest): Promise<void> {
-    const namespace = namespaceOfKey(request.key);
-    const name = request.key.slice((namespace?.length ?? -1) + 1);
-    const reflector = (this.reflectors.get('Secret') ?? []).find(
-      (candidate) => candidate.namespace === undefined || candidate.namespace === namespace,
-    );
-    const type = resourceTypes.Secret;
-    for (let attempt = 1; ; attempt++) {
-      if (reflector === undefined || this.stopController.signal.aborted || !this.state.isFetchWanted(request))
-        return;
-      const version = reflector.resourceVersion;
-      // A relist is due: it will apply this Secret with the current references.
-      if (version === '') return;
-      const selectors = [`metadata.name=${name}`, this.options.fieldSelectors?.Secret].filter(Boolean);
-      try {
-        const page = await this.client.list({
-          path: buildCollectionPath(type, namespace),
-          fieldSelector: selectors.join(','),
-          labelSelector: this.options.labelSelectors?.Secret,
-          ...(this.exactReadsUnsupported
-            ? {}
-            : { resourceVersion: version, resourceVersionMatch: 'Exact' as const }),
-          signal: this.stopController.signal,
-        });
-        if (this.stopController.signal.aborted) return;
-        const secret = page.items
-          .map((item) => shapeParsedObject(item, type, this.shapeOptions))
-          .find((object): object is KubeObject => object?.metadata.name === name);
-        this.apply('Secret', () => this.state.applyFetchedSecret(request, secret));
-        return;
-      } catch (error) {
-        if (this.stopController.signal.aborted) return;
-        const status = statusCodeOf(error);
-        if (status === 410) {
-          // The informer's resourceVersion is already compacted away: relisting covers this Secret.
-          reflector.requestRelist();
-          return;
-        }
-        if (status === 400 && !this.exactReadsUnsupported) {
-          // Servers without exact reads: read the latest state; the informer's later events still win.
-          this.exactReadsUnsupported = true;
-          continue;
-        }
-        const delay = computeBackoffDelay(this.backoff, attempt, this.random);
-        this.events.emit(
-          'error',
-          new InformerError('Secret', namespace, 'fetch', attempt, delay, { cause: error }),
-        );
-        await this.sleepUnlessStopped(delay);
-      }
-    }
-  }
-
-  private sleepUnlessStopped(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const wake = () => {
-        this.fetchSleeps.delete(wake);
-        cancelTimer();
-        resolve();
-      };
-      const cancelTimer = this.clock.setTimer(wake, ms);
-      this.fetchSleeps.add(wake);
-    });
   }
 }
 
