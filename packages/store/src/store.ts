@@ -1,7 +1,11 @@
+/**
+ * The store: a thin composition of the informers (list+watch loops), the state they feed (snapshot
+ * and indexes), the Secret fetcher, staleness tracking and the guarded emitter that tells consumers.
+ */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { EventEmitter } from 'eventemitter3';
 import { createApiClient, type ResourceClient } from './api-client.js';
-import { type InformerError, type ListenerError, StoreStoppedError, statusCodeOf } from './errors.js';
+import type { InformerError, ListenerError } from './errors.js';
 import { GuardedEmitter } from './guarded-emitter.js';
 import {
   describeInformer,
@@ -9,21 +13,14 @@ import {
   type StalenessChange,
   StalenessTracker,
 } from './informer-health.js';
-import type { CustomResourceDefinition, EndpointSlice, Gateway, Ingress } from './objects.js';
-import { shapeParsedObject } from './normalize.js';
-import { Reflector, type ReflectorSink } from './reflector.js';
-import {
-  coreKinds,
-  isOptionalKind,
-  type OptionalKind,
-  optionalKinds,
-  type ResourceKind,
-  resourceTypes,
-} from './resources.js';
+import { Informers } from './informers.js';
+import type { EndpointSlice, Gateway, Ingress } from './objects.js';
+import type { ReflectorSink } from './reflector.js';
+import { type OptionalKind, type ResourceKind, resourceTypes } from './resources.js';
+import { SecretFetcher } from './secret-fetcher.js';
 import type { StoreSnapshot } from './snapshot.js';
 import { type ChangeEvent, StoreState } from './state.js';
 import { resolveStoreSettings, type StoreOptions, type StoreSettings } from './store-options.js';
-import { SecretFetcher } from './secret-fetcher.js';
 
 /** Events a store emits (eventemitter3; no listener is required for `error`). */
 export interface StoreEvents {
@@ -91,22 +88,17 @@ export function createStore(kubeConfig: KubeConfig, options: StoreOptions = {}):
 class KubernetesStore implements Store {
   private readonly settings: StoreSettings;
   private readonly state: StoreState;
-  private readonly reflectors = new Map<ResourceKind, Reflector[]>();
-  private readonly pendingStops = new Set<Promise<void>>();
   private readonly events = new GuardedEmitter<StoreEvents>(this);
-  private readonly staleness: StalenessTracker;
-  private readonly secrets: SecretFetcher;
   private readonly stopController = new AbortController();
-  private readonly stoppedSignal: Promise<void>;
-  private startPromise: Promise<void> | undefined;
+  private readonly staleness: StalenessTracker;
+  private readonly informers: Informers;
+  private readonly secrets: SecretFetcher;
   private stopPromise: Promise<void> | undefined;
-  private synced = false;
 
-  constructor(
-    private readonly client: ResourceClient,
-    options: StoreOptions,
-  ) {
+  constructor(client: ResourceClient, options: StoreOptions) {
     const settings = resolveStoreSettings(options);
+    const signal = this.stopController.signal;
+    const onError = (error: InformerError) => this.events.emit('error', error);
     this.settings = settings;
     this.state = new StoreState({
       watchesSecrets: settings.kinds.has('Secret'),
@@ -117,31 +109,35 @@ class KubernetesStore implements Store {
     this.staleness = new StalenessTracker({
       clock: settings.clock,
       staleAfterMs: settings.staleAfterMs,
-      signal: this.stopController.signal,
+      signal,
       onStale: (change) => this.events.emit('stale', change),
       onRecovered: (change) => this.events.emit('recovered', change),
+    });
+    this.informers = new Informers({
+      client,
+      settings,
+      state: this.state,
+      signal,
+      createSink: (kind, namespace) => this.createSink(kind, namespace),
+      onError,
+      onProgress: (reflector) => this.staleness.track(reflector),
+      onRetired: (reflector) => this.staleness.forget(reflector),
+      onAvailability: (kind, available) => this.events.emit('availability', { kind, available }),
+      onSynced: () => this.events.emit('synced'),
     });
     this.secrets = new SecretFetcher({
       client,
       settings,
       state: this.state,
-      signal: this.stopController.signal,
-      findReflector: (namespace) =>
-        (this.reflectors.get('Secret') ?? []).find(
-          (candidate) => candidate.namespace === undefined || candidate.namespace === namespace,
-        ),
+      signal,
+      findReflector: (namespace) => this.informers.find('Secret', namespace),
       onApplied: () => this.flush(),
-      onError: (error) => this.events.emit('error', error),
+      onError,
     });
-    this.stoppedSignal = new Promise((resolve) =>
-      this.stopController.signal.addEventListener('abort', () => resolve()),
-    );
   }
 
   start(): Promise<void> {
-    if (this.stopController.signal.aborted) return Promise.reject(new StoreStoppedError());
-    this.startPromise ??= this.runStart();
-    return this.startPromise;
+    return this.informers.start();
   }
 
   async stop(): Promise<void> {
@@ -149,14 +145,13 @@ class KubernetesStore implements Store {
       this.stopController.abort();
       this.staleness.stop();
       const reads = this.secrets.stop();
-      const all = [...this.reflectors.values()].flat().map((reflector) => reflector.stop());
-      this.stopPromise = Promise.all([...all, ...this.pendingStops, reads]).then(() => undefined);
+      this.stopPromise = Promise.all([reads, this.informers.stop()]).then(() => undefined);
     }
     await this.stopPromise;
   }
 
   hasSynced(): boolean {
-    return this.synced;
+    return this.informers.hasSynced;
   }
 
   snapshot(): StoreSnapshot {
@@ -165,8 +160,8 @@ class KubernetesStore implements Store {
 
   status(): readonly InformerStatus[] {
     const now = this.settings.clock.now();
-    return [...this.reflectors.values()]
-      .flat()
+    return this.informers
+      .all()
       .map((reflector) => describeInformer(reflector, now, this.settings.staleAfterMs));
   }
 
@@ -209,141 +204,35 @@ class KubernetesStore implements Store {
     return this;
   }
 
-  private async runStart(): Promise<void> {
-    const waits: Promise<unknown>[] = [];
-    for (const kind of coreKinds) {
-      if (!this.settings.kinds.has(kind)) continue;
-      waits.push(...this.startKind(kind).map((reflector) => reflector.synced));
-      this.state.setAvailable(kind, true);
-    }
-    if (optionalKinds.some((kind) => this.settings.kinds.has(kind))) {
-      // Without permission to list CRDs (or without the API), start without optional kinds rather
-      // than never: the informer keeps retrying and picks them up if that changes.
-      let giveUp!: () => void;
-      const unavailable = new Promise<void>((resolve) => (giveUp = resolve));
-      const crds = this.startKind('CustomResourceDefinition', (error) => {
-        if ([401, 403, 404].includes(error.statusCode ?? 0)) giveUp();
-      });
-      this.state.setAvailable('CustomResourceDefinition', true);
-      waits.push(Promise.race([Promise.all(crds.map((reflector) => reflector.synced)), unavailable]));
-    }
-    await this.untilStopped(Promise.all(waits));
-    // The CRD list has been applied, so the optional kinds whose CRD exists have started; wait for them too.
-    const optional = optionalKinds.flatMap((kind) => this.reflectors.get(kind) ?? []);
-    await this.untilStopped(Promise.all(optional.map((reflector) => reflector.synced)));
-    this.synced = true;
-    this.events.emit('synced');
-  }
-
-  private async untilStopped<T>(promise: Promise<T>): Promise<T> {
-    const result = await Promise.race([promise, this.stoppedSignal.then(() => stoppedMarker)]);
-    if (result === stoppedMarker || this.stopController.signal.aborted) throw new StoreStoppedError();
-    return result as T;
-  }
-
-  private startKind(kind: ResourceKind, onFailure?: (error: InformerError) => void): Reflector[] {
-    const type = resourceTypes[kind];
-    const scopes = type.namespaced ? this.settings.namespaces : [undefined];
-    const ingressSynced = () =>
-      Promise.all((this.reflectors.get('Ingress') ?? []).map((reflector) => reflector.synced));
-    const reflectors = scopes.map((namespace) => {
-      const reflector: Reflector = new Reflector({
-        type,
-        namespace,
-        labelSelector: this.settings.labelSelectors?.[kind],
-        fieldSelector: this.settings.fieldSelectors?.[kind],
-        client: this.client,
-        clock: this.settings.clock,
-        random: this.settings.random,
-        backoff: this.settings.backoff,
-        pageSize: this.settings.pageSize,
-        watchTimeoutSeconds: this.settings.watchTimeoutSeconds,
-        healthyWatchMs: 10_000,
-        shape: (raw) => shapeParsedObject(raw, type, this.settings.shapeOptions),
-        sink: this.createSink(kind, namespace),
-        // Secrets are filtered by the references Ingresses make, so apply their first list after the Ingresses'.
-        beforeApply:
-          kind === 'Secret' && this.settings.kinds.has('Ingress')
-            ? () => Promise.race([ingressSynced().then(() => undefined), this.stoppedSignal])
-            : undefined,
-        onError: (error) => {
-          onFailure?.(error);
-          this.events.emit('error', error);
-        },
-        isQuietError: isOptionalKind(kind) ? (error) => statusCodeOf(error) === 404 : undefined,
-        onProgress: () => this.staleness.track(reflector),
-      });
-      return reflector;
-    });
-    this.reflectors.set(kind, reflectors);
-    for (const reflector of reflectors) reflector.start();
-    return reflectors;
-  }
-
+  /** Feeds what a reflector learns into the state, then passes the resulting changes on. */
   private createSink(kind: ResourceKind, namespace: string | undefined): ReflectorSink {
     const scope = resourceTypes[kind].namespaced ? namespace : undefined;
+    // Direct calls rather than one closure per change: this is the path of every list and watch event.
     return {
-      replace: (objects) => this.apply(kind, () => this.state.replace(kind, objects, scope)),
-      upsert: (object) => this.apply(kind, () => this.state.upsert(kind, object)),
-      remove: (object) => this.apply(kind, () => this.state.remove(kind, object)),
+      replace: (objects) => {
+        this.state.replace(kind, objects, scope);
+        this.afterChange(kind);
+      },
+      upsert: (object) => {
+        this.state.upsert(kind, object);
+        this.afterChange(kind);
+      },
+      remove: (object) => {
+        this.state.remove(kind, object);
+        this.afterChange(kind);
+      },
     };
   }
 
-  private apply(kind: ResourceKind, change: () => void): void {
-    change();
-    if (kind === 'CustomResourceDefinition') this.reconcileOptionalKinds();
+  private afterChange(kind: ResourceKind): void {
+    if (kind === 'CustomResourceDefinition') this.informers.reconcileOptionalKinds();
     this.flush();
   }
 
+  /** Emits the change events the state recorded and starts the Secret reads it asked for. */
   private flush(): void {
     for (const event of this.state.takeEvents()) this.events.emit('change', event);
     const requests = this.state.takeFetchRequests();
-    if (requests.length > 0) {
-      this.secrets.enqueue(requests);
-    }
+    if (requests.length > 0) this.secrets.enqueue(requests);
   }
-
-  /** Starts an optional kind when its CRD is served, stops it and deletes its objects when the CRD goes. */
-  private reconcileOptionalKinds(): void {
-    if (this.stopController.signal.aborted) return;
-    const crds = this.state.snapshot().customResourceDefinitions;
-    for (const kind of optionalKinds) {
-      if (!this.settings.kinds.has(kind)) continue;
-      const type = resourceTypes[kind];
-      const crd = crds.get(type.crdName!);
-      const wanted = crd !== undefined && isServing(crd, type.group, type.plural, type.version);
-      const running = this.reflectors.get(kind);
-      if (wanted && running === undefined) {
-        const started = this.startKind(kind);
-        void Promise.all(started.map((reflector) => reflector.synced)).then(() => {
-          if (this.reflectors.get(kind) !== started || this.stopController.signal.aborted) return;
-          this.state.setAvailable(kind, true);
-          this.events.emit('availability', { kind, available: true });
-        });
-      } else if (!wanted && running !== undefined) {
-        this.reflectors.delete(kind);
-        for (const reflector of running) {
-          this.staleness.forget(reflector);
-          const stopping = reflector.stop();
-          this.pendingStops.add(stopping);
-          void stopping.then(() => this.pendingStops.delete(stopping));
-        }
-        const wasAvailable = this.state.snapshot().isAvailable(kind);
-        this.state.setAvailable(kind, false);
-        this.state.clear(kind);
-        if (wasAvailable) this.events.emit('availability', { kind, available: false });
-      }
-    }
-  }
-}
-
-const stoppedMarker = Symbol('stopped');
-
-function isServing(crd: CustomResourceDefinition, group: string, plural: string, version: string): boolean {
-  if (crd.metadata.deletionTimestamp) return false;
-  if (crd.spec.group !== group || crd.spec.names.plural !== plural) return false;
-  if (!crd.spec.versions.some((candidate) => candidate.name === version && candidate.served)) return false;
-  // A CRD without conditions yet is taken as established; a 404 until it is just backs off quietly.
-  const established = crd.status?.conditions?.find((condition) => condition.type === 'Established');
-  return established === undefined || established.status === 'True';
 }
