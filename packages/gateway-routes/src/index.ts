@@ -5,16 +5,11 @@ export {
   type HTTPRouteTranslation,
   type ListenerAttachment,
 } from './translate-httproute.js';
-export {
-  buildGatewayStatus,
-  evaluateGateways,
-  HTTP_ROUTE_KIND,
-  type CertificateReader,
-  type EvaluatedGateway,
-  type EvaluatedListener,
-  type GatewayEvaluation,
-  type NamespacePolicy,
-} from './gateways.js';
+export { evaluateGateways, type EvaluatedGateway, type GatewayEvaluation } from './gateways.js';
+export { buildGatewayStatus } from './gateway-status.js';
+export type { EvaluatedListener } from './listeners.js';
+export { HTTP_ROUTE_KIND, type NamespacePolicy } from './allowed-routes.js';
+export type { CertificateReader } from './certificate-refs.js';
 export { intersectHostnames } from './hostnames.js';
 export {
   GATEWAY_GROUP,

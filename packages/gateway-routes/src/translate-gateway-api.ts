@@ -6,12 +6,9 @@
  */
 import type { HostContribution, Problem, Route, RouteContribution, TlsClaim } from '@ingresskit/route-model';
 import { readSecretCertificate } from './certificates.js';
-import {
-  buildGatewayStatus,
-  evaluateGateways,
-  type CertificateReader,
-  type GatewayEvaluation,
-} from './gateways.js';
+import type { CertificateReader } from './certificate-refs.js';
+import { buildGatewayStatus } from './gateway-status.js';
+import { evaluateGateways, type GatewayEvaluation } from './gateways.js';
 import { compareText, objectOr } from './grammar.js';
 import type { HTTPRouteTranslation } from './translate-httproute.js';
 import { translateHTTPRoute } from './translate-httproute.js';

@@ -14,8 +14,9 @@ import {
   type SourceRef,
 } from '@ingresskit/route-model';
 import { ConditionType, createCondition, RouteReason } from './conditions.js';
-import type { EvaluatedGateway, EvaluatedListener, GatewayEvaluation } from './gateways.js';
-import { HTTP_ROUTE_KIND } from './gateways.js';
+import { HTTP_ROUTE_KIND } from './allowed-routes.js';
+import type { EvaluatedGateway, GatewayEvaluation } from './gateways.js';
+import type { EvaluatedListener } from './listeners.js';
 import {
   arrayOr,
   checkDnsLabel,

@@ -58,6 +58,16 @@ export class StoreStoppedError extends Error {
   }
 }
 
+/** A store event listener threw; reported through `error` so the other listeners still run. */
+export class ListenerError extends Error {
+  override readonly name = 'ListenerError';
+  readonly code = 'LISTENER_FAILED';
+
+  constructor(options: { cause: unknown }) {
+    super('a store event listener threw', options);
+  }
+}
+
 /** The kube config names no current cluster, so there is nothing to talk to. */
 export class StoreConfigError extends Error {
   override readonly name = 'StoreConfigError';

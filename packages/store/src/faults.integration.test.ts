@@ -16,7 +16,8 @@ import {
   waitFor,
 } from '../test/harness.js';
 import { InformerError } from './errors.js';
-import type { StalenessChange, StoreOptions } from './store.js';
+import type { StalenessChange } from './informer-health.js';
+import type { StoreOptions } from './store-options.js';
 
 let harness: Harness | undefined;
 

@@ -17,10 +17,12 @@ export {
 export {
   ApiStatusError,
   InformerError,
+  ListenerError,
   StoreConfigError,
   StoreStoppedError,
   type InformerPhase,
 } from './errors.js';
+export type { InformerStatus, StalenessChange } from './informer-health.js';
 export { namespacedKey, objectKey } from './keys.js';
 export { normalizeObject, toStoredObject, type StoredShapeOptions } from './normalize.js';
 export type {
@@ -70,13 +72,5 @@ export {
 } from './resources.js';
 export type { ObjectMap, StoreSnapshot } from './snapshot.js';
 export type { ChangeEvent, ChangeType } from './state.js';
-export {
-  createStore,
-  ListenerError,
-  type InformerStatus,
-  type StalenessChange,
-  type Store,
-  type StoreEvents,
-  type StoreListener,
-  type StoreOptions,
-} from './store.js';
+export { createStore, type Store, type StoreEvents, type StoreListener } from './store.js';
+export type { StoreOptions } from './store-options.js';

@@ -1,40 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ListPage, ListRequest, ResourceClient, WatchRequest } from './api-client.js';
-import type { StoreClock } from './clock.js';
 import { ApiStatusError, type InformerError } from './errors.js';
 import type { KubeObject } from './objects.js';
 import { shapeParsedObject } from './normalize.js';
 import { Reflector } from './reflector.js';
 import { resourceTypes } from './resources.js';
-
-class FakeClock implements StoreClock {
-  time = 0;
-  timers: { at: number; callback: () => void; cancelled: boolean }[] = [];
-
-  now(): number {
-    return this.time;
-  }
-
-  setTimer(callback: () => void, ms: number): () => void {
-    const timer = { at: this.time + ms, callback, cancelled: false };
-    this.timers.push(timer);
-    return () => {
-      timer.cancelled = true;
-    };
-  }
-
-  /** Delays of the timers still pending. */
-  pending(): number[] {
-    return this.timers.filter((timer) => !timer.cancelled).map((timer) => timer.at - this.time);
-  }
-
-  advance(ms: number): void {
-    this.time += ms;
-    const due = this.timers.filter((timer) => !timer.cancelled && timer.at <= this.time);
-    this.timers = this.timers.filter((timer) => !due.includes(timer));
-    for (const timer of due) timer.callback();
-  }
-}
+import { FakeClock } from '../test/fake-clock.js';
 
 interface OpenWatch {
   request: WatchRequest;

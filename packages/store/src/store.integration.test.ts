@@ -21,7 +21,7 @@ import {
   waitFor,
 } from '../test/harness.js';
 import { StoreStoppedError } from './errors.js';
-import type { StoreOptions } from './store.js';
+import type { StoreOptions } from './store-options.js';
 
 let harness: Harness | undefined;
 

@@ -1,104 +1,26 @@
+/**
+ * The store: a thin composition of the informers (list+watch loops), the state they feed (snapshot
+ * and indexes), the Secret fetcher, staleness tracking and the guarded emitter that tells consumers.
+ */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { EventEmitter } from 'eventemitter3';
+import type { EventEmitter } from 'eventemitter3';
 import { createApiClient, type ResourceClient } from './api-client.js';
+import type { InformerError, ListenerError } from './errors.js';
+import { GuardedEmitter } from './guarded-emitter.js';
 import {
-  type BackoffPolicy,
-  computeBackoffDelay,
-  defaultBackoff,
-  type StoreClock,
-  systemClock,
-} from './clock.js';
-import { InformerError, StoreStoppedError, statusCodeOf } from './errors.js';
-import { namespaceOfKey } from './keys.js';
-import type { CustomResourceDefinition, EndpointSlice, Gateway, Ingress, KubeObject } from './objects.js';
-import { shapeParsedObject, type StoredShapeOptions } from './normalize.js';
-import { type ReflectorPhase, Reflector, type ReflectorSink } from './reflector.js';
-import {
-  buildCollectionPath,
-  coreKinds,
-  isOptionalKind,
-  type OptionalKind,
-  optInKinds,
-  optionalKinds,
-  type ResourceKind,
-  resourceTypes,
-} from './resources.js';
+  describeInformer,
+  type InformerStatus,
+  type StalenessChange,
+  StalenessTracker,
+} from './informer-health.js';
+import { Informers } from './informers.js';
+import type { EndpointSlice, Gateway, Ingress } from './objects.js';
+import type { ReflectorSink } from './reflector.js';
+import { type OptionalKind, type ResourceKind, resourceTypes } from './resources.js';
+import { SecretFetcher } from './secret-fetcher.js';
 import type { StoreSnapshot } from './snapshot.js';
-import { type ChangeEvent, type SecretFetchRequest, StoreState } from './state.js';
-
-/** How a store is set up; every field is optional. */
-export interface StoreOptions {
-  /** Namespaces to mirror (one list+watch per namespace and kind); all namespaces when empty or unset. */
-  readonly namespaces?: readonly string[];
-  /** Kinds to mirror; default all. Optional kinds are mirrored only while their CRD exists. */
-  readonly kinds?: readonly ResourceKind[];
-  /** A label selector per kind, applied by the server to lists and watches. */
-  readonly labelSelectors?: Partial<Record<ResourceKind, string>>;
-  /** A field selector per kind, e.g. `{ Secret: 'type!=helm.sh/release.v1' }` on a real cluster. */
-  readonly fieldSelectors?: Partial<Record<ResourceKind, string>>;
-  /** Annotations whose value names a Secret an Ingress depends on (default: ingress-nginx's auth/TLS ones). */
-  readonly secretAnnotations?: readonly string[];
-  /** Keep every Secret instead of only TLS-typed and referenced ones. */
-  readonly keepAllSecrets?: boolean;
-  /** Keys (`namespace/name`) of Secrets to keep whatever their type, e.g. the default certificate. */
-  readonly keepSecrets?: readonly string[];
-  /** Keep `metadata.managedFields` (dropped by default to save memory). */
-  readonly keepManagedFields?: boolean;
-  /** Deep-freeze stored objects (default true). */
-  readonly freezeObjects?: boolean;
-  /** Items per list page (default 500; 0 lists in one request). */
-  readonly pageSize?: number;
-  /** Retry delays after failures (default 500 ms doubling to 30 s, 20 % jitter). */
-  readonly backoff?: Partial<BackoffPolicy>;
-  /** An informer unable to list or watch for this long is stale (default 60 s). */
-  readonly staleAfterMs?: number;
-  /** Range of `timeoutSeconds` asked of the server per watch (default 300–600 s, as client-go). */
-  readonly watchTimeoutSeconds?: readonly [number, number];
-  /** Cut a watch silent for this long and resume it (default 30 s, client-node's default). */
-  readonly watchInactivityTimeoutMs?: number;
-  /** Parallel Secret reads when Secrets become referenced (default 4). */
-  readonly secretFetchConcurrency?: number;
-  /** Time source for backoff and staleness (default the system clock). */
-  readonly clock?: StoreClock;
-  /** Randomness for jitter and watch timeouts (default Math.random). */
-  readonly random?: () => number;
-  /** Replaces the client built from the kube config (for tests). */
-  readonly client?: ResourceClient;
-}
-
-/** Health of one list+watch loop (one kind, one namespace or all). */
-export interface InformerStatus {
-  readonly kind: ResourceKind;
-  readonly namespace: string | undefined;
-  readonly phase: ReflectorPhase;
-  readonly synced: boolean;
-  readonly resourceVersion: string;
-  /** Clock time of the last event, bookmark or list. */
-  readonly lastEventAt: number | undefined;
-  /** Since when the loop has not been listing/watching successfully; undefined while healthy. */
-  readonly unhealthySince: number | undefined;
-  /** Unhealthy for at least `staleAfterMs`. */
-  readonly stale: boolean;
-  readonly lastError: InformerError | undefined;
-}
-
-/** Payload of `stale` and `recovered`. */
-export interface StalenessChange {
-  readonly kind: ResourceKind;
-  readonly namespace: string | undefined;
-  /** When the informer became unhealthy (clock ms). */
-  readonly since: number;
-}
-
-/** A `change` listener threw; reported through `error` so the other listeners still run. */
-export class ListenerError extends Error {
-  override readonly name = 'ListenerError';
-  readonly code = 'LISTENER_FAILED';
-
-  constructor(options: { cause: unknown }) {
-    super('a store event listener threw', options);
-  }
-}
+import { type ChangeEvent, StoreState } from './state.js';
+import { resolveStoreSettings, type StoreOptions, type StoreSettings } from './store-options.js';
 
 /** Events a store emits (eventemitter3; no listener is required for `error`). */
 export interface StoreEvents {
@@ -163,84 +85,73 @@ export function createStore(kubeConfig: KubeConfig, options: StoreOptions = {}):
   return new KubernetesStore(client, options);
 }
 
-const defaultKinds: readonly ResourceKind[] = [...coreKinds, ...optionalKinds].filter(
-  (kind) => !optInKinds.includes(kind),
-);
-
-class KubernetesStore extends EventEmitter<StoreEvents> implements Store {
+class KubernetesStore implements Store {
+  private readonly settings: StoreSettings;
   private readonly state: StoreState;
-  private readonly clock: StoreClock;
-  private readonly random: () => number;
-  private readonly backoff: BackoffPolicy;
-  private readonly staleAfterMs: number;
-  private readonly kinds: ReadonlySet<ResourceKind>;
-  private readonly shapeOptions: StoredShapeOptions;
-  private readonly namespaces: readonly (string | undefined)[];
-  private readonly reflectors = new Map<ResourceKind, Reflector[]>();
-  private readonly pendingStops = new Set<Promise<void>>();
-  private readonly staleTimers = new Map<Reflector, { since: number; cancel: () => void }>();
-  private readonly staleReported = new Map<Reflector, number>();
-  private readonly fetchQueue: SecretFetchRequest[] = [];
-  private readonly fetchSleeps = new Set<() => void>();
-  private readonly activeFetchPromises = new Set<Promise<void>>();
-  private readonly guards = new Map<string, WeakMap<object, (...args: unknown[]) => void>>();
+  private readonly events = new GuardedEmitter<StoreEvents>(this);
   private readonly stopController = new AbortController();
-  private readonly stoppedSignal: Promise<void>;
-  private activeFetches = 0;
-  private exactReadsUnsupported = false;
-  private startPromise: Promise<void> | undefined;
+  private readonly staleness: StalenessTracker;
+  private readonly informers: Informers;
+  private readonly secrets: SecretFetcher;
   private stopPromise: Promise<void> | undefined;
-  private synced = false;
 
-  constructor(
-    private readonly client: ResourceClient,
-    private readonly options: StoreOptions,
-  ) {
-    super();
-    this.clock = options.clock ?? systemClock;
-    this.random = options.random ?? Math.random;
-    this.backoff = { ...defaultBackoff, ...options.backoff };
-    this.staleAfterMs = options.staleAfterMs ?? 60_000;
-    this.shapeOptions = { keepManagedFields: options.keepManagedFields, freeze: options.freezeObjects };
-    this.kinds = new Set(
-      (options.kinds ?? defaultKinds).filter((kind) => kind !== 'CustomResourceDefinition'),
-    );
-    this.namespaces =
-      options.namespaces && options.namespaces.length > 0 ? [...new Set(options.namespaces)] : [undefined];
+  constructor(client: ResourceClient, options: StoreOptions) {
+    const settings = resolveStoreSettings(options);
+    const signal = this.stopController.signal;
+    const onError = (error: InformerError) => this.events.emit('error', error);
+    this.settings = settings;
     this.state = new StoreState({
-      watchesSecrets: this.kinds.has('Secret'),
+      watchesSecrets: settings.kinds.has('Secret'),
       secretAnnotations: options.secretAnnotations,
       keepAllSecrets: options.keepAllSecrets,
       keepSecrets: options.keepSecrets,
     });
-    this.stoppedSignal = new Promise((resolve) =>
-      this.stopController.signal.addEventListener('abort', () => resolve()),
-    );
+    this.staleness = new StalenessTracker({
+      clock: settings.clock,
+      staleAfterMs: settings.staleAfterMs,
+      signal,
+      onStale: (change) => this.events.emit('stale', change),
+      onRecovered: (change) => this.events.emit('recovered', change),
+    });
+    this.informers = new Informers({
+      client,
+      settings,
+      state: this.state,
+      signal,
+      createSink: (kind, namespace) => this.createSink(kind, namespace),
+      onError,
+      onProgress: (reflector) => this.staleness.track(reflector),
+      onRetired: (reflector) => this.staleness.forget(reflector),
+      onAvailability: (kind, available) => this.events.emit('availability', { kind, available }),
+      onSynced: () => this.events.emit('synced'),
+    });
+    this.secrets = new SecretFetcher({
+      client,
+      settings,
+      state: this.state,
+      signal,
+      findReflector: (namespace) => this.informers.find('Secret', namespace),
+      onApplied: () => this.flush(),
+      onError,
+    });
   }
 
   start(): Promise<void> {
-    if (this.stopController.signal.aborted) return Promise.reject(new StoreStoppedError());
-    this.startPromise ??= this.runStart();
-    return this.startPromise;
+    return this.informers.start();
   }
 
   async stop(): Promise<void> {
     if (this.stopPromise === undefined) {
       this.stopController.abort();
-      for (const timer of this.staleTimers.values()) timer.cancel();
-      this.staleTimers.clear();
-      for (const cancel of [...this.fetchSleeps]) cancel();
-      this.fetchQueue.length = 0;
-      const all = [...this.reflectors.values()].flat().map((reflector) => reflector.stop());
-      this.stopPromise = Promise.all([...all, ...this.pendingStops, ...this.activeFetchPromises]).then(
-        () => undefined,
-      );
+      this.staleness.stop();
+      const reads = this.secrets.stop();
+      this.stopPromise = Promise.all([reads, this.informers.stop()]).then(() => undefined);
     }
     await this.stopPromise;
   }
 
   hasSynced(): boolean {
-    return this.synced;
+    return this.informers.hasSynced;
   }
 
   snapshot(): StoreSnapshot {
@@ -248,20 +159,10 @@ class KubernetesStore extends EventEmitter<StoreEvents> implements Store {
   }
 
   status(): readonly InformerStatus[] {
-    const now = this.clock.now();
-    return [...this.reflectors.entries()].flatMap(([kind, reflectors]) =>
-      reflectors.map((reflector) => ({
-        kind,
-        namespace: reflector.namespace,
-        phase: reflector.phase,
-        synced: reflector.hasSynced,
-        resourceVersion: reflector.resourceVersion,
-        lastEventAt: reflector.lastEventAt,
-        unhealthySince: reflector.unhealthySince,
-        stale: reflector.unhealthySince !== undefined && now - reflector.unhealthySince >= this.staleAfterMs,
-        lastError: reflector.lastError,
-      })),
-    );
+    const now = this.settings.clock.now();
+    return this.informers
+      .all()
+      .map((reflector) => describeInformer(reflector, now, this.settings.staleAfterMs));
   }
 
   isStale(): boolean {
@@ -288,334 +189,50 @@ class KubernetesStore extends EventEmitter<StoreEvents> implements Store {
     return this.snapshot().gatewaysForGatewayClass(className);
   }
 
-  private async runStart(): Promise<void> {
-    const waits: Promise<unknown>[] = [];
-    for (const kind of coreKinds) {
-      if (!this.kinds.has(kind)) continue;
-      waits.push(...this.startKind(kind).map((reflector) => reflector.synced));
-      this.state.setAvailable(kind, true);
-    }
-    if (optionalKinds.some((kind) => this.kinds.has(kind))) {
-      // Without permission to list CRDs (or without the API), start without optional kinds rather
-      // than never: the informer keeps retrying and picks them up if that changes.
-      let giveUp!: () => void;
-      const unavailable = new Promise<void>((resolve) => (giveUp = resolve));
-      const crds = this.startKind('CustomResourceDefinition', (error) => {
-        if ([401, 403, 404].includes(error.statusCode ?? 0)) giveUp();
-      });
-      this.state.setAvailable('CustomResourceDefinition', true);
-      waits.push(Promise.race([Promise.all(crds.map((reflector) => reflector.synced)), unavailable]));
-    }
-    await this.untilStopped(Promise.all(waits));
-    // The CRD list has been applied, so the optional kinds whose CRD exists have started; wait for them too.
-    const optional = optionalKinds.flatMap((kind) => this.reflectors.get(kind) ?? []);
-    await this.untilStopped(Promise.all(optional.map((reflector) => reflector.synced)));
-    this.synced = true;
-    this.emit('synced');
+  on<E extends keyof StoreEvents>(event: E, listener: StoreListener<E>): this {
+    this.events.on(event, listener);
+    return this;
   }
 
-  private async untilStopped<T>(promise: Promise<T>): Promise<T> {
-    const result = await Promise.race([promise, this.stoppedSignal.then(() => stoppedMarker)]);
-    if (result === stoppedMarker || this.stopController.signal.aborted) throw new StoreStoppedError();
-    return result as T;
+  once<E extends keyof StoreEvents>(event: E, listener: StoreListener<E>): this {
+    this.events.once(event, listener);
+    return this;
   }
 
-  private startKind(kind: ResourceKind, onFailure?: (error: InformerError) => void): Reflector[] {
-    const type = resourceTypes[kind];
-    const scopes = type.namespaced ? this.namespaces : [undefined];
-    const ingressSynced = () =>
-      Promise.all((this.reflectors.get('Ingress') ?? []).map((reflector) => reflector.synced));
-    const reflectors = scopes.map((namespace) => {
-      const reflector: Reflector = new Reflector({
-        type,
-        namespace,
-        labelSelector: this.options.labelSelectors?.[kind],
-        fieldSelector: this.options.fieldSelectors?.[kind],
-        client: this.client,
-        clock: this.clock,
-        random: this.random,
-        backoff: this.backoff,
-        pageSize: this.options.pageSize ?? 500,
-        watchTimeoutSeconds: this.options.watchTimeoutSeconds ?? [300, 600],
-        healthyWatchMs: 10_000,
-        shape: (raw) => shapeParsedObject(raw, type, this.shapeOptions),
-        sink: this.createSink(kind, namespace),
-        // Secrets are filtered by the references Ingresses make, so apply their first list after the Ingresses'.
-        beforeApply:
-          kind === 'Secret' && this.kinds.has('Ingress')
-            ? () => Promise.race([ingressSynced().then(() => undefined), this.stoppedSignal])
-            : undefined,
-        onError: (error) => {
-          onFailure?.(error);
-          this.emit('error', error);
-        },
-        isQuietError: isOptionalKind(kind) ? (error) => statusCodeOf(error) === 404 : undefined,
-        onProgress: () => this.trackHealth(reflector),
-      });
-      return reflector;
-    });
-    this.reflectors.set(kind, reflectors);
-    for (const reflector of reflectors) reflector.start();
-    return reflectors;
+  off<E extends keyof StoreEvents>(event: E, listener?: StoreListener<E>): this {
+    this.events.off(event, listener);
+    return this;
   }
 
+  /** Feeds what a reflector learns into the state, then passes the resulting changes on. */
   private createSink(kind: ResourceKind, namespace: string | undefined): ReflectorSink {
     const scope = resourceTypes[kind].namespaced ? namespace : undefined;
+    // Direct calls rather than one closure per change: this is the path of every list and watch event.
     return {
-      replace: (objects) => this.apply(kind, () => this.state.replace(kind, objects, scope)),
-      upsert: (object) => this.apply(kind, () => this.state.upsert(kind, object)),
-      remove: (object) => this.apply(kind, () => this.state.remove(kind, object)),
+      replace: (objects) => {
+        this.state.replace(kind, objects, scope);
+        this.afterChange(kind);
+      },
+      upsert: (object) => {
+        this.state.upsert(kind, object);
+        this.afterChange(kind);
+      },
+      remove: (object) => {
+        this.state.remove(kind, object);
+        this.afterChange(kind);
+      },
     };
   }
 
-  private apply(kind: ResourceKind, change: () => void): void {
-    change();
-    if (kind === 'CustomResourceDefinition') this.reconcileOptionalKinds();
+  private afterChange(kind: ResourceKind): void {
+    if (kind === 'CustomResourceDefinition') this.informers.reconcileOptionalKinds();
     this.flush();
   }
 
+  /** Emits the change events the state recorded and starts the Secret reads it asked for. */
   private flush(): void {
-    for (const event of this.state.takeEvents()) this.emit('change', event);
+    for (const event of this.state.takeEvents()) this.events.emit('change', event);
     const requests = this.state.takeFetchRequests();
-    if (requests.length > 0) {
-      this.fetchQueue.push(...requests);
-      this.pumpFetches();
-    }
+    if (requests.length > 0) this.secrets.enqueue(requests);
   }
-
-  /** Starts an optional kind when its CRD is served, stops it and deletes its objects when the CRD goes. */
-  private reconcileOptionalKinds(): void {
-    if (this.stopController.signal.aborted) return;
-    const crds = this.state.snapshot().customResourceDefinitions;
-    for (const kind of optionalKinds) {
-      if (!this.kinds.has(kind)) continue;
-      const type = resourceTypes[kind];
-      const crd = crds.get(type.crdName!);
-      const wanted = crd !== undefined && isServing(crd, type.group, type.plural, type.version);
-      const running = this.reflectors.get(kind);
-      if (wanted && running === undefined) {
-        const started = this.startKind(kind);
-        void Promise.all(started.map((reflector) => reflector.synced)).then(() => {
-          if (this.reflectors.get(kind) !== started || this.stopController.signal.aborted) return;
-          this.state.setAvailable(kind, true);
-          this.emit('availability', { kind, available: true });
-        });
-      } else if (!wanted && running !== undefined) {
-        this.reflectors.delete(kind);
-        for (const reflector of running) {
-          this.forgetHealth(reflector);
-          const stopping = reflector.stop();
-          this.pendingStops.add(stopping);
-          void stopping.then(() => this.pendingStops.delete(stopping));
-        }
-        const wasAvailable = this.state.snapshot().isAvailable(kind);
-        this.state.setAvailable(kind, false);
-        this.state.clear(kind);
-        if (wasAvailable) this.emit('availability', { kind, available: false });
-      }
-    }
-  }
-
-  private pumpFetches(): void {
-    const limit = this.options.secretFetchConcurrency ?? 4;
-    while (this.activeFetches < limit && this.fetchQueue.length > 0 && !this.stopController.signal.aborted) {
-      const request = this.fetchQueue.shift()!;
-      if (!this.state.isFetchWanted(request)) continue;
-      this.activeFetches += 1;
-      const fetching = this.fetchSecret(request).finally(() => {
-        this.activeFetches -= 1;
-        this.activeFetchPromises.delete(fetching);
-        this.pumpFetches();
-      });
-      this.activeFetchPromises.add(fetching);
-    }
-  }
-
-  /**
-   * Reads a Secret that just became referenced. The read is pinned to the resourceVersion the
-   * Secret informer has reached (`resourceVersionMatch=Exact`), so what it returns is exactly the
-   * state the watch will continue from: no newer state can be overtaken by an older event.
-   */
-  private async fetchSecret(request: SecretFetchRequest): Promise<void> {
-    const namespace = namespaceOfKey(request.key);
-    const name = request.key.slice((namespace?.length ?? -1) + 1);
-    const reflector = (this.reflectors.get('Secret') ?? []).find(
-      (candidate) => candidate.namespace === undefined || candidate.namespace === namespace,
-    );
-    const type = resourceTypes.Secret;
-    for (let attempt = 1; ; attempt++) {
-      if (reflector === undefined || this.stopController.signal.aborted || !this.state.isFetchWanted(request))
-        return;
-      const version = reflector.resourceVersion;
-      // A relist is due: it will apply this Secret with the current references.
-      if (version === '') return;
-      const selectors = [`metadata.name=${name}`, this.options.fieldSelectors?.Secret].filter(Boolean);
-      try {
-        const page = await this.client.list({
-          path: buildCollectionPath(type, namespace),
-          fieldSelector: selectors.join(','),
-          labelSelector: this.options.labelSelectors?.Secret,
-          ...(this.exactReadsUnsupported
-            ? {}
-            : { resourceVersion: version, resourceVersionMatch: 'Exact' as const }),
-          signal: this.stopController.signal,
-        });
-        if (this.stopController.signal.aborted) return;
-        const secret = page.items
-          .map((item) => shapeParsedObject(item, type, this.shapeOptions))
-          .find((object): object is KubeObject => object?.metadata.name === name);
-        this.apply('Secret', () => this.state.applyFetchedSecret(request, secret));
-        return;
-      } catch (error) {
-        if (this.stopController.signal.aborted) return;
-        const status = statusCodeOf(error);
-        if (status === 410) {
-          // The informer's resourceVersion is already compacted away: relisting covers this Secret.
-          reflector.requestRelist();
-          return;
-        }
-        if (status === 400 && !this.exactReadsUnsupported) {
-          // Servers without exact reads: read the latest state; the informer's later events still win.
-          this.exactReadsUnsupported = true;
-          continue;
-        }
-        const delay = computeBackoffDelay(this.backoff, attempt, this.random);
-        this.emit('error', new InformerError('Secret', namespace, 'fetch', attempt, delay, { cause: error }));
-        await this.sleepUnlessStopped(delay);
-      }
-    }
-  }
-
-  private sleepUnlessStopped(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const wake = () => {
-        this.fetchSleeps.delete(wake);
-        cancelTimer();
-        resolve();
-      };
-      const cancelTimer = this.clock.setTimer(wake, ms);
-      this.fetchSleeps.add(wake);
-    });
-  }
-
-  private trackHealth(reflector: Reflector): void {
-    if (this.stopController.signal.aborted || reflector.phase === 'stopped') return;
-    const since = reflector.unhealthySince;
-    const timer = this.staleTimers.get(reflector);
-    if (since === undefined) {
-      timer?.cancel();
-      this.staleTimers.delete(reflector);
-      const reportedSince = this.staleReported.get(reflector);
-      if (reportedSince !== undefined) {
-        this.staleReported.delete(reflector);
-        this.emit('recovered', this.describe(reflector, reportedSince));
-      }
-      return;
-    }
-    if (timer?.since === since || this.staleReported.has(reflector)) return;
-    timer?.cancel();
-    const cancel = this.clock.setTimer(
-      () => {
-        this.staleTimers.delete(reflector);
-        if (reflector.unhealthySince !== since || reflector.phase === 'stopped') return;
-        this.staleReported.set(reflector, since);
-        this.emit('stale', this.describe(reflector, since));
-      },
-      Math.max(0, since + this.staleAfterMs - this.clock.now()),
-    );
-    this.staleTimers.set(reflector, { since, cancel });
-  }
-
-  private forgetHealth(reflector: Reflector): void {
-    this.staleTimers.get(reflector)?.cancel();
-    this.staleTimers.delete(reflector);
-    this.staleReported.delete(reflector);
-  }
-
-  private describe(reflector: Reflector, since: number): StalenessChange {
-    return { kind: reflector.kind, namespace: reflector.namespace, since };
-  }
-
-  override on<E extends keyof StoreEvents>(event: E, listener: StoreListener<E>, context?: unknown): this {
-    return super.on(event, this.guard(event, listener), context);
-  }
-
-  override addListener<E extends keyof StoreEvents>(
-    event: E,
-    listener: StoreListener<E>,
-    context?: unknown,
-  ): this {
-    return super.addListener(event, this.guard(event, listener), context);
-  }
-
-  override once<E extends keyof StoreEvents>(event: E, listener: StoreListener<E>, context?: unknown): this {
-    return super.once(event, this.guard(event, listener), context);
-  }
-
-  override off<E extends keyof StoreEvents>(
-    event: E,
-    listener?: StoreListener<E>,
-    context?: unknown,
-    once?: boolean,
-  ): this {
-    const guarded = listener === undefined ? undefined : this.guards.get(event)?.get(listener);
-    if (listener !== undefined && guarded === undefined) return this;
-    return super.off(event, guarded, context, once);
-  }
-
-  override removeListener<E extends keyof StoreEvents>(
-    event: E,
-    listener?: StoreListener<E>,
-    context?: unknown,
-    once?: boolean,
-  ): this {
-    return this.off(event, listener, context, once);
-  }
-
-  /**
-   * Wraps a listener so that a throw reaches the `error` listeners instead of cutting the emit
-   * short: the other listeners still get every event, and the store's loop is never disturbed.
-   */
-  private guard(event: keyof StoreEvents, listener: object): (...args: unknown[]) => void {
-    let byListener = this.guards.get(event);
-    if (byListener === undefined) {
-      byListener = new WeakMap();
-      this.guards.set(event, byListener);
-    }
-    let guarded = byListener.get(listener);
-    if (guarded === undefined) {
-      const report = (cause: unknown) => this.reportListenerError(cause, event === 'error');
-      guarded = function (this: unknown, ...args: unknown[]) {
-        try {
-          (listener as (...values: unknown[]) => void).apply(this, args);
-        } catch (cause) {
-          report(cause);
-        }
-      };
-      byListener.set(listener, guarded);
-    }
-    return guarded;
-  }
-
-  private reportListenerError(cause: unknown, fromErrorListener: boolean): void {
-    if (!fromErrorListener && this.listenerCount('error') > 0) {
-      this.emit('error', new ListenerError({ cause }));
-      return;
-    }
-    // Nobody can be told: fail loudly, as Node's EventEmitter would, but outside the store's loop.
-    queueMicrotask(() => {
-      throw cause;
-    });
-  }
-}
-
-const stoppedMarker = Symbol('stopped');
-
-function isServing(crd: CustomResourceDefinition, group: string, plural: string, version: string): boolean {
-  if (crd.metadata.deletionTimestamp) return false;
-  if (crd.spec.group !== group || crd.spec.names.plural !== plural) return false;
-  if (!crd.spec.versions.some((candidate) => candidate.name === version && candidate.served)) return false;
-  // A CRD without conditions yet is taken as established; a 404 until it is just backs off quietly.
-  const established = crd.status?.conditions?.find((condition) => condition.type === 'Established');
-  return established === undefined || established.status === 'True';
 }

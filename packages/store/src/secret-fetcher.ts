@@ -1,0 +1,134 @@
+/**
+ * Reads the Secrets that just became referenced (the Secret informer dropped them as unreferenced),
+ * a few at a time, retrying with backoff until a read is applied, made obsolete, or the store stops.
+ */
+import type { ResourceClient } from './api-client.js';
+import { computeBackoffDelay } from './clock.js';
+import { InformerError, statusCodeOf } from './errors.js';
+import { namespaceOfKey } from './keys.js';
+import { shapeParsedObject } from './normalize.js';
+import type { KubeObject } from './objects.js';
+import type { Reflector } from './reflector.js';
+import { buildCollectionPath, resourceTypes } from './resources.js';
+import type { SecretFetchRequest, StoreState } from './state.js';
+import type { StoreSettings } from './store-options.js';
+
+/** What a SecretFetcher reads with, what it applies to, and where it reports. */
+export interface SecretFetcherOptions {
+  readonly client: ResourceClient;
+  readonly settings: StoreSettings;
+  /** Decides whether a read is still wanted and takes its result. */
+  readonly state: Pick<StoreState, 'isFetchWanted' | 'applyFetchedSecret'>;
+  /** Once aborted, reads in flight are cancelled and nothing more is read. */
+  readonly signal: AbortSignal;
+  /** The Secret reflector covering `namespace`, if Secrets are mirrored there. */
+  readonly findReflector: (namespace: string | undefined) => Reflector | undefined;
+  /** Called after a read's result has been applied to the state, to pass its changes on. */
+  readonly onApplied: () => void;
+  /** Called for each failed read; the fetcher retries by itself. */
+  readonly onError: (error: InformerError) => void;
+}
+
+/** Runs Secret reads requested by the state, at most `secretFetchConcurrency` at once. */
+export class SecretFetcher {
+  private readonly queue: SecretFetchRequest[] = [];
+  private readonly sleeps = new Set<() => void>();
+  private readonly active = new Set<Promise<void>>();
+  private exactReadsUnsupported = false;
+
+  constructor(private readonly options: SecretFetcherOptions) {}
+
+  /** Queues `requests`; reads start at once up to the concurrency limit. */
+  enqueue(requests: readonly SecretFetchRequest[]): void {
+    this.queue.push(...requests);
+    this.pump();
+  }
+
+  /** Drops queued reads and cuts retry waits short; resolves when the reads in flight have ended. Call after aborting the signal. */
+  stop(): Promise<void> {
+    for (const wake of [...this.sleeps]) wake();
+    this.queue.length = 0;
+    return Promise.all(this.active).then(() => undefined);
+  }
+
+  private pump(): void {
+    const limit = this.options.settings.secretFetchConcurrency;
+    while (this.active.size < limit && this.queue.length > 0 && !this.options.signal.aborted) {
+      const request = this.queue.shift()!;
+      if (!this.options.state.isFetchWanted(request)) continue;
+      const fetching: Promise<void> = this.fetch(request).finally(() => {
+        this.active.delete(fetching);
+        this.pump();
+      });
+      this.active.add(fetching);
+    }
+  }
+
+  /**
+   * Reads a Secret that just became referenced. The read is pinned to the resourceVersion the
+   * Secret informer has reached (`resourceVersionMatch=Exact`), so what it returns is exactly the
+   * state the watch will continue from: no newer state can be overtaken by an older event.
+   */
+  private async fetch(request: SecretFetchRequest): Promise<void> {
+    const { client, settings, state, signal } = this.options;
+    const namespace = namespaceOfKey(request.key);
+    const name = request.key.slice((namespace?.length ?? -1) + 1);
+    const reflector = this.options.findReflector(namespace);
+    const type = resourceTypes.Secret;
+    for (let attempt = 1; ; attempt++) {
+      if (reflector === undefined || signal.aborted || !state.isFetchWanted(request)) return;
+      const version = reflector.resourceVersion;
+      // A relist is due: it will apply this Secret with the current references.
+      if (version === '') return;
+      const selectors = [`metadata.name=${name}`, settings.fieldSelectors?.Secret].filter(Boolean);
+      try {
+        const page = await client.list({
+          path: buildCollectionPath(type, namespace),
+          fieldSelector: selectors.join(','),
+          labelSelector: settings.labelSelectors?.Secret,
+          ...(this.exactReadsUnsupported
+            ? {}
+            : { resourceVersion: version, resourceVersionMatch: 'Exact' as const }),
+          signal,
+        });
+        if (signal.aborted) return;
+        const secret = page.items
+          .map((item) => shapeParsedObject(item, type, settings.shapeOptions))
+          .find((object): object is KubeObject => object?.metadata.name === name);
+        state.applyFetchedSecret(request, secret);
+        this.options.onApplied();
+        return;
+      } catch (error) {
+        if (signal.aborted) return;
+        const status = statusCodeOf(error);
+        if (status === 410) {
+          // The informer's resourceVersion is already compacted away: relisting covers this Secret.
+          reflector.requestRelist();
+          return;
+        }
+        if (status === 400 && !this.exactReadsUnsupported) {
+          // Servers without exact reads: read the latest state; the informer's later events still win.
+          this.exactReadsUnsupported = true;
+          continue;
+        }
+        const delay = computeBackoffDelay(settings.backoff, attempt, settings.random);
+        this.options.onError(
+          new InformerError('Secret', namespace, 'fetch', attempt, delay, { cause: error }),
+        );
+        await this.sleepUnlessStopped(delay);
+      }
+    }
+  }
+
+  private sleepUnlessStopped(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = () => {
+        this.sleeps.delete(wake);
+        cancelTimer();
+        resolve();
+      };
+      const cancelTimer = this.options.settings.clock.setTimer(wake, ms);
+      this.sleeps.add(wake);
+    });
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * How a store is set up: the options a caller passes, and the settings every part of the store
+ * reads, with each default decided here once.
+ */
+import { type BackoffPolicy, defaultBackoff, type StoreClock, systemClock } from './clock.js';
+import type { StoredShapeOptions } from './normalize.js';
+import { coreKinds, optInKinds, optionalKinds, type ResourceKind } from './resources.js';
+import type { ResourceClient } from './api-client.js';
+
+/** How a store is set up; every field is optional. */
+export interface StoreOptions {
+  /** Namespaces to mirror (one list+watch per namespace and kind); all namespaces when empty or unset. */
+  readonly namespaces?: readonly string[];
+  /** Kinds to mirror; default all. Optional kinds are mirrored only while their CRD exists. */
+  readonly kinds?: readonly ResourceKind[];
+  /** A label selector per kind, applied by the server to lists and watches. */
+  readonly labelSelectors?: Partial<Record<ResourceKind, string>>;
+  /** A field selector per kind, e.g. `{ Secret: 'type!=helm.sh/release.v1' }` on a real cluster. */
+  readonly fieldSelectors?: Partial<Record<ResourceKind, string>>;
+  /** Annotations whose value names a Secret an Ingress depends on (default: ingress-nginx's auth/TLS ones). */
+  readonly secretAnnotations?: readonly string[];
+  /** Keep every Secret instead of only TLS-typed and referenced ones. */
+  readonly keepAllSecrets?: boolean;
+  /** Keys (`namespace/name`) of Secrets to keep whatever their type, e.g. the default certificate. */
+  readonly keepSecrets?: readonly string[];
+  /** Keep `metadata.managedFields` (dropped by default to save memory). */
+  readonly keepManagedFields?: boolean;
+  /** Deep-freeze stored objects (default true). */
+  readonly freezeObjects?: boolean;
+  /** Items per list page (default 500; 0 lists in one request). */
+  readonly pageSize?: number;
+  /** Retry delays after failures (default 500 ms doubling to 30 s, 20 % jitter). */
+  readonly backoff?: Partial<BackoffPolicy>;
+  /** An informer unable to list or watch for this long is stale (default 60 s). */
+  readonly staleAfterMs?: number;
+  /** Range of `timeoutSeconds` asked of the server per watch (default 300–600 s, as client-go). */
+  readonly watchTimeoutSeconds?: readonly [number, number];
+  /** Cut a watch silent for this long and resume it (default 30 s, client-node's default). */
+  readonly watchInactivityTimeoutMs?: number;
+  /** Parallel Secret reads when Secrets become referenced (default 4). */
+  readonly secretFetchConcurrency?: number;
+  /** Time source for backoff and staleness (default the system clock). */
+  readonly clock?: StoreClock;
+  /** Randomness for jitter and watch timeouts (default Math.random). */
+  readonly random?: () => number;
+  /** Replaces the client built from the kube config (for tests). */
+  readonly client?: ResourceClient;
+}
+
+/** StoreOptions with every default filled in: what the store's parts read. */
+export interface StoreSettings {
+  readonly clock: StoreClock;
+  readonly random: () => number;
+  readonly backoff: BackoffPolicy;
+  readonly staleAfterMs: number;
+  /** Kinds to mirror, never CustomResourceDefinition (the store watches CRDs only to follow optional kinds). */
+  readonly kinds: ReadonlySet<ResourceKind>;
+  /** One entry per list+watch scope of a namespaced kind; `[undefined]` for all namespaces. */
+  readonly namespaces: readonly (string | undefined)[];
+  readonly shapeOptions: StoredShapeOptions;
+  readonly pageSize: number;
+  readonly watchTimeoutSeconds: readonly [number, number];
+  readonly secretFetchConcurrency: number;
+  readonly labelSelectors: Partial<Record<ResourceKind, string>> | undefined;
+  readonly fieldSelectors: Partial<Record<ResourceKind, string>> | undefined;
+}
+
+const defaultKinds: readonly ResourceKind[] = [...coreKinds, ...optionalKinds].filter(
+  (kind) => !optInKinds.includes(kind),
+);
+
+/** Fills in the defaults of `options`; does not read the client or the Secret policy, which other parts own. */
+export function resolveStoreSettings(options: StoreOptions): StoreSettings {
+  return {
+    clock: options.clock ?? systemClock,
+    random: options.random ?? Math.random,
+    backoff: { ...defaultBackoff, ...options.backoff },
+    staleAfterMs: options.staleAfterMs ?? 60_000,
+    kinds: new Set((options.kinds ?? defaultKinds).filter((kind) => kind !== 'CustomResourceDefinition')),
+    namespaces:
+      options.namespaces && options.namespaces.length > 0 ? [...new Set(options.namespaces)] : [undefined],
+    shapeOptions: { keepManagedFields: options.keepManagedFields, freeze: options.freezeObjects },
+    pageSize: options.pageSize ?? 500,
+    watchTimeoutSeconds: options.watchTimeoutSeconds ?? [300, 600],
+    secretFetchConcurrency: options.secretFetchConcurrency ?? 4,
+    labelSelectors: options.labelSelectors,
+    fieldSelectors: options.fieldSelectors,
+  };
+}
