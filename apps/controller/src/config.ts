@@ -20,6 +20,8 @@ export interface ControllerConfig {
   publishService: string;
   publishStatusAddress: string;
   updateStatus: boolean;
+  /** `--enable-metrics`: nginx counts requests, served under ingress-nginx's metric names. */
+  requestMetrics: boolean;
   updateStatusOnShutdown: boolean;
   electionId: string;
   electionTtlMs: number;
@@ -151,6 +153,7 @@ export function resolveControllerConfig(
     publishService: flags['publish-service'],
     publishStatusAddress: flags['publish-status-address'],
     updateStatus: flags['update-status'],
+    requestMetrics: flags['enable-metrics'],
     updateStatusOnShutdown: flags['update-status-on-shutdown'],
     electionId: flags['election-id'],
     electionTtlMs: flags['election-ttl'] * 1000,

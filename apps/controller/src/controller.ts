@@ -49,6 +49,7 @@ import { IngressRouting, routingOptionsOf } from './ingress-routing.js';
 import { LeaderRole, statusAddressOptionsOf } from './leader.js';
 import type { Logger } from './logger.js';
 import { checksumToGaugeValue, createControllerMetrics, type ControllerMetrics } from './metrics.js';
+import { registerRequestMetrics } from './request-metrics.js';
 import { NginxDataPlane, listenersOf } from './data-plane.js';
 import { ExternalNames, type LookupName } from './external-names.js';
 import { GatewayApiStage } from './gateway-api-stage.js';
@@ -141,7 +142,7 @@ export class Controller {
       ...(config.listenAddresses === undefined ? {} : { listenAddresses: config.listenAddresses }),
       workerProcesses: config.workerProcesses,
       accessLog: config.accessLog,
-      renderOptions: { sharedDictSize: config.luaSharedDictSize },
+      renderOptions: { sharedDictSize: config.luaSharedDictSize, requestMetrics: config.requestMetrics },
       // --sync-rate-limit protects nginx from reload storms; pushes of data are never throttled.
       reloadMinIntervalMs: config.syncRateLimit > 0 ? 1000 / config.syncRateLimit : 0,
       listeners: listenersOf(config),
@@ -154,6 +155,17 @@ export class Controller {
         this.#requestSync('data plane drift', true);
       },
     });
+    if (config.requestMetrics) {
+      registerRequestMetrics(
+        this.metrics.registry,
+        { read: () => this.dataPlane.readRequestMetrics(), table: () => this.routing.table() },
+        {
+          controller_namespace: config.podNamespace,
+          controller_class: config.classConfig.controllerClass,
+          controller_pod: config.podName,
+        },
+      );
+    }
     // Without the gate nothing holds a configuration back.
     if (!config.checksumEnabled) this.metrics.checksumOk.set(1);
     this.#recorder = new EventRecorder({

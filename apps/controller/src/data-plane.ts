@@ -23,6 +23,9 @@ import {
   profileOf,
   renderNginxConf,
   STATUS_ENDPOINT_PATH,
+  REQUEST_METRICS_ENDPOINT_PATH,
+  parseRequestMetrics,
+  type RequestMetrics,
   type Configuration,
   type DataPlaneAccepted,
   type DataPlaneDigest,
@@ -290,6 +293,16 @@ export class NginxDataPlane {
   /** Brings nginx to what is staged; see the module comment. Calls are serialized. */
   flush(): Promise<DataPlaneFlush> {
     return this.#exclusive(() => this.#flush());
+  }
+
+  /** The requests nginx counted (ingress-nginx's request metrics); undefined when nginx does not answer. */
+  async readRequestMetrics(): Promise<RequestMetrics | undefined> {
+    try {
+      const { status, body } = await this.#control('GET', REQUEST_METRICS_ENDPOINT_PATH);
+      return status === 200 ? parseRequestMetrics(body) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Reads nginx's status; undefined when nginx does not answer. */

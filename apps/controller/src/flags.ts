@@ -70,6 +70,12 @@ const flagSpecs = {
     description:
       'Comma-separated IPs or hostnames to publish in Ingress status (wins over --publish-service).',
   },
+  'enable-metrics': {
+    type: 'boolean',
+    default: true,
+    description:
+      "Count requests in nginx and serve them on /metrics under ingress-nginx's names (nginx_ingress_controller_requests and its histograms).",
+  },
   'update-status': {
     type: 'boolean',
     default: true,
@@ -315,6 +321,7 @@ export const runFlagNames: readonly FlagName[] = [
   'report-node-internal-ip-address',
   'sync-rate-limit',
   'annotations-prefix',
+  'enable-metrics',
   'configmap',
   'default-ssl-certificate',
   'default-backend-service',

@@ -28,6 +28,10 @@ export const INGRESS_NGINX_FLAGS: readonly IngressNginxFlag[] = [
     'NAMESPACE/NAME[:PORT]: a port may be named; ingress-nginx takes the first port of the Service',
   ),
   supported('election-id'),
+  supported(
+    'enable-metrics',
+    'requests and the request and response duration and size histograms are counted; connect_duration_seconds, header_duration_seconds and bytes_sent are not; requests that match no route are not counted',
+  ),
   supported('election-ttl'),
   supported('healthz-port', 'serves /healthz, /metrics and /explain'),
   supported('http-port'),
@@ -96,8 +100,7 @@ export const INGRESS_NGINX_FLAGS: readonly IngressNginxFlag[] = [
     'dynamic-configuration-retries',
   ),
   ...unsupported(
-    'not needed: metrics are always on, under ingresskit_ names',
-    'enable-metrics',
+    "not supported: request metrics always have ingress-nginx's default labels (host included) and buckets",
     'metrics-per-host',
     'metrics-per-undefined-host',
     'exclude-socket-metrics',

@@ -48,6 +48,15 @@ export type {
   RouteEntry,
   TlsEntry,
 } from './data-entries.js';
+export {
+  parseRequestMetrics,
+  REQUEST_HISTOGRAMS,
+  REQUEST_METRICS_ENDPOINT_PATH,
+  type HistogramCounts,
+  type RequestHistogramKey,
+  type RequestMetrics,
+  type RequestSeries,
+} from './request-metrics.js';
 export { parseCidr, type ParsedCidr } from './cidr.js';
 export {
   createSelfSignedCertificate,

@@ -20,6 +20,7 @@ describe('luaFiles', () => {
       'ingresskit.affinity',
       'ingresskit.response_rewrites',
       'ingresskit.endpoints',
+      'ingresskit.request_metrics',
       'ingresskit.balancer',
       'ingresskit.certificates',
     ]);

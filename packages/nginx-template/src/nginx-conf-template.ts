@@ -249,6 +249,14 @@ http {
     lua_shared_dict ingresskit {{sharedDictSize}};
     # Per-client limit counts; when full, the least recently used clients are forgotten.
     lua_shared_dict ingresskit_limits 10m;
+{{#if requestMetrics}}
+    # Request counts (ingress-nginx's request metrics); when full, the least recently used series
+    # are forgotten.
+    lua_shared_dict ingresskit_metrics 16m;
+    log_by_lua_block {
+        ingresskit_count_request()
+    }
+{{/if}}
     lua_regex_cache_max_entries {{regexCacheEntries}};
     lua_regex_match_limit {{regexMatchLimit}};
     init_by_lua_block {
@@ -257,6 +265,9 @@ http {
         ingresskit_balance = require("ingresskit.balancer").balance
         ingresskit_balance_mirror = require("ingresskit.balancer").balance_mirror
         ingresskit_after_request = require("ingresskit.router").after_request
+{{#if requestMetrics}}
+        ingresskit_count_request = require("ingresskit.request_metrics").record
+{{/if}}
         require("ingresskit.control").init({
             conf_hash = "{{checksum}}",
             default_max_body = {{defaultMaxBody}},
@@ -271,10 +282,14 @@ http {
                 {{name}} = true,
 {{/each}}
             },
+            request_metrics = {{#if requestMetrics}}true{{else}}false{{/if}},
         })
     }
     init_worker_by_lua_block {
         require("ingresskit.store").init_worker()
+{{#if requestMetrics}}
+        require("ingresskit.request_metrics").init_worker()
+{{/if}}
     }
 
     upstream ingresskit_upstream {
@@ -319,6 +334,13 @@ http {
                 require("ingresskit.control").handle_digest()
             }
         }
+{{#if requestMetrics}}
+        location = /metrics/requests {
+            content_by_lua_block {
+                require("ingresskit.request_metrics").handle()
+            }
+        }
+{{/if}}
         location / {
             return 404;
         }

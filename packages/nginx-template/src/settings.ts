@@ -85,6 +85,11 @@ export interface RenderOptions {
   regexMatchLimit?: number;
   /** Add `X-Ingresskit-Route: <route id>` to every response (debugging, tests); default false. */
   exposeRouteId?: boolean;
+  /**
+   * Count requests per route, status, method and backend in the log phase, readable at GET
+   * /metrics/requests on the control socket (ingress-nginx's request metrics); default true.
+   */
+  requestMetrics?: boolean;
 }
 
 /** Upstream keep-alive settings. */
@@ -126,6 +131,7 @@ export interface Settings {
   regexCacheEntries: number;
   regexMatchLimit: number;
   exposeRouteId: boolean;
+  requestMetrics: boolean;
 }
 
 const SAFE_PATH = /^[A-Za-z0-9._~\-/+@:]+$/;
@@ -307,5 +313,6 @@ export function resolveSettings(options: RenderOptions): Settings {
     regexCacheEntries: checkInteger('regexCacheEntries', options.regexCacheEntries ?? 16384, 0, 10_000_000),
     regexMatchLimit: checkInteger('regexMatchLimit', options.regexMatchLimit ?? 100_000, 1_000, 10_000_000),
     exposeRouteId: options.exposeRouteId === true,
+    requestMetrics: options.requestMetrics !== false,
   };
 }

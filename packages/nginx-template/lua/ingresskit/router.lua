@@ -23,6 +23,7 @@ local basic_auth = require("ingresskit.basic_auth")
 local affinity = require("ingresskit.affinity")
 local response_rewrites = require("ingresskit.response_rewrites")
 local endpoints = require("ingresskit.endpoints")
+local request_metrics = require("ingresskit.request_metrics")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -586,10 +587,12 @@ end
 -- header_filter_by_lua of the `_h` profile locations: the route's response header changes.
 -- log_by_lua of the profile locations that run Lua after the response (`_h`), where routes that
 -- count connections or time responses (ewma) are proxied: gives back the connection, records the
--- response time.
+-- response time, and counts the request as every other location's log phase does (a location's
+-- own log_by_lua replaces the http one).
 function _M.after_request()
   limits.release()
   endpoints.record()
+  if conf.request_metrics then request_metrics.record() end
 end
 
 function _M.filter_response_headers()

@@ -41,6 +41,8 @@ _M.conf = {
   in_place_max_body = 0,
   -- where redirectToHttps sends clients
   https_port = 443,
+  -- whether requests are counted (ingresskit.request_metrics)
+  request_metrics = false,
 }
 
 -- The worker's tables.
@@ -71,6 +73,7 @@ function _M.configure(params)
   conf.default_max_body = params.default_max_body
   conf.in_place_max_body = params.in_place_max_body
   conf.profiles = params.profiles
+  conf.request_metrics = params.request_metrics
   local https_port
   for port, protocol in pairs(params.listeners) do
     conf.listeners[tostring(port)] = protocol

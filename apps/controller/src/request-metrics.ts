@@ -1,0 +1,187 @@
+/**
+ * ingress-nginx's request metrics under its own names, so that its dashboards and alerts keep
+ * working: nginx_ingress_controller_requests and the request/response duration and size
+ * histograms, with its labels (status, method, path, namespace, ingress, service, canary, host,
+ * and the controller's namespace, class and pod). nginx counts (lua/ingresskit/request_metrics.lua);
+ * each scrape reads the counts and names the labels from the route table the controller serves.
+ */
+import { parseBackendId } from '@ingresskit/ingress-routes';
+import { REQUEST_HISTOGRAMS, type RequestMetrics, type RequestSeries } from '@ingresskit/nginx-template';
+import type { Route, RouteTable } from '@ingresskit/route-model';
+import type { Registry } from 'prom-client';
+
+/** ingress-nginx's metric name prefix. */
+const PREFIX = 'nginx_ingress_controller_';
+
+const HELP: Record<string, string> = {
+  requests: 'The total number of client requests',
+  request_duration_seconds: 'The request processing time in seconds',
+  response_duration_seconds: 'The time spent on receiving the response from the upstream server',
+  request_size: 'The request length (including request line, header, and request body)',
+  response_size: 'The response length (including request line, header, and request body)',
+};
+
+/** Where the counts and the routes come from. */
+export interface RequestMetricsSource {
+  /** nginx's counts; undefined while nginx does not answer (the scrape then shows none). */
+  read(): Promise<RequestMetrics | undefined>;
+  /** The routes being served, to name each series' labels. */
+  table(): RouteTable;
+}
+
+/** The labels every series carries: the controller's own. */
+export interface ControllerLabels {
+  controller_namespace: string;
+  controller_class: string;
+  controller_pod: string;
+}
+
+type Labels = Record<string, string>;
+
+/** What a route contributes to its series' labels. */
+interface RouteLabels {
+  host: string;
+  path: string;
+  namespace: string;
+  ingress: string;
+  route: Route;
+}
+
+function routesById(table: RouteTable): Map<string, RouteLabels> {
+  const routes = new Map<string, RouteLabels>();
+  for (const virtualHost of table.virtualHosts) {
+    const add = (route: Route) =>
+      routes.set(route.id, {
+        host: virtualHost.hostname,
+        path: route.match.path.value,
+        namespace: route.origin.namespace,
+        // ingress-nginx knows only Ingresses; another source (an HTTPRoute) leaves the label empty.
+        ingress: route.origin.kind === 'Ingress' ? route.origin.name : '',
+        route,
+      });
+    for (const route of virtualHost.routes) add(route);
+    if (virtualHost.fallbackRoute !== undefined) add(virtualHost.fallbackRoute);
+  }
+  return routes;
+}
+
+/** The Service of a backend id (`namespace/name:port`), or the id itself for any other backend. */
+function serviceOf(backend: string): string {
+  return parseBackendId(backend)?.name ?? backend;
+}
+
+/** The labels of one series, or undefined when its route is no longer served. */
+function labelsOf(
+  series: RequestSeries,
+  routes: Map<string, RouteLabels>,
+  controller: ControllerLabels,
+): Labels | undefined {
+  const routeId = decodeRouteTag(series.route);
+  const route = routes.get(routeId);
+  if (route === undefined) return undefined;
+  const { action } = route.route;
+  const members = action.type === 'forward' ? action.backends : [];
+  const backend =
+    series.backend !== '' ? series.backend : (members.find((member) => member.backend)?.backend ?? '');
+  const isCanary =
+    action.type === 'forward' &&
+    action.canary !== undefined &&
+    action.canary.backends.some((member) => member.backend === backend);
+  return {
+    status: series.status,
+    method: series.method,
+    path: route.path,
+    namespace: route.namespace,
+    ingress: route.ingress,
+    service: backend === '' ? '' : serviceOf(backend),
+    canary: isCanary ? backend : '',
+    host: route.host,
+    ...controller,
+  };
+}
+
+/** $ingresskit_route percent-encodes control characters and `%` of a route id. */
+function decodeRouteTag(tag: string): string {
+  return tag.includes('%')
+    ? tag.replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    : tag;
+}
+
+/** One scrape's series with their labels; undefined while nginx does not answer. */
+type Scrape =
+  { bounds: RequestMetrics['bounds']; series: { labels: Labels; counts: RequestSeries }[] } | undefined;
+
+/**
+ * Registers the request metrics in `registry`. Each is read from nginx when the registry is
+ * scraped; the metrics of one scrape share one read.
+ */
+export function registerRequestMetrics(
+  registry: Registry,
+  source: RequestMetricsSource,
+  controller: ControllerLabels,
+): void {
+  let last: { at: number; scrape: Promise<Scrape> } | undefined;
+  const scrape = (): Promise<Scrape> => {
+    const now = Date.now();
+    if (last !== undefined && now - last.at < 1_000) return last.scrape;
+    const read = (async (): Promise<Scrape> => {
+      const metrics = await source.read();
+      if (metrics === undefined) return undefined;
+      const routes = routesById(source.table());
+      const series = metrics.series.flatMap((counts) => {
+        const labels = labelsOf(counts, routes, controller);
+        return labels === undefined ? [] : [{ labels, counts }];
+      });
+      return { bounds: metrics.bounds, series };
+    })();
+    last = { at: now, scrape: read };
+    return read;
+  };
+  registerCustomMetric(registry, `${PREFIX}requests`, 'counter', async () =>
+    ((await scrape())?.series ?? []).map(({ labels, counts }) => ({ labels, value: counts.requests })),
+  );
+  for (const [key, name] of Object.entries(REQUEST_HISTOGRAMS) as [
+    keyof typeof REQUEST_HISTOGRAMS,
+    string,
+  ][]) {
+    registerCustomMetric(registry, `${PREFIX}${name}`, 'histogram', async () => {
+      const current = await scrape();
+      if (current === undefined) return [];
+      const bounds = current.bounds[key];
+      return current.series.flatMap(({ labels, counts }) => {
+        const histogram = counts.histograms[key];
+        if (histogram === undefined) return [];
+        let cumulative = 0;
+        const buckets = histogram.buckets.map((count, index) => {
+          cumulative += count;
+          const le = index < bounds.length ? String(bounds[index]) : '+Inf';
+          return { metricName: `${PREFIX}${name}_bucket`, labels: { ...labels, le }, value: cumulative };
+        });
+        return [
+          ...buckets,
+          { metricName: `${PREFIX}${name}_sum`, labels, value: histogram.sum },
+          { metricName: `${PREFIX}${name}_count`, labels, value: cumulative },
+        ];
+      });
+    });
+  }
+}
+
+/** A metric whose values are computed when the registry is scraped (prom-client's metric shape). */
+function registerCustomMetric(
+  registry: Registry,
+  name: string,
+  type: 'counter' | 'histogram',
+  values: () => Promise<{ metricName?: string; labels: Labels; value: number }[]>,
+): void {
+  const help = HELP[name.slice(PREFIX.length)] ?? name;
+  const metric = {
+    name,
+    help,
+    type,
+    aggregator: 'sum' as const,
+    get: async () => ({ name, help, type, aggregator: 'sum' as const, values: await values() }),
+    reset: () => undefined,
+  };
+  registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
+}

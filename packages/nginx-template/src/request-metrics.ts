@@ -1,0 +1,101 @@
+/**
+ * The request counts an ingresskit nginx keeps (lua/ingresskit/request_metrics.lua), as GET
+ * /metrics/requests on its control socket answers them: per route, status, method and backend,
+ * a request count and four histograms with ingress-nginx's default buckets.
+ */
+
+/** Where the control socket answers the request counts. */
+export const REQUEST_METRICS_ENDPOINT_PATH = '/metrics/requests';
+
+/** The histograms counted per request, by the name ingress-nginx gives them (without its prefix). */
+export const REQUEST_HISTOGRAMS = {
+  d: 'request_duration_seconds',
+  u: 'response_duration_seconds',
+  q: 'request_size',
+  r: 'response_size',
+} as const;
+
+/** The field prefix of a histogram in the answer. */
+export type RequestHistogramKey = keyof typeof REQUEST_HISTOGRAMS;
+
+/** One histogram of one series: counts per bucket (not cumulative; one more than the bounds, for +Inf) and the sum. */
+export interface HistogramCounts {
+  buckets: number[];
+  sum: number;
+}
+
+/** The requests of one route, status, method and backend since nginx started. */
+export interface RequestSeries {
+  /** The route's id as $ingresskit_route holds it (control characters and `%` percent-encoded). */
+  route: string;
+  status: string;
+  /** Upper case; made-up methods are counted as `OTHER`. */
+  method: string;
+  /** The backend a split chose; empty when the route has a single backend. */
+  backend: string;
+  requests: number;
+  histograms: Partial<Record<RequestHistogramKey, HistogramCounts>>;
+}
+
+/** The whole answer. */
+export interface RequestMetrics {
+  /** The upper bounds of each histogram's buckets, as nginx counts them. */
+  bounds: Record<RequestHistogramKey, number[]>;
+  series: RequestSeries[];
+}
+
+function isHistogramKey(key: string): key is RequestHistogramKey {
+  return Object.hasOwn(REQUEST_HISTOGRAMS, key);
+}
+
+/**
+ * Parses what GET /metrics/requests answers. Lines that do not parse (there should be none) are
+ * skipped rather than failing the scrape of every other series.
+ */
+export function parseRequestMetrics(text: string): RequestMetrics {
+  const [header = '', ...lines] = text.split('\n');
+  const bounds = { d: [], u: [], q: [], r: [] } as Record<RequestHistogramKey, number[]>;
+  for (const part of header.split(' ')) {
+    const [key = '', list = ''] = part.split('=');
+    if (isHistogramKey(key)) bounds[key] = list.split(',').map(Number);
+  }
+  const bySeries = new Map<string, RequestSeries>();
+  for (const line of lines) {
+    const fields = line.split('\t');
+    if (fields.length !== 6) continue;
+    const [field, route, status, method, backend, rawValue] = fields as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    const value = Number(rawValue);
+    if (!Number.isFinite(value)) continue;
+    const key = `${route}\t${status}\t${method}\t${backend}`;
+    let series = bySeries.get(key);
+    if (series === undefined) {
+      series = { route, status, method, backend, requests: 0, histograms: {} };
+      bySeries.set(key, series);
+    }
+    if (field === 'n') {
+      series.requests = value;
+      continue;
+    }
+    const prefix = field.charAt(0);
+    if (!isHistogramKey(prefix)) continue;
+    const histogram = (series.histograms[prefix] ??= {
+      buckets: new Array<number>(bounds[prefix].length + 1).fill(0),
+      sum: 0,
+    });
+    const rest = field.slice(1);
+    if (rest === 's') histogram.sum = value;
+    else {
+      const index = Number(rest) - 1;
+      if (Number.isInteger(index) && index >= 0 && index < histogram.buckets.length)
+        histogram.buckets[index] = value;
+    }
+  }
+  return { bounds, series: [...bySeries.values()] };
+}
