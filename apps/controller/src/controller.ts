@@ -329,6 +329,7 @@ export class Controller {
         view: () => viewOfSnapshot(store.snapshot()),
         classConfig: config.classConfig,
         maxPathsPerIngress: config.maxPathsPerIngress,
+        authAddressPolicy: routingOptionsOf(config, [], () => Date.now()).backendAddressPolicy,
         annotationPrefix: config.annotationPrefix,
         hostOwnershipProblems: (object, hostnames) => this.routing.hostOwnershipProblems(object, hostnames),
         now: () => Date.now(),

@@ -49,26 +49,24 @@ function entries(
 /** The ingress-nginx annotations, grouped as its documentation groups them. */
 const LISTED: readonly IngressNginxAnnotation[] = [
   ...entries('Authentication', ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm']),
-  ...entries(
-    'External authentication',
-    [
-      'auth-url',
-      'auth-method',
-      'auth-signin',
-      'auth-signin-redirect-param',
-      'auth-response-headers',
-      'auth-proxy-set-headers',
-      'auth-request-redirect',
-      'auth-cache-key',
-      'auth-cache-duration',
-      'auth-keepalive',
-      'auth-keepalive-share-vars',
-      'auth-keepalive-requests',
-      'auth-keepalive-timeout',
-      'auth-always-set-cookie',
-    ],
-    AUTH,
-  ),
+  ...entries('External authentication', [
+    'auth-url',
+    'auth-method',
+    'auth-signin',
+    'auth-signin-redirect-param',
+    'auth-response-headers',
+  ]),
+  ...entries('External authentication', ['auth-proxy-set-headers'], AUTH),
+  ...entries('External authentication', ['auth-request-redirect']),
+  ...entries('External authentication', ['auth-cache-key', 'auth-cache-duration'], AUTH),
+  // Connection reuse towards the auth service only saves time: ignored with a warning.
+  ...entries('External authentication', [
+    'auth-keepalive',
+    'auth-keepalive-share-vars',
+    'auth-keepalive-requests',
+    'auth-keepalive-timeout',
+  ]),
+  ...entries('External authentication', ['auth-always-set-cookie']),
   // "false" opts an Ingress out of the ConfigMap's global-auth-url, which we do not have.
   ...entries('External authentication', ['enable-global-auth']),
   ...entries(

@@ -24,7 +24,7 @@ export const luaDirectory: string = fileURLToPath(root);
 
 /**
  * The shipped Lua modules: the control endpoint and its content digest, the worker-side store of
- * pushed data and its validation, the router with its client networks and limits, the balancer
+ * pushed data and its validation, the router with its client networks, limits and authentication, the balancer
  * and the certificate selection.
  */
 export const luaFiles: readonly LuaFile[] = [
@@ -39,6 +39,7 @@ export const luaFiles: readonly LuaFile[] = [
   'limits',
   'canary',
   'basic_auth',
+  'external_auth',
   'affinity',
   'response_rewrites',
   'endpoints',

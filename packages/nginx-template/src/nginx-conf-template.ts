@@ -127,6 +127,30 @@ export const SERVER_PARTIAL = `    server {
             internal;
             proxy_pass http://ingresskit_mirror$request_uri;
         }
+        # External authentication (auth-url): internal, asked by the router's subrequest, which
+        # sets the service's URL, Host, method and redirect header as data. The client's headers go
+        # along (oauth2-proxy reads its cookie), its body never does.
+        location = /_ingresskit_external_auth {
+            internal;
+            access_log off;
+            proxy_method $ingresskit_auth_method;
+            proxy_pass_request_body off;
+            proxy_set_header Content-Length "";
+            proxy_set_header Host $ingresskit_auth_host;
+            proxy_set_header X-Original-URL $scheme://$http_host$request_uri;
+            proxy_set_header X-Original-Method $request_method;
+            proxy_set_header X-Original-URI $request_uri;
+            proxy_set_header X-Scheme $scheme;
+            proxy_set_header X-Auth-Request-Redirect $ingresskit_auth_redirect;
+            proxy_set_header X-Sent-From "nginx-ingress-controller";
+            proxy_set_header X-Real-IP $remote_addr;
+            proxy_set_header X-Forwarded-For $remote_addr;
+            proxy_set_header X-Forwarded-Proto "";
+            proxy_set_header X-Request-ID $request_id;
+            proxy_ssl_server_name on;
+            proxy_ssl_name $ingresskit_auth_host;
+            proxy_pass $ingresskit_auth_url;
+        }
 {{#each @root.profiles}}
 {{> profile}}
 {{/each}}
@@ -194,6 +218,10 @@ http {
     map "" $ingresskit_connection_override { default ""; }
     map "" $ingresskit_hsts { default ""; }
     map "" $ingresskit_mirror { default ""; }
+    map "" $ingresskit_auth_url { default ""; }
+    map "" $ingresskit_auth_host { default ""; }
+    map "" $ingresskit_auth_method { default "GET"; }
+    map "" $ingresskit_auth_redirect { default ""; }
     # Only a variable some directive refers to can be assigned from Lua; these maps are never read.
     map $ingresskit_limit_conn $ingresskit_limit_conn_referenced { default ""; }
     map $ingresskit_peer $ingresskit_peer_referenced { default ""; }

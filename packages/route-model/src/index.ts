@@ -11,6 +11,7 @@ export type {
   ClientRate,
   CorsPolicy,
   Endpoint,
+  ExternalAuthPolicy,
   HashKeyPart,
   HeaderMatch,
   HeaderModifier,

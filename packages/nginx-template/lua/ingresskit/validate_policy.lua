@@ -1,5 +1,5 @@
 -- Checks of the pushed policy parts of ingress-nginx annotations (limits, basic authentication,
--- session affinity, hashing, retries, response rewrites) and of weighted groups and canaries,
+-- external authentication, session affinity, hashing, retries, response rewrites) and of weighted groups and canaries,
 -- for validate.lua; each returns true, or reports and returns false.
 
 local values = require("ingresskit.validate_values")
@@ -111,6 +111,46 @@ local function check_auth(auth, report)
   return true
 end
 
+local AUTH_METHODS = set_of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE")
+local SIGNIN_VARIABLES = set_of("host", "http_host", "scheme", "request_uri", "escaped_request_uri")
+
+-- Printable ASCII without spaces, starting with http:// or https://.
+local function is_http_url(value)
+  return is_string(value) and #value <= 4096 and str_find(value, "^https?://[^/?#]") ~= nil
+    and not str_find(value, "[%z\1-\32\127-\255#]")
+end
+
+local function check_external_auth(auth, report)
+  if not is_object(auth) or not is_http_url(auth.url) or str_find(auth.url, "$", 1, true) then
+    return report.fail("policy.extAuth.url must be an http(s) URL without variables")
+  end
+  if not is_string(auth.host) or auth.host == "" or str_find(auth.host, "[^%w%.%-:%[%]]") then
+    return report.fail("policy.extAuth.host must be a host")
+  end
+  if not AUTH_METHODS[auth.method] then return report.fail("policy.extAuth.method must be an HTTP method") end
+  if auth.redirect ~= nil and (not is_string(auth.redirect) or #auth.redirect > 2048 or str_find(auth.redirect, "[%z\1-\31\127-\255]")) then
+    return report.fail("policy.extAuth.redirect must be a header value")
+  end
+  if auth.signin ~= nil then
+    if not is_http_url(auth.signin) then return report.fail("policy.extAuth.signin must be an http(s) URL") end
+    for name in string.gmatch(auth.signin, "%$([%a_]+)") do
+      if not SIGNIN_VARIABLES[name] then return report.fail("policy.extAuth.signin holds an unknown variable") end
+    end
+  end
+  if auth.param ~= nil and (auth.signin == nil or not is_string(auth.param) or not str_find(auth.param, "^[%w%._~%-]+$")) then
+    return report.fail("policy.extAuth.param must be a query parameter name, with signin")
+  end
+  if auth.headers ~= nil and not check_list(auth.headers, "policy.extAuth.headers", report, function(name)
+    return is_string(name) and #name <= 128 and str_find(name, "^[%w_%-]+$") ~= nil
+  end, "must hold header names", true) then
+    return false
+  end
+  if auth.alwaysCookie ~= nil and auth.alwaysCookie ~= true then
+    return report.fail("policy.extAuth.alwaysCookie must be true or absent")
+  end
+  return true
+end
+
 local function check_affinity(affinity, report)
   if not is_object(affinity) or not is_string(affinity.name) or not str_find(affinity.name, "^[%w%._%-]+$")
     or not is_string(affinity.attributes) or str_find(affinity.attributes, "[%z\1-\31\127]")
@@ -161,6 +201,7 @@ _M.check_canary = check_canary
 _M.check_networks = check_networks
 _M.check_limits = check_limits
 _M.check_auth = check_auth
+_M.check_external_auth = check_external_auth
 _M.check_affinity = check_affinity
 _M.check_proxy = check_proxy
 
