@@ -80,12 +80,12 @@ export function compileExternalAuth(auth: ExternalAuthPolicy, out: AuthIssues): 
     }
   }
   if (auth.responseHeaders !== undefined) {
-    const names = Array.isArray(auth.responseHeaders) ? auth.responseHeaders : [undefined];
+    const names: unknown[] = Array.isArray(auth.responseHeaders) ? auth.responseHeaders : [undefined];
     const bad = names.find((name) => typeof name !== 'string' || !HEADER_NAME.test(name));
     if (bad !== undefined || names.length > 32) {
       return out.error('policy.externalAuth.responseHeaders', 'must be at most 32 header names', bad);
     }
-    if (names.length > 0) entry.headers = [...names];
+    if (names.length > 0) entry.headers = names as string[];
   }
   if (auth.alwaysSetCookie === true) entry.alwaysCookie = true;
   return entry;

@@ -150,6 +150,10 @@ export const SERVER_PARTIAL = `    server {
             proxy_ssl_server_name on;
             proxy_ssl_name $ingresskit_auth_host;
             proxy_pass $ingresskit_auth_url;
+            # The address that answered, for the router to check (a name can resolve anywhere).
+            header_filter_by_lua_block {
+                ngx.header["X-Ingresskit-Auth-Peer"] = ngx.var.upstream_addr or ""
+            }
         }
 {{#each @root.profiles}}
 {{> profile}}
@@ -289,6 +293,12 @@ http {
             conf_hash = "{{checksum}}",
             default_max_body = {{defaultMaxBody}},
             in_place_max_body = {{inPlaceBodySize}},
+            local_auth_peers = {{#if localAuthPeers}}true{{else}}false{{/if}},
+            bind_ports = {
+{{#each listeners}}
+                [{{bindPort}}] = true,
+{{/each}}
+            },
             listeners = {
 {{#each listeners}}
                 [{{port}}] = "{{protocol}}",

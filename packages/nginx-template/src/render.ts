@@ -153,6 +153,7 @@ export function renderNginxConf(configuration: Configuration): string {
     controlListen: `unix:${settings.controlSocketPath}`,
     defaultCertificate: settings.defaultCertificatePath,
     exposeRouteId: settings.exposeRouteId,
+    localAuthPeers: settings.localAuthPeers,
     defaultMaxBody,
     inPlaceBodySize: checkInteger('in-place body size', inPlaceMaxBodyBytes(configuration)),
     listeners: listeners.map((listener) => {

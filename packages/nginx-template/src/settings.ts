@@ -85,6 +85,12 @@ export interface RenderOptions {
   regexMatchLimit?: number;
   /** Add `X-Ingresskit-Route: <route id>` to every response (debugging, tests); default false. */
   exposeRouteId?: boolean;
+  /**
+   * External auth services may answer from loopback addresses (but not on nginx's own listener
+   * ports): set it as the backend address policy's allowLocalAddresses. Default false. Link-local
+   * and unspecified addresses are never accepted.
+   */
+  localAuthPeers?: boolean;
 }
 
 /** Upstream keep-alive settings. */
@@ -126,6 +132,7 @@ export interface Settings {
   regexCacheEntries: number;
   regexMatchLimit: number;
   exposeRouteId: boolean;
+  localAuthPeers: boolean;
 }
 
 const SAFE_PATH = /^[A-Za-z0-9._~\-/+@:]+$/;
@@ -307,5 +314,6 @@ export function resolveSettings(options: RenderOptions): Settings {
     regexCacheEntries: checkInteger('regexCacheEntries', options.regexCacheEntries ?? 16384, 0, 10_000_000),
     regexMatchLimit: checkInteger('regexMatchLimit', options.regexMatchLimit ?? 100_000, 1_000, 10_000_000),
     exposeRouteId: options.exposeRouteId === true,
+    localAuthPeers: options.localAuthPeers === true,
   };
 }

@@ -7,6 +7,10 @@
 -- answer lacks is removed, so a client cannot send its own) and its Set-Cookie passed to the
 -- client. 401: the answer's WWW-Authenticate, or a 302 to the sign-in URL with the original URL.
 -- 403: 403. Anything else, no answer, or a Lua error: 500. The route never opens on a failure.
+--
+-- The controller refuses auth URLs naming loopback, link-local or its own addresses, but a host
+-- name is resolved by nginx per request and its owner may point it anywhere (DNS rebinding): an
+-- answer from such an address is never used either, whatever it says (500).
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -15,9 +19,15 @@ local req = ngx.req
 local capture = ngx.location.capture
 local escape_uri = ngx.escape_uri
 local pcall = pcall
+local tostring = tostring
 local type = type
 local str_find = string.find
 local str_gsub = string.gsub
+local str_match = string.match
+local str_gmatch = string.gmatch
+local str_lower = string.lower
+local tonumber = tonumber
+local conf = require("ingresskit.store").conf
 
 local _M = {}
 
@@ -51,6 +61,45 @@ local function signin_location(auth)
   return url
 end
 
+-- loopback, link-local or unspecified for such an IPv4 or IPv6 address (as nginx prints them), else nil.
+local function local_kind(address)
+  local first, second = str_match(address, "^(%d+)%.(%d+)%.%d+%.%d+$")
+  if first then
+    first, second = tonumber(first), tonumber(second)
+    if first == 127 then return "loopback" end
+    if first == 169 and second == 254 then return "link-local" end
+    if first == 0 then return "unspecified" end
+    return nil
+  end
+  address = str_lower(address)
+  local mapped = str_match(address, "^::ffff:(%d+%.%d+%.%d+%.%d+)$")
+  if mapped then return local_kind(mapped) end
+  if address == "::1" then return "loopback" end
+  if address == "::" then return "unspecified" end
+  if str_match(address, "^fe[89ab]%x:") then return "link-local" end
+  return nil
+end
+
+-- Whether an auth service may answer from `peer` (`address:port` or `[address]:port`).
+local function is_allowed_peer(peer)
+  local address, port = str_match(peer, "^%[([%x:%.]+)%]:(%d+)$")
+  if address == nil then address, port = str_match(peer, "^([%d%.]+):(%d+)$") end
+  -- Unix sockets and anything unreadable: nothing a route may point at.
+  if address == nil then return false end
+  local kind = local_kind(address)
+  if kind == nil then return true end
+  return kind == "loopback" and conf.local_auth_peers and not conf.bind_ports[tonumber(port)]
+end
+
+-- Whether every address nginx tried ($upstream_addr: "a:1, b:2 : c:3") may answer.
+local function are_allowed_peers(peers)
+  if type(peers) ~= "string" or peers == "" then return false end
+  for peer in str_gmatch(peers, "[^%s,]+") do
+    if peer ~= ":" and not is_allowed_peer(peer) then return false end
+  end
+  return true
+end
+
 local function pass_cookie(answer)
   local cookie = answer.header["Set-Cookie"]
   if cookie ~= nil then ngx_header["Set-Cookie"] = cookie end
@@ -69,6 +118,11 @@ local function ask(auth)
   local status = answer and answer.status
   if type(status) ~= "number" then
     ngx.log(ngx.ERR, "ingresskit: external auth subrequest gave no answer")
+    return 500
+  end
+  local peers = answer.header["X-Ingresskit-Auth-Peer"]
+  if not are_allowed_peers(peers) then
+    ngx.log(ngx.ERR, "ingresskit: external auth answered from ", tostring(peers), ", where it may not; the request gets 500")
     return 500
   end
   if status >= 200 and status < 300 then
