@@ -127,34 +127,6 @@ export const SERVER_PARTIAL = `    server {
             internal;
             proxy_pass http://ingresskit_mirror$request_uri;
         }
-        # External authentication (auth-url): internal, asked by the router's subrequest, which
-        # sets the service's URL, Host, method and redirect header as data. The client's headers go
-        # along (oauth2-proxy reads its cookie), its body never does.
-        location = /_ingresskit_external_auth {
-            internal;
-            access_log off;
-            proxy_method $ingresskit_auth_method;
-            proxy_pass_request_body off;
-            proxy_set_header Content-Length "";
-            proxy_set_header Host $ingresskit_auth_host;
-            proxy_set_header X-Original-URL $scheme://$http_host$request_uri;
-            proxy_set_header X-Original-Method $request_method;
-            proxy_set_header X-Original-URI $request_uri;
-            proxy_set_header X-Scheme $scheme;
-            proxy_set_header X-Auth-Request-Redirect $ingresskit_auth_redirect;
-            proxy_set_header X-Sent-From "nginx-ingress-controller";
-            proxy_set_header X-Real-IP $remote_addr;
-            proxy_set_header X-Forwarded-For $remote_addr;
-            proxy_set_header X-Forwarded-Proto "";
-            proxy_set_header X-Request-ID $request_id;
-            proxy_ssl_server_name on;
-            proxy_ssl_name $ingresskit_auth_host;
-            proxy_pass $ingresskit_auth_url;
-            # The address that answered, for the router to check (a name can resolve anywhere).
-            header_filter_by_lua_block {
-                ngx.header["X-Ingresskit-Auth-Peer"] = ngx.var.upstream_addr or ""
-            }
-        }
 {{#each @root.profiles}}
 {{> profile}}
 {{/each}}
@@ -225,7 +197,9 @@ http {
     map "" $ingresskit_auth_url { default ""; }
     map "" $ingresskit_auth_host { default ""; }
     map "" $ingresskit_auth_method { default "GET"; }
-    map "" $ingresskit_auth_redirect { default ""; }
+    map $ingresskit_auth_socket $ingresskit_auth_socket_referenced { default ""; }
+    # Where the router asks auth services (see the server listening there).
+    map "" $ingresskit_auth_socket { default {{q authListen}}; }
     # Only a variable some directive refers to can be assigned from Lua; these maps are never read.
     map $ingresskit_limit_conn $ingresskit_limit_conn_referenced { default ""; }
     map $ingresskit_peer $ingresskit_peer_referenced { default ""; }
@@ -355,6 +329,34 @@ http {
         location = /configuration/digest {
             content_by_lua_block {
                 require("ingresskit.control").handle_digest()
+            }
+        }
+        location / {
+            return 404;
+        }
+    }
+    # External authentication (auth-url). The router asks here with a plain HTTP/1.1 request over
+    # a cosocket (subrequests are refused on HTTP/2), on a unix socket no client or route can
+    # reach. Its rewrite takes the service's URL, Host and method out of the request as data; the
+    # client's headers go along (oauth2-proxy reads its cookie), a body never does. nginx resolves
+    # and connects, and tells the router which address answered.
+    server {
+        listen {{q authListen}};
+        access_log off;
+        location = /check {
+            rewrite_by_lua_block {
+                require("ingresskit.external_auth").take_target()
+            }
+            proxy_method $ingresskit_auth_method;
+            proxy_pass_request_body off;
+            proxy_set_header Content-Length "";
+            proxy_set_header Host $ingresskit_auth_host;
+            proxy_set_header X-Forwarded-Proto "";
+            proxy_ssl_server_name on;
+            proxy_ssl_name $ingresskit_auth_host;
+            proxy_pass $ingresskit_auth_url;
+            header_filter_by_lua_block {
+                ngx.header["X-Ingresskit-Auth-Peer"] = ngx.var.upstream_addr or ""
             }
         }
         location / {

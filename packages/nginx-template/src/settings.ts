@@ -202,6 +202,17 @@ const LOG_LEVELS = ['debug', 'info', 'notice', 'warn', 'error', 'crit'] as const
 // sockaddr_un holds 108 bytes with the terminating NUL.
 const MAX_SOCKET_PATH = 107;
 
+/**
+ * The socket the router asks external auth services through: `ik-auth.sock` in the directory
+ * above the control socket's (the prefix, for `<prefix>/control/ingresskit.sock`). nginx's
+ * workers connect to it, so it cannot sit in the control directory, which only nginx's master
+ * user may enter; nginx makes the socket itself writable for everyone.
+ */
+export function authSocketPathOf(controlSocketPath: string): string {
+  const parent = controlSocketPath.replace(/\/[^/]*$/, '').replace(/\/[^/]*$/, '');
+  return `${parent}/ik-auth.sock`;
+}
+
 /** Checks `options` and fills in the defaults; throws InvalidRenderOptionsError naming a bad option. */
 export function resolveSettings(options: RenderOptions): Settings {
   if (typeof options !== 'object' || options === null) {
@@ -210,6 +221,12 @@ export function resolveSettings(options: RenderOptions): Settings {
   const controlSocketPath = checkAbsolutePath('controlSocketPath', options.controlSocketPath);
   if (controlSocketPath.length > MAX_SOCKET_PATH) {
     throw new InvalidRenderOptionsError('controlSocketPath', `must be at most ${MAX_SOCKET_PATH} bytes long`);
+  }
+  if (authSocketPathOf(controlSocketPath).length > MAX_SOCKET_PATH) {
+    throw new InvalidRenderOptionsError(
+      'controlSocketPath',
+      `must leave room for ik-auth.sock in the directory above it (at most ${MAX_SOCKET_PATH} bytes)`,
+    );
   }
   const listenAddresses = (options.listenAddresses ?? []).map((address) => {
     if (typeof address !== 'string' || isIP(address) === 0) {

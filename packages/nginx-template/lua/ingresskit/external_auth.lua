@@ -1,7 +1,8 @@
 -- External authentication (ingress-nginx auth-url): before a forwarded request goes on, the
--- route's auth service is asked through the internal location AUTH_LOCATION, a subrequest
--- (rewrite phase) carrying the client's headers but never its body. The service's URL, Host,
--- method and X-Auth-Request-Redirect travel in nginx variables; nginx.conf holds none of them.
+-- route's auth service is asked (rewrite phase) through nginx.conf's auth server on a unix socket,
+-- with a cosocket: subrequests are refused on HTTP/2. The check carries the client's headers but
+-- never its body; the service's URL, Host and method travel as headers that server takes out,
+-- so nginx.conf holds none of them, and nginx resolves, connects and proxies as for a backend.
 --
 -- 2xx: the request goes on, with the answer's auth-response-headers set on it (a header the
 -- answer lacks is removed, so a client cannot send its own) and its Set-Cookie passed to the
@@ -16,7 +17,6 @@ local ngx = ngx
 local ngx_var = ngx.var
 local ngx_header = ngx.header
 local req = ngx.req
-local capture = ngx.location.capture
 local escape_uri = ngx.escape_uri
 local pcall = pcall
 local tostring = tostring
@@ -26,12 +26,16 @@ local str_gsub = string.gsub
 local str_match = string.match
 local str_gmatch = string.gmatch
 local str_lower = string.lower
+local str_sub = string.sub
+local table_concat = table.concat
+local pairs = pairs
 local tonumber = tonumber
 local conf = require("ingresskit.store").conf
 
 local _M = {}
 
-local AUTH_LOCATION = "/_ingresskit_external_auth"
+-- Most header lines read from the auth server's answer (nginx's proxy buffer bounds their size).
+local MAX_ANSWER_HEADERS = 200
 
 -- The variables a sign-in URL may hold (checked by the controller and validate_policy.lua).
 local SIGNIN_VARIABLES = {
@@ -101,26 +105,106 @@ local function are_allowed_peers(peers)
 end
 
 local function pass_cookie(answer)
-  local cookie = answer.header["Set-Cookie"]
+  local cookie = answer.header["set-cookie"]
   if cookie ~= nil then ngx_header["Set-Cookie"] = cookie end
+end
+
+-- Client headers not passed to the service: hop-by-hop and body framing (the check has no
+-- body), those set below, and the router's own.
+local NOT_PASSED = {
+  host = true, connection = true, ["keep-alive"] = true, te = true, upgrade = true, expect = true,
+  ["content-length"] = true, ["transfer-encoding"] = true, ["proxy-connection"] = true,
+  ["x-original-url"] = true, ["x-original-method"] = true, ["x-original-uri"] = true,
+  ["x-scheme"] = true, ["x-auth-request-redirect"] = true, ["x-sent-from"] = true,
+  ["x-real-ip"] = true, ["x-forwarded-for"] = true, ["x-request-id"] = true,
+}
+
+local function add_header(lines, name, value)
+  if type(value) == "table" then
+    for index = 1, #value do lines[#lines + 1] = name .. ": " .. value[index] end
+  else
+    lines[#lines + 1] = name .. ": " .. value
+  end
+end
+
+-- The check as an HTTP/1.1 request to the auth server of nginx.conf: the client's headers and
+-- what ingress-nginx adds (X-Original-*, X-Scheme, X-Auth-Request-Redirect, X-Sent-From,
+-- X-Real-IP, X-Forwarded-For, X-Request-ID), and the target as X-Ingresskit-Auth-* headers.
+local function build_request(auth)
+  local lines = { "GET /check HTTP/1.1", "Host: ingresskit-auth", "Connection: close" }
+  local headers = req.get_headers(200, true)
+  for name, value in pairs(headers) do
+    local lower = str_lower(name)
+    if not NOT_PASSED[lower] and str_sub(lower, 1, 13) ~= "x-ingresskit-" then add_header(lines, name, value) end
+  end
+  local request_uri = ngx_var.request_uri
+  local scheme = ngx_var.scheme
+  local remote_addr = ngx_var.remote_addr
+  add_header(lines, "X-Ingresskit-Auth-Url", auth.url)
+  add_header(lines, "X-Ingresskit-Auth-Host", auth.host)
+  add_header(lines, "X-Ingresskit-Auth-Method", auth.method)
+  add_header(lines, "X-Original-URL", scheme .. "://" .. (ngx_var.http_host or ngx_var.host) .. request_uri)
+  add_header(lines, "X-Original-Method", req.get_method())
+  add_header(lines, "X-Original-URI", request_uri)
+  add_header(lines, "X-Scheme", scheme)
+  add_header(lines, "X-Auth-Request-Redirect", auth.redirect or request_uri)
+  add_header(lines, "X-Sent-From", "nginx-ingress-controller")
+  add_header(lines, "X-Real-IP", remote_addr)
+  add_header(lines, "X-Forwarded-For", remote_addr)
+  add_header(lines, "X-Request-ID", ngx_var.request_id)
+  return table_concat(lines, "\r\n") .. "\r\n\r\n"
+end
+
+-- The status and headers (lower-case names; repeated ones as a list) of the auth server's answer.
+local function read_answer(sock)
+  local line, err = sock:receive("*l")
+  if not line then return nil, "no status line: " .. tostring(err) end
+  local status = tonumber(str_match(line, "^HTTP/1%.[01] (%d%d%d)"))
+  if status == nil then return nil, "not an HTTP status line" end
+  local header = {}
+  for _ = 1, MAX_ANSWER_HEADERS do
+    line, err = sock:receive("*l")
+    if not line then return nil, "headers cut short: " .. tostring(err) end
+    if line == "" then return { status = status, header = header } end
+    local name, value = str_match(line, "^([^:]+):%s*(.-)%s*$")
+    if name then
+      name = str_lower(name)
+      local known = header[name]
+      if known == nil then
+        header[name] = value
+      elseif type(known) == "table" then
+        known[#known + 1] = value
+      else
+        header[name] = { known, value }
+      end
+    end
+  end
+  return nil, "too many headers"
+end
+
+-- The answer of the auth server for `auth`, or nil and why there is none.
+local function fetch(auth)
+  local sock = ngx.socket.tcp()
+  -- nginx's own proxy timeouts end a slow service first (504, then 500 here).
+  sock:settimeouts(5000, 60000, 180000)
+  local ok, err = sock:connect(ngx_var.ingresskit_auth_socket)
+  if not ok then return nil, "cannot connect to the auth server: " .. tostring(err) end
+  ok, err = sock:send(build_request(auth))
+  local answer
+  if ok then answer, err = read_answer(sock) end
+  sock:close()
+  return answer, err
 end
 
 -- The status to end the request with, or nil when the service let it through.
 local function ask(auth)
-  local answer = capture(AUTH_LOCATION, {
-    vars = {
-      ingresskit_auth_url = auth.url,
-      ingresskit_auth_host = auth.host,
-      ingresskit_auth_method = auth.method,
-      ingresskit_auth_redirect = auth.redirect or ngx_var.request_uri,
-    },
-  })
-  local status = answer and answer.status
-  if type(status) ~= "number" then
-    ngx.log(ngx.ERR, "ingresskit: external auth subrequest gave no answer")
+  local answer, err = fetch(auth)
+  if answer == nil then
+    ngx.log(ngx.ERR, "ingresskit: external auth gave no answer: ", err)
     return 500
   end
-  local peers = answer.header["X-Ingresskit-Auth-Peer"]
+  local status = answer.status
+  local peers = answer.header["x-ingresskit-auth-peer"]
   if not are_allowed_peers(peers) then
     ngx.log(ngx.ERR, "ingresskit: external auth answered from ", tostring(peers), ", where it may not; the request gets 500")
     return 500
@@ -130,7 +214,7 @@ local function ask(auth)
     if headers then
       for index = 1, #headers do
         local name = headers[index]
-        local value = answer.header[name]
+        local value = answer.header[str_lower(name)]
         if value ~= nil then req.set_header(name, value) else req.clear_header(name) end
       end
     end
@@ -144,7 +228,7 @@ local function ask(auth)
       ngx_header["Location"] = signin_location(auth)
       return 302
     end
-    local challenge = answer.header["WWW-Authenticate"]
+    local challenge = answer.header["www-authenticate"]
     if challenge ~= nil then ngx_header["WWW-Authenticate"] = challenge end
     if auth.alwaysCookie then pass_cookie(answer) end
     return 401
@@ -166,6 +250,20 @@ function _M.check(auth)
     return 500
   end
   return status
+end
+
+-- Rewrite phase of the auth server's /check: the target the router sent, into the variables
+-- proxy_pass, Host and proxy_method read; the headers that carried it do not go on.
+function _M.take_target()
+  local headers = req.get_headers(200)
+  local url, host, method = headers["x-ingresskit-auth-url"], headers["x-ingresskit-auth-host"], headers["x-ingresskit-auth-method"]
+  if type(url) ~= "string" or type(host) ~= "string" or type(method) ~= "string" then return ngx.exit(500) end
+  ngx_var.ingresskit_auth_url = url
+  ngx_var.ingresskit_auth_host = host
+  ngx_var.ingresskit_auth_method = method
+  req.clear_header("X-Ingresskit-Auth-Url")
+  req.clear_header("X-Ingresskit-Auth-Host")
+  req.clear_header("X-Ingresskit-Auth-Method")
 end
 
 return _M

@@ -455,7 +455,7 @@ local function authenticate(policy)
   end
   if external == nil then return nil end
   local status = external_auth.check(external)
-  -- The subrequest yielded: other requests ran and reused the module's scratch lookups.
+  -- Asking yielded: other requests ran meanwhile and reused the module's scratch lookups.
   request_headers, request_args, request_method, listener_port, listener_port_loaded, request_path =
     nil, nil, nil, nil, false, nil
   return status
