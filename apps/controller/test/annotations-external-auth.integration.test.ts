@@ -42,7 +42,10 @@ const authService: RequestListener = (request, response) => {
     } else if (verdict === 'allow-without-user') {
       response.writeHead(204);
     } else if (verdict === '401') {
-      response.writeHead(401, { 'WWW-Authenticate': 'Bearer realm="test"', 'Set-Cookie': 'session=gone; Path=/' });
+      response.writeHead(401, {
+        'WWW-Authenticate': 'Bearer realm="test"',
+        'Set-Cookie': 'session=gone; Path=/',
+      });
     } else if (verdict === '403') {
       response.writeHead(403, { 'Set-Cookie': 'session=gone; Path=/' });
     } else {
@@ -59,7 +62,9 @@ const echo: RequestListener = (request, response) => {
   request.on('data', (chunk: string) => (body += chunk));
   request.on('end', () => {
     response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ method: request.method, url: request.url, headers: request.headers, body }));
+    response.end(
+      JSON.stringify({ method: request.method, url: request.url, headers: request.headers, body }),
+    );
   });
 };
 
@@ -93,7 +98,9 @@ const testCase = useAnnotationsCase({
         [`${A}auth-signin`]: 'https://login.example/start?app=shop',
         [`${A}auth-signin-redirect-param`]: 'return_to',
       }),
-      guarded('variables.test', { [`${A}auth-signin`]: 'https://$host/oauth2/start?rd=$escaped_request_uri' }),
+      guarded('variables.test', {
+        [`${A}auth-signin`]: 'https://$host/oauth2/start?rd=$escaped_request_uri',
+      }),
       guarded('redirect.test', { [`${A}auth-request-redirect`]: 'https://app.example/after' }),
       guarded('cookie.test', { [`${A}auth-always-set-cookie`]: 'true' }),
       guarded('any-listed.test', { [`${A}satisfy`]: 'any', [`${A}allowlist-source-range`]: '127.0.0.1/32' }),
@@ -133,7 +140,9 @@ function send(
         let body = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (body += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
+        );
         response.on('error', reject);
       },
     );
@@ -143,7 +152,12 @@ function send(
 }
 
 /** What the backend received. */
-function received(response: ProbeResponse): { method: string; url: string; headers: IncomingHttpHeaders; body: string } {
+function received(response: ProbeResponse): {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+} {
   expect(response.status).toBe(200);
   return JSON.parse(response.body) as never;
 }
@@ -224,7 +238,9 @@ describe('auth-response-headers', () => {
 
   it('removes a named header the answer lacks, so a client cannot send its own', async () => {
     const { headers } = received(
-      await send('ext.test', { headers: { 'x-verdict': 'allow-without-user', 'x-auth-request-user': 'mallory' } }),
+      await send('ext.test', {
+        headers: { 'x-verdict': 'allow-without-user', 'x-auth-request-user': 'mallory' },
+      }),
     );
     expect(headers['x-auth-request-user']).toBeUndefined();
   });
@@ -260,7 +276,9 @@ describe('auth-signin', () => {
 
   it('adds the original URL in auth-signin-redirect-param after the query of the URL', async () => {
     const response = await send('param.test', { path: '/p', headers: { 'x-verdict': '401' } });
-    expect(response.headers.location).toBe('https://login.example/start?app=shop&return_to=http://param.test%2Fp');
+    expect(response.headers.location).toBe(
+      'https://login.example/start?app=shop&return_to=http://param.test%2Fp',
+    );
   });
 
   it('fills in $host and $escaped_request_uri and adds no rd when the URL sets it', async () => {
@@ -279,10 +297,12 @@ describe('auth-request-redirect', () => {
 describe('auth-always-set-cookie', () => {
   it('passes the Set-Cookie of a refusing answer only when set', async () => {
     for (const verdict of ['401', '403']) {
-      expect((await send('cookie.test', { headers: { 'x-verdict': verdict } })).headers['set-cookie']).toEqual([
-        'session=gone; Path=/',
-      ]);
-      expect((await send('ext.test', { headers: { 'x-verdict': verdict } })).headers['set-cookie']).toBeUndefined();
+      expect(
+        (await send('cookie.test', { headers: { 'x-verdict': verdict } })).headers['set-cookie'],
+      ).toEqual(['session=gone; Path=/']);
+      expect(
+        (await send('ext.test', { headers: { 'x-verdict': verdict } })).headers['set-cookie'],
+      ).toBeUndefined();
     }
   });
 });

@@ -60,7 +60,8 @@ describe('translateIngress with auth-url', () => {
       }).auth?.signin,
     ).toEqual({ url: 'https://login.example/?return_to=$escaped_request_uri' });
     expect(
-      translateWith({ 'auth-url': 'http://auth.example/', 'auth-signin': 'https://$host/start?rd=' }).auth?.signin,
+      translateWith({ 'auth-url': 'http://auth.example/', 'auth-signin': 'https://$host/start?rd=' }).auth
+        ?.signin,
     ).toEqual({ url: 'https://$host/start?rd=', redirectParam: 'rd' });
   });
 
@@ -107,7 +108,9 @@ describe('translateIngress with auth-url', () => {
   });
 
   it('allows loopback when local backends are allowed, but never the gateway own ports or link-local', () => {
-    expect(translateWith({ 'auth-url': 'http://127.0.0.1:9000/' }, { authAddressPolicy: LOCAL }).auth).toBeDefined();
+    expect(
+      translateWith({ 'auth-url': 'http://127.0.0.1:9000/' }, { authAddressPolicy: LOCAL }).auth,
+    ).toBeDefined();
     expect(errorsOf({ 'auth-url': 'http://127.0.0.1:10254/metrics' }, { authAddressPolicy: LOCAL })).toEqual([
       expect.objectContaining({ message: expect.stringContaining('is a port of the gateway itself') }),
     ]);
@@ -125,7 +128,10 @@ describe('translateIngress with auth-url', () => {
   });
 
   it('warns that the other external auth annotations do nothing without auth-url', () => {
-    const { result, auth } = translateWith({ 'auth-method': 'POST', 'auth-signin': 'https://login.example/' });
+    const { result, auth } = translateWith({
+      'auth-method': 'POST',
+      'auth-signin': 'https://login.example/',
+    });
     expect(auth).toBeUndefined();
     expect(result.contribution).toBeDefined();
     expect(result.problems.map((problem) => [problem.severity, problem.message])).toEqual([
@@ -141,7 +147,10 @@ describe('translateIngress with auth-url', () => {
     const { result } = translateWith({ 'auth-url': 'http://auth.example/', 'auth-keepalive': '10' });
     expect(result.contribution).toBeDefined();
     expect(result.problems).toEqual([
-      expect.objectContaining({ severity: 'warning', message: 'annotation "auth-keepalive" is not supported and is ignored' }),
+      expect.objectContaining({
+        severity: 'warning',
+        message: 'annotation "auth-keepalive" is not supported and is ignored',
+      }),
     ]);
   });
 });

@@ -52,7 +52,8 @@ export function createRoutePolicy(annotations: IngressAnnotations, scope: string
       users: annotations.basicAuth.users.map((user) => ({ ...user })),
     };
   }
-  if (annotations.externalAuth !== undefined) policy.externalAuth = copyExternalAuth(annotations.externalAuth);
+  if (annotations.externalAuth !== undefined)
+    policy.externalAuth = copyExternalAuth(annotations.externalAuth);
   if (annotations.sessionAffinity !== undefined) {
     const { cookie, ...rest } = annotations.sessionAffinity;
     policy.sessionAffinity = { ...rest, cookie: { ...cookie } };

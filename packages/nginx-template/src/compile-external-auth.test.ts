@@ -46,7 +46,10 @@ describe('compileRoute: externalAuth', () => {
     ['a URL with a newline', { url: 'http://auth.example/\nx' }],
     ['an unknown method', { url: 'http://auth.example/', method: 'get' }],
     ['a header name with a colon', { url: 'http://auth.example/', responseHeaders: ['X:Y'] }],
-    ['a sign-in URL with another variable', { url: 'http://auth.example/', signin: { url: 'https://$remote_addr/' } }],
+    [
+      'a sign-in URL with another variable',
+      { url: 'http://auth.example/', signin: { url: 'https://$remote_addr/' } },
+    ],
     ['a redirect header with a newline', { url: 'http://auth.example/', requestRedirect: 'a\r\nb' }],
   ])('answers 500 rather than serve without the check for %s', (_, externalAuth) => {
     const { entry } = compileExternal(externalAuth);

@@ -39,7 +39,10 @@ function readHttpUrl(text: unknown): URL | undefined {
 }
 
 /** Compiles `policy.externalAuth`; undefined after an error reported through `out`. */
-export function compileExternalAuth(auth: ExternalAuthPolicy, out: AuthIssues): ExternalAuthEntry | undefined {
+export function compileExternalAuth(
+  auth: ExternalAuthPolicy,
+  out: AuthIssues,
+): ExternalAuthEntry | undefined {
   const url = typeof auth.url === 'string' && !auth.url.includes('$') ? readHttpUrl(auth.url) : undefined;
   if (url === undefined) {
     return out.error('policy.externalAuth.url', 'must be an http or https URL without variables', auth.url);

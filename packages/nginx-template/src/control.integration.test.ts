@@ -137,7 +137,14 @@ describe('POST /configuration/data', () => {
       { extAuth: { url: 'http://$host/', host: 'a.example', method: 'GET' } },
       { extAuth: { url: 'http://a.example/', host: 'a.example', method: 'GET;' } },
       { extAuth: { url: 'http://a.example/', host: 'a.example', method: 'GET', headers: ['X: 1'] } },
-      { extAuth: { url: 'http://a.example/', host: 'a.example', method: 'GET', signin: 'https://$remote_addr/' } },
+      {
+        extAuth: {
+          url: 'http://a.example/',
+          host: 'a.example',
+          method: 'GET',
+          signin: 'https://$remote_addr/',
+        },
+      },
       { extAuth: { url: 'http://a.example/', host: 'a.example', method: 'GET', param: 'rd' } },
     ];
     const hostnames = broken.map((_, index) => `policy${index}.example.com`);
