@@ -46,6 +46,8 @@ const authService: RequestListener = (request, response) => {
         'WWW-Authenticate': 'Bearer realm="test"',
         'Set-Cookie': 'session=gone; Path=/',
       });
+    } else if (verdict === '401-plain') {
+      response.writeHead(401, { 'WWW-Authenticate': 'Bearer realm="test"' });
     } else if (verdict === '403') {
       response.writeHead(403, { 'Set-Cookie': 'session=gone; Path=/' });
     } else {
@@ -106,6 +108,14 @@ const testCase = useAnnotationsCase({
       guarded('any-listed.test', { [`${A}satisfy`]: 'any', [`${A}allowlist-source-range`]: '127.0.0.1/32' }),
       guarded('any-unlisted.test', { [`${A}satisfy`]: 'any', [`${A}allowlist-source-range`]: '10.0.0.0/8' }),
       guarded('all-unlisted.test', { [`${A}allowlist-source-range`]: '10.0.0.0/8' }),
+      guarded('cache.test', {
+        [`${A}auth-cache-key`]: '$http_x_user',
+        [`${A}auth-cache-duration`]: '204 401 1m',
+      }),
+      guarded('cache-too.test', {
+        [`${A}auth-cache-key`]: '$http_x_user',
+        [`${A}auth-cache-duration`]: '204 401 1m',
+      }),
       annotatedIngress('down.test', 'echo', { [`${A}auth-url`]: down }),
       annotatedIngress('bad-scheme.test', 'echo', { [`${A}auth-url`]: 'ftp://127.0.0.1/check' }),
       annotatedIngress('bad-header.test', 'echo', {
@@ -304,6 +314,42 @@ describe('auth-always-set-cookie', () => {
         (await send('ext.test', { headers: { 'x-verdict': verdict } })).headers['set-cookie'],
       ).toBeUndefined();
     }
+  });
+});
+
+describe('auth-cache-key', () => {
+  const as = (user: string, verdict: string) => ({ headers: { 'x-user': user, 'x-verdict': verdict } });
+
+  it('reuses an answer of a status auth-cache-duration names for the same key on the same route', async () => {
+    const made = await callsDuring(async () => {
+      expect((await send('cache.test', as('ann', 'allow-without-user'))).status).toBe(200);
+      // The service would refuse now: the kept answer still decides.
+      expect((await send('cache.test', as('ann', '403'))).status).toBe(200);
+      expect((await send('cache.test', as('bob', '401-plain'))).status).toBe(401);
+      const kept = await send('cache.test', as('bob', 'allow-without-user'));
+      expect(kept.status).toBe(401);
+      expect(kept.headers['www-authenticate']).toBe('Bearer realm="test"');
+    });
+    expect(made.map((call) => call.headers['x-user'])).toEqual(['ann', 'bob']);
+  });
+
+  it('keeps answers per route', async () => {
+    const made = await callsDuring(async () => {
+      expect((await send('cache-too.test', as('ann', '403'))).status).toBe(403);
+    });
+    expect(made).toHaveLength(1);
+  });
+
+  it('keeps no answer of another status, nor one that sets a cookie', async () => {
+    const made = await callsDuring(async () => {
+      expect((await send('cache.test', as('cy', '403'))).status).toBe(403);
+      expect((await send('cache.test', as('cy', '403'))).status).toBe(403);
+      expect((await send('cache.test', as('dee', 'allow'))).status).toBe(200);
+      expect((await send('cache.test', as('dee', '403'))).status).toBe(403);
+      expect((await send('cache.test', as('eve', '401'))).status).toBe(401);
+      expect((await send('cache.test', as('eve', 'allow-without-user'))).status).toBe(200);
+    });
+    expect(made).toHaveLength(6);
   });
 });
 

@@ -2,14 +2,16 @@
  * ingress-nginx's external authentication annotations: auth-url (the service asked about every
  * forwarded request), auth-method, auth-signin and auth-signin-redirect-param (where a 401 sends
  * the client), auth-response-headers (copied from the service's answer onto the request),
- * auth-request-redirect and auth-always-set-cookie. Values only ever travel as data: nothing here
+ * auth-request-redirect, auth-always-set-cookie, and auth-cache-key with auth-cache-duration
+ * (answers reused per route and key). Values only ever travel as data: nothing here
  * reaches nginx.conf. Where the URL may point is checked at translation (checkExternalAuthAddress).
  */
 import { isIP } from 'node:net';
-import type { ExternalAuthPolicy } from '@ingresskit/route-model';
+import type { ExternalAuthCache, ExternalAuthPolicy, HashKeyPart } from '@ingresskit/route-model';
 import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { refusedBackendAddress, type BackendAddressPolicy } from './backend-address-policy.js';
 import { readBoolean } from './grammar.js';
+import { parseHashKey } from './proxy-annotations.js';
 
 /** The external authentication annotations of one Ingress, as written. */
 export interface ExternalAuthAnnotations {
@@ -20,6 +22,8 @@ export interface ExternalAuthAnnotations {
   responseHeaders?: string[];
   requestRedirect?: string;
   alwaysSetCookie?: boolean;
+  cacheKey?: HashKeyPart[];
+  cacheDurations?: ExternalAuthCache['durations'];
 }
 
 type ExternalAuthParser = (value: string, into: IngressAnnotations) => string | undefined;
@@ -50,6 +54,37 @@ const HEADER_VALUE = /^[\x20-\x7e]{1,2048}$/;
 
 function externalAuthOf(into: IngressAnnotations): ExternalAuthAnnotations {
   return (into.externalAuthAnnotations ??= {});
+}
+
+// nginx time units a cache duration may use; at most a week.
+const TIME_UNITS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600, d: 86400 };
+const MAX_CACHE_SECONDS = 7 * 86400;
+// ingress-nginx's default auth-cache-duration.
+const DEFAULT_CACHE_DURATIONS: ExternalAuthCache['durations'] = [{ statuses: [200, 202, 401], seconds: 300 }];
+
+/**
+ * auth-cache-duration: entries separated by ",", each status codes then a time (`200 202 10m`,
+ * `401 1h 30m`), as nginx's proxy_cache_valid; without codes, 200, 301 and 302 as there.
+ */
+function parseCacheDurations(value: string): ExternalAuthCache['durations'] | string {
+  const durations: ExternalAuthCache['durations'] = [];
+  for (const entry of value.split(',')) {
+    const words = entry.trim().split(/ +/);
+    const statuses: number[] = [];
+    let seconds = 0;
+    for (const word of words) {
+      if (/^[1-5][0-9]{2}$/.test(word) && seconds === 0) statuses.push(Number(word));
+      else {
+        const time = /^([0-9]{1,6})([smhd])$/.exec(word);
+        if (time === null) return `"${word}" is not a status code or a time such as 30s, 5m, 1h`;
+        seconds += Number(time[1]) * TIME_UNITS[time[2]!]!;
+      }
+    }
+    if (seconds === 0) return `"${entry.trim()}" needs a time after its status codes`;
+    if (seconds > MAX_CACHE_SECONDS) return 'must keep answers at most 7d';
+    durations.push({ statuses: statuses.length === 0 ? [200, 301, 302] : statuses, seconds });
+  }
+  return durations;
 }
 
 /** `value` as an absolute http(s) URL without credentials or fragment, or why it is not one. */
@@ -117,6 +152,18 @@ export const EXTERNAL_AUTH_PARSERS: Readonly<Record<string, ExternalAuthParser>>
     externalAuthOf(into).requestRedirect = value;
     return undefined;
   },
+  'auth-cache-key': (value, into) => {
+    const key = parseHashKey(value);
+    if (typeof key === 'string') return key;
+    externalAuthOf(into).cacheKey = key;
+    return undefined;
+  },
+  'auth-cache-duration': (value, into) => {
+    const durations = parseCacheDurations(value);
+    if (typeof durations === 'string') return durations;
+    externalAuthOf(into).cacheDurations = durations;
+    return undefined;
+  },
   'auth-always-set-cookie': (value, into) => {
     const on = readBoolean(value);
     if (on === undefined) return 'must be "true" or "false"';
@@ -146,8 +193,18 @@ export function combineExternalAuth(
   problems: AnnotationProblem[],
 ): ExternalAuthPolicy | undefined {
   if (annotations === undefined) return undefined;
-  const { url, method, signinUrl, redirectParam, responseHeaders, requestRedirect, alwaysSetCookie } =
-    annotations;
+  const {
+    url,
+    method,
+    signinUrl,
+    redirectParam,
+    responseHeaders,
+    requestRedirect,
+    alwaysSetCookie,
+    cacheKey,
+    cacheDurations,
+  } = annotations;
+  const field = (name: string) => `metadata.annotations[${JSON.stringify(`${withPrefix}${name}`)}]`;
   if (url === undefined) {
     const set: [string, unknown][] = [
       ['auth-method', method],
@@ -156,11 +213,13 @@ export function combineExternalAuth(
       ['auth-response-headers', responseHeaders],
       ['auth-request-redirect', requestRedirect],
       ['auth-always-set-cookie', alwaysSetCookie],
+      ['auth-cache-key', cacheKey],
+      ['auth-cache-duration', cacheDurations],
     ];
     for (const [name, value] of set) {
       if (value === undefined) continue;
       problems.push({
-        field: `metadata.annotations[${JSON.stringify(`${withPrefix}${name}`)}]`,
+        field: field(name),
         message: `annotation "${name}" has no effect without auth-url`,
         severity: 'warning',
       });
@@ -176,6 +235,15 @@ export function combineExternalAuth(
   if (responseHeaders !== undefined) policy.responseHeaders = [...responseHeaders];
   if (requestRedirect !== undefined) policy.requestRedirect = requestRedirect;
   if (alwaysSetCookie === true) policy.alwaysSetCookie = true;
+  if (cacheKey !== undefined) {
+    policy.cache = { key: cacheKey, durations: cacheDurations ?? DEFAULT_CACHE_DURATIONS };
+  } else if (cacheDurations !== undefined) {
+    problems.push({
+      field: field('auth-cache-duration'),
+      message: 'annotation "auth-cache-duration" has no effect without auth-cache-key',
+      severity: 'warning',
+    });
+  }
   return policy;
 }
 

@@ -140,10 +140,47 @@ describe('translateIngress with auth-url', () => {
     ]);
   });
 
-  it('keeps auth-cache-key and auth-proxy-set-headers refused, and ignores auth-keepalive with a warning', () => {
-    for (const name of ['auth-cache-key', 'auth-proxy-set-headers']) {
-      expect(errorsOf({ 'auth-url': 'http://auth.example/', [name]: 'x' })).toHaveLength(1);
-    }
+  it("keeps answers by auth-cache-key, for auth-cache-duration or ingress-nginx's default", () => {
+    expect(
+      translateWith({ 'auth-url': 'http://auth.example/', 'auth-cache-key': '$http_authorization' }).auth
+        ?.cache,
+    ).toEqual({
+      key: [{ type: 'header', name: 'authorization' }],
+      durations: [{ statuses: [200, 202, 401], seconds: 300 }],
+    });
+    expect(
+      translateWith({
+        'auth-url': 'http://auth.example/',
+        'auth-cache-key': 'k-$cookie_session',
+        'auth-cache-duration': '200 202 1h 30m, 401 5s,10m',
+      }).auth?.cache,
+    ).toEqual({
+      key: [
+        { type: 'text', value: 'k-' },
+        { type: 'cookie', name: 'session' },
+      ],
+      durations: [
+        { statuses: [200, 202], seconds: 5400 },
+        { statuses: [401], seconds: 5 },
+        { statuses: [200, 301, 302], seconds: 600 },
+      ],
+    });
+  });
+
+  it.each([
+    ['auth-cache-key', 'constant', 'must name at least one variable'],
+    ['auth-cache-key', '$remote_user', 'is not supported'],
+    ['auth-cache-duration', '200 any 5m', '"any" is not a status code or a time'],
+    ['auth-cache-duration', '200', 'needs a time'],
+    ['auth-cache-duration', '200 8d', 'at most 7d'],
+  ])('leaves the Ingress out for %s %j', (name, value, message) => {
+    expect(
+      errorsOf({ 'auth-url': 'http://auth.example/', 'auth-cache-key': '$http_x', [name]: value }),
+    ).toEqual([expect.objectContaining({ message: expect.stringContaining(message) })]);
+  });
+
+  it('keeps auth-proxy-set-headers refused, and ignores auth-keepalive with a warning', () => {
+    expect(errorsOf({ 'auth-url': 'http://auth.example/', 'auth-proxy-set-headers': 'x' })).toHaveLength(1);
     const { result } = translateWith({ 'auth-url': 'http://auth.example/', 'auth-keepalive': '10' });
     expect(result.contribution).toBeDefined();
     expect(result.problems).toEqual([

@@ -58,7 +58,7 @@ const LISTED: readonly IngressNginxAnnotation[] = [
   ]),
   ...entries('External authentication', ['auth-proxy-set-headers'], AUTH),
   ...entries('External authentication', ['auth-request-redirect']),
-  ...entries('External authentication', ['auth-cache-key', 'auth-cache-duration'], AUTH),
+  ...entries('External authentication', ['auth-cache-key', 'auth-cache-duration']),
   // Connection reuse towards the auth service only saves time: ignored with a warning.
   ...entries('External authentication', [
     'auth-keepalive',
@@ -284,6 +284,9 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'auth-signin':
     'may hold only the variables $host, $http_host, $scheme, $request_uri and $escaped_request_uri',
   'auth-request-redirect': 'literal text only: nginx variables are refused',
+  'auth-cache-key':
+    'the grammar of upstream-hash-by ($request_uri, $uri, $host, $remote_addr, $http_*, $cookie_*, $arg_* and text; at least one variable, so $remote_user is refused: use $http_authorization). Answers are kept in the memory of the nginx node per route, and never when they set a cookie or say Cache-Control no-store, no-cache or private; Expires and max-age do not lengthen or shorten auth-cache-duration',
+  'auth-cache-duration': 'status codes then a time in s, m, h or d (at most 7d) per entry; "any" is refused',
   affinity:
     'the cookie pins an endpoint of the backend the route chose; with a canary, the canary decides first, per request (affinity-canary-behavior is not supported)',
   'affinity-mode':

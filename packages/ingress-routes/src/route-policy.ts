@@ -69,6 +69,12 @@ function copyExternalAuth(auth: ExternalAuthPolicy): ExternalAuthPolicy {
   const copy: ExternalAuthPolicy = { ...auth };
   if (auth.signin !== undefined) copy.signin = { ...auth.signin };
   if (auth.responseHeaders !== undefined) copy.responseHeaders = [...auth.responseHeaders];
+  if (auth.cache !== undefined) {
+    copy.cache = {
+      key: auth.cache.key.map((part) => ({ ...part })),
+      durations: auth.cache.durations.map((duration) => ({ ...duration, statuses: [...duration.statuses] })),
+    };
+  }
   return copy;
 }
 

@@ -40,7 +40,34 @@ describe('compileRoute: externalAuth', () => {
     });
   });
 
+  it('gives the cache key as text and variables, and seconds by status, the first entry winning', () => {
+    const { entry } = compileExternal({
+      url: 'http://auth.example/',
+      cache: {
+        key: [
+          { type: 'text', value: 'k' },
+          { type: 'header', name: 'Authorization' },
+        ],
+        durations: [
+          { statuses: [200, 401], seconds: 60 },
+          { statuses: [200], seconds: 5 },
+        ],
+      },
+    });
+    expect(entry.policy?.extAuth?.cache).toEqual({
+      key: [
+        ['text', 'k'],
+        ['var', 'http_authorization'],
+      ],
+      ttl: { '200': 60, '401': 60 },
+    });
+  });
+
   it.each<[string, ExternalAuthPolicy]>([
+    [
+      'a cache key of text alone, which would share one answer among all clients',
+      { url: 'http://auth.example/', cache: { key: [{ type: 'text', value: 'k' }], durations: [] } },
+    ],
     ['a URL of another scheme', { url: 'file:///etc/passwd' }],
     ['a URL with a variable', { url: 'http://$host/auth' }],
     ['a URL with a newline', { url: 'http://auth.example/\nx' }],

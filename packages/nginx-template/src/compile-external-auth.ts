@@ -5,6 +5,7 @@
  */
 import type { ExternalAuthPolicy } from '@ingresskit/route-model';
 import type { AuthIssues } from './compile-auth.js';
+import { compileHashPart } from './compile-proxy.js';
 import type { ExternalAuthEntry } from './data-entries.js';
 
 const METHODS: ReadonlySet<string> = new Set([
@@ -36,6 +37,45 @@ function readHttpUrl(text: unknown): URL | undefined {
   } catch {
     return undefined;
   }
+}
+
+const MAX_CACHE_SECONDS = 7 * 86400;
+
+/** The cache of answers: its key, which must read the request, and seconds by status. */
+function compileCache(
+  cache: NonNullable<ExternalAuthPolicy['cache']>,
+  out: AuthIssues,
+): ExternalAuthEntry['cache'] | undefined {
+  const key: ['text' | 'var', string][] = [];
+  for (const [index, part] of (Array.isArray(cache.key) ? cache.key : []).entries()) {
+    const compiled = compileHashPart(part, `policy.externalAuth.cache.key[${index}]`, out);
+    if (compiled === undefined) return undefined;
+    key.push(compiled);
+  }
+  // A key of text alone would hand one client's answer to every other.
+  if (!key.some(([kind]) => kind === 'var')) {
+    return out.error('policy.externalAuth.cache.key', 'must hold a part of the request');
+  }
+  const ttl: Record<string, number> = {};
+  for (const [index, duration] of (Array.isArray(cache.durations) ? cache.durations : []).entries()) {
+    const { statuses, seconds } = duration ?? {};
+    if (
+      !Number.isInteger(seconds) ||
+      seconds < 1 ||
+      seconds > MAX_CACHE_SECONDS ||
+      !Array.isArray(statuses) ||
+      !statuses.every((status) => Number.isInteger(status) && status >= 100 && status <= 599)
+    ) {
+      return out.error(
+        `policy.externalAuth.cache.durations[${index}]`,
+        'must be status codes and 1 to 604800 seconds',
+        duration,
+      );
+    }
+    // The first entry naming a status wins, as nginx reads proxy_cache_valid lines.
+    for (const status of statuses) if (!Object.hasOwn(ttl, String(status))) ttl[String(status)] = seconds;
+  }
+  return { key, ttl };
 }
 
 /** Compiles `policy.externalAuth`; undefined after an error reported through `out`. */
@@ -91,5 +131,10 @@ export function compileExternalAuth(
     if (names.length > 0) entry.headers = names as string[];
   }
   if (auth.alwaysSetCookie === true) entry.alwaysCookie = true;
+  if (auth.cache !== undefined) {
+    const cache = compileCache(auth.cache, out);
+    if (cache === undefined) return undefined;
+    entry.cache = cache;
+  }
   return entry;
 }

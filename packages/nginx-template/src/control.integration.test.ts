@@ -146,6 +146,18 @@ describe('POST /configuration/data', () => {
         },
       },
       { extAuth: { url: 'http://a.example/', host: 'a.example', method: 'GET', param: 'rd' } },
+      {
+        extAuth: {
+          ...{ url: 'http://a.example/', host: 'a.example', method: 'GET' },
+          cache: { key: [['text', 'k']], ttl: { '200': 5 } },
+        },
+      },
+      {
+        extAuth: {
+          ...{ url: 'http://a.example/', host: 'a.example', method: 'GET' },
+          cache: { key: [['var', 'http_x']], ttl: { '200': 0 } },
+        },
+      },
     ];
     const hostnames = broken.map((_, index) => `policy${index}.example.com`);
     const update = JSON.parse(

@@ -118,7 +118,8 @@ export interface AuthEntry {
  * carry, the `method` of the check, X-Auth-Request-Redirect (`redirect`, absent: the request
  * URI), the sign-in URL a 401 redirects to (`signin`, its variables filled in per request) with
  * the original URL added in `param`, the answer's headers set on the request (`headers`), and
- * its Set-Cookie passed on 401 and 403 too (`alwaysCookie`).
+ * its Set-Cookie passed on 401 and 403 too (`alwaysCookie`). `cache`: answers reused per route
+ * for the same `key` (text and nginx variables) for `ttl` seconds by status (decimal keys).
  */
 export interface ExternalAuthEntry {
   url: string;
@@ -129,6 +130,7 @@ export interface ExternalAuthEntry {
   param?: string;
   headers?: string[];
   alwaysCookie?: true;
+  cache?: { key: ['text' | 'var', string][]; ttl: Record<string, number> };
 }
 
 /**

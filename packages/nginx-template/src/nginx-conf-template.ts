@@ -255,6 +255,8 @@ http {
     lua_shared_dict ingresskit {{sharedDictSize}};
     # Per-client limit counts; when full, the least recently used clients are forgotten.
     lua_shared_dict ingresskit_limits 10m;
+    # Answers of external auth services kept by auth-cache-key; the oldest go first when full.
+    lua_shared_dict ingresskit_auth_cache 10m;
     lua_regex_cache_max_entries {{regexCacheEntries}};
     lua_regex_match_limit {{regexMatchLimit}};
     init_by_lua_block {

@@ -11,6 +11,7 @@ export type {
   ClientRate,
   CorsPolicy,
   Endpoint,
+  ExternalAuthCache,
   ExternalAuthPolicy,
   HashKeyPart,
   HeaderMatch,

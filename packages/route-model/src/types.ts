@@ -293,6 +293,18 @@ export interface ExternalAuthPolicy {
   requestRedirect?: string;
   /** Pass the check's Set-Cookie to the client on 401 and 403 too, not only when it lets through. */
   alwaysSetCookie?: boolean;
+  /** Answers kept and reused per route and key; see {@link ExternalAuthCache}. */
+  cache?: ExternalAuthCache;
+}
+
+/**
+ * Answers of an auth service reused, per route, for requests with the same `key` (parts of the
+ * request, at least one not text): an answer with one of `statuses` for `seconds`. Answers that
+ * set a cookie or say `Cache-Control: no-store`, `no-cache` or `private` are never kept.
+ */
+export interface ExternalAuthCache {
+  key: HashKeyPart[];
+  durations: { statuses: number[]; seconds: number }[];
 }
 
 /**

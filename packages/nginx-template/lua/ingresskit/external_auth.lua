@@ -31,6 +31,9 @@ local table_concat = table.concat
 local pairs = pairs
 local tonumber = tonumber
 local conf = require("ingresskit.store").conf
+local cjson = require("cjson.safe")
+local md5 = ngx.md5
+local auth_cache = ngx.shared.ingresskit_auth_cache
 
 local _M = {}
 
@@ -196,19 +199,80 @@ local function fetch(auth)
   return answer, err
 end
 
+-- auth-cache-key: where this request's answer is kept. ingress-nginx keeps answers per server
+-- and location; here per route (a service may answer differently per host or path), and per
+-- service and method, so a changed auth-url never reuses the old one's answers.
+local function cache_key(auth, route_tag)
+  local parts = auth.cache.key
+  local key = { route_tag, auth.url, auth.method }
+  for position = 1, #parts do
+    local part = parts[position]
+    key[#key + 1] = part[1] == "text" and part[2] or (ngx_var[part[2]] or "")
+  end
+  -- Length-prefixed, so that parts cannot run into each other.
+  for position = 1, #key do key[position] = #key[position] .. ":" .. key[position] end
+  return md5(table_concat(key, "|"))
+end
+
+-- nginx's proxy cache keeps neither answers that set a cookie nor those Cache-Control forbids.
+local function is_cacheable(answer)
+  if answer.header["set-cookie"] ~= nil then return false end
+  local control = answer.header["cache-control"]
+  if type(control) == "table" then control = table_concat(control, ",") end
+  return control == nil or not ngx.re.find(control, [[\b(?:no-store|no-cache|private)\b]], "joi")
+end
+
+-- Keeps what of an answer a later request needs: its status, the headers copied onto the request
+-- and its challenge.
+local function remember(auth, key, answer)
+  local seconds = auth.cache.ttl[tostring(answer.status)]
+  if seconds == nil or not is_cacheable(answer) then return end
+  local header = { ["www-authenticate"] = answer.header["www-authenticate"] }
+  local names = auth.headers
+  if names then
+    for index = 1, #names do
+      local name = str_lower(names[index])
+      header[name] = answer.header[name]
+    end
+  end
+  local encoded = cjson.encode({ status = answer.status, header = header })
+  -- A full dict drops the oldest answers; a failure to keep one only costs a later request.
+  if encoded then auth_cache:set(key, encoded, seconds) end
+end
+
+local function recall(key)
+  local encoded = auth_cache:get(key)
+  if encoded == nil then return nil end
+  local answer = cjson.decode(encoded)
+  if type(answer) ~= "table" or type(answer.status) ~= "number" or type(answer.header) ~= "table" then return nil end
+  return answer
+end
+
+-- The service's answer: kept, or asked for and checked (only answers from allowed addresses are
+-- ever kept); nil and why when there is none to use.
+local function answer_of(auth, route_tag)
+  local key = auth.cache and cache_key(auth, route_tag)
+  local answer = key and recall(key)
+  if answer then return answer end
+  local err
+  answer, err = fetch(auth)
+  if answer == nil then return nil, "no answer: " .. tostring(err) end
+  local peers = answer.header["x-ingresskit-auth-peer"]
+  if not are_allowed_peers(peers) then
+    return nil, "an answer from " .. tostring(peers) .. ", where it may not come from"
+  end
+  if key then remember(auth, key, answer) end
+  return answer
+end
+
 -- The status to end the request with, or nil when the service let it through.
-local function ask(auth)
-  local answer, err = fetch(auth)
+local function ask(auth, route_tag)
+  local answer, err = answer_of(auth, route_tag)
   if answer == nil then
-    ngx.log(ngx.ERR, "ingresskit: external auth gave no answer: ", err)
+    ngx.log(ngx.ERR, "ingresskit: external auth failed with ", err, "; the request gets 500")
     return 500
   end
   local status = answer.status
-  local peers = answer.header["x-ingresskit-auth-peer"]
-  if not are_allowed_peers(peers) then
-    ngx.log(ngx.ERR, "ingresskit: external auth answered from ", tostring(peers), ", where it may not; the request gets 500")
-    return 500
-  end
   if status >= 200 and status < 300 then
     local headers = auth.headers
     if headers then
@@ -241,10 +305,10 @@ local function ask(auth)
   return 500
 end
 
--- Asks the service of `auth` (a route's policy.extAuth) about the current request: nil when it
+-- Asks the service of `auth` (a route's policy.extAuth, of the route `route_tag`) about the current request: nil when it
 -- may go on, else the status to answer (headers already set). Never raises: any error is 500.
-function _M.check(auth)
-  local ok, status = pcall(ask, auth)
+function _M.check(auth, route_tag)
+  local ok, status = pcall(ask, auth, route_tag)
   if not ok then
     ngx.log(ngx.ERR, "ingresskit: external auth failed: ", status)
     return 500

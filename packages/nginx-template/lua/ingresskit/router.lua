@@ -441,7 +441,7 @@ end
 
 -- Basic and external authentication of a forwarded request: the status to end it with, or nil.
 -- Under satisfy any, a client the source lists admit needs neither, and either one suffices.
-local function authenticate(policy)
+local function authenticate(route, policy)
   local any = policy.satisfyAny
   if any and not source_refused then return nil end
   local basic, external = policy.auth, policy.extAuth
@@ -454,7 +454,7 @@ local function authenticate(policy)
     end
   end
   if external == nil then return nil end
-  local status = external_auth.check(external)
+  local status = external_auth.check(external, route.tag)
   -- Asking yielded: other requests ran meanwhile and reused the module's scratch lookups.
   request_headers, request_args, request_method, listener_port, listener_port_loaded, request_path =
     nil, nil, nil, nil, false, nil
@@ -467,7 +467,7 @@ local function dispatch(route, action, body_of_unknown_length)
   -- ingress-nginx authenticates in nginx's access phase, after the limits (preaccess).
   local policy = route.policy
   if policy and (policy.auth or policy.extAuth) then
-    local status = authenticate(policy)
+    local status = authenticate(route, policy)
     if status then return status end
   end
   local canary = action.canary

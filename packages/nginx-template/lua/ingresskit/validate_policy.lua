@@ -111,6 +111,13 @@ local function check_auth(auth, report)
   return true
 end
 
+local HASH_PART_KINDS = set_of("text", "var")
+
+-- { "text" | "var", value } of an upstream-hash-by key.
+local function is_hash_part(part)
+  return is_array(part) and HASH_PART_KINDS[part[1]] and is_string(part[2]) and str_find(part[2], "^[%w_%.%-~:/]+$") ~= nil
+end
+
 local AUTH_METHODS = set_of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE")
 local SIGNIN_VARIABLES = set_of("host", "http_host", "scheme", "request_uri", "escaped_request_uri")
 
@@ -148,6 +155,21 @@ local function check_external_auth(auth, report)
   if auth.alwaysCookie ~= nil and auth.alwaysCookie ~= true then
     return report.fail("policy.extAuth.alwaysCookie must be true or absent")
   end
+  local cache = auth.cache
+  if cache ~= nil then
+    if not is_object(cache) or not check_list(cache.key, "policy.extAuth.cache.key", report, is_hash_part, "must hold { text|var, value }", true) then
+      return false
+    end
+    local reads_request = false
+    for _, part in ipairs(cache.key) do if part[1] == "var" then reads_request = true end end
+    if not reads_request then return report.fail("policy.extAuth.cache.key must read the request") end
+    if not is_object(cache.ttl) then return report.fail("policy.extAuth.cache.ttl must map statuses to seconds") end
+    for status, seconds in pairs(cache.ttl) do
+      if not is_string(status) or not str_find(status, "^[1-5]%d%d$") or not is_integer(seconds, 1, 604800) then
+        return report.fail("policy.extAuth.cache.ttl must map statuses to seconds")
+      end
+    end
+  end
   return true
 end
 
@@ -161,13 +183,6 @@ local function check_affinity(affinity, report)
     if affinity[flag] ~= nil and affinity[flag] ~= true then return report.fail("policy.affinity." .. flag .. " must be true or absent") end
   end
   return true
-end
-
-local HASH_PART_KINDS = set_of("text", "var")
-
--- { "text" | "var", value } of an upstream-hash-by key.
-local function is_hash_part(part)
-  return is_array(part) and HASH_PART_KINDS[part[1]] and is_string(part[2]) and str_find(part[2], "^[%w_%.%-~:/]+$") ~= nil
 end
 
 local function check_proxy(policy, report)
