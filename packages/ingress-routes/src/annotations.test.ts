@@ -392,7 +392,6 @@ describe('parseAnnotations', () => {
     'enable-owasp-core-rules',
     'modsecurity-transaction-id',
     'modsecurity-snippet',
-    'auth-cache-key',
     'auth-proxy-set-headers',
     'auth-tls-secret',
     'proxy-ssl-secret',
