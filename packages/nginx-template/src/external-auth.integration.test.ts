@@ -18,6 +18,7 @@ import {
 
 let app: TestBackend;
 let auth: TestBackend;
+let authV6: TestBackend;
 
 function createTable(ports: { http: number; https: number }): RouteTable {
   const guarded = (hostname: string, url: string) => ({
@@ -35,6 +36,7 @@ function createTable(ports: { http: number; https: number }): RouteTable {
     virtualHosts: [
       guarded('auth.example.com', `http://127.0.0.1:${auth.port}/check`),
       guarded('own-port.example.com', `http://127.0.0.1:${ports.http}/`),
+      guarded('v6.example.com', `http://[::1]:${authV6.port}/check`),
     ],
     tls: [],
     certificates: [],
@@ -74,6 +76,7 @@ let local: DataPlane;
 beforeAll(async () => {
   app = await startEchoBackend('app');
   auth = await startEchoBackend('auth');
+  authV6 = await startEchoBackend('auth-v6', { host: '::1' });
   strict = await startPlane(false);
   local = await startPlane(true);
 });
@@ -83,6 +86,7 @@ afterAll(async () => {
   await local?.stop();
   await app?.close();
   await auth?.close();
+  await authV6?.close();
 });
 
 describe('external authentication in nginx', () => {
@@ -105,6 +109,11 @@ describe('external authentication in nginx', () => {
     expect((await strict.request({ host: 'auth.example.com' })).status).toBe(500);
     // nginx asked (a name could have led there), but the answer was not used.
     expect(auth.count()).toBe(before + 1);
+  });
+
+  it('reads IPv6 loopback answers as loopback too', async () => {
+    expect((await local.request({ host: 'v6.example.com' })).status).toBe(200);
+    expect((await strict.request({ host: 'v6.example.com' })).status).toBe(500);
   });
 
   it("answers 500 for a service on nginx's own listener port, even with local peers allowed", async () => {
