@@ -305,15 +305,16 @@ local function ask(auth, route_tag)
   return 500
 end
 
--- Asks the service of `auth` (a route's policy.extAuth, of the route `route_tag`) about the current request: nil when it
--- may go on, else the status to answer (headers already set). Never raises: any error is 500.
+-- Asks the service of `auth` (the policy.extAuth of the route `route_tag`) about the current
+-- request: nil when it may go on, else the status to answer (headers already set). Never
+-- raises: a Lua error is 500 like any other failure.
 function _M.check(auth, route_tag)
-  local ok, status = pcall(ask, auth, route_tag)
+  local ok, result = pcall(ask, auth, route_tag)
   if not ok then
-    ngx.log(ngx.ERR, "ingresskit: external auth failed: ", status)
+    ngx.log(ngx.ERR, "ingresskit: external auth failed: ", result)
     return 500
   end
-  return status
+  return result
 end
 
 -- Rewrite phase of the auth server's /check: the target the router sent, into the variables
