@@ -57,7 +57,10 @@ export {
 export {
   authSocketPathOf,
   resolveSettings,
-  type KeepaliveSettings, type RenderOptions, type Settings } from './settings.js';
+  type KeepaliveSettings,
+  type RenderOptions,
+  type Settings,
+} from './settings.js';
 export { luaDirectory, luaFiles, type LuaFile } from './lua-files.js';
 export { quoteNginxLiteral, quoteNginxString } from './quote.js';
 export { InvalidRenderOptionsError, UnsafeValueError } from './errors.js';
