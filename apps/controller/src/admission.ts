@@ -14,6 +14,7 @@ import {
   DEFAULT_ANNOTATION_PREFIX,
   isReferencedObjectProblem,
   translateIngress,
+  type BackendAddressPolicy,
   type IngressTranslation,
 } from '@ingresskit/ingress-routes';
 import type { Problem } from '@ingresskit/route-model';
@@ -29,6 +30,8 @@ export interface IngressAdmissionOptions {
   annotationPrefix?: string | undefined;
   /** `--max-paths-per-ingress`; no limit when undefined or 0. */
   maxPathsPerIngress?: number | undefined;
+  /** Where an auth-url may point (the backend address policy); the strict default when undefined. */
+  authAddressPolicy?: BackendAddressPolicy | undefined;
   /**
    * What host ownership decides against an Ingress naming these hosts, as the controller's table
    * stands (IngressRouting.hostOwnershipProblems); not checked when undefined.
@@ -139,6 +142,7 @@ export function reviewIngressAdmission(
       annotationPrefix: options.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX,
       now: options.now(),
       ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
+      ...(options.authAddressPolicy === undefined ? {} : { authAddressPolicy: options.authAddressPolicy }),
     },
   );
   const problems = [...translation.problems, ...hostOwnershipProblemsOf(translation, options)];

@@ -46,6 +46,7 @@ import { GatewayStatusWriter } from './gateway-status-writer.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
 import { IngressReports } from './ingress-reports.js';
 import { IngressRouting, routingOptionsOf } from './ingress-routing.js';
+import { readSystemNameservers } from './resolv-conf.js';
 import { LeaderRole, statusAddressOptionsOf } from './leader.js';
 import type { Logger } from './logger.js';
 import { checksumToGaugeValue, createControllerMetrics, type ControllerMetrics } from './metrics.js';
@@ -142,7 +143,13 @@ export class Controller {
       ...(config.listenAddresses === undefined ? {} : { listenAddresses: config.listenAddresses }),
       workerProcesses: config.workerProcesses,
       accessLog: config.accessLog,
-      renderOptions: { sharedDictSize: config.luaSharedDictSize, requestMetrics: config.requestMetrics },
+      renderOptions: {
+        sharedDictSize: config.luaSharedDictSize,
+        // auth-url host names are resolved by nginx; its answers are checked like backends'.
+        resolvers: readSystemNameservers(),
+        localAuthPeers: config.backendAddressPolicy.allowLocalAddresses,
+        requestMetrics: config.requestMetrics,
+      },
       // --sync-rate-limit protects nginx from reload storms; pushes of data are never throttled.
       reloadMinIntervalMs: config.syncRateLimit > 0 ? 1000 / config.syncRateLimit : 0,
       listeners: listenersOf(config),
@@ -341,6 +348,7 @@ export class Controller {
         view: () => viewOfSnapshot(store.snapshot()),
         classConfig: config.classConfig,
         maxPathsPerIngress: config.maxPathsPerIngress,
+        authAddressPolicy: routingOptionsOf(config, [], () => Date.now()).backendAddressPolicy,
         annotationPrefix: config.annotationPrefix,
         hostOwnershipProblems: (object, hostnames) => this.routing.hostOwnershipProblems(object, hostnames),
         now: () => Date.now(),

@@ -12,6 +12,7 @@ import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, unlink, writeFil
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import {
+  authSocketPathOf,
   certificateKey,
   createConfiguration,
   createDataPlaneUpdate,
@@ -680,6 +681,8 @@ export class NginxDataPlane {
 
   async #removeStaleSocket(): Promise<void> {
     await unlink(this.#socketPath()).catch(() => undefined);
+    // The external auth server's socket stays behind after a crash just the same.
+    await unlink(authSocketPathOf(this.#socketPath())).catch(() => undefined);
   }
 
   #socketPath(): string {

@@ -157,6 +157,8 @@ export class IngressRouting {
       now: options.now,
       annotationDefaults: defaults.annotationDefaults,
       hsts: defaults.hsts,
+      // An auth-url may point where a backend may: the same guard against loopback and metadata.
+      authAddressPolicy: options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY,
       ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
       ...(options.annotationPrefix === undefined ? {} : { annotationPrefix: options.annotationPrefix }),
     });

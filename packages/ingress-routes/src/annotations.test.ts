@@ -392,7 +392,7 @@ describe('parseAnnotations', () => {
     'enable-owasp-core-rules',
     'modsecurity-transaction-id',
     'modsecurity-snippet',
-    'auth-url',
+    'auth-proxy-set-headers',
     'auth-tls-secret',
     'proxy-ssl-secret',
     'proxy-ssl-verify',

@@ -10,6 +10,7 @@ import {
   type BasicAuthPolicy,
   type CanaryRule,
   type CorsPolicy,
+  type ExternalAuthPolicy,
   type ResponseRewrite,
   type SessionAffinity,
   type UpstreamSettings,
@@ -25,6 +26,11 @@ import {
   type BasicAuthRequest,
 } from './auth-annotations.js';
 
+import {
+  combineExternalAuth,
+  EXTERNAL_AUTH_PARSERS,
+  type ExternalAuthAnnotations,
+} from './external-auth-annotations.js';
 import { CANARY_PARSERS, combineCanary, type CanaryAnnotations } from './canary-annotations.js';
 
 import {
@@ -94,6 +100,10 @@ export interface IngressAnnotations {
   basicAuthRequest?: BasicAuthRequest;
   /** The users of basic authentication, once the Secret is read (empty: nobody gets in). */
   basicAuth?: BasicAuthPolicy;
+  /** auth-url and the other external authentication annotations as written. */
+  externalAuthAnnotations?: ExternalAuthAnnotations;
+  /** auth-url: the service that must let each forwarded request through. */
+  externalAuth?: ExternalAuthPolicy;
   /** affinity and session-cookie-* as written. */
   affinity?: AffinityAnnotations;
   /** affinity "cookie": the session affinity of every route. */
@@ -371,6 +381,7 @@ const PARSERS: Record<string, Parser> = {
   ...LIMIT_PARSERS,
   ...CANARY_PARSERS,
   ...AUTH_PARSERS,
+  ...EXTERNAL_AUTH_PARSERS,
   ...AFFINITY_PARSERS,
   ...PROXY_PARSERS,
   ...UPSTREAM_PARSERS,
@@ -538,6 +549,8 @@ export function parseAnnotations(
   if (canary !== undefined) into.canary = canary;
   const basicAuth = combineAuth(into.auth, withPrefix, problems);
   if (basicAuth !== undefined) into.basicAuthRequest = basicAuth;
+  const externalAuth = combineExternalAuth(into.externalAuthAnnotations, withPrefix, problems);
+  if (externalAuth !== undefined) into.externalAuth = externalAuth;
   const affinity = combineAffinity(into.affinity, withPrefix, problems);
   if (affinity !== undefined) into.sessionAffinity = affinity;
   const locationRewrite = combineProxy(into.proxy, withPrefix, problems);

@@ -49,26 +49,24 @@ function entries(
 /** The ingress-nginx annotations, grouped as its documentation groups them. */
 const LISTED: readonly IngressNginxAnnotation[] = [
   ...entries('Authentication', ['auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm']),
-  ...entries(
-    'External authentication',
-    [
-      'auth-url',
-      'auth-method',
-      'auth-signin',
-      'auth-signin-redirect-param',
-      'auth-response-headers',
-      'auth-proxy-set-headers',
-      'auth-request-redirect',
-      'auth-cache-key',
-      'auth-cache-duration',
-      'auth-keepalive',
-      'auth-keepalive-share-vars',
-      'auth-keepalive-requests',
-      'auth-keepalive-timeout',
-      'auth-always-set-cookie',
-    ],
-    AUTH,
-  ),
+  ...entries('External authentication', [
+    'auth-url',
+    'auth-method',
+    'auth-signin',
+    'auth-signin-redirect-param',
+    'auth-response-headers',
+  ]),
+  ...entries('External authentication', ['auth-proxy-set-headers'], AUTH),
+  ...entries('External authentication', ['auth-request-redirect']),
+  ...entries('External authentication', ['auth-cache-key', 'auth-cache-duration']),
+  // Connection reuse towards the auth service only saves time: ignored with a warning.
+  ...entries('External authentication', [
+    'auth-keepalive',
+    'auth-keepalive-share-vars',
+    'auth-keepalive-requests',
+    'auth-keepalive-timeout',
+  ]),
+  ...entries('External authentication', ['auth-always-set-cookie']),
   // "false" opts an Ingress out of the ConfigMap's global-auth-url, which we do not have.
   ...entries('External authentication', ['enable-global-auth']),
   ...entries(
@@ -281,6 +279,14 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'auth-type': 'digest is refused (the Ingress is not served)',
   'auth-secret':
     "only a Secret of the Ingress's own namespace, where ingress-nginx reads namespace/name of any; a missing Secret, one without users, or a hash outside $apr1$, {SHA}, {SSHA}, {PLAIN} and crypt(3) ($1$, $5$ and $6$ up to 100000 rounds, bcrypt $2a$/$2b$/$2y$ up to cost 12, yescrypt $y$j9T$, DES) gives 401 to every request, with an error on the Ingress",
+  'auth-url':
+    "a literal http or https URL: nginx variables are refused. Like a backend, it may not name loopback, link-local or the gateway's own addresses (with --allow-local-backend-addresses, loopback except the gateway's own ports), and since a host name can resolve anywhere, an answer from such an address gives 500. Host names are resolved by nginx with the nameservers of the controller's /etc/resolv.conf, without search domains (write them fully qualified). X-Original-URI and X-Scheme are sent without auth-method too, and the answer's Set-Cookie reaches the client whatever the backend answers",
+  'auth-signin':
+    'may hold only the variables $host, $http_host, $scheme, $request_uri and $escaped_request_uri',
+  'auth-request-redirect': 'literal text only: nginx variables are refused',
+  'auth-cache-key':
+    'the grammar of upstream-hash-by ($request_uri, $uri, $host, $remote_addr, $http_*, $cookie_*, $arg_* and text; at least one variable, so $remote_user is refused: use $http_authorization). Answers are kept in the memory of the nginx node per route, and never when they set a cookie or say Cache-Control no-store, no-cache or private; Expires and max-age do not lengthen or shorten auth-cache-duration',
+  'auth-cache-duration': 'status codes then a time in s, m, h or d (at most 7d) per entry; "any" is refused',
   affinity:
     'the cookie pins an endpoint of the backend the route chose; with a canary, the canary decides first, per request (affinity-canary-behavior is not supported)',
   'affinity-mode':
@@ -307,7 +313,7 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'upstream-hash-by-subset':
     'the key picks a subset by rendezvous hashing over subsets of endpoints in address order, where ingress-nginx uses a consistent-hash ring',
   satisfy:
-    'combines basic authentication with the source allow- and deny-lists (external authentication is not supported); a CORS preflight is still answered after the lists when neither passes',
+    'combines basic and external authentication with the source allow- and deny-lists (passing either suffices, and under any one of basic or external authentication does); a CORS preflight is still answered after the lists when neither passes',
   'session-cookie-conditional-samesite-none':
     "clients are matched against Chromium's published list of SameSite=None-incompatible clients (iOS 12, macOS 10.14, Chrome 51-66, UC Browser before 12.13.2), written anew",
   canary:

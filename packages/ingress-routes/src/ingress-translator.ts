@@ -6,6 +6,7 @@
 import { createCertificateCache, type CertificateCache } from './certificates.js';
 import { translateIngressTimed } from './translate-ingress.js';
 import type { StrictTransportSecurity } from '@ingresskit/route-model';
+import type { BackendAddressPolicy } from './backend-address-policy.js';
 import type { AnnotationDefaults } from './annotations.js';
 import type { IngressLike, IngressReferences, IngressTranslation } from './types.js';
 
@@ -31,6 +32,8 @@ export interface IngressTranslatorConfig {
   annotationDefaults?: AnnotationDefaults;
   /** See IngressTranslationConfig.hsts; fixed for the translator's life like annotationDefaults. */
   hsts?: StrictTransportSecurity | undefined;
+  /** See IngressTranslationConfig.authAddressPolicy; fixed for the translator's life. */
+  authAddressPolicy?: BackendAddressPolicy;
 }
 
 /** See {@link createIngressTranslator}. */
@@ -135,6 +138,7 @@ export function createIngressTranslator(config: IngressTranslatorConfig = {}): I
         ...(config.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: config.maxPathsPerIngress }),
         ...(config.annotationDefaults === undefined ? {} : { annotationDefaults: config.annotationDefaults }),
         ...(config.hsts === undefined ? {} : { hsts: config.hsts }),
+        ...(config.authAddressPolicy === undefined ? {} : { authAddressPolicy: config.authAddressPolicy }),
       };
       const { translation, expiresAt } = translateIngressTimed(
         ingress,

@@ -1,5 +1,6 @@
 /** The annotations of an Ingress as the route-model policy of each of its routes. */
 import type {
+  ExternalAuthPolicy,
   Redirect,
   RouteAction,
   RoutePolicy,
@@ -51,6 +52,8 @@ export function createRoutePolicy(annotations: IngressAnnotations, scope: string
       users: annotations.basicAuth.users.map((user) => ({ ...user })),
     };
   }
+  if (annotations.externalAuth !== undefined)
+    policy.externalAuth = copyExternalAuth(annotations.externalAuth);
   if (annotations.sessionAffinity !== undefined) {
     const { cookie, ...rest } = annotations.sessionAffinity;
     policy.sessionAffinity = { ...rest, cookie: { ...cookie } };
@@ -59,6 +62,20 @@ export function createRoutePolicy(annotations: IngressAnnotations, scope: string
   const limits = createClientLimits(annotations.limits, scope);
   if (limits !== undefined) policy.clientLimits = limits;
   return policy;
+}
+
+/** A deep copy: policies are frozen and shared, annotations are not. */
+function copyExternalAuth(auth: ExternalAuthPolicy): ExternalAuthPolicy {
+  const copy: ExternalAuthPolicy = { ...auth };
+  if (auth.signin !== undefined) copy.signin = { ...auth.signin };
+  if (auth.responseHeaders !== undefined) copy.responseHeaders = [...auth.responseHeaders];
+  if (auth.cache !== undefined) {
+    copy.cache = {
+      key: auth.cache.key.map((part) => ({ ...part })),
+      durations: auth.cache.durations.map((duration) => ({ ...duration, statuses: [...duration.statuses] })),
+    };
+  }
+  return copy;
 }
 
 /** upstream-hash-by, proxy-next-upstream-tries, proxy-redirect-*, proxy-cookie-* into `policy`. */

@@ -20,6 +20,8 @@ import { checkDnsLabel, checkDnsSubdomain } from '@ingresskit/kube-objects';
 import { addServerAliases, addWwwRedirects } from './host-annotations.js';
 import { toMillis } from './timestamps.js';
 import { resolveBasicAuth } from './basic-auth-secret.js';
+import { DEFAULT_BACKEND_ADDRESS_POLICY } from './backend-address-policy.js';
+import { checkExternalAuthAddress } from './external-auth-annotations.js';
 import { translateCanarySpec } from './translate-canary.js';
 import { translateDefaultBackend, translateRules } from './translate-rules.js';
 import { claimTls, readTlsEntries } from './translate-tls.js';
@@ -133,6 +135,22 @@ export function translateIngressTimed(
       else log.warning(problem.field, problem.message, problem.value);
     }
     if (parsed.annotations === undefined) return leftOut(log);
+    const externalAuth = parsed.annotations.externalAuth;
+    if (externalAuth !== undefined) {
+      const refusal = checkExternalAuthAddress(
+        externalAuth.url,
+        config.authAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY,
+      );
+      if (refusal !== undefined) {
+        const name = `${config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX}/auth-url`;
+        log.error(
+          `metadata.annotations[${JSON.stringify(name)}]`,
+          `annotation "auth-url" may not point there: ${refusal}; the Ingress is not served`,
+          externalAuth.url,
+        );
+        return leftOut(log);
+      }
+    }
     const paths = countIngressPaths(raw.spec);
     const maxPaths = config.maxPathsPerIngress ?? 0;
     if (maxPaths > 0 && paths > maxPaths) {

@@ -9,6 +9,7 @@ import type { AnnotationDefaults } from './annotations.js';
 import type { KubeObjectLike, SecretLike } from '@ingresskit/kube-objects';
 import type { Problem, RouteContribution, StrictTransportSecurity } from '@ingresskit/route-model';
 import type { CertificateCache } from './certificates.js';
+import type { BackendAddressPolicy } from './backend-address-policy.js';
 
 export type {
   EndpointLike,
@@ -113,6 +114,11 @@ export interface IngressTranslationConfig {
    * result is the same with or without it.
    */
   certificateCache?: CertificateCache;
+  /**
+   * Where an auth-url may point: the rule backends follow (see BackendAddressPolicy);
+   * DEFAULT_BACKEND_ADDRESS_POLICY (no loopback, link-local or own addresses) when undefined.
+   */
+  authAddressPolicy?: BackendAddressPolicy;
 }
 
 /** What translateIngress returns for one Ingress. */

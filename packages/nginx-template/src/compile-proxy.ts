@@ -22,7 +22,8 @@ const VARIABLES: Readonly<Record<string, string>> = {
   clientAddress: 'remote_addr',
 };
 
-function compileHashPart(
+/** A hash key part as `['text' | 'var', value]` for Lua (an nginx variable name for 'var'). */
+export function compileHashPart(
   part: HashKeyPart,
   field: string,
   out: ProxyIssues,

@@ -18,6 +18,7 @@ import {
 import { parseCidr } from './cidr.js';
 import { compileAffinity } from './compile-affinity.js';
 import { compileBasicAuth } from './compile-auth.js';
+import { compileExternalAuth } from './compile-external-auth.js';
 import { compileCanary, compileMembers } from './compile-canary.js';
 import { compileClientLimits } from './compile-limits.js';
 import { compileProxyPolicy } from './compile-proxy.js';
@@ -541,6 +542,10 @@ function compilePolicy(route: Route, out: Collector): PolicyEntry {
   if (policy.basicAuth !== undefined) {
     const auth = compileBasicAuth(policy.basicAuth, out);
     if (auth !== undefined) entry.auth = auth;
+  }
+  if (policy.externalAuth !== undefined) {
+    const externalAuth = compileExternalAuth(policy.externalAuth, out);
+    if (externalAuth !== undefined) entry.extAuth = externalAuth;
   }
   compileProxyPolicy(policy, entry, out);
   for (const name of upstreamDirectivesOf(policy.upstreamSettings).invalid) {

@@ -132,6 +132,32 @@ describe('POST /configuration/data', () => {
       { hash: [['var', 'request_uri; evil']] },
       { location: ['/a', '/b\r\nX: 1'] },
       { connection: 'close\r\nX: 1' },
+      { extAuth: { url: 'file:///etc/passwd', host: 'x', method: 'GET' } },
+      { extAuth: { url: 'http://a.example/\r\nX: 1', host: 'a.example', method: 'GET' } },
+      { extAuth: { url: 'http://$host/', host: 'a.example', method: 'GET' } },
+      { extAuth: { url: 'http://a.example/', host: 'a.example', method: 'GET;' } },
+      { extAuth: { url: 'http://a.example/', host: 'a.example', method: 'GET', headers: ['X: 1'] } },
+      {
+        extAuth: {
+          url: 'http://a.example/',
+          host: 'a.example',
+          method: 'GET',
+          signin: 'https://$remote_addr/',
+        },
+      },
+      { extAuth: { url: 'http://a.example/', host: 'a.example', method: 'GET', param: 'rd' } },
+      {
+        extAuth: {
+          ...{ url: 'http://a.example/', host: 'a.example', method: 'GET' },
+          cache: { key: [['text', 'k']], ttl: { '200': 5 } },
+        },
+      },
+      {
+        extAuth: {
+          ...{ url: 'http://a.example/', host: 'a.example', method: 'GET' },
+          cache: { key: [['var', 'http_x']], ttl: { '200': 0 } },
+        },
+      },
     ];
     const hostnames = broken.map((_, index) => `policy${index}.example.com`);
     const update = JSON.parse(

@@ -114,6 +114,26 @@ export interface AuthEntry {
 }
 
 /**
+ * External authentication: the service's `url` and the `host` its Host header and TLS name
+ * carry, the `method` of the check, X-Auth-Request-Redirect (`redirect`, absent: the request
+ * URI), the sign-in URL a 401 redirects to (`signin`, its variables filled in per request) with
+ * the original URL added in `param`, the answer's headers set on the request (`headers`), and
+ * its Set-Cookie passed on 401 and 403 too (`alwaysCookie`). `cache`: answers reused per route
+ * for the same `key` (text and nginx variables) for `ttl` seconds by status (decimal keys).
+ */
+export interface ExternalAuthEntry {
+  url: string;
+  host: string;
+  method: string;
+  redirect?: string;
+  signin?: string;
+  param?: string;
+  headers?: string[];
+  alwaysCookie?: true;
+  cache?: { key: ['text' | 'var', string][]; ttl: Record<string, number> };
+}
+
+/**
  * Cookie session affinity: the cookie `name`, its fixed `attributes` (`; Path=...; HttpOnly...`),
  * `expires` seconds from now, Secure on plain HTTP too (`secure`), persistent rather than balanced
  * mode, and `change` of endpoint (and cookie) on a failure.
@@ -165,6 +185,7 @@ export interface PolicyEntry {
   timeouts?: [number, number, number];
   limits?: LimitsEntry;
   auth?: AuthEntry;
+  extAuth?: ExternalAuthEntry;
   affinity?: AffinityEntry;
   /** Consistent-hash key: text and nginx variables (`request_uri`, `http_x`, ...), concatenated. */
   hash?: ['text' | 'var', string][];
@@ -176,7 +197,7 @@ export interface PolicyEntry {
   connection?: string;
   /** Left out of the access log. */
   noLog?: true;
-  /** Source lists or basic authentication, either suffices. */
+  /** Source lists or authentication (basic or external), either suffices. */
   satisfyAny?: true;
   /** Endpoints one request may be tried on; 0: all. */
   tries?: number;

@@ -63,7 +63,13 @@ export {
   type SelfSignedCertificate,
   type SelfSignedCertificateOptions,
 } from './self-signed-certificate.js';
-export { resolveSettings, type KeepaliveSettings, type RenderOptions, type Settings } from './settings.js';
+export {
+  authSocketPathOf,
+  resolveSettings,
+  type KeepaliveSettings,
+  type RenderOptions,
+  type Settings,
+} from './settings.js';
 export { luaDirectory, luaFiles, type LuaFile } from './lua-files.js';
 export { quoteNginxLiteral, quoteNginxString } from './quote.js';
 export { InvalidRenderOptionsError, UnsafeValueError } from './errors.js';

@@ -17,6 +17,7 @@ describe('luaFiles', () => {
       'ingresskit.limits',
       'ingresskit.canary',
       'ingresskit.basic_auth',
+      'ingresskit.external_auth',
       'ingresskit.affinity',
       'ingresskit.response_rewrites',
       'ingresskit.endpoints',

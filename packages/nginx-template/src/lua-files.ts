@@ -24,8 +24,8 @@ export const luaDirectory: string = fileURLToPath(root);
 
 /**
  * The shipped Lua modules: the control endpoint and its content digest, the worker-side store of
- * pushed data and its validation, the router with its client networks and limits, the request
- * counts, the balancer and the certificate selection.
+ * pushed data and its validation, the router with its client networks, limits and authentication,
+ * the request counts, the balancer and the certificate selection.
  */
 export const luaFiles: readonly LuaFile[] = [
   'control',
@@ -39,6 +39,7 @@ export const luaFiles: readonly LuaFile[] = [
   'limits',
   'canary',
   'basic_auth',
+  'external_auth',
   'affinity',
   'response_rewrites',
   'endpoints',

@@ -194,6 +194,12 @@ http {
     map "" $ingresskit_connection_override { default ""; }
     map "" $ingresskit_hsts { default ""; }
     map "" $ingresskit_mirror { default ""; }
+    map "" $ingresskit_auth_url { default ""; }
+    map "" $ingresskit_auth_host { default ""; }
+    map "" $ingresskit_auth_method { default "GET"; }
+    map $ingresskit_auth_socket $ingresskit_auth_socket_referenced { default ""; }
+    # Where the router asks auth services (see the server listening there).
+    map "" $ingresskit_auth_socket { default {{q authListen}}; }
     # Only a variable some directive refers to can be assigned from Lua; these maps are never read.
     map $ingresskit_limit_conn $ingresskit_limit_conn_referenced { default ""; }
     map $ingresskit_peer $ingresskit_peer_referenced { default ""; }
@@ -249,6 +255,8 @@ http {
     lua_shared_dict ingresskit {{sharedDictSize}};
     # Per-client limit counts; when full, the least recently used clients are forgotten.
     lua_shared_dict ingresskit_limits 10m;
+    # Answers of external auth services kept by auth-cache-key; the oldest go first when full.
+    lua_shared_dict ingresskit_auth_cache 10m;
 {{#if requestMetrics}}
     # Request counts (ingress-nginx's request metrics); when full, the least recently used series
     # are forgotten.
@@ -272,6 +280,12 @@ http {
             conf_hash = "{{checksum}}",
             default_max_body = {{defaultMaxBody}},
             in_place_max_body = {{inPlaceBodySize}},
+            local_auth_peers = {{#if localAuthPeers}}true{{else}}false{{/if}},
+            bind_ports = {
+{{#each listeners}}
+                [{{bindPort}}] = true,
+{{/each}}
+            },
             listeners = {
 {{#each listeners}}
                 [{{port}}] = "{{protocol}}",
@@ -341,6 +355,34 @@ http {
             }
         }
 {{/if}}
+        location / {
+            return 404;
+        }
+    }
+    # External authentication (auth-url). The router asks here with a plain HTTP/1.1 request over
+    # a cosocket (subrequests are refused on HTTP/2), on a unix socket no client or route can
+    # reach. Its rewrite takes the service's URL, Host and method out of the request as data; the
+    # client's headers go along (oauth2-proxy reads its cookie), a body never does. nginx resolves
+    # and connects, and tells the router which address answered.
+    server {
+        listen {{q authListen}};
+        access_log off;
+        location = /check {
+            rewrite_by_lua_block {
+                require("ingresskit.external_auth").take_target()
+            }
+            proxy_method $ingresskit_auth_method;
+            proxy_pass_request_body off;
+            proxy_set_header Content-Length "";
+            proxy_set_header Host $ingresskit_auth_host;
+            proxy_set_header X-Forwarded-Proto "";
+            proxy_ssl_server_name on;
+            proxy_ssl_name $ingresskit_auth_host;
+            proxy_pass $ingresskit_auth_url;
+            header_filter_by_lua_block {
+                ngx.header["X-Ingresskit-Auth-Peer"] = ngx.var.upstream_addr or ""
+            }
+        }
         location / {
             return 404;
         }

@@ -9,6 +9,7 @@ import { UnsafeValueError } from './errors.js';
 import { NGINX_CONF_TEMPLATE, PROFILE_PARTIAL, SERVER_PARTIAL } from './nginx-conf-template.js';
 import type { Profile } from './profiles.js';
 import { viewUpstreamDirectives } from './upstream-directives.js';
+import { authSocketPathOf } from './settings.js';
 import { quoteNginxLiteral, quoteNginxString } from './quote.js';
 
 const PROFILE_NAME =
@@ -151,9 +152,11 @@ export function renderNginxConf(configuration: Configuration): string {
             requests: checkInteger('keepalive requests', settings.upstreamKeepalive.requests),
           },
     controlListen: `unix:${settings.controlSocketPath}`,
+    authListen: `unix:${authSocketPathOf(settings.controlSocketPath)}`,
     defaultCertificate: settings.defaultCertificatePath,
     exposeRouteId: settings.exposeRouteId,
     requestMetrics: settings.requestMetrics,
+    localAuthPeers: settings.localAuthPeers,
     defaultMaxBody,
     inPlaceBodySize: checkInteger('in-place body size', inPlaceMaxBodyBytes(configuration)),
     listeners: listeners.map((listener) => {

@@ -90,6 +90,12 @@ export interface RenderOptions {
    * /metrics/requests on the control socket (ingress-nginx's request metrics); default true.
    */
   requestMetrics?: boolean;
+  /**
+   * External auth services may answer from loopback addresses (but not on nginx's own listener
+   * ports): set it as the backend address policy's allowLocalAddresses. Default false. Link-local
+   * and unspecified addresses are never accepted.
+   */
+  localAuthPeers?: boolean;
 }
 
 /** Upstream keep-alive settings. */
@@ -132,6 +138,7 @@ export interface Settings {
   regexMatchLimit: number;
   exposeRouteId: boolean;
   requestMetrics: boolean;
+  localAuthPeers: boolean;
 }
 
 const SAFE_PATH = /^[A-Za-z0-9._~\-/+@:]+$/;
@@ -201,6 +208,17 @@ const LOG_LEVELS = ['debug', 'info', 'notice', 'warn', 'error', 'crit'] as const
 // sockaddr_un holds 108 bytes with the terminating NUL.
 const MAX_SOCKET_PATH = 107;
 
+/**
+ * The socket the router asks external auth services through: `ik-auth.sock` in the directory
+ * above the control socket's (the prefix, for `<prefix>/control/ingresskit.sock`). nginx's
+ * workers connect to it, so it cannot sit in the control directory, which only nginx's master
+ * user may enter; nginx makes the socket itself writable for everyone.
+ */
+export function authSocketPathOf(controlSocketPath: string): string {
+  const parent = controlSocketPath.replace(/\/[^/]*$/, '').replace(/\/[^/]*$/, '');
+  return `${parent}/ik-auth.sock`;
+}
+
 /** Checks `options` and fills in the defaults; throws InvalidRenderOptionsError naming a bad option. */
 export function resolveSettings(options: RenderOptions): Settings {
   if (typeof options !== 'object' || options === null) {
@@ -209,6 +227,12 @@ export function resolveSettings(options: RenderOptions): Settings {
   const controlSocketPath = checkAbsolutePath('controlSocketPath', options.controlSocketPath);
   if (controlSocketPath.length > MAX_SOCKET_PATH) {
     throw new InvalidRenderOptionsError('controlSocketPath', `must be at most ${MAX_SOCKET_PATH} bytes long`);
+  }
+  if (authSocketPathOf(controlSocketPath).length > MAX_SOCKET_PATH) {
+    throw new InvalidRenderOptionsError(
+      'controlSocketPath',
+      `must leave room for ik-auth.sock in the directory above it (at most ${MAX_SOCKET_PATH} bytes)`,
+    );
   }
   const listenAddresses = (options.listenAddresses ?? []).map((address) => {
     if (typeof address !== 'string' || isIP(address) === 0) {
@@ -314,5 +338,6 @@ export function resolveSettings(options: RenderOptions): Settings {
     regexMatchLimit: checkInteger('regexMatchLimit', options.regexMatchLimit ?? 100_000, 1_000, 10_000_000),
     exposeRouteId: options.exposeRouteId === true,
     requestMetrics: options.requestMetrics !== false,
+    localAuthPeers: options.localAuthPeers === true,
   };
 }

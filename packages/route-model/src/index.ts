@@ -11,6 +11,8 @@ export type {
   ClientRate,
   CorsPolicy,
   Endpoint,
+  ExternalAuthCache,
+  ExternalAuthPolicy,
   HashKeyPart,
   HeaderMatch,
   HeaderModifier,

@@ -270,6 +270,44 @@ export interface BasicAuthPolicy {
 }
 
 /**
+ * External authentication (ingress-nginx auth-url): before a forwarded request goes on, a request
+ * without a body is sent to `url` with the client's headers and the original URL, method and
+ * address. 2xx lets the request through; 401 and 403 are answered to the client (401 redirects to
+ * `signin` when set); any other status, or no answer, gives 500: the route never opens on a failure.
+ */
+export interface ExternalAuthPolicy {
+  /** An absolute http or https URL, without credentials or fragment. */
+  url: string;
+  /** The method of the check (ingress-nginx's list: GET, HEAD, POST, ...); absent: GET. */
+  method?: string;
+  /** Where a 401 sends the client (302), and the query parameter the original URL is added in. */
+  signin?: {
+    /** An http(s) URL; may hold `$host`, `$scheme`, `$request_uri` and `$escaped_request_uri`. */
+    url: string;
+    /** Absent: `url` already carries the original URL and is used as it is. */
+    redirectParam?: string;
+  };
+  /** Headers of the 2xx answer set on the request to the backend (a header it lacks is removed). */
+  responseHeaders?: string[];
+  /** The X-Auth-Request-Redirect header sent to the service; absent: the request URI. */
+  requestRedirect?: string;
+  /** Pass the check's Set-Cookie to the client on 401 and 403 too, not only when it lets through. */
+  alwaysSetCookie?: boolean;
+  /** Answers kept and reused per route and key; see {@link ExternalAuthCache}. */
+  cache?: ExternalAuthCache;
+}
+
+/**
+ * Answers of an auth service reused, per route, for requests with the same `key` (parts of the
+ * request, at least one not text): an answer with one of `statuses` for `seconds`. Answers that
+ * set a cookie or say `Cache-Control: no-store`, `no-cache` or `private` are never kept.
+ */
+export interface ExternalAuthCache {
+  key: HashKeyPart[];
+  durations: { statuses: number[]; seconds: number }[];
+}
+
+/**
  * Cookie session affinity (ingress-nginx affinity: cookie): a request without a valid cookie is
  * balanced as usual and its answer sets the cookie (HttpOnly) naming the endpoint chosen; a
  * request with one goes to that endpoint. `persistent`: the cookie names the endpoint itself, and
@@ -440,6 +478,8 @@ export interface RoutePolicy {
   sessionAffinity?: SessionAffinity;
   /** Credentials a forwarded request needs; see {@link BasicAuthPolicy}. */
   basicAuth?: BasicAuthPolicy;
+  /** A service that must let each forwarded request through; see {@link ExternalAuthPolicy}. */
+  externalAuth?: ExternalAuthPolicy;
   /** Limits per client address; see {@link ClientLimits}. */
   clientLimits?: ClientLimits;
   /** A copy of each request goes to this backend too; its answer is ignored. */

@@ -20,6 +20,7 @@ local networks = require("ingresskit.networks")
 local limits = require("ingresskit.limits")
 local canaries = require("ingresskit.canary")
 local basic_auth = require("ingresskit.basic_auth")
+local external_auth = require("ingresskit.external_auth")
 local affinity = require("ingresskit.affinity")
 local response_rewrites = require("ingresskit.response_rewrites")
 local endpoints = require("ingresskit.endpoints")
@@ -56,8 +57,8 @@ local conf = store.conf
 
 local _M = {}
 
--- Per-request lookups made only when a route needs them. route() never yields, so module-level
--- scratch variables are safe; each request resets them first.
+-- Per-request lookups made only when a route needs them. route() yields only to ask an external
+-- auth service, after which it resets them (see authenticate); each request resets them first.
 local request_headers, request_args, request_method, listener_port, listener_port_loaded, request_path
 -- Whether the source lists refused this request (only kept going under satisfy any).
 local source_refused
@@ -439,16 +440,36 @@ local function has_unknown_length_body()
   return ngx_var.http_transfer_encoding ~= nil or req.http_version() >= 2
 end
 
+-- Basic and external authentication of a forwarded request: the status to end it with, or nil.
+-- Under satisfy any, a client the source lists admit needs neither, and either one suffices.
+local function authenticate(route, policy)
+  local any = policy.satisfyAny
+  if any and not source_refused then return nil end
+  local basic, external = policy.auth, policy.extAuth
+  if basic then
+    if basic_auth.is_authenticated(basic) then
+      if any then return nil end
+    elseif not (any and external) then
+      ngx_header["WWW-Authenticate"] = basic_auth.challenge(basic)
+      return 401
+    end
+  end
+  if external == nil then return nil end
+  local status = external_auth.check(external, route.tag)
+  -- Asking yielded: other requests ran meanwhile and reused the module's scratch lookups.
+  request_headers, request_args, request_method, listener_port, listener_port_loaded, request_path =
+    nil, nil, nil, nil, false, nil
+  return status
+end
+
 -- A forwarded request after its limits: the status to end it with, or nil and the location to
 -- exec into (nil and nil: location / proxies it in place).
 local function dispatch(route, action, body_of_unknown_length)
   -- ingress-nginx authenticates in nginx's access phase, after the limits (preaccess).
-  local auth = route.policy and route.policy.auth
-  -- With satisfy any, a client the source lists admit needs no credentials.
-  local needs_credentials = auth and (not route.policy.satisfyAny or source_refused)
-  if needs_credentials and not basic_auth.is_authenticated(auth) then
-    ngx_header["WWW-Authenticate"] = basic_auth.challenge(auth)
-    return 401
+  local policy = route.policy
+  if policy and (policy.auth or policy.extAuth) then
+    local status = authenticate(route, policy)
+    if status then return status end
   end
   local canary = action.canary
   local member = pick_member((canary and is_canary_request(canary)) and canary or action)
@@ -472,7 +493,6 @@ local function dispatch(route, action, body_of_unknown_length)
   -- The balancer takes a lone backend from the route; only a choice among several is passed on
   -- (every variable access costs a lookup of the request in this LuaJIT, see the README).
   if route.only_backend == nil then ngx_var.ingresskit_backend = id end
-  local policy = route.policy
   if policy then
     if policy.host then ngx_var.ingresskit_host_override = policy.host end
     if policy.connection then ngx_var.ingresskit_connection_override = policy.connection end
@@ -553,7 +573,7 @@ function _M.route(https_server)
       or (route.allow and not contains_client(route.allow, false))
     -- satisfy any: a client the lists refuse may still authenticate (in forward).
     if denied then
-      if not (policy.satisfyAny and policy.auth) then return ngx_exit(403) end
+      if not (policy.satisfyAny and (policy.auth or policy.extAuth)) then return ngx_exit(403) end
       source_refused = true
     end
     -- A CORS preflight from an allowed origin is answered here (ingress-nginx: `return 204`).

@@ -74,6 +74,8 @@ function _M.configure(params)
   conf.in_place_max_body = params.in_place_max_body
   conf.profiles = params.profiles
   conf.request_metrics = params.request_metrics
+  conf.local_auth_peers = params.local_auth_peers == true
+  conf.bind_ports = params.bind_ports or {}
   local https_port
   for port, protocol in pairs(params.listeners) do
     conf.listeners[tostring(port)] = protocol

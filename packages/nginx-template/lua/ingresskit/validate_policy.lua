@@ -1,5 +1,5 @@
 -- Checks of the pushed policy parts of ingress-nginx annotations (limits, basic authentication,
--- session affinity, hashing, retries, response rewrites) and of weighted groups and canaries,
+-- external authentication, session affinity, hashing, retries, response rewrites) and of weighted groups and canaries,
 -- for validate.lua; each returns true, or reports and returns false.
 
 local values = require("ingresskit.validate_values")
@@ -111,6 +111,68 @@ local function check_auth(auth, report)
   return true
 end
 
+local HASH_PART_KINDS = set_of("text", "var")
+
+-- { "text" | "var", value } of an upstream-hash-by key.
+local function is_hash_part(part)
+  return is_array(part) and HASH_PART_KINDS[part[1]] and is_string(part[2]) and str_find(part[2], "^[%w_%.%-~:/]+$") ~= nil
+end
+
+local AUTH_METHODS = set_of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE")
+local SIGNIN_VARIABLES = set_of("host", "http_host", "scheme", "request_uri", "escaped_request_uri")
+
+-- Printable ASCII without spaces, starting with http:// or https://.
+local function is_http_url(value)
+  return is_string(value) and #value <= 4096 and str_find(value, "^https?://[^/?#]") ~= nil
+    and not str_find(value, "[%z\1-\32\127-\255#]")
+end
+
+local function check_external_auth(auth, report)
+  if not is_object(auth) or not is_http_url(auth.url) or str_find(auth.url, "$", 1, true) then
+    return report.fail("policy.extAuth.url must be an http(s) URL without variables")
+  end
+  if not is_string(auth.host) or auth.host == "" or str_find(auth.host, "[^%w%.%-:%[%]]") then
+    return report.fail("policy.extAuth.host must be a host")
+  end
+  if not AUTH_METHODS[auth.method] then return report.fail("policy.extAuth.method must be an HTTP method") end
+  if auth.redirect ~= nil and (not is_string(auth.redirect) or #auth.redirect > 2048 or str_find(auth.redirect, "[%z\1-\31\127-\255]")) then
+    return report.fail("policy.extAuth.redirect must be a header value")
+  end
+  if auth.signin ~= nil then
+    if not is_http_url(auth.signin) then return report.fail("policy.extAuth.signin must be an http(s) URL") end
+    for name in string.gmatch(auth.signin, "%$([%a_]+)") do
+      if not SIGNIN_VARIABLES[name] then return report.fail("policy.extAuth.signin holds an unknown variable") end
+    end
+  end
+  if auth.param ~= nil and (auth.signin == nil or not is_string(auth.param) or not str_find(auth.param, "^[%w%._~%-]+$")) then
+    return report.fail("policy.extAuth.param must be a query parameter name, with signin")
+  end
+  if auth.headers ~= nil and not check_list(auth.headers, "policy.extAuth.headers", report, function(name)
+    return is_string(name) and #name <= 128 and str_find(name, "^[%w_%-]+$") ~= nil
+  end, "must hold header names", true) then
+    return false
+  end
+  if auth.alwaysCookie ~= nil and auth.alwaysCookie ~= true then
+    return report.fail("policy.extAuth.alwaysCookie must be true or absent")
+  end
+  local cache = auth.cache
+  if cache ~= nil then
+    if not is_object(cache) or not check_list(cache.key, "policy.extAuth.cache.key", report, is_hash_part, "must hold { text|var, value }", true) then
+      return false
+    end
+    local reads_request = false
+    for _, part in ipairs(cache.key) do if part[1] == "var" then reads_request = true end end
+    if not reads_request then return report.fail("policy.extAuth.cache.key must read the request") end
+    if not is_object(cache.ttl) then return report.fail("policy.extAuth.cache.ttl must map statuses to seconds") end
+    for status, seconds in pairs(cache.ttl) do
+      if not is_string(status) or not str_find(status, "^[1-5]%d%d$") or not is_integer(seconds, 1, 604800) then
+        return report.fail("policy.extAuth.cache.ttl must map statuses to seconds")
+      end
+    end
+  end
+  return true
+end
+
 local function check_affinity(affinity, report)
   if not is_object(affinity) or not is_string(affinity.name) or not str_find(affinity.name, "^[%w%._%-]+$")
     or not is_string(affinity.attributes) or str_find(affinity.attributes, "[%z\1-\31\127]")
@@ -121,13 +183,6 @@ local function check_affinity(affinity, report)
     if affinity[flag] ~= nil and affinity[flag] ~= true then return report.fail("policy.affinity." .. flag .. " must be true or absent") end
   end
   return true
-end
-
-local HASH_PART_KINDS = set_of("text", "var")
-
--- { "text" | "var", value } of an upstream-hash-by key.
-local function is_hash_part(part)
-  return is_array(part) and HASH_PART_KINDS[part[1]] and is_string(part[2]) and str_find(part[2], "^[%w_%.%-~:/]+$") ~= nil
 end
 
 local function check_proxy(policy, report)
@@ -161,6 +216,7 @@ _M.check_canary = check_canary
 _M.check_networks = check_networks
 _M.check_limits = check_limits
 _M.check_auth = check_auth
+_M.check_external_auth = check_external_auth
 _M.check_affinity = check_affinity
 _M.check_proxy = check_proxy
 

@@ -1,0 +1,122 @@
+/**
+ * External authentication in real nginx, from the data plane's side: the router's subrequest
+ * reaches the auth service, over HTTP/1.1 and HTTP/2, and an answer from an address an auth
+ * service may not have (loopback unless allowed, nginx's own listener ports) is never used,
+ * whatever its status: what protects against a host name that resolves there.
+ */
+import { connect, type ClientHttp2Session } from 'node:http2';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RouteTable } from '@ingresskit/route-model';
+import { startEchoBackend, type TestBackend } from './testing/backends.js';
+import {
+  allocateListenerPorts,
+  createListeners,
+  createTestRoute,
+  startDataPlane,
+  type DataPlane,
+} from './testing/data-plane.js';
+
+let app: TestBackend;
+let auth: TestBackend;
+let authV6: TestBackend;
+
+function createTable(ports: { http: number; https: number }): RouteTable {
+  const guarded = (hostname: string, url: string) => ({
+    hostname,
+    hostnameMatch: 'exact' as const,
+    routes: [
+      createTestRoute(hostname, {
+        action: { type: 'forward', backends: [{ backend: 'app', weight: 1 }] },
+        policy: { externalAuth: { url } },
+      }),
+    ],
+  });
+  return {
+    listeners: createListeners(ports),
+    virtualHosts: [
+      guarded('auth.example.com', `http://127.0.0.1:${auth.port}/check`),
+      guarded('own-port.example.com', `http://127.0.0.1:${ports.http}/`),
+      guarded('v6.example.com', `http://[::1]:${authV6.port}/check`),
+    ],
+    tls: [],
+    certificates: [],
+    backends: [{ id: 'app', endpoints: [{ address: app.address, port: app.port }] }],
+  };
+}
+
+async function startPlane(localAuthPeers: boolean): Promise<DataPlane> {
+  const ports = await allocateListenerPorts();
+  const table = createTable(ports);
+  const plane = await startDataPlane({ table, ports, render: { localAuthPeers } });
+  expect((await plane.push(table)).status).toBe(201);
+  return plane;
+}
+
+async function http2Status(port: number, host: string): Promise<number> {
+  const session: ClientHttp2Session = connect(`https://127.0.0.1:${port}`, {
+    servername: host,
+    rejectUnauthorized: false,
+  });
+  try {
+    return await new Promise<number>((resolve, reject) => {
+      const stream = session.request({ ':path': '/', ':authority': host });
+      stream.on('response', (headers) => resolve(Number(headers[':status'])));
+      stream.on('error', reject);
+      stream.resume();
+      stream.end();
+    });
+  } finally {
+    session.close();
+  }
+}
+
+let strict: DataPlane;
+let local: DataPlane;
+
+beforeAll(async () => {
+  app = await startEchoBackend('app');
+  auth = await startEchoBackend('auth');
+  authV6 = await startEchoBackend('auth-v6', { host: '::1' });
+  strict = await startPlane(false);
+  local = await startPlane(true);
+});
+
+afterAll(async () => {
+  await strict?.stop();
+  await local?.stop();
+  await app?.close();
+  await auth?.close();
+  await authV6?.close();
+});
+
+describe('external authentication in nginx', () => {
+  it('lets a request through when the service on an allowed address answers 2xx', async () => {
+    const before = auth.count();
+    const response = await local.request({ host: 'auth.example.com', path: '/x' });
+    expect(response.status).toBe(200);
+    expect(response.headers['x-backend']).toBe('app');
+    expect(auth.count()).toBe(before + 1);
+  });
+
+  it('asks the service over HTTP/2 too', async () => {
+    expect((await local.request({ host: 'auth.example.com', tls: true })).status).toBe(200);
+    const status = await http2Status(local.ports.https, 'auth.example.com');
+    expect(status).toBe(200);
+  });
+
+  it('answers 500 when the service answered from loopback and local peers are not allowed', async () => {
+    const before = auth.count();
+    expect((await strict.request({ host: 'auth.example.com' })).status).toBe(500);
+    // nginx asked (a name could have led there), but the answer was not used.
+    expect(auth.count()).toBe(before + 1);
+  });
+
+  it('reads IPv6 loopback answers as loopback too', async () => {
+    expect((await local.request({ host: 'v6.example.com' })).status).toBe(200);
+    expect((await strict.request({ host: 'v6.example.com' })).status).toBe(500);
+  });
+
+  it("answers 500 for a service on nginx's own listener port, even with local peers allowed", async () => {
+    expect((await local.request({ host: 'own-port.example.com' })).status).toBe(500);
+  });
+});
