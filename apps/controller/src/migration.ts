@@ -64,7 +64,7 @@ export interface MigrationReport {
  */
 const ADVICE_BY_GROUP: Readonly<Record<string, string>> = {
   'External authentication':
-    'authenticate in the backend, or put the authenticating proxy (oauth2-proxy, say) in front of it as the Ingress backend; until then keep this Ingress on ingress-nginx',
+    'auth-proxy-set-headers (headers sent to the auth service) is not supported yet: remove it if the service does not need them, or keep this Ingress on ingress-nginx',
   'Client certificate authentication':
     'verify client certificates in the backend, or keep this Ingress on ingress-nginx',
   'Backend certificate authentication':

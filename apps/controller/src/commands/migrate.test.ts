@@ -76,7 +76,8 @@ beforeAll(async () => {
     ingress('shop', 'login', 'login.example.com', {
       className: 'nginx',
       annotations: {
-        [`${prefix}/auth-url`]: 'http://oauth2-proxy.auth.svc/oauth2/auth',
+        [`${prefix}/auth-url`]: 'http://oauth2-proxy.auth.svc.cluster.local/oauth2/auth',
+        [`${prefix}/auth-proxy-set-headers`]: 'shop/auth-headers',
         [`${prefix}/configuration-snippet`]: "more_set_headers 'X-Frame-Options: DENY';",
       },
     }),
@@ -111,14 +112,17 @@ describe('ingresskit migrate', () => {
       'not served': 1,
     });
     expect(report.otherClasses.map((other) => other.ingress)).toEqual(['blog/elsewhere']);
-    // A refused annotation names itself and says what to do; both refusals are listed.
+    // A refused annotation names itself and says what to do; both refusals are listed, and the
+    // supported auth-url with its difference.
     const login = report.ingresses.find((entry) => entry.ingress === 'shop/login')!;
     expect(login.findings.map((finding) => [finding.kind, finding.field])).toEqual([
-      ['error', `metadata.annotations["${prefix}/auth-url"]`],
+      ['error', `metadata.annotations["${prefix}/auth-proxy-set-headers"]`],
       ['error', `metadata.annotations["${prefix}/configuration-snippet"]`],
+      ['difference', `metadata.annotations["${prefix}/auth-url"]`],
     ]);
-    expect(login.findings[0]!.advice).toContain('authenticate in the backend');
+    expect(login.findings[0]!.advice).toContain('auth-proxy-set-headers');
     expect(login.findings[1]!.advice).toContain('never accepted');
+    expect(login.findings[2]!.advice).toBeUndefined();
     // A supported annotation served differently is a difference, with the difference stated.
     const sticky = report.ingresses.find((entry) => entry.ingress === 'shop/sticky')!;
     expect(sticky.findings).toEqual([
