@@ -50,6 +50,7 @@ import { readSystemNameservers } from './resolv-conf.js';
 import { LeaderRole, statusAddressOptionsOf } from './leader.js';
 import type { Logger } from './logger.js';
 import { checksumToGaugeValue, createControllerMetrics, type ControllerMetrics } from './metrics.js';
+import { registerIngressNginxMetrics } from './ingress-nginx-metrics.js';
 import { registerRequestMetrics } from './request-metrics.js';
 import { NginxDataPlane, listenersOf } from './data-plane.js';
 import { ExternalNames, type LookupName } from './external-names.js';
@@ -162,15 +163,22 @@ export class Controller {
         this.#requestSync('data plane drift', true);
       },
     });
+    // ingress-nginx's metric names and labels, for the dashboards and alerts its users have.
+    const controllerLabels = {
+      controller_namespace: config.podNamespace,
+      controller_class: config.classConfig.controllerClass,
+      controller_pod: config.podName,
+    };
+    registerIngressNginxMetrics(this.metrics.registry, this.metrics, controllerLabels, {
+      table: () => this.routing.table(),
+      secretNameOf: (ingressKey, tlsIndex) =>
+        this.#store?.snapshot().ingresses.get(ingressKey)?.spec?.tls?.[tlsIndex]?.secretName,
+    });
     if (config.requestMetrics) {
       registerRequestMetrics(
         this.metrics.registry,
         { read: () => this.dataPlane.readRequestMetrics(), table: () => this.routing.table() },
-        {
-          controller_namespace: config.podNamespace,
-          controller_class: config.classConfig.controllerClass,
-          controller_pod: config.podName,
-        },
+        controllerLabels,
       );
     }
     // Without the gate nothing holds a configuration back.

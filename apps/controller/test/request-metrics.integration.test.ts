@@ -2,7 +2,8 @@
  * ingress-nginx's request metrics through real nginx: requests are counted per Ingress, path,
  * Service, status, method and host, with the histograms' buckets adding up; the labels come
  * from the route table; requests matching no route and made-up methods cannot add series; and
- * --enable-metrics=false turns it all off.
+ * --enable-metrics=false turns it all off. The controller metrics ingress-nginx's alerts read
+ * (reload success, leader, certificate expiry) are there under its names too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../src/controller.js';
@@ -13,9 +14,11 @@ import {
   ingressClassManifest,
   ingressManifest,
   serviceManifests,
+  presentedCertificate,
   startBackends,
   startController,
   startLocalApiServer,
+  tlsSecretManifest,
   type LocalApiServer,
 } from './harness.js';
 
@@ -33,6 +36,28 @@ beforeAll(async () => {
     ...serviceManifests('beta', [backends.get('beta')!]),
     ingressManifest('shop', { host: 'shop.test', service: 'alpha', className: 'nginx', path: '/cart' }),
     ingressManifest('blog', { host: 'blog.test', service: 'beta', className: 'nginx' }),
+    tlsSecretManifest('secure-tls', 'secure.test'),
+    {
+      ...ingressManifest('secure', { host: 'secure.test', service: 'alpha', className: 'nginx' }),
+      spec: {
+        ingressClassName: 'nginx',
+        tls: [{ hosts: ['secure.test'], secretName: 'secure-tls' }],
+        rules: [
+          {
+            host: 'secure.test',
+            http: {
+              paths: [
+                {
+                  path: '/',
+                  pathType: 'Prefix',
+                  backend: { service: { name: 'alpha', port: { number: 80 } } },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
   ]);
   controller = await startController(server, { podName: 'metrics-a' });
   quiet = await startController(server, { podName: 'metrics-b', requestMetrics: false });
@@ -139,5 +164,22 @@ describe('request metrics under ingress-nginx names', () => {
     const text = await scrape(quiet);
     expect(text).not.toContain('nginx_ingress_controller_requests');
     expect(text).toContain('ingresskit_syncs_total');
+  });
+
+  it("serves the controller metrics ingress-nginx's alerts read, certificate expiry included", async () => {
+    const text = await scrape(controller);
+    const own = { controller_namespace: 'ingresskit', controller_pod: 'metrics-a' };
+    expect(valueOf(text, 'nginx_ingress_controller_config_last_reload_successful', own)).toBe(1);
+    expect(valueOf(text, 'nginx_ingress_controller_success', own)).toBeGreaterThanOrEqual(1);
+    expect(valueOf(text, 'nginx_ingress_controller_errors', own)).toBe(0);
+    expect(valueOf(text, 'nginx_ingress_controller_build_info', own)).toBe(1);
+    const presented = await presentedCertificate(controller, 'secure.test');
+    const expiry = valueOf(text, 'nginx_ingress_controller_ssl_expire_time_seconds', {
+      host: 'secure.test',
+      secret_name: 'secure-tls',
+      namespace: 'ingresskit',
+    });
+    expect(expiry).toBe(Math.floor(Date.parse(presented.valid_to) / 1000));
+    expect(text).toContain(`identifier="-${BigInt(`0x${presented.serialNumber}`).toString()}"`);
   });
 });
