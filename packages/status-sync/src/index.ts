@@ -22,12 +22,10 @@ export { formatMicroTime } from './micro-time.js';
 export { resolveStatusAddresses, type StatusAddressOptions } from './resolve-status-addresses.js';
 export {
   StatusSync,
-  type IngressStatusApi,
-  type IngressWriteFailure,
-  type OwnedIngress,
   type StatusShutdownReason,
   type StatusShutdownResult,
   type StatusSyncEvents,
   type StatusSyncOptions,
   type StatusSyncResult,
 } from './status-sync.js';
+export type { IngressStatusApi, IngressWriteFailure, OwnedIngress } from './status-writer.js';
