@@ -1,6 +1,6 @@
 /**
- * The acquire/renew loop of Lease leader election: when to try, what an attempt's outcome means for
- * leading, the renew deadline, and giving the Lease up on stop.
+ * The acquire/renew loop of Lease leader election: when to try, what each attempt means for
+ * leading and the renew deadline, and giving the Lease up on stop.
  */
 import { systemClock, type Clock, type Timer } from '@ingresskit/task-queue';
 import type { V1Lease } from '@kubernetes/client-node';

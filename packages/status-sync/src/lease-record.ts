@@ -1,6 +1,6 @@
 /**
- * Lease record arithmetic for leader election, pure: what a Lease says, whether an observed holder
- * is still valid, and the spec to write when taking, renewing or giving up a Lease.
+ * Lease record arithmetic, pure: what a Lease says, whether an observed holder is still valid, and
+ * the spec to write when taking, renewing or giving up a Lease.
  */
 import type { V1LeaseSpec, V1MicroTime } from '@kubernetes/client-node';
 import { formatMicroTime } from './micro-time.js';

@@ -1,6 +1,6 @@
 /**
- * The lifecycle of status publishing: when to sync (start, interval, on demand, coalesced), from
- * the leader only, and whether to clear the status on shutdown; status-writer.ts does the writes.
+ * When to publish Ingress status (start, interval, on demand, coalesced; leader only) and whether
+ * to clear it on shutdown; the writes themselves are status-writer.ts's.
  */
 import { systemClock, type Clock, type Timer } from '@ingresskit/task-queue';
 import { EventEmitter } from 'eventemitter3';
