@@ -4,70 +4,40 @@
  * returns the per-key delta. Work per change is proportional to the hosts it touches, not to the
  * size of the table.
  */
+import { assembleVirtualHost, type SourcedHostContribution, type SourcedTlsClaim } from './assemble.js';
 import {
-  assembleTlsBinding,
-  assembleVirtualHost,
-  type SourcedHostContribution,
-  type SourcedTlsClaim,
-} from './assemble.js';
+  BackendReferences,
+  backendIdsOfContribution,
+  backendIdsOfRoute,
+  mergeReferenceChanges,
+  type BackendReferenceChange,
+} from './backend-references.js';
 import { createEmptyDelta } from './diff.js';
 import { isDeepEqual } from './equal.js';
-import { MemberIndex } from './member-index.js';
-import { compareOrigins } from './precedence.js';
+import { admitOwnedEntries, findHostOwner } from './host-ownership.js';
 import { SourcesByHost } from './sources-by-host.js';
+import { sortDelta, sortValuesByKey } from './table-order.js';
+import { TlsBindings } from './tls-bindings.js';
 import type {
   AssemblyNote,
   Backend,
-  Certificate,
   HostContribution,
   HostOwner,
   Listener,
   Route,
   RouteContribution,
-  RouteOrigin,
   RouteTable,
   RouteTableDelta,
   SourceRef,
-  TlsBinding,
   VirtualHost,
 } from './types.js';
+
+// Part of the package's surface through index.ts, which imports them from here.
+export { backendIdsOfRoute, type BackendReferenceChange };
 
 /** The key of a source: `kind/namespace/name`. */
 export function sourceKey(source: SourceRef): string {
   return `${source.kind}/${source.namespace}/${source.name}`;
-}
-
-/** Backend ids a route may send traffic to (its group and its mirror). */
-export function backendIdsOfRoute(route: Route): string[] {
-  const ids: string[] = [];
-  if (route.action.type === 'forward') {
-    for (const member of route.action.backends) if (member.backend !== undefined) ids.push(member.backend);
-    for (const member of route.action.canary?.backends ?? []) {
-      if (member.backend !== undefined) ids.push(member.backend);
-    }
-  }
-  if (route.policy.mirror !== undefined) ids.push(route.policy.mirror.backend);
-  return ids;
-}
-
-function backendIdsOfContribution(contribution: RouteContribution): Set<string> {
-  const ids = new Set<string>();
-  for (const host of contribution.hosts) {
-    for (const route of host.routes) for (const id of backendIdsOfRoute(route)) ids.add(id);
-    for (const { route } of host.canaries ?? []) for (const id of backendIdsOfRoute(route)) ids.add(id);
-    if (host.fallback !== undefined && host.fallback !== 'table-default') {
-      for (const id of backendIdsOfRoute(host.fallback)) ids.add(id);
-    }
-  }
-  return ids;
-}
-
-/** How the set of backends sources refer to changed with one call. */
-export interface BackendReferenceChange {
-  /** Ids no source referred to before. */
-  added: string[];
-  /** Ids no source refers to any more. */
-  removed: string[];
 }
 
 /** Options of {@link createRouteTableBuilder}. */
@@ -117,11 +87,6 @@ export interface RouteTableBuilder {
   notes(): AssemblyNote[];
 }
 
-interface CertificateEntry {
-  certificate: Certificate;
-  bindings: number;
-}
-
 class IncrementalRouteTable implements RouteTableBuilder {
   #listeners: Listener[];
   #defaultFallback: Route | undefined;
@@ -129,16 +94,12 @@ class IncrementalRouteTable implements RouteTableBuilder {
   readonly #contributions = new Map<string, RouteContribution>();
   readonly #hostIndex = new SourcesByHost<SourcedHostContribution>();
   readonly #tlsIndex = new SourcesByHost<SourcedTlsClaim[]>();
-  /** Sources referring to each backend id ('' is the default fallback). */
-  readonly #backendRefs = new MemberIndex();
-  /** Backend ids each source refers to. */
-  readonly #refsBySource = new Map<string, readonly string[]>();
+  /** Which sources refer to which backends ('' is the table's default fallback). */
+  readonly #backendRefs = new BackendReferences();
   readonly #backends = new Map<string, Backend>();
   readonly #virtualHosts = new Map<string, VirtualHost>();
   readonly #hostNotes = new Map<string, AssemblyNote[]>();
-  readonly #bindings = new Map<string, TlsBinding>();
-  readonly #tlsNotes = new Map<string, AssemblyNote[]>();
-  readonly #certificates = new Map<string, CertificateEntry>();
+  readonly #tls = new TlsBindings();
   readonly #dirtyHosts = new Set<string>();
   readonly #dirtyTls = new Set<string>();
   readonly #dirtyBackends = new Set<string>();
@@ -149,7 +110,9 @@ class IncrementalRouteTable implements RouteTableBuilder {
     this.#listeners = options.listeners ?? [];
     this.#defaultFallback = options.defaultFallback;
     this.#ownedHosts = options.hostOwnership === 'oldest-tenant';
-    if (this.#defaultFallback !== undefined) this.#refer('', backendIdsOfRoute(this.#defaultFallback));
+    if (this.#defaultFallback !== undefined) {
+      this.#backendRefs.refer('', backendIdsOfRoute(this.#defaultFallback));
+    }
   }
 
   setContribution(contribution: RouteContribution): BackendReferenceChange {
@@ -171,8 +134,8 @@ class IncrementalRouteTable implements RouteTableBuilder {
       this.#tlsIndex.set(claim.hostname, key, claims);
       this.#touchTls(claim.hostname);
     }
-    const added = this.#refer(key, backendIdsOfContribution(contribution));
-    return mergeChanges(change, added);
+    const added = this.#backendRefs.refer(key, backendIdsOfContribution(contribution));
+    return mergeReferenceChanges(change, added);
   }
 
   deleteContribution(key: string): BackendReferenceChange {
@@ -204,7 +167,7 @@ class IncrementalRouteTable implements RouteTableBuilder {
 
   sourcesOfBackend(id: string): string[] {
     return this.#backendRefs
-      .members(id)
+      .sourcesOf(id)
       .filter((key) => key !== '')
       .sort();
   }
@@ -217,14 +180,16 @@ class IncrementalRouteTable implements RouteTableBuilder {
 
   setDefaultFallback(route: Route | undefined): BackendReferenceChange {
     if (isDeepEqual(route, this.#defaultFallback)) return { added: [], removed: [] };
-    const removed = this.#unrefer('');
+    const removed = this.#backendRefs.unrefer('');
     this.#defaultFallback = route;
     const added =
-      route === undefined ? { added: [], removed: [] } : this.#refer('', backendIdsOfRoute(route));
+      route === undefined
+        ? { added: [], removed: [] }
+        : this.#backendRefs.refer('', backendIdsOfRoute(route));
     // Only hosts that ask for the table default change, but which ones is not indexed: the table
     // default changes about never, so re-assembling every host is the simple, correct choice.
     for (const hostname of this.#hostIndex.hostnames()) this.#dirtyHosts.add(hostname);
-    return mergeChanges(removed, added);
+    return mergeReferenceChanges(removed, added);
   }
 
   commit(): RouteTableDelta {
@@ -249,7 +214,8 @@ class IncrementalRouteTable implements RouteTableBuilder {
         ownership.push(...claimNotes.filter((note) => !noted.has(sourceKey(note.source))));
       }
       notes.unshift(...ownership);
-      setOrDelete(this.#hostNotes, hostname, notes.length === 0 ? undefined : notes);
+      if (notes.length === 0) this.#hostNotes.delete(hostname);
+      else this.#hostNotes.set(hostname, notes);
       const old = this.#virtualHosts.get(hostname);
       if (virtualHost === undefined) {
         if (old !== undefined) {
@@ -261,14 +227,11 @@ class IncrementalRouteTable implements RouteTableBuilder {
         delta.virtualHosts.upsert.push(virtualHost);
       }
     }
-    const certificatesBefore = new Set(this.#certificates.keys());
+    const certificatesBefore = this.#tls.certificateIds();
     for (const hostname of this.#dirtyTls) {
       this.#commitTls(hostname, owners.has(hostname) ? owners.get(hostname) : this.#ownerOf(hostname), delta);
     }
-    for (const [id, entry] of this.#certificates) {
-      if (!certificatesBefore.has(id)) delta.certificates.upsert.push(entry.certificate);
-    }
-    for (const id of certificatesBefore) if (!this.#certificates.has(id)) delta.certificates.remove.push(id);
+    this.#tls.diffCertificates(certificatesBefore, delta);
     for (const id of this.#dirtyBackends) {
       const backend = this.#backends.get(id);
       if (backend === undefined) delta.backends.remove.push(id);
@@ -287,12 +250,10 @@ class IncrementalRouteTable implements RouteTableBuilder {
   table(): RouteTable {
     this.#table ??= {
       listeners: this.#listeners,
-      virtualHosts: sortedValues(this.#virtualHosts),
-      tls: sortedValues(this.#bindings),
-      certificates: sortedValues(
-        new Map([...this.#certificates].map(([id, entry]) => [id, entry.certificate])),
-      ),
-      backends: sortedValues(this.#backends),
+      virtualHosts: sortValuesByKey(this.#virtualHosts),
+      tls: sortValuesByKey(this.#tls.bindings()),
+      certificates: sortValuesByKey(this.#tls.certificates()),
+      backends: sortValuesByKey(this.#backends),
     };
     return this.#table;
   }
@@ -302,7 +263,7 @@ class IncrementalRouteTable implements RouteTableBuilder {
   }
 
   notes(): AssemblyNote[] {
-    return [...this.#hostNotes.values(), ...this.#tlsNotes.values()].flat();
+    return [...this.#hostNotes.values(), ...this.#tls.notes()].flat();
   }
 
   #commitTls(hostname: string, owner: HostOwner | undefined, delta: RouteTableDelta): void {
@@ -310,25 +271,7 @@ class IncrementalRouteTable implements RouteTableBuilder {
     const claims = this.#admitted(hostname, owner, this.#tlsIndex.sources(hostname), [])
       .map(([, entries]) => entries)
       .flat();
-    const { binding, notes } = assembleTlsBinding(hostname, claims);
-    setOrDelete(this.#tlsNotes, hostname, notes.length === 0 ? undefined : notes);
-    const old = this.#bindings.get(hostname);
-    if (old !== undefined && binding !== undefined && isDeepEqual(old, binding)) return;
-    if (old !== undefined) this.#releaseCertificate(old.certificate);
-    if (binding === undefined) {
-      if (old !== undefined) {
-        this.#bindings.delete(hostname);
-        delta.tls.remove.push(hostname);
-      }
-      return;
-    }
-    const certificate = claims.find((entry) => entry.claim.certificate.id === binding.certificate)!.claim
-      .certificate;
-    const entry = this.#certificates.get(certificate.id);
-    if (entry === undefined) this.#certificates.set(certificate.id, { certificate, bindings: 1 });
-    else entry.bindings += 1;
-    this.#bindings.set(hostname, binding);
-    delta.tls.upsert.push(binding);
+    this.#tls.commitHost(hostname, claims, delta);
   }
 
   #touch(hostname: string): void {
@@ -346,45 +289,18 @@ class IncrementalRouteTable implements RouteTableBuilder {
     return this.#ownerOf(hostname);
   }
 
-  /** The tenant of the oldest contribution (route or TLS claim) to `hostname` that has one. */
   #ownerOf(hostname: string): HostOwner | undefined {
     if (!this.#ownedHosts) return undefined;
-    let oldest: { origin: RouteOrigin; contribution: RouteContribution } | undefined;
-    const consider = (key: string, origin: RouteOrigin | undefined) => {
-      const contribution = this.#contributions.get(key);
-      if (origin === undefined || contribution?.tenant === undefined) return;
-      if (oldest === undefined || compareOrigins(origin, oldest.origin) < 0)
-        oldest = { origin, contribution };
-    };
-    for (const [key, { host }] of this.#hostIndex.sources(hostname)) consider(key, oldestOriginOf(host));
-    for (const [key, claims] of this.#tlsIndex.sources(hostname)) {
-      for (const { claim } of claims) consider(key, claim.origin);
-    }
-    if (oldest === undefined) return undefined;
-    return { tenant: oldest.contribution.tenant!, source: oldest.contribution.source };
+    return findHostOwner(hostname, this.#contributions, this.#hostIndex, this.#tlsIndex);
   }
 
-  /** The entries of sources `owner` lets contribute to `hostname`; a note for each other one. */
   #admitted<T>(
     hostname: string,
     owner: HostOwner | undefined,
     entries: [string, T][],
     notes: AssemblyNote[],
   ): [string, T][] {
-    if (owner === undefined) return entries;
-    return entries.filter(([key]) => {
-      const contribution = this.#contributions.get(key)!;
-      if (contribution.tenant === undefined || contribution.tenant === owner.tenant) return true;
-      notes.push({ type: 'host-owned-elsewhere', source: contribution.source, hostname, owner });
-      return false;
-    });
-  }
-
-  #releaseCertificate(id: string): void {
-    const entry = this.#certificates.get(id);
-    if (entry === undefined) return;
-    entry.bindings -= 1;
-    if (entry.bindings === 0) this.#certificates.delete(id);
+    return admitOwnedEntries(hostname, owner, entries, this.#contributions, notes);
   }
 
   #unindex(key: string): BackendReferenceChange {
@@ -399,20 +315,7 @@ class IncrementalRouteTable implements RouteTableBuilder {
       this.#tlsIndex.delete(claim.hostname, key);
       this.#touchTls(claim.hostname);
     }
-    return this.#unrefer(key);
-  }
-
-  #refer(key: string, ids: Iterable<string>): BackendReferenceChange {
-    const own = [...new Set(ids)];
-    if (own.length === 0) return { added: [], removed: [] };
-    this.#refsBySource.set(key, own);
-    return { added: own.filter((id) => this.#backendRefs.add(id, key)), removed: [] };
-  }
-
-  #unrefer(key: string): BackendReferenceChange {
-    const removed = (this.#refsBySource.get(key) ?? []).filter((id) => this.#backendRefs.delete(id, key));
-    this.#refsBySource.delete(key);
-    return { added: [], removed };
+    return this.#backendRefs.unrefer(key);
   }
 }
 
@@ -425,12 +328,6 @@ export function createRouteTableBuilder(options: RouteTableBuilderOptions = {}):
   return new IncrementalRouteTable(options);
 }
 
-function oldestOriginOf(host: HostContribution): RouteOrigin | undefined {
-  const origins = host.routes.map((route) => route.origin);
-  if (host.fallback !== undefined && host.fallback !== 'table-default') origins.push(host.fallback.origin);
-  return origins.sort(compareOrigins)[0];
-}
-
 function mergeHosts(a: HostContribution, b: HostContribution): HostContribution {
   const merged: HostContribution = { hostname: a.hostname, routes: [...a.routes, ...b.routes] };
   const wildcard = a.wildcard ?? b.wildcard;
@@ -441,35 +338,4 @@ function mergeHosts(a: HostContribution, b: HostContribution): HostContribution 
     merged.canaries = [...(a.canaries ?? []), ...(b.canaries ?? [])];
   }
   return merged;
-}
-
-// A reference dropped and taken again within one call is neither added nor removed.
-function mergeChanges(first: BackendReferenceChange, second: BackendReferenceChange): BackendReferenceChange {
-  const readded = new Set(second.added.filter((id) => first.removed.includes(id)));
-  return {
-    added: [...first.added, ...second.added.filter((id) => !readded.has(id))],
-    removed: [...first.removed.filter((id) => !readded.has(id)), ...second.removed],
-  };
-}
-
-function setOrDelete<K, V>(map: Map<K, V>, key: K, value: V | undefined): void {
-  if (value === undefined) map.delete(key);
-  else map.set(key, value);
-}
-
-function compareKeys(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function sortedValues<T>(map: ReadonlyMap<string, T>): T[] {
-  return [...map.keys()].sort(compareKeys).map((key) => map.get(key)!);
-}
-
-function sortDelta(delta: RouteTableDelta): void {
-  delta.virtualHosts.upsert.sort((a, b) => compareKeys(a.hostname, b.hostname));
-  delta.tls.upsert.sort((a, b) => compareKeys(a.hostname, b.hostname));
-  delta.certificates.upsert.sort((a, b) => compareKeys(a.id, b.id));
-  delta.backends.upsert.sort((a, b) => compareKeys(a.id, b.id));
-  for (const part of [delta.virtualHosts, delta.tls, delta.certificates, delta.backends])
-    part.remove.sort(compareKeys);
 }

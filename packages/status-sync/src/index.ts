@@ -8,26 +8,24 @@ export {
   RequestTimeoutError,
   StatusWriteError,
 } from './errors.js';
+export { defaultLeaderElectionTiming } from './election-timing.js';
 export {
   LeaderElector,
-  defaultLeaderElectionTiming,
   type LeaderElectorEvents,
   type LeaderElectorOptions,
   type LeaderElectorStopResult,
-  type LeaseApi,
   type StopLeaderElectorOptions,
   type StoppedLeadingReason,
 } from './leader-elector.js';
+export type { LeaseApi } from './lease-client.js';
 export { formatMicroTime } from './micro-time.js';
 export { resolveStatusAddresses, type StatusAddressOptions } from './resolve-status-addresses.js';
 export {
   StatusSync,
-  type IngressStatusApi,
-  type IngressWriteFailure,
-  type OwnedIngress,
   type StatusShutdownReason,
   type StatusShutdownResult,
   type StatusSyncEvents,
   type StatusSyncOptions,
   type StatusSyncResult,
 } from './status-sync.js';
+export type { IngressStatusApi, IngressWriteFailure, OwnedIngress } from './status-writer.js';

@@ -1,17 +1,24 @@
+/**
+ * The acquire/renew loop of Lease leader election: when to try, what each attempt means for
+ * leading and the renew deadline, and giving the Lease up on stop.
+ */
 import { systemClock, type Clock, type Timer } from '@ingresskit/task-queue';
-import type { V1Lease, V1LeaseSpec, V1MicroTime } from '@kubernetes/client-node';
+import type { V1Lease } from '@kubernetes/client-node';
 import { EventEmitter } from 'eventemitter3';
-import { statusCodeOf, toError } from './api-errors.js';
-import { InvalidStatusSyncOptionsError, LeaseRequestError } from './errors.js';
-import { formatMicroTime } from './micro-time.js';
+import { toError } from './api-errors.js';
+import {
+  checkElectionOptions,
+  computeNextAttemptDelay,
+  defaultLeaderElectionTiming,
+} from './election-timing.js';
+import { createLeaseClient, type LeaseApi, type LeaseClient, type LeaseWriteResult } from './lease-client.js';
+import {
+  buildHolderSpec,
+  isObservationValid,
+  readLeaseRecord,
+  type LeaseObservation,
+} from './lease-record.js';
 import { withTimeout } from './timeout.js';
-
-/** The Lease calls the elector makes; `CoordinationV1Api` from @kubernetes/client-node satisfies it. */
-export interface LeaseApi {
-  readNamespacedLease(param: { name: string; namespace: string }): Promise<V1Lease>;
-  createNamespacedLease(param: { namespace: string; body: V1Lease }): Promise<V1Lease>;
-  replaceNamespacedLease(param: { name: string; namespace: string; body: V1Lease }): Promise<V1Lease>;
-}
 
 /** Options of {@link LeaderElector}. Durations are milliseconds. */
 export interface LeaderElectorOptions {
@@ -34,13 +41,6 @@ export interface LeaderElectorOptions {
   /** Uniform numbers in [0, 1) for the candidates' jitter; `Math.random` by default. */
   random?: () => number;
 }
-
-/** ingress-nginx's (and client-go's usual) timing: lease 30 s, renew deadline 15 s, retry 7.5 s. */
-export const defaultLeaderElectionTiming = {
-  leaseDurationMs: 30_000,
-  renewDeadlineMs: 15_000,
-  retryPeriodMs: 7_500,
-} as const;
 
 /** Why this replica stopped leading. */
 export type StoppedLeadingReason =
@@ -89,31 +89,12 @@ export interface LeaderElectorStopResult {
   error?: Error;
 }
 
-interface LeaseRecord {
-  readonly holderIdentity: string;
-  readonly leaseDurationSeconds: number | undefined;
-  readonly acquireTime: string | undefined;
-  readonly renewTime: string | undefined;
-  readonly leaseTransitions: number;
-}
-
-interface Observation {
-  readonly record: LeaseRecord;
-  readonly key: string;
-  /** When this replica first saw `record`, on its own clock: expiry is measured from here, not renewTime. */
-  readonly observedAt: number;
-}
-
 type AttemptOutcome =
   | { readonly kind: 'acquired'; readonly lease: V1Lease }
   | { readonly kind: 'held'; readonly holder: string }
   | { readonly kind: 'conflict' }
   | { readonly kind: 'abandoned' }
   | { readonly kind: 'failed'; readonly error: Error };
-
-// client-go's leaderelection.JitterFactor: candidates wait retryPeriod × [1, 2.2).
-const jitterFactor = 1.2;
-const maxReleaseConflicts = 3;
 
 /**
  * Leader election on a `coordination.k8s.io/v1` Lease, modelled on client-go: get, then create or
@@ -124,9 +105,7 @@ const maxReleaseConflicts = 3;
  * lead at once while clocks run at the same rate.
  */
 export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
-  private readonly api: LeaseApi;
-  private readonly namespace: string;
-  private readonly electionId: string;
+  private readonly lease: LeaseClient;
   private readonly identity: string;
   private readonly leaseDurationMs: number;
   private readonly renewDeadlineMs: number;
@@ -137,7 +116,7 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
   private state: 'idle' | 'running' | 'stopped' = 'idle';
   private isLeading = false;
   private leadingUntil = 0;
-  private observation: Observation | undefined;
+  private observation: LeaseObservation | undefined;
   private reportedLeader: string | undefined;
   private attemptSeq = 0;
   private currentAttempt = 0;
@@ -149,16 +128,24 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
   /** Validates identity and timing (lease > renew deadline > retry period > 0); throws InvalidStatusSyncOptionsError. */
   constructor(options: LeaderElectorOptions) {
     super();
-    this.api = options.coordinationApi;
-    this.namespace = options.namespace;
-    this.electionId = options.electionId;
     this.identity = options.identity;
     this.leaseDurationMs = options.leaseDurationMs ?? defaultLeaderElectionTiming.leaseDurationMs;
     this.renewDeadlineMs = options.renewDeadlineMs ?? defaultLeaderElectionTiming.renewDeadlineMs;
     this.retryPeriodMs = options.retryPeriodMs ?? defaultLeaderElectionTiming.retryPeriodMs;
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
-    checkElectorOptions(options.identity, this.leaseDurationMs, this.renewDeadlineMs, this.retryPeriodMs);
+    checkElectionOptions(options.identity, {
+      leaseDurationMs: this.leaseDurationMs,
+      renewDeadlineMs: this.renewDeadlineMs,
+      retryPeriodMs: this.retryPeriodMs,
+    });
+    this.lease = createLeaseClient({
+      api: options.coordinationApi,
+      namespace: options.namespace,
+      name: options.electionId,
+      clock: this.clock,
+      timeoutMs: this.renewDeadlineMs,
+    });
   }
 
   /**
@@ -239,7 +226,7 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
       this.tryAcquireOrRenew(attempt, startedAt),
       this.renewDeadlineMs,
       this.clock,
-      this.describe('attempt on'),
+      this.lease.describe('attempt on'),
     ).then(
       (outcome) => this.finishAttempt(attempt, startedAt, outcome),
       (error: unknown) => this.finishAttempt(attempt, startedAt, { kind: 'failed', error: toError(error) }),
@@ -247,54 +234,26 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
   }
 
   private async tryAcquireOrRenew(attempt: number, startedAt: number): Promise<AttemptOutcome> {
-    let lease: V1Lease;
-    try {
-      lease = await this.api.readNamespacedLease({ name: this.electionId, namespace: this.namespace });
-    } catch (error) {
-      if (statusCodeOf(error) !== 404)
-        throw new LeaseRequestError(`reading ${this.describe()} failed`, { cause: error });
-      if (attempt !== this.currentAttempt) return { kind: 'abandoned' };
-      return this.createLease(startedAt);
-    }
+    const lease = await this.lease.read();
     if (attempt !== this.currentAttempt) return { kind: 'abandoned' };
+    if (lease === undefined) {
+      this.mayHoldLease = true;
+      return acquiredOrConflict(
+        await this.lease.create(buildHolderSpec(this.identity, this.leaseDurationMs, startedAt, undefined)),
+      );
+    }
     const observed = this.observe(lease);
     const holder = observed.record.holderIdentity;
-    if (holder !== '' && holder !== this.identity && this.isObservedLeaseValid(observed)) {
+    if (
+      holder !== '' &&
+      holder !== this.identity &&
+      isObservationValid(observed, this.leaseDurationMs, this.clock.now())
+    ) {
       return { kind: 'held', holder };
     }
-    const body: V1Lease = {
-      ...lease,
-      spec: { ...lease.spec, ...this.holderSpec(startedAt, observed.record) },
-    };
+    const spec = buildHolderSpec(this.identity, this.leaseDurationMs, startedAt, observed.record);
     this.mayHoldLease = true;
-    try {
-      const updated = await this.api.replaceNamespacedLease({
-        name: this.electionId,
-        namespace: this.namespace,
-        body,
-      });
-      return { kind: 'acquired', lease: updated };
-    } catch (error) {
-      if (statusCodeOf(error) === 409) return { kind: 'conflict' };
-      throw new LeaseRequestError(`updating ${this.describe()} failed`, { cause: error });
-    }
-  }
-
-  private async createLease(startedAt: number): Promise<AttemptOutcome> {
-    const body: V1Lease = {
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      metadata: { name: this.electionId, namespace: this.namespace },
-      spec: this.holderSpec(startedAt, undefined),
-    };
-    this.mayHoldLease = true;
-    try {
-      const created = await this.api.createNamespacedLease({ namespace: this.namespace, body });
-      return { kind: 'acquired', lease: created };
-    } catch (error) {
-      if (statusCodeOf(error) === 409) return { kind: 'conflict' };
-      throw new LeaseRequestError(`creating ${this.describe()} failed`, { cause: error });
-    }
+    return acquiredOrConflict(await this.lease.replace({ ...lease, spec: { ...lease.spec, ...spec } }));
   }
 
   private finishAttempt(attempt: number, startedAt: number, outcome: AttemptOutcome): void {
@@ -327,9 +286,7 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
         break;
     }
     if (this.isLeading && this.clock.now() >= this.leadingUntil) this.stepDown('renew-deadline');
-    this.scheduleAttempt(
-      this.isLeading ? this.retryPeriodMs : this.retryPeriodMs * (1 + jitterFactor * this.random()),
-    );
+    this.scheduleAttempt(computeNextAttemptDelay(this.retryPeriodMs, this.isLeading, this.random));
   }
 
   private scheduleAttempt(delayMs: number): void {
@@ -356,8 +313,8 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
     this.emit('stopped-leading', reason);
   }
 
-  private observe(lease: V1Lease): Observation {
-    const record = recordOf(lease.spec);
+  private observe(lease: V1Lease): LeaseObservation {
+    const record = readLeaseRecord(lease.spec);
     const key = JSON.stringify(record);
     if (this.observation?.key !== key) {
       this.observation = { record, key, observedAt: this.clock.now() };
@@ -370,118 +327,15 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
     return this.observation;
   }
 
-  private isObservedLeaseValid(observed: Observation): boolean {
-    const seconds = observed.record.leaseDurationSeconds;
-    const durationMs = seconds !== undefined && seconds > 0 ? seconds * 1000 : this.leaseDurationMs;
-    return observed.observedAt + durationMs > this.clock.now();
-  }
-
-  private holderSpec(now: number, previous: LeaseRecord | undefined): V1LeaseSpec {
-    const time = formatMicroTime(new Date(now));
-    const isRenewal = previous?.holderIdentity === this.identity;
-    return {
-      holderIdentity: this.identity,
-      leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
-      acquireTime: asMicroTime(isRenewal && previous.acquireTime !== undefined ? previous.acquireTime : time),
-      renewTime: asMicroTime(time),
-      leaseTransitions: previous === undefined ? 0 : previous.leaseTransitions + (isRenewal ? 0 : 1),
-    };
-  }
-
   /** True when the Lease was given up; false when it was gone or named someone else already. */
   private async releaseLease(): Promise<boolean> {
-    for (let conflicts = 0; conflicts < maxReleaseConflicts; conflicts++) {
-      let lease: V1Lease;
-      try {
-        lease = await withTimeout(
-          this.api.readNamespacedLease({ name: this.electionId, namespace: this.namespace }),
-          this.renewDeadlineMs,
-          this.clock,
-          this.describe('reading'),
-        );
-      } catch (error) {
-        if (statusCodeOf(error) === 404) return false;
-        throw new LeaseRequestError(`reading ${this.describe()} to release it failed`, { cause: error });
-      }
-      // Never clobber a record that already names someone else.
-      if (lease.spec?.holderIdentity !== this.identity) return false;
-      const time = asMicroTime(formatMicroTime(new Date(this.clock.now())));
-      const body: V1Lease = {
-        ...lease,
-        spec: {
-          ...lease.spec,
-          holderIdentity: '',
-          leaseDurationSeconds: 1,
-          acquireTime: time,
-          renewTime: time,
-        },
-      };
-      try {
-        const released = await withTimeout(
-          this.api.replaceNamespacedLease({ name: this.electionId, namespace: this.namespace, body }),
-          this.renewDeadlineMs,
-          this.clock,
-          this.describe('releasing'),
-        );
-        this.observe(released);
-        return true;
-      } catch (error) {
-        if (statusCodeOf(error) !== 409) {
-          throw new LeaseRequestError(`releasing ${this.describe()} failed`, { cause: error });
-        }
-      }
-    }
-    throw new LeaseRequestError(
-      `releasing ${this.describe()} failed: ${maxReleaseConflicts} conflicts in a row`,
-    );
-  }
-
-  private describe(verb?: string): string {
-    const lease = `Lease ${this.namespace}/${this.electionId}`;
-    return verb === undefined ? lease : `${verb} ${lease}`;
+    const released = await this.lease.release(this.identity);
+    if (released === undefined) return false;
+    this.observe(released);
+    return true;
   }
 }
 
-function checkElectorOptions(
-  identity: string,
-  leaseDurationMs: number,
-  renewDeadlineMs: number,
-  retryPeriodMs: number,
-): void {
-  // An empty holderIdentity means "nobody holds the Lease".
-  if (identity === '') throw new InvalidStatusSyncOptionsError('identity must not be empty');
-  if (!(retryPeriodMs > 0)) {
-    throw new InvalidStatusSyncOptionsError(`retryPeriodMs must be > 0, got ${retryPeriodMs}`);
-  }
-  if (!(renewDeadlineMs > retryPeriodMs)) {
-    throw new InvalidStatusSyncOptionsError(
-      `renewDeadlineMs (${renewDeadlineMs}) must be greater than retryPeriodMs (${retryPeriodMs})`,
-    );
-  }
-  if (!(leaseDurationMs > renewDeadlineMs)) {
-    throw new InvalidStatusSyncOptionsError(
-      `leaseDurationMs (${leaseDurationMs}) must be greater than renewDeadlineMs (${renewDeadlineMs}), or two replicas could lead at once`,
-    );
-  }
-}
-
-function recordOf(spec: V1LeaseSpec | undefined): LeaseRecord {
-  return {
-    holderIdentity: spec?.holderIdentity ?? '',
-    leaseDurationSeconds: spec?.leaseDurationSeconds,
-    acquireTime: microTimeText(spec?.acquireTime),
-    renewTime: microTimeText(spec?.renewTime),
-    leaseTransitions: spec?.leaseTransitions ?? 0,
-  };
-}
-
-// client-node 2.0.1 does not convert V1MicroTime on the way in or out (the type is missing from its
-// serializer's type map), so read values are the server's strings and written strings go out verbatim.
-function microTimeText(value: unknown): string | undefined {
-  if (value instanceof Date) return formatMicroTime(value);
-  return typeof value === 'string' ? value : undefined;
-}
-
-function asMicroTime(text: string): V1MicroTime {
-  return text as unknown as V1MicroTime;
+function acquiredOrConflict(result: LeaseWriteResult): AttemptOutcome {
+  return result.kind === 'written' ? { kind: 'acquired', lease: result.lease } : result;
 }

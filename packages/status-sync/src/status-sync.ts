@@ -1,29 +1,22 @@
+/**
+ * When to publish Ingress status (start, interval, on demand, coalesced; leader only) and whether
+ * to clear it on shutdown; the writes themselves are status-writer.ts's.
+ */
 import { systemClock, type Clock, type Timer } from '@ingresskit/task-queue';
-import type { V1Ingress } from '@kubernetes/client-node';
 import { EventEmitter } from 'eventemitter3';
 import type { StatusAddress } from './addresses.js';
-import { statusCodeOf, toError } from './api-errors.js';
+import { toError } from './api-errors.js';
 import { findOtherReplicas, type CoreApi } from './controller-pods.js';
-import { InvalidStatusSyncOptionsError, StatusWriteError } from './errors.js';
-import { isStatusEqual, toLoadBalancerEntries, type LoadBalancerEntry } from './ingress-status.js';
+import { InvalidStatusSyncOptionsError } from './errors.js';
 import { resolveStatusAddresses, type StatusAddressOptions } from './resolve-status-addresses.js';
+import {
+  createStatusWriter,
+  type IngressStatusApi,
+  type IngressWriteFailure,
+  type OwnedIngress,
+  type StatusWriter,
+} from './status-writer.js';
 import { withTimeout } from './timeout.js';
-
-/** The Ingress calls StatusSync makes; `NetworkingV1Api` from @kubernetes/client-node satisfies it. */
-export interface IngressStatusApi {
-  readNamespacedIngress(param: { name: string; namespace: string }): Promise<V1Ingress>;
-  replaceNamespacedIngressStatus(param: {
-    name: string;
-    namespace: string;
-    body: V1Ingress;
-  }): Promise<V1Ingress>;
-}
-
-/** An Ingress this controller owns, as cached (a typed model or raw watch JSON both fit). */
-export interface OwnedIngress {
-  metadata?: { name?: string; namespace?: string };
-  status?: { loadBalancer?: { ingress?: readonly LoadBalancerEntry[] | null } | null } | null;
-}
 
 /** Options of {@link StatusSync}. Durations are milliseconds. */
 export interface StatusSyncOptions {
@@ -49,13 +42,6 @@ export interface StatusSyncOptions {
   requestTimeoutMs?: number;
   /** Source of time and timers; the monotonic system clock by default. */
   clock?: Clock;
-}
-
-/** One Ingress whose status could not be written; the others were still handled. */
-export interface IngressWriteFailure {
-  /** `namespace/name`. */
-  key: string;
-  error: Error;
 }
 
 /** What one sync did. */
@@ -115,8 +101,6 @@ export interface StatusSyncEvents {
   'sync-failed': [error: Error];
 }
 
-type WriteOutcome = 'written' | 'unchanged' | 'gone' | 'skipped';
-
 const defaults = {
   intervalMs: 60_000,
   concurrency: 10,
@@ -130,15 +114,13 @@ const defaults = {
  * sorted addresses differ, through the status subresource, re-reading and retrying on conflict.
  */
 export class StatusSync extends EventEmitter<StatusSyncEvents> {
-  private readonly networking: IngressStatusApi;
+  private readonly writer: StatusWriter;
   private readonly core: CoreApi;
   private readonly addressOptions: StatusAddressOptions;
   private readonly isLeader: () => boolean;
   private readonly listOwnedIngresses: StatusSyncOptions['listOwnedIngresses'];
   private readonly intervalMs: number;
-  private readonly concurrency: number;
   private readonly updateStatusOnShutdown: boolean;
-  private readonly maxConflictRetries: number;
   private readonly requestTimeoutMs: number;
   private readonly clock: Clock;
 
@@ -150,27 +132,33 @@ export class StatusSync extends EventEmitter<StatusSyncEvents> {
   /** Validates the numeric options; throws InvalidStatusSyncOptionsError. */
   constructor(options: StatusSyncOptions) {
     super();
-    this.networking = options.networkingApi;
     this.core = options.coreApi;
     this.addressOptions = options.addresses;
     this.isLeader = options.isLeader;
     this.listOwnedIngresses = options.listOwnedIngresses;
     this.intervalMs = options.intervalMs ?? defaults.intervalMs;
-    this.concurrency = options.concurrency ?? defaults.concurrency;
+    const concurrency = options.concurrency ?? defaults.concurrency;
     this.updateStatusOnShutdown = options.updateStatusOnShutdown ?? false;
-    this.maxConflictRetries = options.maxConflictRetries ?? defaults.maxConflictRetries;
+    const maxConflictRetries = options.maxConflictRetries ?? defaults.maxConflictRetries;
     this.requestTimeoutMs = options.requestTimeoutMs ?? defaults.requestTimeoutMs;
     this.clock = options.clock ?? systemClock;
     checkPositive('intervalMs', this.intervalMs);
     checkPositive('requestTimeoutMs', this.requestTimeoutMs);
-    if (!Number.isInteger(this.concurrency) || this.concurrency < 1) {
-      throw new InvalidStatusSyncOptionsError(`concurrency must be an integer ≥ 1, got ${this.concurrency}`);
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+      throw new InvalidStatusSyncOptionsError(`concurrency must be an integer ≥ 1, got ${concurrency}`);
     }
-    if (!Number.isInteger(this.maxConflictRetries) || this.maxConflictRetries < 0) {
+    if (!Number.isInteger(maxConflictRetries) || maxConflictRetries < 0) {
       throw new InvalidStatusSyncOptionsError(
-        `maxConflictRetries must be an integer ≥ 0, got ${this.maxConflictRetries}`,
+        `maxConflictRetries must be an integer ≥ 0, got ${maxConflictRetries}`,
       );
     }
+    this.writer = createStatusWriter({
+      api: options.networkingApi,
+      concurrency,
+      maxConflictRetries,
+      requestTimeoutMs: this.requestTimeoutMs,
+      clock: this.clock,
+    });
   }
 
   /** Runs a first sync now and then one every interval; does nothing unless idle. */
@@ -246,7 +234,7 @@ export class StatusSync extends EventEmitter<StatusSyncEvents> {
     if (otherReplicas.length > 0) return kept('other-replicas', otherReplicas);
     try {
       // The last replica writes even without the lease: after a crash of the leader nobody may hold it.
-      const { written, failed } = await this.publish(await this.readOwned(), [], () => true);
+      const { written, failed } = await this.writer.publish(await this.readOwned(), [], () => true);
       return { cleared: true, reason: 'last-replica', otherReplicas: [], written, failed };
     } catch (error) {
       // Only listing the owned Ingresses can fail here: each write's failure lands in `failed`.
@@ -283,7 +271,7 @@ export class StatusSync extends EventEmitter<StatusSyncEvents> {
       'resolving addresses',
     );
     const ingresses = await this.readOwned();
-    const published = await this.publish(
+    const published = await this.writer.publish(
       ingresses,
       addresses,
       () => this.state !== 'stopped' && this.isLeader(),
@@ -295,101 +283,9 @@ export class StatusSync extends EventEmitter<StatusSyncEvents> {
     return [...(await this.listOwnedIngresses())];
   }
 
-  private async publish(
-    ingresses: readonly OwnedIngress[],
-    desired: readonly StatusAddress[],
-    canWrite: () => boolean,
-  ): Promise<Pick<StatusSyncResult, 'written' | 'unchanged' | 'failed'>> {
-    const written: string[] = [];
-    const failed: IngressWriteFailure[] = [];
-    let unchanged = 0;
-    const stale: { name: string; namespace: string }[] = [];
-    for (const ingress of ingresses) {
-      const name = ingress.metadata?.name;
-      const namespace = ingress.metadata?.namespace;
-      if (name === undefined || namespace === undefined) continue;
-      // The cached copy saves a GET per Ingress per interval; a stale cache only delays a write.
-      if (isStatusEqual(ingress.status?.loadBalancer?.ingress, desired)) unchanged += 1;
-      else stale.push({ name, namespace });
-    }
-    await runLimited(stale, this.concurrency, async (ref) => {
-      const key = `${ref.namespace}/${ref.name}`;
-      try {
-        const outcome = await this.writeStatus(ref, desired, canWrite);
-        if (outcome === 'written') written.push(key);
-        if (outcome === 'unchanged') unchanged += 1;
-      } catch (error) {
-        failed.push({ key, error: toError(error) });
-      }
-    });
-    return { written: written.sort(), unchanged, failed: failed.sort((a, b) => (a.key < b.key ? -1 : 1)) };
-  }
-
-  // Re-read, mutate, skip when equal, write; a 409 means someone wrote in between: start over.
-  private async writeStatus(
-    ref: { name: string; namespace: string },
-    desired: readonly StatusAddress[],
-    canWrite: () => boolean,
-  ): Promise<WriteOutcome> {
-    const key = `${ref.namespace}/${ref.name}`;
-    for (let conflicts = 0; ; conflicts++) {
-      if (!canWrite()) return 'skipped';
-      let current: V1Ingress;
-      try {
-        current = await this.bounded(this.networking.readNamespacedIngress(ref), `reading Ingress ${key}`);
-      } catch (error) {
-        if (statusCodeOf(error) === 404) return 'gone';
-        throw new StatusWriteError(`reading Ingress ${key} failed`, { cause: error });
-      }
-      if (isStatusEqual(current.status?.loadBalancer?.ingress, desired)) return 'unchanged';
-      if (!canWrite()) return 'skipped';
-      const body: V1Ingress = {
-        ...current,
-        status: {
-          ...current.status,
-          loadBalancer: desired.length === 0 ? {} : { ingress: toLoadBalancerEntries(desired) },
-        },
-      };
-      try {
-        await this.bounded(
-          this.networking.replaceNamespacedIngressStatus({ ...ref, body }),
-          `writing Ingress ${key} status`,
-        );
-        return 'written';
-      } catch (error) {
-        const code = statusCodeOf(error);
-        if (code === 404) return 'gone';
-        if (code !== 409)
-          throw new StatusWriteError(`writing the status of Ingress ${key} failed`, { cause: error });
-        if (conflicts >= this.maxConflictRetries) {
-          throw new StatusWriteError(
-            `writing the status of Ingress ${key} conflicted ${conflicts + 1} times`,
-            { cause: error },
-          );
-        }
-      }
-    }
-  }
-
   private bounded<T>(promise: Promise<T>, what: string): Promise<T> {
     return withTimeout(promise, this.requestTimeoutMs, this.clock, what);
   }
-}
-
-/** Runs `work` over `items` with at most `limit` calls in flight; `work` must not reject. */
-async function runLimited<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 function checkPositive(name: string, value: number): void {

@@ -1,6 +1,6 @@
 import type { V1Ingress, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { CoreApi } from '../controller-pods.js';
-import type { IngressStatusApi } from '../status-sync.js';
+import type { IngressStatusApi } from '../status-writer.js';
 import { apiError } from './fake-lease-server.js';
 
 /** In-memory Services, Pods, Nodes and Ingresses with resourceVersion conflicts, for unit tests. */

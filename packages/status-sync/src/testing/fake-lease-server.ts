@@ -1,6 +1,6 @@
 import type { Clock } from '@ingresskit/task-queue';
 import { ApiException, type V1Lease } from '@kubernetes/client-node';
-import type { LeaseApi } from '../leader-elector.js';
+import type { LeaseApi } from '../lease-client.js';
 
 /** How one client's requests fare: answered, refused at once (network error), or never answered. */
 export type ConnectionMode = 'ok' | 'refuse' | 'hang';
