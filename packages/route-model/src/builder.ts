@@ -32,9 +32,6 @@ import type {
   VirtualHost,
 } from './types.js';
 
-// Part of the package's surface through index.ts, which imports them from here.
-export { backendIdsOfRoute, type BackendReferenceChange };
-
 /** The key of a source: `kind/namespace/name`. */
 export function sourceKey(source: SourceRef): string {
   return `${source.kind}/${source.namespace}/${source.name}`;

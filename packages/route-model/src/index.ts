@@ -71,11 +71,10 @@ export {
   type SourcedHostContribution,
   type SourcedTlsClaim,
 } from './assemble.js';
+export { backendIdsOfRoute, type BackendReferenceChange } from './backend-references.js';
 export {
-  backendIdsOfRoute,
   createRouteTableBuilder,
   sourceKey,
-  type BackendReferenceChange,
   type RouteTableBuilder,
   type RouteTableBuilderOptions,
 } from './builder.js';
