@@ -9,31 +9,31 @@
 --
 -- Series are kept as counters that only grow: a series is `<route>\t<status>\t<method>\t<backend>`
 -- (backend empty when the route has one), and each of its numbers is `<field>\n<series>`, where
--- `n` counts requests and `<metric>` + bucket index, `<metric>s` (sum) count observations of a
--- histogram. Buckets are not cumulative here; the controller adds them up.
+-- `n` counts requests, `<prefix><bucket index>` the observations of a histogram's bucket and
+-- `<prefix>s` their sum. Buckets are not cumulative here; the controller adds them up.
 
-local clear_tab = require("table.clear")
 
 local ngx = ngx
 local ngx_var = ngx.var
 local pairs = pairs
+local ipairs = ipairs
+local next = next
 local tonumber = tonumber
 
 local _M = {}
 
 -- ingress-nginx's default buckets (--time-buckets, --length-buckets): Prometheus' DefBuckets and
--- LinearBuckets(10, 10, 10).
+-- LinearBuckets(10, 10, 10). A field prefix names each histogram in the answer.
+local TIME_BUCKETS = { 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10 }
+local LENGTH_BUCKETS = { 10, 20, 30, 40, 50, 60, 70, 80, 90, 100 }
 _M.HISTOGRAMS = {
-  -- field prefix -> { nginx variable, buckets }
-  d = { variable = "request_time", buckets = { 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10 } },
-  u = {
-    variable = "upstream_response_time",
-    buckets = { 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10 },
-  },
-  q = { variable = "request_length", buckets = { 10, 20, 30, 40, 50, 60, 70, 80, 90, 100 } },
-  r = { variable = "bytes_sent", buckets = { 10, 20, 30, 40, 50, 60, 70, 80, 90, 100 } },
+  d = TIME_BUCKETS,   -- request_duration_seconds: $request_time
+  u = TIME_BUCKETS,   -- response_duration_seconds: $upstream_response_time
+  q = LENGTH_BUCKETS, -- request_size: $request_length
+  r = LENGTH_BUCKETS, -- response_size: $bytes_sent
 }
-local HISTOGRAMS = _M.HISTOGRAMS
+local TIME_COUNT = #TIME_BUCKETS
+local LENGTH_COUNT = #LENGTH_BUCKETS
 
 -- How long a series of a worker may wait before it is added to the shared dict.
 local FLUSH_SECONDS = 1
@@ -45,61 +45,122 @@ local METHODS = {
   OPTIONS = true, TRACE = true, PATCH = true,
 }
 
--- series -> { n = count, [field] = number } of this worker since the last flush
+-- This worker's counts since the last flush: route -> status -> method -> backend -> counts, where
+-- counts is an array: [1] requests, then per histogram its buckets (one more than its bounds,
+-- for +Inf) and its sum. Nested tables rather than one string key: no string is built per request.
 local pending = {}
+-- A histogram of `count` bounds at offset o takes o .. o + count (buckets) and o + count + 1 (sum).
+local D = 2
+local U = D + TIME_COUNT + 2
+local Q = U + TIME_COUNT + 2
+local R = Q + LENGTH_COUNT + 2
+local SIZE = R + LENGTH_COUNT + 1
+_M.LAYOUT = { d = D, u = U, q = Q, r = R }
 
 local function dict()
   return ngx.shared.ingresskit_metrics
 end
 
--- The index (1-based) of the first bucket `value` fits in; #buckets + 1 above the last.
-local function bucket_of(buckets, value)
-  for index = 1, #buckets do
-    if value <= buckets[index] then return index end
-  end
-  return #buckets + 1
+local function new_counts()
+  local counts = {}
+  for index = 1, SIZE do counts[index] = 0 end
+  return counts
 end
 
--- log_by_lua of every request.
+-- Counts `value` into the histogram at `offset` (its buckets, then its sum after `count` + 1).
+local function observe(counts, offset, buckets, count, value)
+  local index = count + 1
+  for bucket = 1, count do
+    if value <= buckets[bucket] then
+      index = bucket
+      break
+    end
+  end
+  counts[offset + index - 1] = counts[offset + index - 1] + 1
+  counts[offset + count + 1] = counts[offset + count + 1] + value
+end
+
+-- log_by_lua of every request. Written for LuaJIT's trace compiler (no pairs, no string
+-- building): it runs for every request nginx serves.
 function _M.record()
   local route = ngx_var.ingresskit_route
   if route == nil or route == "" then return end
-  local backend = ngx_var.ingresskit_backend or ""
-  local method = ngx_var.request_method
+  local by_status = pending[route]
+  if by_status == nil then
+    by_status = {}
+    pending[route] = by_status
+  end
+  local status = ngx.status
+  local by_method = by_status[status]
+  if by_method == nil then
+    by_method = {}
+    by_status[status] = by_method
+  end
+  local method = ngx.req.get_method()
   if not METHODS[method] then method = "OTHER" end
-  local series = route .. "\t" .. ngx_var.status .. "\t" .. method .. "\t" .. backend
-  local counts = pending[series]
+  local by_backend = by_method[method]
+  if by_backend == nil then
+    by_backend = {}
+    by_method[method] = by_backend
+  end
+  local backend = ngx_var.ingresskit_backend or ""
+  local counts = by_backend[backend]
   if counts == nil then
-    counts = { n = 0 }
-    pending[series] = counts
+    counts = new_counts()
+    by_backend[backend] = counts
   end
-  counts.n = counts.n + 1
-  for prefix, histogram in pairs(HISTOGRAMS) do
-    -- A retried request has a list of upstream times ("0.001, 0.002"): not a number, not counted,
-    -- as ingress-nginx does.
-    local value = tonumber(ngx_var[histogram.variable])
-    if value ~= nil then
-      local field = prefix .. bucket_of(histogram.buckets, value)
-      counts[field] = (counts[field] or 0) + 1
-      local sum = prefix .. "s"
-      counts[sum] = (counts[sum] or 0) + value
-    end
-  end
+  counts[1] = counts[1] + 1
+  observe(counts, D, TIME_BUCKETS, TIME_COUNT, ngx.now() - ngx.req.start_time())
+  -- A retried request has a list of upstream times ("0.001, 0.002"): not a number, not counted,
+  -- as ingress-nginx does.
+  local upstream = tonumber(ngx_var.upstream_response_time)
+  if upstream ~= nil then observe(counts, U, TIME_BUCKETS, TIME_COUNT, upstream) end
+  local request_length = tonumber(ngx_var.request_length)
+  if request_length ~= nil then observe(counts, Q, LENGTH_BUCKETS, LENGTH_COUNT, request_length) end
+  local bytes_sent = tonumber(ngx_var.bytes_sent)
+  if bytes_sent ~= nil then observe(counts, R, LENGTH_BUCKETS, LENGTH_COUNT, bytes_sent) end
 end
 
--- Adds this worker's counts to the shared dict. When the dict is full, the least recently used
--- numbers are evicted (incr's `init_ttl` path): a series may then restart from zero, which
--- Prometheus reads as a counter reset.
+-- The fields of a series' numbers in the dict: `n` requests, `<prefix><bucket>` and `<prefix>s`.
+local FIELDS = { "n" }
+for prefix, offset in pairs(_M.LAYOUT) do
+  local count = _M.HISTOGRAMS[prefix] == TIME_BUCKETS and TIME_COUNT or LENGTH_COUNT
+  for bucket = 1, count + 1 do FIELDS[offset + bucket - 1] = prefix .. bucket end
+  FIELDS[offset + count + 1] = prefix .. "s"
+end
+
+-- Adds this worker's counts to the shared dict (keys `<field>\n<route>\t<status>\t<method>\t<backend>`)
+-- and zeroes them. The tables stay for the next second (a busy route would otherwise allocate them
+-- again every second); a series that saw no request since the last flush is dropped, so routes
+-- that are gone do not stay. When the dict is full, the least recently used numbers are evicted
+-- (incr's init path): a series may then restart from zero, which Prometheus reads as a reset.
 local function flush(premature)
   if premature then return end
   local shared = dict()
-  for series, counts in pairs(pending) do
-    for field, value in pairs(counts) do
-      local _, err = shared:incr(field .. "\n" .. series, value, 0)
-      if err then ngx.log(ngx.WARN, "ingresskit: request metrics: ", err) end
+  for route, by_status in pairs(pending) do
+    for status, by_method in pairs(by_status) do
+      for method, by_backend in pairs(by_method) do
+        for backend, counts in pairs(by_backend) do
+          if counts[1] == 0 then
+            by_backend[backend] = nil
+          else
+            local series = route .. "\t" .. status .. "\t" .. method .. "\t" .. backend
+            for index = 1, SIZE do
+              local value = counts[index]
+              if value ~= 0 then
+                counts[index] = 0
+                local _, err = shared:incr(FIELDS[index] .. "\n" .. series, value, 0)
+                if err then ngx.log(ngx.WARN, "ingresskit: request metrics: ", err) end
+              end
+            end
+          end
+        end
+        if next(by_backend) == nil then by_method[method] = nil end
+      end
+      if next(by_method) == nil then by_status[status] = nil end
     end
+    if next(by_status) == nil then pending[route] = nil end
   end
-  clear_tab(pending)
 end
 
 -- init_worker_by_lua.
@@ -108,18 +169,17 @@ function _M.init_worker()
   if err then ngx.log(ngx.ERR, "ingresskit: request metrics timer: ", err) end
 end
 
--- GET /metrics/requests on the control socket: one line per number, `<field>\n<series>` written
--- as `<field>\t<series>\t<value>`, after a first line with the buckets of each histogram.
+-- GET /metrics/requests on the control socket: a first line with the buckets of each histogram,
+-- then one line per number, `<field>\t<route>\t<status>\t<method>\t<backend>\t<value>`.
 function _M.handle()
   local shared = dict()
-  local lines = {}
   local header = {}
-  for prefix, histogram in pairs(HISTOGRAMS) do
-    header[#header + 1] = prefix .. "=" .. table.concat(histogram.buckets, ",")
+  for prefix, buckets in pairs(_M.HISTOGRAMS) do
+    header[#header + 1] = prefix .. "=" .. table.concat(buckets, ",")
   end
-  lines[1] = table.concat(header, " ")
+  local lines = { table.concat(header, " ") }
   -- 0: every key. The dict holds only these numbers, so its size bounds the answer.
-  for _, key in pairs(shared:get_keys(0)) do
+  for _, key in ipairs(shared:get_keys(0)) do
     local value = shared:get(key)
     if value ~= nil then
       local newline = key:find("\n", 1, true)
