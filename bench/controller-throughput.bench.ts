@@ -6,8 +6,11 @@
  *       per host, its Lua balancer fed with the backends payload;
  *   (b) native: one server and one static upstream per host, no Lua at all;
  *   (c) new: the Lua router of the current controller, started by its `ingresskit run` (skipped
- *       when the current side is not built or does not start).
- * Runs are interleaved (a, b, c, a, b, c, …) and the medians reported, with (c)/(a) and (c)/(b);
+ *       when the current side is not built or does not start), counting every request for
+ *       ingress-nginx's request metrics as it does by default;
+ *   (d) the same with `--enable-metrics=false`: the routing alone, what the target compares with
+ *       native locations (which count nothing either).
+ * Runs are interleaved (a, b, c, d, a, b, c, d, …) and the medians reported, with ratios to (a) and (b);
  * runs disturbed by other processes on the (shared) machine are set aside and made again.
  */
 import { spawnSync } from 'node:child_process';
@@ -51,7 +54,7 @@ const MAX_FOREIGN = Number(process.env.BENCH_THROUGHPUT_MAX_FOREIGN ?? 0.1);
 
 /** One set-up under load: where it listens and how it is stopped. */
 interface Target {
-  key: 'a' | 'b' | 'c';
+  key: 'a' | 'b' | 'c' | 'd';
   label: string;
   port: number;
   stop: () => Promise<void>;
@@ -126,18 +129,29 @@ async function startNative(backendPort: number): Promise<Target> {
   };
 }
 
-/** (c): the current controller's nginx with its Lua router, fed through local-apiserver. */
-async function startNewRouter(cluster: BenchCluster): Promise<Target> {
+/**
+ * (c), or (d) without request metrics: the current controller's nginx with its Lua router, fed
+ * through local-apiserver.
+ */
+async function startNewRouter(cluster: BenchCluster, requestMetrics: boolean): Promise<Target> {
   const controller = await startServingController(cluster, 'current', {
     ready: { host: hosts.at(-1)!, path: REQUEST_PATH, expected: 'ok' },
+    ...(requestMetrics ? {} : { flags: ['--enable-metrics=false'] }),
   });
   pinProcessTree(controller.pid, pinning.proxy);
-  return {
-    key: 'c',
-    label: `(c) ${sideLabel('current')}: the Lua router of \`ingresskit run\` (${describeController('current')})`,
-    port: controller.ports.http,
-    stop: controller.stop,
-  };
+  return requestMetrics
+    ? {
+        key: 'c',
+        label: `(c) ${sideLabel('current')}: the Lua router of \`ingresskit run\`, counting requests for the metrics (${describeController('current')})`,
+        port: controller.ports.http,
+        stop: controller.stop,
+      }
+    : {
+        key: 'd',
+        label: `(d) ${sideLabel('current')}: the same with --enable-metrics=false (the routing alone)`,
+        port: controller.ports.http,
+        stop: controller.stop,
+      };
 }
 
 /** Every host answers `ok` through the target and an unknown host does not: it really routes. */
@@ -171,11 +185,15 @@ try {
   if (sides.includes('current')) {
     const cluster = await startBenchCluster(fixture, HOSTS, objects);
     cleanups.push(cluster.stop);
-    try {
-      targets.push(await startNewRouter(cluster));
-      cleanups.push(targets.at(-1)!.stop);
-    } catch (error) {
-      notes.push(`(c) skipped: the current controller did not serve (${String(error).split('\n')[0]}).`);
+    for (const requestMetrics of [true, false]) {
+      try {
+        targets.push(await startNewRouter(cluster, requestMetrics));
+        cleanups.push(targets.at(-1)!.stop);
+      } catch (error) {
+        notes.push(
+          `(${requestMetrics ? 'c' : 'd'}) skipped: the current controller did not serve (${String(error).split('\n')[0]}).`,
+        );
+      }
     }
   } else notes.push('(c) skipped: the current side is not built (BENCH_SIDES leaves it out).');
 
@@ -263,21 +281,31 @@ printSection(
     `result.${notes.length > 0 ? ` ${notes.join(' ')}` : ''}`,
 );
 
+// The target compares routing with routing: (d) against native locations, neither counting
+// requests; (c) says what the request metrics add.
 const newRps = rps('c');
+const routingRps = rps('d');
 recordSummary({
   scenario: SCENARIO,
-  figure: `requests/s, ${formatNumber(HOSTS, 0)} hosts × 1 path (wrk, medians)`,
+  figure: `requests/s, ${formatNumber(HOSTS, 0)} hosts × 1 path (wrk, medians), request metrics off (d)`,
   ...(rps('a') === undefined ? {} : { old: `${formatNumber(rps('a')!, 0)} req/s` }),
-  ...(newRps === undefined ? {} : { new: `${formatNumber(newRps, 0)} req/s` }),
-  ratio: ratio(newRps, rps('a')),
+  ...(routingRps === undefined ? {} : { new: `${formatNumber(routingRps, 0)} req/s` }),
+  ratio: ratio(routingRps, rps('a')),
   ...checkTarget(
     '≥ 0.9× native',
-    newRps === undefined ? undefined : newRps / rps('b')!,
+    routingRps === undefined ? undefined : routingRps / rps('b')!,
     (value) => value >= 0.9,
   ),
   reference:
-    `native nginx ${formatNumber(rps('b')!, 0)} req/s; new / native ${ratio(newRps, rps('b'))}; ` +
+    `native nginx ${formatNumber(rps('b')!, 0)} req/s; new / native ${ratio(routingRps, rps('b'))}; ` +
     `old / native ${ratio(rps('a'), rps('b'))}`,
+});
+recordSummary({
+  scenario: SCENARIO,
+  figure: `requests/s, ${formatNumber(HOSTS, 0)} hosts × 1 path, counting requests for the metrics (c, the default)`,
+  ...(newRps === undefined ? {} : { new: `${formatNumber(newRps, 0)} req/s` }),
+  ratio: ratio(newRps, rps('a')),
+  reference: `native nginx ${formatNumber(rps('b')!, 0)} req/s; with metrics / native ${ratio(newRps, rps('b'))}; with / without metrics ${ratio(newRps, routingRps)}`,
 });
 recordSummary({
   scenario: SCENARIO,
