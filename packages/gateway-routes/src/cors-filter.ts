@@ -2,8 +2,8 @@
  * Gateway API's CORS filter → the route model's CorsPolicy in its Gateway API dialect (see
  * CorsPolicy.dialect for how its answers differ from ingress-nginx's enable-cors).
  */
-import type { CorsPolicy } from '@ingresskit/route-model';
-import { checkHeaderName, HTTP_METHODS, objectOr } from './grammar.js';
+import { HTTP_METHODS, type CorsPolicy } from '@ingresskit/route-model';
+import { checkHeaderName, objectOr } from './grammar.js';
 import { InvalidRule } from './invalid-rule.js';
 
 // The CRD's pattern: `*`, or http(s):// and a host (possibly `*.`-prefixed, or `*` alone) with a port.

@@ -37,19 +37,6 @@ export function checkPreciseHostname(value: unknown): string | undefined {
 }
 
 /** An HTTP header name (RFC 7230 token), as the CRD allows it. */
-/** The HTTP methods Gateway API names (HTTPRoute method matches, the CORS filter's allowMethods). */
-export const HTTP_METHODS = new Set([
-  'GET',
-  'HEAD',
-  'POST',
-  'PUT',
-  'DELETE',
-  'CONNECT',
-  'OPTIONS',
-  'TRACE',
-  'PATCH',
-]);
-
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+\-.^_`|~]{1,256}$/;
 
 /** Checks a header name. */

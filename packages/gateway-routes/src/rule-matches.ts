@@ -3,6 +3,7 @@
  * parameters, with Gateway API regular expressions anchored to match the whole value.
  */
 import {
+  HTTP_METHODS,
   type HeaderMatch,
   type PathMatch,
   type ProblemLog,
@@ -10,7 +11,6 @@ import {
   type RouteMatch,
 } from '@ingresskit/route-model';
 import {
-  HTTP_METHODS,
   arrayOr,
   checkHeaderName,
   checkHeaderValue,

@@ -7,7 +7,12 @@
  * reaches nginx.conf. Where the URL may point is checked at translation (checkExternalAuthAddress).
  */
 import { isIP } from 'node:net';
-import type { ExternalAuthCache, ExternalAuthPolicy, HashKeyPart } from '@ingresskit/route-model';
+import {
+  HTTP_METHODS,
+  type ExternalAuthCache,
+  type ExternalAuthPolicy,
+  type HashKeyPart,
+} from '@ingresskit/route-model';
 import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { refusedBackendAddress, type BackendAddressPolicy } from './backend-address-policy.js';
 import { readBoolean } from './grammar.js';
@@ -28,18 +33,6 @@ export interface ExternalAuthAnnotations {
 
 type ExternalAuthParser = (value: string, into: IngressAnnotations) => string | undefined;
 
-// ingress-nginx's list of methods the check may use.
-const METHODS: ReadonlySet<string> = new Set([
-  'GET',
-  'HEAD',
-  'POST',
-  'PUT',
-  'PATCH',
-  'DELETE',
-  'CONNECT',
-  'OPTIONS',
-  'TRACE',
-]);
 const HEADER_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 const MAX_RESPONSE_HEADERS = 32;
 const QUERY_PARAMETER = /^[A-Za-z0-9._~-]{1,64}$/;
@@ -113,7 +106,7 @@ export const EXTERNAL_AUTH_PARSERS: Readonly<Record<string, ExternalAuthParser>>
     return undefined;
   },
   'auth-method': (value, into) => {
-    if (!METHODS.has(value)) return `must be one of ${[...METHODS].join(', ')}`;
+    if (!HTTP_METHODS.has(value)) return `must be one of ${[...HTTP_METHODS].join(', ')}`;
     externalAuthOf(into).method = value;
     return undefined;
   },

@@ -3,22 +3,11 @@
  * not trust its input: a URL, method, header name or value it could not send exactly as written
  * is an error, and the route answers 500 rather than serving without the check.
  */
-import type { ExternalAuthPolicy } from '@ingresskit/route-model';
+import { HTTP_METHODS, type ExternalAuthPolicy } from '@ingresskit/route-model';
 import type { AuthIssues } from './compile-auth.js';
 import { compileHashPart } from './compile-proxy.js';
 import type { ExternalAuthEntry } from './data-entries.js';
 
-const METHODS: ReadonlySet<string> = new Set([
-  'GET',
-  'HEAD',
-  'POST',
-  'PUT',
-  'PATCH',
-  'DELETE',
-  'CONNECT',
-  'OPTIONS',
-  'TRACE',
-]);
 // Printable ASCII without spaces: what a URL in a proxy_pass variable or a Location may hold.
 const URL_TEXT = /^[\x21-\x7e]{1,4096}$/;
 const HEADER_NAME = /^[A-Za-z0-9_-]{1,128}$/;
@@ -88,8 +77,12 @@ export function compileExternalAuth(
     return out.error('policy.externalAuth.url', 'must be an http or https URL without variables', auth.url);
   }
   const method = auth.method ?? 'GET';
-  if (!METHODS.has(method)) {
-    return out.error('policy.externalAuth.method', `must be one of ${[...METHODS].join(', ')}`, auth.method);
+  if (!HTTP_METHODS.has(method)) {
+    return out.error(
+      'policy.externalAuth.method',
+      `must be one of ${[...HTTP_METHODS].join(', ')}`,
+      auth.method,
+    );
   }
   // The Host header and TLS name: the URL's host without its port, as ingress-nginx sends.
   const entry: ExternalAuthEntry = { url: url.href, host: url.hostname, method };

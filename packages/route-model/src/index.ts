@@ -91,3 +91,4 @@ export {
 } from './select.js';
 export { createProblemLog, describeValue, formatProblem, type ProblemLog } from './problems.js';
 export { checkPortableRegex } from './regex.js';
+export { HTTP_METHODS } from './http-methods.js';
