@@ -20,6 +20,8 @@ export interface ProbeOptions {
   method?: string;
   /** More request headers (Host and Connection are set by the probe). */
   headers?: Record<string, string>;
+  /** A request body, sent as it is (with Content-Length, unless `headers` says chunked). */
+  body?: string;
   /** Default 5 s. */
   timeoutMs?: number;
 }
@@ -51,6 +53,6 @@ export function probe(options: ProbeOptions): Promise<ProbeResponse> {
       request.destroy(new Error(`no answer within ${options.timeoutMs ?? 5_000} ms`)),
     );
     request.on('error', reject);
-    request.end();
+    request.end(options.body);
   });
 }

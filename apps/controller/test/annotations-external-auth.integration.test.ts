@@ -6,10 +6,10 @@
  * auth-always-set-cookie; the check never carries the body; an invalid or forbidden auth-url
  * leaves only its own Ingress out.
  */
-import { request as httpRequest, type IncomingHttpHeaders, type RequestListener } from 'node:http';
+import type { IncomingHttpHeaders, RequestListener } from 'node:http';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { ProbeResponse } from '../src/http-probe.js';
+import { probe, type ProbeResponse } from '../src/http-probe.js';
 import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
 import { endpointSliceManifest, serviceManifests } from './harness.js';
 
@@ -136,29 +136,7 @@ function send(
   host: string,
   options: { path?: string; method?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<ProbeResponse> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(
-      {
-        host: '127.0.0.1',
-        port: testCase().controller.config.httpPort,
-        path: options.path ?? '/',
-        method: options.method ?? 'GET',
-        headers: { ...options.headers, host, connection: 'close' },
-        agent: false,
-      },
-      (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (body += chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
-        );
-        response.on('error', reject);
-      },
-    );
-    request.on('error', reject);
-    request.end(options.body);
-  });
+  return probe({ port: testCase().controller.config.httpPort, host, ...options });
 }
 
 /** What the backend received. */
