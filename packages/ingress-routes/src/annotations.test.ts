@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_ANNOTATION_PREFIX,
-  parseAnnotations,
-  SUPPORTED_ANNOTATIONS as SUPPORTED,
-} from './annotations.js';
+import { SUPPORTED_ANNOTATIONS as SUPPORTED } from './annotation-parsers.js';
+import { DEFAULT_ANNOTATION_PREFIX, parseAnnotations } from './annotations.js';
 import { INGRESS_NGINX_ANNOTATIONS } from './ingress-nginx-annotations.js';
 
 const P = `${DEFAULT_ANNOTATION_PREFIX}/`;

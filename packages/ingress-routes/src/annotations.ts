@@ -1,6 +1,7 @@
 /**
- * The supported Ingress annotations, each parsed into a typed field with a strict grammar. An
- * invalid value is an error that leaves the whole Ingress out; unsupported annotations that protect
+ * parseAnnotations, the entry point: an Ingress's annotations, each parsed into a typed field with
+ * a strict grammar (annotation-parsers.ts), then the families combined. An invalid value is an
+ * error that leaves the whole Ingress out; unsupported annotations that protect
  * something (see ingress-nginx-annotations.ts: auth, limits, WAF, backend TLS, snippets)
  * do the same, other unsupported ones are ignored with a warning.
  */
@@ -15,31 +16,19 @@ import {
   type SessionAffinity,
   type UpstreamSettings,
 } from '@ingresskit/route-model';
-
-import { UPSTREAM_PARSERS } from './upstream-annotations.js';
-import { combineProxy, PROXY_PARSERS, type ProxyAnnotations } from './proxy-annotations.js';
-import { AFFINITY_PARSERS, combineAffinity, type AffinityAnnotations } from './affinity-annotations.js';
-import {
-  AUTH_PARSERS,
-  combineAuth,
-  type AuthAnnotations,
-  type BasicAuthRequest,
-} from './auth-annotations.js';
-
-import {
-  combineExternalAuth,
-  EXTERNAL_AUTH_PARSERS,
-  type ExternalAuthAnnotations,
-} from './external-auth-annotations.js';
-import { CANARY_PARSERS, combineCanary, type CanaryAnnotations } from './canary-annotations.js';
-
-import { checkHost, checkHostWithPort, checkLiteralPath, parseCidrList, readBoolean } from './grammar.js';
-import { combineCors, CORS_PARSERS } from './cors-annotations.js';
+import { createAnnotationDefaults, type AnnotationDefaults } from './annotation-defaults.js';
+import { findAnnotationParser } from './annotation-parsers.js';
+import { combineAffinity, type AffinityAnnotations } from './affinity-annotations.js';
+import { combineAuth, type AuthAnnotations, type BasicAuthRequest } from './auth-annotations.js';
+import { combineCanary, type CanaryAnnotations } from './canary-annotations.js';
+import { combineCors } from './cors-annotations.js';
+import { combineExternalAuth, type ExternalAuthAnnotations } from './external-auth-annotations.js';
 import { refusalOf } from './ingress-nginx-annotations.js';
-import { checkLimitAnnotations, LIMIT_PARSERS, type LimitAnnotations } from './limit-annotations.js';
-import { combineRedirects, REDIRECT_PARSERS, type RedirectStatus } from './redirect-annotations.js';
+import { checkLimitAnnotations, type LimitAnnotations } from './limit-annotations.js';
+import { combineProxy, type ProxyAnnotations } from './proxy-annotations.js';
+import { combineRedirects, type RedirectStatus } from './redirect-annotations.js';
 import type { RedirectTarget } from './redirect-target.js';
-import { checkRewriteTarget, REWRITE_PARSERS } from './rewrite-annotations.js';
+import { checkRewriteTarget } from './rewrite-annotations.js';
 
 /** The default annotation prefix, shared with ingress-nginx so existing manifests keep working. */
 export const DEFAULT_ANNOTATION_PREFIX = 'nginx.ingress.kubernetes.io';
@@ -128,185 +117,11 @@ export interface AnnotationParseResult {
   problems: AnnotationProblem[];
 }
 
-/** Longest annotation value read; longer ones are refused before any parsing. */
-const MAX_VALUE_LENGTH = 4096;
-/** Most hostnames one server-alias may add. */
-const MAX_SERVER_ALIASES = 64;
-
 /** Reads one annotation's value into `into`; returns why the value is invalid, or undefined. */
 export type AnnotationParser = (value: string, into: IngressAnnotations) => string | undefined;
 
-type Parser = AnnotationParser;
-
-function parseBoolean(set: (into: IngressAnnotations, value: boolean) => void): Parser {
-  return (value, into) => {
-    const on = readBoolean(value);
-    if (on === undefined) return 'must be "true" or "false"';
-    set(into, on);
-    return undefined;
-  };
-}
-
-function parseSeconds(max: number, set: (into: IngressAnnotations, value: number) => void): Parser {
-  return (value, into) => {
-    if (!/^[0-9]{1,6}$/.test(value) || Number(value) < 1 || Number(value) > max) {
-      return `must be whole seconds from 1 to ${max}`;
-    }
-    set(into, Number(value));
-    return undefined;
-  };
-}
-
-/** Multipliers of proxy-body-size units; nginx reads k, m and g as powers of 1024. */
-const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
-
-const BACKEND_PROTOCOLS: ReadonlySet<string> = new Set<BackendProtocol>(['HTTP', 'HTTPS', 'GRPC', 'GRPCS']);
-
-function isBackendProtocol(value: string): value is BackendProtocol {
-  return BACKEND_PROTOCOLS.has(value);
-}
-
-function parseSourceRanges(set: (into: IngressAnnotations, ranges: string[]) => void): Parser {
-  return (value, into) => {
-    const ranges = parseCidrList(value);
-    if (typeof ranges === 'string') return ranges;
-    set(into, ranges);
-    return undefined;
-  };
-}
-
-/** The supported annotations by name (without prefix), with the grammar each value must match. */
-const PARSERS: Record<string, Parser> = {
-  'ssl-redirect': parseBoolean((into, value) => (into.sslRedirect = value)),
-  'force-ssl-redirect': parseBoolean((into, value) => (into.forceSslRedirect = value)),
-  'use-regex': parseBoolean((into, value) => (into.useRegex = value)),
-  ...REWRITE_PARSERS,
-  'proxy-connect-timeout': parseSeconds(3600, (into, value) => (into.connectTimeoutSeconds = value)),
-  'proxy-read-timeout': parseSeconds(86400, (into, value) => (into.readTimeoutSeconds = value)),
-  'proxy-send-timeout': parseSeconds(86400, (into, value) => (into.sendTimeoutSeconds = value)),
-  'proxy-body-size': (value, into) => {
-    const match = /^(?:0|([1-9][0-9]{0,8})([kKmMgG]?))$/.exec(value);
-    if (match === null) return 'must be 0 (no limit) or a size such as 512k, 8m or 1g';
-    const [, digits, unit] = match;
-    into.maxBodyBytes = digits === undefined ? 0 : Number(digits) * SIZE_UNITS[(unit ?? '').toLowerCase()]!;
-    return undefined;
-  },
-  'backend-protocol': (value, into) => {
-    const upper = value.toUpperCase();
-    if (!isBackendProtocol(upper)) return 'must be HTTP, HTTPS, GRPC or GRPCS';
-    into.backendProtocol = upper;
-    return undefined;
-  },
-  'allowlist-source-range': parseSourceRanges((into, ranges) => (into.allowSourceRanges = ranges)),
-  'whitelist-source-range': parseSourceRanges((into, ranges) => (into.allowSourceRanges = ranges)),
-  'denylist-source-range': parseSourceRanges((into, ranges) => (into.denySourceRanges = ranges)),
-  'blacklist-source-range': parseSourceRanges((into, ranges) => (into.denySourceRanges = ranges)),
-  ...REDIRECT_PARSERS,
-  'x-forwarded-prefix': (value, into) => {
-    const reason = checkLiteralPath(value);
-    if (reason !== undefined) return reason;
-    into.forwardedPrefix = value;
-    return undefined;
-  },
-  'preserve-trailing-slash': parseBoolean((into, value) => (into.preserveTrailingSlash = value)),
-  'from-to-www-redirect': parseBoolean((into, value) => (into.fromToWwwRedirect = value)),
-  'server-alias': (value, into) => {
-    const aliases = value
-      .split(',')
-      .map((alias) => alias.trim())
-      .filter((alias) => alias !== '');
-    if (aliases.length === 0) return 'must list at least one host name';
-    if (aliases.length > MAX_SERVER_ALIASES) return `must list at most ${MAX_SERVER_ALIASES} host names`;
-    for (const alias of aliases) {
-      const reason = checkHost(alias);
-      if (reason !== undefined) return `"${alias}" ${reason}`;
-    }
-    into.serverAliases = [...new Set(aliases)];
-    return undefined;
-  },
-  ...CORS_PARSERS,
-  'upstream-vhost': (value, into) => {
-    const reason = checkHostWithPort(value);
-    if (reason !== undefined) return reason;
-    into.upstreamHost = value;
-    return undefined;
-  },
-  ...LIMIT_PARSERS,
-  ...CANARY_PARSERS,
-  ...AUTH_PARSERS,
-  ...EXTERNAL_AUTH_PARSERS,
-  ...AFFINITY_PARSERS,
-  ...PROXY_PARSERS,
-  ...UPSTREAM_PARSERS,
-};
-
-/** The names (without prefix) of the annotations we parse and honour. */
-export const SUPPORTED_ANNOTATIONS: ReadonlySet<string> = new Set(Object.keys(PARSERS));
-
-function createDefaults(defaults: AnnotationDefaults = {}): IngressAnnotations {
-  return {
-    sslRedirect: true,
-    forceSslRedirect: false,
-    useRegex: false,
-    allowSourceRanges: [],
-    backendProtocol: 'HTTP',
-    ...defaults,
-  };
-}
-
-/**
- * The annotations whose default the controller's ConfigMap sets (ingress-nginx reads the same
- * names there): an Ingress without the annotation gets the ConfigMap's value.
- */
-export const ANNOTATION_DEFAULT_KEYS = [
-  'ssl-redirect',
-  'force-ssl-redirect',
-  'proxy-connect-timeout',
-  'proxy-read-timeout',
-  'proxy-send-timeout',
-] as const;
-
-/** Defaults of annotations, as a ConfigMap sets them (see ANNOTATION_DEFAULT_KEYS). */
-export type AnnotationDefaults = Partial<
-  Pick<
-    IngressAnnotations,
-    'sslRedirect' | 'forceSslRedirect' | 'connectTimeoutSeconds' | 'readTimeoutSeconds' | 'sendTimeoutSeconds'
-  >
->;
-
-/**
- * Why `value` is not valid for the annotation `name` (without prefix), or undefined when it is:
- * the annotation's own grammar, for settings elsewhere that take the same values.
- */
-export function checkAnnotationValue(name: string, value: string): string | undefined {
-  const parser = Object.hasOwn(PARSERS, name) ? PARSERS[name] : undefined;
-  return parser === undefined ? `is not a known annotation` : parser(value, createDefaults());
-}
-
-/**
- * Reads one ANNOTATION_DEFAULT_KEYS value with the annotation's own grammar into `into`; returns
- * why it is invalid, or undefined.
- */
-export function parseAnnotationDefault(
-  key: (typeof ANNOTATION_DEFAULT_KEYS)[number],
-  value: string,
-  into: AnnotationDefaults,
-): string | undefined {
-  const parsed = createDefaults();
-  const reason = PARSERS[key]!(value, parsed);
-  if (reason !== undefined) return reason;
-  const field = (
-    {
-      'ssl-redirect': 'sslRedirect',
-      'force-ssl-redirect': 'forceSslRedirect',
-      'proxy-connect-timeout': 'connectTimeoutSeconds',
-      'proxy-read-timeout': 'readTimeoutSeconds',
-      'proxy-send-timeout': 'sendTimeoutSeconds',
-    } as const
-  )[key];
-  (into as Record<string, unknown>)[field] = parsed[field];
-  return undefined;
-}
+/** Longest annotation value read; longer ones are refused before any parsing. */
+const MAX_VALUE_LENGTH = 4096;
 
 /**
  * Annotations under the prefix that carry data for other parts of a controller, not for routing:
@@ -324,7 +139,7 @@ export function parseAnnotations(
   prefix: string = DEFAULT_ANNOTATION_PREFIX,
   defaults?: AnnotationDefaults,
 ): AnnotationParseResult {
-  const into = createDefaults(defaults);
+  const into = createAnnotationDefaults(defaults);
   const problems: AnnotationProblem[] = [];
   if (raw === undefined || raw === null) return { annotations: into, problems };
   if (typeof raw !== 'object' || Array.isArray(raw)) {
@@ -350,8 +165,7 @@ export function parseAnnotations(
     const name = key.slice(withPrefix.length);
     const field = `metadata.annotations[${JSON.stringify(key)}]`;
     if (NOT_FOR_ROUTING.has(name)) continue;
-    // Own properties only: `constructor` or `toString` must read as unsupported, not as a parser.
-    const parser = Object.hasOwn(PARSERS, name) ? PARSERS[name] : undefined;
+    const parser = findAnnotationParser(name);
     if (parser === undefined) {
       const refusal = refusalOf(name, value);
       problems.push(
