@@ -4,6 +4,7 @@
  */
 import type { CorsPolicy } from '@ingresskit/route-model';
 import type { AnnotationParser, AnnotationProblem, IngressAnnotations } from './annotations.js';
+import { createPendingStore } from './pending-annotations.js';
 import { readBoolean } from './grammar.js';
 
 /** ingress-nginx's CORS defaults (its annotations documentation and cors parser). */
@@ -27,13 +28,7 @@ interface PendingCors {
   options?: { names: string[]; values: Partial<CorsPolicy> };
 }
 
-const PENDING = new WeakMap<IngressAnnotations, PendingCors>();
-
-function getPending(into: IngressAnnotations): PendingCors {
-  let pending = PENDING.get(into);
-  if (pending === undefined) PENDING.set(into, (pending = {}));
-  return pending;
-}
+const PENDING = createPendingStore<PendingCors>();
 
 /**
  * A list of words separated by a comma and/or a space, as ingress-nginx's CORS grammars allow;
@@ -57,7 +52,7 @@ function parseCorsOption<K extends keyof CorsPolicy>(
   return (value, into) => {
     const parsed = read(value);
     if (typeof parsed === 'string') return parsed;
-    const options = (getPending(into).options ??= { names: [], values: {} });
+    const options = (PENDING.of(into).options ??= { names: [], values: {} });
     options.names.push(name);
     options.values[key] = parsed.value;
     return undefined;
@@ -88,7 +83,7 @@ export const CORS_PARSERS: Readonly<Record<string, AnnotationParser>> = {
   'enable-cors': (value, into) => {
     const on = readBoolean(value);
     if (on === undefined) return 'must be "true" or "false"';
-    getPending(into).enabled = on;
+    PENDING.of(into).enabled = on;
     return undefined;
   },
   'cors-allow-origin': parseCorsOption('cors-allow-origin', 'allowOrigins', readCorsOrigins),
@@ -125,7 +120,7 @@ export function combineCors(
   withPrefix: string,
   problems: AnnotationProblem[],
 ): void {
-  const pending = PENDING.get(into);
+  const pending = PENDING.peek(into);
   if (pending === undefined) return;
   const { names, values } = pending.options ?? { names: [], values: {} };
   if (pending.enabled === true) {

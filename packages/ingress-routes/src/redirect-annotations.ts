@@ -3,6 +3,7 @@
  * status codes (every route answers the redirect), and app-root (a redirect of `/` alone).
  */
 import type { AnnotationParser, AnnotationProblem, IngressAnnotations } from './annotations.js';
+import { createPendingStore } from './pending-annotations.js';
 import { parseRedirectPath, parseRedirectUrl, type RedirectTarget } from './redirect-target.js';
 
 /** The statuses a redirect annotation may ask for. */
@@ -21,20 +22,14 @@ interface PendingRedirects {
   temporalCode?: RedirectStatus;
 }
 
-const PENDING = new WeakMap<IngressAnnotations, PendingRedirects>();
-
-function getPending(into: IngressAnnotations): PendingRedirects {
-  let pending = PENDING.get(into);
-  if (pending === undefined) PENDING.set(into, (pending = {}));
-  return pending;
-}
+const PENDING = createPendingStore<PendingRedirects>();
 
 function parseRedirectStatus(key: 'permanentCode' | 'temporalCode'): AnnotationParser {
   return (value, into) => {
     if (!/^[0-9]{3}$/.test(value) || !REDIRECT_STATUSES.includes(Number(value))) {
       return 'must be one of 301, 302, 303, 307 or 308';
     }
-    getPending(into)[key] = Number(value) as RedirectStatus;
+    PENDING.of(into)[key] = Number(value) as RedirectStatus;
     return undefined;
   };
 }
@@ -43,7 +38,7 @@ function parseRedirect(key: 'permanent' | 'temporal'): AnnotationParser {
   return (value, into) => {
     const target = parseRedirectUrl(value);
     if (typeof target === 'string') return target;
-    getPending(into)[key] = target;
+    PENDING.of(into)[key] = target;
     return undefined;
   };
 }
@@ -72,7 +67,7 @@ export function combineRedirects(
   withPrefix: string,
   problems: AnnotationProblem[],
 ): void {
-  const pending = PENDING.get(into);
+  const pending = PENDING.peek(into);
   if (pending === undefined) return;
   const warn = (name: string, message: string) =>
     problems.push({
