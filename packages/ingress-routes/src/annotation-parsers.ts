@@ -1,6 +1,6 @@
 /**
- * The table of supported annotations: each name (without prefix) with the parser whose grammar its
- * value must match; the families' tables are spread in, the annotations of no family parsed here.
+ * The table of supported annotations: each name (without prefix) with the parser its value must
+ * match. Families bring their own tables; the annotations of no family are parsed here.
  */
 import type { BackendProtocol } from '@ingresskit/route-model';
 import type { AnnotationParser, IngressAnnotations } from './annotations.js';

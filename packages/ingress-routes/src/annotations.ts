@@ -1,8 +1,8 @@
 /**
- * parseAnnotations, the entry point: an Ingress's annotations, each parsed into a typed field with
- * a strict grammar (annotation-parsers.ts), then the families combined. An invalid value is an
- * error that leaves the whole Ingress out; unsupported annotations that protect
- * something (see ingress-nginx-annotations.ts: auth, limits, WAF, backend TLS, snippets)
+ * parseAnnotations: an Ingress's annotations under a prefix become the typed IngressAnnotations and
+ * their problems (each value read by annotation-parsers.ts, then each family combined).
+ * An invalid value is an error that leaves the whole Ingress out; unsupported annotations that
+ * protect something (see ingress-nginx-annotations.ts: auth, limits, WAF, backend TLS, snippets)
  * do the same, other unsupported ones are ignored with a warning.
  */
 import {
