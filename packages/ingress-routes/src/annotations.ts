@@ -1,7 +1,8 @@
 /**
- * The supported Ingress annotations, each parsed into a typed field with a strict grammar. An
- * invalid value is an error that leaves the whole Ingress out; unsupported annotations that protect
- * something (see ingress-nginx-annotations.ts: auth, limits, WAF, backend TLS, snippets)
+ * parseAnnotations: an Ingress's annotations under a prefix become the typed IngressAnnotations and
+ * their problems (each value read by annotation-parsers.ts, then each family combined).
+ * An invalid value is an error that leaves the whole Ingress out; unsupported annotations that
+ * protect something (see ingress-nginx-annotations.ts: auth, limits, WAF, backend TLS, snippets)
  * do the same, other unsupported ones are ignored with a warning.
  */
 import {
@@ -15,35 +16,19 @@ import {
   type SessionAffinity,
   type UpstreamSettings,
 } from '@ingresskit/route-model';
-
-import { UPSTREAM_PARSERS } from './upstream-annotations.js';
-import { combineProxy, PROXY_PARSERS, type ProxyAnnotations } from './proxy-annotations.js';
-import { AFFINITY_PARSERS, combineAffinity, type AffinityAnnotations } from './affinity-annotations.js';
-import {
-  AUTH_PARSERS,
-  combineAuth,
-  type AuthAnnotations,
-  type BasicAuthRequest,
-} from './auth-annotations.js';
-
-import {
-  combineExternalAuth,
-  EXTERNAL_AUTH_PARSERS,
-  type ExternalAuthAnnotations,
-} from './external-auth-annotations.js';
-import { CANARY_PARSERS, combineCanary, type CanaryAnnotations } from './canary-annotations.js';
-
-import {
-  checkHost,
-  checkHostWithPort,
-  checkLiteralPath,
-  MAX_PATH_LENGTH,
-  parseCidrList,
-  readBoolean,
-} from './grammar.js';
+import { createAnnotationDefaults, type AnnotationDefaults } from './annotation-defaults.js';
+import { findAnnotationParser } from './annotation-parsers.js';
+import { combineAffinity, type AffinityAnnotations } from './affinity-annotations.js';
+import { combineAuth, type AuthAnnotations, type BasicAuthRequest } from './auth-annotations.js';
+import { combineCanary, type CanaryAnnotations } from './canary-annotations.js';
+import { combineCors } from './cors-annotations.js';
+import { combineExternalAuth, type ExternalAuthAnnotations } from './external-auth-annotations.js';
 import { refusalOf } from './ingress-nginx-annotations.js';
-import { checkLimitAnnotations, LIMIT_PARSERS, type LimitAnnotations } from './limit-annotations.js';
-import { parseRedirectPath, parseRedirectUrl, type RedirectTarget } from './redirect-target.js';
+import { checkLimitAnnotations, type LimitAnnotations } from './limit-annotations.js';
+import { combineProxy, type ProxyAnnotations } from './proxy-annotations.js';
+import { combineRedirects, type RedirectStatus } from './redirect-annotations.js';
+import type { RedirectTarget } from './redirect-target.js';
+import { checkRewriteTarget } from './rewrite-annotations.js';
 
 /** The default annotation prefix, shared with ingress-nginx so existing manifests keep working. */
 export const DEFAULT_ANNOTATION_PREFIX = 'nginx.ingress.kubernetes.io';
@@ -118,9 +103,6 @@ export interface IngressAnnotations {
   upstreamSettings?: UpstreamSettings;
 }
 
-/** The statuses a redirect annotation may ask for. */
-export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
-
 /** A problem found in an annotation, before it is tied to its object. */
 export interface AnnotationProblem {
   field: string;
@@ -135,325 +117,11 @@ export interface AnnotationParseResult {
   problems: AnnotationProblem[];
 }
 
+/** Reads one annotation's value into `into`; returns why the value is invalid, or undefined. */
+export type AnnotationParser = (value: string, into: IngressAnnotations) => string | undefined;
+
 /** Longest annotation value read; longer ones are refused before any parsing. */
 const MAX_VALUE_LENGTH = 4096;
-/** Most hostnames one server-alias may add. */
-const MAX_SERVER_ALIASES = 64;
-
-type Parser = (value: string, into: IngressAnnotations) => string | undefined;
-
-/**
- * What annotations that work together say before they are combined: the redirects (temporal wins,
- * as in ingress-nginx) and the CORS options (which need enable-cors).
- */
-interface PendingParts {
-  permanent?: RedirectTarget;
-  permanentCode?: RedirectStatus;
-  temporal?: RedirectTarget;
-  temporalCode?: RedirectStatus;
-  corsEnabled?: boolean;
-  /** The cors-* annotations set, by name, for the warning when enable-cors is not "true". */
-  corsOptions?: { names: string[]; values: Partial<CorsPolicy> };
-}
-
-const PENDING = new WeakMap<IngressAnnotations, PendingParts>();
-
-function partsOf(into: IngressAnnotations): PendingParts {
-  let parts = PENDING.get(into);
-  if (parts === undefined) PENDING.set(into, (parts = {}));
-  return parts;
-}
-
-const REDIRECT_STATUSES: readonly number[] = [301, 302, 303, 307, 308];
-
-/** ingress-nginx's CORS defaults (its annotations documentation and cors parser). */
-export const CORS_DEFAULTS: Readonly<CorsPolicy> = {
-  allowOrigins: ['*'],
-  allowMethods: 'GET, PUT, POST, DELETE, PATCH, OPTIONS',
-  allowHeaders:
-    'DNT,X-CustomHeader,Keep-Alive,User-Agent,X-Requested-With,If-Modified-Since,Cache-Control,Content-Type,Authorization',
-  exposeHeaders: '',
-  allowCredentials: true,
-  maxAgeSeconds: 1728000,
-};
-
-/**
- * A list of words separated by a comma and/or a space, as ingress-nginx's CORS grammars allow;
- * written without nested optional parts so a long non-matching value cannot backtrack for long.
- */
-function wordList(word: string): RegExp {
-  return new RegExp(`^${word}(?:(?:, ?| )${word})*(?:, ?)?$`);
-}
-
-const CORS_METHODS = wordList('[A-Za-z]+');
-const CORS_HEADERS = wordList('[A-Za-z0-9_-]+');
-const CORS_EXPOSE_HEADERS = wordList('(?:[A-Za-z0-9_-]+|\\*)');
-const CORS_ORIGIN = /^https?:\/\/(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::[0-9]{1,5})?$/;
-
-/** A cors-* option: `read` checks the value; it is kept for enable-cors to pick up. */
-function parseCorsOption<K extends keyof CorsPolicy>(
-  name: string,
-  key: K,
-  read: (value: string) => { value: CorsPolicy[K] } | string,
-): Parser {
-  return (value, into) => {
-    const parsed = read(value);
-    if (typeof parsed === 'string') return parsed;
-    const options = (partsOf(into).corsOptions ??= { names: [], values: {} });
-    options.names.push(name);
-    options.values[key] = parsed.value;
-    return undefined;
-  };
-}
-
-function readWordList(grammar: RegExp, what: string): (value: string) => { value: string } | string {
-  return (value) => (grammar.test(value) ? { value } : `must be a list of ${what} separated by "," or " "`);
-}
-
-function readCorsOrigins(value: string): { value: string[] } | string {
-  const origins = value
-    .split(',')
-    .map((origin) => origin.trim())
-    .filter((origin) => origin !== '');
-  if (origins.length === 1 && origins[0] === '*') return { value: origins };
-  if (origins.length === 0) return 'must be "*" or a list of origins';
-  for (const origin of origins) {
-    if (!CORS_ORIGIN.test(origin)) {
-      return `"${origin}" is not "*" alone or an origin http(s)://host[:port], the host possibly starting with "*."`;
-    }
-  }
-  return { value: [...new Set(origins)] };
-}
-
-function parseRedirectStatus(key: 'permanentCode' | 'temporalCode'): Parser {
-  return (value, into) => {
-    if (!/^[0-9]{3}$/.test(value) || !REDIRECT_STATUSES.includes(Number(value))) {
-      return 'must be one of 301, 302, 303, 307 or 308';
-    }
-    partsOf(into)[key] = Number(value) as RedirectStatus;
-    return undefined;
-  };
-}
-
-function parseRedirect(key: 'permanent' | 'temporal'): Parser {
-  return (value, into) => {
-    const target = parseRedirectUrl(value);
-    if (typeof target === 'string') return target;
-    partsOf(into)[key] = target;
-    return undefined;
-  };
-}
-
-function parseBoolean(set: (into: IngressAnnotations, value: boolean) => void): Parser {
-  return (value, into) => {
-    const on = readBoolean(value);
-    if (on === undefined) return 'must be "true" or "false"';
-    set(into, on);
-    return undefined;
-  };
-}
-
-function parseSeconds(max: number, set: (into: IngressAnnotations, value: number) => void): Parser {
-  return (value, into) => {
-    if (!/^[0-9]{1,6}$/.test(value) || Number(value) < 1 || Number(value) > max) {
-      return `must be whole seconds from 1 to ${max}`;
-    }
-    set(into, Number(value));
-    return undefined;
-  };
-}
-
-const REWRITE_TARGET = /^\/(?:[A-Za-z0-9._~\-/]|\$[1-9])*$/;
-
-/** Multipliers of proxy-body-size units; nginx reads k, m and g as powers of 1024. */
-const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
-
-const BACKEND_PROTOCOLS: ReadonlySet<string> = new Set<BackendProtocol>(['HTTP', 'HTTPS', 'GRPC', 'GRPCS']);
-
-function isBackendProtocol(value: string): value is BackendProtocol {
-  return BACKEND_PROTOCOLS.has(value);
-}
-
-function parseSourceRanges(set: (into: IngressAnnotations, ranges: string[]) => void): Parser {
-  return (value, into) => {
-    const ranges = parseCidrList(value);
-    if (typeof ranges === 'string') return ranges;
-    set(into, ranges);
-    return undefined;
-  };
-}
-
-/** The supported annotations by name (without prefix), with the grammar each value must match. */
-const PARSERS: Record<string, Parser> = {
-  'ssl-redirect': parseBoolean((into, value) => (into.sslRedirect = value)),
-  'force-ssl-redirect': parseBoolean((into, value) => (into.forceSslRedirect = value)),
-  'use-regex': parseBoolean((into, value) => (into.useRegex = value)),
-  'rewrite-target': (value, into) => {
-    if (value.length > MAX_PATH_LENGTH || !REWRITE_TARGET.test(value)) {
-      return 'must start with "/" and hold only A-Z a-z 0-9 . _ ~ - / and capture references $1-$9';
-    }
-    into.rewriteTarget = value;
-    return undefined;
-  },
-  'proxy-connect-timeout': parseSeconds(3600, (into, value) => (into.connectTimeoutSeconds = value)),
-  'proxy-read-timeout': parseSeconds(86400, (into, value) => (into.readTimeoutSeconds = value)),
-  'proxy-send-timeout': parseSeconds(86400, (into, value) => (into.sendTimeoutSeconds = value)),
-  'proxy-body-size': (value, into) => {
-    const match = /^(?:0|([1-9][0-9]{0,8})([kKmMgG]?))$/.exec(value);
-    if (match === null) return 'must be 0 (no limit) or a size such as 512k, 8m or 1g';
-    const [, digits, unit] = match;
-    into.maxBodyBytes = digits === undefined ? 0 : Number(digits) * SIZE_UNITS[(unit ?? '').toLowerCase()]!;
-    return undefined;
-  },
-  'backend-protocol': (value, into) => {
-    const upper = value.toUpperCase();
-    if (!isBackendProtocol(upper)) return 'must be HTTP, HTTPS, GRPC or GRPCS';
-    into.backendProtocol = upper;
-    return undefined;
-  },
-  'allowlist-source-range': parseSourceRanges((into, ranges) => (into.allowSourceRanges = ranges)),
-  'whitelist-source-range': parseSourceRanges((into, ranges) => (into.allowSourceRanges = ranges)),
-  'denylist-source-range': parseSourceRanges((into, ranges) => (into.denySourceRanges = ranges)),
-  'blacklist-source-range': parseSourceRanges((into, ranges) => (into.denySourceRanges = ranges)),
-  'permanent-redirect': parseRedirect('permanent'),
-  'permanent-redirect-code': parseRedirectStatus('permanentCode'),
-  'temporal-redirect': parseRedirect('temporal'),
-  'temporal-redirect-code': parseRedirectStatus('temporalCode'),
-  'app-root': (value, into) => {
-    const target = parseRedirectPath(value);
-    if (typeof target === 'string') return target;
-    if (target.path === '/') return 'must not be "/", which would redirect "/" to itself';
-    into.appRoot = target;
-    return undefined;
-  },
-  'x-forwarded-prefix': (value, into) => {
-    const reason = checkLiteralPath(value);
-    if (reason !== undefined) return reason;
-    into.forwardedPrefix = value;
-    return undefined;
-  },
-  'preserve-trailing-slash': parseBoolean((into, value) => (into.preserveTrailingSlash = value)),
-  'from-to-www-redirect': parseBoolean((into, value) => (into.fromToWwwRedirect = value)),
-  'server-alias': (value, into) => {
-    const aliases = value
-      .split(',')
-      .map((alias) => alias.trim())
-      .filter((alias) => alias !== '');
-    if (aliases.length === 0) return 'must list at least one host name';
-    if (aliases.length > MAX_SERVER_ALIASES) return `must list at most ${MAX_SERVER_ALIASES} host names`;
-    for (const alias of aliases) {
-      const reason = checkHost(alias);
-      if (reason !== undefined) return `"${alias}" ${reason}`;
-    }
-    into.serverAliases = [...new Set(aliases)];
-    return undefined;
-  },
-  'enable-cors': parseBoolean((into, value) => (partsOf(into).corsEnabled = value)),
-  'cors-allow-origin': parseCorsOption('cors-allow-origin', 'allowOrigins', readCorsOrigins),
-  'cors-allow-methods': parseCorsOption(
-    'cors-allow-methods',
-    'allowMethods',
-    readWordList(CORS_METHODS, 'methods'),
-  ),
-  'cors-allow-headers': parseCorsOption(
-    'cors-allow-headers',
-    'allowHeaders',
-    readWordList(CORS_HEADERS, 'header names'),
-  ),
-  'cors-expose-headers': parseCorsOption(
-    'cors-expose-headers',
-    'exposeHeaders',
-    readWordList(CORS_EXPOSE_HEADERS, 'header names or "*"'),
-  ),
-  'cors-allow-credentials': parseCorsOption('cors-allow-credentials', 'allowCredentials', (value) => {
-    const lower = value.toLowerCase();
-    return lower === 'true' || lower === 'false' ? { value: lower === 'true' } : 'must be "true" or "false"';
-  }),
-  'cors-max-age': parseCorsOption('cors-max-age', 'maxAgeSeconds', (value) =>
-    /^[0-9]{1,9}$/.test(value) ? { value: Number(value) } : 'must be whole seconds from 0 to 999999999',
-  ),
-  'upstream-vhost': (value, into) => {
-    const reason = checkHostWithPort(value);
-    if (reason !== undefined) return reason;
-    into.upstreamHost = value;
-    return undefined;
-  },
-  ...LIMIT_PARSERS,
-  ...CANARY_PARSERS,
-  ...AUTH_PARSERS,
-  ...EXTERNAL_AUTH_PARSERS,
-  ...AFFINITY_PARSERS,
-  ...PROXY_PARSERS,
-  ...UPSTREAM_PARSERS,
-};
-
-/** The names (without prefix) of the annotations we parse and honour. */
-export const SUPPORTED_ANNOTATIONS: ReadonlySet<string> = new Set(Object.keys(PARSERS));
-
-function createDefaults(defaults: AnnotationDefaults = {}): IngressAnnotations {
-  return {
-    sslRedirect: true,
-    forceSslRedirect: false,
-    useRegex: false,
-    allowSourceRanges: [],
-    backendProtocol: 'HTTP',
-    ...defaults,
-  };
-}
-
-/**
- * The annotations whose default the controller's ConfigMap sets (ingress-nginx reads the same
- * names there): an Ingress without the annotation gets the ConfigMap's value.
- */
-export const ANNOTATION_DEFAULT_KEYS = [
-  'ssl-redirect',
-  'force-ssl-redirect',
-  'proxy-connect-timeout',
-  'proxy-read-timeout',
-  'proxy-send-timeout',
-] as const;
-
-/** Defaults of annotations, as a ConfigMap sets them (see ANNOTATION_DEFAULT_KEYS). */
-export type AnnotationDefaults = Partial<
-  Pick<
-    IngressAnnotations,
-    'sslRedirect' | 'forceSslRedirect' | 'connectTimeoutSeconds' | 'readTimeoutSeconds' | 'sendTimeoutSeconds'
-  >
->;
-
-/**
- * Why `value` is not valid for the annotation `name` (without prefix), or undefined when it is:
- * the annotation's own grammar, for settings elsewhere that take the same values.
- */
-export function checkAnnotationValue(name: string, value: string): string | undefined {
-  const parser = Object.hasOwn(PARSERS, name) ? PARSERS[name] : undefined;
-  return parser === undefined ? `is not a known annotation` : parser(value, createDefaults());
-}
-
-/**
- * Reads one ANNOTATION_DEFAULT_KEYS value with the annotation's own grammar into `into`; returns
- * why it is invalid, or undefined.
- */
-export function parseAnnotationDefault(
-  key: (typeof ANNOTATION_DEFAULT_KEYS)[number],
-  value: string,
-  into: AnnotationDefaults,
-): string | undefined {
-  const parsed = createDefaults();
-  const reason = PARSERS[key]!(value, parsed);
-  if (reason !== undefined) return reason;
-  const field = (
-    {
-      'ssl-redirect': 'sslRedirect',
-      'force-ssl-redirect': 'forceSslRedirect',
-      'proxy-connect-timeout': 'connectTimeoutSeconds',
-      'proxy-read-timeout': 'readTimeoutSeconds',
-      'proxy-send-timeout': 'sendTimeoutSeconds',
-    } as const
-  )[key];
-  (into as Record<string, unknown>)[field] = parsed[field];
-  return undefined;
-}
 
 /**
  * Annotations under the prefix that carry data for other parts of a controller, not for routing:
@@ -471,7 +139,7 @@ export function parseAnnotations(
   prefix: string = DEFAULT_ANNOTATION_PREFIX,
   defaults?: AnnotationDefaults,
 ): AnnotationParseResult {
-  const into = createDefaults(defaults);
+  const into = createAnnotationDefaults(defaults);
   const problems: AnnotationProblem[] = [];
   if (raw === undefined || raw === null) return { annotations: into, problems };
   if (typeof raw !== 'object' || Array.isArray(raw)) {
@@ -497,8 +165,7 @@ export function parseAnnotations(
     const name = key.slice(withPrefix.length);
     const field = `metadata.annotations[${JSON.stringify(key)}]`;
     if (NOT_FOR_ROUTING.has(name)) continue;
-    // Own properties only: `constructor` or `toString` must read as unsupported, not as a parser.
-    const parser = Object.hasOwn(PARSERS, name) ? PARSERS[name] : undefined;
+    const parser = findAnnotationParser(name);
     if (parser === undefined) {
       const refusal = refusalOf(name, value);
       problems.push(
@@ -533,14 +200,7 @@ export function parseAnnotations(
       problems.push({ field, message: `annotation "${name}" ${reason}`, severity: 'error', value });
     }
   }
-  if (into.rewriteTarget?.includes('$') && !into.useRegex) {
-    problems.push({
-      field: `metadata.annotations[${JSON.stringify(`${withPrefix}rewrite-target`)}]`,
-      message: 'annotation "rewrite-target" uses capture references, which need use-regex "true"',
-      severity: 'error',
-      value: into.rewriteTarget,
-    });
-  }
+  checkRewriteTarget(into, withPrefix, problems);
   combineRedirects(into, withPrefix, problems);
   combineCors(into, withPrefix, problems);
   const names = new Set(ordered.map(([key]) => key.slice(withPrefix.length)));
@@ -557,50 +217,4 @@ export function parseAnnotations(
   if (locationRewrite !== undefined) into.locationRewrite = locationRewrite;
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
   return { annotations: into, problems };
-}
-
-/**
- * Settles the redirect annotations as ingress-nginx does: temporal-redirect wins over
- * permanent-redirect; a code without its URL does nothing. Both are reported as warnings.
- */
-function combineRedirects(into: IngressAnnotations, withPrefix: string, problems: AnnotationProblem[]): void {
-  const parts = PENDING.get(into);
-  if (parts === undefined) return;
-  const warn = (name: string, message: string) =>
-    problems.push({
-      field: `metadata.annotations[${JSON.stringify(`${withPrefix}${name}`)}]`,
-      message: `annotation "${name}" ${message}`,
-      severity: 'warning',
-    });
-  if (parts.temporal !== undefined) {
-    into.redirect = { target: parts.temporal, statusCode: parts.temporalCode ?? 302 };
-    if (parts.permanent !== undefined)
-      warn('permanent-redirect', 'is ignored: temporal-redirect is set too and wins');
-  } else if (parts.permanent !== undefined) {
-    into.redirect = { target: parts.permanent, statusCode: parts.permanentCode ?? 301 };
-  }
-  if (parts.temporal === undefined && parts.temporalCode !== undefined) {
-    warn('temporal-redirect-code', 'has no effect without temporal-redirect');
-  }
-  if (parts.permanent === undefined && parts.permanentCode !== undefined) {
-    warn('permanent-redirect-code', 'has no effect without permanent-redirect');
-  }
-}
-
-/** enable-cors "true" → the CORS policy from the cors-* options and the defaults; options alone do nothing. */
-function combineCors(into: IngressAnnotations, withPrefix: string, problems: AnnotationProblem[]): void {
-  const parts = PENDING.get(into);
-  if (parts === undefined) return;
-  const { names, values } = parts.corsOptions ?? { names: [], values: {} };
-  if (parts.corsEnabled === true) {
-    into.cors = { ...CORS_DEFAULTS, ...values };
-    return;
-  }
-  for (const name of names) {
-    problems.push({
-      field: `metadata.annotations[${JSON.stringify(`${withPrefix}${name}`)}]`,
-      message: `annotation "${name}" has no effect without enable-cors "true"`,
-      severity: 'warning',
-    });
-  }
 }

@@ -23,17 +23,19 @@ export {
   createDefaultCertificateContribution,
 } from './default-backend.js';
 export {
-  ANNOTATION_DEFAULT_KEYS,
   DEFAULT_ANNOTATION_PREFIX,
-  checkAnnotationValue,
-  parseAnnotationDefault,
   parseAnnotations,
-  SUPPORTED_ANNOTATIONS,
-  type AnnotationDefaults,
   type AnnotationParseResult,
   type AnnotationProblem,
   type IngressAnnotations,
 } from './annotations.js';
+export {
+  ANNOTATION_DEFAULT_KEYS,
+  checkAnnotationValue,
+  parseAnnotationDefault,
+  type AnnotationDefaults,
+} from './annotation-defaults.js';
+export { SUPPORTED_ANNOTATIONS } from './annotation-parsers.js';
 export {
   findIngressNginxAnnotation,
   INGRESS_NGINX_ANNOTATIONS,

@@ -16,7 +16,7 @@ import {
   checkAnnotationValue,
   parseAnnotationDefault,
   type AnnotationDefaults,
-} from './annotations.js';
+} from './annotation-defaults.js';
 import { DEFAULT_HSTS } from './route-policy.js';
 
 /** One key of ingress-nginx's ConfigMap. */

@@ -7,7 +7,7 @@ import { createCertificateCache, type CertificateCache } from './certificates.js
 import { translateIngressTimed } from './translate-ingress.js';
 import type { StrictTransportSecurity } from '@ingresskit/route-model';
 import type { BackendAddressPolicy } from './backend-address-policy.js';
-import type { AnnotationDefaults } from './annotations.js';
+import type { AnnotationDefaults } from './annotation-defaults.js';
 import type { IngressLike, IngressReferences, IngressTranslation } from './types.js';
 
 /** Options of createIngressTranslator. */

@@ -7,7 +7,8 @@ import type {
   RouteTimeouts,
   StrictTransportSecurity,
 } from '@ingresskit/route-model';
-import type { IngressAnnotations, RedirectStatus } from './annotations.js';
+import type { IngressAnnotations } from './annotations.js';
+import type { RedirectStatus } from './redirect-annotations.js';
 import { createClientLimits } from './limit-annotations.js';
 import type { RedirectTarget } from './redirect-target.js';
 import { idPrefix, type Context } from './translation-context.js';

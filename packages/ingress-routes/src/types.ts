@@ -5,7 +5,7 @@
  * Services, EndpointSlices and Secrets are re-exported here): client-node models and plain JSON
  * both fit without casts, and a wrong shape becomes a problem, never an exception.
  */
-import type { AnnotationDefaults } from './annotations.js';
+import type { AnnotationDefaults } from './annotation-defaults.js';
 import type { KubeObjectLike, SecretLike } from '@ingresskit/kube-objects';
 import type { Problem, RouteContribution, StrictTransportSecurity } from '@ingresskit/route-model';
 import type { CertificateCache } from './certificates.js';
