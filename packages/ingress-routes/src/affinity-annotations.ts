@@ -5,6 +5,8 @@
 import type { SessionAffinity } from '@ingresskit/route-model';
 import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { checkLiteralPath, readBoolean } from './grammar.js';
+import { annotationField } from './annotation-field.js';
+import type { AnnotationParser } from './annotations.js';
 
 /** The affinity annotations of one Ingress, as written. */
 export interface AffinityAnnotations {
@@ -26,8 +28,6 @@ const SAME_SITE: Readonly<Record<string, 'None' | 'Lax' | 'Strict'>> = {
   strict: 'Strict',
 };
 
-type AffinityParser = (value: string, into: IngressAnnotations) => string | undefined;
-
 function affinityOf(into: IngressAnnotations): AffinityAnnotations {
   return (into.affinity ??= { cookie: {}, names: [] });
 }
@@ -37,7 +37,7 @@ function option<T>(
   name: string,
   read: (value: string) => { value: T } | string,
   set: (affinity: AffinityAnnotations, value: T) => void,
-): AffinityParser {
+): AnnotationParser {
   return (value, into) => {
     const parsed = read(value);
     if (typeof parsed === 'string') return parsed;
@@ -60,7 +60,7 @@ function readSeconds(value: string): { value: number } | string {
 }
 
 /** The parsers of the affinity annotations. */
-export const AFFINITY_PARSERS: Readonly<Record<string, AffinityParser>> = {
+export const AFFINITY_PARSERS: Readonly<Record<string, AnnotationParser>> = {
   affinity: (value, into) => {
     if (value !== 'cookie') return 'must be "cookie"';
     affinityOf(into).enabled = true;
@@ -135,7 +135,7 @@ export function combineAffinity(
     const names = affinity.mode === undefined ? affinity.names : ['affinity-mode', ...affinity.names];
     for (const name of names) {
       problems.push({
-        field: `metadata.annotations[${JSON.stringify(`${withPrefix}${name}`)}]`,
+        field: annotationField(`${withPrefix}${name}`),
         message: `annotation "${name}" has no effect without affinity "cookie"`,
         severity: 'warning',
       });

@@ -29,6 +29,7 @@ import { combineProxy, type ProxyAnnotations } from './proxy-annotations.js';
 import { combineRedirects, type RedirectStatus } from './redirect-annotations.js';
 import type { RedirectTarget } from './redirect-target.js';
 import { checkRewriteTarget } from './rewrite-annotations.js';
+import { annotationField } from './annotation-field.js';
 
 /** The default annotation prefix, shared with ingress-nginx so existing manifests keep working. */
 export const DEFAULT_ANNOTATION_PREFIX = 'nginx.ingress.kubernetes.io';
@@ -163,7 +164,7 @@ export function parseAnnotations(
   for (const [key, value] of ordered) {
     if (!key.startsWith(withPrefix)) continue;
     const name = key.slice(withPrefix.length);
-    const field = `metadata.annotations[${JSON.stringify(key)}]`;
+    const field = annotationField(key);
     if (NOT_FOR_ROUTING.has(name)) continue;
     const parser = findAnnotationParser(name);
     if (parser === undefined) {

@@ -6,6 +6,8 @@
  */
 import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { checkDnsSubdomain } from '@ingresskit/kube-objects';
+import { annotationField } from './annotation-field.js';
+import type { AnnotationParser } from './annotations.js';
 
 /** The auth annotations of one Ingress, as written. */
 export interface AuthAnnotations {
@@ -30,14 +32,12 @@ export interface BasicAuthRequest {
 // Goes into WWW-Authenticate inside quotes: printable ASCII without `"` and `\`.
 const REALM = /^[\x20-\x21\x23-\x5b\x5d-\x7e]{0,256}$/;
 
-type AuthParser = (value: string, into: IngressAnnotations) => string | undefined;
-
 function authOf(into: IngressAnnotations): AuthAnnotations {
   return (into.auth ??= {});
 }
 
 /** The parsers of the basic authentication annotations. */
-export const AUTH_PARSERS: Readonly<Record<string, AuthParser>> = {
+export const AUTH_PARSERS: Readonly<Record<string, AnnotationParser>> = {
   'auth-type': (value, into) => {
     if (value === 'digest') return 'digest is not supported; the Ingress is not served without it';
     if (value !== 'basic') return 'must be "basic"';
@@ -81,7 +81,7 @@ export function combineAuth(
   problems: AnnotationProblem[],
 ): BasicAuthRequest | undefined {
   if (auth === undefined) return undefined;
-  const field = (name: string) => `metadata.annotations[${JSON.stringify(`${withPrefix}${name}`)}]`;
+  const field = (name: string) => annotationField(`${withPrefix}${name}`);
   if (auth.type === undefined) {
     const set: [string, unknown][] = [
       ['auth-secret', auth.secretName],

@@ -7,6 +7,8 @@
 import { checkPortableRegex, type CanaryRule } from '@ingresskit/route-model';
 import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { MAX_REGEX_LENGTH, readBoolean } from './grammar.js';
+import { annotationField } from './annotation-field.js';
+import type { AnnotationParser } from './annotations.js';
 
 /** The canary annotations of one Ingress, as written. */
 export interface CanaryAnnotations {
@@ -26,13 +28,11 @@ const MAX_WEIGHT_TOTAL = 1_000_000;
 const HEADER_NAME = /^[A-Za-z0-9_-]{1,256}$/;
 const COOKIE_NAME = /^[A-Za-z0-9._-]{1,256}$/;
 
-type CanaryParser = (value: string, into: IngressAnnotations) => string | undefined;
-
 function canaryOf(into: IngressAnnotations): CanaryAnnotations {
   return (into.canaryAnnotations ??= {});
 }
 
-function parseWeight(min: number, set: (canary: CanaryAnnotations, value: number) => void): CanaryParser {
+function parseWeight(min: number, set: (canary: CanaryAnnotations, value: number) => void): AnnotationParser {
   return (value, into) => {
     if (!/^(?:0|[1-9][0-9]{0,6})$/.test(value) || Number(value) < min || Number(value) > MAX_WEIGHT_TOTAL) {
       return `must be a whole number from ${min} to ${MAX_WEIGHT_TOTAL}`;
@@ -43,7 +43,7 @@ function parseWeight(min: number, set: (canary: CanaryAnnotations, value: number
 }
 
 /** The parsers of the canary annotations. */
-export const CANARY_PARSERS: Readonly<Record<string, CanaryParser>> = {
+export const CANARY_PARSERS: Readonly<Record<string, AnnotationParser>> = {
   canary: (value, into) => {
     const enabled = readBoolean(value);
     if (enabled === undefined) return 'must be "true" or "false"';
@@ -88,7 +88,7 @@ export function combineCanary(
   problems: AnnotationProblem[],
 ): CanaryRule | undefined {
   if (canary === undefined) return undefined;
-  const field = (name: string) => `metadata.annotations[${JSON.stringify(`${withPrefix}${name}`)}]`;
+  const field = (name: string) => annotationField(`${withPrefix}${name}`);
   const warn = (name: string, message: string) =>
     problems.push({ field: field(name), message: `annotation "${name}" ${message}`, severity: 'warning' });
   const set: [string, unknown][] = [

@@ -6,6 +6,7 @@ import type { CorsPolicy } from '@ingresskit/route-model';
 import type { AnnotationParser, AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { createPendingStore } from './pending-annotations.js';
 import { readBoolean } from './grammar.js';
+import { annotationField } from './annotation-field.js';
 
 /** ingress-nginx's CORS defaults (its annotations documentation and cors parser). */
 export const CORS_DEFAULTS: Readonly<CorsPolicy> = {
@@ -129,7 +130,7 @@ export function combineCors(
   }
   for (const name of names) {
     problems.push({
-      field: `metadata.annotations[${JSON.stringify(`${withPrefix}${name}`)}]`,
+      field: annotationField(`${withPrefix}${name}`),
       message: `annotation "${name}" has no effect without enable-cors "true"`,
       severity: 'warning',
     });

@@ -17,6 +17,8 @@ import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { refusedBackendAddress, type BackendAddressPolicy } from './backend-address-policy.js';
 import { readBoolean } from './grammar.js';
 import { parseHashKey } from './proxy-annotations.js';
+import { annotationField } from './annotation-field.js';
+import type { AnnotationParser } from './annotations.js';
 
 /** The external authentication annotations of one Ingress, as written. */
 export interface ExternalAuthAnnotations {
@@ -30,8 +32,6 @@ export interface ExternalAuthAnnotations {
   cacheKey?: HashKeyPart[];
   cacheDurations?: ExternalAuthCache['durations'];
 }
-
-type ExternalAuthParser = (value: string, into: IngressAnnotations) => string | undefined;
 
 const HEADER_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 const MAX_RESPONSE_HEADERS = 32;
@@ -97,7 +97,7 @@ function readHttpUrl(value: string): URL | string {
 }
 
 /** The parsers of the external authentication annotations. */
-export const EXTERNAL_AUTH_PARSERS: Readonly<Record<string, ExternalAuthParser>> = {
+export const EXTERNAL_AUTH_PARSERS: Readonly<Record<string, AnnotationParser>> = {
   'auth-url': (value, into) => {
     if (value.includes('$')) return 'must be a literal URL: nginx variables are not supported';
     const url = readHttpUrl(value);
@@ -197,7 +197,7 @@ export function combineExternalAuth(
     cacheKey,
     cacheDurations,
   } = annotations;
-  const field = (name: string) => `metadata.annotations[${JSON.stringify(`${withPrefix}${name}`)}]`;
+  const field = (name: string) => annotationField(`${withPrefix}${name}`);
   if (url === undefined) {
     const set: [string, unknown][] = [
       ['auth-method', method],

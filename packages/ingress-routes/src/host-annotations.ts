@@ -6,10 +6,10 @@ import { ANY_HOSTNAME, type HostContribution, type Route } from '@ingresskit/rou
 import { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
 import { checkHost } from './grammar.js';
 import { flatString, idPrefix, originOf, type Context } from './translation-context.js';
+import { annotationField } from './annotation-field.js';
 
-function annotationField(context: Context, name: string): string {
-  const prefix = context.config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX;
-  return `metadata.annotations[${JSON.stringify(`${prefix}/${name}`)}]`;
+function annotationFieldOf(context: Context, name: string): string {
+  return annotationField(`${context.config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX}/${name}`);
 }
 
 /** `www.example.com` ↔ `example.com`; undefined for wildcards, the catch-all and invalid names. */
@@ -26,7 +26,7 @@ function counterpartOf(hostname: string): string | undefined {
  */
 export function addWwwRedirects(context: Context, hosts: Map<string, HostContribution>): void {
   if (!context.annotations.fromToWwwRedirect) return;
-  const field = annotationField(context, 'from-to-www-redirect');
+  const field = annotationFieldOf(context, 'from-to-www-redirect');
   for (const hostname of [...hosts.keys()]) {
     const from = counterpartOf(hostname);
     if (from === undefined || hosts.has(from)) continue;

@@ -7,6 +7,8 @@
 import type { ClientLimits, ClientRate } from '@ingresskit/route-model';
 import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { parseCidrList } from './grammar.js';
+import { annotationField } from './annotation-field.js';
+import type { AnnotationParser } from './annotations.js';
 
 /** The limit annotations of one Ingress, as written. */
 export interface LimitAnnotations {
@@ -27,8 +29,6 @@ export const LIMIT_STATUS_CODE = 503;
 const MAX_LIMIT = 1_000_000;
 const MAX_MULTIPLIER = 1000;
 
-type LimitParser = (value: string, into: IngressAnnotations) => string | undefined;
-
 function limitsOf(into: IngressAnnotations): LimitAnnotations {
   return (into.limits ??= {});
 }
@@ -38,7 +38,7 @@ function parseCount(
   min: number,
   max: number,
   set: (limits: LimitAnnotations, value: number) => void,
-): LimitParser {
+): AnnotationParser {
   return (value, into) => {
     if (!/^(?:0|[1-9][0-9]{0,6})$/.test(value) || Number(value) < min || Number(value) > max) {
       return `must be a whole number from ${min} to ${max}`;
@@ -59,7 +59,7 @@ function parseExemptSources(value: string, into: IngressAnnotations): string | u
  * The parsers of the limit annotations. 0 is ingress-nginx's "no limit" for the three limits
  * (it renders no zone for them).
  */
-export const LIMIT_PARSERS: Readonly<Record<string, LimitParser>> = {
+export const LIMIT_PARSERS: Readonly<Record<string, AnnotationParser>> = {
   'limit-connections': parseCount(0, MAX_LIMIT, (limits, value) => (limits.connections = value)),
   'limit-rps': parseCount(0, MAX_LIMIT, (limits, value) => (limits.requestsPerSecond = value)),
   'limit-rpm': parseCount(0, MAX_LIMIT, (limits, value) => (limits.requestsPerMinute = value)),
@@ -95,7 +95,7 @@ export function checkLimitAnnotations(
   for (const name of ['limit-burst-multiplier', 'limit-allowlist', 'limit-whitelist']) {
     if (!names.has(name)) continue;
     problems.push({
-      field: `metadata.annotations[${JSON.stringify(`${withPrefix}${name}`)}]`,
+      field: annotationField(`${withPrefix}${name}`),
       message: `annotation "${name}" has no effect without limit-connections, limit-rps or limit-rpm`,
       severity: 'warning',
     });

@@ -7,6 +7,8 @@
 import type { HashKeyPart, ResponseRewrite } from '@ingresskit/route-model';
 import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { readBoolean } from './grammar.js';
+import { annotationField } from './annotation-field.js';
+import type { AnnotationParser } from './annotations.js';
 
 /** The proxy annotations of one Ingress, as written. */
 export interface ProxyAnnotations {
@@ -37,8 +39,6 @@ const NAMED: Readonly<Record<string, HashKeyPart>> = {
   remote_addr: { type: 'clientAddress' },
   binary_remote_addr: { type: 'clientAddress' },
 };
-
-type ProxyParser = (value: string, into: IngressAnnotations) => string | undefined;
 
 function proxyOf(into: IngressAnnotations): ProxyAnnotations {
   return (into.proxy ??= {});
@@ -89,7 +89,7 @@ export function parseHashKey(value: string): HashKeyPart[] | string {
   return parts;
 }
 
-function parsePair(set: (proxy: ProxyAnnotations, value: ResponseRewrite | 'off') => void): ProxyParser {
+function parsePair(set: (proxy: ProxyAnnotations, value: ResponseRewrite | 'off') => void): AnnotationParser {
   return (value, into) => {
     if (value === 'off') {
       set(proxyOf(into), 'off');
@@ -105,7 +105,7 @@ function parsePair(set: (proxy: ProxyAnnotations, value: ResponseRewrite | 'off'
 }
 
 /** The parsers of the proxy annotations served in Lua. */
-export const PROXY_PARSERS: Readonly<Record<string, ProxyParser>> = {
+export const PROXY_PARSERS: Readonly<Record<string, AnnotationParser>> = {
   'upstream-hash-by': (value, into) => {
     const key = parseHashKey(value);
     if (typeof key === 'string') return key;
@@ -190,7 +190,7 @@ export function combineProxy(
     const name = redirectFrom === undefined ? 'proxy-redirect-to' : 'proxy-redirect-from';
     const other = redirectFrom === undefined ? 'proxy-redirect-from' : 'proxy-redirect-to';
     problems.push({
-      field: `metadata.annotations[${JSON.stringify(`${withPrefix}${name}`)}]`,
+      field: annotationField(`${withPrefix}${name}`),
       message: `annotation "${name}" has no effect without ${other}`,
       severity: 'warning',
     });

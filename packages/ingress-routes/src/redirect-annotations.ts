@@ -5,6 +5,7 @@
 import type { AnnotationParser, AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { createPendingStore } from './pending-annotations.js';
 import { parseRedirectPath, parseRedirectUrl, type RedirectTarget } from './redirect-target.js';
+import { annotationField } from './annotation-field.js';
 
 /** The statuses a redirect annotation may ask for. */
 export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
@@ -71,7 +72,7 @@ export function combineRedirects(
   if (pending === undefined) return;
   const warn = (name: string, message: string) =>
     problems.push({
-      field: `metadata.annotations[${JSON.stringify(`${withPrefix}${name}`)}]`,
+      field: annotationField(`${withPrefix}${name}`),
       message: `annotation "${name}" ${message}`,
       severity: 'warning',
     });

@@ -4,6 +4,7 @@
  */
 import type { AnnotationParser, AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { MAX_PATH_LENGTH } from './grammar.js';
+import { annotationField } from './annotation-field.js';
 
 const REWRITE_TARGET = /^\/(?:[A-Za-z0-9._~\-/]|\$[1-9])*$/;
 
@@ -29,7 +30,7 @@ export function checkRewriteTarget(
 ): void {
   if (into.rewriteTarget?.includes('$') && !into.useRegex) {
     problems.push({
-      field: `metadata.annotations[${JSON.stringify(`${withPrefix}rewrite-target`)}]`,
+      field: annotationField(`${withPrefix}rewrite-target`),
       message: 'annotation "rewrite-target" uses capture references, which need use-regex "true"',
       severity: 'error',
       value: into.rewriteTarget,

@@ -32,6 +32,7 @@ import type {
   IngressTranslation,
   IngressTranslationConfig,
 } from './types.js';
+import { annotationField } from './annotation-field.js';
 
 function translateSpec(context: Context, rawSpec: unknown): RouteContribution {
   const spec = objectOr<{ rules: unknown; tls: unknown; defaultBackend: unknown }>(rawSpec);
@@ -144,7 +145,7 @@ export function translateIngressTimed(
       if (refusal !== undefined) {
         const name = `${config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX}/auth-url`;
         log.error(
-          `metadata.annotations[${JSON.stringify(name)}]`,
+          annotationField(name),
           `annotation "auth-url" may not point there: ${refusal}; the Ingress is not served`,
           externalAuth.url,
         );

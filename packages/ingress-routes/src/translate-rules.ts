@@ -9,6 +9,7 @@ import { checkHost, checkLiteralPath, checkRegexPath } from './grammar.js';
 import { isPathType, isRegexPath, pathMatchOf, rewriteOf } from './paths.js';
 import { createRedirect, sharedAction, sharedPolicy } from './route-policy.js';
 import { flatString, idPrefix, objectOr, originOf, type Context } from './translation-context.js';
+import { annotationField } from './annotation-field.js';
 
 /** Reads a backend and names its Service port, or reports why it cannot be used. */
 function readBackend(context: Context, raw: unknown, field: string): string | undefined {
@@ -56,7 +57,7 @@ function translateAppRoot(context: Context, ruleIndex: number): Route | undefine
     origin: originOf(
       context,
       [ruleIndex, -1],
-      `metadata.annotations[${JSON.stringify(`${context.config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX}/app-root`)}]`,
+      annotationField(`${context.config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX}/app-root`),
     ),
     match: { path: { type: 'Exact', value: '/' } },
     action: { type: 'redirect', redirect: createRedirect(target, 302) },

@@ -6,13 +6,12 @@
  */
 import { RETRY_CONDITIONS, type RetryCondition, type UpstreamSettings } from '@ingresskit/route-model';
 import type { IngressAnnotations } from './annotations.js';
+import type { AnnotationParser } from './annotations.js';
 
 const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
 /** Largest buffer accepted: far above what a location needs, small enough to be no memory attack. */
 const MAX_BUFFER_BYTES = 1024 ** 2;
 const MAX_TEMP_FILE_BYTES = 1024 ** 4;
-
-type UpstreamParser = (value: string, into: IngressAnnotations) => string | undefined;
 
 function settingsOf(into: IngressAnnotations): UpstreamSettings {
   return (into.upstreamSettings ??= {});
@@ -30,7 +29,7 @@ function parseSize(
   min: number,
   max: number,
   set: (settings: UpstreamSettings, bytes: number) => void,
-): UpstreamParser {
+): AnnotationParser {
   return (value, into) => {
     const bytes = readSize(value, min, max);
     if (bytes === undefined) return `must be a size such as 8k or 1m, from ${min} to ${max} bytes`;
@@ -39,7 +38,7 @@ function parseSize(
   };
 }
 
-function parseSwitch(set: (settings: UpstreamSettings, on: boolean) => void): UpstreamParser {
+function parseSwitch(set: (settings: UpstreamSettings, on: boolean) => void): AnnotationParser {
   return (value, into) => {
     if (value !== 'on' && value !== 'off') return 'must be "on" or "off"';
     set(settingsOf(into), value === 'on');
@@ -48,7 +47,7 @@ function parseSwitch(set: (settings: UpstreamSettings, on: boolean) => void): Up
 }
 
 /** The parsers of the annotations that become profile directives. */
-export const UPSTREAM_PARSERS: Readonly<Record<string, UpstreamParser>> = {
+export const UPSTREAM_PARSERS: Readonly<Record<string, AnnotationParser>> = {
   'proxy-buffering': parseSwitch((settings, on) => (settings.responseBuffering = on)),
   'proxy-request-buffering': parseSwitch((settings, on) => (settings.requestBuffering = on)),
   'proxy-http-version': (value, into) => {
