@@ -32,15 +32,9 @@ import type {
   RouteEntry,
 } from './data-entries.js';
 import { isBackendProtocol, isValidMaxBodyBytes, profileOf } from './profiles.js';
+import { RouteIssueCollector, type RouteIssue } from './route-issues.js';
 
-/** Something about a route the data plane does not serve exactly as written. */
-export interface RouteIssue {
-  /** Where in the route, e.g. `policy.allowSources[1]`. */
-  field: string;
-  message: string;
-  severity: 'error' | 'warning';
-  value?: string;
-}
+export type { RouteIssue } from './route-issues.js';
 
 /** A compiled route and what compiling it decided. */
 export interface CompiledRoute {
@@ -91,35 +85,11 @@ function isPort(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 65535;
 }
 
-class Collector {
-  readonly issues: RouteIssue[] = [];
-  fatal = false;
-
-  /** An error that makes the route answer 500; returns undefined for `return out.error(...)`. */
-  error(field: string, message: string, value?: unknown): undefined {
-    this.#add('error', field, message, value);
-    this.fatal = true;
-    return undefined;
-  }
-
-  /** An error that does not stop the route from being served (it is served more strictly). */
-  strict(field: string, message: string, value?: unknown): void {
-    this.#add('error', field, message, value);
-  }
-
-  warn(field: string, message: string, value?: unknown): void {
-    this.#add('warning', field, message, value);
-  }
-
-  #add(severity: 'error' | 'warning', field: string, message: string, value: unknown): void {
-    const issue: RouteIssue = { field, message, severity };
-    if (value !== undefined)
-      issue.value = typeof value === 'string' ? value : (JSON.stringify(value) ?? typeof value);
-    this.issues.push(issue);
-  }
-}
-
-function compileHeaders(modifier: HeaderModifier, field: string, out: Collector): HeadersEntry | undefined {
+function compileHeaders(
+  modifier: HeaderModifier,
+  field: string,
+  out: RouteIssueCollector,
+): HeadersEntry | undefined {
   const entry: HeadersEntry = {};
   const remove = (modifier.remove ?? []).filter((name, index) => {
     if (isHeaderName(name)) return true;
@@ -153,7 +123,7 @@ function compileModifier(
   modifier: PathModifier,
   route: Route,
   field: string,
-  out: Collector,
+  out: RouteIssueCollector,
 ): Extract<PathChangeEntry, { type: 'full' | 'prefix' }> | undefined {
   if (modifier.type === 'ReplaceFullPath') {
     if (!isPath(modifier.value))
@@ -193,7 +163,7 @@ function toSubstitutionTemplate(replacement: string): string {
   );
 }
 
-function compileRewrite(route: Route, out: Collector): PathChangeEntry | undefined {
+function compileRewrite(route: Route, out: RouteIssueCollector): PathChangeEntry | undefined {
   const rewrite = route.policy.rewrite!;
   if (rewrite.type === 'RegexReplace') {
     if (typeof rewrite.pattern !== 'string' || rewrite.pattern === '') {
@@ -215,7 +185,7 @@ function compileRewrite(route: Route, out: Collector): PathChangeEntry | undefin
   return compileModifier(rewrite, route, 'policy.rewrite', out);
 }
 
-function compileAction(route: Route, out: Collector): ActionEntry | undefined {
+function compileAction(route: Route, out: RouteIssueCollector): ActionEntry | undefined {
   const action = route.action;
   switch (action.type) {
     case 'forward': {
@@ -308,7 +278,7 @@ function compileAction(route: Route, out: Collector): ActionEntry | undefined {
  * each read), so a backend that does not answer in time gets a 504, but one that keeps sending
  * slowly is not cut off.
  */
-function compileTimeouts(route: Route, out: Collector): [number, number, number] | undefined {
+function compileTimeouts(route: Route, out: RouteIssueCollector): [number, number, number] | undefined {
   const timeouts = route.policy.timeouts!;
   const valid = (name: keyof RouteTimeouts): number => {
     const value = timeouts[name];
@@ -367,7 +337,7 @@ function askedHeader(value: string, echoWildcard: boolean): string | true {
  * or an origin outside the grammar, makes the route answer 500: serving it without the CORS
  * headers it asked for, or with others, would both be wrong.
  */
-function compileCors(cors: CorsPolicy, out: Collector): PolicyEntry['cors'] {
+function compileCors(cors: CorsPolicy, out: RouteIssueCollector): PolicyEntry['cors'] {
   const origins = Array.isArray(cors.allowOrigins) ? cors.allowOrigins : [];
   const gatewayApi = cors.dialect === 'gateway-api';
   const credentials = cors.allowCredentials === true;
@@ -429,7 +399,7 @@ function compileCors(cors: CorsPolicy, out: Collector): PolicyEntry['cors'] {
 }
 
 /** StrictTransportSecurity → the header value; an invalid max-age is left out with a warning. */
-function compileHsts(hsts: StrictTransportSecurity, out: Collector): string | undefined {
+function compileHsts(hsts: StrictTransportSecurity, out: RouteIssueCollector): string | undefined {
   if (!Number.isSafeInteger(hsts.maxAgeSeconds) || hsts.maxAgeSeconds < 0) {
     out.warn(
       'policy.hsts.maxAgeSeconds',
@@ -445,7 +415,7 @@ function compileHsts(hsts: StrictTransportSecurity, out: Collector): string | un
   ].join('; ');
 }
 
-function compilePolicy(route: Route, out: Collector): PolicyEntry {
+function compilePolicy(route: Route, out: RouteIssueCollector): PolicyEntry {
   const policy = route.policy ?? {};
   const entry: PolicyEntry = {};
   if (policy.redirectToHttps !== undefined) {
@@ -583,7 +553,7 @@ function compileConditions(
   conditions: readonly { name: string; type: string; value: string }[] | undefined,
   foldNames: boolean,
   field: string,
-  out: Collector,
+  out: RouteIssueCollector,
 ): ConditionEntry[] | undefined {
   if (conditions === undefined || conditions.length === 0) return undefined;
   return conditions.map((condition, index) => {
@@ -604,7 +574,7 @@ function compileConditions(
  * the same id and match that answers 500, so the rest of its host is still served.
  */
 export function compileRoute(route: Route): CompiledRoute {
-  const out = new Collector();
+  const out = new RouteIssueCollector();
   const { path } = route.match;
   const kind = path.type === 'Exact' ? 'exact' : path.type === 'PathPrefix' ? 'prefix' : 'regex';
   if (!['Exact', 'PathPrefix', 'RegularExpression'].includes(path.type)) {
