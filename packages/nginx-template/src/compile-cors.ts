@@ -42,9 +42,9 @@ function askedHeader(value: string, echoWildcard: boolean): string | true {
 }
 
 /**
- * Compiles `policy.cors`; undefined after an error reported through `out`. A value that is not a valid header value,
- * or an origin outside the grammar, makes the route answer 500: serving it without the CORS
- * headers it asked for, or with others, would both be wrong.
+ * Compiles `policy.cors`; undefined after an error reported through `out`. A value that is not a
+ * valid header value, or an origin outside the grammar, makes the route answer 500: serving it
+ * without the CORS headers it asked for, or with others, would both be wrong.
  */
 export function compileCors(cors: CorsPolicy, out: CorsIssues): PolicyEntry['cors'] {
   const origins = Array.isArray(cors.allowOrigins) ? cors.allowOrigins : [];

@@ -26,7 +26,7 @@ export function isHeaderValue(value: unknown): value is string {
   return typeof value === 'string' && value.length <= 8192 && FIELD_VALUE.test(value);
 }
 
-/** Compiles a header modifier at `field`; undefined when it changes nothing or after an error. */
+/** Compiles a header modifier at `field`; undefined when nothing valid is left to change. */
 export function compileHeaders(
   modifier: HeaderModifier,
   field: string,
