@@ -1,6 +1,6 @@
 /** Named constructors of the problems buildConfiguration reports (route-model's Problem shape). */
 import type { Backend, Problem, Route } from '@ingresskit/route-model';
-import type { RouteIssue } from './compile-route.js';
+import type { RouteIssue } from './route-issues.js';
 
 /** A route the data plane serves differently from what it says (see compileRoute). */
 export function routeProblem(route: Route, hostname: string, issue: RouteIssue): Problem {

@@ -1,5 +1,12 @@
 /** Test-only constructors of route-model values with defaults for what a test does not care about. */
-import type { Listener, Route, RouteOrigin, RouteTable, VirtualHost } from '@ingresskit/route-model';
+import type {
+  Listener,
+  Route,
+  RouteAction,
+  RouteOrigin,
+  RouteTable,
+  VirtualHost,
+} from '@ingresskit/route-model';
 
 /** The usual pair of listeners, named `http` and `https`. */
 export function createListeners(ports: { http: number; https: number }): Listener[] {
@@ -13,6 +20,9 @@ export function createListeners(ports: { http: number; https: number }): Listene
 export function createTestOrigin(name = 'test', createdAt = 0): RouteOrigin {
   return { kind: 'Ingress', namespace: 'default', name, createdAt, index: [0] };
 }
+
+/** A forward to backend `b`, for a test that needs a route to forward somewhere. */
+export const forwardAction: RouteAction = { type: 'forward', backends: [{ backend: 'b', weight: 1 }] };
 
 /** A route with defaults for everything but what a test cares about. */
 export function createTestRoute(id: string, overrides: Partial<Route> = {}): Route {

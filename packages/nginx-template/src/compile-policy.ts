@@ -1,0 +1,187 @@
+/**
+ * RoutePolicy → the policy entry the Lua router applies, composed from each policy's compiler.
+ * Policies simple enough to need no module of their own (HTTPS redirect, source lists, body size,
+ * upstream host, HSTS, mirror) are compiled here.
+ */
+import type { Route, StrictTransportSecurity } from '@ingresskit/route-model';
+import { parseCidr } from './cidr.js';
+import { compileAffinity } from './compile-affinity.js';
+import { compileBasicAuth } from './compile-auth.js';
+import { compileCors } from './compile-cors.js';
+import { compileExternalAuth } from './compile-external-auth.js';
+import { compileHeaders } from './compile-headers.js';
+import { compileClientLimits } from './compile-limits.js';
+import { compileRewrite } from './compile-path-change.js';
+import { compileProxyPolicy } from './compile-proxy.js';
+import { compileTimeouts } from './compile-timeouts.js';
+import type { PolicyEntry } from './data-entries.js';
+import { isBackendProtocol, isValidMaxBodyBytes } from './profiles.js';
+import { upstreamDirectivesOf } from './upstream-directives.js';
+
+/** What compiling reports: a fatal error, a stricter reading, or a warning, by field. */
+export interface PolicyIssues {
+  error(field: string, message: string, value?: unknown): undefined;
+  strict(field: string, message: string, value?: unknown): void;
+  warn(field: string, message: string, value?: unknown): void;
+}
+
+// A Host header: a name, an IPv4 address or a bracketed IPv6 address, optional port.
+const HOST_VALUE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
+const HTTPS_REDIRECT_STATUS = [301, 302, 307, 308];
+// Every IPv4 and every IPv6 client: what a deny list entry that cannot be read stands for.
+const DENY_EVERYONE: [string, number][] = [
+  ['00000000', 0],
+  ['0'.repeat(32), 0],
+];
+
+/** StrictTransportSecurity → the header value; an invalid max-age is left out with a warning. */
+function compileHsts(hsts: StrictTransportSecurity, out: PolicyIssues): string | undefined {
+  if (!Number.isSafeInteger(hsts.maxAgeSeconds) || hsts.maxAgeSeconds < 0) {
+    out.warn(
+      'policy.hsts.maxAgeSeconds',
+      'must be a whole number of seconds; no HSTS is sent',
+      hsts.maxAgeSeconds,
+    );
+    return undefined;
+  }
+  return [
+    `max-age=${hsts.maxAgeSeconds}`,
+    ...(hsts.includeSubdomains ? ['includeSubDomains'] : []),
+    ...(hsts.preload ? ['preload'] : []),
+  ].join('; ');
+}
+
+/** Compiles `route.policy`; every policy with an error is left out, reported through `out`. */
+export function compilePolicy(route: Route, out: PolicyIssues): PolicyEntry {
+  const policy = route.policy ?? {};
+  const entry: PolicyEntry = {};
+  if (policy.redirectToHttps !== undefined) {
+    const { statusCode, onlyIfHostHasTls, stripTrailingSlash } = policy.redirectToHttps;
+    if (!HTTPS_REDIRECT_STATUS.includes(statusCode)) {
+      out.error(
+        'policy.redirectToHttps.statusCode',
+        `must be one of ${HTTPS_REDIRECT_STATUS.join(', ')}`,
+        statusCode,
+      );
+    } else {
+      entry.https = { status: statusCode };
+      if (onlyIfHostHasTls === true) entry.https.tlsOnly = true;
+      if (stripTrailingSlash === true) entry.https.strip = true;
+    }
+  }
+  if (policy.allowSources !== undefined) {
+    entry.allow = [];
+    (Array.isArray(policy.allowSources) ? policy.allowSources : []).forEach((source, index) => {
+      const parsed = parseCidr(source);
+      if (parsed === undefined) {
+        out.strict(
+          `policy.allowSources[${index}]`,
+          'is not an IP address or CIDR; it admits no client',
+          source,
+        );
+      } else entry.allow!.push([parsed.hex, parsed.bits]);
+    });
+  }
+  if (
+    policy.denySources !== undefined &&
+    Array.isArray(policy.denySources) &&
+    policy.denySources.length > 0
+  ) {
+    entry.deny = [];
+    policy.denySources.forEach((source, index) => {
+      const parsed = parseCidr(source);
+      if (parsed === undefined) {
+        out.strict(
+          `policy.denySources[${index}]`,
+          'is not an IP address or CIDR; it denies every client',
+          source,
+        );
+        entry.deny!.push(...DENY_EVERYONE);
+      } else entry.deny!.push([parsed.hex, parsed.bits]);
+    });
+  }
+  if (policy.maxBodyBytes !== undefined) {
+    if (isValidMaxBodyBytes(policy.maxBodyBytes)) entry.maxBody = policy.maxBodyBytes;
+    else
+      out.warn(
+        'policy.maxBodyBytes',
+        'must be a whole number of bytes from 0 to 1 TiB; the default is used',
+        policy.maxBodyBytes,
+      );
+  }
+  if (policy.rewrite !== undefined) {
+    const rewrite = compileRewrite(route, out);
+    if (rewrite !== undefined) entry.rewrite = rewrite;
+  }
+  if (policy.upstreamHost !== undefined) {
+    if (typeof policy.upstreamHost !== 'string' || !HOST_VALUE.test(policy.upstreamHost)) {
+      out.error(
+        'policy.upstreamHost',
+        'must be a host name or address, with an optional port',
+        policy.upstreamHost,
+      );
+    } else entry.host = policy.upstreamHost;
+  }
+  if (policy.requestHeaders !== undefined) {
+    const headers = compileHeaders(policy.requestHeaders, 'policy.requestHeaders', out);
+    if (headers !== undefined) entry.request = headers;
+  }
+  if (policy.responseHeaders !== undefined) {
+    const headers = compileHeaders(policy.responseHeaders, 'policy.responseHeaders', out);
+    if (headers !== undefined) entry.response = headers;
+  }
+  if (policy.cors !== undefined) {
+    const cors = compileCors(policy.cors, out);
+    if (cors !== undefined) entry.cors = cors;
+  }
+  if (policy.hsts !== undefined) {
+    const hsts = compileHsts(policy.hsts, out);
+    if (hsts !== undefined) entry.hsts = hsts;
+  }
+  if (policy.timeouts !== undefined) {
+    const timeouts = compileTimeouts(route, out);
+    if (timeouts !== undefined) entry.timeouts = timeouts;
+  }
+  if (policy.sessionAffinity !== undefined) {
+    const affinity = compileAffinity(policy.sessionAffinity, route, out);
+    if (affinity !== undefined) entry.affinity = affinity;
+  }
+  if (policy.basicAuth !== undefined) {
+    const auth = compileBasicAuth(policy.basicAuth, out);
+    if (auth !== undefined) entry.auth = auth;
+  }
+  if (policy.externalAuth !== undefined) {
+    const externalAuth = compileExternalAuth(policy.externalAuth, out);
+    if (externalAuth !== undefined) entry.extAuth = externalAuth;
+  }
+  compileProxyPolicy(policy, entry, out);
+  for (const name of upstreamDirectivesOf(policy.upstreamSettings).invalid) {
+    out.warn(
+      `policy.upstreamSettings.${name}`,
+      'is out of range; the default is used',
+      policy.upstreamSettings?.[name as keyof typeof policy.upstreamSettings],
+    );
+  }
+  if (policy.clientLimits !== undefined) {
+    const limits = compileClientLimits(policy.clientLimits, out);
+    if (limits !== undefined) entry.limits = limits;
+  }
+  if (policy.backendProtocol !== undefined && !isBackendProtocol(policy.backendProtocol)) {
+    out.warn(
+      'policy.backendProtocol',
+      'must be HTTP, HTTPS, GRPC or GRPCS; HTTP is used',
+      policy.backendProtocol,
+    );
+  }
+  if (policy.mirror !== undefined) {
+    if (typeof policy.mirror.backend === 'string' && policy.mirror.backend !== '')
+      entry.mirror = policy.mirror.backend;
+    else
+      out.warn(
+        'policy.mirror.backend',
+        'must be a backend id; requests are not copied',
+        policy.mirror.backend,
+      );
+  }
+  return entry;
+}
