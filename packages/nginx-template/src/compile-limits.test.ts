@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ClientLimits, RouteAction } from '@ingresskit/route-model';
+import type { ClientLimits } from '@ingresskit/route-model';
 import { compileRoute } from './index.js';
-import { createTestRoute } from './testing/routes.js';
+import { createTestRoute, forwardAction } from './testing/routes.js';
 
-const forward: RouteAction = { type: 'forward', backends: [{ backend: 'b', weight: 1 }] };
+const forward = forwardAction;
 
 function compileLimits(clientLimits: ClientLimits) {
   return compileRoute(createTestRoute('r', { action: forward, policy: { clientLimits } }));

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { RouteAction } from '@ingresskit/route-model';
 import { createProfile, DEFAULT_PROFILE, profileOf } from './index.js';
-import { createTestRoute } from './testing/routes.js';
+import { createTestRoute, forwardAction } from './testing/routes.js';
 
-const forward: RouteAction = { type: 'forward', backends: [{ backend: 'b', weight: 1 }] };
+const forward = forwardAction;
 
 describe('profileOf', () => {
   it('gives the default profile to a forwarding route without protocol or body limit', () => {
