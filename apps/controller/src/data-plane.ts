@@ -8,7 +8,7 @@
  * retries; nginx keeps serving what it had.
  */
 
-import { rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import {
   certificateKey,
@@ -37,12 +37,11 @@ import {
   readDigest,
   readRequestMetrics,
   readStatus,
-  sleep,
-  waitForConfiguration,
   type PushOutcome,
 } from './data-plane-control.js';
 import { startDriftChecks, type DriftChecks } from './data-plane-drift.js';
-import { preparePrefix, removeStaleSockets, writeTestedConf } from './data-plane-prefix.js';
+import { NginxRunner } from './data-plane-nginx.js';
+import { preparePrefix } from './data-plane-prefix.js';
 import {
   createDesiredConfiguration,
   findHostsNeedingReload,
@@ -50,16 +49,14 @@ import {
   profilesOf,
 } from './data-plane-profiles.js';
 import {
-  confPathOf,
   controlSocketPathOf,
   nginxRenderOptions,
   renderOptionsOfConfigMap,
   type NginxPrefixOptions,
 } from './data-plane-render-options.js';
-import { DataPlanePushError, NginxReloadError, NginxStartError } from './errors.js';
+import { DataPlanePushError, NginxReloadError } from './errors.js';
 import type { RefusedRoute } from './ingress-routing.js';
 import type { Logger } from './logger.js';
-import { NginxProcess } from './nginx-process.js';
 import { PushedContent } from './pushed-content.js';
 
 /** Options of {@link NginxDataPlane}. */
@@ -105,7 +102,7 @@ export class NginxDataPlane {
   #configMapSettings: ConfigMapNginxSettings = {};
   #prefix = '';
   #isTemporaryPrefix = false;
-  #process: NginxProcess | undefined;
+  readonly #nginx: NginxRunner;
   /**
    * What nginx does not have yet, by key (null: remove it): the route-model objects the builder
    * holds anyway, compiled into data entries only when pushed. A full push compiles the whole
@@ -121,12 +118,8 @@ export class NginxDataPlane {
   #listeners: Listener[] = [];
   /** Profiles the routes of each virtual host use, for the hosts that use more than the default. */
   readonly #profilesByHost = new Map<string, Profile[]>();
-  #running: Configuration | undefined;
-  #runningConf: string | undefined;
   /** The nginx instance that holds all desired data but the dirty keys; undefined: push everything. */
   #syncedInstance: string | undefined;
-  #lastReloadAt = 0;
-  #reloads = 0;
   #lock: Promise<unknown> = Promise.resolve();
   #driftChecks: DriftChecks | undefined;
   /** What the pushes left in nginx, to tell a drift (see PushedContent). */
@@ -138,6 +131,21 @@ export class NginxDataPlane {
   constructor(options: NginxDataPlaneOptions) {
     this.#options = options;
     this.#listeners = options.listeners ?? [];
+    this.#nginx = new NginxRunner({
+      binary: options.binary,
+      readPrefix: () => this.#prefix,
+      logger: options.logger,
+      ...(options.reloadMinIntervalMs === undefined
+        ? {}
+        : { reloadMinIntervalMs: options.reloadMinIntervalMs }),
+      ...(options.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: options.readyTimeoutMs }),
+      ...(options.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: options.stopTimeoutMs }),
+      onUnexpectedExit: () => {
+        this.#syncedInstance = undefined;
+        this.#options.onRestart?.();
+      },
+      onRestarted: () => this.#options.onDrift?.('nginx restarted'),
+    });
   }
 
   /** The prefix directory (after `prepare()`). */
@@ -147,32 +155,32 @@ export class NginxDataPlane {
 
   /** The configuration the running nginx.conf was rendered from. */
   get configuration(): Configuration | undefined {
-    return this.#running;
+    return this.#nginx.configuration;
   }
 
   /** The nginx.conf nginx runs. */
   get nginxConf(): string | undefined {
-    return this.#runningConf;
+    return this.#nginx.nginxConf;
   }
 
   /** How many reloads succeeded. */
   get reloadCount(): number {
-    return this.#reloads;
+    return this.#nginx.reloadCount;
   }
 
   /** PID of the nginx master, if one runs. */
   get masterPid(): number | undefined {
-    return this.#process?.pid;
+    return this.#nginx.masterPid;
   }
 
   /** PIDs of nginx's workers. */
   workerPids(): Promise<number[]> {
-    return this.#process?.workerPids() ?? Promise.resolve([]);
+    return this.#nginx.workerPids();
   }
 
   /** Why nginx does not serve the desired routes, or undefined when it does. */
   notServingReason(): string | undefined {
-    if (this.#process?.isRunning() !== true) return 'nginx is not running';
+    if (!this.#nginx.isRunning()) return 'nginx is not running';
     if (this.#syncedInstance === undefined) return 'nginx has not received the routes yet';
     return undefined;
   }
@@ -198,7 +206,7 @@ export class NginxDataPlane {
    */
   start(): Promise<boolean> {
     return this.#exclusive(async () => {
-      if (this.#process?.isRunning() === true) return false;
+      if (this.#nginx.isRunning()) return false;
       await this.#start(this.#desiredConfiguration());
       return true;
     });
@@ -242,7 +250,7 @@ export class NginxDataPlane {
     this.#stopped = true;
     this.#driftChecks?.stop();
     await this.#exclusive(async () => {
-      await this.#process?.stop();
+      await this.#nginx.stop();
       if (this.#isTemporaryPrefix && this.#prefix !== '')
         await rm(this.#prefix, { recursive: true, force: true });
     });
@@ -253,14 +261,14 @@ export class NginxDataPlane {
     const result: DataPlaneFlush = { started: false, reloaded: false, pushed: false, refused: [] };
     const next = this.#desiredConfiguration();
     let reloadError: Error | undefined;
-    if (this.#process?.isRunning() !== true) {
+    if (!this.#nginx.isRunning()) {
       await this.#start(next);
       result.started = true;
-    } else if (needsReload(this.#running, next)) {
+    } else if (needsReload(this.#nginx.configuration, next)) {
       // A refused reload holds back only the hosts that need the new nginx.conf: everything else
       // (other hosts, certificates, endpoints) is pushed all the same.
       try {
-        await this.#reload(next);
+        await this.#nginx.reload(next);
         result.reloaded = true;
       } catch (error) {
         reloadError = error instanceof Error ? error : new NginxReloadError(String(error));
@@ -270,8 +278,8 @@ export class NginxDataPlane {
     if (status === undefined) throw new DataPlanePushError('nginx does not answer on its control socket');
     const full = status.instance !== this.#syncedInstance;
     // Hostnames whose routes need a profile the running nginx.conf lacks wait for the reload.
-    const held = needsReload(this.#running, next)
-      ? findHostsNeedingReload(this.#running, this.#profilesByHost)
+    const held = needsReload(this.#nginx.configuration, next)
+      ? findHostsNeedingReload(this.#nginx.configuration, this.#profilesByHost)
       : new Set<string>();
     const pushable =
       pendingSize(this.#pending) -
@@ -410,78 +418,16 @@ export class NginxDataPlane {
     }
   }
 
-  async #writeAndTest(next: Configuration): Promise<string> {
-    const conf = renderNginxConf(next);
-    await writeTestedConf(this.#options.binary, this.#prefix, conf);
-    return conf;
-  }
-
   async #start(next: Configuration): Promise<void> {
-    await this.#process?.stop();
-    this.#process = undefined;
-    this.#running = undefined;
+    await this.#nginx.discard();
     this.#syncedInstance = undefined;
     this.#content.forget();
-    const conf = await this.#writeAndTest(next);
-    await this.#removeStaleSocket();
-    const process = new NginxProcess({
-      binary: this.#options.binary,
-      prefix: this.#prefix,
-      confPath: this.#confPath(),
-      logger: this.#options.logger,
-      ...(this.#options.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: this.#options.stopTimeoutMs }),
-      onUnexpectedExit: () => {
-        this.#syncedInstance = undefined;
-        this.#options.onRestart?.();
-        // A killed master leaves its unix socket behind, and a new one cannot bind over it.
-        void this.#removeStaleSocket();
-      },
-      onRestarted: () => this.#options.onDrift?.('nginx restarted'),
-    });
-    await process.start();
-    this.#process = process;
-    try {
-      await this.#waitForConfiguration(next.checksum, 'nginx to start');
-    } catch (error) {
-      await process.stop();
-      this.#process = undefined;
-      throw new NginxStartError(`nginx did not start serving: ${process.recentOutput() || String(error)}`, {
-        cause: error,
-      });
-    }
-    process.markHealthy();
-    this.#running = next;
-    this.#runningConf = conf;
-    this.#lastReloadAt = Date.now();
+    await this.#nginx.start(next);
     this.#driftChecks ??= startDriftChecks({
       checkInstance: () => this.#checkDrift(),
       checkContent: () => this.checkContent(),
       ...(this.#options.contentCheckMs === undefined ? {} : { contentCheckMs: this.#options.contentCheckMs }),
     });
-  }
-
-  async #reload(next: Configuration): Promise<void> {
-    const wait = this.#lastReloadAt + (this.#options.reloadMinIntervalMs ?? 0) - Date.now();
-    if (wait > 0) await sleep(wait);
-    const conf = await this.#writeAndTest(next);
-    const process = this.#process;
-    if (process === undefined || !process.reload()) throw new NginxReloadError('nginx is not running');
-    try {
-      await this.#waitForConfiguration(next.checksum, 'nginx to reload');
-    } catch (error) {
-      // Put the last good file back so that a restart of nginx does not load the failed one.
-      if (this.#runningConf !== undefined) await writeFile(this.#confPath(), this.#runningConf);
-      throw new NginxReloadError(
-        `nginx did not load the new configuration: ${process.recentOutput() || String(error)}`,
-        {
-          cause: error,
-        },
-      );
-    }
-    this.#reloads += 1;
-    this.#lastReloadAt = Date.now();
-    this.#running = next;
-    this.#runningConf = conf;
   }
 
   // A restart the supervisor saw is handled through onRestarted; this catches what it could not
@@ -494,23 +440,8 @@ export class NginxDataPlane {
     this.#options.onDrift?.(`nginx's data instance changed (${status.instance})`);
   }
 
-  #waitForConfiguration(checksum: string, what: string): Promise<void> {
-    return waitForConfiguration(this.#socketPath(), checksum, what, {
-      timeoutMs: this.#options.readyTimeoutMs ?? 15_000,
-      hasExited: () => this.#process !== undefined && !this.#process.isRunning(),
-    });
-  }
-
-  #removeStaleSocket(): Promise<void> {
-    return removeStaleSockets(this.#prefix);
-  }
-
   #socketPath(): string {
     return controlSocketPathOf(this.#prefix);
-  }
-
-  #confPath(): string {
-    return confPathOf(this.#prefix);
   }
 
   #exclusive<T>(task: () => Promise<T>): Promise<T> {
