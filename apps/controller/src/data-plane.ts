@@ -11,27 +11,15 @@
 import { rm } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import {
-  certificateKey,
-  createDataPlaneUpdate,
-  hostKey,
   renderNginxConf,
   type Configuration,
   type DataPlaneAccepted,
   type DataPlaneStatus,
-  type Profile,
   type RenderOptions,
   type RequestMetrics,
 } from '@ingresskit/nginx-template';
 import type { Listener, RouteTable, RouteTableDelta } from '@ingresskit/route-model';
 import type { ConfigMapNginxSettings } from '@ingresskit/ingress-routes';
-import {
-  changedKeysOf,
-  clearPending,
-  createPendingDelta,
-  mergeIntoPending,
-  pendingDelta,
-  pendingSize,
-} from './pending-delta.js';
 import {
   pushData,
   readDigest,
@@ -42,12 +30,8 @@ import {
 import { startDriftChecks, type DriftChecks } from './data-plane-drift.js';
 import { NginxRunner } from './data-plane-nginx.js';
 import { preparePrefix } from './data-plane-prefix.js';
-import {
-  createDesiredConfiguration,
-  findHostsNeedingReload,
-  needsReload,
-  profilesOf,
-} from './data-plane-profiles.js';
+import { needsReload } from './data-plane-profiles.js';
+import { StagedRoutes } from './data-plane-staging.js';
 import {
   controlSocketPathOf,
   nginxRenderOptions,
@@ -103,21 +87,8 @@ export class NginxDataPlane {
   #prefix = '';
   #isTemporaryPrefix = false;
   readonly #nginx: NginxRunner;
-  /**
-   * What nginx does not have yet, by key (null: remove it): the route-model objects the builder
-   * holds anyway, compiled into data entries only when pushed. A full push compiles the whole
-   * table instead, which happens only when nginx (re)starts.
-   */
-  readonly #pending = createPendingDelta();
-  /**
-   * Entries nginx refused that are not routes (a certificate its OpenSSL cannot load, say), by
-   * key, with nginx's reason: left out of every push until the key changes, so one bad entry never
-   * holds back the others. A host bound to a refused certificate gets the default certificate.
-   */
-  readonly #refusedKeys = new Map<string, string>();
-  #listeners: Listener[] = [];
-  /** Profiles the routes of each virtual host use, for the hosts that use more than the default. */
-  readonly #profilesByHost = new Map<string, Profile[]>();
+  /** What nginx does not have yet, with the listeners and profiles nginx.conf needs for it. */
+  readonly #staged: StagedRoutes;
   /** The nginx instance that holds all desired data but the dirty keys; undefined: push everything. */
   #syncedInstance: string | undefined;
   #lock: Promise<unknown> = Promise.resolve();
@@ -130,7 +101,7 @@ export class NginxDataPlane {
 
   constructor(options: NginxDataPlaneOptions) {
     this.#options = options;
-    this.#listeners = options.listeners ?? [];
+    this.#staged = new StagedRoutes(options.listeners ?? []);
     this.#nginx = new NginxRunner({
       binary: options.binary,
       readPrefix: () => this.#prefix,
@@ -187,7 +158,7 @@ export class NginxDataPlane {
 
   /** Whether nginx holds exactly the staged data: nothing left to push, and no restart since. */
   async isInSync(): Promise<boolean> {
-    if (pendingSize(this.#pending) > 0 || this.#syncedInstance === undefined) return false;
+    if (this.#staged.size > 0 || this.#syncedInstance === undefined) return false;
     return (await this.readStatus())?.instance === this.#syncedInstance;
   }
 
@@ -214,15 +185,7 @@ export class NginxDataPlane {
 
   /** Records what a route table delta changes; nothing reaches nginx before {@link flush}. */
   stage(delta: RouteTableDelta): void {
-    if (delta.listeners !== undefined) this.#listeners = delta.listeners;
-    for (const virtualHost of delta.virtualHosts.upsert) {
-      const profiles = profilesOf(virtualHost);
-      if (profiles.length > 0) this.#profilesByHost.set(virtualHost.hostname, profiles);
-      else this.#profilesByHost.delete(virtualHost.hostname);
-    }
-    for (const hostname of delta.virtualHosts.remove) this.#profilesByHost.delete(hostname);
-    mergeIntoPending(this.#pending, delta);
-    for (const key of changedKeysOf(delta)) this.#refusedKeys.delete(key);
+    this.#staged.stage(delta);
   }
 
   /** Brings nginx to what is staged; see the module comment. Calls are serialized. */
@@ -278,33 +241,23 @@ export class NginxDataPlane {
     if (status === undefined) throw new DataPlanePushError('nginx does not answer on its control socket');
     const full = status.instance !== this.#syncedInstance;
     // Hostnames whose routes need a profile the running nginx.conf lacks wait for the reload.
-    const held = needsReload(this.#nginx.configuration, next)
-      ? findHostsNeedingReload(this.#nginx.configuration, this.#profilesByHost)
-      : new Set<string>();
-    const pushable =
-      pendingSize(this.#pending) -
-      [...held].filter((hostname) => this.#pending.virtualHosts.has(hostname)).length;
-    if (full || pushable > 0) {
+    const held = this.#staged.findHeldHosts(this.#nginx.configuration, next);
+    if (full || this.#staged.countPushable(held) > 0) {
       let drifted = false;
       // Entries nginx refuses are left out and the push is made again, at most once per entry.
       for (;;) {
         const startedAt = performance.now();
-        const excludeKeys = [...[...held].map(hostKey), ...this.#refusedKeys.keys()];
-        const body = full
-          ? createDataPlaneUpdate(this.#options.readTable(), { excludeKeys })
-          : createDataPlaneUpdate(pendingDelta(this.#pending, held), { excludeKeys });
+        const body = this.#staged.createUpdate(held, full ? this.#options.readTable() : undefined);
         const builtAt = performance.now();
         const { rejected, accepted } = await this.#push(body);
         const routes = rejected.filter((entry) => entry.routeId !== undefined);
-        const entries = rejected.filter(
-          (entry) => entry.routeId === undefined && !this.#refusedKeys.has(entry.key),
-        );
+        const entries = this.#staged.findNewlyRefused(rejected);
         if (routes.length > 0) {
           result.refused = routes.map((entry) => ({ routeId: entry.routeId!, message: entry.message }));
           return result;
         }
         if (entries.length > 0) {
-          for (const entry of entries) this.#refusedKeys.set(entry.key, entry.message);
+          this.#staged.refuse(entries);
           this.#options.logger.warn({ refused: entries }, 'nginx refused data entries; they are left out');
           continue;
         }
@@ -323,7 +276,7 @@ export class NginxDataPlane {
       }
       // After a drift nothing is known to be in sync: the next flush pushes everything.
       if (!drifted) this.#syncedInstance = status.instance;
-      clearPending(this.#pending, held);
+      this.#staged.clear(held);
       result.pushed = true;
     }
     if (reloadError !== undefined) throw reloadError;
@@ -373,7 +326,7 @@ export class NginxDataPlane {
   }
 
   #desiredConfiguration(): Configuration {
-    return createDesiredConfiguration(this.#listeners, this.#profilesByHost, this.#renderOptions());
+    return this.#staged.createConfiguration(this.#renderOptions());
   }
 
   #renderOptions(): RenderOptions {
@@ -394,17 +347,12 @@ export class NginxDataPlane {
 
   /** Entries nginx refused that are not routes, by data key, with the reason. */
   refusedEntries(): ReadonlyMap<string, string> {
-    return this.#refusedKeys;
+    return this.#staged.refusedEntries();
   }
 
   /** The certificates among the refused entries, by certificate id, with the reason. */
   refusedCertificates(): Map<string, string> {
-    const prefix = certificateKey('');
-    const refused = new Map<string, string>();
-    for (const [key, reason] of this.#refusedKeys) {
-      if (key.startsWith(prefix)) refused.set(key.slice(prefix.length), reason);
-    }
-    return refused;
+    return this.#staged.refusedCertificates();
   }
 
   // A push that fails leaves nginx's data unknown until the next full push.
