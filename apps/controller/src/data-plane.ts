@@ -28,7 +28,7 @@ import {
   type PushOutcome,
 } from './data-plane-control.js';
 import { startDriftChecks, type DriftChecks } from './data-plane-drift.js';
-import { NginxRunner } from './data-plane-nginx.js';
+import { NginxRunner, type NginxRunnerOptions } from './data-plane-nginx.js';
 import { preparePrefix } from './data-plane-prefix.js';
 import { needsReload } from './data-plane-profiles.js';
 import { StagedRoutes } from './data-plane-staging.js';
@@ -40,28 +40,26 @@ import {
 } from './data-plane-render-options.js';
 import { DataPlanePushError, NginxReloadError } from './errors.js';
 import type { RefusedRoute } from './ingress-routing.js';
-import type { Logger } from './logger.js';
 import { PushedContent } from './pushed-content.js';
 
 /** Options of {@link NginxDataPlane}. */
-export interface NginxDataPlaneOptions extends NginxPrefixOptions {
-  binary: string;
+export interface NginxDataPlaneOptions
+  extends
+    NginxPrefixOptions,
+    Pick<
+      NginxRunnerOptions,
+      'binary' | 'logger' | 'reloadMinIntervalMs' | 'readyTimeoutMs' | 'stopTimeoutMs'
+    > {
   /** The prefix directory; a new temporary one (removed by `stop()`) when undefined or empty. */
   prefix?: string;
   httpPort: number;
   httpsPort: number;
-  /** Least time between two reloads (0: none). */
-  reloadMinIntervalMs?: number;
   /** The listeners nginx starts with; later ones come with the staged deltas. */
   listeners?: Listener[];
   /** The whole route table the staged deltas lead to: what a full push sends. */
   readTable: () => RouteTable;
   /** Extra nginx.conf options (resolvers, timeouts, ...). */
   renderOptions?: Partial<RenderOptions>;
-  logger: Logger;
-  /** How long a start or reload may take to show up on the status endpoint; 15 s by default. */
-  readyTimeoutMs?: number;
-  stopTimeoutMs?: number;
   /** nginx died and was started again. */
   onRestart?: () => void;
   /** nginx lost the pushed data (restart, drift): the caller should sync so `flush()` re-pushes. */
