@@ -7,7 +7,6 @@
  * counts as serving; until then it answers 503. Whatever fails stays staged and the caller
  * retries; nginx keeps serving what it had.
  */
-
 import { rm } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import {
