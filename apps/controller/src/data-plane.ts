@@ -7,125 +7,58 @@
  * counts as serving; until then it answers 503. Whatever fails stays staged and the caller
  * retries; nginx keeps serving what it had.
  */
-import { request as httpRequest } from 'node:http';
-import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
 import {
-  authSocketPathOf,
-  certificateKey,
-  createConfiguration,
-  createDataPlaneUpdate,
-  createSelfSignedCertificate,
-  DATA_ENDPOINT_PATH,
-  DIGEST_ENDPOINT_PATH,
-  hostKey,
-  luaFiles,
-  profileOf,
   renderNginxConf,
-  STATUS_ENDPOINT_PATH,
-  REQUEST_METRICS_ENDPOINT_PATH,
-  parseRequestMetrics,
-  type RequestMetrics,
   type Configuration,
   type DataPlaneAccepted,
-  type DataPlaneDigest,
-  type DataPlaneRejection,
   type DataPlaneStatus,
-  type Profile,
   type RenderOptions,
+  type RequestMetrics,
 } from '@ingresskit/nginx-template';
-import { performance } from 'node:perf_hooks';
-import type { Listener, RouteTable, RouteTableDelta, VirtualHost } from '@ingresskit/route-model';
+import type { Listener, RouteTable, RouteTableDelta } from '@ingresskit/route-model';
 import type { ConfigMapNginxSettings } from '@ingresskit/ingress-routes';
 import {
-  changedKeysOf,
-  clearPending,
-  createPendingDelta,
-  mergeIntoPending,
-  pendingDelta,
-  pendingSize,
-} from './pending-delta.js';
-import type { ControllerConfig } from './config.js';
-import { DataPlanePushError, NginxConfigTestError, NginxReloadError, NginxStartError } from './errors.js';
+  pushData,
+  readDigest,
+  readRequestMetrics,
+  readStatus,
+  type PushOutcome,
+} from './data-plane-control.js';
+import { startDriftChecks, type DriftChecks } from './data-plane-drift.js';
+import { NginxRunner, type NginxRunnerOptions } from './data-plane-nginx.js';
+import { preparePrefix } from './data-plane-prefix.js';
+import { needsReload } from './data-plane-profiles.js';
+import { StagedRoutes } from './data-plane-staging.js';
+import {
+  controlSocketPathOf,
+  nginxRenderOptions,
+  renderOptionsOfConfigMap,
+  type NginxPrefixOptions,
+} from './data-plane-render-options.js';
+import { DataPlanePushError, NginxReloadError } from './errors.js';
 import type { RefusedRoute } from './ingress-routing.js';
-import type { Logger } from './logger.js';
-import { NginxProcess, testNginxConfig } from './nginx-process.js';
 import { PushedContent } from './pushed-content.js';
 
-/** How often the status endpoint is asked whether nginx runs a new nginx.conf yet. */
-const STATUS_POLL_MS = 10;
-/** How often the data plane is checked for lost data (a restart nobody saw, a drift). */
-const DRIFT_CHECK_MS = 5_000;
-/** How often nginx recomputes the digest of its data for {@link NginxDataPlane.checkContent}. */
-const CONTENT_CHECK_MS = 30_000;
-
-/** The listeners of an Ingress controller: plain HTTP and HTTPS on the configured ports. */
-export function listenersOf(config: Pick<ControllerConfig, 'httpPort' | 'httpsPort'>): Listener[] {
-  return [
-    { name: 'http', port: config.httpPort, protocol: 'HTTP' },
-    { name: 'https', port: config.httpsPort, protocol: 'HTTPS' },
-  ];
-}
-
-/** The controller ConfigMap's nginx.conf settings as render options (paths in `prefix`). */
-export function renderOptionsOfConfigMap(
-  settings: ConfigMapNginxSettings,
-  prefix: string,
-): Partial<RenderOptions> {
-  const { accessLog, upstreamKeepalive, ...same } = settings;
-  const options: Partial<RenderOptions> = { ...same };
-  if (accessLog !== undefined) options.accessLogPath = accessLog ? join(prefix, 'access.log') : false;
-  if (upstreamKeepalive !== undefined)
-    options.upstreamKeepalive = upstreamKeepalive.connections === 0 ? false : upstreamKeepalive;
-  return options;
-}
-
-/**
- * nginx.conf options for an nginx running in `prefix`: the control socket and the default
- * certificate inside it, the error log on stderr (the controller reads it line by line; opening
- * /dev/stderr fails when that descriptor is a socket, as with Node child processes).
- */
-export function nginxRenderOptions(
-  prefix: string,
-  options: Pick<NginxDataPlaneOptions, 'listenAddresses' | 'workerProcesses' | 'accessLog'>,
-): RenderOptions {
-  return {
-    controlSocketPath: join(prefix, 'control', 'ingresskit.sock'),
-    defaultCertificatePath: join(prefix, 'certs', 'default.pem'),
-    ...(options.listenAddresses === undefined ? {} : { listenAddresses: options.listenAddresses }),
-    workerProcesses: options.workerProcesses ?? 'auto',
-    luaDir: join(prefix, 'lua'),
-    pidPath: join(prefix, 'nginx.pid'),
-    errorLogPath: 'stderr',
-    accessLogPath: options.accessLog === true ? join(prefix, 'access.log') : false,
-  };
-}
-
 /** Options of {@link NginxDataPlane}. */
-export interface NginxDataPlaneOptions {
-  binary: string;
+export interface NginxDataPlaneOptions
+  extends
+    NginxPrefixOptions,
+    Pick<
+      NginxRunnerOptions,
+      'binary' | 'logger' | 'reloadMinIntervalMs' | 'readyTimeoutMs' | 'stopTimeoutMs'
+    > {
   /** The prefix directory; a new temporary one (removed by `stop()`) when undefined or empty. */
   prefix?: string;
   httpPort: number;
   httpsPort: number;
-  /** Addresses nginx listens on for traffic; all IPv4 addresses when empty. */
-  listenAddresses?: string[];
-  workerProcesses?: number | 'auto';
-  /** Write an access log into the prefix (`access.log`); off by default. */
-  accessLog?: boolean;
-  /** Least time between two reloads (0: none). */
-  reloadMinIntervalMs?: number;
   /** The listeners nginx starts with; later ones come with the staged deltas. */
   listeners?: Listener[];
   /** The whole route table the staged deltas lead to: what a full push sends. */
   readTable: () => RouteTable;
   /** Extra nginx.conf options (resolvers, timeouts, ...). */
   renderOptions?: Partial<RenderOptions>;
-  logger: Logger;
-  /** How long a start or reload may take to show up on the status endpoint; 15 s by default. */
-  readyTimeoutMs?: number;
-  stopTimeoutMs?: number;
   /** nginx died and was started again. */
   onRestart?: () => void;
   /** nginx lost the pushed data (restart, drift): the caller should sync so `flush()` re-pushes. */
@@ -150,31 +83,13 @@ export class NginxDataPlane {
   #configMapSettings: ConfigMapNginxSettings = {};
   #prefix = '';
   #isTemporaryPrefix = false;
-  #process: NginxProcess | undefined;
-  /**
-   * What nginx does not have yet, by key (null: remove it): the route-model objects the builder
-   * holds anyway, compiled into data entries only when pushed. A full push compiles the whole
-   * table instead, which happens only when nginx (re)starts.
-   */
-  readonly #pending = createPendingDelta();
-  /**
-   * Entries nginx refused that are not routes (a certificate its OpenSSL cannot load, say), by
-   * key, with nginx's reason: left out of every push until the key changes, so one bad entry never
-   * holds back the others. A host bound to a refused certificate gets the default certificate.
-   */
-  readonly #refusedKeys = new Map<string, string>();
-  #listeners: Listener[] = [];
-  /** Profiles the routes of each virtual host use, for the hosts that use more than the default. */
-  readonly #profilesByHost = new Map<string, Profile[]>();
-  #running: Configuration | undefined;
-  #runningConf: string | undefined;
+  readonly #nginx: NginxRunner;
+  /** What nginx does not have yet, with the listeners and profiles nginx.conf needs for it. */
+  readonly #staged: StagedRoutes;
   /** The nginx instance that holds all desired data but the dirty keys; undefined: push everything. */
   #syncedInstance: string | undefined;
-  #lastReloadAt = 0;
-  #reloads = 0;
   #lock: Promise<unknown> = Promise.resolve();
-  #driftTimer: NodeJS.Timeout | undefined;
-  #contentTimer: NodeJS.Timeout | undefined;
+  #driftChecks: DriftChecks | undefined;
   /** What the pushes left in nginx, to tell a drift (see PushedContent). */
   readonly #content = new PushedContent();
   /** Why the next full push is a repair, to report what it rewrote. */
@@ -183,7 +98,22 @@ export class NginxDataPlane {
 
   constructor(options: NginxDataPlaneOptions) {
     this.#options = options;
-    this.#listeners = options.listeners ?? [];
+    this.#staged = new StagedRoutes(options.listeners ?? []);
+    this.#nginx = new NginxRunner({
+      binary: options.binary,
+      readPrefix: () => this.#prefix,
+      logger: options.logger,
+      ...(options.reloadMinIntervalMs === undefined
+        ? {}
+        : { reloadMinIntervalMs: options.reloadMinIntervalMs }),
+      ...(options.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: options.readyTimeoutMs }),
+      ...(options.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: options.stopTimeoutMs }),
+      onUnexpectedExit: () => {
+        this.#syncedInstance = undefined;
+        this.#options.onRestart?.();
+      },
+      onRestarted: () => this.#options.onDrift?.('nginx restarted'),
+    });
   }
 
   /** The prefix directory (after `prepare()`). */
@@ -193,75 +123,47 @@ export class NginxDataPlane {
 
   /** The configuration the running nginx.conf was rendered from. */
   get configuration(): Configuration | undefined {
-    return this.#running;
+    return this.#nginx.configuration;
   }
 
   /** The nginx.conf nginx runs. */
   get nginxConf(): string | undefined {
-    return this.#runningConf;
+    return this.#nginx.nginxConf;
   }
 
   /** How many reloads succeeded. */
   get reloadCount(): number {
-    return this.#reloads;
+    return this.#nginx.reloadCount;
   }
 
   /** PID of the nginx master, if one runs. */
   get masterPid(): number | undefined {
-    return this.#process?.pid;
+    return this.#nginx.masterPid;
   }
 
   /** PIDs of nginx's workers. */
   workerPids(): Promise<number[]> {
-    return this.#process?.workerPids() ?? Promise.resolve([]);
+    return this.#nginx.workerPids();
   }
 
   /** Why nginx does not serve the desired routes, or undefined when it does. */
   notServingReason(): string | undefined {
-    if (this.#process?.isRunning() !== true) return 'nginx is not running';
+    if (!this.#nginx.isRunning()) return 'nginx is not running';
     if (this.#syncedInstance === undefined) return 'nginx has not received the routes yet';
     return undefined;
   }
 
   /** Whether nginx holds exactly the staged data: nothing left to push, and no restart since. */
   async isInSync(): Promise<boolean> {
-    if (pendingSize(this.#pending) > 0 || this.#syncedInstance === undefined) return false;
+    if (this.#staged.size > 0 || this.#syncedInstance === undefined) return false;
     return (await this.readStatus())?.instance === this.#syncedInstance;
   }
 
   /** Creates the prefix: Lua files, the control socket directory, a default certificate. */
   async prepare(): Promise<void> {
-    if (this.#options.prefix) {
-      this.#prefix = resolve(this.#options.prefix);
-      await mkdir(this.#prefix, { recursive: true });
-    } else {
-      this.#prefix = await mkdtemp(join(tmpdir(), 'ingresskit-'));
-      this.#isTemporaryPrefix = true;
-    }
-    // When the controller runs as root, nginx's workers run as nobody and must reach the temp
-    // directories nginx creates in the prefix.
-    await chmod(this.#prefix, 0o755);
-    for (const file of luaFiles) {
-      const target = join(this.#prefix, 'lua', file.relativePath);
-      await mkdir(dirname(target), { recursive: true });
-      await copyFile(file.path, target);
-    }
-    // The control socket lives where only the controller's user may enter: no route can name it.
-    await mkdir(join(this.#prefix, 'control'), { recursive: true, mode: 0o700 });
-    await chmod(join(this.#prefix, 'control'), 0o700);
-    await mkdir(join(this.#prefix, 'certs'), { recursive: true, mode: 0o700 });
-    const defaultCertificate = join(this.#prefix, 'certs', 'default.pem');
-    if (
-      !(await readFile(defaultCertificate).then(
-        () => true,
-        () => false,
-      ))
-    ) {
-      const { certificatePem, privateKeyPem } = createSelfSignedCertificate({
-        commonName: 'ingresskit default certificate',
-      });
-      await writeFile(defaultCertificate, `${certificatePem}${privateKeyPem}`, { mode: 0o600 });
-    }
+    const { prefix, isTemporary } = await preparePrefix(this.#options.prefix);
+    this.#prefix = prefix;
+    this.#isTemporaryPrefix = isTemporary;
   }
 
   /**
@@ -272,7 +174,7 @@ export class NginxDataPlane {
    */
   start(): Promise<boolean> {
     return this.#exclusive(async () => {
-      if (this.#process?.isRunning() === true) return false;
+      if (this.#nginx.isRunning()) return false;
       await this.#start(this.#desiredConfiguration());
       return true;
     });
@@ -280,15 +182,7 @@ export class NginxDataPlane {
 
   /** Records what a route table delta changes; nothing reaches nginx before {@link flush}. */
   stage(delta: RouteTableDelta): void {
-    if (delta.listeners !== undefined) this.#listeners = delta.listeners;
-    for (const virtualHost of delta.virtualHosts.upsert) {
-      const profiles = profilesOf(virtualHost);
-      if (profiles.length > 0) this.#profilesByHost.set(virtualHost.hostname, profiles);
-      else this.#profilesByHost.delete(virtualHost.hostname);
-    }
-    for (const hostname of delta.virtualHosts.remove) this.#profilesByHost.delete(hostname);
-    mergeIntoPending(this.#pending, delta);
-    for (const key of changedKeysOf(delta)) this.#refusedKeys.delete(key);
+    this.#staged.stage(delta);
   }
 
   /** Brings nginx to what is staged; see the module comment. Calls are serialized. */
@@ -297,23 +191,13 @@ export class NginxDataPlane {
   }
 
   /** The requests nginx counted (ingress-nginx's request metrics); undefined when nginx does not answer. */
-  async readRequestMetrics(): Promise<RequestMetrics | undefined> {
-    try {
-      const { status, body } = await this.#control('GET', REQUEST_METRICS_ENDPOINT_PATH);
-      return status === 200 ? parseRequestMetrics(body) : undefined;
-    } catch {
-      return undefined;
-    }
+  readRequestMetrics(): Promise<RequestMetrics | undefined> {
+    return readRequestMetrics(this.#socketPath());
   }
 
   /** Reads nginx's status; undefined when nginx does not answer. */
-  async readStatus(): Promise<DataPlaneStatus | undefined> {
-    try {
-      const { status, body } = await this.#control('GET', STATUS_ENDPOINT_PATH);
-      return status === 200 ? (JSON.parse(body) as DataPlaneStatus) : undefined;
-    } catch {
-      return undefined;
-    }
+  readStatus(): Promise<DataPlaneStatus | undefined> {
+    return readStatus(this.#socketPath());
   }
 
   /** The nginx.conf the staged routes need, as it would be rendered now. */
@@ -324,10 +208,9 @@ export class NginxDataPlane {
   /** Stops nginx and removes a temporary prefix. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    clearInterval(this.#driftTimer);
-    clearInterval(this.#contentTimer);
+    this.#driftChecks?.stop();
     await this.#exclusive(async () => {
-      await this.#process?.stop();
+      await this.#nginx.stop();
       if (this.#isTemporaryPrefix && this.#prefix !== '')
         await rm(this.#prefix, { recursive: true, force: true });
     });
@@ -338,14 +221,14 @@ export class NginxDataPlane {
     const result: DataPlaneFlush = { started: false, reloaded: false, pushed: false, refused: [] };
     const next = this.#desiredConfiguration();
     let reloadError: Error | undefined;
-    if (this.#process?.isRunning() !== true) {
+    if (!this.#nginx.isRunning()) {
       await this.#start(next);
       result.started = true;
-    } else if (this.#needsReload(next)) {
+    } else if (needsReload(this.#nginx.configuration, next)) {
       // A refused reload holds back only the hosts that need the new nginx.conf: everything else
       // (other hosts, certificates, endpoints) is pushed all the same.
       try {
-        await this.#reload(next);
+        await this.#nginx.reload(next);
         result.reloaded = true;
       } catch (error) {
         reloadError = error instanceof Error ? error : new NginxReloadError(String(error));
@@ -355,31 +238,23 @@ export class NginxDataPlane {
     if (status === undefined) throw new DataPlanePushError('nginx does not answer on its control socket');
     const full = status.instance !== this.#syncedInstance;
     // Hostnames whose routes need a profile the running nginx.conf lacks wait for the reload.
-    const held = this.#needsReload(next) ? this.#hostsNeedingReload() : new Set<string>();
-    const pushable =
-      pendingSize(this.#pending) -
-      [...held].filter((hostname) => this.#pending.virtualHosts.has(hostname)).length;
-    if (full || pushable > 0) {
+    const held = this.#staged.findHeldHosts(this.#nginx.configuration, next);
+    if (full || this.#staged.countPushable(held) > 0) {
       let drifted = false;
       // Entries nginx refuses are left out and the push is made again, at most once per entry.
       for (;;) {
         const startedAt = performance.now();
-        const excludeKeys = [...[...held].map(hostKey), ...this.#refusedKeys.keys()];
-        const body = full
-          ? createDataPlaneUpdate(this.#options.readTable(), { excludeKeys })
-          : createDataPlaneUpdate(pendingDelta(this.#pending, held), { excludeKeys });
+        const body = this.#staged.createUpdate(held, full ? this.#options.readTable() : undefined);
         const builtAt = performance.now();
         const { rejected, accepted } = await this.#push(body);
         const routes = rejected.filter((entry) => entry.routeId !== undefined);
-        const entries = rejected.filter(
-          (entry) => entry.routeId === undefined && !this.#refusedKeys.has(entry.key),
-        );
+        const entries = this.#staged.findNewlyRefused(rejected);
         if (routes.length > 0) {
           result.refused = routes.map((entry) => ({ routeId: entry.routeId!, message: entry.message }));
           return result;
         }
         if (entries.length > 0) {
-          for (const entry of entries) this.#refusedKeys.set(entry.key, entry.message);
+          this.#staged.refuse(entries);
           this.#options.logger.warn({ refused: entries }, 'nginx refused data entries; they are left out');
           continue;
         }
@@ -398,7 +273,7 @@ export class NginxDataPlane {
       }
       // After a drift nothing is known to be in sync: the next flush pushes everything.
       if (!drifted) this.#syncedInstance = status.instance;
-      clearPending(this.#pending, held);
+      this.#staged.clear(held);
       result.pushed = true;
     }
     if (reloadError !== undefined) throw reloadError;
@@ -438,44 +313,17 @@ export class NginxDataPlane {
   checkContent(): Promise<string | undefined> {
     return this.#exclusive(async () => {
       if (this.#stopped || this.#syncedInstance === undefined) return undefined;
-      const response = await this.#control('GET', DIGEST_ENDPOINT_PATH).catch(() => undefined);
-      // 409: a push is being applied (not ours, since we hold the lock): the next check sees it.
-      if (response?.status !== 200) return undefined;
-      const drift = this.#content.check(JSON.parse(response.body) as DataPlaneDigest);
+      const digest = await readDigest(this.#socketPath());
+      // None on a 409: a push is being applied (not ours, since we hold the lock): the next check sees it.
+      if (digest === undefined) return undefined;
+      const drift = this.#content.check(digest);
       if (drift !== undefined) this.#reportDrift(drift);
       return drift;
     });
   }
 
-  /** Hostnames whose routes use a profile the running nginx.conf lacks. */
-  #hostsNeedingReload(): Set<string> {
-    const loaded = new Set(this.#running?.profiles.map((profile) => profile.name));
-    const held = new Set<string>();
-    for (const [hostname, profiles] of this.#profilesByHost) {
-      if (profiles.some((profile) => !loaded.has(profile.name))) held.add(hostname);
-    }
-    return held;
-  }
-
-  // Profiles only ever grow between reloads: a route that goes away leaves its profile's
-  // locations in nginx.conf (unused and harmless) until the next reload needed anyway.
-  #needsReload(next: Configuration): boolean {
-    const running = this.#running;
-    if (running === undefined) return true;
-    if (JSON.stringify(running.settings) !== JSON.stringify(next.settings)) return true;
-    if (JSON.stringify(running.listeners) !== JSON.stringify(next.listeners)) return true;
-    const loaded = new Set(running.profiles.map((profile) => profile.name));
-    return next.profiles.some((profile) => !loaded.has(profile.name));
-  }
-
   #desiredConfiguration(): Configuration {
-    const profiles = new Map<string, Profile>();
-    for (const list of this.#profilesByHost.values())
-      for (const profile of list) profiles.set(profile.name, profile);
-    return createConfiguration(
-      { listeners: this.#listeners, profiles: profiles.values() },
-      this.#renderOptions(),
-    ).configuration;
+    return this.#staged.createConfiguration(this.#renderOptions());
   }
 
   #renderOptions(): RenderOptions {
@@ -496,134 +344,35 @@ export class NginxDataPlane {
 
   /** Entries nginx refused that are not routes, by data key, with the reason. */
   refusedEntries(): ReadonlyMap<string, string> {
-    return this.#refusedKeys;
+    return this.#staged.refusedEntries();
   }
 
   /** The certificates among the refused entries, by certificate id, with the reason. */
   refusedCertificates(): Map<string, string> {
-    const prefix = certificateKey('');
-    const refused = new Map<string, string>();
-    for (const [key, reason] of this.#refusedKeys) {
-      if (key.startsWith(prefix)) refused.set(key.slice(prefix.length), reason);
-    }
-    return refused;
+    return this.#staged.refusedCertificates();
   }
 
-  // Resolves with what nginx refused (a 422: it stored nothing), or with what it answered when it
-  // took everything. Anything else leaves nginx's data unknown until the next full push.
-  async #push(
-    body: string,
-  ): Promise<{ rejected: DataPlaneRejection['rejected']; accepted?: DataPlaneAccepted }> {
-    let lastError: unknown;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      if (attempt > 0) await sleep(50 * 2 ** attempt);
-      try {
-        const response = await this.#control('POST', DATA_ENDPOINT_PATH, body);
-        if (response.status === 201)
-          return { rejected: [], accepted: JSON.parse(response.body) as DataPlaneAccepted };
-        if (response.status === 422)
-          return { rejected: (JSON.parse(response.body) as DataPlaneRejection).rejected };
-        if (response.status === 413 || response.status === 507) {
-          // Retrying cannot help: the data does not fit the shared memory nginx was started with.
-          lastError = new DataPlanePushError(
-            `the route data (${(Buffer.byteLength(body) / 1024 ** 2).toFixed(1)} MiB in this push) does not fit nginx's shared memory of ${this.#renderOptions().sharedDictSize ?? 'the default size'}; raise --lua-shared-dict-size`,
-          );
-          break;
-        }
-        lastError = new DataPlanePushError(
-          `nginx's control endpoint answered ${response.status}: ${response.body.trim()}`,
-        );
-        if (response.status < 500) break;
-      } catch (error) {
-        lastError = error;
-      }
+  // A push that fails leaves nginx's data unknown until the next full push.
+  async #push(body: string): Promise<PushOutcome> {
+    const sharedMemory = this.#renderOptions().sharedDictSize ?? 'the default size';
+    try {
+      return await pushData(this.#socketPath(), body, String(sharedMemory));
+    } catch (error) {
+      this.#content.forget();
+      throw error;
     }
-    this.#content.forget();
-    throw lastError instanceof DataPlanePushError
-      ? lastError
-      : new DataPlanePushError(`cannot push to nginx: ${String(lastError)}`, { cause: lastError });
-  }
-
-  async #writeAndTest(next: Configuration): Promise<string> {
-    const conf = renderNginxConf(next);
-    const candidate = join(this.#prefix, 'nginx.conf.new');
-    await writeFile(candidate, conf);
-    const test = await testNginxConfig(this.#options.binary, this.#prefix, candidate);
-    if (!test.ok) {
-      // Kept for whoever investigates; the next candidate overwrites it.
-      await rename(candidate, join(this.#prefix, 'nginx.conf.rejected')).catch(() => undefined);
-      throw new NginxConfigTestError(test.output);
-    }
-    await rename(candidate, this.#confPath());
-    return conf;
   }
 
   async #start(next: Configuration): Promise<void> {
-    await this.#process?.stop();
-    this.#process = undefined;
-    this.#running = undefined;
+    await this.#nginx.discard();
     this.#syncedInstance = undefined;
     this.#content.forget();
-    const conf = await this.#writeAndTest(next);
-    await this.#removeStaleSocket();
-    const process = new NginxProcess({
-      binary: this.#options.binary,
-      prefix: this.#prefix,
-      confPath: this.#confPath(),
-      logger: this.#options.logger,
-      ...(this.#options.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: this.#options.stopTimeoutMs }),
-      onUnexpectedExit: () => {
-        this.#syncedInstance = undefined;
-        this.#options.onRestart?.();
-        // A killed master leaves its unix socket behind, and a new one cannot bind over it.
-        void this.#removeStaleSocket();
-      },
-      onRestarted: () => this.#options.onDrift?.('nginx restarted'),
+    await this.#nginx.start(next);
+    this.#driftChecks ??= startDriftChecks({
+      checkInstance: () => this.#checkDrift(),
+      checkContent: () => this.checkContent(),
+      ...(this.#options.contentCheckMs === undefined ? {} : { contentCheckMs: this.#options.contentCheckMs }),
     });
-    await process.start();
-    this.#process = process;
-    try {
-      await this.#waitForConfiguration(next.checksum, 'nginx to start');
-    } catch (error) {
-      await process.stop();
-      this.#process = undefined;
-      throw new NginxStartError(`nginx did not start serving: ${process.recentOutput() || String(error)}`, {
-        cause: error,
-      });
-    }
-    process.markHealthy();
-    this.#running = next;
-    this.#runningConf = conf;
-    this.#lastReloadAt = Date.now();
-    this.#driftTimer ??= setInterval(() => void this.#checkDrift(), DRIFT_CHECK_MS).unref();
-    this.#contentTimer ??= setInterval(
-      () => void this.checkContent(),
-      this.#options.contentCheckMs ?? CONTENT_CHECK_MS,
-    ).unref();
-  }
-
-  async #reload(next: Configuration): Promise<void> {
-    const wait = this.#lastReloadAt + (this.#options.reloadMinIntervalMs ?? 0) - Date.now();
-    if (wait > 0) await sleep(wait);
-    const conf = await this.#writeAndTest(next);
-    const process = this.#process;
-    if (process === undefined || !process.reload()) throw new NginxReloadError('nginx is not running');
-    try {
-      await this.#waitForConfiguration(next.checksum, 'nginx to reload');
-    } catch (error) {
-      // Put the last good file back so that a restart of nginx does not load the failed one.
-      if (this.#runningConf !== undefined) await writeFile(this.#confPath(), this.#runningConf);
-      throw new NginxReloadError(
-        `nginx did not load the new configuration: ${process.recentOutput() || String(error)}`,
-        {
-          cause: error,
-        },
-      );
-    }
-    this.#reloads += 1;
-    this.#lastReloadAt = Date.now();
-    this.#running = next;
-    this.#runningConf = conf;
   }
 
   // A restart the supervisor saw is handled through onRestarted; this catches what it could not
@@ -636,61 +385,8 @@ export class NginxDataPlane {
     this.#options.onDrift?.(`nginx's data instance changed (${status.instance})`);
   }
 
-  async #waitForConfiguration(checksum: string, what: string): Promise<void> {
-    const deadline = Date.now() + (this.#options.readyTimeoutMs ?? 15_000);
-    for (;;) {
-      if (this.#process !== undefined && !this.#process.isRunning())
-        throw new NginxReloadError(`nginx exited while waiting for ${what}`);
-      const status = await this.readStatus();
-      if (status?.confHash === checksum) return;
-      if (Date.now() > deadline) throw new NginxReloadError(`timed out waiting for ${what}`);
-      await sleep(STATUS_POLL_MS);
-    }
-  }
-
-  #control(method: 'GET' | 'POST', path: string, body?: string): Promise<{ status: number; body: string }> {
-    return new Promise((resolvePromise, reject) => {
-      const request = httpRequest(
-        {
-          socketPath: this.#socketPath(),
-          method,
-          path,
-          headers:
-            body === undefined
-              ? {}
-              : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-          timeout: 10_000,
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () =>
-            resolvePromise({
-              status: response.statusCode ?? 0,
-              body: Buffer.concat(chunks).toString('utf8'),
-            }),
-          );
-          response.on('error', reject);
-        },
-      );
-      request.on('timeout', () => request.destroy(new Error(`${method} ${path} timed out`)));
-      request.on('error', reject);
-      request.end(body);
-    });
-  }
-
-  async #removeStaleSocket(): Promise<void> {
-    await unlink(this.#socketPath()).catch(() => undefined);
-    // The external auth server's socket stays behind after a crash just the same.
-    await unlink(authSocketPathOf(this.#socketPath())).catch(() => undefined);
-  }
-
   #socketPath(): string {
-    return join(this.#prefix, 'control', 'ingresskit.sock');
-  }
-
-  #confPath(): string {
-    return join(this.#prefix, 'nginx.conf');
+    return controlSocketPathOf(this.#prefix);
   }
 
   #exclusive<T>(task: () => Promise<T>): Promise<T> {
@@ -698,20 +394,4 @@ export class NginxDataPlane {
     this.#lock = run.catch(() => undefined);
     return run;
   }
-}
-
-function profilesOf(virtualHost: VirtualHost): Profile[] {
-  const profiles = new Map<string, Profile>();
-  for (const route of [
-    ...virtualHost.routes,
-    ...(virtualHost.fallbackRoute === undefined ? [] : [virtualHost.fallbackRoute]),
-  ]) {
-    const profile = profileOf(route);
-    if (profile !== undefined) profiles.set(profile.name, profile);
-  }
-  return [...profiles.values()];
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolvePromise) => setTimeout(resolvePromise, ms));
 }

@@ -16,7 +16,7 @@ import { resolveControllerConfig, type ControllerConfig } from './config.js';
 import { Controller } from './controller.js';
 import { startDemoBackend, type DemoBackend } from './demo-backends.js';
 import { isIgnoreReasonReported } from './event-policy.js';
-import { listenersOf, nginxRenderOptions } from './data-plane.js';
+import { listenersOf, nginxRenderOptions } from './data-plane-render-options.js';
 import {
   formatFieldProblem,
   listContributionRoutes,

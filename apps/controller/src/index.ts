@@ -48,13 +48,8 @@ export {
 } from './ingress-routing.js';
 export { createControllerMetrics, type ControllerMetrics } from './metrics.js';
 export { createLogger, type Logger } from './logger.js';
-export {
-  NginxDataPlane,
-  listenersOf,
-  nginxRenderOptions,
-  type DataPlaneFlush,
-  type NginxDataPlaneOptions,
-} from './data-plane.js';
+export { NginxDataPlane, type DataPlaneFlush, type NginxDataPlaneOptions } from './data-plane.js';
+export { listenersOf, nginxRenderOptions } from './data-plane-render-options.js';
 export { NginxProcess, isNginxAvailable, resolveNginxBinary, testNginxConfig } from './nginx-process.js';
 export {
   ChecksumMismatchError,

@@ -15,7 +15,8 @@ import {
   type RouteTableBuilder,
 } from '@ingresskit/route-model';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenersOf, NginxDataPlane } from '../src/data-plane.js';
+import { NginxDataPlane } from '../src/data-plane.js';
+import { listenersOf } from '../src/data-plane-render-options.js';
 import type { DemoBackend } from '../src/demo-backends.js';
 import { NginxConfigTestError } from '../src/errors.js';
 import { probe } from '../src/http-probe.js';

@@ -17,7 +17,7 @@ import {
 import { emptyGatewayApiTranslation, GatewayRouting } from '../gateway-routing.js';
 import { tenancyFlagNames, classFlagNames } from '../flags.js';
 import { viewOfSnapshot, type ClusterView } from '../cluster-view.js';
-import { listenersOf } from '../data-plane.js';
+import { listenersOf } from '../data-plane-render-options.js';
 import { IngressRouting, routingOptionsOf } from '../ingress-routing.js';
 import { ExitCode, type Command } from './command.js';
 import { withClusterSnapshot } from './read-cluster.js';

@@ -7,7 +7,7 @@ import type { ClassResolutionConfig } from '@ingresskit/class-resolution';
 import type { IngressClass } from '@ingresskit/store';
 import { viewOfObjects, viewOfSnapshot, type ClusterObjects, type ClusterView } from '../cluster-view.js';
 import { resolveControllerConfig } from '../config.js';
-import { listenersOf } from '../data-plane.js';
+import { listenersOf } from '../data-plane-render-options.js';
 import { tenancyFlagNames, classFlagNames, type Flags } from '../flags.js';
 import { convertToGatewayApi } from '../gateway-api-conversion.js';
 import { routeAll, routingOptionsOf, type IngressRouting } from '../ingress-routing.js';

@@ -6,7 +6,7 @@ import { buildConfiguration, renderNginxConf } from '@ingresskit/nginx-template'
 import { stringify } from 'yaml';
 import { viewOfObjects } from '../cluster-view.js';
 import { resolveControllerConfig } from '../config.js';
-import { listenersOf, nginxRenderOptions } from '../data-plane.js';
+import { listenersOf, nginxRenderOptions } from '../data-plane-render-options.js';
 import { FlagError } from '../errors.js';
 import { formatFieldProblem, formatRoute, listRoutes, redactTable } from '../explain.js';
 import { tenancyFlagNames, classFlagNames } from '../flags.js';

@@ -12,7 +12,7 @@ import { expect } from 'vitest';
 import type { Controller } from '../../src/controller.js';
 import type { DemoBackend } from '../../src/demo-backends.js';
 import { viewOfSnapshot } from '../../src/cluster-view.js';
-import { listenersOf } from '../../src/data-plane.js';
+import { listenersOf } from '../../src/data-plane-render-options.js';
 import { routeAll, routingOptionsOf } from '../../src/ingress-routing.js';
 import {
   createTempDir,

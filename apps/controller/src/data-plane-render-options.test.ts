@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { listenersOf, nginxRenderOptions, renderOptionsOfConfigMap } from './data-plane-render-options.js';
+
+describe('listenersOf', () => {
+  it('lists plain HTTP and HTTPS on the configured ports', () => {
+    expect(listenersOf({ httpPort: 8080, httpsPort: 8443 })).toEqual([
+      { name: 'http', port: 8080, protocol: 'HTTP' },
+      { name: 'https', port: 8443, protocol: 'HTTPS' },
+    ]);
+  });
+});
+
+describe('nginxRenderOptions', () => {
+  it('puts the control socket, certificate, Lua files and pid in the prefix when given only the prefix', () => {
+    expect(nginxRenderOptions('/p', {})).toEqual({
+      controlSocketPath: '/p/control/ingresskit.sock',
+      defaultCertificatePath: '/p/certs/default.pem',
+      workerProcesses: 'auto',
+      luaDir: '/p/lua',
+      pidPath: '/p/nginx.pid',
+      errorLogPath: 'stderr',
+      accessLogPath: false,
+    });
+  });
+
+  it('writes the access log into the prefix and keeps the listen addresses when asked', () => {
+    const options = nginxRenderOptions('/p', {
+      accessLog: true,
+      listenAddresses: ['10.0.0.1'],
+      workerProcesses: 2,
+    });
+    expect(options).toMatchObject({
+      accessLogPath: '/p/access.log',
+      listenAddresses: ['10.0.0.1'],
+      workerProcesses: 2,
+    });
+  });
+});
+
+describe('renderOptionsOfConfigMap', () => {
+  it('turns the access log switch into a path in the prefix when it is set', () => {
+    expect(renderOptionsOfConfigMap({ accessLog: true }, '/p')).toEqual({ accessLogPath: '/p/access.log' });
+    expect(renderOptionsOfConfigMap({ accessLog: false }, '/p')).toEqual({ accessLogPath: false });
+  });
+
+  it('turns upstream keepalive off when the ConfigMap asks for no connections', () => {
+    expect(renderOptionsOfConfigMap({ upstreamKeepalive: { connections: 0 } }, '/p')).toEqual({
+      upstreamKeepalive: false,
+    });
+    expect(
+      renderOptionsOfConfigMap({ upstreamKeepalive: { connections: 8 }, workerConnections: 512 }, '/p'),
+    ).toEqual({
+      upstreamKeepalive: { connections: 8 },
+      workerConnections: 512,
+    });
+  });
+
+  it('leaves out what the ConfigMap does not set', () => {
+    expect(renderOptionsOfConfigMap({}, '/p')).toEqual({});
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * The nginx.conf options of the nginx the controller runs: where things live in its prefix, the
+ * listeners of an Ingress controller, and the controller ConfigMap's settings as render options.
+ */
+import { join } from 'node:path';
+import type { RenderOptions } from '@ingresskit/nginx-template';
+import type { Listener } from '@ingresskit/route-model';
+import type { ConfigMapNginxSettings } from '@ingresskit/ingress-routes';
+import type { ControllerConfig } from './config.js';
+
+/** How nginx runs in its prefix, as far as nginx.conf says it. */
+export interface NginxPrefixOptions {
+  /** Addresses nginx listens on for traffic; all IPv4 addresses when empty. */
+  listenAddresses?: string[];
+  workerProcesses?: number | 'auto';
+  /** Write an access log into the prefix (`access.log`); off by default. */
+  accessLog?: boolean;
+}
+
+/** The listeners of an Ingress controller: plain HTTP and HTTPS on the configured ports. */
+export function listenersOf(config: Pick<ControllerConfig, 'httpPort' | 'httpsPort'>): Listener[] {
+  return [
+    { name: 'http', port: config.httpPort, protocol: 'HTTP' },
+    { name: 'https', port: config.httpsPort, protocol: 'HTTPS' },
+  ];
+}
+
+/** The path of nginx's control socket in `prefix`; only the controller's user may enter its directory. */
+export function controlSocketPathOf(prefix: string): string {
+  return join(prefix, 'control', 'ingresskit.sock');
+}
+
+/** The path of the nginx.conf nginx runs in `prefix`. */
+export function confPathOf(prefix: string): string {
+  return join(prefix, 'nginx.conf');
+}
+
+/** The path of the default certificate (certificate and key, PEM) in `prefix`. */
+export function defaultCertificatePathOf(prefix: string): string {
+  return join(prefix, 'certs', 'default.pem');
+}
+
+/** The controller ConfigMap's nginx.conf settings as render options (paths in `prefix`). */
+export function renderOptionsOfConfigMap(
+  settings: ConfigMapNginxSettings,
+  prefix: string,
+): Partial<RenderOptions> {
+  const { accessLog, upstreamKeepalive, ...same } = settings;
+  const options: Partial<RenderOptions> = { ...same };
+  if (accessLog !== undefined) options.accessLogPath = accessLog ? join(prefix, 'access.log') : false;
+  if (upstreamKeepalive !== undefined)
+    options.upstreamKeepalive = upstreamKeepalive.connections === 0 ? false : upstreamKeepalive;
+  return options;
+}
+
+/**
+ * nginx.conf options for an nginx running in `prefix`: the control socket and the default
+ * certificate inside it, the error log on stderr (the controller reads it line by line; opening
+ * /dev/stderr fails when that descriptor is a socket, as with Node child processes).
+ */
+export function nginxRenderOptions(prefix: string, options: NginxPrefixOptions): RenderOptions {
+  return {
+    controlSocketPath: controlSocketPathOf(prefix),
+    defaultCertificatePath: defaultCertificatePathOf(prefix),
+    ...(options.listenAddresses === undefined ? {} : { listenAddresses: options.listenAddresses }),
+    workerProcesses: options.workerProcesses ?? 'auto',
+    luaDir: join(prefix, 'lua'),
+    pidPath: join(prefix, 'nginx.pid'),
+    errorLogPath: 'stderr',
+    accessLogPath: options.accessLog === true ? join(prefix, 'access.log') : false,
+  };
+}
