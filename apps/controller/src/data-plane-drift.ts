@@ -15,16 +15,20 @@ export interface DriftChecks {
 
 /**
  * Starts calling `checkInstance` every {@link DRIFT_CHECK_MS} and `checkContent` every
- * `contentCheckMs` ({@link CONTENT_CHECK_MS} by default). The timers do not keep the process alive.
+ * `contentCheckMs` ({@link CONTENT_CHECK_MS} by default). A check that fails (nginx answering
+ * garbage, say) goes to `onError` and the next one runs as planned. The timers do not keep the
+ * process alive.
  */
 export function startDriftChecks(checks: {
   checkInstance: () => Promise<unknown>;
   checkContent: () => Promise<unknown>;
+  onError: (error: unknown) => void;
   contentCheckMs?: number;
 }): DriftChecks {
-  const instanceTimer = setInterval(() => void checks.checkInstance(), DRIFT_CHECK_MS).unref();
+  const run = (check: () => Promise<unknown>) => () => void check().catch(checks.onError);
+  const instanceTimer = setInterval(run(checks.checkInstance), DRIFT_CHECK_MS).unref();
   const contentTimer = setInterval(
-    () => void checks.checkContent(),
+    run(checks.checkContent),
     checks.contentCheckMs ?? CONTENT_CHECK_MS,
   ).unref();
   return {

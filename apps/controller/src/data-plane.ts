@@ -371,6 +371,8 @@ export class NginxDataPlane {
     this.#driftChecks ??= startDriftChecks({
       checkInstance: () => this.#checkDrift(),
       checkContent: () => this.checkContent(),
+      onError: (error) =>
+        this.#options.logger.warn({ err: error }, 'checking nginx for lost data failed; trying again later'),
       ...(this.#options.contentCheckMs === undefined ? {} : { contentCheckMs: this.#options.contentCheckMs }),
     });
   }
