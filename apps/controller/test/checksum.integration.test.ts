@@ -6,8 +6,7 @@
 import { ingressCheckSumCrd, ingressCheckSumResource } from '@ingresskit/checksum';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommandIo } from '../src/commands/command.js';
-import { runCli } from '../src/commands/index.js';
+import { runCliCaptured, type CapturedRun } from './cli-capture.js';
 import type { Controller } from '../src/controller.js';
 import type { DemoBackend } from '../src/demo-backends.js';
 import {
@@ -32,21 +31,10 @@ let temp: { dir: string; remove: () => Promise<void> };
 let kubeconfig: string;
 const version = { 'nginx.ingress.kubernetes.io/version': '1' };
 
-async function publish(): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CommandIo = {
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    env: {},
-    signal: new AbortController().signal,
+function publish(): Promise<CapturedRun> {
+  return runCliCaptured(['checksum', 'publish', '--namespace=ingresskit', `--kubeconfig=${kubeconfig}`], {
     cwd: temp.dir,
-  };
-  const exitCode = await runCli(
-    ['checksum', 'publish', '--namespace=ingresskit', `--kubeconfig=${kubeconfig}`],
-    io,
-  );
-  return { exitCode, stdout, stderr };
+  });
 }
 
 async function listCheckSums(): Promise<string[]> {

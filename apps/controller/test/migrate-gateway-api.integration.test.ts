@@ -7,9 +7,9 @@
  */
 import { NetworkingV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../src/commands/index.js';
 import type { GatewayApiConversion } from '../src/gateway-api-conversion.js';
 import { controller, INFRA, send, server, useGatewayApiCase } from './gateway-api.js';
+import { runCliCaptured } from './cli-capture.js';
 import { createTempDir, eventually, ingressClassManifest, tlsSecretManifest } from './harness.js';
 
 useGatewayApiCase();
@@ -136,7 +136,7 @@ describe('ingresskit migrate --to=gateway-api', () => {
     let stdout = '';
     try {
       const kubeconfig = await server.writeKubeconfig(`${temp.dir}/kubeconfig`);
-      const exitCode = await runCli(
+      const run = await runCliCaptured(
         [
           'migrate',
           `--kubeconfig=${kubeconfig}`,
@@ -145,15 +145,10 @@ describe('ingresskit migrate --to=gateway-api', () => {
           '--controller-class=ingresskit.dev/ingress-controller',
           '--allow-local-backend-addresses',
         ],
-        {
-          stdout: (text) => (stdout += text),
-          stderr: () => {},
-          env: {},
-          signal: new AbortController().signal,
-          cwd: temp.dir,
-        },
+        { cwd: temp.dir },
       );
-      expect(exitCode).toBe(1);
+      expect(run.exitCode).toBe(1);
+      stdout = run.stdout;
     } finally {
       await temp.remove();
     }

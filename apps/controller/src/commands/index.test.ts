@@ -1,23 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { defaultFlags, envVarOf } from '../flags.js';
-import type { CommandIo } from './command.js';
-import { commands, runCli } from './index.js';
+import { runCliCaptured } from '../../test/cli-capture.js';
+import { commands } from './index.js';
 
 const examples = fileURLToPath(new URL('../../../../examples', import.meta.url));
 
-async function run(argv: string[], env: Record<string, string> = {}) {
-  let stdout = '';
-  let stderr = '';
-  const io: CommandIo = {
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    env,
-    signal: new AbortController().signal,
-    cwd: process.cwd(),
-  };
-  const exitCode = await runCli(argv, io);
-  return { exitCode, stdout, stderr };
+function run(argv: string[], env: Record<string, string> = {}) {
+  return runCliCaptured(argv, { env });
 }
 
 describe('runCli', () => {

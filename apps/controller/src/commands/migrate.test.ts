@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayApiConversion } from '../gateway-api-conversion.js';
 import type { MigrationReport } from '../migration.js';
-import type { CommandIo } from './command.js';
-import { runCli } from './index.js';
+import { runCliCaptured } from '../../test/cli-capture.js';
 
 /** An Ingress of one Prefix path `/` on `host` to Service app:80 of its namespace. */
 function ingress(
@@ -50,18 +49,8 @@ async function writeManifests(name: string, objects: object[]): Promise<string> 
   return path;
 }
 
-async function migrate(args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: CommandIo = {
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    env: {},
-    signal: new AbortController().signal,
-    cwd: dir,
-  };
-  const exitCode = await runCli(['migrate', ...args], io);
-  return { exitCode, stdout, stderr };
+function migrate(args: string[]) {
+  return runCliCaptured(['migrate', ...args], { cwd: dir });
 }
 
 let cluster: string;
