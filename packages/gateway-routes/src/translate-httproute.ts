@@ -6,38 +6,31 @@
 import {
   createProblemLog,
   describeValue,
-  type HostContribution,
   type Problem,
-  type ProblemLog,
-  type Route,
   type RouteContribution,
   type SourceRef,
 } from '@ingresskit/route-model';
-import { ConditionType, createCondition, RouteReason } from './conditions.js';
 import { HTTP_ROUTE_KIND } from './allowed-routes.js';
-import type { EvaluatedGateway, GatewayEvaluation } from './gateways.js';
-import type { EvaluatedListener } from './listeners.js';
+import type { GatewayEvaluation } from './gateways.js';
 import {
   arrayOr,
   checkDnsLabel,
   checkDnsSubdomain,
-  checkHostname,
   compareText,
   generationOf,
-  isPortNumber,
   objectOr,
-  optionalString,
   toMillis,
 } from './grammar.js';
-import { intersectHostnames, isolateHostnames } from './hostnames.js';
-import { GATEWAY_GROUP } from './reference-grants.js';
-import { translateRules, type TranslatedRules } from './rules.js';
+import { decideParent, type ParentDecision } from './parent-attachment.js';
+import { buildParentConditions } from './parent-conditions.js';
+import { readParentRef } from './parent-refs.js';
+import { buildContribution } from './route-contribution.js';
+import { readRouteHostnames } from './route-hostnames.js';
+import { translateRules } from './rules.js';
 import type {
-  ConditionDraft,
   GatewayApiConfig,
   GatewayApiReferences,
   HTTPRouteLike,
-  ParentReference,
   RouteParentStatusDraft,
 } from './types.js';
 
@@ -76,260 +69,7 @@ export interface HTTPRouteTranslation {
   };
 }
 
-function isNamespaceAllowed(
-  listener: EvaluatedListener,
-  gateway: EvaluatedGateway,
-  routeNamespace: string,
-  references: GatewayApiReferences,
-  readLabels: () => void,
-): boolean {
-  switch (listener.namespaces.from) {
-    case 'All':
-      return true;
-    case 'Same':
-      return routeNamespace === gateway.namespace;
-    case 'None':
-      return false;
-    case 'Selector': {
-      readLabels();
-      const namespace = references.namespace(routeNamespace);
-      const labels = objectOr<{ labels: unknown }>(
-        objectOr<{ metadata: unknown }>(namespace).metadata,
-      ).labels;
-      const safe: Record<string, string> = {};
-      for (const [key, value] of Object.entries(objectOr<Record<string, unknown>>(labels))) {
-        if (typeof value === 'string') safe[key] = value;
-      }
-      return namespace !== undefined && listener.namespaces.matches(safe);
-    }
-  }
-}
-
-interface ParentDecision {
-  ref: ParentReference;
-  gateway: EvaluatedGateway;
-  attached: { listener: EvaluatedListener; hostnames: string[] }[];
-  reason: string;
-  message: string;
-}
-
-function decideParent(
-  ref: ParentReference,
-  gateway: EvaluatedGateway,
-  routeNamespace: string,
-  routeHostnames: readonly string[] | undefined,
-  references: GatewayApiReferences,
-  listenerHostnames: GatewayEvaluation['listenerHostnames'],
-  readLabels: () => void,
-): ParentDecision {
-  const candidates = gateway.listeners.filter(
-    (listener) =>
-      (ref.sectionName === undefined || listener.name === ref.sectionName) &&
-      (ref.port === undefined || listener.port === ref.port),
-  );
-  const decision = (reason: string, message: string): ParentDecision => ({
-    ref,
-    gateway,
-    attached: [],
-    reason,
-    message,
-  });
-  if (candidates.length === 0) {
-    const what = [
-      ref.sectionName === undefined ? undefined : `sectionName "${ref.sectionName}"`,
-      ref.port === undefined ? undefined : `port ${ref.port}`,
-    ].filter((part) => part !== undefined);
-    return decision(
-      RouteReason.NoMatchingParent,
-      `Gateway ${gateway.namespace}/${gateway.name} has no listener with ${what.join(' and ')}`,
-    );
-  }
-  const attached: ParentDecision['attached'] = [];
-  const refusals: string[] = [];
-  let hostnameMismatch = false;
-  for (const listener of candidates) {
-    if (!listener.attachable) {
-      refusals.push(`listener ${listener.name} is not valid: ${listener.notReadyMessage ?? 'invalid'}`);
-      continue;
-    }
-    if (!listener.supportedKinds.some((kind) => kind.kind === HTTP_ROUTE_KIND)) {
-      refusals.push(`listener ${listener.name} does not allow HTTPRoutes`);
-      continue;
-    }
-    if (!isNamespaceAllowed(listener, gateway, routeNamespace, references, readLabels)) {
-      refusals.push(`listener ${listener.name} does not allow routes from namespace ${routeNamespace}`);
-      continue;
-    }
-    // A route whose every hostname was invalid has none left, and must not become "any hostname".
-    const hostnames =
-      routeHostnames === undefined
-        ? []
-        : isolateHostnames(
-            listener.hostname,
-            intersectHostnames(listener.hostname, routeHostnames),
-            listenerHostnames.get(listener.dataPlaneListener!) ?? [],
-          );
-    if (hostnames.length === 0) {
-      hostnameMismatch = true;
-      refusals.push(
-        `listener ${listener.name} (hostname ${listener.hostname ?? '*'}) shares no hostname with the route`,
-      );
-      continue;
-    }
-    attached.push({ listener, hostnames });
-  }
-  if (attached.length > 0) {
-    return {
-      ref,
-      gateway,
-      attached,
-      reason: RouteReason.Accepted,
-      message: `attached to ${attached.map((entry) => entry.listener.name).join(', ')}`,
-    };
-  }
-  return decision(
-    hostnameMismatch ? RouteReason.NoMatchingListenerHostname : RouteReason.NotAllowedByListeners,
-    refusals.join('; '),
-  );
-}
-
-function readParentRef(raw: unknown, routeNamespace: string): ParentReference | undefined {
-  const ref = objectOr<{
-    group: unknown;
-    kind: unknown;
-    namespace: unknown;
-    name: unknown;
-    sectionName: unknown;
-    port: unknown;
-  }>(raw);
-  const group = ref.group ?? GATEWAY_GROUP;
-  const kind = ref.kind ?? 'Gateway';
-  // A parentRef to anything else (a Service of a mesh, another kind) belongs to another controller.
-  if (group !== GATEWAY_GROUP || kind !== 'Gateway' || typeof ref.name !== 'string') return undefined;
-  const parent: ParentReference = {
-    group,
-    kind,
-    namespace: optionalString(ref.namespace) ?? routeNamespace,
-    name: ref.name,
-  };
-  const sectionName = optionalString(ref.sectionName);
-  if (sectionName !== undefined) parent.sectionName = sectionName;
-  if (isPortNumber(ref.port)) parent.port = ref.port;
-  return parent;
-}
-
-function readRouteHostnames(raw: unknown, log: ProblemLog): string[] | undefined {
-  const list = arrayOr(raw);
-  const valid: string[] = [];
-  for (const [index, hostname] of list.entries()) {
-    const problem = checkHostname(hostname);
-    if (problem === undefined) valid.push(hostname as string);
-    else log.error(`spec.hostnames[${index}]`, `${problem}; the hostname is not served`, hostname);
-  }
-  if (list.length > 0 && valid.length === 0) return undefined;
-  return valid;
-}
-
-function buildContribution(
-  source: SourceRef,
-  createdAt: number,
-  decisions: readonly ParentDecision[],
-  rules: TranslatedRules,
-): RouteContribution | undefined {
-  const listenersByHostname = new Map<string, Set<string>>();
-  for (const decision of decisions) {
-    for (const { listener, hostnames } of decision.attached) {
-      // A listener without its certificate counts the route but serves nothing.
-      if (!listener.isReady) continue;
-      for (const hostname of hostnames) {
-        const set = listenersByHostname.get(hostname) ?? new Set<string>();
-        set.add(listener.dataPlaneListener!);
-        listenersByHostname.set(hostname, set);
-      }
-    }
-  }
-  if (listenersByHostname.size === 0) return undefined;
-  const prefix = `${HTTP_ROUTE_KIND}/${source.namespace}/${source.name}`;
-  const hosts: HostContribution[] = [...listenersByHostname.keys()].sort(compareText).map((hostname) => {
-    const listeners = [...listenersByHostname.get(hostname)!].sort(compareText);
-    const routes = rules.matches.map((entry): Route => ({
-      id: JSON.parse(JSON.stringify(`${prefix}/r${entry.index[0]}/m${entry.index[1]}@${hostname}`)) as string,
-      origin: {
-        kind: HTTP_ROUTE_KIND,
-        namespace: source.namespace,
-        name: source.name,
-        createdAt,
-        index: entry.index,
-        field: entry.field,
-      },
-      match: entry.match,
-      action: entry.action,
-      policy: entry.policy,
-      listeners,
-    }));
-    return { hostname, wildcard: 'suffix', routes };
-  });
-  return { source: { ...source }, hosts, tls: [] };
-}
-
-function parentConditions(
-  decision: ParentDecision,
-  rules: TranslatedRules,
-  generation: number | undefined,
-): ConditionDraft[] {
-  const conditions: ConditionDraft[] = [];
-  const allRulesInvalid = rules.ruleCount > 0 && rules.invalidRules.length === rules.ruleCount;
-  if (decision.reason !== RouteReason.Accepted) {
-    conditions.push(
-      createCondition(ConditionType.Accepted, false, decision.reason, decision.message, generation),
-    );
-  } else if (allRulesInvalid) {
-    conditions.push(
-      createCondition(
-        ConditionType.Accepted,
-        false,
-        RouteReason.UnsupportedValue,
-        `no rule can be served: ${rules.invalidRules.join('; ')}`,
-        generation,
-      ),
-    );
-  } else {
-    conditions.push(
-      createCondition(ConditionType.Accepted, true, RouteReason.Accepted, decision.message, generation),
-    );
-  }
-  conditions.push(
-    rules.refProblem === undefined
-      ? createCondition(
-          ConditionType.ResolvedRefs,
-          true,
-          RouteReason.ResolvedRefs,
-          'all references are resolved',
-          generation,
-        )
-      : createCondition(
-          ConditionType.ResolvedRefs,
-          false,
-          rules.refProblem.reason,
-          rules.refProblem.message,
-          generation,
-        ),
-  );
-  if (rules.invalidRules.length > 0 && !allRulesInvalid) {
-    conditions.push(
-      createCondition(
-        ConditionType.PartiallyInvalid,
-        true,
-        RouteReason.UnsupportedValue,
-        `rules left out: ${rules.invalidRules.join('; ')}`,
-        generation,
-      ),
-    );
-  }
-  return conditions;
-}
-
-function emptyTranslation(source: SourceRef, problems: Problem[]): HTTPRouteTranslation {
+function createEmptyTranslation(source: SourceRef, problems: Problem[]): HTTPRouteTranslation {
   return {
     source,
     contribution: undefined,
@@ -371,7 +111,7 @@ export function translateHTTPRoute(
     log = createProblemLog(source);
     if (checkDnsLabel(metadata.namespace) !== undefined || checkDnsSubdomain(metadata.name) !== undefined) {
       log.error('metadata', 'namespace and name must be RFC 1123 names; the HTTPRoute is not served');
-      return emptyTranslation(source, log.problems);
+      return createEmptyTranslation(source, log.problems);
     }
     const namespace = source.namespace;
     const generation = generationOf(metadata.generation);
@@ -415,7 +155,7 @@ export function translateHTTPRoute(
       parents: decisions.map((decision) => ({
         parentRef: decision.ref,
         controllerName: config.controllerName,
-        conditions: parentConditions(decision, rules, generation),
+        conditions: buildParentConditions(decision, rules, generation),
       })),
       problems: log.problems,
       attachments,
@@ -433,6 +173,6 @@ export function translateHTTPRoute(
       'spec',
       `could not be read: ${error instanceof Error ? error.message : String(error)}; the HTTPRoute is not served`,
     );
-    return emptyTranslation(log.object, log.problems);
+    return createEmptyTranslation(log.object, log.problems);
   }
 }
