@@ -1,7 +1,7 @@
 import type { FieldError } from './errors.js';
 import { commonSelectableFields } from './field-selector.js';
 import { isPlainObject, type JsonObject, type KubeObject } from './objects.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 import { isDnsLabel } from './validation.js';
 
 /** The storage id of the CustomResourceDefinition resource itself. */

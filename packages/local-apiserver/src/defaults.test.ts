@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createServiceDefaults, defaultNamespace, defaultSecret } from './defaults.js';
+import {
+  createServiceDefaults,
+  defaultNamespace,
+  defaultSecret,
+  prepareNamespaceCreate,
+  preparePodCreate,
+} from './defaults.js';
 import type { KubeObject } from './objects.js';
 
 function service(spec: Record<string, unknown>): KubeObject {
@@ -88,5 +94,40 @@ describe('defaultNamespace', () => {
     };
     defaultNamespace(namespace);
     expect(namespace.metadata.labels).toEqual({ a: 'b', 'kubernetes.io/metadata.name': 'team' });
+  });
+});
+
+describe('prepareNamespaceCreate', () => {
+  it('adds the kubernetes finalizer once, sets phase Active and labels the name', () => {
+    const namespace: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'team' },
+      spec: { finalizers: ['kubernetes', 'other'] },
+      status: { phase: 'Terminating' },
+    };
+    prepareNamespaceCreate(namespace);
+    expect(namespace.spec).toEqual({ finalizers: ['kubernetes', 'other'] });
+    expect(namespace.status).toEqual({ phase: 'Active' });
+    expect(namespace.metadata.labels).toEqual({ 'kubernetes.io/metadata.name': 'team' });
+  });
+
+  it('adds the kubernetes finalizer when the spec has none', () => {
+    const namespace: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } };
+    prepareNamespaceCreate(namespace);
+    expect(namespace.spec).toEqual({ finalizers: ['kubernetes'] });
+  });
+});
+
+describe('preparePodCreate', () => {
+  it('starts the pod in phase Pending whatever status the client sent', () => {
+    const pod: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      status: { phase: 'Running', podIP: '10.0.0.1' },
+    };
+    preparePodCreate(pod);
+    expect(pod.status).toEqual({ phase: 'Pending' });
   });
 });

@@ -2,8 +2,8 @@ import { isPlainObject, type JsonObject, type KubeObject } from './objects.js';
 
 /*
  * The API defaulting and allocation a client sees on a real cluster for the built-ins that
- * controllers read most: Service (type, ports, cluster IP, node ports), Secret (type, stringData)
- * and Namespace (the metadata.name label). Code that relies on these fields must not only work
+ * controllers read most: Service (type, ports, cluster IP, node ports), Secret (type, stringData),
+ * Namespace (the metadata.name label, finalizer, phase) and Pod (phase). Code that relies on these fields must not only work
  * against a real cluster.
  */
 
@@ -21,6 +21,23 @@ export function defaultNamespace(object: KubeObject): void {
       ...object.metadata,
       labels: { ...object.metadata.labels, 'kubernetes.io/metadata.name': name },
     };
+}
+
+/** Namespace create: adds the `kubernetes` finalizer once, sets phase Active and the name label. */
+export function prepareNamespaceCreate(object: KubeObject): void {
+  const spec = isPlainObject(object.spec) ? object.spec : {};
+  const finalizers = Array.isArray(spec.finalizers) ? (spec.finalizers as unknown[]) : [];
+  object.spec = {
+    ...spec,
+    finalizers: finalizers.includes('kubernetes') ? finalizers : [...finalizers, 'kubernetes'],
+  };
+  object.status = { phase: 'Active' };
+  defaultNamespace(object);
+}
+
+/** Pod create: the status starts as phase Pending, whatever the client sent (nothing schedules it). */
+export function preparePodCreate(object: KubeObject): void {
+  object.status = { phase: 'Pending' };
 }
 
 /** Defaults `type: Opaque` and folds write-only `stringData` into base64 `data`. */

@@ -1,5 +1,5 @@
 import type { JsonObject } from './objects.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 
 /** The Kubernetes version the server claims; kubectl 1.32 is within the supported skew. */
 export const serverVersion = {

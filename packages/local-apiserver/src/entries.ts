@@ -5,7 +5,7 @@ import {
   type KubeObject,
   type ObjectMeta,
 } from './objects.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 
 /** One stored object version with its JSON, serialized once and reused by lists and watches. */
 export interface Entry {

@@ -5,7 +5,7 @@
 import { makeEntry, serializeEntry, type ChangeType, type Entry } from './entries.js';
 import { matchesFilter, type ObjectFilter } from './object-filter.js';
 import type { KubeObject } from './objects.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 
 /** One change in a resource's history; each endpoint's line is built once and shared by all watchers. */
 export interface StoredEvent {

@@ -4,7 +4,7 @@ import { serializeEntry, type Entry } from './entries.js';
 import type { KubeStatus } from './errors.js';
 import type { ListResult } from './list-page.js';
 import { formatApiVersion } from './objects.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 
 const jsonHeaders = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' };
 

@@ -8,7 +8,7 @@ import { buildFailureStatus, buildNotFoundStatus, failWith } from './errors.js';
 import type { Bucket, CommitListener, ObjectStore } from './object-store.js';
 import type { JsonObject } from './objects.js';
 import { lowerBound } from './paging.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 
 /** The storage id of Namespaces. */
 export const namespaceStorage = 'namespaces';

@@ -3,7 +3,7 @@ import { ApiStatusError, buildBadRequestStatus, SelectorSyntaxError } from './er
 import type { Entry } from './entries.js';
 import { matchesFields, parseFieldSelector, type FieldRequirement } from './field-selector.js';
 import { matchesLabels, parseLabelSelector, type LabelRequirement } from './label-selector.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 
 /** Which objects a list or watch wants: a namespace (or all) and parsed selectors. */
 export interface ObjectFilter {

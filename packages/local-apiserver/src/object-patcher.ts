@@ -33,7 +33,7 @@ import {
   type PatchKind,
 } from './patch.js';
 import { checkPatchedIdentity, decodeBody } from './request-body.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 import { applyServerSide } from './server-side-apply.js';
 
 /** Serves PATCH against `store`, writing through `writer`. */

@@ -8,7 +8,7 @@ import { publishEvent, type StoredEvent, type WatchSubscriber } from './fan-out.
 import { HistoryRing } from './history.js';
 import { scopeOf } from './object-filter.js';
 import { objectKey, type KubeObject } from './objects.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 
 /** The objects, history and watches of one storage (shared by every served version of a resource). */
 export class Bucket {

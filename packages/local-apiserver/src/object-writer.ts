@@ -18,7 +18,7 @@ import {
   type ObjectMeta,
 } from './objects.js';
 import { checkBodyIdentity, checkNamespace, decodeBody, validateObject } from './request-body.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 import { findNewFinalizers, isGenerationChange, mergeUpdateMetadata } from './write-rules.js';
 
 /** Options common to writes. */

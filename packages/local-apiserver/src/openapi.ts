@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { JsonObject } from './objects.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 
 /*
  * A deliberately thin OpenAPI v3: one PATCH operation per resource, tagged with its

@@ -4,7 +4,7 @@ import type { WatchSubscriber } from './fan-out.js';
 import { parseObjectFilter } from './object-filter.js';
 import type { KubeObject } from './objects.js';
 import { Registry } from './registry.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 
 const clock = (): Date => new Date('2024-05-01T10:00:00.000Z');
 

@@ -13,7 +13,8 @@ import { ObjectStore } from './object-store.js';
 import { ObjectWriter, type WriteOptions } from './object-writer.js';
 import type { ListQuery } from './paging.js';
 import { ResourceCatalog } from './resource-catalog.js';
-import { initialNamespaces, listBuiltinResources, type ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
+import { initialNamespaces, listBuiltinResources } from './resources.js';
 import { subscribeWatch } from './watch-subscription.js';
 
 /** Construction options of the registry. */

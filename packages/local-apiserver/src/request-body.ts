@@ -14,7 +14,7 @@ import {
   type KubeObject,
   type ObjectMeta,
 } from './objects.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 import { validateObjectMeta } from './validation.js';
 
 /** The body of a write as the stored object of `definition`, or a 400 Status for a body that is not one. */

@@ -1,7 +1,7 @@
 /** Which resources are served: definitions by group, version and plural, each backed by an open bucket. */
 import type { ObjectStore } from './object-store.js';
 import { formatApiVersion } from './objects.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 
 /** The served resources, built-ins first, then CRD versions in registration order. */
 export class ResourceCatalog {

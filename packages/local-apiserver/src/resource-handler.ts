@@ -14,7 +14,7 @@ import { parseObjectFilter } from './object-filter.js';
 import { isPlainObject } from './objects.js';
 import { parsePatchContentType, patchContentTypes } from './patch.js';
 import type { Registry } from './registry.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 import type { ResourceRoute } from './router.js';
 import { buildTable, wantsTable } from './table.js';
 import { streamWatch } from './watch.js';

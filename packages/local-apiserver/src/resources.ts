@@ -1,68 +1,27 @@
+/**
+ * The table of built-in resources the in-process API server serves, in discovery order, and the
+ * namespaces a fresh server starts with; what each field means lives in resource-definition.ts.
+ */
+import { defineBuiltin, metadataMergeKeys } from './builtin-definition.js';
 import { prepareCrdStatus, validateCrd } from './crd.js';
-import { createServiceDefaults, defaultNamespace, defaultSecret } from './defaults.js';
-import type { FieldError, ResourceNames } from './errors.js';
+import {
+  createServiceDefaults,
+  defaultNamespace,
+  defaultSecret,
+  prepareNamespaceCreate,
+  preparePodCreate,
+} from './defaults.js';
 import { fromEventsV1, toEventsV1 } from './event-conversion.js';
-import { commonSelectableFields } from './field-selector.js';
-import { isPlainObject, type KubeObject } from './objects.js';
+import type { ResourceDefinition } from './resource-definition.js';
 import {
   validateIngressClassSpec,
   validateIngressClassUpdate,
   validateIngressSpec,
   validateLeaseSpec,
-  type NameRule,
 } from './validation.js';
-
-/** When `metadata.generation` is bumped: never, on `spec` changes, or on any non-metadata change. */
-export type GenerationRule = 'none' | 'spec' | 'nonMetadata';
-
-/** Converts between the stored shape and the shape one endpoint serves (core/v1 ↔ events.k8s.io/v1 Events). */
-export interface ViewConversion {
-  toView(stored: KubeObject): KubeObject;
-  fromView(view: KubeObject): KubeObject;
-}
-
-/** Everything the server knows about one served resource (one group/version/plural endpoint). */
-export interface ResourceDefinition extends ResourceNames {
-  version: string;
-  singular: string;
-  listKind: string;
-  namespaced: boolean;
-  shortNames: readonly string[];
-  categories: readonly string[];
-  /** Endpoints with the same storage id serve the same objects (all versions of a CRD, both Event APIs). */
-  storage: string;
-  /** The apiVersion objects are stored under. */
-  storageApiVersion: string;
-  hasStatus: boolean;
-  /** Whether create keeps a client-supplied status (Nodes) or clears it (everything with a status subresource). */
-  keepsStatusOnCreate: boolean;
-  generation: GenerationRule;
-  /** Custom resource semantics: updates need a resourceVersion, strategic merge patch is refused. */
-  isCustom: boolean;
-  /** Whether a delete answers with the deleted object instead of a `Status` (Pods, Services). */
-  returnsDeletedObject: boolean;
-  nameRule: NameRule;
-  /** Field selectors the resource supports, each with its path in the stored object. */
-  selectableFields: Readonly<Record<string, readonly string[]>>;
-  /** Strategic-merge-patch list keys by dotted path (`spec.containers` → `name`); `''` merges a primitive set. */
-  patchMergeKeys: Readonly<Record<string, string>>;
-  /** Sets server-owned defaults on create (Namespace phase, Pod phase, CRD status); mutates `object`. */
-  prepareCreate?: (object: KubeObject, now: string) => void;
-  /** Sets server-owned fields on update (CRD status); mutates `object`, never `previous`. */
-  prepareUpdate?: (object: KubeObject, previous: KubeObject, now: string) => void;
-  /** Resource-specific validation of the stored shape, after the common metadata checks. */
-  validate?: (object: KubeObject) => FieldError[];
-  /** Checks of an update against the stored object (immutable fields), after `validate`. */
-  validateUpdate?: (object: KubeObject, previous: KubeObject) => FieldError[];
-  /** Dotted paths of `metav1.MicroTime` fields in the served shape, checked while a body is decoded. */
-  microTimeFields?: readonly string[];
-  convert?: ViewConversion;
-}
 
 /** The namespaces every fresh server has. */
 export const initialNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
-
-const metadataMergeKeys = { 'metadata.finalizers': '', 'metadata.ownerReferences': 'uid' };
 
 const podMergeKeys = {
   ...metadataMergeKeys,
@@ -80,70 +39,6 @@ const podMergeKeys = {
   'status.conditions': 'type',
   'status.podIPs': 'ip',
 };
-
-function fields(extra: Record<string, string>): Record<string, readonly string[]> {
-  const result: Record<string, readonly string[]> = { ...commonSelectableFields };
-  for (const [field, path] of Object.entries(extra)) result[field] = path.split('.');
-  return result;
-}
-
-interface BuiltinInput {
-  group: string;
-  version: string;
-  plural: string;
-  singular: string;
-  kind: string;
-  namespaced: boolean;
-  shortNames?: string[];
-  categories?: string[];
-  storage?: string;
-  storageApiVersion?: string;
-  hasStatus?: boolean;
-  keepsStatusOnCreate?: boolean;
-  generation?: GenerationRule;
-  returnsDeletedObject?: boolean;
-  nameRule?: NameRule;
-  selectableFields?: Record<string, string>;
-  patchMergeKeys?: Record<string, string>;
-  prepareCreate?: (object: KubeObject, now: string) => void;
-  prepareUpdate?: (object: KubeObject, previous: KubeObject, now: string) => void;
-  validate?: (object: KubeObject) => FieldError[];
-  validateUpdate?: (object: KubeObject, previous: KubeObject) => FieldError[];
-  microTimeFields?: readonly string[];
-  convert?: ViewConversion;
-}
-
-function defineBuiltin(input: BuiltinInput): ResourceDefinition {
-  const apiVersion = input.group === '' ? input.version : `${input.group}/${input.version}`;
-  const definition: ResourceDefinition = {
-    group: input.group,
-    version: input.version,
-    plural: input.plural,
-    singular: input.singular,
-    kind: input.kind,
-    listKind: `${input.kind}List`,
-    namespaced: input.namespaced,
-    shortNames: input.shortNames ?? [],
-    categories: input.categories ?? [],
-    storage: input.storage ?? (input.group === '' ? input.plural : `${input.plural}.${input.group}`),
-    storageApiVersion: input.storageApiVersion ?? apiVersion,
-    hasStatus: input.hasStatus ?? false,
-    keepsStatusOnCreate: input.keepsStatusOnCreate ?? false,
-    generation: input.generation ?? 'none',
-    isCustom: false,
-    returnsDeletedObject: input.returnsDeletedObject ?? false,
-    nameRule: input.nameRule ?? 'subdomain',
-    selectableFields: fields(input.selectableFields ?? {}),
-    patchMergeKeys: input.patchMergeKeys ?? metadataMergeKeys,
-  };
-  if (input.prepareCreate) definition.prepareCreate = input.prepareCreate;
-  if (input.prepareUpdate) definition.prepareUpdate = input.prepareUpdate;
-  if (input.validate) definition.validate = input.validate;
-  if (input.validateUpdate) definition.validateUpdate = input.validateUpdate;
-  if (input.microTimeFields) definition.microTimeFields = input.microTimeFields;
-  if (input.convert) definition.convert = input.convert;
-  return definition;
-}
 
 // core/v1 and events.k8s.io/v1 Events name their MicroTime fields alike.
 const eventMicroTimeFields = ['eventTime', 'series.lastObservedTime'];
@@ -179,16 +74,7 @@ export function listBuiltinResources(): ResourceDefinition[] {
       returnsDeletedObject: true,
       selectableFields: { 'status.phase': 'status.phase' },
       patchMergeKeys: { ...metadataMergeKeys, 'status.conditions': 'type' },
-      prepareCreate: (object) => {
-        const spec = isPlainObject(object.spec) ? object.spec : {};
-        const finalizers = Array.isArray(spec.finalizers) ? (spec.finalizers as unknown[]) : [];
-        object.spec = {
-          ...spec,
-          finalizers: finalizers.includes('kubernetes') ? finalizers : [...finalizers, 'kubernetes'],
-        };
-        object.status = { phase: 'Active' };
-        defaultNamespace(object);
-      },
+      prepareCreate: prepareNamespaceCreate,
       prepareUpdate: (object) => defaultNamespace(object),
     }),
     defineBuiltin({
@@ -260,9 +146,7 @@ export function listBuiltinResources(): ResourceDefinition[] {
         'status.nominatedNodeName': 'status.nominatedNodeName',
       },
       patchMergeKeys: podMergeKeys,
-      prepareCreate: (object) => {
-        object.status = { phase: 'Pending' };
-      },
+      prepareCreate: preparePodCreate,
     }),
     defineBuiltin({
       group: '',

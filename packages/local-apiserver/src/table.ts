@@ -1,6 +1,6 @@
 import type { JsonObject } from './objects.js';
 import { serializeEntry, type Entry } from './entries.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 
 /** True when the Accept header asks for a `meta.k8s.io` Table (as kubectl get does). */
 export function wantsTable(accept: string | undefined): boolean {

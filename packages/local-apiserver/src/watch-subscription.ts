@@ -5,7 +5,7 @@ import { lineFor, type WatchSubscriber } from './fan-out.js';
 import { matchesFilter } from './object-filter.js';
 import type { Bucket } from './object-store.js';
 import { namespaceRange, parseResourceVersion } from './paging.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 
 /**
  * Starts a watch: replays what the subscriber missed (all current objects as ADDED for an unset

@@ -4,7 +4,7 @@ import { formatApiVersion } from './objects.js';
 import type { WatchSubscriber } from './fan-out.js';
 import type { ObjectFilter } from './object-filter.js';
 import type { Registry } from './registry.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 
 /** What a watch request asked for. */
 export interface WatchRequest {

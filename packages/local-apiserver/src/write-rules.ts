@@ -1,5 +1,5 @@
 import { isDeepEqual, type KubeObject, type ObjectMeta } from './objects.js';
-import type { ResourceDefinition } from './resources.js';
+import type { ResourceDefinition } from './resource-definition.js';
 
 /**
  * The metadata an update stores: the request's, with the fields a client cannot change taken
