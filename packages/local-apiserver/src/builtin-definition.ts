@@ -2,10 +2,8 @@
  * Builds a built-in ResourceDefinition from the few fields a table entry states, filling in what
  * Kubernetes derives (apiVersion, listKind, storage id) and the defaults of everything else.
  */
-import type { FieldError } from './errors.js';
 import { commonSelectableFields } from './field-selector.js';
-import type { KubeObject } from './objects.js';
-import type { GenerationRule, ResourceDefinition, ViewConversion } from './resource-definition.js';
+import type { GenerationRule, ResourceDefinition } from './resource-definition.js';
 import type { NameRule } from './validation.js';
 
 /** The strategic-merge-patch keys of the metadata every resource has. */
@@ -18,7 +16,10 @@ function buildSelectableFields(extra: Record<string, string>): Record<string, re
 }
 
 /** A built-in table entry: selectable fields as dotted paths, everything not stated defaulted. */
-export interface BuiltinInput {
+export interface BuiltinInput extends Pick<
+  ResourceDefinition,
+  'prepareCreate' | 'prepareUpdate' | 'validate' | 'validateUpdate' | 'microTimeFields' | 'convert'
+> {
   group: string;
   version: string;
   plural: string;
@@ -36,12 +37,6 @@ export interface BuiltinInput {
   nameRule?: NameRule;
   selectableFields?: Record<string, string>;
   patchMergeKeys?: Record<string, string>;
-  prepareCreate?: (object: KubeObject, now: string) => void;
-  prepareUpdate?: (object: KubeObject, previous: KubeObject, now: string) => void;
-  validate?: (object: KubeObject) => FieldError[];
-  validateUpdate?: (object: KubeObject, previous: KubeObject) => FieldError[];
-  microTimeFields?: readonly string[];
-  convert?: ViewConversion;
 }
 
 /** Defines a built-in resource from its table entry; functions are set only when stated. */
