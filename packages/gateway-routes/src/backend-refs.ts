@@ -3,6 +3,7 @@
  * port the route may use, or a 500 share for one it cannot, with the first such problem recorded
  * for the route's ResolvedRefs condition.
  */
+import { flatString } from '@ingresskit/kube-objects';
 import { describeValue, type ProblemLog, type WeightedBackend } from '@ingresskit/route-model';
 import { RouteReason } from './conditions.js';
 import { arrayOr, checkDnsLabel, isPortNumber, objectOr, optionalString } from './grammar.js';
@@ -145,7 +146,7 @@ export function resolveBackendRef(
     );
     return undefined;
   }
-  return JSON.parse(JSON.stringify(`${namespace}/${name}:${port}`)) as string;
+  return flatString(`${namespace}/${name}:${port}`);
 }
 
 /** Translates the backendRefs at `field`; throws InvalidRule for a weight or filter that cannot be served. */

@@ -2,6 +2,7 @@
  * The route-model contribution of an HTTPRoute: one host per attached hostname, with a route per
  * rule match served on the data-plane listeners that hostname attached to.
  */
+import { flatString } from '@ingresskit/kube-objects';
 import type { HostContribution, Route, RouteContribution, SourceRef } from '@ingresskit/route-model';
 import { HTTP_ROUTE_KIND } from './allowed-routes.js';
 import { compareText } from './grammar.js';
@@ -32,7 +33,7 @@ export function buildContribution(
   const hosts: HostContribution[] = [...listenersByHostname.keys()].sort(compareText).map((hostname) => {
     const listeners = [...listenersByHostname.get(hostname)!].sort(compareText);
     const routes = rules.matches.map((entry): Route => ({
-      id: JSON.parse(JSON.stringify(`${prefix}/r${entry.index[0]}/m${entry.index[1]}@${hostname}`)) as string,
+      id: flatString(`${prefix}/r${entry.index[0]}/m${entry.index[1]}@${hostname}`),
       origin: {
         kind: HTTP_ROUTE_KIND,
         namespace: source.namespace,

@@ -3,7 +3,7 @@
  * translation never reads a Service: an id carries the port as the Ingress wrote it, and
  * resolveServiceBackend turns the id's reference into endpoints later.
  */
-import { checkDnsLabel, checkPortName, isPortNumber } from '@ingresskit/kube-objects';
+import { checkDnsLabel, checkPortName, flatString, isPortNumber } from '@ingresskit/kube-objects';
 import type { ServiceReference } from './types.js';
 
 /**
@@ -16,10 +16,8 @@ export function backendIdOf(
   port: number | string,
   viaClusterIp = false,
 ): string {
-  // Kept in every route and backend: one flat string rather than a tree of its pieces.
-  return JSON.parse(
-    JSON.stringify(`${namespace}/${service}:${port}${viaClusterIp ? CLUSTER_IP_SUFFIX : ''}`),
-  ) as string;
+  // Kept in every route and backend.
+  return flatString(`${namespace}/${service}:${port}${viaClusterIp ? CLUSTER_IP_SUFFIX : ''}`);
 }
 
 /** The suffix of the id of a backend that is a Service's cluster IP (service-upstream). */

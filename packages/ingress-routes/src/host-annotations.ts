@@ -5,7 +5,8 @@
 import { ANY_HOSTNAME, type HostContribution, type Route } from '@ingresskit/route-model';
 import { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
 import { checkHost } from './grammar.js';
-import { flatString, idPrefix, originOf, type Context } from './translation-context.js';
+import { flatString } from '@ingresskit/kube-objects';
+import { idPrefix, originOf, type Context } from './translation-context.js';
 import { annotationField } from './annotation-field.js';
 
 function annotationFieldOf(context: Context, name: string): string {

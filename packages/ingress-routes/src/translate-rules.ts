@@ -8,7 +8,8 @@ import { backendIdOf, parseBackendReference } from './backend-reference.js';
 import { checkHost, checkLiteralPath, checkRegexPath } from './grammar.js';
 import { isPathType, isRegexPath, pathMatchOf, rewriteOf } from './paths.js';
 import { createRedirect, sharedAction, sharedPolicy } from './route-policy.js';
-import { flatString, idPrefix, objectOr, originOf, type Context } from './translation-context.js';
+import { flatString } from '@ingresskit/kube-objects';
+import { idPrefix, objectOr, originOf, type Context } from './translation-context.js';
 import { annotationField } from './annotation-field.js';
 
 /** Reads a backend and names its Service port, or reports why it cannot be used. */

@@ -1,7 +1,7 @@
 /** What the translation of one Ingress reads and collects, shared by its parts (rules, TLS). */
 import type { ProblemLog, RouteAction, RouteOrigin, RoutePolicy, SourceRef } from '@ingresskit/route-model';
+import { flatString } from '@ingresskit/kube-objects';
 import type { IngressAnnotations } from './annotations.js';
-
 import type { IngressReferences, IngressTranslationConfig } from './types.js';
 
 /** The origin kind and route id prefix of everything an Ingress contributes. */
@@ -33,16 +33,6 @@ export function objectOr<T extends object>(value: unknown): Partial<T> {
 /** The prefix of the ids of an Ingress's routes: `Ingress/<namespace>/<name>`. */
 export function idPrefix(source: SourceRef): string {
   return `${INGRESS_KIND}/${source.namespace}/${source.name}`;
-}
-
-/**
- * A string to keep, as one flat copy. A template literal makes a tree of its pieces that keeps
- * every piece alive with the result: about 200 bytes for a route id instead of 60. For the ids and
- * fields of 20,000 routes that is megabytes. A JSON round trip is the portable way to get a flat
- * string.
- */
-export function flatString(text: string): string {
-  return JSON.parse(JSON.stringify(text)) as string;
 }
 
 /**

@@ -19,3 +19,4 @@ export type {
   StringMapLike,
   Timestamp,
 } from './types.js';
+export { flatString } from './flat-string.js';
