@@ -5,32 +5,21 @@
  * contributions per hostname; `commit()` returns what changed since the last commit. Nothing here
  * does I/O: the controller feeds it keys and a ClusterView, `render` feeds it manifests.
  */
-import {
-  createIngressClassResolver,
-  explainDecision,
-  type ClassDecision,
-  type ClassResolutionConfig,
-  type IngressClassResolver,
-} from '@ingresskit/class-resolution';
+import { createIngressClassResolver, type IngressClassResolver } from '@ingresskit/class-resolution';
 import {
   createDefaultBackendContribution,
   createDefaultBackendRoute,
   countIngressPaths,
-  createIngressTranslator,
   DEFAULT_BACKEND_ADDRESS_POLICY,
   DEFAULT_TRANSLATION,
-  type BackendAddressPolicy,
   type IngressTranslation,
   type IngressTranslator,
-  type NameResolution,
-  type ServiceReference,
   type TranslationDefaults,
 } from '@ingresskit/ingress-routes';
 import {
   createRouteTableBuilder,
   sourceKey,
   type AssemblyNote,
-  type Listener,
   type Problem,
   type RouteContribution,
   type RouteTable,
@@ -42,56 +31,13 @@ import type { Ingress } from '@ingresskit/store';
 import type { ClusterView } from './cluster-view.js';
 import { BackendResolver } from './backend-resolver.js';
 import { NamespacePathBudget } from './namespace-path-budget.js';
-import type { ControllerConfig } from './config.js';
-
-/** Class resolution of one Ingress. */
-export interface IngressVerdict {
-  /** `namespace/name`. */
-  key: string;
-  ingress: Ingress;
-  decision: ClassDecision;
-}
-
-/**
- * The decision in plain words, naming the Ingress. Made when asked: a sentence kept for each of
- * 10,000 Ingresses would cost megabytes for the few that anyone reads.
- */
-export function explanationOf(verdict: IngressVerdict): string {
-  return explainDecision(verdict.ingress, verdict.decision);
-}
+import { createTranslatorOf, type IngressRoutingOptions } from './ingress-routing-options.js';
+import type { IngressVerdict } from './ingress-verdict.js';
 
 /** A route the data plane refused to load (its regex engine rejected a pattern, say). */
 export interface RefusedRoute {
   routeId: string;
   message: string;
-}
-
-/** Options of {@link IngressRouting}. */
-export interface IngressRoutingOptions {
-  classConfig: Partial<ClassResolutionConfig>;
-  /** `--default-backend-service`: what answers requests no Ingress matches; 404 when undefined. */
-  defaultBackend?: ServiceReference | undefined;
-  /**
-   * Let Ingresses of several namespaces share a host, as ingress-nginx does; by default a host
-   * belongs to the namespace of its oldest Ingress.
-   */
-  allowCrossNamespaceHosts?: boolean | undefined;
-  /** What backends may point at; DEFAULT_BACKEND_ADDRESS_POLICY when undefined. */
-  backendAddressPolicy?: BackendAddressPolicy | undefined;
-  listeners: Listener[];
-  annotationPrefix?: string;
-  /** `--max-paths-per-ingress`; no limit when undefined or 0. */
-  maxPathsPerIngress?: number | undefined;
-  /** `--max-paths-per-namespace` (see NamespacePathBudget); no limit when undefined or 0. */
-  maxPathsPerNamespace?: number | undefined;
-  /**
-   * The addresses an ExternalName's host name resolved to (see ExternalNames), to pin its
-   * backends to; undefined while not resolved yet. Without it, the data plane resolves names
-   * itself (render and explain, which run once).
-   */
-  resolveExternalName?: ((hostname: string) => NameResolution | undefined) | undefined;
-  /** Wall clock in ms, to warn about expired certificates. */
-  now: () => number;
 }
 
 /** The key of the Ingress `namespace/name` as a route-model source. */
@@ -133,7 +79,7 @@ export class IngressRouting {
       listeners: options.listeners,
       hostOwnership: options.allowCrossNamespaceHosts === true ? 'shared' : 'oldest-tenant',
     });
-    this.#translator = this.#createTranslator(DEFAULT_TRANSLATION);
+    this.#translator = createTranslatorOf(options, DEFAULT_TRANSLATION);
     this.#resolver = createIngressClassResolver([], options.classConfig);
     this.#backends = new BackendResolver(this.#builder, {
       policy: options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY,
@@ -151,26 +97,13 @@ export class IngressRouting {
     if (maxPathsPerNamespace > 0) this.#budget = new NamespacePathBudget(maxPathsPerNamespace);
   }
 
-  #createTranslator(defaults: TranslationDefaults): IngressTranslator {
-    const options = this.#options;
-    return createIngressTranslator({
-      now: options.now,
-      annotationDefaults: defaults.annotationDefaults,
-      hsts: defaults.hsts,
-      // An auth-url may point where a backend may: the same guard against loopback and metadata.
-      authAddressPolicy: options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY,
-      ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
-      ...(options.annotationPrefix === undefined ? {} : { annotationPrefix: options.annotationPrefix }),
-    });
-  }
-
   /**
    * Sets what the controller ConfigMap says of every Ingress (annotation defaults, HSTS); call
    * {@link updateIngresses} for every Ingress afterwards. Translations made with other defaults are
    * dropped with the translator that cached them.
    */
   setTranslationDefaults(defaults: TranslationDefaults): void {
-    this.#translator = this.#createTranslator(defaults);
+    this.#translator = createTranslatorOf(this.#options, defaults);
   }
 
   /** Starts a table: reads the IngressClasses and resolves the default backend's Service. */
@@ -544,46 +477,6 @@ export function problemOfNote(object: Problem['object'], note: AssemblyNote): Pr
         severity: 'warning',
       };
   }
-}
-
-/** The ports this controller and its nginx listen on: never a backend's, even in development. */
-function ownPortsOf(
-  config: Pick<ControllerConfig, 'httpPort' | 'httpsPort' | 'healthzPort' | 'admissionWebhook'>,
-): Set<number> {
-  const ports = [config.httpPort, config.httpsPort, config.healthzPort, config.admissionWebhook?.port];
-  return new Set(ports.filter((port): port is number => port !== undefined));
-}
-
-/** The routing settings of a controller config: one place for `run`, `render` and `explain`. */
-export function routingOptionsOf(
-  config: Pick<
-    ControllerConfig,
-    | 'classConfig'
-    | 'defaultBackend'
-    | 'allowCrossNamespaceHosts'
-    | 'backendAddressPolicy'
-    | 'maxPathsPerIngress'
-    | 'maxPathsPerNamespace'
-    | 'annotationPrefix'
-    | 'httpPort'
-    | 'httpsPort'
-    | 'healthzPort'
-    | 'admissionWebhook'
-  >,
-  listeners: Listener[],
-  now: () => number,
-): IngressRoutingOptions {
-  return {
-    classConfig: config.classConfig,
-    defaultBackend: config.defaultBackend,
-    allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
-    backendAddressPolicy: { ...config.backendAddressPolicy, ownPorts: ownPortsOf(config) },
-    maxPathsPerIngress: config.maxPathsPerIngress,
-    maxPathsPerNamespace: config.maxPathsPerNamespace,
-    annotationPrefix: config.annotationPrefix,
-    listeners,
-    now,
-  };
 }
 
 /** Routes every Ingress of `view` in one pass: what `render`, `explain` and the demo print. */
