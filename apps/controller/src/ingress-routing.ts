@@ -33,12 +33,8 @@ import { BackendResolver } from './backend-resolver.js';
 import { NamespacePathBudget } from './namespace-path-budget.js';
 import { createTranslatorOf, type IngressRoutingOptions } from './ingress-routing-options.js';
 import type { IngressVerdict } from './ingress-verdict.js';
-
-/** A route the data plane refused to load (its regex engine rejected a pattern, say). */
-export interface RefusedRoute {
-  routeId: string;
-  message: string;
-}
+import { problemOfNote, pushBackendProblems, pushRefusalProblems } from './ingress-problems.js';
+import { RouteRefusals, type RefusedRoute } from './route-refusals.js';
 
 /** The key of the Ingress `namespace/name` as a route-model source. */
 function ingressSourceKey(key: string): string {
@@ -63,10 +59,8 @@ export class IngressRouting {
   /** Translations of the owned Ingresses, by `namespace/name`. */
   readonly #translations = new Map<string, IngressTranslation>();
   readonly #backends: BackendResolver;
-  /** Routes the data plane refused, by route id. */
-  readonly #refused = new Map<string, RefusedRoute>();
-  /** Certificates the data plane refused, by id, with its reason. */
-  #refusedCertificates: ReadonlyMap<string, string> = new Map();
+  /** Routes and certificates the data plane refused. */
+  readonly #refusals = new RouteRefusals();
   /** Ingresses whose verdict or problems may have changed since the last `takeAffectedIngresses`. */
   #affected = new Set<string>();
   /** Contributions of other sources (Gateways, HTTPRoutes), by source key, as given. */
@@ -169,7 +163,7 @@ export class IngressRouting {
     if (contribution.source.kind === 'Ingress')
       throw new Error(`${key}: Ingresses go through updateIngresses`);
     // A new version may have fixed what the data plane refused: try it again.
-    this.#forgetRefusedRoutes(`${key}/`);
+    this.#refusals.forgetRoutes(`${key}/`);
     this.#foreign.set(key, contribution);
     this.#backends.follow(view, this.#builder.setContribution(contribution));
   }
@@ -177,7 +171,7 @@ export class IngressRouting {
   /** Withdraws what {@link setContribution} set for `key` (`Kind/namespace/name`). */
   deleteContribution(view: ClusterView, key: string): void {
     if (!this.#foreign.delete(key)) return;
-    this.#forgetRefusedRoutes(`${key}/`);
+    this.#refusals.forgetRoutes(`${key}/`);
     this.#backends.follow(view, this.#builder.deleteContribution(key));
   }
 
@@ -204,8 +198,7 @@ export class IngressRouting {
     const sources = new Set<string>();
     const foreign = new Set<string>();
     for (const entry of refused) {
-      if (this.#refused.has(entry.routeId)) continue;
-      this.#refused.set(entry.routeId, entry);
+      if (!this.#refusals.addRoute(entry)) continue;
       const match = /^(\w+)\/([^/]+)\/([^/]+)\//.exec(entry.routeId);
       if (match === null) continue;
       if (match[1] === 'Ingress') sources.add(`${match[2]}/${match[3]}`);
@@ -219,7 +212,7 @@ export class IngressRouting {
     for (const key of foreign) {
       const contribution = this.#foreign.get(key);
       if (contribution === undefined) continue;
-      this.#backends.follow(view, this.#builder.setContribution(withoutRefused(contribution, this.#refused)));
+      this.#backends.follow(view, this.#builder.setContribution(this.#refusals.keptOf(contribution)));
     }
     return sources.size + foreign.size > 0;
   }
@@ -229,11 +222,8 @@ export class IngressRouting {
    * claim one are reported; their hosts get the default certificate. Cheap when nothing changed.
    */
   setRefusedCertificates(refused: ReadonlyMap<string, string>): void {
-    const changed = new Set<string>();
-    for (const [id, reason] of refused) if (this.#refusedCertificates.get(id) !== reason) changed.add(id);
-    for (const id of this.#refusedCertificates.keys()) if (!refused.has(id)) changed.add(id);
+    const changed = this.#refusals.setCertificates(refused);
     if (changed.size === 0) return;
-    this.#refusedCertificates = new Map(refused);
     // Rare (a certificate nginx's OpenSSL cannot load), so a scan instead of another index.
     for (const key of this.#translations.keys()) {
       if (this.contributionOf(key)?.tls.some((claim) => changed.has(claim.certificate.id)))
@@ -315,48 +305,11 @@ export class IngressRouting {
     const overBudget = this.#budget?.refusal(key);
     if (overBudget !== undefined)
       problems.push({ object, field: 'spec.rules', message: overBudget, severity: 'error' });
-    const contribution = this.contributionOf(key);
-    const reported = new Set<string>();
-    for (const host of contribution?.hosts ?? []) {
-      const routes = [
-        ...host.routes,
-        ...(host.fallback === undefined || host.fallback === 'table-default' ? [] : [host.fallback]),
-      ];
-      for (const route of routes) {
-        if (route.action.type !== 'forward') continue;
-        for (const member of route.action.backends) {
-          const problem = member.backend === undefined ? undefined : this.#backends.problem(member.backend);
-          if (problem === undefined || reported.has(member.backend!)) continue;
-          reported.add(member.backend!);
-          problems.push({
-            object,
-            field: `${route.origin.field ?? 'spec.defaultBackend'}.backend`,
-            message: problem,
-            severity: 'error',
-          });
-        }
-      }
-    }
+    const source = ingressSourceKey(key);
+    const contribution = this.#builder.contribution(source);
+    pushBackendProblems(problems, object, contribution, this.#backends);
     problems.push(...this.assemblyProblemsOf(object));
-    for (const claim of contribution?.tls ?? []) {
-      const reason = this.#refusedCertificates.get(claim.certificate.id);
-      if (reason === undefined) continue;
-      problems.push({
-        object,
-        field: claim.origin.field ?? 'spec.tls',
-        message: `nginx refused the certificate for ${claim.hostname} (${reason}); the host is served with the default certificate`,
-        severity: 'error',
-      });
-    }
-    for (const refused of this.#refused.values()) {
-      if (!refused.routeId.startsWith(`${ingressSourceKey(key)}/`)) continue;
-      problems.push({
-        object,
-        field: refused.routeId.slice(ingressSourceKey(key).length + 1),
-        message: `the data plane refused this route, which is left out: ${refused.message}`,
-        severity: 'error',
-      });
-    }
+    pushRefusalProblems(problems, object, source, contribution, this.#refusals);
     return problems;
   }
 
@@ -386,16 +339,11 @@ export class IngressRouting {
       this.#withdraw(view, key, false);
       return;
     }
-    const kept = this.#refused.size === 0 ? contribution : withoutRefused(contribution, this.#refused);
-    this.#backends.follow(view, this.#builder.setContribution(kept));
+    this.#backends.follow(view, this.#builder.setContribution(this.#refusals.keptOf(contribution)));
   }
 
   #forgetRefusals(key: string): void {
-    this.#forgetRefusedRoutes(`${ingressSourceKey(key)}/`);
-  }
-
-  #forgetRefusedRoutes(prefix: string): void {
-    for (const routeId of this.#refused.keys()) if (routeId.startsWith(prefix)) this.#refused.delete(routeId);
+    this.#refusals.forgetRoutes(`${ingressSourceKey(key)}/`);
   }
 
   #withdraw(view: ClusterView, key: string, forget = true): void {
@@ -406,76 +354,6 @@ export class IngressRouting {
       this.#forgetRefusals(key);
     }
     this.#backends.follow(view, this.#builder.deleteContribution(ingressSourceKey(key)));
-  }
-}
-
-function withoutRefused(
-  contribution: RouteContribution,
-  refused: ReadonlyMap<string, RefusedRoute>,
-): RouteContribution {
-  return {
-    ...contribution,
-    hosts: contribution.hosts.map((host) => ({
-      ...host,
-      routes: host.routes.filter((route) => !refused.has(route.id)),
-    })),
-  };
-}
-
-/** What an assembly note decided against `object`, as a problem of it. */
-export function problemOfNote(object: Problem['object'], note: AssemblyNote): Problem {
-  const older = (origin: { kind: string; namespace: string; name: string }) =>
-    origin.kind === object.kind && origin.namespace === object.namespace && origin.name === object.name
-      ? `an earlier path of this ${object.kind}`
-      : `the older ${origin.kind} ${origin.namespace}/${origin.name}`;
-  switch (note.type) {
-    case 'host-owned-elsewhere': {
-      const owner = note.owner.source;
-      return {
-        object,
-        field: 'spec',
-        message: `host ${note.hostname} belongs to namespace ${note.owner.tenant}, whose ${owner.kind} ${owner.namespace}/${owner.name} is the oldest to name it; other namespaces cannot add paths or TLS to it (--allow-cross-namespace-hosts)`,
-        severity: 'error',
-        value: note.hostname,
-      };
-    }
-    case 'route-shadowed': {
-      const path = note.route.match.path;
-      return {
-        object,
-        field: note.route.origin.field ?? 'spec',
-        message: `path ${path.value} (${path.type}) on host ${note.hostname} is already served by ${older(note.by.origin)}`,
-        severity: 'error',
-        value: path.value,
-      };
-    }
-    case 'fallback-overridden':
-      return {
-        object,
-        field: 'spec.defaultBackend',
-        message: `requests no rule matches on ${note.hostname === '*' ? 'unknown hosts' : `host ${note.hostname}`} go to spec.defaultBackend of ${older(note.by.origin)}; this one applies where it is the oldest`,
-        severity: 'warning',
-      };
-    case 'canary-unmatched': {
-      const path = note.route.match.path;
-      return {
-        object,
-        field: note.route.origin.field ?? 'spec',
-        message:
-          note.by === undefined
-            ? `canary path ${path.value} (${path.type}) on host ${note.hostname} has no main Ingress of this namespace with the same host and path; it is not served`
-            : `canary path ${path.value} (${path.type}) on host ${note.hostname} is not served: the older canary Ingress ${note.by.origin.namespace}/${note.by.origin.name} is the canary of that path`,
-        severity: 'error',
-        value: path.value,
-      };
-    }
-    case 'tls-overridden':
-      return {
-        object,
-        field: 'spec.tls',
-        message: `host ${note.hostname} is served with the certificate of ${older(note.by.origin)}; this Ingress's TLS Secret is not used for it`,
-        severity: 'warning',
-      };
   }
 }
 
