@@ -45,7 +45,8 @@ import { toGatewayAddresses, type GatewayStatusAddress } from './gateway-status.
 import { GatewayStatusWriter } from './gateway-status-writer.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
 import { IngressReports } from './ingress-reports.js';
-import { IngressRouting, routingOptionsOf } from './ingress-routing.js';
+import { IngressRouting } from './ingress-routing.js';
+import { routingOptionsOf } from './ingress-routing-options.js';
 import { readSystemNameservers } from './resolv-conf.js';
 import { LeaderRole, statusAddressOptionsOf } from './leader.js';
 import type { Logger } from './logger.js';

@@ -38,7 +38,7 @@ import {
   type NginxPrefixOptions,
 } from './data-plane-render-options.js';
 import { DataPlanePushError, NginxReloadError } from './errors.js';
-import type { RefusedRoute } from './ingress-routing.js';
+import type { RefusedRoute } from './route-refusals.js';
 import { PushedContent } from './pushed-content.js';
 
 /** Options of {@link NginxDataPlane}. */

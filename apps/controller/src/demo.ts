@@ -30,7 +30,8 @@ import { probe } from './http-probe.js';
 import { createFileLogger } from './logger.js';
 import { readManifests, toClusterObjects, type Manifest } from './manifests.js';
 import { isNginxAvailable } from './nginx-process.js';
-import { explanationOf, routeAll, type IngressRouting, type IngressVerdict } from './ingress-routing.js';
+import { routeAll, type IngressRouting } from './ingress-routing.js';
+import { explanationOf, type IngressVerdict } from './ingress-verdict.js';
 import { pickPort } from './ports.js';
 
 const execFileAsync = promisify(execFile);

@@ -4,7 +4,8 @@
  * problems found in it. Served by `/explain` and printed by `ingresskit explain ingress NS/NAME`.
  */
 import type { Problem, Route, RouteContribution, RouteTable } from '@ingresskit/route-model';
-import { explanationOf, type IngressRouting } from './ingress-routing.js';
+import type { IngressRouting } from './ingress-routing.js';
+import { explanationOf } from './ingress-verdict.js';
 
 /** One route an Ingress contributes, as the route model has it. */
 export interface ExplainedRoute {

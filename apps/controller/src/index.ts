@@ -40,12 +40,9 @@ export {
   type IngressExplanation,
 } from './explain.js';
 export { viewOfObjects, viewOfSnapshot, type ClusterObjects, type ClusterView } from './cluster-view.js';
-export {
-  IngressRouting,
-  routeAll,
-  type IngressRoutingOptions,
-  type IngressVerdict,
-} from './ingress-routing.js';
+export { IngressRouting, routeAll } from './ingress-routing.js';
+export type { IngressRoutingOptions } from './ingress-routing-options.js';
+export type { IngressVerdict } from './ingress-verdict.js';
 export { createControllerMetrics, type ControllerMetrics } from './metrics.js';
 export { createLogger, type Logger } from './logger.js';
 export { NginxDataPlane, type DataPlaneFlush, type NginxDataPlaneOptions } from './data-plane.js';

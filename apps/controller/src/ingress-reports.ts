@@ -10,7 +10,7 @@ import type { Problem } from '@ingresskit/route-model';
 import { isIgnoreReasonReported } from './event-policy.js';
 import { dedupKey, type EventRecorder, type EventReport } from './events.js';
 import { formatFieldProblem } from './explain.js';
-import type { IngressVerdict } from './ingress-routing.js';
+import type { IngressVerdict } from './ingress-verdict.js';
 import type { Logger } from './logger.js';
 
 /** What is reported about one Ingress that has something to report (most have nothing). */

@@ -5,32 +5,21 @@
  * contributions per hostname; `commit()` returns what changed since the last commit. Nothing here
  * does I/O: the controller feeds it keys and a ClusterView, `render` feeds it manifests.
  */
-import {
-  createIngressClassResolver,
-  explainDecision,
-  type ClassDecision,
-  type ClassResolutionConfig,
-  type IngressClassResolver,
-} from '@ingresskit/class-resolution';
+import { createIngressClassResolver, type IngressClassResolver } from '@ingresskit/class-resolution';
 import {
   createDefaultBackendContribution,
   createDefaultBackendRoute,
   countIngressPaths,
-  createIngressTranslator,
   DEFAULT_BACKEND_ADDRESS_POLICY,
   DEFAULT_TRANSLATION,
-  type BackendAddressPolicy,
   type IngressTranslation,
   type IngressTranslator,
-  type NameResolution,
-  type ServiceReference,
   type TranslationDefaults,
 } from '@ingresskit/ingress-routes';
 import {
   createRouteTableBuilder,
   sourceKey,
   type AssemblyNote,
-  type Listener,
   type Problem,
   type RouteContribution,
   type RouteTable,
@@ -42,57 +31,10 @@ import type { Ingress } from '@ingresskit/store';
 import type { ClusterView } from './cluster-view.js';
 import { BackendResolver } from './backend-resolver.js';
 import { NamespacePathBudget } from './namespace-path-budget.js';
-import type { ControllerConfig } from './config.js';
-
-/** Class resolution of one Ingress. */
-export interface IngressVerdict {
-  /** `namespace/name`. */
-  key: string;
-  ingress: Ingress;
-  decision: ClassDecision;
-}
-
-/**
- * The decision in plain words, naming the Ingress. Made when asked: a sentence kept for each of
- * 10,000 Ingresses would cost megabytes for the few that anyone reads.
- */
-export function explanationOf(verdict: IngressVerdict): string {
-  return explainDecision(verdict.ingress, verdict.decision);
-}
-
-/** A route the data plane refused to load (its regex engine rejected a pattern, say). */
-export interface RefusedRoute {
-  routeId: string;
-  message: string;
-}
-
-/** Options of {@link IngressRouting}. */
-export interface IngressRoutingOptions {
-  classConfig: Partial<ClassResolutionConfig>;
-  /** `--default-backend-service`: what answers requests no Ingress matches; 404 when undefined. */
-  defaultBackend?: ServiceReference | undefined;
-  /**
-   * Let Ingresses of several namespaces share a host, as ingress-nginx does; by default a host
-   * belongs to the namespace of its oldest Ingress.
-   */
-  allowCrossNamespaceHosts?: boolean | undefined;
-  /** What backends may point at; DEFAULT_BACKEND_ADDRESS_POLICY when undefined. */
-  backendAddressPolicy?: BackendAddressPolicy | undefined;
-  listeners: Listener[];
-  annotationPrefix?: string;
-  /** `--max-paths-per-ingress`; no limit when undefined or 0. */
-  maxPathsPerIngress?: number | undefined;
-  /** `--max-paths-per-namespace` (see NamespacePathBudget); no limit when undefined or 0. */
-  maxPathsPerNamespace?: number | undefined;
-  /**
-   * The addresses an ExternalName's host name resolved to (see ExternalNames), to pin its
-   * backends to; undefined while not resolved yet. Without it, the data plane resolves names
-   * itself (render and explain, which run once).
-   */
-  resolveExternalName?: ((hostname: string) => NameResolution | undefined) | undefined;
-  /** Wall clock in ms, to warn about expired certificates. */
-  now: () => number;
-}
+import { createTranslatorOf, type IngressRoutingOptions } from './ingress-routing-options.js';
+import type { IngressVerdict } from './ingress-verdict.js';
+import { problemOfNote, pushBackendProblems, pushRefusalProblems } from './ingress-problems.js';
+import { RouteRefusals, type RefusedRoute } from './route-refusals.js';
 
 /** The key of the Ingress `namespace/name` as a route-model source. */
 function ingressSourceKey(key: string): string {
@@ -117,10 +59,8 @@ export class IngressRouting {
   /** Translations of the owned Ingresses, by `namespace/name`. */
   readonly #translations = new Map<string, IngressTranslation>();
   readonly #backends: BackendResolver;
-  /** Routes the data plane refused, by route id. */
-  readonly #refused = new Map<string, RefusedRoute>();
-  /** Certificates the data plane refused, by id, with its reason. */
-  #refusedCertificates: ReadonlyMap<string, string> = new Map();
+  /** Routes and certificates the data plane refused. */
+  readonly #refusals = new RouteRefusals();
   /** Ingresses whose verdict or problems may have changed since the last `takeAffectedIngresses`. */
   #affected = new Set<string>();
   /** Contributions of other sources (Gateways, HTTPRoutes), by source key, as given. */
@@ -133,7 +73,7 @@ export class IngressRouting {
       listeners: options.listeners,
       hostOwnership: options.allowCrossNamespaceHosts === true ? 'shared' : 'oldest-tenant',
     });
-    this.#translator = this.#createTranslator(DEFAULT_TRANSLATION);
+    this.#translator = createTranslatorOf(options, DEFAULT_TRANSLATION);
     this.#resolver = createIngressClassResolver([], options.classConfig);
     this.#backends = new BackendResolver(this.#builder, {
       policy: options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY,
@@ -151,26 +91,13 @@ export class IngressRouting {
     if (maxPathsPerNamespace > 0) this.#budget = new NamespacePathBudget(maxPathsPerNamespace);
   }
 
-  #createTranslator(defaults: TranslationDefaults): IngressTranslator {
-    const options = this.#options;
-    return createIngressTranslator({
-      now: options.now,
-      annotationDefaults: defaults.annotationDefaults,
-      hsts: defaults.hsts,
-      // An auth-url may point where a backend may: the same guard against loopback and metadata.
-      authAddressPolicy: options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY,
-      ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
-      ...(options.annotationPrefix === undefined ? {} : { annotationPrefix: options.annotationPrefix }),
-    });
-  }
-
   /**
    * Sets what the controller ConfigMap says of every Ingress (annotation defaults, HSTS); call
    * {@link updateIngresses} for every Ingress afterwards. Translations made with other defaults are
    * dropped with the translator that cached them.
    */
   setTranslationDefaults(defaults: TranslationDefaults): void {
-    this.#translator = this.#createTranslator(defaults);
+    this.#translator = createTranslatorOf(this.#options, defaults);
   }
 
   /** Starts a table: reads the IngressClasses and resolves the default backend's Service. */
@@ -236,7 +163,7 @@ export class IngressRouting {
     if (contribution.source.kind === 'Ingress')
       throw new Error(`${key}: Ingresses go through updateIngresses`);
     // A new version may have fixed what the data plane refused: try it again.
-    this.#forgetRefusedRoutes(`${key}/`);
+    this.#refusals.forgetRoutes(`${key}/`);
     this.#foreign.set(key, contribution);
     this.#backends.follow(view, this.#builder.setContribution(contribution));
   }
@@ -244,7 +171,7 @@ export class IngressRouting {
   /** Withdraws what {@link setContribution} set for `key` (`Kind/namespace/name`). */
   deleteContribution(view: ClusterView, key: string): void {
     if (!this.#foreign.delete(key)) return;
-    this.#forgetRefusedRoutes(`${key}/`);
+    this.#refusals.forgetRoutes(`${key}/`);
     this.#backends.follow(view, this.#builder.deleteContribution(key));
   }
 
@@ -271,8 +198,7 @@ export class IngressRouting {
     const sources = new Set<string>();
     const foreign = new Set<string>();
     for (const entry of refused) {
-      if (this.#refused.has(entry.routeId)) continue;
-      this.#refused.set(entry.routeId, entry);
+      if (!this.#refusals.addRoute(entry)) continue;
       const match = /^(\w+)\/([^/]+)\/([^/]+)\//.exec(entry.routeId);
       if (match === null) continue;
       if (match[1] === 'Ingress') sources.add(`${match[2]}/${match[3]}`);
@@ -286,7 +212,7 @@ export class IngressRouting {
     for (const key of foreign) {
       const contribution = this.#foreign.get(key);
       if (contribution === undefined) continue;
-      this.#backends.follow(view, this.#builder.setContribution(withoutRefused(contribution, this.#refused)));
+      this.#backends.follow(view, this.#builder.setContribution(this.#refusals.keptOf(contribution)));
     }
     return sources.size + foreign.size > 0;
   }
@@ -296,11 +222,8 @@ export class IngressRouting {
    * claim one are reported; their hosts get the default certificate. Cheap when nothing changed.
    */
   setRefusedCertificates(refused: ReadonlyMap<string, string>): void {
-    const changed = new Set<string>();
-    for (const [id, reason] of refused) if (this.#refusedCertificates.get(id) !== reason) changed.add(id);
-    for (const id of this.#refusedCertificates.keys()) if (!refused.has(id)) changed.add(id);
+    const changed = this.#refusals.setCertificates(refused);
     if (changed.size === 0) return;
-    this.#refusedCertificates = new Map(refused);
     // Rare (a certificate nginx's OpenSSL cannot load), so a scan instead of another index.
     for (const key of this.#translations.keys()) {
       if (this.contributionOf(key)?.tls.some((claim) => changed.has(claim.certificate.id)))
@@ -382,48 +305,11 @@ export class IngressRouting {
     const overBudget = this.#budget?.refusal(key);
     if (overBudget !== undefined)
       problems.push({ object, field: 'spec.rules', message: overBudget, severity: 'error' });
-    const contribution = this.contributionOf(key);
-    const reported = new Set<string>();
-    for (const host of contribution?.hosts ?? []) {
-      const routes = [
-        ...host.routes,
-        ...(host.fallback === undefined || host.fallback === 'table-default' ? [] : [host.fallback]),
-      ];
-      for (const route of routes) {
-        if (route.action.type !== 'forward') continue;
-        for (const member of route.action.backends) {
-          const problem = member.backend === undefined ? undefined : this.#backends.problem(member.backend);
-          if (problem === undefined || reported.has(member.backend!)) continue;
-          reported.add(member.backend!);
-          problems.push({
-            object,
-            field: `${route.origin.field ?? 'spec.defaultBackend'}.backend`,
-            message: problem,
-            severity: 'error',
-          });
-        }
-      }
-    }
+    const source = ingressSourceKey(key);
+    const contribution = this.#builder.contribution(source);
+    pushBackendProblems(problems, object, contribution, this.#backends);
     problems.push(...this.assemblyProblemsOf(object));
-    for (const claim of contribution?.tls ?? []) {
-      const reason = this.#refusedCertificates.get(claim.certificate.id);
-      if (reason === undefined) continue;
-      problems.push({
-        object,
-        field: claim.origin.field ?? 'spec.tls',
-        message: `nginx refused the certificate for ${claim.hostname} (${reason}); the host is served with the default certificate`,
-        severity: 'error',
-      });
-    }
-    for (const refused of this.#refused.values()) {
-      if (!refused.routeId.startsWith(`${ingressSourceKey(key)}/`)) continue;
-      problems.push({
-        object,
-        field: refused.routeId.slice(ingressSourceKey(key).length + 1),
-        message: `the data plane refused this route, which is left out: ${refused.message}`,
-        severity: 'error',
-      });
-    }
+    pushRefusalProblems(problems, object, source, contribution, this.#refusals);
     return problems;
   }
 
@@ -453,16 +339,11 @@ export class IngressRouting {
       this.#withdraw(view, key, false);
       return;
     }
-    const kept = this.#refused.size === 0 ? contribution : withoutRefused(contribution, this.#refused);
-    this.#backends.follow(view, this.#builder.setContribution(kept));
+    this.#backends.follow(view, this.#builder.setContribution(this.#refusals.keptOf(contribution)));
   }
 
   #forgetRefusals(key: string): void {
-    this.#forgetRefusedRoutes(`${ingressSourceKey(key)}/`);
-  }
-
-  #forgetRefusedRoutes(prefix: string): void {
-    for (const routeId of this.#refused.keys()) if (routeId.startsWith(prefix)) this.#refused.delete(routeId);
+    this.#refusals.forgetRoutes(`${ingressSourceKey(key)}/`);
   }
 
   #withdraw(view: ClusterView, key: string, forget = true): void {
@@ -474,116 +355,6 @@ export class IngressRouting {
     }
     this.#backends.follow(view, this.#builder.deleteContribution(ingressSourceKey(key)));
   }
-}
-
-function withoutRefused(
-  contribution: RouteContribution,
-  refused: ReadonlyMap<string, RefusedRoute>,
-): RouteContribution {
-  return {
-    ...contribution,
-    hosts: contribution.hosts.map((host) => ({
-      ...host,
-      routes: host.routes.filter((route) => !refused.has(route.id)),
-    })),
-  };
-}
-
-/** What an assembly note decided against `object`, as a problem of it. */
-export function problemOfNote(object: Problem['object'], note: AssemblyNote): Problem {
-  const older = (origin: { kind: string; namespace: string; name: string }) =>
-    origin.kind === object.kind && origin.namespace === object.namespace && origin.name === object.name
-      ? `an earlier path of this ${object.kind}`
-      : `the older ${origin.kind} ${origin.namespace}/${origin.name}`;
-  switch (note.type) {
-    case 'host-owned-elsewhere': {
-      const owner = note.owner.source;
-      return {
-        object,
-        field: 'spec',
-        message: `host ${note.hostname} belongs to namespace ${note.owner.tenant}, whose ${owner.kind} ${owner.namespace}/${owner.name} is the oldest to name it; other namespaces cannot add paths or TLS to it (--allow-cross-namespace-hosts)`,
-        severity: 'error',
-        value: note.hostname,
-      };
-    }
-    case 'route-shadowed': {
-      const path = note.route.match.path;
-      return {
-        object,
-        field: note.route.origin.field ?? 'spec',
-        message: `path ${path.value} (${path.type}) on host ${note.hostname} is already served by ${older(note.by.origin)}`,
-        severity: 'error',
-        value: path.value,
-      };
-    }
-    case 'fallback-overridden':
-      return {
-        object,
-        field: 'spec.defaultBackend',
-        message: `requests no rule matches on ${note.hostname === '*' ? 'unknown hosts' : `host ${note.hostname}`} go to spec.defaultBackend of ${older(note.by.origin)}; this one applies where it is the oldest`,
-        severity: 'warning',
-      };
-    case 'canary-unmatched': {
-      const path = note.route.match.path;
-      return {
-        object,
-        field: note.route.origin.field ?? 'spec',
-        message:
-          note.by === undefined
-            ? `canary path ${path.value} (${path.type}) on host ${note.hostname} has no main Ingress of this namespace with the same host and path; it is not served`
-            : `canary path ${path.value} (${path.type}) on host ${note.hostname} is not served: the older canary Ingress ${note.by.origin.namespace}/${note.by.origin.name} is the canary of that path`,
-        severity: 'error',
-        value: path.value,
-      };
-    }
-    case 'tls-overridden':
-      return {
-        object,
-        field: 'spec.tls',
-        message: `host ${note.hostname} is served with the certificate of ${older(note.by.origin)}; this Ingress's TLS Secret is not used for it`,
-        severity: 'warning',
-      };
-  }
-}
-
-/** The ports this controller and its nginx listen on: never a backend's, even in development. */
-function ownPortsOf(
-  config: Pick<ControllerConfig, 'httpPort' | 'httpsPort' | 'healthzPort' | 'admissionWebhook'>,
-): Set<number> {
-  const ports = [config.httpPort, config.httpsPort, config.healthzPort, config.admissionWebhook?.port];
-  return new Set(ports.filter((port): port is number => port !== undefined));
-}
-
-/** The routing settings of a controller config: one place for `run`, `render` and `explain`. */
-export function routingOptionsOf(
-  config: Pick<
-    ControllerConfig,
-    | 'classConfig'
-    | 'defaultBackend'
-    | 'allowCrossNamespaceHosts'
-    | 'backendAddressPolicy'
-    | 'maxPathsPerIngress'
-    | 'maxPathsPerNamespace'
-    | 'annotationPrefix'
-    | 'httpPort'
-    | 'httpsPort'
-    | 'healthzPort'
-    | 'admissionWebhook'
-  >,
-  listeners: Listener[],
-  now: () => number,
-): IngressRoutingOptions {
-  return {
-    classConfig: config.classConfig,
-    defaultBackend: config.defaultBackend,
-    allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
-    backendAddressPolicy: { ...config.backendAddressPolicy, ownPorts: ownPortsOf(config) },
-    maxPathsPerIngress: config.maxPathsPerIngress,
-    maxPathsPerNamespace: config.maxPathsPerNamespace,
-    annotationPrefix: config.annotationPrefix,
-    listeners,
-    now,
-  };
 }
 
 /** Routes every Ingress of `view` in one pass: what `render`, `explain` and the demo print. */

@@ -6,7 +6,9 @@
 import { findIngressNginxAnnotation, SUPPORTED_ANNOTATIONS } from '@ingresskit/ingress-routes';
 import type { AssemblyNote, Problem } from '@ingresskit/route-model';
 import { formatProblemMessage, listRoutes } from './explain.js';
-import { explanationOf, problemOfNote, type IngressRouting } from './ingress-routing.js';
+import type { IngressRouting } from './ingress-routing.js';
+import { problemOfNote } from './ingress-problems.js';
+import { explanationOf } from './ingress-verdict.js';
 
 /**
  * What assembly decides as ingress-nginx does: of two Ingresses with the same host and path (or

@@ -18,7 +18,8 @@ import { emptyGatewayApiTranslation, GatewayRouting } from '../gateway-routing.j
 import { tenancyFlagNames, classFlagNames } from '../flags.js';
 import { viewOfSnapshot, type ClusterView } from '../cluster-view.js';
 import { listenersOf } from '../data-plane-render-options.js';
-import { IngressRouting, routingOptionsOf } from '../ingress-routing.js';
+import { IngressRouting } from '../ingress-routing.js';
+import { routingOptionsOf } from '../ingress-routing-options.js';
 import { ExitCode, type Command } from './command.js';
 import { withClusterSnapshot } from './read-cluster.js';
 

@@ -10,7 +10,9 @@ import { listenersOf, nginxRenderOptions } from '../data-plane-render-options.js
 import { FlagError } from '../errors.js';
 import { formatFieldProblem, formatRoute, listRoutes, redactTable } from '../explain.js';
 import { tenancyFlagNames, classFlagNames } from '../flags.js';
-import { explanationOf, routeAll, routingOptionsOf } from '../ingress-routing.js';
+import { routeAll } from '../ingress-routing.js';
+import { routingOptionsOf } from '../ingress-routing-options.js';
+import { explanationOf } from '../ingress-verdict.js';
 import { readManifests, toClusterObjects } from '../manifests.js';
 import { ExitCode, type Command } from './command.js';
 

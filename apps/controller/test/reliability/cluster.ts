@@ -13,7 +13,8 @@ import type { Controller } from '../../src/controller.js';
 import type { DemoBackend } from '../../src/demo-backends.js';
 import { viewOfSnapshot } from '../../src/cluster-view.js';
 import { listenersOf } from '../../src/data-plane-render-options.js';
-import { routeAll, routingOptionsOf } from '../../src/ingress-routing.js';
+import { routeAll } from '../../src/ingress-routing.js';
+import { routingOptionsOf } from '../../src/ingress-routing-options.js';
 import {
   createTempDir,
   eventually,

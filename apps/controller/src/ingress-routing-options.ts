@@ -1,0 +1,100 @@
+/**
+ * The settings of IngressRouting: what a controller config says of routing, and the Ingress
+ * translator those settings make.
+ */
+import type { ClassResolutionConfig } from '@ingresskit/class-resolution';
+import {
+  createIngressTranslator,
+  DEFAULT_BACKEND_ADDRESS_POLICY,
+  type BackendAddressPolicy,
+  type IngressTranslator,
+  type NameResolution,
+  type ServiceReference,
+  type TranslationDefaults,
+} from '@ingresskit/ingress-routes';
+import type { Listener } from '@ingresskit/route-model';
+import type { ControllerConfig } from './config.js';
+
+/** Options of IngressRouting. */
+export interface IngressRoutingOptions {
+  classConfig: Partial<ClassResolutionConfig>;
+  /** `--default-backend-service`: what answers requests no Ingress matches; 404 when undefined. */
+  defaultBackend?: ServiceReference | undefined;
+  /**
+   * Let Ingresses of several namespaces share a host, as ingress-nginx does; by default a host
+   * belongs to the namespace of its oldest Ingress.
+   */
+  allowCrossNamespaceHosts?: boolean | undefined;
+  /** What backends may point at; DEFAULT_BACKEND_ADDRESS_POLICY when undefined. */
+  backendAddressPolicy?: BackendAddressPolicy | undefined;
+  listeners: Listener[];
+  annotationPrefix?: string;
+  /** `--max-paths-per-ingress`; no limit when undefined or 0. */
+  maxPathsPerIngress?: number | undefined;
+  /** `--max-paths-per-namespace` (see NamespacePathBudget); no limit when undefined or 0. */
+  maxPathsPerNamespace?: number | undefined;
+  /**
+   * The addresses an ExternalName's host name resolved to (see ExternalNames), to pin its
+   * backends to; undefined while not resolved yet. Without it, the data plane resolves names
+   * itself (render and explain, which run once).
+   */
+  resolveExternalName?: ((hostname: string) => NameResolution | undefined) | undefined;
+  /** Wall clock in ms, to warn about expired certificates. */
+  now: () => number;
+}
+
+/** A new translator (with an empty cache) for these options and ConfigMap defaults. */
+export function createTranslatorOf(
+  options: IngressRoutingOptions,
+  defaults: TranslationDefaults,
+): IngressTranslator {
+  return createIngressTranslator({
+    now: options.now,
+    annotationDefaults: defaults.annotationDefaults,
+    hsts: defaults.hsts,
+    // An auth-url may point where a backend may: the same guard against loopback and metadata.
+    authAddressPolicy: options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY,
+    ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
+    ...(options.annotationPrefix === undefined ? {} : { annotationPrefix: options.annotationPrefix }),
+  });
+}
+
+/** The ports this controller and its nginx listen on: never a backend's, even in development. */
+function listOwnPorts(
+  config: Pick<ControllerConfig, 'httpPort' | 'httpsPort' | 'healthzPort' | 'admissionWebhook'>,
+): Set<number> {
+  const ports = [config.httpPort, config.httpsPort, config.healthzPort, config.admissionWebhook?.port];
+  return new Set(ports.filter((port): port is number => port !== undefined));
+}
+
+/** The routing settings of a controller config: one place for `run`, `render` and `explain`. */
+export function routingOptionsOf(
+  config: Pick<
+    ControllerConfig,
+    | 'classConfig'
+    | 'defaultBackend'
+    | 'allowCrossNamespaceHosts'
+    | 'backendAddressPolicy'
+    | 'maxPathsPerIngress'
+    | 'maxPathsPerNamespace'
+    | 'annotationPrefix'
+    | 'httpPort'
+    | 'httpsPort'
+    | 'healthzPort'
+    | 'admissionWebhook'
+  >,
+  listeners: Listener[],
+  now: () => number,
+): IngressRoutingOptions {
+  return {
+    classConfig: config.classConfig,
+    defaultBackend: config.defaultBackend,
+    allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
+    backendAddressPolicy: { ...config.backendAddressPolicy, ownPorts: listOwnPorts(config) },
+    maxPathsPerIngress: config.maxPathsPerIngress,
+    maxPathsPerNamespace: config.maxPathsPerNamespace,
+    annotationPrefix: config.annotationPrefix,
+    listeners,
+    now,
+  };
+}
