@@ -173,8 +173,7 @@ export class Controller {
     };
     registerIngressNginxMetrics(this.metrics.registry, this.metrics, controllerLabels, {
       table: () => this.routing.table(),
-      secretNameOf: (ingressKey, tlsIndex) =>
-        this.#store?.snapshot().ingresses.get(ingressKey)?.spec?.tls?.[tlsIndex]?.secretName,
+      ingress: (key) => this.#store?.snapshot().ingresses.get(key),
     });
     if (config.requestMetrics) {
       registerRequestMetrics(

@@ -5,6 +5,7 @@
  * route model its translation produced. An Ingress with a protection HTTPRoute cannot carry is
  * not converted at all.
  */
+import { tlsSecretNameOf } from '@ingresskit/ingress-routes';
 import type { HostContribution, Route, RouteTable } from '@ingresskit/route-model';
 import type { ClusterView } from './cluster-view.js';
 import { convertRoute, type HTTPRouteRule } from './httproute-rules.js';
@@ -222,10 +223,7 @@ function gatewayListeners(
   const tlsHosts = new Set<string>();
   for (const binding of table.tls) {
     const { origin } = binding;
-    const index = /^spec\.tls\[(\d+)\]$/.exec(origin.field ?? '')?.[1];
-    const ingress =
-      origin.kind === 'Ingress' ? view.ingress(`${origin.namespace}/${origin.name}`) : undefined;
-    const secretName = index === undefined ? undefined : ingress?.spec?.tls?.[Number(index)]?.secretName;
+    const secretName = tlsSecretNameOf(view.ingress(`${origin.namespace}/${origin.name}`), origin);
     if (secretName === undefined || binding.hostname === '*') continue;
     tlsHosts.add(binding.hostname);
     listeners.push({

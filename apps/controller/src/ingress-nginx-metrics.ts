@@ -5,6 +5,7 @@
  * metric or from the certificates being served, so nothing is counted twice.
  */
 import { X509Certificate } from 'node:crypto';
+import { tlsSecretNameOf, type IngressLike } from '@ingresskit/ingress-routes';
 import type { RouteTable } from '@ingresskit/route-model';
 import { Gauge, type Registry } from 'prom-client';
 import type { ControllerMetrics } from './metrics.js';
@@ -15,8 +16,8 @@ import { CONTROLLER_VERSION } from './version.js';
 export interface CertificateSource {
   /** The routes being served: TLS bindings and their certificates. */
   table(): RouteTable;
-  /** The Secret an Ingress's `spec.tls[index]` names, if that Ingress is known. */
-  secretNameOf(ingressKey: string, tlsIndex: number): string | undefined;
+  /** An Ingress by `namespace/name`, for the Secret its TLS entry names. */
+  ingress(key: string): IngressLike | undefined;
 }
 
 /** The value of a label-less metric of ours (0 when it has none yet). */
@@ -87,7 +88,8 @@ export function registerIngressNginxMetrics(
         this.set({ ...controller, name: String(labels.name) }, value);
     },
   });
-  const parsed = new Map<string, { notAfter: number; identifier: string } | undefined>();
+  // Only the identifier needs the certificate parsed: once per certificate while it is served.
+  const identifiers = new Map<string, string | undefined>();
   new Gauge({
     name: 'nginx_ingress_controller_ssl_expire_time_seconds',
     help: 'Number of seconds since 1970 to the SSL Certificate expire. An example to check if this certificate will expire in 10 days is: "nginx_ingress_controller_ssl_expire_time_seconds < (time() + (10 * 24 * 3600))"',
@@ -96,47 +98,37 @@ export function registerIngressNginxMetrics(
     collect() {
       this.reset();
       const table = certificates.table();
-      const pems = new Map(
-        table.certificates.map((certificate) => [certificate.id, certificate.certificatePem]),
-      );
+      const byId = new Map(table.certificates.map((certificate) => [certificate.id, certificate]));
       const seen = new Set<string>();
       for (const binding of table.tls) {
-        const pem = pems.get(binding.certificate);
-        if (pem === undefined || binding.hostname === '*') continue;
-        seen.add(binding.certificate);
-        if (!parsed.has(binding.certificate)) parsed.set(binding.certificate, parseCertificate(pem));
-        const certificate = parsed.get(binding.certificate);
-        if (certificate === undefined) continue;
+        const certificate = byId.get(binding.certificate);
+        const notAfter = certificate?.notAfter === undefined ? Number.NaN : Date.parse(certificate.notAfter);
+        if (certificate === undefined || Number.isNaN(notAfter) || binding.hostname === '*') continue;
+        seen.add(certificate.id);
+        if (!identifiers.has(certificate.id))
+          identifiers.set(certificate.id, identifierOf(certificate.certificatePem));
         const { origin } = binding;
-        const index = /^spec\.tls\[(\d+)\]$/.exec(origin.field ?? '')?.[1];
-        const secretName =
-          origin.kind === 'Ingress' && index !== undefined
-            ? (certificates.secretNameOf(`${origin.namespace}/${origin.name}`, Number(index)) ?? '')
-            : '';
         this.set(
           {
             namespace: controller.controller_namespace,
             class: controller.controller_class,
             host: binding.hostname,
-            secret_name: secretName,
-            identifier: certificate.identifier,
+            secret_name:
+              tlsSecretNameOf(certificates.ingress(`${origin.namespace}/${origin.name}`), origin) ?? '',
+            identifier: identifiers.get(certificate.id) ?? '',
           },
-          certificate.notAfter,
+          Math.floor(notAfter / 1000),
         );
       }
       // Certificates no longer served are forgotten, so the cache cannot grow without end.
-      for (const id of parsed.keys()) if (!seen.has(id)) parsed.delete(id);
+      for (const id of identifiers.keys()) if (!seen.has(id)) identifiers.delete(id);
     },
   });
 }
 
-function parseCertificate(pem: string): { notAfter: number; identifier: string } | undefined {
+function identifierOf(pem: string): string | undefined {
   try {
-    const certificate = new X509Certificate(pem);
-    return {
-      notAfter: Math.floor(Date.parse(certificate.validTo) / 1000),
-      identifier: certificateIdentifier(certificate),
-    };
+    return certificateIdentifier(new X509Certificate(pem));
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 export { countIngressPaths, translateIngress } from './translate-ingress.js';
-export { isReferencedObjectProblem } from './translate-tls.js';
+export { isReferencedObjectProblem, tlsSecretNameOf } from './translate-tls.js';
 export {
   createIngressTranslator,
   type IngressTranslator,

@@ -2,7 +2,7 @@
  * The TLS entries of an Ingress → TLS claims: each entry's Secret is read and checked once, then
  * claimed for each host it names, or for every named host of the Ingress when it names none.
  */
-import { ANY_HOSTNAME, type Problem, type TlsClaim } from '@ingresskit/route-model';
+import { ANY_HOSTNAME, type Problem, type RouteOrigin, type TlsClaim } from '@ingresskit/route-model';
 import {
   isCertificateCoveringHost,
   parseTlsSecretDataCached,
@@ -10,7 +10,8 @@ import {
 } from './certificates.js';
 import { checkDnsSubdomain } from '@ingresskit/kube-objects';
 import { checkHost } from './grammar.js';
-import { objectOr, originOf, type Context } from './translation-context.js';
+import { INGRESS_KIND, objectOr, originOf, type Context } from './translation-context.js';
+import type { IngressLike } from './types.js';
 import { AUTH_SECRET_PROBLEM } from './basic-auth-secret.js';
 
 /** A TLS entry whose certificate passed every check, before its hosts are known. */
@@ -132,4 +133,15 @@ export function claimTls(
     }
   }
   return claims;
+}
+
+/**
+ * The Secret behind a TLS claim of an Ingress (or the binding it won): `spec.tls[i].secretName`
+ * of `ingress`, where the claim's origin says which entry; undefined for a claim of another kind
+ * of object, or when the Ingress no longer has that entry.
+ */
+export function tlsSecretNameOf(ingress: IngressLike | undefined, origin: RouteOrigin): string | undefined {
+  if (origin.kind !== INGRESS_KIND || origin.field?.startsWith('spec.tls[') !== true) return undefined;
+  const secretName = ingress?.spec?.tls?.[origin.index[0] ?? -1]?.secretName;
+  return typeof secretName === 'string' ? secretName : undefined;
 }
