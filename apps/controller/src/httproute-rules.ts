@@ -8,7 +8,6 @@
 import { parseBackendId } from '@ingresskit/ingress-routes';
 import type {
   HeaderModifier,
-  PathMatch,
   PathModifier,
   Route,
   RoutePolicy,
@@ -144,7 +143,7 @@ export function convertRoute(route: Route, context: RuleContext): ConvertedRoute
           : { name, type: 'Exact', value: 'always' };
     rules.push(
       withBackends(
-        { ...rule, matches: [{ ...match.match, headers: [...(match.headers ?? []), header] }] },
+        { ...rule, matches: [{ ...match.match, headers: [...(route.match.headers ?? []), header] }] },
         filters,
         canaryRefs,
       ),
@@ -164,9 +163,8 @@ function withBackends(rule: HTTPRouteRule, filters: unknown[], backendRefs: Back
 
 interface ConvertedMatch {
   match: Record<string, unknown>;
-  headers?: unknown[];
   /** The prefix a RegexReplace rewrite of ingress-nginx's `/prefix(/|$)(.*)` form turned into. */
-  prefix?: string;
+  prefix: string | undefined;
 }
 
 /**
@@ -183,7 +181,8 @@ function convertMatch(route: Route, findings: MigrationFinding[], field: string)
       ? PREFIX_REWRITE.exec(path.value.replace(/^\^/, ''))?.[1]
       : undefined;
   const match: Record<string, unknown> = {
-    path: prefix !== undefined ? { type: 'PathPrefix', value: prefix } : pathMatchOf(path),
+    path:
+      prefix !== undefined ? { type: 'PathPrefix', value: prefix } : { type: path.type, value: path.value },
   };
   if (prefix === undefined && path.type === 'RegularExpression') {
     findings.push({
@@ -193,17 +192,11 @@ function convertMatch(route: Route, findings: MigrationFinding[], field: string)
     });
   }
   if (route.match.method !== undefined) match.method = route.match.method;
-  const headers = route.match.headers?.map((header) => ({ ...header }));
-  if (headers !== undefined && headers.length > 0) match.headers = headers;
+  if (route.match.headers !== undefined && route.match.headers.length > 0)
+    match.headers = route.match.headers.map((header) => ({ ...header }));
   if (route.match.queryParams !== undefined && route.match.queryParams.length > 0)
     match.queryParams = route.match.queryParams.map((param) => ({ ...param }));
-  return prefix === undefined
-    ? { match, ...(headers ? { headers } : {}) }
-    : { match, prefix, ...(headers ? { headers } : {}) };
-}
-
-function pathMatchOf(path: PathMatch): Record<string, unknown> {
-  return { type: path.type, value: path.value };
+  return { match, prefix };
 }
 
 function pathModifierOf(path: PathModifier): Record<string, unknown> {
