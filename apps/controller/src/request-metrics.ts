@@ -76,8 +76,7 @@ function labelsOf(
   routes: Map<string, RouteLabels>,
   controller: ControllerLabels,
 ): Labels | undefined {
-  const routeId = decodeRouteTag(series.route);
-  const route = routes.get(routeId);
+  const route = routes.get(series.route);
   if (route === undefined) return undefined;
   const { action } = route.route;
   const members = action.type === 'forward' ? action.backends : [];
@@ -98,13 +97,6 @@ function labelsOf(
     host: route.host,
     ...controller,
   };
-}
-
-/** $ingresskit_route percent-encodes control characters and `%` of a route id. */
-function decodeRouteTag(tag: string): string {
-  return tag.includes('%')
-    ? tag.replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
-    : tag;
 }
 
 /** One scrape's series with their labels; undefined while nginx does not answer. */

@@ -26,7 +26,7 @@ export interface HistogramCounts {
 
 /** The requests of one route, status, method and backend since nginx started. */
 export interface RequestSeries {
-  /** The route's id as $ingresskit_route holds it (control characters and `%` percent-encoded). */
+  /** The route's id. */
   route: string;
   status: string;
   /** Upper case; made-up methods are counted as `OTHER`. */
@@ -42,6 +42,13 @@ export interface RequestMetrics {
   /** The upper bounds of each histogram's buckets, as nginx counts them. */
   bounds: Record<RequestHistogramKey, number[]>;
   series: RequestSeries[];
+}
+
+/** A route id from $ingresskit_route, where nginx's Lua percent-encodes control characters and `%`. */
+function decodeRouteTag(tag: string): string {
+  return tag.includes('%')
+    ? tag.replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    : tag;
 }
 
 function isHistogramKey(key: string): key is RequestHistogramKey {
@@ -76,7 +83,7 @@ export function parseRequestMetrics(text: string): RequestMetrics {
     const key = `${route}\t${status}\t${method}\t${backend}`;
     let series = bySeries.get(key);
     if (series === undefined) {
-      series = { route, status, method, backend, requests: 0, histograms: {} };
+      series = { route: decodeRouteTag(route), status, method, backend, requests: 0, histograms: {} };
       bySeries.set(key, series);
     }
     if (field === 'n') {

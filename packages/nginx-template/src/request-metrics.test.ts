@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { parseRequestMetrics } from './request-metrics.js';
+
+describe('parseRequestMetrics', () => {
+  it('reads the bounds, then each series with its count and histograms, decoding the route id', () => {
+    const text = [
+      'd=0.1,1 q=10,20 u=0.1,1 r=10,20',
+      'n\tIngress/shop/cart/r0/p0\t200\tGET\t\t3',
+      'd1\tIngress/shop/cart/r0/p0\t200\tGET\t\t2',
+      'd3\tIngress/shop/cart/r0/p0\t200\tGET\t\t1',
+      'ds\tIngress/shop/cart/r0/p0\t200\tGET\t\t2.5',
+      'n\tIngress/shop/odd%25id/r0/p0\t404\tOTHER\tshop/next:80\t1',
+      'not a line',
+      'n\tIngress/shop/cart/r0/p0\t500\tGET\t\tNaN',
+    ].join('\n');
+    const metrics = parseRequestMetrics(text);
+    expect(metrics.bounds).toEqual({ d: [0.1, 1], q: [10, 20], u: [0.1, 1], r: [10, 20] });
+    expect(metrics.series).toEqual([
+      {
+        route: 'Ingress/shop/cart/r0/p0',
+        status: '200',
+        method: 'GET',
+        backend: '',
+        requests: 3,
+        histograms: { d: { buckets: [2, 0, 1], sum: 2.5 } },
+      },
+      {
+        route: 'Ingress/shop/odd%id/r0/p0',
+        status: '404',
+        method: 'OTHER',
+        backend: 'shop/next:80',
+        requests: 1,
+        histograms: {},
+      },
+    ]);
+  });
+});
