@@ -1,0 +1,228 @@
+/**
+ * The composition root of one controller replica: every part a sync strings together (routing,
+ * data plane, ConfigMap and Gateway API stages, reports, metrics) built from the config in one
+ * place, so the controller only starts, runs and stops them. `run` and `demo` both go through it.
+ */
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { resolveStatusAddresses } from '@ingresskit/status-sync';
+import type { StoreSnapshot } from '@ingresskit/store';
+import type { ControllerConfig } from './config.js';
+import { ControllerConfigMap } from './controller-configmap.js';
+import { NginxDataPlane } from './data-plane.js';
+import { listenersOf } from './data-plane-render-options.js';
+import { createEventsApiSink, EventRecorder, type EventSink } from './events.js';
+import { ExternalNames, type LookupName } from './external-names.js';
+import { GatewayApiStage } from './gateway-api-stage.js';
+import { toGatewayAddresses } from './gateway-status.js';
+import { GatewayStatusWriter } from './gateway-status-writer.js';
+import { registerIngressNginxMetrics } from './ingress-nginx-metrics.js';
+import { IngressReports } from './ingress-reports.js';
+import { IngressRouting } from './ingress-routing.js';
+import { routingOptionsOf } from './ingress-routing-options.js';
+import { statusAddressOptionsOf } from './leader.js';
+import type { Logger } from './logger.js';
+import { createControllerMetrics, type ControllerMetrics } from './metrics.js';
+import { registerRequestMetrics } from './request-metrics.js';
+import { readSystemNameservers } from './resolv-conf.js';
+import { SyncReporting } from './sync-reporting.js';
+import { SyncStage } from './sync-stage.js';
+
+/** What a controller is built from besides its config. */
+export interface ControllerDependencies {
+  kubeConfig: KubeConfig;
+  logger: Logger;
+  /** A fresh registry by default. */
+  metrics?: ControllerMetrics;
+  /** Where Events go; the API server (events.k8s.io/v1) by default. */
+  eventSink?: EventSink;
+  /** Wall clock in ms; `Date.now` by default. */
+  now?: () => number;
+  /** How ExternalName host names are resolved (the system resolver by default), and how often again (30 s). */
+  externalNames?: { lookup?: LookupName; refreshMs?: number };
+}
+
+/** What the parts ask of the running controller; bound late, as the parts exist before it starts. */
+export interface ControllerLinks {
+  isLeader(): boolean;
+  /** Asks for a sync; a forced one is never skipped. */
+  requestSync(reason: string, forced: boolean): void;
+  /** ExternalName host names whose addresses changed: the next sync pins their backends again. */
+  externalNamesChanged(hostnames: Iterable<string>): void;
+  /** The store's snapshot, once it started. */
+  snapshot(): StoreSnapshot | undefined;
+  /** Owned Ingresses changed and nginx serves them: the leader should publish their status. */
+  requestStatusSync(): void;
+}
+
+/** The parts of one replica; see the module comment. */
+export interface ControllerParts {
+  metrics: ControllerMetrics;
+  routing: IngressRouting;
+  dataPlane: NginxDataPlane;
+  externalNames: ExternalNames;
+  recorder: EventRecorder;
+  reports: IngressReports;
+  /** With `--gateway-controller-name`. */
+  gatewayApi: GatewayApiStage | undefined;
+  sync: SyncStage;
+  reporting: SyncReporting;
+}
+
+/** Builds the parts of a replica and registers their metrics. */
+export function createControllerParts(
+  config: ControllerConfig,
+  deps: ControllerDependencies,
+  links: ControllerLinks,
+): ControllerParts {
+  const { logger } = deps;
+  const now = deps.now ?? Date.now;
+  const metrics = deps.metrics ?? createControllerMetrics();
+  const externalNames: ExternalNames = new ExternalNames({
+    ...deps.externalNames,
+    inUse: (hostname) => routing.usesExternalName(hostname),
+    onChange: (hostnames) => {
+      links.externalNamesChanged(hostnames);
+      links.requestSync('ExternalName addresses changed', false);
+    },
+    logger,
+  });
+  const routing: IngressRouting = new IngressRouting({
+    ...routingOptionsOf(config, listenersOf(config), now),
+    resolveExternalName: (hostname) => externalNames.resolution(hostname),
+  });
+  const dataPlane = createDataPlane(config, { logger, metrics, routing, links });
+  // ingress-nginx's metric names and labels, for the dashboards and alerts its users have.
+  const controllerLabels = {
+    controller_namespace: config.podNamespace,
+    controller_class: config.classConfig.controllerClass,
+    controller_pod: config.podName,
+  };
+  registerIngressNginxMetrics(metrics.registry, metrics, controllerLabels, {
+    table: () => routing.table(),
+    ingress: (key) => links.snapshot()?.ingresses.get(key),
+  });
+  if (config.requestMetrics) {
+    registerRequestMetrics(
+      metrics.registry,
+      { read: () => dataPlane.readRequestMetrics(), table: () => routing.table() },
+      controllerLabels,
+    );
+  }
+  const recorder = new EventRecorder({
+    sink: deps.eventSink ?? createEventsApiSink(deps.kubeConfig),
+    reportingController: config.classConfig.controllerClass,
+    reportingInstance: config.podName,
+    onWrite: (action) => metrics.events.inc({ action }),
+    onError: (error, report) => {
+      metrics.events.inc({ action: 'failed' });
+      logger.warn(
+        { err: error, reason: report.reason, regarding: report.regarding.name },
+        'cannot write Event',
+      );
+    },
+  });
+  const isLeader = () => links.isLeader();
+  const reports = new IngressReports({ recorder, logger, isLeader });
+  const configMap =
+    config.configMap === undefined
+      ? undefined
+      : new ControllerConfigMap(config.configMap, { recorder, logger, isLeader });
+  const gatewayApi =
+    config.gatewayControllerName === undefined
+      ? undefined
+      : new GatewayApiStage({
+          controllerName: config.gatewayControllerName,
+          allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
+          now,
+          recorder,
+          logger,
+          isLeader,
+          identify: (kind, key) =>
+            kind === 'Gateway' || kind === 'HTTPRoute'
+              ? links.snapshot()?.get(kind, key)?.metadata
+              : undefined,
+        });
+  const reporting = new SyncReporting({
+    config,
+    metrics,
+    recorder,
+    logger,
+    isLeader,
+    runningChecksum: () => dataPlane.configuration?.checksum,
+    now,
+  });
+  const sync = new SyncStage({
+    config,
+    routing,
+    dataPlane,
+    configMap,
+    gatewayApi,
+    reports,
+    reporting,
+    logger,
+    requestStatusSync: () => links.requestStatusSync(),
+  });
+  return { metrics, routing, dataPlane, externalNames, recorder, reports, gatewayApi, sync, reporting };
+}
+
+function createDataPlane(
+  config: ControllerConfig,
+  parts: { logger: Logger; metrics: ControllerMetrics; routing: IngressRouting; links: ControllerLinks },
+): NginxDataPlane {
+  const { logger, metrics, routing, links } = parts;
+  return new NginxDataPlane({
+    binary: config.nginxBinary,
+    prefix: config.nginxPrefix,
+    httpPort: config.httpPort,
+    httpsPort: config.httpsPort,
+    ...(config.listenAddresses === undefined ? {} : { listenAddresses: config.listenAddresses }),
+    workerProcesses: config.workerProcesses,
+    accessLog: config.accessLog,
+    renderOptions: {
+      sharedDictSize: config.luaSharedDictSize,
+      // auth-url host names are resolved by nginx; its answers are checked like backends'.
+      resolvers: readSystemNameservers(),
+      localAuthPeers: config.backendAddressPolicy.allowLocalAddresses,
+      requestMetrics: config.requestMetrics,
+    },
+    // --sync-rate-limit protects nginx from reload storms; pushes of data are never throttled.
+    reloadMinIntervalMs: config.syncRateLimit > 0 ? 1000 / config.syncRateLimit : 0,
+    listeners: listenersOf(config),
+    readTable: () => routing.table(),
+    logger,
+    onRestart: () => metrics.nginxRestarts.inc(),
+    onDrift: (reason) => {
+      metrics.dataPlaneDrifts.inc();
+      logger.warn({ reason }, "nginx's data is not what was pushed; pushing everything again");
+      links.requestSync('data plane drift', true);
+    },
+  });
+}
+
+/** The leader's writer of Gateway and HTTPRoute statuses, reading the store's cache. */
+export function createGatewayStatusWriter(
+  config: ControllerConfig & { gatewayControllerName: string },
+  deps: ControllerDependencies,
+  snapshot: () => StoreSnapshot,
+  isLeader: () => boolean,
+): GatewayStatusWriter {
+  const coreApi = deps.kubeConfig.makeApiClient(CoreV1Api);
+  return new GatewayStatusWriter({
+    kubeConfig: deps.kubeConfig,
+    controllerName: config.gatewayControllerName,
+    isLeader,
+    readCached: (kind, key) => snapshot().get(kind, key),
+    listCachedRoutes: () => snapshot().httpRoutes.values(),
+    resolveAddresses: async () => {
+      try {
+        return toGatewayAddresses(await resolveStatusAddresses(statusAddressOptionsOf(config), coreApi));
+      } catch (error) {
+        // Conditions matter more than addresses: publish them without addresses and say why.
+        deps.logger.warn({ err: error }, 'cannot resolve Gateway status addresses; publishing none');
+        return [];
+      }
+    },
+    logger: deps.logger,
+    ...(deps.now === undefined ? {} : { now: deps.now }),
+  });
+}

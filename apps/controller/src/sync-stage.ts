@@ -1,0 +1,204 @@
+/**
+ * One sync, from the pending changes to what nginx serves: the controller ConfigMap, the routing
+ * (with the Gateway API stage), the checksum gate, the data plane, then the reports. It answers an
+ * outcome instead of throwing: served, held back by the checksum gate, or to be retried because the
+ * data plane did not take it. Either way the last good configuration keeps serving.
+ */
+import { performance } from 'node:perf_hooks';
+import {
+  createDefaultCertificateContribution,
+  parseTlsSecret,
+  type TlsSecretResult,
+} from '@ingresskit/ingress-routes';
+import { ChecksumGate, type ChecksumVerdict } from './checksum-gate.js';
+import type { ClusterView } from './cluster-view.js';
+import type { ControllerConfig } from './config.js';
+import type { ControllerConfigMap } from './controller-configmap.js';
+import type { DataPlaneFlush, NginxDataPlane } from './data-plane.js';
+import { ChecksumMismatchError, DataPlanePushError } from './errors.js';
+import type { GatewayApiStage } from './gateway-api-stage.js';
+import type { IngressReports } from './ingress-reports.js';
+import type { IngressRouting } from './ingress-routing.js';
+import type { Logger } from './logger.js';
+import type { PendingChanges } from './pending-changes.js';
+import type { SyncReporting } from './sync-reporting.js';
+
+/**
+ * What one sync came to. `held` and `retry` leave the last good configuration serving and are
+ * retried with backoff: the published checksum may catch up, nginx may take it next time.
+ */
+export type SyncOutcome =
+  | { kind: 'served'; flush: DataPlaneFlush }
+  | { kind: 'held'; error: ChecksumMismatchError }
+  | { kind: 'retry'; error: unknown };
+
+/** The parts a sync strings together. */
+export interface SyncStageOptions {
+  config: Pick<ControllerConfig, 'checksumEnabled' | 'defaultSslCertificate'>;
+  routing: IngressRouting;
+  dataPlane: NginxDataPlane;
+  configMap: ControllerConfigMap | undefined;
+  gatewayApi: GatewayApiStage | undefined;
+  reports: IngressReports;
+  reporting: SyncReporting;
+  logger: Logger;
+  /** Owned Ingresses changed and nginx serves the change: the leader should publish their status. */
+  requestStatusSync: () => void;
+}
+
+/** See the module comment. */
+export class SyncStage {
+  readonly #options: SyncStageOptions;
+  readonly #checksumGate = new ChecksumGate();
+  #initialized = false;
+  #checksum: ChecksumVerdict | undefined;
+  /** Ingresses that became ours and that nginx does not serve yet: no status is published for them. */
+  readonly #unserved = new Set<string>();
+  /** Owned Ingresses changed; status-sync is asked to run once nginx serves the change. */
+  #statusDue = false;
+
+  constructor(options: SyncStageOptions) {
+    this.#options = options;
+  }
+
+  /** Whether a sync has read the cluster (routing and reports hold its state from then on). */
+  get isInitialized(): boolean {
+    return this.#initialized;
+  }
+
+  /** The checksum gate's last verdict, when the gate is on. */
+  get checksum(): ChecksumVerdict | undefined {
+    return this.#checksum;
+  }
+
+  /** The owned Ingresses nginx serves, whose status may say so. */
+  *servedOwnedIngresses() {
+    for (const verdict of this.#options.routing.verdicts()) {
+      if (verdict.decision.owned && !this.#unserved.has(verdict.key)) yield verdict.ingress;
+    }
+  }
+
+  /** Brings routing and nginx up to `view` for `changes`; see the module comment. */
+  async sync(changes: PendingChanges, view: ClusterView): Promise<SyncOutcome> {
+    try {
+      return await this.#sync(changes, view);
+    } catch (error) {
+      return { kind: 'retry', error };
+    }
+  }
+
+  async #sync(changes: PendingChanges, view: ClusterView): Promise<SyncOutcome> {
+    const { routing, dataPlane, configMap, gatewayApi } = this.#options;
+    if (configMap !== undefined && (changes.configMap || !this.#initialized)) {
+      const change = configMap.read(view);
+      if (change.translation !== undefined) {
+        routing.setTranslationDefaults(change.translation);
+        changes.allIngresses = true;
+      }
+      if (change.nginx !== undefined) dataPlane.setConfigMapSettings(change.nginx);
+    }
+    const initializing = !this.#initialized;
+    if (initializing) {
+      routing.initialize(view);
+      this.#initialized = true;
+      changes.allIngresses = true;
+    } else if (changes.allIngresses) {
+      routing.setIngressClasses(view);
+    }
+    if (initializing || changes.defaultCertificate) this.#setDefaultCertificate(view);
+    const startedAt = performance.now();
+    routing.updateIngresses(
+      view,
+      changes.allIngresses ? [...view.ingressKeys(), ...changes.ingresses] : changes.ingresses,
+    );
+    routing.updateServices(view, changes.services);
+    routing.updateExternalNames(view, changes.externalNames);
+    if (changes.gatewayApi || changes.allIngresses) gatewayApi?.route(view, routing);
+    const delta = routing.commit();
+    gatewayApi?.report(routing);
+    const routedAt = performance.now();
+    dataPlane.stage(delta);
+    this.#reportAffected();
+    const stagedAt = performance.now();
+
+    if (this.#options.config.checksumEnabled) {
+      const checksum = this.#checksumGate.verify(view.ingressCheckSums());
+      this.#checksum = checksum;
+      this.#options.reporting.recordChecksum(checksum);
+      if (!checksum.ok) return { kind: 'held', error: new ChecksumMismatchError(checksum.message) };
+    }
+    let flush = await dataPlane.flush();
+    // The data plane refused routes (its regex engine said no): leave exactly those out and push again.
+    while (flush.refused.length > 0 && routing.refuseRoutes(view, flush.refused)) {
+      dataPlane.stage(routing.commit());
+      this.#reportAffected();
+      flush = await dataPlane.flush();
+    }
+    if (flush.refused.length > 0) {
+      return {
+        kind: 'retry',
+        error: new DataPlanePushError('the data plane refused routes it had refused before'),
+      };
+    }
+    routing.setRefusedCertificates(dataPlane.refusedCertificates());
+    this.#reportAffected();
+    // nginx serves what was staged: only now may Ingress status say so.
+    this.#unserved.clear();
+    if (this.#statusDue) {
+      this.#statusDue = false;
+      this.#options.requestStatusSync();
+    }
+    gatewayApi?.served();
+    this.#options.logger.debug(
+      {
+        hosts: delta.virtualHosts.upsert.length + delta.virtualHosts.remove.length,
+        backends: delta.backends.upsert.length + delta.backends.remove.length,
+        routeMs: Math.round(routedAt - startedAt),
+        stageMs: Math.round(stagedAt - routedAt),
+        flushMs: Math.round(performance.now() - stagedAt),
+        ...flush,
+      },
+      'sync applied',
+    );
+    return { kind: 'served', flush };
+  }
+
+  /** `--default-ssl-certificate` into the table, or the self-signed fallback while it cannot be served. */
+  #setDefaultCertificate(view: ClusterView): void {
+    const key = this.#options.config.defaultSslCertificate;
+    if (key === undefined) return;
+    const secret = view.secret(key);
+    const result: TlsSecretResult =
+      secret === undefined ? { ok: false, message: 'does not exist' } : parseTlsSecret(secret);
+    if (!result.ok) {
+      this.#options.logger.warn(
+        { secret: key, reason: result.message },
+        'the default certificate is not served; the self-signed one is',
+      );
+    }
+    this.#options.routing.setContribution(
+      view,
+      createDefaultCertificateContribution(result.ok ? result.certificate : undefined),
+    );
+  }
+
+  // Reports, checksum ids and metrics follow the Ingresses whose verdict or problems changed.
+  #reportAffected(): void {
+    const { routing, reports } = this.#options;
+    const affected = routing.takeAffectedIngresses();
+    if (affected.size === 0) return;
+    let ownershipChanged = false;
+    for (const key of affected) {
+      const verdict = routing.verdict(key);
+      const owned = verdict?.decision.owned === true;
+      if (reports.update(key, verdict, owned ? routing.problemsOf(key) : [])) {
+        ownershipChanged = true;
+        if (owned) this.#unserved.add(key);
+      }
+      if (this.#options.config.checksumEnabled)
+        this.#checksumGate.update(key, owned ? verdict.ingress : undefined);
+    }
+    if (ownershipChanged) this.#statusDue = true;
+    this.#options.reporting.recordTotals(reports.totals());
+  }
+}
