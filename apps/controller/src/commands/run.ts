@@ -1,6 +1,6 @@
 /** `ingresskit run`: the ingress controller. */
 import { resolveControllerConfig } from '../config.js';
-import { Controller } from '../controller.js';
+import { runController } from '../controller-run.js';
 import { loadKubeConfig } from '../kube-config.js';
 import { runFlagNames } from '../flags.js';
 import { createLogger } from '../logger.js';
@@ -31,31 +31,22 @@ gracefully: nginx finishes its requests, the Lease is released.`,
       return ExitCode.failure;
     }
     const kubeConfig = loadKubeConfig(flags.kubeconfig);
-    const controller = new Controller(config, {
-      kubeConfig,
-      logger,
-      metrics: createControllerMetrics({ withProcessMetrics: true }),
-    });
     logger.info(
       { server: kubeConfig.getCurrentCluster()?.server, identity: config.podName },
       'starting ingresskit',
     );
-    const stopped = new Promise<void>((resolve) => {
-      if (io.signal.aborted) resolve();
-      io.signal.addEventListener('abort', () => resolve(), { once: true });
-    });
     try {
-      const starting = controller.start();
-      // A signal during the start ends it (stop() below makes it reject); only a failure before counts.
-      starting.catch(() => undefined);
-      await Promise.race([starting, stopped]);
-      await stopped;
+      await runController(config, {
+        kubeConfig,
+        logger,
+        metrics: createControllerMetrics({ withProcessMetrics: true }),
+        signal: io.signal,
+      });
       return ExitCode.ok;
     } catch (error) {
       logger.fatal({ err: error }, 'the controller failed');
       return ExitCode.failure;
     } finally {
-      await controller.stop();
       logger.flush();
     }
   },
