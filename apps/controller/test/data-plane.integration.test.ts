@@ -5,8 +5,7 @@
  * applies it. `nginx -t` is made to fail through a wrapper script (nginx-template never renders
  * a configuration nginx refuses, so a real refusal needs help).
  */
-import { chmod, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { rm, writeFile } from 'node:fs/promises';
 import { createSelfSignedCertificate } from '@ingresskit/nginx-template';
 import {
   createRouteTableBuilder,
@@ -34,6 +33,7 @@ import {
   startBackends,
   startController,
   startLocalApiServer,
+  writeRefusingNginx,
 } from './harness.js';
 
 let temp: { dir: string; remove: () => Promise<void> };
@@ -70,13 +70,7 @@ beforeAll(async () => {
   temp = await createTempDir();
   backends = await startBackends('alpha');
   ports = await pickControllerPorts();
-  failMarker = join(temp.dir, 'fail-next-test');
-  wrapper = join(temp.dir, 'nginx-wrapper.sh');
-  await writeFile(
-    wrapper,
-    `#!/bin/sh\nif [ "$1" = "-t" ] && [ -e '${failMarker}' ]; then echo "nginx: [emerg] refused on purpose by the test" >&2; exit 1; fi\nexec '${resolveNginxBinary()}' "$@"\n`,
-  );
-  await chmod(wrapper, 0o755);
+  ({ wrapper, failMarker } = await writeRefusingNginx(temp.dir));
   dataPlane = new NginxDataPlane({
     binary: wrapper,
     ...ports,

@@ -2,7 +2,7 @@
  * Shared set-up of the integration tests: the local API server, controllers on free ports with
  * real nginx, small backends, requests through nginx, and polling until something holds.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import { createSelfSignedCertificate } from '@ingresskit/nginx-template';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,7 @@ import { startDemoBackend, type DemoBackend } from '../src/demo-backends.js';
 import { defaultFlags } from '../src/flags.js';
 import { probe, type ProbeResponse } from '../src/http-probe.js';
 import { createLogger } from '../src/logger.js';
+import { resolveNginxBinary } from '../src/nginx-process.js';
 import { findFreePort } from '../src/ports.js';
 
 export { startLocalApiServer, type LocalApiServer };
@@ -23,6 +24,21 @@ export { startLocalApiServer, type LocalApiServer };
 export async function createTempDir(): Promise<{ dir: string; remove: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'ingresskit-test-'));
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * An nginx binary (a wrapper script in `dir`) whose `nginx -t` fails while `failMarker` exists:
+ * nginx-template never renders a configuration nginx refuses, so a real refusal needs help.
+ */
+export async function writeRefusingNginx(dir: string): Promise<{ wrapper: string; failMarker: string }> {
+  const failMarker = join(dir, 'fail-next-test');
+  const wrapper = join(dir, 'nginx-wrapper.sh');
+  await writeFile(
+    wrapper,
+    `#!/bin/sh\nif [ "$1" = "-t" ] && [ -e '${failMarker}' ]; then echo "nginx: [emerg] refused on purpose by the test" >&2; exit 1; fi\nexec '${resolveNginxBinary()}' "$@"\n`,
+  );
+  await chmod(wrapper, 0o755);
+  return { wrapper, failMarker };
 }
 
 /** Free, distinct ports for one controller. */

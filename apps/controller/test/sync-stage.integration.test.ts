@@ -4,7 +4,7 @@
  * nginx's error when `nginx -t` refuses it (the last good configuration keeps serving), `held` when
  * the published IngressCheckSum does not match (nothing is flushed).
  */
-import { chmod, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,6 @@ import type { DemoBackend } from '../src/demo-backends.js';
 import { ChecksumMismatchError, NginxConfigTestError } from '../src/errors.js';
 import { createLogger } from '../src/logger.js';
 import { toClusterObjects, type Manifest } from '../src/manifests.js';
-import { resolveNginxBinary } from '../src/nginx-process.js';
 import { createPendingChanges, type PendingChanges } from '../src/pending-changes.js';
 import { probe } from '../src/http-probe.js';
 import {
@@ -25,6 +24,7 @@ import {
   ingressManifest,
   serviceManifests,
   startBackends,
+  writeRefusingNginx,
 } from './harness.js';
 
 let temp: { dir: string; remove: () => Promise<void> };
@@ -36,14 +36,7 @@ const running: ControllerParts[] = [];
 beforeAll(async () => {
   temp = await createTempDir();
   backends = await startBackends('alpha');
-  failMarker = join(temp.dir, 'fail-next-test');
-  wrapper = join(temp.dir, 'nginx-wrapper.sh');
-  // nginx-template never renders a configuration nginx refuses, so a real refusal needs help.
-  await writeFile(
-    wrapper,
-    `#!/bin/sh\nif [ "$1" = "-t" ] && [ -e '${failMarker}' ]; then echo "nginx: [emerg] refused on purpose by the test" >&2; exit 1; fi\nexec '${resolveNginxBinary()}' "$@"\n`,
-  );
-  await chmod(wrapper, 0o755);
+  ({ wrapper, failMarker } = await writeRefusingNginx(temp.dir));
 });
 
 afterAll(async () => {
