@@ -72,7 +72,7 @@ export const INGRESS_NGINX_FLAGS: readonly IngressNginxFlag[] = [
   ),
   supported(
     'udp-services-configmap',
-    'a change of the ports or of the endpoints reloads nginx (no Lua in stream); PROXY is refused for UDP',
+    'a change of the ports or of the endpoints reloads nginx (no Lua in stream); PROXY is ignored for UDP, with an Event',
   ),
   ...unsupported('not supported yet', 'watch-namespace-selector'),
   supported('shutdown-grace-period', '/healthz fails through the period while nginx keeps serving'),
