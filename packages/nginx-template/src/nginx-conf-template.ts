@@ -242,7 +242,16 @@ http {
     proxy_set_header X-Real-IP $remote_addr;
     proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
     proxy_set_header X-Forwarded-Host $host;
+{{#if anyProxyProtocol}}
+    # Behind the ssl-passthrough proxy the port the client used is the one its PROXY line names.
+    map $proxy_protocol_server_port $ingresskit_forwarded_port {
+        "" $server_port;
+        default $proxy_protocol_server_port;
+    }
+    proxy_set_header X-Forwarded-Port $ingresskit_forwarded_port;
+{{else}}
     proxy_set_header X-Forwarded-Port $server_port;
+{{/if}}
     proxy_set_header X-Forwarded-Proto $scheme;
     grpc_set_header Host $ingresskit_upstream_host;
     grpc_set_header X-Real-IP $remote_addr;

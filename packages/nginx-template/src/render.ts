@@ -196,6 +196,7 @@ export function renderNginxConf(configuration: Configuration): string {
         ...listenView(settings.proxyProtocolPorts?.includes(listener.port) === true, addresses, bindPort),
       };
     }),
+    anyProxyProtocol: (settings.proxyProtocolPorts ?? []).length > 0,
     streams: (settings.streamServices ?? []).map((service) => viewStreamService(service, addresses)),
     profiles: profiles.map((profile) => viewProfile(profile, defaultMaxBody)),
   };

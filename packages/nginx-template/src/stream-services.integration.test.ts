@@ -77,6 +77,7 @@ describe('renderNginxConf stream services', () => {
     expect(conf).toContain('listen "127.0.0.1:18442" ssl http2 proxy_protocol default_server;');
     expect(conf).toContain('listen "18080" default_server;');
     expect(conf.match(/set_real_ip_from 127\.0\.0\.1;\n\s+real_ip_header proxy_protocol;/g)).toHaveLength(1);
+    expect(conf).toContain('proxy_set_header X-Forwarded-Port $ingresskit_forwarded_port;');
     await prefix.writeConf(conf);
     expect((await testNginxConf(prefix)).output).toContain('test is successful');
   });
