@@ -83,7 +83,11 @@ describe('parseClientHello', () => {
   it('waits for more at every cut of a ClientHello, and never completes early', () => {
     for (const bytes of [hello, splitIntoRecords(hello, 100)]) {
       for (let length = 0; length < bytes.length; length++) {
-        expect(parseClientHello(bytes.subarray(0, length)).state).toBe('incomplete');
+        const parsed = parseClientHello(bytes.subarray(0, length));
+        expect(parsed.state).toBe('incomplete');
+        // Waiting for `needed` bytes never waits past the end of the hello.
+        if (parsed.state === 'incomplete') expect(parsed.needed).toBeGreaterThan(length);
+        if (parsed.state === 'incomplete') expect(parsed.needed).toBeLessThanOrEqual(bytes.length);
       }
     }
   });

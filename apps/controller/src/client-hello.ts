@@ -9,7 +9,8 @@ export const MAX_CLIENT_HELLO_BYTES = 16 * 1024;
 
 /** What the bytes received so far say. */
 export type ClientHelloParse =
-  | { state: 'incomplete' }
+  /** `needed`: how many bytes must have arrived before parsing again can tell more. */
+  | { state: 'incomplete'; needed: number }
   | { state: 'complete'; serverName: string | undefined }
   | { state: 'invalid'; reason: string };
 
@@ -22,8 +23,6 @@ const NAME_TYPE_HOST_NAME = 0x00;
 const MAX_RECORD_FRAGMENT = 16 * 1024;
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
-const incomplete: ClientHelloParse = Object.freeze({ state: 'incomplete' });
-
 function invalid(reason: string): ClientHelloParse {
   return { state: 'invalid', reason };
 }
@@ -32,11 +31,15 @@ function invalid(reason: string): ClientHelloParse {
  * The handshake bytes carried by the records at the start of `data`, as far as they go, or why
  * they are not handshake records. A ClientHello may span several records (RFC 8446 5.1).
  */
-function joinHandshakeRecords(data: Uint8Array): { bytes: Uint8Array; complete: boolean } | string {
+function joinHandshakeRecords(
+  data: Uint8Array,
+): { bytes: Uint8Array; complete: boolean; needed: number } | string {
   const fragments: Uint8Array[] = [];
   let offset = 0;
   let total = 0;
   let wanted: number | undefined;
+  // Where the next record header would end: nothing changes before that many bytes are here.
+  let needed = RECORD_HEADER_BYTES;
   while (offset + RECORD_HEADER_BYTES <= data.length) {
     if (data[offset] !== CONTENT_TYPE_HANDSHAKE) return 'not a TLS handshake record';
     if (data[offset + 1] !== 0x03) return 'not a TLS record version';
@@ -47,13 +50,18 @@ function joinHandshakeRecords(data: Uint8Array): { bytes: Uint8Array; complete: 
     total += Math.min(end, data.length) - offset - RECORD_HEADER_BYTES;
     if (wanted === undefined && total >= 4) wanted = handshakeLength(fragments);
     if (wanted !== undefined && total >= wanted) break;
-    if (end > data.length) break;
+    if (end > data.length) {
+      // A partial record gives the handshake header early; else wait for the whole record.
+      needed = wanted === undefined && total < 4 ? offset + RECORD_HEADER_BYTES + 4 : end;
+      break;
+    }
     offset = end;
+    needed = offset + RECORD_HEADER_BYTES;
   }
   if (offset === 0 && data.length > 0 && data[0] !== CONTENT_TYPE_HANDSHAKE)
     return 'not a TLS handshake record';
   const bytes = concat(fragments, total);
-  return { bytes, complete: wanted !== undefined && total >= wanted };
+  return { bytes, complete: wanted !== undefined && total >= wanted, needed };
 }
 
 function handshakeLength(fragments: Uint8Array[]): number {
@@ -165,14 +173,14 @@ function parseHelloBody(body: Uint8Array): ClientHelloParse {
 export function parseClientHello(data: Uint8Array): ClientHelloParse {
   const joined = joinHandshakeRecords(data);
   if (typeof joined === 'string') return invalid(joined);
-  const { bytes, complete } = joined;
+  const { bytes, complete, needed } = joined;
   if (bytes.length >= 1 && bytes[0] !== HANDSHAKE_CLIENT_HELLO) return invalid('not a ClientHello');
   if (bytes.length >= 4 && handshakeLength([bytes]) > MAX_CLIENT_HELLO_BYTES)
     return invalid(`ClientHello longer than ${MAX_CLIENT_HELLO_BYTES} bytes`);
   if (!complete) {
     return data.length >= MAX_CLIENT_HELLO_BYTES + RECORD_HEADER_BYTES * 4
       ? invalid(`no whole ClientHello in ${data.length} bytes`)
-      : incomplete;
+      : { state: 'incomplete', needed: Math.max(needed, data.length + 1) };
   }
   try {
     return parseHelloBody(bytes.subarray(4, handshakeLength([bytes])));

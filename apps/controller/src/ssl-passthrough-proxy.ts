@@ -135,6 +135,9 @@ export class SslPassthroughProxy {
     this.#track(client);
     const chunks: Buffer[] = [];
     let received = 0;
+    // Parsing again only once the bytes it waits for are here keeps a client that sends one byte
+    // at a time from costing a parse of everything so far per byte.
+    let needed = 1;
     const refuse = (reason: string) => {
       this.counters.refused += 1;
       this.#options.logger.debug(
@@ -151,9 +154,14 @@ export class SslPassthroughProxy {
     const onData = (chunk: Buffer) => {
       chunks.push(chunk);
       received += chunk.length;
+      if (received < needed) return;
       const head = Buffer.concat(chunks, received);
+      chunks.splice(0, chunks.length, head);
       const parsed = parseClientHello(head);
-      if (parsed.state === 'incomplete' && received <= MAX_CLIENT_HELLO_BYTES * 2) return;
+      if (parsed.state === 'incomplete' && received <= MAX_CLIENT_HELLO_BYTES * 2) {
+        needed = parsed.needed;
+        return;
+      }
       finish();
       if (parsed.state !== 'complete') {
         refuse(parsed.state === 'invalid' ? parsed.reason : 'ClientHello too long');

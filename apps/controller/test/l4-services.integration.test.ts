@@ -158,7 +158,11 @@ beforeAll(async () => {
   httpBackendPort = await listen(
     createHttpServer((request, response) =>
       response.end(
-        JSON.stringify({ xff: request.headers['x-forwarded-for'], realIp: request.headers['x-real-ip'] }),
+        JSON.stringify({
+          xff: request.headers['x-forwarded-for'],
+          realIp: request.headers['x-real-ip'],
+          port: request.headers['x-forwarded-port'],
+        }),
       ),
     ),
   );
@@ -327,7 +331,11 @@ describe('ssl-passthrough', () => {
       request.on('error', reject);
       request.end();
     });
-    expect(JSON.parse(body)).toEqual({ xff: '127.0.0.2', realIp: '127.0.0.2' });
+    expect(JSON.parse(body)).toEqual({
+      xff: '127.0.0.2',
+      realIp: '127.0.0.2',
+      port: String(ports.httpsPort),
+    });
   });
 
   it('closes a malformed or silent client alone, while other connections go on', async () => {
