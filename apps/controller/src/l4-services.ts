@@ -13,7 +13,7 @@ import type { ChangeEvent } from '@ingresskit/store';
 import { serviceKeyOfEndpointSlice } from '@ingresskit/store';
 import type { ClusterView } from './cluster-view.js';
 import type { ControllerConfig } from './config.js';
-import type { EventRecorder } from './events.js';
+import type { EventRecorder, EventReport } from './events.js';
 import type { Logger } from './logger.js';
 import { resolvePassthroughHosts } from './ssl-passthrough-hosts.js';
 import { SslPassthroughProxy } from './ssl-passthrough-proxy.js';
@@ -84,8 +84,8 @@ export class L4Services {
   readonly #proxy: SslPassthroughProxy | undefined;
   #streamServices: StreamService[] = [];
   #serviceKeys = new Set<string>();
-  /** Notes already reported, so that a sync repeats no Event. */
-  #reported = new Set<string>();
+  /** The Events of the notes that hold, by note, so that a sync repeats none and a new leader sends them all. */
+  #reported = new Map<string, EventReport | undefined>();
 
   constructor(config: L4Config, deps: L4Dependencies) {
     this.#config = config;
@@ -170,7 +170,7 @@ export class L4Services {
       this.#streamServices = streams.services;
       this.#deps.dataPlane.setStreamServices(streams.services);
     }
-    const reported = new Set<string>();
+    const reported = new Map<string, EventReport | undefined>();
     for (const problem of streams.problems) {
       const configMap = view.configMap(problem.configMap);
       this.#report(reported, `${problem.configMap}|${problem.key}|${problem.message}`, () => {
@@ -219,15 +219,23 @@ export class L4Services {
     return { streamServicesChanged };
   }
 
+  /** This replica became the leader: it records the Events of the notes that hold. */
+  becameLeader(): void {
+    for (const event of this.#reported.values()) if (event !== undefined) this.#deps.recorder.record(event);
+  }
+
   /** Reports a note once while it holds: a log line always, an Event on the leader. */
   #report(
-    reported: Set<string>,
+    reported: Map<string, EventReport | undefined>,
     id: string,
-    describe: () => Parameters<EventRecorder['record']>[0] | undefined,
+    describe: () => EventReport | undefined,
   ): void {
-    reported.add(id);
-    if (this.#reported.has(id)) return;
+    if (this.#reported.has(id)) {
+      reported.set(id, this.#reported.get(id));
+      return;
+    }
     const event = describe();
+    reported.set(id, event);
     if (event !== undefined && this.#deps.isLeader()) this.#deps.recorder.record(event);
   }
 }
