@@ -3,6 +3,7 @@ import { viewOfObjects, type ClusterView } from './cluster-view.js';
 import type { EventReport } from './events.js';
 import { L4Services, type L4Config } from './l4-services.js';
 import { createLogger } from './logger.js';
+import { toClusterObjects } from './manifests.js';
 import type { StreamService } from '@ingresskit/nginx-template';
 
 const config: L4Config = {
@@ -23,14 +24,7 @@ const config: L4Config = {
 
 function viewWith(data: Record<string, string>): ClusterView {
   return {
-    ...viewOfObjects({
-      ingresses: [],
-      ingressClasses: [],
-      services: [],
-      endpointSlices: [],
-      secrets: [],
-      ingressCheckSums: [],
-    }),
+    ...viewOfObjects(toClusterObjects([])),
     configMap: (key) =>
       key === 'ingress/tcp'
         ? ({ metadata: { namespace: 'ingress', name: 'tcp', uid: 'u' }, data } as never)

@@ -13,6 +13,8 @@ import type { ChangeEvent } from '@ingresskit/store';
 import { serviceKeyOfEndpointSlice } from '@ingresskit/store';
 import type { ClusterView } from './cluster-view.js';
 import type { ControllerConfig } from './config.js';
+import { configMapSubject } from './controller-configmap.js';
+import { ingressSubject } from './ingress-reports.js';
 import type { EventRecorder, EventReport } from './events.js';
 import type { Logger } from './logger.js';
 import { resolvePassthroughHosts } from './ssl-passthrough-hosts.js';
@@ -177,14 +179,7 @@ export class L4Services {
         this.#deps.logger.warn({ configMap: problem.configMap, key: problem.key }, problem.message);
         if (configMap === undefined) return undefined;
         return {
-          regarding: {
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            namespace: configMap.metadata.namespace,
-            name: configMap.metadata.name,
-            uid: configMap.metadata.uid,
-            resourceVersion: configMap.metadata.resourceVersion,
-          },
+          regarding: configMapSubject(configMap),
           type: 'Warning',
           reason: 'InvalidConfiguration',
           action: 'Configure',
@@ -199,14 +194,7 @@ export class L4Services {
           this.#deps.logger.warn({ ingress: key, field: problem.field }, problem.message);
           if (ingress === undefined) return undefined;
           return {
-            regarding: {
-              apiVersion: 'networking.k8s.io/v1',
-              kind: 'Ingress',
-              namespace: ingress.metadata.namespace,
-              name: ingress.metadata.name,
-              uid: ingress.metadata.uid,
-              resourceVersion: ingress.metadata.resourceVersion,
-            },
+            regarding: ingressSubject(ingress),
             type: 'Warning',
             reason: problem.severity === 'error' ? 'SslPassthroughRefused' : 'SslPassthroughIgnored',
             action: 'Sync',

@@ -25,6 +25,7 @@ import { listenersOf, sslPassthroughRenderOptions } from '../src/data-plane-rend
 import type { EventReport } from '../src/events.js';
 import { L4Services } from '../src/l4-services.js';
 import { createLogger } from '../src/logger.js';
+import { toClusterObjects } from '../src/manifests.js';
 import { findFreePort } from '../src/ports.js';
 import { eventually, pickControllerPorts } from './harness.js';
 
@@ -74,20 +75,14 @@ function configMap(name: string, data: Record<string, string>): Record<string, u
 
 /** A ClusterView of `objects`, ConfigMaps included. */
 function viewOf(list: readonly Record<string, unknown>[]): ClusterView {
-  const of = (kind: string) => list.filter((object) => object.kind === kind) as never[];
-  const view = viewOfObjects({
-    ingresses: of('Ingress'),
-    ingressClasses: [],
-    services: of('Service'),
-    endpointSlices: of('EndpointSlice'),
-    secrets: [],
-    ingressCheckSums: [],
-  });
-  const configMaps = of('ConfigMap') as { metadata: { namespace: string; name: string } }[];
+  const configMaps = list.filter((object) => object.kind === 'ConfigMap') as never[];
   return {
-    ...view,
+    ...viewOfObjects(toClusterObjects(list)),
     configMap: (key) =>
-      configMaps.find((map) => `${map.metadata.namespace}/${map.metadata.name}` === key) as never,
+      configMaps.find(
+        (map: { metadata: { namespace: string; name: string } }) =>
+          `${map.metadata.namespace}/${map.metadata.name}` === key,
+      ),
   };
 }
 
