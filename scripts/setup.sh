@@ -23,12 +23,14 @@ if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version | cut -d. -f1)" != 1
   npm install -g pnpm@10 >/dev/null
 fi
 
-# System packages from Debian: nginx and its Lua module for the data plane, kubectl for the
+# System packages from Debian: nginx and its Lua module for the data plane, its stream module
+# for TCP and UDP services (loaded only when a services ConfigMap names some), kubectl for the
 # kubectl compatibility tests and the demo's hints, openssl for the tests' certificates and
 # chromium for the test that runs route-model in a browser.
 apt_packages=()
 dpkg -s nginx >/dev/null 2>&1 || apt_packages+=(nginx)
 dpkg -s libnginx-mod-http-lua >/dev/null 2>&1 || apt_packages+=(libnginx-mod-http-lua)
+dpkg -s libnginx-mod-stream >/dev/null 2>&1 || apt_packages+=(libnginx-mod-stream)
 dpkg -s lua-resty-core >/dev/null 2>&1 || apt_packages+=(lua-resty-core)
 dpkg -s lua-cjson >/dev/null 2>&1 || apt_packages+=(lua-cjson)
 command -v kubectl >/dev/null 2>&1 || apt_packages+=(kubernetes-client)

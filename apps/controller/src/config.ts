@@ -67,6 +67,13 @@ export interface ControllerConfig {
   accessLog: boolean;
   /** The validating admission webhook (`--validating-webhook`); undefined: none. */
   admissionWebhook: AdmissionWebhookConfig | undefined;
+  /** `--enable-ssl-passthrough`: the controller's TCP proxy owns the HTTPS port. */
+  sslPassthrough: boolean;
+  /** `--ssl-passthrough-proxy-port`: nginx's HTTPS listener on loopback behind the proxy. */
+  sslPassthroughProxyPort: number;
+  /** `--tcp-services-configmap` and `--udp-services-configmap`: `namespace/name`, or undefined. */
+  tcpServicesConfigMap: string | undefined;
+  udpServicesConfigMap: string | undefined;
 }
 
 /** Where the admission webhook listens, and its TLS files. */
@@ -138,7 +145,12 @@ export function resolveControllerConfig(
     throw new FlagError(
       `--lua-shared-dict-size must be an nginx size such as 512k, 256m or 1g, not ${JSON.stringify(flags['lua-shared-dict-size'])}`,
     );
-  const ports = ['http-port', 'https-port', 'healthz-port'] as const;
+  const ports = [
+    'http-port',
+    'https-port',
+    'healthz-port',
+    ...(flags['enable-ssl-passthrough'] ? (['ssl-passthrough-proxy-port'] as const) : []),
+  ] as const;
   for (const [i, a] of ports.entries()) {
     for (const b of ports.slice(i + 1)) {
       if (flags[a] === flags[b]) throw new FlagError(`--${a} and --${b} must differ (both are ${flags[a]})`);
@@ -187,6 +199,10 @@ export function resolveControllerConfig(
     luaSharedDictSize: flags['lua-shared-dict-size'],
     accessLog: false,
     admissionWebhook: admissionWebhookOf(flags),
+    sslPassthrough: flags['enable-ssl-passthrough'],
+    sslPassthroughProxyPort: flags['ssl-passthrough-proxy-port'],
+    tcpServicesConfigMap: namespacedNameFlag(flags, 'tcp-services-configmap'),
+    udpServicesConfigMap: namespacedNameFlag(flags, 'udp-services-configmap'),
   };
 }
 
@@ -242,7 +258,10 @@ export function parseServiceReference(value: string): ServiceReference | undefin
 }
 
 /** A NAMESPACE/NAME flag: undefined when empty, FlagError when it is not one. */
-function namespacedNameFlag(flags: Flags, name: 'configmap' | 'default-ssl-certificate'): string | undefined {
+function namespacedNameFlag(
+  flags: Flags,
+  name: 'configmap' | 'default-ssl-certificate' | 'tcp-services-configmap' | 'udp-services-configmap',
+): string | undefined {
   const value = flags[name];
   if (value === '') return undefined;
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(value))
@@ -259,14 +278,20 @@ export function secretAnnotationsOf(prefix: string): string[] {
 export function storeKindsOf(
   config: Pick<
     ControllerConfig,
-    'gatewayControllerName' | 'watchNamespaces' | 'checksumEnabled' | 'configMap'
+    | 'gatewayControllerName'
+    | 'watchNamespaces'
+    | 'checksumEnabled'
+    | 'configMap'
+    | 'tcpServicesConfigMap'
+    | 'udpServicesConfigMap'
   >,
 ): ResourceKind[] {
   const kinds: ResourceKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Secret'];
-  if (config.configMap !== undefined) kinds.push('ConfigMap');
+  const configMaps = [config.configMap, config.tcpServicesConfigMap, config.udpServicesConfigMap];
+  if (configMaps.some((key) => key !== undefined)) kinds.push('ConfigMap');
   if (config.gatewayControllerName !== undefined) {
     kinds.push('GatewayClass', 'Gateway', 'HTTPRoute', 'ReferenceGrant');
-    if (config.configMap === undefined) kinds.push('ConfigMap');
+    if (!kinds.includes('ConfigMap')) kinds.push('ConfigMap');
     // Namespaces are cluster-scoped: a controller confined to some namespaces may not list them
     // (and the store would wait for them), so listener namespace selectors then match nothing.
     if (config.watchNamespaces.length === 0) kinds.push('Namespace');

@@ -13,8 +13,22 @@ import {
   type TranslationDefaults,
 } from '@ingresskit/ingress-routes';
 import type { ClusterView } from './cluster-view.js';
-import type { EventRecorder } from './events.js';
+import type { EventRecorder, EventSubject } from './events.js';
 import type { Logger } from './logger.js';
+
+/** The Event subject of a ConfigMap. */
+export function configMapSubject(configMap: {
+  metadata: { namespace?: string; name: string; uid?: string; resourceVersion?: string };
+}): EventSubject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    namespace: configMap.metadata.namespace,
+    name: configMap.metadata.name,
+    uid: configMap.metadata.uid,
+    resourceVersion: configMap.metadata.resourceVersion,
+  };
+}
 
 /** What changed in the ConfigMap since it was last read. */
 export interface ConfigMapChange {
@@ -49,14 +63,7 @@ export class ControllerConfigMap {
       // Every replica reads the ConfigMap; one of them says so.
       if (configMap === undefined || !this.#isLeader()) continue;
       this.#recorder.record({
-        regarding: {
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          namespace: configMap.metadata.namespace,
-          name: configMap.metadata.name,
-          uid: configMap.metadata.uid,
-          resourceVersion: configMap.metadata.resourceVersion,
-        },
+        regarding: configMapSubject(configMap),
         type: 'Warning',
         reason: problem.severity === 'error' ? 'InvalidConfiguration' : 'UnsupportedKey',
         action: 'Configure',

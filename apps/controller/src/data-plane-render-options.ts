@@ -25,6 +25,14 @@ export function listenersOf(config: Pick<ControllerConfig, 'httpPort' | 'httpsPo
   ];
 }
 
+/**
+ * nginx.conf options for the HTTPS listener behind the ssl-passthrough proxy: nginx binds
+ * `internalPort` on loopback with the PROXY protocol instead of `httpsPort`, which the proxy owns.
+ */
+export function sslPassthroughRenderOptions(httpsPort: number, internalPort: number): Partial<RenderOptions> {
+  return { listenPorts: { [httpsPort]: internalPort }, proxyProtocolPorts: [httpsPort] };
+}
+
 /** The path of nginx's control socket in `prefix`; only the controller's user may enter its directory. */
 export function controlSocketPathOf(prefix: string): string {
   return join(prefix, 'control', 'ingresskit.sock');

@@ -16,6 +16,7 @@ import {
   type DataPlaneStatus,
   type RenderOptions,
   type RequestMetrics,
+  type StreamService,
 } from '@ingresskit/nginx-template';
 import type { Listener, RouteTable, RouteTableDelta } from '@ingresskit/route-model';
 import type { ConfigMapNginxSettings } from '@ingresskit/ingress-routes';
@@ -81,6 +82,7 @@ export interface DataPlaneFlush {
 export class NginxDataPlane {
   readonly #options: NginxDataPlaneOptions;
   #configMapSettings: ConfigMapNginxSettings = {};
+  #streamServices: StreamService[] = [];
   #prefix = '';
   #isTemporaryPrefix = false;
   readonly #nginx: NginxRunner;
@@ -331,6 +333,7 @@ export class NginxDataPlane {
       ...nginxRenderOptions(this.#prefix, this.#options),
       ...this.#options.renderOptions,
       ...renderOptionsOfConfigMap(this.#configMapSettings, this.#prefix),
+      streamServices: this.#streamServices,
     };
   }
 
@@ -340,6 +343,14 @@ export class NginxDataPlane {
    */
   setConfigMapSettings(settings: ConfigMapNginxSettings): void {
     this.#configMapSettings = settings;
+  }
+
+  /**
+   * The TCP and UDP services nginx exposes (stream servers). There is no Lua in nginx's stream
+   * module, so a change of ports or endpoints makes the next flush reload nginx.
+   */
+  setStreamServices(services: StreamService[]): void {
+    this.#streamServices = services;
   }
 
   /** Entries nginx refused that are not routes, by data key, with the reason. */

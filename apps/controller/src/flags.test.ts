@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveControllerConfig } from './config.js';
+import { resolveControllerConfig, storeKindsOf } from './config.js';
 import { FlagError } from './errors.js';
 import {
   defaultFlags,
@@ -218,5 +218,39 @@ describe('--max-paths-per-ingress', () => {
       resolveControllerConfig(parseRunFlags([], { INGRESSKIT_MAX_PATHS_PER_INGRESS: '0' }), {})
         .maxPathsPerIngress,
     ).toBe(0);
+  });
+});
+
+describe('--enable-ssl-passthrough and the services ConfigMaps', () => {
+  const configOf = (argv: string[]) => resolveControllerConfig(parseRunFlags(argv, {}), {});
+
+  it('are off by default, and take ingress-nginx flags as they are', () => {
+    expect(configOf([])).toMatchObject({
+      sslPassthrough: false,
+      sslPassthroughProxyPort: 442,
+      tcpServicesConfigMap: undefined,
+      udpServicesConfigMap: undefined,
+    });
+    const config = configOf([
+      '--enable-ssl-passthrough',
+      '--tcp-services-configmap=ingress-nginx/tcp-services',
+      '--udp-services-configmap=ingress-nginx/udp-services',
+    ]);
+    expect(config).toMatchObject({
+      sslPassthrough: true,
+      tcpServicesConfigMap: 'ingress-nginx/tcp-services',
+      udpServicesConfigMap: 'ingress-nginx/udp-services',
+    });
+    expect(storeKindsOf(config)).toContain('ConfigMap');
+  });
+
+  it('refuses a proxy port that is another listener, and a ConfigMap that is not NAMESPACE/NAME', () => {
+    expect(() => configOf(['--enable-ssl-passthrough', '--ssl-passthrough-proxy-port=443'])).toThrow(
+      '--https-port and --ssl-passthrough-proxy-port must differ',
+    );
+    expect(() => configOf(['--ssl-passthrough-proxy-port=443'])).not.toThrow();
+    expect(() => configOf(['--tcp-services-configmap=tcp-services'])).toThrow(
+      /--tcp-services-configmap must be NAMESPACE\/NAME/,
+    );
   });
 });

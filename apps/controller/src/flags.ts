@@ -187,6 +187,30 @@ const flagSpecs = {
   },
   'http-port': { type: 'port', default: 80, description: 'Port nginx listens on for HTTP.' },
   'https-port': { type: 'port', default: 443, description: 'Port nginx listens on for HTTPS.' },
+  'enable-ssl-passthrough': {
+    type: 'boolean',
+    default: false,
+    description:
+      'Serve the ssl-passthrough annotation as ingress-nginx does: a TCP proxy in the controller owns the HTTPS port, sends the TLS connections of passthrough hosts (by the server name of the ClientHello) to their backends as they are, and everything else to nginx with the PROXY protocol.',
+  },
+  'ssl-passthrough-proxy-port': {
+    type: 'port',
+    default: 442,
+    description:
+      "Loopback port of nginx's HTTPS listener behind the ssl-passthrough proxy (with --enable-ssl-passthrough).",
+  },
+  'tcp-services-configmap': {
+    type: 'string',
+    default: '',
+    description:
+      'NAMESPACE/NAME of a ConfigMap of TCP services, as in ingress-nginx: "<port>": "<namespace>/<service>:<port>[:PROXY][:PROXY]". nginx reloads when the ports or the endpoints change. Empty: none.',
+  },
+  'udp-services-configmap': {
+    type: 'string',
+    default: '',
+    description:
+      'NAMESPACE/NAME of a ConfigMap of UDP services, as in ingress-nginx: "<port>": "<namespace>/<service>:<port>". nginx reloads when the ports or the endpoints change. Empty: none.',
+  },
   'status-port': {
     type: 'port',
     default: 10246,
@@ -333,6 +357,10 @@ export const runFlagNames: readonly FlagName[] = [
   'lua-shared-dict-size',
   'http-port',
   'https-port',
+  'enable-ssl-passthrough',
+  'ssl-passthrough-proxy-port',
+  'tcp-services-configmap',
+  'udp-services-configmap',
   'status-port',
   'healthz-port',
   'nginx-binary',

@@ -61,13 +61,20 @@ export const INGRESS_NGINX_FLAGS: readonly IngressNginxFlag[] = [
     'default-ssl-certificate',
     'also served to clients without SNI; a Secret that is missing or invalid gives the self-signed certificate',
   ),
-  ...unsupported('not supported yet', 'enable-ssl-passthrough', 'ssl-passthrough-proxy-port'),
-  ...unsupported(
-    'not supported yet',
-    'tcp-services-configmap',
-    'udp-services-configmap',
-    'watch-namespace-selector',
+  supported(
+    'enable-ssl-passthrough',
+    'passthrough hosts go to the ready endpoints of the backend of path / (ingress-nginx: the Service cluster IP); paths, TLS and other annotations of such an Ingress are reported as ignored',
   ),
+  supported('ssl-passthrough-proxy-port', 'nginx binds it on 127.0.0.1 only'),
+  supported(
+    'tcp-services-configmap',
+    'a change of the ports or of the endpoints reloads nginx (no Lua in stream); an entry that cannot be served is an Event on the ConfigMap naming its key',
+  ),
+  supported(
+    'udp-services-configmap',
+    'a change of the ports or of the endpoints reloads nginx (no Lua in stream); PROXY is ignored for UDP, with an Event',
+  ),
+  ...unsupported('not supported yet', 'watch-namespace-selector'),
   supported('shutdown-grace-period', '/healthz fails through the period while nginx keeps serving'),
   ...unsupported('not supported yet', 'post-shutdown-grace-period', 'disable-catch-all'),
   ...unsupported(

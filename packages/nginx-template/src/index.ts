@@ -69,6 +69,7 @@ export {
   type KeepaliveSettings,
   type RenderOptions,
   type Settings,
+  type StreamService,
 } from './settings.js';
 export { luaDirectory, luaFiles, type LuaFile } from './lua-files.js';
 export { quoteNginxLiteral, quoteNginxString } from './quote.js';

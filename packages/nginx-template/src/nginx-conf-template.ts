@@ -96,8 +96,14 @@ export const PROFILE_PARTIAL = `{{#each variants}}
  */
 export const SERVER_PARTIAL = `    server {
 {{#each listen}}
-        listen {{q this}}{{#if ../ssl}} ssl http2{{/if}} default_server;
+        listen {{q this}}{{#if ../ssl}} ssl http2{{/if}}{{#if ../proxyProtocol}} proxy_protocol{{/if}} default_server;
 {{/each}}
+{{#if proxyProtocol}}
+        # Behind the controller's ssl-passthrough proxy, on loopback only: the client's address is
+        # the one its PROXY line names, believed from the proxy (127.0.0.1) alone.
+        set_real_ip_from 127.0.0.1;
+        real_ip_header proxy_protocol;
+{{/if}}
 {{#if ssl}}
         ssl_certificate {{q @root.defaultCertificate}};
         ssl_certificate_key {{q @root.defaultCertificate}};
@@ -236,7 +242,16 @@ http {
     proxy_set_header X-Real-IP $remote_addr;
     proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
     proxy_set_header X-Forwarded-Host $host;
+{{#if anyProxyProtocol}}
+    # Behind the ssl-passthrough proxy the port the client used is the one its PROXY line names.
+    map $proxy_protocol_server_port $ingresskit_forwarded_port {
+        "" $server_port;
+        default $proxy_protocol_server_port;
+    }
+    proxy_set_header X-Forwarded-Port $ingresskit_forwarded_port;
+{{else}}
     proxy_set_header X-Forwarded-Port $server_port;
+{{/if}}
     proxy_set_header X-Forwarded-Proto $scheme;
     grpc_set_header Host $ingresskit_upstream_host;
     grpc_set_header X-Real-IP $remote_addr;
@@ -392,4 +407,37 @@ http {
 {{> server}}
 {{/each}}
 }
+{{#if streams.length}}
+
+# TCP and UDP services (--tcp-services-configmap, --udp-services-configmap): a server per port
+# and an upstream of the Service's ready endpoints. There is no Lua in stream, so a change of the
+# ports or of the endpoints is a reload.
+stream {
+    proxy_connect_timeout {{connectTimeout}}s;
+{{#each streams}}
+
+    upstream {{upstream}} {
+{{#each servers}}
+        server {{q this}};
+{{else}}
+        # No ready endpoint: connections are closed at once.
+        server 127.0.0.1:1 down;
+{{/each}}
+    }
+    server {
+{{#each listen}}
+        listen {{q this}}{{#if ../udp}} udp{{/if}}{{#if ../decode}} proxy_protocol{{/if}};
+{{/each}}
+        proxy_pass {{upstream}};
+{{#if udp}}
+        proxy_responses 1;
+{{/if}}
+        proxy_timeout 600s;
+{{#if encode}}
+        proxy_protocol on;
+{{/if}}
+    }
+{{/each}}
+}
+{{/if}}
 `;

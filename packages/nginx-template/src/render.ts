@@ -9,7 +9,7 @@ import { UnsafeValueError } from './errors.js';
 import { NGINX_CONF_TEMPLATE, PROFILE_PARTIAL, SERVER_PARTIAL } from './nginx-conf-template.js';
 import type { Profile } from './profiles.js';
 import { viewUpstreamDirectives } from './upstream-directives.js';
-import { authSocketPathOf } from './settings.js';
+import { authSocketPathOf, type StreamService } from './settings.js';
 import { quoteNginxLiteral, quoteNginxString } from './quote.js';
 
 const PROFILE_NAME =
@@ -30,6 +30,31 @@ function checkInteger(what: string, value: unknown): number {
 function formatListen(address: string | undefined, port: number): string {
   if (address === undefined) return String(port);
   return isIP(address) === 6 ? `[${address}]:${port}` : `${address}:${port}`;
+}
+
+/** A listener behind the ssl-passthrough proxy is bound on loopback only, with the PROXY protocol. */
+function listenView(proxyProtocol: boolean, addresses: (string | undefined)[], bindPort: number) {
+  return proxyProtocol
+    ? { proxyProtocol, listen: [formatListen('127.0.0.1', bindPort)] }
+    : { proxyProtocol, listen: addresses.map((address) => formatListen(address, bindPort)) };
+}
+
+function viewStreamService(service: Required<StreamService>, addresses: (string | undefined)[]) {
+  if (service.protocol !== 'TCP' && service.protocol !== 'UDP')
+    unsafe('stream protocol', service.protocol, 'is not TCP or UDP');
+  const port = checkInteger('stream port', service.port);
+  const udp = service.protocol === 'UDP';
+  return {
+    upstream: `ik_${udp ? 'udp' : 'tcp'}_${port}`,
+    udp,
+    decode: service.decodeProxyProtocol === true,
+    encode: service.encodeProxyProtocol === true,
+    listen: addresses.map((address) => formatListen(address, port)),
+    servers: service.endpoints.map((endpoint) => {
+      if (isIP(endpoint.address) === 0) unsafe('stream endpoint', endpoint.address, 'is not an IP address');
+      return formatListen(endpoint.address, checkInteger('stream endpoint port', endpoint.port));
+    }),
+  };
 }
 
 function viewProfile(profile: Profile, defaultMaxBody: number) {
@@ -168,9 +193,11 @@ export function renderNginxConf(configuration: Configuration): string {
         bindPort,
         protocol: listener.protocol,
         ssl: listener.protocol === 'HTTPS',
-        listen: addresses.map((address) => formatListen(address, bindPort)),
+        ...listenView(settings.proxyProtocolPorts?.includes(listener.port) === true, addresses, bindPort),
       };
     }),
+    anyProxyProtocol: (settings.proxyProtocolPorts ?? []).length > 0,
+    streams: (settings.streamServices ?? []).map((service) => viewStreamService(service, addresses)),
     profiles: profiles.map((profile) => viewProfile(profile, defaultMaxBody)),
   };
   return getTemplate()(view);

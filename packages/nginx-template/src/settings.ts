@@ -96,6 +96,31 @@ export interface RenderOptions {
    * and unspecified addresses are never accepted.
    */
   localAuthPeers?: boolean;
+  /**
+   * Listener ports (of the route table) whose server nginx binds on 127.0.0.1 only, taking the
+   * PROXY protocol and the client address it carries from 127.0.0.1 only: the HTTPS listener
+   * behind the controller's ssl-passthrough proxy. None by default.
+   */
+  proxyProtocolPorts?: number[];
+  /**
+   * TCP and UDP services (ingress-nginx's `--tcp-services-configmap` and
+   * `--udp-services-configmap`): a `stream` server per port proxying to the addresses given, which
+   * takes the stream module (`ngx_stream_module.so` in `modulesDir`). None by default.
+   */
+  streamServices?: StreamService[];
+}
+
+/** One TCP or UDP port nginx exposes and the addresses it balances over (round robin). */
+export interface StreamService {
+  protocol: 'TCP' | 'UDP';
+  /** The port nginx listens on. */
+  port: number;
+  /** IP addresses and ports; none: connections are closed. */
+  endpoints: { address: string; port: number }[];
+  /** Listen with `proxy_protocol` (TCP only). */
+  decodeProxyProtocol?: boolean;
+  /** Send a PROXY protocol line to the backend (TCP only). */
+  encodeProxyProtocol?: boolean;
 }
 
 /** Upstream keep-alive settings. */
@@ -139,6 +164,13 @@ export interface Settings {
   exposeRouteId: boolean;
   requestMetrics: boolean;
   localAuthPeers: boolean;
+  /**
+   * Sorted; absent when none, as is `streamServices` (so that the checksum of a configuration
+   * without them is what it was before they existed).
+   */
+  proxyProtocolPorts?: number[];
+  /** Sorted by protocol and port; endpoints sorted, proxy protocol flags always present. */
+  streamServices?: Required<StreamService>[];
 }
 
 const SAFE_PATH = /^[A-Za-z0-9._~\-/+@:]+$/;
@@ -203,6 +235,48 @@ function checkResolver(value: unknown): string {
   return value as string;
 }
 
+function checkStreamServices(services: readonly StreamService[]): Required<StreamService>[] {
+  const seen = new Set<string>();
+  const checked = services.map((service, index): Required<StreamService> => {
+    const option = `streamServices[${index}]`;
+    if (service?.protocol !== 'TCP' && service?.protocol !== 'UDP')
+      throw new InvalidRenderOptionsError(
+        option,
+        `protocol must be TCP or UDP (got ${JSON.stringify(service?.protocol)})`,
+      );
+    const port = checkInteger(`${option}.port`, service.port, 1, 65535);
+    const key = `${service.protocol}/${port}`;
+    if (seen.has(key)) throw new InvalidRenderOptionsError(option, `${key} is given twice`);
+    seen.add(key);
+    const decode = service.decodeProxyProtocol === true;
+    const encode = service.encodeProxyProtocol === true;
+    if (service.protocol === 'UDP' && (decode || encode))
+      throw new InvalidRenderOptionsError(option, 'the PROXY protocol is for TCP only');
+    const endpoints = (service.endpoints ?? []).map((endpoint, at) => {
+      if (typeof endpoint?.address !== 'string' || isIP(endpoint.address) === 0)
+        throw new InvalidRenderOptionsError(
+          `${option}.endpoints[${at}]`,
+          `must have an IP address (got ${JSON.stringify(endpoint?.address)})`,
+        );
+      return {
+        address: endpoint.address,
+        port: checkInteger(`${option}.endpoints[${at}].port`, endpoint.port, 1, 65535),
+      };
+    });
+    endpoints.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : a.port - b.port));
+    return {
+      protocol: service.protocol,
+      port,
+      endpoints,
+      decodeProxyProtocol: decode,
+      encodeProxyProtocol: encode,
+    };
+  });
+  return checked.sort((a, b) =>
+    a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : a.port - b.port,
+  );
+}
+
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warn', 'error', 'crit'] as const;
 
 // sockaddr_un holds 108 bytes with the terminating NUL.
@@ -258,6 +332,12 @@ export function resolveSettings(options: RenderOptions): Settings {
   }
   const modulesDir = checkAbsolutePath('modulesDir', options.modulesDir ?? '/usr/lib/nginx/modules');
   const workerProcesses = options.workerProcesses ?? 'auto';
+  const streamServices = checkStreamServices(options.streamServices ?? []);
+  const proxyProtocolPorts = [
+    ...new Set(
+      (options.proxyProtocolPorts ?? []).map((port) => checkInteger('proxyProtocolPorts', port, 1, 65535)),
+    ),
+  ].sort((a, b) => a - b);
   return {
     controlSocketPath,
     defaultCertificatePath: checkPath(
@@ -277,10 +357,13 @@ export function resolveSettings(options: RenderOptions): Settings {
     ),
     luaDir: checkPath('luaDir', options.luaDir ?? 'lua'),
     luaSystemDir: checkPath('luaSystemDir', options.luaSystemDir ?? '/usr/share/lua/5.1'),
-    modules:
-      options.loadLuaModule === false
+    modules: [
+      ...(options.loadLuaModule === false
         ? []
-        : [`${modulesDir}/ndk_http_module.so`, `${modulesDir}/ngx_http_lua_module.so`],
+        : [`${modulesDir}/ndk_http_module.so`, `${modulesDir}/ngx_http_lua_module.so`]),
+      // Loaded only when used: Debian ships it apart (libnginx-mod-stream).
+      ...(streamServices.length > 0 ? [`${modulesDir}/ngx_stream_module.so`] : []),
+    ],
     pidPath: checkPath('pidPath', options.pidPath ?? 'nginx.pid'),
     errorLogPath: checkPath('errorLogPath', options.errorLogPath ?? 'error.log'),
     errorLogLevel,
@@ -339,5 +422,7 @@ export function resolveSettings(options: RenderOptions): Settings {
     exposeRouteId: options.exposeRouteId === true,
     requestMetrics: options.requestMetrics !== false,
     localAuthPeers: options.localAuthPeers === true,
+    ...(proxyProtocolPorts.length === 0 ? {} : { proxyProtocolPorts }),
+    ...(streamServices.length === 0 ? {} : { streamServices }),
   };
 }

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { viewOfObjects, type ClusterView } from './cluster-view.js';
+import type { EventReport } from './events.js';
+import { L4Services, type L4Config } from './l4-services.js';
+import { createLogger } from './logger.js';
+import { toClusterObjects } from './manifests.js';
+import type { StreamService } from '@ingresskit/nginx-template';
+
+const config: L4Config = {
+  sslPassthrough: false,
+  httpsPort: 443,
+  sslPassthroughProxyPort: 442,
+  tcpServicesConfigMap: 'ingress/tcp',
+  udpServicesConfigMap: undefined,
+  reservedPorts: [80, 443],
+  annotationPrefix: 'nginx.ingress.kubernetes.io',
+  allowCrossNamespaceHosts: false,
+  backendAddressPolicy: {
+    allowExternalName: true,
+    allowLocalAddresses: false,
+    forbiddenAddresses: new Set(),
+  },
+};
+
+function viewWith(data: Record<string, string>): ClusterView {
+  return {
+    ...viewOfObjects(toClusterObjects([])),
+    configMap: (key) =>
+      key === 'ingress/tcp'
+        ? ({ metadata: { namespace: 'ingress', name: 'tcp', uid: 'u' }, data } as never)
+        : undefined,
+  };
+}
+
+function create(isLeader: () => boolean) {
+  const events: EventReport[] = [];
+  const given: StreamService[][] = [];
+  const l4 = new L4Services(config, {
+    dataPlane: { setStreamServices: (services) => given.push(services) },
+    recorder: { record: (event) => events.push(event) },
+    logger: createLogger({ level: 'silent' }),
+    isLeader,
+    isOwned: () => true,
+  });
+  return { l4, events, given };
+}
+
+describe('L4Services', () => {
+  it('records an Event once per problem while it holds, and all of them again for a new leader', () => {
+    let leader = false;
+    const { l4, events } = create(() => leader);
+    const view = viewWith({ '80': 'default/web:80' });
+    l4.sync(view);
+    expect(events).toEqual([]);
+    leader = true;
+    l4.becameLeader();
+    expect(events.map((event) => event.note)).toEqual([
+      `TCP service "80": port 80 is one of the controller's own listeners; not served`,
+    ]);
+    l4.sync(view);
+    expect(events).toHaveLength(1);
+    l4.sync(viewWith({}));
+    l4.sync(view);
+    expect(events).toHaveLength(2);
+  });
+
+  it('hands the data plane the stream services only when they change', () => {
+    const { l4, given } = create(() => true);
+    expect(l4.sync(viewWith({})).streamServicesChanged).toBe(false);
+    expect(given).toEqual([]);
+  });
+
+  it('finds its ConfigMaps and annotated Ingresses relevant, and other objects not', () => {
+    const { l4 } = create(() => true);
+    expect(l4.isRelevant({ kind: 'ConfigMap', type: 'updated', key: 'ingress/tcp' })).toBe(true);
+    expect(l4.isRelevant({ kind: 'ConfigMap', type: 'updated', key: 'ingress/other' })).toBe(false);
+    expect(l4.isRelevant({ kind: 'Service', type: 'updated', key: 'default/web' })).toBe(false);
+    const annotated = {
+      metadata: {
+        name: 'a',
+        namespace: 'default',
+        annotations: { 'nginx.ingress.kubernetes.io/ssl-passthrough': 'true' },
+      },
+    };
+    expect(
+      l4.isRelevant({ kind: 'Ingress', type: 'deleted', key: 'default/a', oldObject: annotated as never }),
+    ).toBe(true);
+    expect(
+      l4.isRelevant({
+        kind: 'Ingress',
+        type: 'added',
+        key: 'default/b',
+        newObject: { metadata: { name: 'b' } } as never,
+      }),
+    ).toBe(false);
+  });
+});
