@@ -9,7 +9,7 @@ import type { StoreSnapshot } from '@ingresskit/store';
 import type { ControllerConfig } from './config.js';
 import { ControllerConfigMap } from './controller-configmap.js';
 import { NginxDataPlane } from './data-plane.js';
-import { listenersOf } from './data-plane-render-options.js';
+import { listenersOf, sslPassthroughRenderOptions } from './data-plane-render-options.js';
 import { createEventsApiSink, EventRecorder, type EventSink } from './events.js';
 import { ExternalNames, type LookupName } from './external-names.js';
 import { GatewayApiStage } from './gateway-api-stage.js';
@@ -18,6 +18,7 @@ import { GatewayStatusWriter } from './gateway-status-writer.js';
 import { registerIngressNginxMetrics } from './ingress-nginx-metrics.js';
 import { IngressReports } from './ingress-reports.js';
 import { IngressRouting } from './ingress-routing.js';
+import { L4Services, l4ConfigOf } from './l4-services.js';
 import { routingOptionsOf } from './ingress-routing-options.js';
 import { statusAddressOptionsOf } from './leader.js';
 import type { Logger } from './logger.js';
@@ -64,6 +65,8 @@ export interface ControllerParts {
   reports: IngressReports;
   /** With `--gateway-controller-name`. */
   gatewayApi: GatewayApiStage | undefined;
+  /** The ssl-passthrough proxy and the TCP/UDP services; idle unless their flags are set. */
+  l4: L4Services;
   sync: SyncStage;
   reporting: SyncReporting;
 }
@@ -123,6 +126,14 @@ export function createControllerParts(
   });
   const isLeader = () => links.isLeader();
   const reports = new IngressReports({ recorder, logger, isLeader });
+  const l4 = new L4Services(l4ConfigOf(config), {
+    dataPlane,
+    recorder,
+    logger,
+    isLeader,
+    isOwned: (key) => routing.verdict(key)?.decision.owned === true,
+    hostOwnershipProblems: (object, hostnames) => routing.hostOwnershipProblems(object, hostnames),
+  });
   const configMap =
     config.configMap === undefined
       ? undefined
@@ -157,12 +168,13 @@ export function createControllerParts(
     dataPlane,
     configMap,
     gatewayApi,
+    l4,
     reports,
     reporting,
     logger,
     requestStatusSync: () => links.requestStatusSync(),
   });
-  return { metrics, routing, dataPlane, externalNames, recorder, reports, gatewayApi, sync, reporting };
+  return { metrics, routing, dataPlane, externalNames, recorder, reports, gatewayApi, l4, sync, reporting };
 }
 
 function createDataPlane(
@@ -184,6 +196,9 @@ function createDataPlane(
       resolvers: readSystemNameservers(),
       localAuthPeers: config.backendAddressPolicy.allowLocalAddresses,
       requestMetrics: config.requestMetrics,
+      ...(config.sslPassthrough
+        ? sslPassthroughRenderOptions(config.httpsPort, config.sslPassthroughProxyPort)
+        : {}),
     },
     // --sync-rate-limit protects nginx from reload storms; pushes of data are never throttled.
     reloadMinIntervalMs: config.syncRateLimit > 0 ? 1000 / config.syncRateLimit : 0,

@@ -163,7 +163,7 @@ export class Controller {
 
   async #start(): Promise<void> {
     const { config } = this;
-    const { gatewayApi, routing, reports } = this.#parts;
+    const { gatewayApi, routing, reports, l4 } = this.#parts;
     const checkNotStopped = () => {
       if (this.#state !== 'starting') throw new Error('the controller was stopped while starting');
     };
@@ -191,6 +191,9 @@ export class Controller {
     );
     await store.start();
     await nginxStarting;
+    checkNotStopped();
+    // With --enable-ssl-passthrough the proxy takes the HTTPS port; nginx listens behind it on loopback.
+    await l4.start();
     checkNotStopped();
     // The webhook judges against the listed IngressClasses and Secrets, so it starts only now.
     if (config.admissionWebhook !== undefined) {
@@ -235,6 +238,7 @@ export class Controller {
         // Leaders report Ingress problems as Events: the new leader reports them all.
         if (isLeader) reports.recordAll();
         if (isLeader) gatewayApi?.becameLeader();
+        if (isLeader) l4.becameLeader();
       },
     });
     if (config.gatewayControllerName !== undefined) {
@@ -271,7 +275,9 @@ export class Controller {
         configMapKey: config.configMap,
         defaultCertificateKey: config.defaultSslCertificate,
       });
-      if (isRelevant) this.#requestSync(`${event.kind} ${event.key} ${event.type}`, false);
+      // The layer-4 features read ConfigMaps and endpoints no route references.
+      if (isRelevant || this.#parts.l4.isRelevant(event))
+        this.#requestSync(`${event.kind} ${event.key} ${event.type}`, false);
     });
     store.on('error', (error) => this.#logger.warn({ err: error }, 'store: list or watch failed; retrying'));
     store.on('stale', (change) =>
@@ -321,6 +327,7 @@ export class Controller {
     this.#parts.externalNames.stop();
     await step('gateway status', () => this.#gatewayStatus?.stop());
     await step('leader role', () => this.#leader?.stop({ release: options.releaseLease ?? true }));
+    await step('ssl-passthrough proxy', () => this.#parts.l4.stop());
     await step('events', () => this.#parts.recorder.flush());
     await step('nginx', () => this.dataPlane.stop());
     await step('store', () => this.#store?.stop());

@@ -19,6 +19,7 @@ import { ChecksumMismatchError, DataPlanePushError } from './errors.js';
 import type { GatewayApiStage } from './gateway-api-stage.js';
 import type { IngressReports } from './ingress-reports.js';
 import type { IngressRouting } from './ingress-routing.js';
+import type { L4Services } from './l4-services.js';
 import type { Logger } from './logger.js';
 import type { PendingChanges } from './pending-changes.js';
 import type { SyncReporting } from './sync-reporting.js';
@@ -39,6 +40,8 @@ export interface SyncStageOptions {
   dataPlane: NginxDataPlane;
   configMap: ControllerConfigMap | undefined;
   gatewayApi: GatewayApiStage | undefined;
+  /** Passthrough hosts and stream services; read from the view on every sync. */
+  l4?: L4Services | undefined;
   reports: IngressReports;
   reporting: SyncReporting;
   logger: Logger;
@@ -127,6 +130,7 @@ export class SyncStage {
       this.#options.reporting.recordChecksum(checksum);
       if (!checksum.ok) return { kind: 'held', error: new ChecksumMismatchError(checksum.message) };
     }
+    this.#options.l4?.sync(view);
     let flush = await dataPlane.flush();
     // The data plane refused routes (its regex engine said no): leave exactly those out and push again.
     while (flush.refused.length > 0 && routing.refuseRoutes(view, flush.refused)) {

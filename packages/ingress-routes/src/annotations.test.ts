@@ -226,7 +226,6 @@ describe('parseAnnotations', () => {
     'proxy-ssl-secret',
     'proxy-ssl-verify',
     'proxy-ssl-name',
-    'ssl-passthrough',
     'configuration-snippet',
     'server-snippet',
     'stream-snippet',
@@ -252,7 +251,6 @@ describe('parseAnnotations', () => {
   it.each([
     ['enable-modsecurity', 'false'],
     ['enable-owasp-core-rules', ' FALSE '],
-    ['ssl-passthrough', 'false'],
     ['limit-rate', '0'],
     ['limit-rate-after', '0'],
   ])('serves with a warning %s: %j, which turns the protection off', (name, value) => {

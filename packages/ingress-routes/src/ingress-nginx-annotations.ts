@@ -130,11 +130,7 @@ const LISTED: readonly IngressNginxAnnotation[] = [
   ]),
   ...entries('ModSecurity', ['enable-modsecurity', 'enable-owasp-core-rules'], { ...WAF, offValue: 'false' }),
   ...entries('ModSecurity', ['modsecurity-transaction-id'], WAF),
-  {
-    name: 'ssl-passthrough',
-    group: 'SSL passthrough',
-    refusal: { reason: 'its backend expects to terminate TLS itself', offValue: 'false' },
-  },
+  ...entries('SSL passthrough', ['ssl-passthrough']),
   {
     name: 'ssl-ciphers',
     group: 'SSL ciphers',
@@ -250,6 +246,8 @@ const LIMIT_DIFFERENCE =
  * (values outside our grammar leave the Ingress out instead of falling back to a default).
  */
 const DIFFERENCES: Readonly<Record<string, string>> = {
+  'ssl-passthrough':
+    "needs --enable-ssl-passthrough (else it is reported and the host's TLS ends in nginx, as in ingress-nginx); TLS goes to the ready endpoints of the backend of path / (ingress-nginx: the Service cluster IP); other paths, spec.tls and the other annotations of that Ingress are reported as ignored for TLS, while plain HTTP is served by its routes",
   'use-regex':
     'only the ImplementationSpecific paths of its own Ingress become regular expressions; ingress-nginx makes every path of the host, in every Ingress, a case-insensitive regex',
   'rewrite-target':
