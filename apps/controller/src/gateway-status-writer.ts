@@ -15,6 +15,15 @@ import {
   type HTTPRouteStatusEntry,
 } from '@ingresskit/gateway-routes';
 import { formatConditionTime } from '@ingresskit/gateway-class';
+import {
+  computeBackoffDelay,
+  systemClock,
+  systemWallClock,
+  type BackoffPolicy,
+  type Clock,
+  type Timer,
+  type WallClock,
+} from '@ingresskit/task-queue';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { CustomObject } from '@ingresskit/store';
 import { GatewayStatusWriteError } from './errors.js';
@@ -32,14 +41,15 @@ export interface GatewayStatusWriterOptions {
   /** The addresses to publish (the Ingress status sources); rejects when they cannot be read. */
   resolveAddresses: () => Promise<GatewayStatusAddress[]>;
   logger: Logger;
-  /** Wall clock in ms, for `lastTransitionTime`. */
-  now?: () => number;
+  /** Source of `lastTransitionTime`; `Date.now` by default. */
+  now?: WallClock;
+  /** Source of the retry timers; task-queue's `systemClock` by default. */
+  clock?: Clock;
 }
 
 const GROUP = 'gateway.networking.k8s.io';
 const MAX_CONFLICT_RETRIES = 5;
-const RETRY_BASE_MS = 500;
-const RETRY_MAX_MS = 30_000;
+const retryBackoff: BackoffPolicy = { initialMs: 500, maxMs: 30_000 };
 
 /** What the last served translation says the statuses are. */
 interface Desired {
@@ -59,7 +69,7 @@ export class GatewayStatusWriter {
   #desired: Desired | undefined;
   #dirty = false;
   #running: Promise<void> | undefined;
-  #retryTimer: NodeJS.Timeout | undefined;
+  #retryTimer: Timer | undefined;
   #failures = 0;
   #stopped = false;
 
@@ -87,17 +97,15 @@ export class GatewayStatusWriter {
   resync(): void {
     if (this.#stopped || this.#desired === undefined) return;
     this.#dirty = true;
-    if (this.#retryTimer !== undefined) {
-      clearTimeout(this.#retryTimer);
-      this.#retryTimer = undefined;
-    }
+    this.#retryTimer?.cancel();
+    this.#retryTimer = undefined;
     this.#running ??= this.#loop().finally(() => (this.#running = undefined));
   }
 
   /** Stops retrying; waits for a round in flight. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
+    this.#retryTimer?.cancel();
     this.#retryTimer = undefined;
     await this.#running;
   }
@@ -111,23 +119,23 @@ export class GatewayStatusWriter {
         this.#failures = 0;
       } catch (error) {
         this.#failures += 1;
-        const delay = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (this.#failures - 1));
+        const delay = computeBackoffDelay(retryBackoff, this.#failures);
         this.#options.logger.warn(
           { err: error, retryInMs: delay },
           'Gateway API status write failed; retrying',
         );
         if (!this.#dirty && !this.#stopped)
-          this.#retryTimer = setTimeout(() => {
+          this.#retryTimer = (this.#options.clock ?? systemClock).setTimer(delay, () => {
             this.#retryTimer = undefined;
             this.resync();
-          }, delay);
+          });
         return;
       }
     }
   }
 
   async #writeAll(desired: Desired): Promise<void> {
-    const now = formatConditionTime(new Date((this.#options.now ?? Date.now)()));
+    const now = formatConditionTime(new Date((this.#options.now ?? systemWallClock)()));
     let addresses: GatewayStatusAddress[] | undefined;
     const written: string[] = [];
     const failed: { key: string; error: unknown }[] = [];

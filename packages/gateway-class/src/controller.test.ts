@@ -167,7 +167,7 @@ function setup(classes: GatewayClass[], options: Partial<GatewayClassControllerO
     source,
     client,
     clock,
-    now: () => now,
+    wallClock: () => now.getTime(),
     ...options,
   });
   running.push(controller);

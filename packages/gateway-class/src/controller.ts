@@ -3,9 +3,11 @@ import { mergeConditions } from '@ingresskit/kube-objects';
 import {
   RateLimitingQueue,
   systemClock,
+  systemWallClock,
   type Clock,
   type RateLimiter,
   type Timer,
+  type WallClock,
 } from '@ingresskit/task-queue';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { EventEmitter } from 'eventemitter3';
@@ -45,8 +47,8 @@ export interface GatewayClassControllerOptions {
   clock?: Clock;
   /** Backoff of failed reconciles; task-queue's default controller rate limiter by default. */
   rateLimiter?: RateLimiter<string>;
-  /** Wall-clock time for `lastTransitionTime`; `new Date()` by default. */
-  now?: () => Date;
+  /** Source of `lastTransitionTime`; `Date.now` by default. */
+  wallClock?: WallClock;
   /** Read-modify-write attempts per reconcile before giving up on conflicts (then retried with backoff); 5. */
   maxConflictAttempts?: number;
   /** When > 0, every class is reconciled again this often, as a safety net against missed events. */
@@ -105,7 +107,7 @@ export class GatewayClassController extends EventEmitter<GatewayClassControllerE
   readonly #client: GatewayClassClient;
   readonly #clock: Clock;
   readonly #isLeader: () => boolean;
-  readonly #now: () => Date;
+  readonly #wallClock: WallClock;
   readonly #maxAttempts: number;
   readonly #queue: RateLimitingQueue<string>;
   readonly #abort = new AbortController();
@@ -130,7 +132,7 @@ export class GatewayClassController extends EventEmitter<GatewayClassControllerE
     this.#client = options.client ?? createGatewayClassClient(options.kubeConfig as KubeConfig);
     this.#clock = options.clock ?? systemClock;
     this.#isLeader = options.isLeader ?? (() => true);
-    this.#now = options.now ?? (() => new Date());
+    this.#wallClock = options.wallClock ?? systemWallClock;
     this.#maxAttempts = Math.max(1, options.maxConflictAttempts ?? 5);
     this.#queue = new RateLimitingQueue<string>({
       clock: this.#clock,
@@ -284,7 +286,7 @@ export class GatewayClassController extends EventEmitter<GatewayClassControllerE
 
       const evaluation = evaluateGatewayClass(current, {
         controllerName,
-        now: this.#now(),
+        now: new Date(this.#wallClock()),
         customResourceDefinitions: source.listCustomResourceDefinitions(),
         getParametersObject: (ref) => source.getParametersObject(ref),
         versionPolicy: this.#options.versionPolicy ?? defaultVersionPolicy,

@@ -3,7 +3,7 @@
  * a few at a time, retrying with backoff until a read is applied, made obsolete, or the store stops.
  */
 import type { ResourceClient } from './api-client.js';
-import { computeBackoffDelay } from './clock.js';
+import { computeBackoffDelay } from '@ingresskit/task-queue';
 import { InformerError, statusCodeOf } from './errors.js';
 import { namespaceOfKey } from './keys.js';
 import { shapeParsedObject } from './normalize.js';
@@ -124,10 +124,10 @@ export class SecretFetcher {
     return new Promise<void>((resolve) => {
       const wake = () => {
         this.sleeps.delete(wake);
-        cancelTimer();
+        timer.cancel();
         resolve();
       };
-      const cancelTimer = this.options.settings.clock.setTimer(wake, ms);
+      const timer = this.options.settings.clock.setTimer(ms, wake);
       this.sleeps.add(wake);
     });
   }

@@ -1,10 +1,13 @@
+export { computeBackoffDelay, type BackoffPolicy } from './backoff.js';
 export {
   createFakeClock,
   systemClock,
+  systemWallClock,
   type Clock,
   type FakeClock,
   type FakeClockOptions,
   type Timer,
+  type WallClock,
 } from './clock.js';
 export { InvalidOptionError, SyncQueueShutDownError, TimerLoopError } from './errors.js';
 export { objectKey, splitObjectKey, type ObjectWithMetadata } from './keys.js';
