@@ -14,7 +14,7 @@ import {
   type GatewayStatusEntry,
   type HTTPRouteStatusEntry,
 } from '@ingresskit/gateway-routes';
-import { formatConditionTime } from '@ingresskit/gateway-class';
+import { formatConditionTime, GATEWAY_API_GROUP } from '@ingresskit/gateway-class';
 import {
   computeBackoffDelay,
   systemClock,
@@ -25,7 +25,8 @@ import {
   type WallClock,
 } from '@ingresskit/task-queue';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import type { CustomObject } from '@ingresskit/store';
+import { sourceKey } from '@ingresskit/route-model';
+import { namespacedKey, type CustomObject } from '@ingresskit/store';
 import { GatewayStatusWriteError } from './errors.js';
 import type { Logger } from './logger.js';
 
@@ -47,7 +48,6 @@ export interface GatewayStatusWriterOptions {
   clock?: Clock;
 }
 
-const GROUP = 'gateway.networking.k8s.io';
 const MAX_CONFLICT_RETRIES = 5;
 const retryBackoff: BackoffPolicy = { initialMs: 500, maxMs: 30_000 };
 
@@ -149,7 +149,7 @@ export class GatewayStatusWriter {
     for (const entry of desired.gateways) {
       // Addresses are resolved once a round, and only when some Gateway is ours.
       const resolved = (addresses ??= await this.#options.resolveAddresses());
-      await attempt(`Gateway/${entry.namespace}/${entry.name}`, () =>
+      await attempt(sourceKey({ kind: 'Gateway', namespace: entry.namespace, name: entry.name }), () =>
         this.#writeOne('Gateway', 'gateways', entry, (current) =>
           mergeGatewayStatus(current, entry.status, resolved, now),
         ),
@@ -157,15 +157,15 @@ export class GatewayStatusWriter {
     }
     // A route whose parent Gateway went away (or left our classes) is no longer in the
     // translation; our entries in its status must go, or they would say it is still served.
-    const listed = new Set(desired.httpRoutes.map((entry) => `${entry.namespace}/${entry.name}`));
+    const listed = new Set(desired.httpRoutes.map((entry) => namespacedKey(entry.namespace, entry.name)));
     const orphans: HTTPRouteStatusEntry[] = [];
     for (const route of this.#options.listCachedRoutes()) {
       const { namespace = '', name } = route.metadata;
-      if (!listed.has(`${namespace}/${name}`) && this.#hasOurParents(route))
+      if (!listed.has(namespacedKey(namespace, name)) && this.#hasOurParents(route))
         orphans.push({ namespace, name, parents: [] });
     }
     for (const entry of [...desired.httpRoutes, ...orphans]) {
-      await attempt(`HTTPRoute/${entry.namespace}/${entry.name}`, () =>
+      await attempt(sourceKey({ kind: 'HTTPRoute', namespace: entry.namespace, name: entry.name }), () =>
         this.#writeOne('HTTPRoute', 'httproutes', entry, (current) => {
           const parents = mergeRouteParents(current, entry.parents, this.#options.controllerName, now);
           return parents === undefined ? undefined : { ...(isRecord(current) ? current : {}), parents };
@@ -198,14 +198,14 @@ export class GatewayStatusWriter {
     merge: (current: unknown) => Record<string, unknown> | undefined,
   ): Promise<boolean> {
     const { namespace, name } = entry;
-    let object: CustomObject | undefined = this.#options.readCached(kind, `${namespace}/${name}`);
+    let object: CustomObject | undefined = this.#options.readCached(kind, namespacedKey(namespace, name));
     for (let attempt = 0; ; attempt++) {
       if (object === undefined || !this.#options.isLeader()) return false;
       const status = merge(object.status);
       if (status === undefined) return false;
       try {
         await this.#api.replaceNamespacedCustomObjectStatus({
-          group: GROUP,
+          group: GATEWAY_API_GROUP,
           version: 'v1',
           namespace,
           plural,
@@ -219,7 +219,7 @@ export class GatewayStatusWriter {
         if (code !== 409 || attempt >= MAX_CONFLICT_RETRIES) throw error;
         // The store's copy was stale (or someone else wrote): read it fresh and decide again.
         object = await this.#api
-          .getNamespacedCustomObject({ group: GROUP, version: 'v1', namespace, plural, name })
+          .getNamespacedCustomObject({ group: GATEWAY_API_GROUP, version: 'v1', namespace, plural, name })
           .then(
             (fresh) => fresh as CustomObject,
             (readError: unknown) => {

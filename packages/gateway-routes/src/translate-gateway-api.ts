@@ -4,6 +4,7 @@
  * is translated on its own against them, and the Gateways' TLS claims and status follow from the
  * routes that attached.
  */
+import { namespacedKey } from '@ingresskit/kube-objects';
 import type { HostContribution, Problem, Route, RouteContribution, TlsClaim } from '@ingresskit/route-model';
 import { readSecretCertificate } from './certificates.js';
 import type { CertificateReader } from './certificate-refs.js';
@@ -28,7 +29,9 @@ function keyOf(object: KubeObjectLike, clusterScoped = false): string | undefine
   );
   if (typeof metadata.name !== 'string') return undefined;
   if (clusterScoped) return metadata.name;
-  return typeof metadata.namespace === 'string' ? `${metadata.namespace}/${metadata.name}` : undefined;
+  return typeof metadata.namespace === 'string'
+    ? namespacedKey(metadata.namespace, metadata.name)
+    : undefined;
 }
 
 function indexBy<T extends KubeObjectLike>(
@@ -57,8 +60,8 @@ export function createReferences(objects: GatewayApiObjects): GatewayApiReferenc
     grants.set(namespace, [...(grants.get(namespace) ?? []), grant]);
   }
   return {
-    service: (namespace, name) => services.get(`${namespace}/${name}`),
-    secret: (namespace, name) => secrets.get(`${namespace}/${name}`),
+    service: (namespace, name) => services.get(namespacedKey(namespace, name)),
+    secret: (namespace, name) => secrets.get(namespacedKey(namespace, name)),
     namespace: (name) => namespaces.get(name),
     referenceGrants: (namespace) => grants.get(namespace) ?? [],
   };

@@ -6,11 +6,9 @@ export {
   type IngressTranslatorConfig,
 } from './ingress-translator.js';
 export { backendIdOf, parseBackendId } from './backend-reference.js';
-export {
-  resolveServiceBackend,
-  SERVICE_NAME_LABEL,
-  type ServiceBackendResolution,
-} from './service-backend.js';
+export { resolveServiceBackend, type ServiceBackendResolution } from './service-backend.js';
+// Spelled once in kube-objects; re-exported because it was this package's public name.
+export { SERVICE_NAME_LABEL } from '@ingresskit/kube-objects';
 export { pinExternalName, type NameResolution } from './external-name.js';
 export {
   DEFAULT_BACKEND_ADDRESS_POLICY,

@@ -10,7 +10,7 @@ import {
 } from './backend-address-policy.js';
 import { backendIdOf } from './backend-reference.js';
 
-import { checkDnsSubdomain, isPortNumber } from '@ingresskit/kube-objects';
+import { checkDnsSubdomain, isPortNumber, SERVICE_NAME_LABEL } from '@ingresskit/kube-objects';
 import { isIpAddress } from './grammar.js';
 import type { EndpointSliceLike, ServiceLike, ServicePortLike, ServiceReference } from './types.js';
 
@@ -48,9 +48,6 @@ function resolveClusterIp(
   }
   return { backend: { id, endpoints: [{ address: clusterIp, port }] } };
 }
-
-/** The label that ties an EndpointSlice to its Service. */
-export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
 /**
  * The list when `value` is one, else empty. Items stay possibly null: the input is only typed,

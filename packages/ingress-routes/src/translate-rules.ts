@@ -8,7 +8,7 @@ import { backendIdOf, parseBackendReference } from './backend-reference.js';
 import { checkHost, checkLiteralPath, checkRegexPath } from './grammar.js';
 import { isPathType, isRegexPath, pathMatchOf, rewriteOf } from './paths.js';
 import { createRedirect, sharedAction, sharedPolicy } from './route-policy.js';
-import { flatString } from '@ingresskit/kube-objects';
+import { flatString, namespacedKey } from '@ingresskit/kube-objects';
 import { idPrefix, objectOr, originOf, type Context } from './translation-context.js';
 import { annotationField } from './annotation-field.js';
 
@@ -20,7 +20,7 @@ function readBackend(context: Context, raw: unknown, field: string): string | un
     return undefined;
   }
   const { namespace } = context.source;
-  context.services.add(`${namespace}/${reference.service}`);
+  context.services.add(namespacedKey(namespace, reference.service));
   return backendIdOf(
     namespace,
     reference.service,

@@ -20,3 +20,13 @@ export type {
   Timestamp,
 } from './types.js';
 export { flatString } from './flat-string.js';
+export {
+  BUNDLE_VERSION_ANNOTATION,
+  DEFAULT_INGRESS_CLASS_ANNOTATION,
+  GATEWAY_API_GROUP,
+  INGRESS_CLASS_ANNOTATION,
+  NETWORKING_API_GROUP,
+  SERVICE_NAME_LABEL,
+  TLS_SECRET_TYPE,
+} from './well-known-names.js';
+export { namespacedKey, objectKey, splitObjectKey, type ObjectWithMetadata } from './object-key.js';

@@ -18,7 +18,7 @@ export {
   type InformerPhase,
 } from './errors.js';
 export type { InformerStatus, StalenessChange } from './informer-health.js';
-export { namespacedKey, objectKey } from './keys.js';
+export { namespacedKey, objectKey } from '@ingresskit/kube-objects';
 export { normalizeObject, toStoredObject, type StoredShapeOptions } from './normalize.js';
 export type {
   ConfigMap,

@@ -10,7 +10,8 @@ export {
   type WallClock,
 } from './clock.js';
 export { InvalidOptionError, SyncQueueShutDownError, TimerLoopError } from './errors.js';
-export { objectKey, splitObjectKey, type ObjectWithMetadata } from './keys.js';
+// The project's one object key, re-exported: SyncQueue keys objects with it.
+export { objectKey, splitObjectKey, type ObjectWithMetadata } from '@ingresskit/kube-objects';
 export {
   bucketRateLimiter,
   defaultControllerRateLimiter,

@@ -1,7 +1,7 @@
+import { objectKey, type ObjectWithMetadata } from '@ingresskit/kube-objects';
 import { EventEmitter } from 'eventemitter3';
 import { type Clock, type Timer, systemClock } from './clock.js';
 import { InvalidOptionError, SyncQueueShutDownError } from './errors.js';
-import { objectKey, type ObjectWithMetadata } from './keys.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiters.js';
 import { RateLimitingQueue } from './rate-limiting-queue.js';
 
