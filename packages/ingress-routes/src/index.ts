@@ -6,7 +6,11 @@ export {
   type IngressTranslatorConfig,
 } from './ingress-translator.js';
 export { backendIdOf, parseBackendId } from './backend-reference.js';
-export { resolveServiceBackend, type ServiceBackendResolution } from './service-backend.js';
+export {
+  resolveServiceBackend,
+  type BackendProblemCode,
+  type ServiceBackendResolution,
+} from './service-backend.js';
 // Spelled once in kube-objects; re-exported because it was this package's public name.
 export { SERVICE_NAME_LABEL } from '@ingresskit/kube-objects';
 export { pinExternalName, type NameResolution } from './external-name.js';
