@@ -2,6 +2,8 @@ import { isOwnGatewayClass, isValidControllerName } from '@ingresskit/class-reso
 import { mergeConditions } from '@ingresskit/kube-objects';
 import {
   RateLimitingQueue,
+  callGuarded,
+  ListenerError,
   systemClock,
   systemWallClock,
   type Clock,
@@ -17,7 +19,6 @@ import { isJsonEqual } from './equal.js';
 import {
   ControllerStateError,
   GatewayClassConflictError,
-  GatewayClassListenerError,
   InvalidControllerNameError,
   InvalidVersionPolicyError,
 } from './errors.js';
@@ -225,23 +226,20 @@ export class GatewayClassController extends EventEmitter<GatewayClassControllerE
 
   // Listeners run inside the worker loop; one that throws must not end the loop.
   #emitReconciled(result: GatewayClassReconcileResult): void {
-    try {
-      this.emit('reconciled', result);
-    } catch (error) {
-      this.#emitError(new GatewayClassListenerError({ cause: error }), result.name);
-    }
+    callGuarded(
+      () => this.emit('reconciled', result),
+      (cause) =>
+        this.#emitError(
+          new ListenerError('a reconciled listener of GatewayClassController', { cause }),
+          result.name,
+        ),
+    );
   }
 
+  // An error listener that throws has nowhere left to report to: callGuarded rethrows it outside
+  // the worker loop.
   #emitError(error: unknown, name: string): void {
-    try {
-      this.emit('error', error, name);
-    } catch (listenerError) {
-      // An error listener that throws has nowhere left to report to: surface it as an uncaught
-      // exception instead of losing it, outside the worker loop.
-      queueMicrotask(() => {
-        throw listenerError;
-      });
-    }
+    callGuarded(() => this.emit('error', error, name));
   }
 
   async #reconcile(name: string): Promise<GatewayClassReconcileResult> {

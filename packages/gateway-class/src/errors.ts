@@ -55,15 +55,9 @@ export class GatewayClassConflictError extends Error {
   }
 }
 
-/** A `reconciled` listener threw; reported through the controller's `error` event. */
-export class GatewayClassListenerError extends Error {
-  override readonly name = 'GatewayClassListenerError';
-  readonly code = 'ERR_GATEWAY_CLASS_LISTENER_FAILED' as const;
-
-  constructor(options: { cause: unknown }) {
-    super('a reconciled listener of GatewayClassController threw', options);
-  }
-}
+// A `reconciled` listener threw: task-queue's ListenerError, reported through the controller's
+// `error` event; GatewayClassListenerError is its former public name.
+export { ListenerError as GatewayClassListenerError, ListenerError } from '@ingresskit/task-queue';
 
 /** start() was called on a controller that is already running or stopped. */
 export class ControllerStateError extends Error {

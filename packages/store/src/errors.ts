@@ -58,15 +58,9 @@ export class StoreStoppedError extends Error {
   }
 }
 
-/** A store event listener threw; reported through `error` so the other listeners still run. */
-export class ListenerError extends Error {
-  override readonly name = 'ListenerError';
-  readonly code = 'ERR_LISTENER_FAILED' as const;
-
-  constructor(options: { cause: unknown }) {
-    super('a store event listener threw', options);
-  }
-}
+// A store event listener threw: task-queue's ListenerError, reported through `error` so the other
+// listeners still run; re-exported because it was this package's public name.
+export { ListenerError } from '@ingresskit/task-queue';
 
 /** The kube config names no current cluster, so there is nothing to talk to. */
 export class StoreConfigError extends Error {

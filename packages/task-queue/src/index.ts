@@ -9,7 +9,8 @@ export {
   type Timer,
   type WallClock,
 } from './clock.js';
-export { InvalidOptionError, SyncQueueShutDownError, TimerLoopError } from './errors.js';
+export { InvalidOptionError, ListenerError, SyncQueueShutDownError, TimerLoopError } from './errors.js';
+export { callGuarded } from './listener-guard.js';
 // The project's one object key, re-exported: SyncQueue keys objects with it.
 export { objectKey, splitObjectKey, type ObjectWithMetadata } from '@ingresskit/kube-objects';
 export {
