@@ -5,7 +5,14 @@
  * routes that attached.
  */
 import { namespacedKey } from '@ingresskit/kube-objects';
-import type { HostContribution, Problem, Route, RouteContribution, TlsClaim } from '@ingresskit/route-model';
+import {
+  type HostContribution,
+  type Problem,
+  type Route,
+  type RouteContribution,
+  sourceKey,
+  type TlsClaim,
+} from '@ingresskit/route-model';
 import { readSecretCertificate } from './certificates.js';
 import type { CertificateReader } from './certificate-refs.js';
 import { buildGatewayStatus } from './gateway-status.js';
@@ -198,9 +205,7 @@ export function translateWithHooks(
       });
     }
   }
-  const sourceKey = (contribution: RouteContribution) =>
-    `${contribution.source.kind}/${contribution.source.namespace}/${contribution.source.name}`;
-  routes.sort((a, b) => compareText(sourceKey(a), sourceKey(b)));
+  routes.sort((a, b) => compareText(sourceKey(a.source), sourceKey(b.source)));
   return { routes, statuses: { gateways: gatewayStatuses, httpRoutes: routeStatuses }, problems };
 }
 
