@@ -15,6 +15,7 @@ import {
   type DataPlaneStatus,
   type RequestMetrics,
 } from '@ingresskit/nginx-template';
+import { systemClock } from '@ingresskit/task-queue';
 import { DataPlanePushError, NginxReloadError } from './errors.js';
 
 /** How often the status endpoint is asked whether nginx runs a new nginx.conf yet. */
@@ -36,7 +37,7 @@ export interface PushOutcome {
 
 /** Resolves after `ms`; for waits between control-socket retries, polls and reloads. */
 export function sleep(ms: number): Promise<void> {
-  return new Promise((resolvePromise) => setTimeout(resolvePromise, ms));
+  return new Promise((resolvePromise) => systemClock.setTimer(ms, resolvePromise));
 }
 
 /** Sends one request to the control socket; rejects when nginx does not answer within 10 s. */
@@ -152,12 +153,12 @@ export async function waitForConfiguration(
   what: string,
   { timeoutMs, hasExited }: { timeoutMs: number; hasExited: () => boolean },
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = systemClock.now() + timeoutMs;
   for (;;) {
     if (hasExited()) throw new NginxReloadError(`nginx exited while waiting for ${what}`);
     const status = await readStatus(socketPath);
     if (status?.confHash === checksum) return;
-    if (Date.now() > deadline) throw new NginxReloadError(`timed out waiting for ${what}`);
+    if (systemClock.now() > deadline) throw new NginxReloadError(`timed out waiting for ${what}`);
     await sleep(STATUS_POLL_MS);
   }
 }
