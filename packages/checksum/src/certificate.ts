@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import type { SecretLike } from '@ingresskit/kube-objects';
+import type { SecretLike } from '@ingresskit/kube-objects/pure';
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
 
 /**

@@ -1,8 +1,12 @@
-import type { IngressLike, ObjectMetaLike } from '@ingresskit/kube-objects';
+import {
+  INGRESS_NGINX_ANNOTATION_PREFIX,
+  type IngressLike,
+  type ObjectMetaLike,
+} from '@ingresskit/kube-objects/pure';
 import { parseGoInt } from './go-int.js';
 
 /** The annotation prefix Tengine-Ingress and ingress-nginx use unless configured otherwise. */
-export const defaultAnnotationPrefix = 'nginx.ingress.kubernetes.io';
+export const defaultAnnotationPrefix = INGRESS_NGINX_ANNOTATION_PREFIX;
 
 /** Options for {@link ingressConfigId} and {@link secretConfigId}. */
 export interface ConfigIdOptions {

@@ -2,7 +2,7 @@
  * The configuration id of a TLS Secret, which needs its certificate parsed (node:crypto): kept
  * apart from the rest of the checksum so that `@ingresskit/checksum/pure` runs in a browser.
  */
-import type { SecretLike } from '@ingresskit/kube-objects';
+import type { SecretLike } from '@ingresskit/kube-objects/pure';
 import { readSecretCertificate } from './certificate.js';
 import { describe, readBaseId, skip, type ConfigIdOptions, type SecretConfigIdResult } from './config-id.js';
 

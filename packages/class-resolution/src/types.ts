@@ -8,4 +8,4 @@ export type {
   IngressLike,
   ObjectMetaLike,
   Timestamp,
-} from '@ingresskit/kube-objects';
+} from '@ingresskit/kube-objects/pure';

@@ -1,6 +1,7 @@
 /**
- * Label, annotation, type and API group names Kubernetes defines, spelled once: every package that
- * reads or writes one imports it from here.
+ * Label, annotation, type and API group names that Kubernetes (and the controllers IngressKit
+ * stays compatible with) define, spelled once: every package that reads or writes one imports it
+ * from here.
  */
 
 /** The legacy Ingress annotation that names a class directly (deprecated since Kubernetes 1.18, still honoured). */
@@ -23,3 +24,9 @@ export const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
 
 /** The annotation on every Gateway API CRD that names the release bundle it came from. */
 export const BUNDLE_VERSION_ANNOTATION = 'gateway.networking.k8s.io/bundle-version';
+
+/** ingress-nginx's annotation prefix, which IngressKit reads by default so existing manifests keep working. */
+export const INGRESS_NGINX_ANNOTATION_PREFIX = 'nginx.ingress.kubernetes.io';
+
+/** The API group of Tengine-Ingress's IngressCheckSum and SecretCheckSum custom resources. */
+export const TENGINE_API_GROUP = 'tengine.taobao.org';

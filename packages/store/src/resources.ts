@@ -1,4 +1,4 @@
-import { GATEWAY_API_GROUP, NETWORKING_API_GROUP } from '@ingresskit/kube-objects';
+import { GATEWAY_API_GROUP, NETWORKING_API_GROUP, TENGINE_API_GROUP } from '@ingresskit/kube-objects';
 
 /** The kinds of object the store can mirror. */
 export type ResourceKind =
@@ -65,7 +65,7 @@ export const resourceTypes: Readonly<Record<ResourceKind, ResourceType>> = {
   Namespace: { kind: 'Namespace', group: '', version: 'v1', plural: 'namespaces', namespaced: false },
   IngressCheckSum: {
     kind: 'IngressCheckSum',
-    group: 'tengine.taobao.org',
+    group: TENGINE_API_GROUP,
     version: 'v1',
     plural: 'ingresschecksums',
     namespaced: true,
@@ -73,7 +73,7 @@ export const resourceTypes: Readonly<Record<ResourceKind, ResourceType>> = {
   },
   SecretCheckSum: {
     kind: 'SecretCheckSum',
-    group: 'tengine.taobao.org',
+    group: TENGINE_API_GROUP,
     version: 'v1',
     plural: 'secretchecksums',
     namespaced: true,
