@@ -15,7 +15,7 @@ import {
   type DataPlaneStatus,
   type RequestMetrics,
 } from '@ingresskit/nginx-template';
-import { systemClock } from '@ingresskit/task-queue';
+import { computeBackoffDelay, systemClock, type BackoffPolicy } from '@ingresskit/task-queue';
 import { DataPlanePushError, NginxReloadError } from './errors.js';
 
 /** How often the status endpoint is asked whether nginx runs a new nginx.conf yet. */
@@ -107,6 +107,9 @@ export async function readDigest(socketPath: string): Promise<DataPlaneDigest | 
   return JSON.parse(response.body) as DataPlaneDigest;
 }
 
+// A push that failed in passing (nginx restarting its workers) is retried after 100, then 200 ms.
+const pushRetryBackoff: BackoffPolicy = { initialMs: 100, maxMs: 200 };
+
 /**
  * Pushes data entries, retrying twice what may pass later. Resolves with what nginx refused (a
  * 422: it stored nothing), or with what it answered when it took everything; rejects with a
@@ -116,7 +119,7 @@ export async function readDigest(socketPath: string): Promise<DataPlaneDigest | 
 export async function pushData(socketPath: string, body: string, sharedMemory: string): Promise<PushOutcome> {
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
-    if (attempt > 0) await sleep(50 * 2 ** attempt);
+    if (attempt > 0) await sleep(computeBackoffDelay(pushRetryBackoff, attempt));
     try {
       const response = await requestControl(socketPath, 'POST', DATA_ENDPOINT_PATH, body);
       if (response.status === 201)
