@@ -5,6 +5,7 @@
  * Service or a name's addresses change, and keeps why a backend answers 503, for the problems of
  * the routes that use it.
  */
+import { namespacedKey } from '@ingresskit/kube-objects';
 import {
   parseBackendId,
   pinExternalName,
@@ -34,7 +35,7 @@ export interface BackendResolverOptions {
 
 function serviceKeyOfBackend(id: string): string | undefined {
   const reference = parseBackendId(id);
-  return reference === undefined ? undefined : `${reference.namespace}/${reference.name}`;
+  return reference === undefined ? undefined : namespacedKey(reference.namespace, reference.name);
 }
 
 /** The problem of a resolution, its message after `prefix`, as `{ problem }` to spread; undefined when none. */
@@ -118,7 +119,7 @@ export class BackendResolver {
   #resolve(view: ClusterView, id: string): void {
     const reference = parseBackendId(id);
     if (reference === undefined) return;
-    const serviceKey = `${reference.namespace}/${reference.name}`;
+    const serviceKey = namespacedKey(reference.namespace, reference.name);
     const resolved = resolveServiceBackend(
       reference,
       view.service(serviceKey),

@@ -14,7 +14,8 @@ import {
   type GatewayStatusEntry,
   type HTTPRouteStatusEntry,
 } from '@ingresskit/gateway-routes';
-import { formatConditionTime, GATEWAY_API_GROUP } from '@ingresskit/gateway-class';
+import { formatConditionTime } from '@ingresskit/gateway-class';
+import { GATEWAY_API_GROUP, namespacedKey } from '@ingresskit/kube-objects';
 import {
   computeBackoffDelay,
   systemClock,
@@ -26,7 +27,7 @@ import {
 } from '@ingresskit/task-queue';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { sourceKey } from '@ingresskit/route-model';
-import { namespacedKey, type CustomObject } from '@ingresskit/store';
+import type { CustomObject } from '@ingresskit/store';
 import { GatewayStatusWriteError } from './errors.js';
 import type { Logger } from './logger.js';
 
