@@ -67,24 +67,27 @@ export {
 } from './certificates.js';
 export { InvalidServiceReferenceError } from './errors.js';
 export type {
+  IngressReferences,
+  IngressTranslation,
+  IngressTranslationConfig,
+  ServiceReference,
+} from './types.js';
+// The objects translateIngress reads are kube-objects' shapes, re-exported for its callers.
+export type {
   EndpointLike,
   EndpointPortLike,
   EndpointSliceLike,
   IngressBackendLike,
   IngressLike,
   IngressPathLike,
-  IngressReferences,
   IngressRuleLike,
   IngressTlsLike,
-  IngressTranslation,
-  IngressTranslationConfig,
   KubeObjectLike,
   ObjectMetaLike,
   SecretLike,
   ServiceBackendPortLike,
   ServiceLike,
   ServicePortLike,
-  ServiceReference,
   StringMapLike,
   Timestamp,
-} from './types.js';
+} from '@ingresskit/kube-objects';

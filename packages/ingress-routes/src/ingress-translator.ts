@@ -3,13 +3,13 @@
  * a Secret its last translation read, changed (by resourceVersion), or when a certificate it read
  * expired since. Resyncs and relists then cost map lookups instead of certificate parsing.
  */
-import { namespacedKey, splitObjectKey } from '@ingresskit/kube-objects';
+import { namespacedKey, splitObjectKey, type IngressLike } from '@ingresskit/kube-objects';
 import { createCertificateCache, type CertificateCache } from './certificates.js';
 import { translateIngressTimed } from './translate-ingress.js';
 import type { StrictTransportSecurity } from '@ingresskit/route-model';
 import type { BackendAddressPolicy } from './backend-address-policy.js';
 import type { AnnotationDefaults } from './annotation-defaults.js';
-import type { IngressLike, IngressReferences, IngressTranslation } from './types.js';
+import type { IngressReferences, IngressTranslation } from './types.js';
 
 /** Options of createIngressTranslator. */
 export interface IngressTranslatorConfig {

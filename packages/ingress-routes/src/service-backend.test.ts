@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveServiceBackend } from './service-backend.js';
 import { deepFreeze, endpointSlice, externalService, service } from './testing/fixtures.js';
-import type { EndpointSliceLike } from './types.js';
+import type { EndpointSliceLike } from '@ingresskit/kube-objects';
 
 const app = { namespace: 'default', name: 'app' };
 

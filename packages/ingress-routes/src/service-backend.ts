@@ -10,9 +10,16 @@ import {
 } from './backend-address-policy.js';
 import { backendIdOf } from './backend-reference.js';
 
-import { checkDnsSubdomain, isPortNumber, SERVICE_NAME_LABEL } from '@ingresskit/kube-objects';
+import {
+  checkDnsSubdomain,
+  isPortNumber,
+  SERVICE_NAME_LABEL,
+  type EndpointSliceLike,
+  type ServiceLike,
+  type ServicePortLike,
+} from '@ingresskit/kube-objects';
 import { isIpAddress } from './grammar.js';
-import type { EndpointSliceLike, ServiceLike, ServicePortLike, ServiceReference } from './types.js';
+import type { ServiceReference } from './types.js';
 
 /** What is wrong with a backend, as a stable code; its problem message says it in words. */
 export type BackendProblemCode =

@@ -8,10 +8,10 @@ import {
   parseTlsSecretDataCached,
   type ParsedCertificate,
 } from './certificates.js';
-import { checkDnsSubdomain, namespacedKey } from '@ingresskit/kube-objects';
+import { checkDnsSubdomain, namespacedKey, type IngressLike } from '@ingresskit/kube-objects';
 import { checkHost } from './grammar.js';
 import { INGRESS_KIND, objectOr, originOf, type Context } from './translation-context.js';
-import type { IngressLike } from './types.js';
+
 import { AUTH_SECRET_PROBLEM } from './basic-auth-secret.js';
 
 /** A TLS entry whose certificate passed every check, before its hosts are known. */

@@ -1,34 +1,15 @@
 /**
  * The shapes translateIngress reads and returns.
  *
- * Input objects are typed structurally, as in `@ingresskit/kube-objects` (whose shapes of
- * Ingresses, Services, EndpointSlices and Secrets are re-exported here): client-node models and plain JSON
- * both fit without casts, and a wrong shape becomes a problem, never an exception.
+ * Input objects are kube-objects' structural shapes (re-exported by the index): client-node
+ * models and plain JSON both fit without casts, and a wrong shape becomes a problem, never an
+ * exception.
  */
 import type { AnnotationDefaults } from './annotation-defaults.js';
 import type { SecretLike } from '@ingresskit/kube-objects';
 import type { Problem, RouteContribution, StrictTransportSecurity } from '@ingresskit/route-model';
 import type { CertificateCache } from './certificates.js';
 import type { BackendAddressPolicy } from './backend-address-policy.js';
-
-export type {
-  EndpointLike,
-  EndpointPortLike,
-  EndpointSliceLike,
-  IngressBackendLike,
-  IngressLike,
-  IngressPathLike,
-  IngressRuleLike,
-  IngressTlsLike,
-  KubeObjectLike,
-  ObjectMetaLike,
-  SecretLike,
-  ServiceBackendPortLike,
-  ServiceLike,
-  ServicePortLike,
-  StringMapLike,
-  Timestamp,
-} from '@ingresskit/kube-objects';
 
 /** A Service port: the controller's `--default-backend-service`, or the target of a backend id. */
 export interface ServiceReference {
