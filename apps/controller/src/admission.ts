@@ -19,6 +19,7 @@ import {
 } from '@ingresskit/ingress-routes';
 import type { Problem } from '@ingresskit/route-model';
 import type { Ingress } from '@ingresskit/store';
+import { namespacedKey } from '@ingresskit/kube-objects';
 import type { ClusterView } from './cluster-view.js';
 import { formatFieldProblem } from './explain.js';
 
@@ -137,7 +138,7 @@ export function reviewIngressAdmission(
   if (!decision.owned) return answer({ allowed: true });
   const translation = translateIngress(
     object,
-    { secret: (namespace, name) => view.secret(`${namespace}/${name}`) },
+    { secret: (namespace, name) => view.secret(namespacedKey(namespace, name)) },
     {
       annotationPrefix: options.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX,
       now: options.now(),

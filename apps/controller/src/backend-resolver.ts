@@ -5,15 +5,24 @@
  * Service or a name's addresses change, and keeps why a backend answers 503, for the problems of
  * the routes that use it.
  */
+import { namespacedKey } from '@ingresskit/kube-objects';
 import {
   parseBackendId,
   pinExternalName,
   resolveServiceBackend,
   type BackendAddressPolicy,
+  type BackendProblemCode,
   type NameResolution,
+  type ServiceBackendResolution,
 } from '@ingresskit/ingress-routes';
 import type { Backend, BackendReferenceChange, RouteTableBuilder } from '@ingresskit/route-model';
 import type { ClusterView } from './cluster-view.js';
+
+/** Why a backend answers 503 (or lost endpoints): what kind of problem, and the words status shows. */
+export interface BackendProblem {
+  readonly code: BackendProblemCode;
+  readonly message: string;
+}
 
 /** Options of {@link BackendResolver}. */
 export interface BackendResolverOptions {
@@ -26,7 +35,17 @@ export interface BackendResolverOptions {
 
 function serviceKeyOfBackend(id: string): string | undefined {
   const reference = parseBackendId(id);
-  return reference === undefined ? undefined : `${reference.namespace}/${reference.name}`;
+  return reference === undefined ? undefined : namespacedKey(reference.namespace, reference.name);
+}
+
+/** The problem of a resolution, its message after `prefix`, as `{ problem }` to spread; undefined when none. */
+function problemOf(
+  resolution: ServiceBackendResolution,
+  prefix = '',
+): { problem: BackendProblem } | undefined {
+  const { problem, problemCode } = resolution;
+  if (problem === undefined || problemCode === undefined) return undefined;
+  return { problem: { code: problemCode, message: `${prefix}${problem}` } };
 }
 
 /** See the module comment. */
@@ -36,7 +55,7 @@ export class BackendResolver {
   /** Backend ids by Service key; nearly always one, so an array, not a Set. */
   readonly #idsByService = new Map<string, string[]>();
   /** Why a backend answers 503 (a missing Service or port, a refused address), by backend id. */
-  readonly #problems = new Map<string, string>();
+  readonly #problems = new Map<string, BackendProblem>();
   /** Backend ids by the ExternalName host name they are pinned to, and the other way round. */
   readonly #idsByExternalName = new Map<string, Set<string>>();
   readonly #externalNameOf = new Map<string, string>();
@@ -93,14 +112,14 @@ export class BackendResolver {
   }
 
   /** Why the backend `id` answers 503, if it does for a reason worth telling. */
-  problem(id: string): string | undefined {
+  problem(id: string): BackendProblem | undefined {
     return this.#problems.get(id);
   }
 
   #resolve(view: ClusterView, id: string): void {
     const reference = parseBackendId(id);
     if (reference === undefined) return;
-    const serviceKey = `${reference.namespace}/${reference.name}`;
+    const serviceKey = namespacedKey(reference.namespace, reference.name);
     const resolved = resolveServiceBackend(
       reference,
       view.service(serviceKey),
@@ -109,7 +128,8 @@ export class BackendResolver {
     );
     const { backend, problem } = this.#pin(serviceKey, resolved);
     this.#builder.setBackend(backend);
-    if (problem === this.#problems.get(id)) return;
+    const previous = this.#problems.get(id);
+    if (problem?.code === previous?.code && problem?.message === previous?.message) return;
     if (problem === undefined) this.#problems.delete(id);
     else this.#problems.set(id, problem);
     this.#options.onProblemChange(id);
@@ -118,17 +138,18 @@ export class BackendResolver {
   /** An ExternalName backend pinned to its name's addresses, when names are resolved here. */
   #pin(
     serviceKey: string,
-    resolved: { backend: Backend; problem?: string },
-  ): { backend: Backend; problem?: string } {
+    resolved: ServiceBackendResolution,
+  ): { backend: Backend; problem?: BackendProblem } {
     const resolve = this.#options.resolveExternalName;
     const hostname = resolve === undefined ? undefined : resolved.backend.externalName?.hostname;
     this.#indexExternalName(resolved.backend.id, hostname);
-    if (resolve === undefined || hostname === undefined) return resolved;
+    if (resolve === undefined || hostname === undefined)
+      return { backend: resolved.backend, ...problemOf(resolved) };
     const pinned = pinExternalName(resolved.backend, resolve(hostname), this.#options.policy);
-    const problem =
-      resolved.problem ??
-      (pinned.problem === undefined ? undefined : `Service ${serviceKey} ${pinned.problem}`);
-    return problem === undefined ? { backend: pinned.backend } : { backend: pinned.backend, problem };
+    return {
+      backend: pinned.backend,
+      ...(problemOf(resolved) ?? problemOf(pinned, `Service ${serviceKey} `)),
+    };
   }
 
   #indexExternalName(id: string, hostname: string | undefined): void {

@@ -15,6 +15,7 @@ import {
   type DataPlaneStatus,
   type RequestMetrics,
 } from '@ingresskit/nginx-template';
+import { computeBackoffDelay, systemClock, type BackoffPolicy } from '@ingresskit/task-queue';
 import { DataPlanePushError, NginxReloadError } from './errors.js';
 
 /** How often the status endpoint is asked whether nginx runs a new nginx.conf yet. */
@@ -36,7 +37,7 @@ export interface PushOutcome {
 
 /** Resolves after `ms`; for waits between control-socket retries, polls and reloads. */
 export function sleep(ms: number): Promise<void> {
-  return new Promise((resolvePromise) => setTimeout(resolvePromise, ms));
+  return new Promise((resolvePromise) => systemClock.setTimer(ms, resolvePromise));
 }
 
 /** Sends one request to the control socket; rejects when nginx does not answer within 10 s. */
@@ -106,6 +107,9 @@ export async function readDigest(socketPath: string): Promise<DataPlaneDigest | 
   return JSON.parse(response.body) as DataPlaneDigest;
 }
 
+// A push that failed in passing (nginx restarting its workers) is retried after 100, then 200 ms.
+const pushRetryBackoff: BackoffPolicy = { initialMs: 100, maxMs: 200 };
+
 /**
  * Pushes data entries, retrying twice what may pass later. Resolves with what nginx refused (a
  * 422: it stored nothing), or with what it answered when it took everything; rejects with a
@@ -115,7 +119,7 @@ export async function readDigest(socketPath: string): Promise<DataPlaneDigest | 
 export async function pushData(socketPath: string, body: string, sharedMemory: string): Promise<PushOutcome> {
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
-    if (attempt > 0) await sleep(50 * 2 ** attempt);
+    if (attempt > 0) await sleep(computeBackoffDelay(pushRetryBackoff, attempt));
     try {
       const response = await requestControl(socketPath, 'POST', DATA_ENDPOINT_PATH, body);
       if (response.status === 201)
@@ -152,12 +156,12 @@ export async function waitForConfiguration(
   what: string,
   { timeoutMs, hasExited }: { timeoutMs: number; hasExited: () => boolean },
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = systemClock.now() + timeoutMs;
   for (;;) {
     if (hasExited()) throw new NginxReloadError(`nginx exited while waiting for ${what}`);
     const status = await readStatus(socketPath);
     if (status?.confHash === checksum) return;
-    if (Date.now() > deadline) throw new NginxReloadError(`timed out waiting for ${what}`);
+    if (systemClock.now() > deadline) throw new NginxReloadError(`timed out waiting for ${what}`);
     await sleep(STATUS_POLL_MS);
   }
 }

@@ -4,6 +4,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { renderNginxConf, type Configuration } from '@ingresskit/nginx-template';
+import { systemClock } from '@ingresskit/task-queue';
 import { sleep, waitForConfiguration } from './data-plane-control.js';
 import { removeStaleSockets, writeTestedConf } from './data-plane-prefix.js';
 import { confPathOf, controlSocketPathOf } from './data-plane-render-options.js';
@@ -118,7 +119,7 @@ export class NginxRunner {
     process.markHealthy();
     this.#running = next;
     this.#runningConf = conf;
-    this.#lastReloadAt = Date.now();
+    this.#lastReloadAt = systemClock.now();
   }
 
   /**
@@ -126,7 +127,7 @@ export class NginxRunner {
    * Rejects with NginxConfigTestError or NginxReloadError, leaving the last good nginx.conf running.
    */
   async reload(next: Configuration): Promise<void> {
-    const wait = this.#lastReloadAt + (this.#options.reloadMinIntervalMs ?? 0) - Date.now();
+    const wait = this.#lastReloadAt + (this.#options.reloadMinIntervalMs ?? 0) - systemClock.now();
     if (wait > 0) await sleep(wait);
     const conf = await this.#writeAndTest(next);
     const process = this.#process;
@@ -145,7 +146,7 @@ export class NginxRunner {
       );
     }
     this.#reloads += 1;
-    this.#lastReloadAt = Date.now();
+    this.#lastReloadAt = systemClock.now();
     this.#running = next;
     this.#runningConf = conf;
   }

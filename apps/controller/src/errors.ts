@@ -1,13 +1,13 @@
 /** A command-line flag or argument the user must fix; the CLI exits with code 2. */
 export class FlagError extends Error {
   override readonly name = 'FlagError';
-  readonly code = 'INVALID_FLAG';
+  readonly code = 'ERR_INVALID_FLAG' as const;
 }
 
 /** `nginx -t` refused a rendered configuration; the running one keeps serving. */
 export class NginxConfigTestError extends Error {
   override readonly name = 'NginxConfigTestError';
-  readonly code = 'NGINX_CONFIG_TEST_FAILED';
+  readonly code = 'ERR_NGINX_CONFIG_TEST_FAILED' as const;
 
   constructor(
     /** What nginx printed. */
@@ -21,31 +21,31 @@ export class NginxConfigTestError extends Error {
 /** nginx did not pick up a configuration (reload or start) in time, or is not running. */
 export class NginxReloadError extends Error {
   override readonly name = 'NginxReloadError';
-  readonly code = 'NGINX_RELOAD_FAILED';
+  readonly code = 'ERR_NGINX_RELOAD_FAILED' as const;
 }
 
 /** nginx could not be started at all (missing binary, port taken, bad prefix). */
 export class NginxStartError extends Error {
   override readonly name = 'NginxStartError';
-  readonly code = 'NGINX_START_FAILED';
+  readonly code = 'ERR_NGINX_START_FAILED' as const;
 }
 
 /** nginx's control endpoint did not take a data push (not answering, full, or refusing). */
 export class DataPlanePushError extends Error {
   override readonly name = 'DataPlanePushError';
-  readonly code = 'DATA_PLANE_PUSH_FAILED';
+  readonly code = 'ERR_DATA_PLANE_PUSH_FAILED' as const;
 }
 
 /** The local Ingress ids do not match the newest IngressCheckSum; the last good configuration stays. */
 export class ChecksumMismatchError extends Error {
   override readonly name = 'ChecksumMismatchError';
-  readonly code = 'CHECKSUM_MISMATCH';
+  readonly code = 'ERR_CHECKSUM_MISMATCH' as const;
 }
 
 /** The controller cannot be set up as configured (no cluster configuration, bad flag combination). */
 export class ControllerConfigError extends Error {
   override readonly name = 'ControllerConfigError';
-  readonly code = 'CONTROLLER_CONFIG_INVALID';
+  readonly code = 'ERR_CONTROLLER_CONFIG_INVALID' as const;
 }
 
 function lastLines(text: string): string {
@@ -59,5 +59,5 @@ function lastLines(text: string): string {
 /** Some Gateway or HTTPRoute status could not be written; the writer retries with backoff. */
 export class GatewayStatusWriteError extends Error {
   override readonly name = 'GatewayStatusWriteError';
-  readonly code = 'GATEWAY_STATUS_WRITE_FAILED';
+  readonly code = 'ERR_GATEWAY_STATUS_WRITE_FAILED' as const;
 }

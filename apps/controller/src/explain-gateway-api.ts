@@ -13,6 +13,7 @@ import {
   type LostHostname,
 } from '@ingresskit/gateway-routes';
 import { sourceKey, type Problem } from '@ingresskit/route-model';
+import { namespacedKey, splitObjectKey } from '@ingresskit/kube-objects';
 import { formatFieldProblem, formatRoute, listContributionRoutes, type ExplainedRoute } from './explain.js';
 import type { IngressRouting } from './ingress-routing.js';
 
@@ -48,7 +49,8 @@ export interface GatewayApiState {
 
 function problemsOfObject(problems: readonly Problem[], kind: string, key: string): Problem[] {
   return problems.filter(
-    (problem) => problem.object.kind === kind && `${problem.object.namespace}/${problem.object.name}` === key,
+    (problem) =>
+      problem.object.kind === kind && namespacedKey(problem.object.namespace, problem.object.name) === key,
   );
 }
 
@@ -59,7 +61,7 @@ function isTrue(conditions: readonly ConditionDraft[], type: string): boolean {
 /** Explains the Gateway `key` (`namespace/name`). */
 export function explainGateway(state: GatewayApiState, key: string): GatewayExplanation {
   const entry = state.translation.statuses.gateways.find(
-    ({ namespace, name }) => `${namespace}/${name}` === key,
+    ({ namespace, name }) => namespacedKey(namespace, name) === key,
   );
   const problems = problemsOfObject(state.translation.problems, 'Gateway', key);
   if (entry === undefined) {
@@ -94,11 +96,13 @@ export function explainHTTPRoute(
   key: string,
 ): HTTPRouteExplanation {
   const [entry] = markHostnamesOwnedElsewhere(
-    state.translation.statuses.httpRoutes.filter(({ namespace, name }) => `${namespace}/${name}` === key),
+    state.translation.statuses.httpRoutes.filter(
+      ({ namespace, name }) => namespacedKey(namespace, name) === key,
+    ),
     state.lost,
   );
-  const slash = key.indexOf('/');
-  const object = { kind: 'HTTPRoute', namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+  const { namespace = '', name } = splitObjectKey(key);
+  const object = { kind: 'HTTPRoute', namespace, name };
   const problems = [
     ...problemsOfObject(state.translation.problems, 'HTTPRoute', key),
     ...routing.assemblyProblemsOf(object),

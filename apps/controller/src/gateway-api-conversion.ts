@@ -7,6 +7,7 @@
  */
 import { tlsSecretNameOf } from '@ingresskit/ingress-routes';
 import type { HostContribution, Route, RouteTable } from '@ingresskit/route-model';
+import { namespacedKey } from '@ingresskit/kube-objects';
 import type { ClusterView } from './cluster-view.js';
 import { convertRoute, type HTTPRouteRule } from './httproute-rules.js';
 import type { IngressRouting } from './ingress-routing.js';
@@ -223,7 +224,7 @@ function gatewayListeners(
   const tlsHosts = new Set<string>();
   for (const binding of table.tls) {
     const { origin } = binding;
-    const secretName = tlsSecretNameOf(view.ingress(`${origin.namespace}/${origin.name}`), origin);
+    const secretName = tlsSecretNameOf(view.ingress(namespacedKey(origin.namespace, origin.name)), origin);
     if (secretName === undefined || binding.hostname === '*') continue;
     tlsHosts.add(binding.hostname);
     listeners.push({

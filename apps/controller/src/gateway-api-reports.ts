@@ -5,6 +5,7 @@
  * the same; Events are what `kubectl describe` and alerting read.
  */
 import type { Problem } from '@ingresskit/route-model';
+import { namespacedKey } from '@ingresskit/kube-objects';
 import type { EventRecorder, EventReport, EventSubject } from './events.js';
 import { formatFieldProblem } from './explain.js';
 import type { Logger } from './logger.js';
@@ -66,7 +67,7 @@ export class GatewayApiReports {
 
   #reportOf(problem: Problem): EventReport {
     const { kind, namespace, name } = problem.object;
-    const identity = this.#options.identify(kind, `${namespace}/${name}`);
+    const identity = this.#options.identify(kind, namespacedKey(namespace, name));
     const regarding: EventSubject = {
       apiVersion: GATEWAY_API_VERSION,
       kind,

@@ -15,7 +15,18 @@ import {
   type HTTPRouteStatusEntry,
 } from '@ingresskit/gateway-routes';
 import { formatConditionTime } from '@ingresskit/gateway-class';
+import { GATEWAY_API_GROUP, namespacedKey } from '@ingresskit/kube-objects';
+import {
+  computeBackoffDelay,
+  systemClock,
+  systemWallClock,
+  type BackoffPolicy,
+  type Clock,
+  type Timer,
+  type WallClock,
+} from '@ingresskit/task-queue';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { sourceKey } from '@ingresskit/route-model';
 import type { CustomObject } from '@ingresskit/store';
 import { GatewayStatusWriteError } from './errors.js';
 import type { Logger } from './logger.js';
@@ -32,14 +43,14 @@ export interface GatewayStatusWriterOptions {
   /** The addresses to publish (the Ingress status sources); rejects when they cannot be read. */
   resolveAddresses: () => Promise<GatewayStatusAddress[]>;
   logger: Logger;
-  /** Wall clock in ms, for `lastTransitionTime`. */
-  now?: () => number;
+  /** Source of `lastTransitionTime`; `Date.now` by default. */
+  now?: WallClock;
+  /** Source of the retry timers; task-queue's `systemClock` by default. */
+  clock?: Clock;
 }
 
-const GROUP = 'gateway.networking.k8s.io';
 const MAX_CONFLICT_RETRIES = 5;
-const RETRY_BASE_MS = 500;
-const RETRY_MAX_MS = 30_000;
+const retryBackoff: BackoffPolicy = { initialMs: 500, maxMs: 30_000 };
 
 /** What the last served translation says the statuses are. */
 interface Desired {
@@ -59,7 +70,7 @@ export class GatewayStatusWriter {
   #desired: Desired | undefined;
   #dirty = false;
   #running: Promise<void> | undefined;
-  #retryTimer: NodeJS.Timeout | undefined;
+  #retryTimer: Timer | undefined;
   #failures = 0;
   #stopped = false;
 
@@ -87,17 +98,15 @@ export class GatewayStatusWriter {
   resync(): void {
     if (this.#stopped || this.#desired === undefined) return;
     this.#dirty = true;
-    if (this.#retryTimer !== undefined) {
-      clearTimeout(this.#retryTimer);
-      this.#retryTimer = undefined;
-    }
+    this.#retryTimer?.cancel();
+    this.#retryTimer = undefined;
     this.#running ??= this.#loop().finally(() => (this.#running = undefined));
   }
 
   /** Stops retrying; waits for a round in flight. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
+    this.#retryTimer?.cancel();
     this.#retryTimer = undefined;
     await this.#running;
   }
@@ -111,23 +120,23 @@ export class GatewayStatusWriter {
         this.#failures = 0;
       } catch (error) {
         this.#failures += 1;
-        const delay = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (this.#failures - 1));
+        const delay = computeBackoffDelay(retryBackoff, this.#failures);
         this.#options.logger.warn(
           { err: error, retryInMs: delay },
           'Gateway API status write failed; retrying',
         );
         if (!this.#dirty && !this.#stopped)
-          this.#retryTimer = setTimeout(() => {
+          this.#retryTimer = (this.#options.clock ?? systemClock).setTimer(delay, () => {
             this.#retryTimer = undefined;
             this.resync();
-          }, delay);
+          });
         return;
       }
     }
   }
 
   async #writeAll(desired: Desired): Promise<void> {
-    const now = formatConditionTime(new Date((this.#options.now ?? Date.now)()));
+    const now = formatConditionTime(new Date((this.#options.now ?? systemWallClock)()));
     let addresses: GatewayStatusAddress[] | undefined;
     const written: string[] = [];
     const failed: { key: string; error: unknown }[] = [];
@@ -141,7 +150,7 @@ export class GatewayStatusWriter {
     for (const entry of desired.gateways) {
       // Addresses are resolved once a round, and only when some Gateway is ours.
       const resolved = (addresses ??= await this.#options.resolveAddresses());
-      await attempt(`Gateway/${entry.namespace}/${entry.name}`, () =>
+      await attempt(sourceKey({ kind: 'Gateway', namespace: entry.namespace, name: entry.name }), () =>
         this.#writeOne('Gateway', 'gateways', entry, (current) =>
           mergeGatewayStatus(current, entry.status, resolved, now),
         ),
@@ -149,15 +158,15 @@ export class GatewayStatusWriter {
     }
     // A route whose parent Gateway went away (or left our classes) is no longer in the
     // translation; our entries in its status must go, or they would say it is still served.
-    const listed = new Set(desired.httpRoutes.map((entry) => `${entry.namespace}/${entry.name}`));
+    const listed = new Set(desired.httpRoutes.map((entry) => namespacedKey(entry.namespace, entry.name)));
     const orphans: HTTPRouteStatusEntry[] = [];
     for (const route of this.#options.listCachedRoutes()) {
       const { namespace = '', name } = route.metadata;
-      if (!listed.has(`${namespace}/${name}`) && this.#hasOurParents(route))
+      if (!listed.has(namespacedKey(namespace, name)) && this.#hasOurParents(route))
         orphans.push({ namespace, name, parents: [] });
     }
     for (const entry of [...desired.httpRoutes, ...orphans]) {
-      await attempt(`HTTPRoute/${entry.namespace}/${entry.name}`, () =>
+      await attempt(sourceKey({ kind: 'HTTPRoute', namespace: entry.namespace, name: entry.name }), () =>
         this.#writeOne('HTTPRoute', 'httproutes', entry, (current) => {
           const parents = mergeRouteParents(current, entry.parents, this.#options.controllerName, now);
           return parents === undefined ? undefined : { ...(isRecord(current) ? current : {}), parents };
@@ -190,14 +199,14 @@ export class GatewayStatusWriter {
     merge: (current: unknown) => Record<string, unknown> | undefined,
   ): Promise<boolean> {
     const { namespace, name } = entry;
-    let object: CustomObject | undefined = this.#options.readCached(kind, `${namespace}/${name}`);
+    let object: CustomObject | undefined = this.#options.readCached(kind, namespacedKey(namespace, name));
     for (let attempt = 0; ; attempt++) {
       if (object === undefined || !this.#options.isLeader()) return false;
       const status = merge(object.status);
       if (status === undefined) return false;
       try {
         await this.#api.replaceNamespacedCustomObjectStatus({
-          group: GROUP,
+          group: GATEWAY_API_GROUP,
           version: 'v1',
           namespace,
           plural,
@@ -211,7 +220,7 @@ export class GatewayStatusWriter {
         if (code !== 409 || attempt >= MAX_CONFLICT_RETRIES) throw error;
         // The store's copy was stale (or someone else wrote): read it fresh and decide again.
         object = await this.#api
-          .getNamespacedCustomObject({ group: GROUP, version: 'v1', namespace, plural, name })
+          .getNamespacedCustomObject({ group: GATEWAY_API_GROUP, version: 'v1', namespace, plural, name })
           .then(
             (fresh) => fresh as CustomObject,
             (readError: unknown) => {

@@ -13,6 +13,7 @@ import type {
   RoutePolicy,
   WeightedBackend,
 } from '@ingresskit/route-model';
+import { namespacedKey } from '@ingresskit/kube-objects';
 import type { MigrationFinding } from './migration.js';
 
 /** An HTTPRoute rule as the Gateway API v1 schema spells it (plain JSON). */
@@ -336,7 +337,7 @@ function backendRefsOf(
       });
       continue;
     }
-    const serviceKey = `${reference.namespace}/${reference.name}`;
+    const serviceKey = namespacedKey(reference.namespace, reference.name);
     const port =
       typeof reference.port === 'number' ? reference.port : context.servicePort(serviceKey, reference.port);
     if (port === undefined) {

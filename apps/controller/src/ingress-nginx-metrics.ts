@@ -8,6 +8,7 @@ import { X509Certificate } from 'node:crypto';
 import { tlsSecretNameOf, type IngressLike } from '@ingresskit/ingress-routes';
 import type { RouteTable } from '@ingresskit/route-model';
 import { Gauge, type Registry } from 'prom-client';
+import { namespacedKey } from '@ingresskit/kube-objects';
 import type { ControllerMetrics } from './metrics.js';
 import type { ControllerLabels } from './request-metrics.js';
 import { CONTROLLER_VERSION } from './version.js';
@@ -114,7 +115,8 @@ export function registerIngressNginxMetrics(
             class: controller.controller_class,
             host: binding.hostname,
             secret_name:
-              tlsSecretNameOf(certificates.ingress(`${origin.namespace}/${origin.name}`), origin) ?? '',
+              tlsSecretNameOf(certificates.ingress(namespacedKey(origin.namespace, origin.name)), origin) ??
+              '',
             identifier: identifiers.get(certificate.id) ?? '',
           },
           Math.floor(notAfter / 1000),

@@ -14,6 +14,7 @@ describe('problemOfNote', () => {
         'host a.example belongs to namespace team-a, whose Ingress team-a/first is the oldest to name it; other namespaces cannot add paths or TLS to it (--allow-cross-namespace-hosts)',
       severity: 'error',
       value: 'a.example',
+      code: 'host-owned-elsewhere',
     });
   });
 });

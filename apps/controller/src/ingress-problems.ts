@@ -6,7 +6,7 @@ import type { AssemblyNote, Problem, RouteContribution } from '@ingresskit/route
 import type { BackendResolver } from './backend-resolver.js';
 import type { RouteRefusals } from './route-refusals.js';
 
-/** What an assembly note decided against `object`, as a problem of it. */
+/** What an assembly note decided against `object`, as a problem of it (its code is the note's type). */
 export function problemOfNote(object: Problem['object'], note: AssemblyNote): Problem {
   const older = (origin: { kind: string; namespace: string; name: string }) =>
     origin.kind === object.kind && origin.namespace === object.namespace && origin.name === object.name
@@ -20,6 +20,7 @@ export function problemOfNote(object: Problem['object'], note: AssemblyNote): Pr
         field: 'spec',
         message: `host ${note.hostname} belongs to namespace ${note.owner.tenant}, whose ${owner.kind} ${owner.namespace}/${owner.name} is the oldest to name it; other namespaces cannot add paths or TLS to it (--allow-cross-namespace-hosts)`,
         severity: 'error',
+        code: note.type,
         value: note.hostname,
       };
     }
@@ -30,6 +31,7 @@ export function problemOfNote(object: Problem['object'], note: AssemblyNote): Pr
         field: note.route.origin.field ?? 'spec',
         message: `path ${path.value} (${path.type}) on host ${note.hostname} is already served by ${older(note.by.origin)}`,
         severity: 'error',
+        code: note.type,
         value: path.value,
       };
     }
@@ -39,6 +41,7 @@ export function problemOfNote(object: Problem['object'], note: AssemblyNote): Pr
         field: 'spec.defaultBackend',
         message: `requests no rule matches on ${note.hostname === '*' ? 'unknown hosts' : `host ${note.hostname}`} go to spec.defaultBackend of ${older(note.by.origin)}; this one applies where it is the oldest`,
         severity: 'warning',
+        code: note.type,
       };
     case 'canary-unmatched': {
       const path = note.route.match.path;
@@ -50,6 +53,7 @@ export function problemOfNote(object: Problem['object'], note: AssemblyNote): Pr
             ? `canary path ${path.value} (${path.type}) on host ${note.hostname} has no main Ingress of this namespace with the same host and path; it is not served`
             : `canary path ${path.value} (${path.type}) on host ${note.hostname} is not served: the older canary Ingress ${note.by.origin.namespace}/${note.by.origin.name} is the canary of that path`,
         severity: 'error',
+        code: note.type,
         value: path.value,
       };
     }
@@ -59,6 +63,7 @@ export function problemOfNote(object: Problem['object'], note: AssemblyNote): Pr
         field: 'spec.tls',
         message: `host ${note.hostname} is served with the certificate of ${older(note.by.origin)}; this Ingress's TLS Secret is not used for it`,
         severity: 'warning',
+        code: note.type,
       };
   }
 }
@@ -85,8 +90,9 @@ export function pushBackendProblems(
         problems.push({
           object,
           field: `${route.origin.field ?? 'spec.defaultBackend'}.backend`,
-          message: problem,
+          message: problem.message,
           severity: 'error',
+          code: problem.code,
         });
       }
     }

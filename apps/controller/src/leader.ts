@@ -12,6 +12,7 @@ import {
 } from '@ingresskit/status-sync';
 import type { Store } from '@ingresskit/store';
 import { CoordinationV1Api, CoreV1Api, NetworkingV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { namespacedKey } from '@ingresskit/kube-objects';
 import type { ControllerConfig } from './config.js';
 import { SUPPORTED_GATEWAY_FEATURES } from './gateway-routing.js';
 import type { Logger } from './logger.js';
@@ -186,7 +187,7 @@ function createGatewayClassSource(store: Store): GatewayClassSource {
     listCustomResourceDefinitions: () => store.snapshot().customResourceDefinitions.values(),
     getParametersObject: (ref) =>
       ref.kind === 'ConfigMap' && ref.namespace !== undefined
-        ? store.snapshot().configMaps.get(`${ref.namespace}/${ref.name}`)
+        ? store.snapshot().configMaps.get(namespacedKey(ref.namespace, ref.name))
         : undefined,
     subscribe: (listener) => {
       const onChange = (event: { kind: string; oldObject?: unknown; newObject?: unknown }) =>

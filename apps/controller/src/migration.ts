@@ -3,22 +3,24 @@
  * with differences, or not served, with every reason and what to do about it. Pure: it reads a
  * routing that already translated the cluster with ingress-nginx's class settings.
  */
-import { findIngressNginxAnnotation, SUPPORTED_ANNOTATIONS } from '@ingresskit/ingress-routes';
+import {
+  findIngressNginxAnnotation,
+  SUPPORTED_ANNOTATIONS,
+  type BackendProblemCode,
+} from '@ingresskit/ingress-routes';
 import type { AssemblyNote, Problem } from '@ingresskit/route-model';
 import { formatProblemMessage, listRoutes } from './explain.js';
 import type { IngressRouting } from './ingress-routing.js';
-import { problemOfNote } from './ingress-problems.js';
 import { explanationOf } from './ingress-verdict.js';
 
 /**
- * What assembly decides as ingress-nginx does: of two Ingresses with the same host and path (or
- * default backend, or TLS host), the older one is served.
+ * The problem codes of what IngressKit decides as ingress-nginx does: of two Ingresses with the
+ * same host and path (or default backend, or TLS host), the older one is served; a backend that
+ * does not exist (its Service or its port) answers 503.
  */
-const AS_IN_INGRESS_NGINX: ReadonlySet<AssemblyNote['type']> = new Set([
-  'route-shadowed',
-  'fallback-overridden',
-  'tls-overridden',
-]);
+const AS_IN_INGRESS_NGINX: ReadonlySet<string | undefined> = new Set<
+  AssemblyNote['type'] | BackendProblemCode
+>(['route-shadowed', 'fallback-overridden', 'tls-overridden', 'service-not-found', 'service-port-not-found']);
 
 /** The three answers a migrating team needs per Ingress. */
 export type MigrationOutcome = 'served identically' | 'served with differences' | 'not served';
@@ -87,23 +89,9 @@ function annotationOfField(field: string, prefix: string): string | undefined {
   return key.startsWith(`${prefix}/`) ? key.slice(prefix.length + 1) : undefined;
 }
 
-/** A backend that does not exist (its Service or its port) answers 503 in ingress-nginx too. */
-function isMissingBackend(problem: Problem): boolean {
-  return (
-    problem.field.endsWith('.backend') && /^Service \S+ (not found;|has no port named )/.test(problem.message)
-  );
-}
-
-function findingOf(
-  problem: Problem,
-  prefix: string,
-  asInIngressNginx: ReadonlySet<string>,
-): MigrationFinding {
+function findingOf(problem: Problem, prefix: string): MigrationFinding {
   const finding: MigrationFinding = {
-    kind:
-      asInIngressNginx.has(`${problem.field}\n${problem.message}`) || isMissingBackend(problem)
-        ? 'note'
-        : problem.severity,
+    kind: AS_IN_INGRESS_NGINX.has(problem.code) ? 'note' : problem.severity,
     field: problem.field,
     message: formatProblemMessage(problem),
   };
@@ -144,29 +132,14 @@ export function assessMigration(routing: IngressRouting, annotationPrefix: strin
     otherClasses: [],
     totals: { 'served identically': 0, 'served with differences': 0, 'not served': 0 },
   };
-  const notesByIngress = new Map<string, AssemblyNote[]>();
-  for (const note of routing.notes()) {
-    if (note.source.kind !== 'Ingress' || !AS_IN_INGRESS_NGINX.has(note.type)) continue;
-    const key = `${note.source.namespace}/${note.source.name}`;
-    notesByIngress.set(key, [...(notesByIngress.get(key) ?? []), note]);
-  }
   const verdicts = [...routing.verdicts()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   for (const verdict of verdicts) {
     if (!verdict.decision.owned) {
       report.otherClasses.push({ ingress: verdict.key, explanation: explanationOf(verdict) });
       continue;
     }
-    const [namespace, name] = verdict.key.split('/') as [string, string];
-    const object = { kind: 'Ingress', namespace, name };
-    const asInIngressNginx = new Set(
-      (notesByIngress.get(verdict.key) ?? [])
-        .map((note) => problemOfNote(object, note))
-        .map((problem) => `${problem.field}\n${problem.message}`),
-    );
     const findings = [
-      ...routing
-        .problemsOf(verdict.key)
-        .map((problem) => findingOf(problem, annotationPrefix, asInIngressNginx)),
+      ...routing.problemsOf(verdict.key).map((problem) => findingOf(problem, annotationPrefix)),
       ...differencesOf(verdict.ingress.metadata.annotations, annotationPrefix),
     ];
     const routes = listRoutes(routing, verdict.key);

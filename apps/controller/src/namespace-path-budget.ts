@@ -6,6 +6,7 @@
  * therefore never push one of their older ones out, and deleting or shrinking one lets the next
  * ones in.
  */
+import { splitObjectKey } from '@ingresskit/kube-objects';
 
 interface Entry {
   key: string;
@@ -94,5 +95,5 @@ export class NamespacePathBudget {
 }
 
 function namespaceOf(key: string): string {
-  return key.slice(0, key.indexOf('/'));
+  return splitObjectKey(key).namespace ?? '';
 }

@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
+import { computeBackoffDelay, systemClock, type Clock, type Timer } from '@ingresskit/task-queue';
 import { NginxStartError } from './errors.js';
 import type { Logger } from './logger.js';
 
@@ -61,6 +62,8 @@ export interface NginxProcessOptions {
   maxRestartDelayMs?: number;
   /** How long `stop()` waits after SIGQUIT before SIGKILL; 10 s by default. */
   stopTimeoutMs?: number;
+  /** Source of the restart and stop timers; task-queue's `systemClock` by default. */
+  clock?: Clock;
   /** An unexpected exit (the process will be started again). */
   onUnexpectedExit?: (exit: { code: number | null; signal: NodeJS.Signals | null; stderr: string }) => void;
   /** A new master was spawned after an unexpected exit; the caller re-applies its runtime state. */
@@ -70,16 +73,18 @@ export interface NginxProcessOptions {
 /** A supervised nginx master; see the module comment. */
 export class NginxProcess {
   readonly #options: NginxProcessOptions;
+  readonly #clock: Clock;
   #child: ChildProcess | undefined;
   #exited: Promise<void> = Promise.resolve();
   #state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
-  #restartTimer: NodeJS.Timeout | undefined;
-  #restartDelayMs: number;
+  #restartTimer: Timer | undefined;
+  /** Restarts since the master was last marked healthy: the backoff attempt of the next one. */
+  #restarts = 0;
   #recentStderr: string[] = [];
 
   constructor(options: NginxProcessOptions) {
     this.#options = options;
-    this.#restartDelayMs = options.restartDelayMs ?? 500;
+    this.#clock = options.clock ?? systemClock;
   }
 
   /** Spawns nginx; rejects with NginxStartError when the binary cannot be run. */
@@ -113,7 +118,7 @@ export class NginxProcess {
 
   /** Marks the current master as healthy, so the next unexpected exit restarts without delay growth. */
   markHealthy(): void {
-    this.#restartDelayMs = this.#options.restartDelayMs ?? 500;
+    this.#restarts = 0;
   }
 
   /** PIDs of the master's children (its workers), sorted. */
@@ -130,13 +135,13 @@ export class NginxProcess {
       return;
     }
     this.#state = 'stopping';
-    clearTimeout(this.#restartTimer);
+    this.#restartTimer?.cancel();
     const child = this.#child;
     if (child !== undefined && child.exitCode === null && child.signalCode === null) {
       child.kill('SIGQUIT');
-      const timer = setTimeout(() => child.kill('SIGKILL'), this.#options.stopTimeoutMs ?? 10_000);
+      const timer = this.#clock.setTimer(this.#options.stopTimeoutMs ?? 10_000, () => child.kill('SIGKILL'));
       await this.#exited;
-      clearTimeout(timer);
+      timer.cancel();
     }
     this.#state = 'stopped';
   }
@@ -182,9 +187,12 @@ export class NginxProcess {
   }
 
   #scheduleRestart(): void {
-    const delay = this.#restartDelayMs;
-    this.#restartDelayMs = Math.min(delay * 2, this.#options.maxRestartDelayMs ?? 30_000);
-    this.#restartTimer = setTimeout(() => {
+    this.#restarts += 1;
+    const delay = computeBackoffDelay(
+      { initialMs: this.#options.restartDelayMs ?? 500, maxMs: this.#options.maxRestartDelayMs ?? 30_000 },
+      this.#restarts,
+    );
+    this.#restartTimer = this.#clock.setTimer(delay, () => {
       if (this.#state !== 'running') return;
       this.#spawn().then(
         () => this.#options.onRestarted?.(),
@@ -193,7 +201,7 @@ export class NginxProcess {
           if (this.#state === 'running') this.#scheduleRestart();
         },
       );
-    }, delay);
+    });
   }
 
   #logLine(line: string): void {

@@ -8,6 +8,7 @@
 import { parseBackendId } from '@ingresskit/ingress-routes';
 import { REQUEST_HISTOGRAMS, type RequestMetrics, type RequestSeries } from '@ingresskit/nginx-template';
 import type { Route, RouteTable } from '@ingresskit/route-model';
+import { systemClock } from '@ingresskit/task-queue';
 import type { Registry } from 'prom-client';
 
 /** ingress-nginx's metric name prefix. */
@@ -114,7 +115,7 @@ export function registerRequestMetrics(
 ): void {
   let last: { at: number; scrape: Promise<Scrape> } | undefined;
   const scrape = (): Promise<Scrape> => {
-    const now = Date.now();
+    const now = systemClock.now();
     if (last !== undefined && now - last.at < 1_000) return last.scrape;
     const read = (async (): Promise<Scrape> => {
       const metrics = await source.read();

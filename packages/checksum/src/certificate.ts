@@ -1,13 +1,13 @@
 import { Buffer } from 'node:buffer';
+import type { SecretLike } from '@ingresskit/kube-objects/pure';
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
 
-/** The parts of a Secret (typed client object or plain JSON) that hold certificates. */
-export interface SecretDataLike {
-  /** Base64-encoded values, as the API server returns them. */
-  data?: Record<string, string> | undefined;
-  /** Plain-text values, as written in manifests; they win over `data`, as on the API server. */
-  stringData?: Record<string, string> | undefined;
-}
+/**
+ * The parts of a Secret (typed client object or plain JSON) that hold certificates: `data`
+ * (base64, as the API server returns them) and `stringData` (plain text, as written in manifests;
+ * they win over `data`, as on the API server).
+ */
+export type SecretDataLike = Pick<SecretLike, 'data' | 'stringData'>;
 
 /** What a Secret offers for the checksum: a leaf certificate, only CA certificates, or nothing usable. */
 export type SecretCertificate =

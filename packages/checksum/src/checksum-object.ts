@@ -1,8 +1,9 @@
+import { TENGINE_API_GROUP } from '@ingresskit/kube-objects/pure';
 import { hashSortedIds } from './compute.js';
 import { InvalidChecksumInputError } from './errors.js';
 
 /** API group of the IngressCheckSum and SecretCheckSum custom resources. */
-export const checksumApiGroup = 'tengine.taobao.org';
+export const checksumApiGroup = TENGINE_API_GROUP;
 
 /** The one served and stored version of both custom resources. */
 export const checksumApiVersion = 'v1';

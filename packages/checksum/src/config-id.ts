@@ -1,7 +1,12 @@
+import {
+  INGRESS_NGINX_ANNOTATION_PREFIX,
+  type IngressLike,
+  type ObjectMetaLike,
+} from '@ingresskit/kube-objects/pure';
 import { parseGoInt } from './go-int.js';
 
 /** The annotation prefix Tengine-Ingress and ingress-nginx use unless configured otherwise. */
-export const defaultAnnotationPrefix = 'nginx.ingress.kubernetes.io';
+export const defaultAnnotationPrefix = INGRESS_NGINX_ANNOTATION_PREFIX;
 
 /** Options for {@link ingressConfigId} and {@link secretConfigId}. */
 export interface ConfigIdOptions {
@@ -38,17 +43,11 @@ export type IngressConfigIdResult = { id: string } | ConfigIdSkipped;
  */
 export type SecretConfigIdResult = { id: string; certificate: 'leaf' | 'ca-only' } | ConfigIdSkipped;
 
-/** The metadata the ids are made from; typed client objects and plain JSON both fit. */
-export interface ConfigIdMetadata {
-  name?: string | undefined;
-  namespace?: string | undefined;
-  annotations?: Record<string, string> | undefined;
-}
+/** The metadata the ids are made from: kube-objects' ObjectMetaLike (client objects and plain JSON fit). */
+export type ConfigIdMetadata = ObjectMetaLike;
 
-/** An Ingress as far as the checksum is concerned. */
-export interface IngressLike {
-  metadata?: ConfigIdMetadata | undefined;
-}
+/** An Ingress as far as the checksum is concerned: kube-objects' IngressLike. */
+export type { IngressLike };
 
 /**
  * The Ingress's configuration id `"<id>-<version>"` as Tengine-Ingress computes it (`getIngID`): id is
@@ -63,7 +62,7 @@ export function ingressConfigId(ingress: IngressLike, options: ConfigIdOptions =
 /** The `"<id>-<version>"` part Ingresses and Secrets share, or why there is none. */
 export function readBaseId(
   kind: 'Ingress' | 'Secret',
-  metadata: ConfigIdMetadata | undefined,
+  metadata: ConfigIdMetadata | null | undefined,
   options: ConfigIdOptions,
 ): { id: string } | ConfigIdSkipped {
   const annotation = `${options.annotationPrefix ?? defaultAnnotationPrefix}/version`;
@@ -106,7 +105,7 @@ export function skip(reason: ConfigIdSkipReason, message: string): ConfigIdSkipp
   return { id: undefined, reason, message };
 }
 
-export function describe(metadata: ConfigIdMetadata | undefined): string {
+export function describe(metadata: ConfigIdMetadata | null | undefined): string {
   const name = metadata?.name ? metadata.name : '(unnamed)';
   return metadata?.namespace ? `${metadata.namespace}/${name}` : name;
 }

@@ -2,20 +2,12 @@
  * The configuration id of a TLS Secret, which needs its certificate parsed (node:crypto): kept
  * apart from the rest of the checksum so that `@ingresskit/checksum/pure` runs in a browser.
  */
-import { readSecretCertificate, type SecretDataLike } from './certificate.js';
-import {
-  describe,
-  readBaseId,
-  skip,
-  type ConfigIdMetadata,
-  type ConfigIdOptions,
-  type SecretConfigIdResult,
-} from './config-id.js';
+import type { SecretLike } from '@ingresskit/kube-objects/pure';
+import { readSecretCertificate } from './certificate.js';
+import { describe, readBaseId, skip, type ConfigIdOptions, type SecretConfigIdResult } from './config-id.js';
 
-/** A Secret as far as the checksum is concerned. */
-export interface SecretLike extends SecretDataLike {
-  metadata?: ConfigIdMetadata | undefined;
-}
+/** A Secret as far as the checksum is concerned: kube-objects' SecretLike. */
+export type { SecretLike };
 
 /**
  * The Secret's configuration id `"<id>-<version>-<sha1>"` as Tengine-Ingress computes it

@@ -55,7 +55,7 @@ describe('normalizeClassResolutionConfig', () => {
     expect(thrown).toBeInstanceOf(InvalidClassResolutionConfigError);
     expect(thrown).toMatchObject({
       name: 'InvalidClassResolutionConfigError',
-      code: 'INVALID_CLASS_RESOLUTION_CONFIG',
+      code: 'ERR_INVALID_CLASS_RESOLUTION_CONFIG',
     });
     expect((thrown as Error).message).toMatch(message);
   });

@@ -167,7 +167,7 @@ function setup(classes: GatewayClass[], options: Partial<GatewayClassControllerO
     source,
     client,
     clock,
-    now: () => now,
+    wallClock: () => now.getTime(),
     ...options,
   });
   running.push(controller);
@@ -297,8 +297,8 @@ describe('GatewayClassController', () => {
   });
 
   it('keeps other finalizers when it adds or removes its own', async () => {
-    const withOther = gatewayClass('internet');
-    withOther.metadata!.finalizers = ['example.net/cleanup'];
+    const plain = gatewayClass('internet');
+    const withOther = { ...plain, metadata: { ...plain.metadata, finalizers: ['example.net/cleanup'] } };
     const { client, controller, source } = setup([withOther]);
     source.gateways.set('default/a', gateway('a', 'internet'));
     const added = nextResult(controller);

@@ -2,10 +2,14 @@ import { isOwnGatewayClass, isValidControllerName } from '@ingresskit/class-reso
 import { mergeConditions } from '@ingresskit/kube-objects';
 import {
   RateLimitingQueue,
+  callGuarded,
+  ListenerError,
   systemClock,
+  systemWallClock,
   type Clock,
   type RateLimiter,
   type Timer,
+  type WallClock,
 } from '@ingresskit/task-queue';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { EventEmitter } from 'eventemitter3';
@@ -15,7 +19,6 @@ import { isJsonEqual } from './equal.js';
 import {
   ControllerStateError,
   GatewayClassConflictError,
-  GatewayClassListenerError,
   InvalidControllerNameError,
   InvalidVersionPolicyError,
 } from './errors.js';
@@ -45,8 +48,8 @@ export interface GatewayClassControllerOptions {
   clock?: Clock;
   /** Backoff of failed reconciles; task-queue's default controller rate limiter by default. */
   rateLimiter?: RateLimiter<string>;
-  /** Wall-clock time for `lastTransitionTime`; `new Date()` by default. */
-  now?: () => Date;
+  /** Source of `lastTransitionTime`; `Date.now` by default. */
+  wallClock?: WallClock;
   /** Read-modify-write attempts per reconcile before giving up on conflicts (then retried with backoff); 5. */
   maxConflictAttempts?: number;
   /** When > 0, every class is reconciled again this often, as a safety net against missed events. */
@@ -105,7 +108,7 @@ export class GatewayClassController extends EventEmitter<GatewayClassControllerE
   readonly #client: GatewayClassClient;
   readonly #clock: Clock;
   readonly #isLeader: () => boolean;
-  readonly #now: () => Date;
+  readonly #wallClock: WallClock;
   readonly #maxAttempts: number;
   readonly #queue: RateLimitingQueue<string>;
   readonly #abort = new AbortController();
@@ -130,7 +133,7 @@ export class GatewayClassController extends EventEmitter<GatewayClassControllerE
     this.#client = options.client ?? createGatewayClassClient(options.kubeConfig as KubeConfig);
     this.#clock = options.clock ?? systemClock;
     this.#isLeader = options.isLeader ?? (() => true);
-    this.#now = options.now ?? (() => new Date());
+    this.#wallClock = options.wallClock ?? systemWallClock;
     this.#maxAttempts = Math.max(1, options.maxConflictAttempts ?? 5);
     this.#queue = new RateLimitingQueue<string>({
       clock: this.#clock,
@@ -223,23 +226,20 @@ export class GatewayClassController extends EventEmitter<GatewayClassControllerE
 
   // Listeners run inside the worker loop; one that throws must not end the loop.
   #emitReconciled(result: GatewayClassReconcileResult): void {
-    try {
-      this.emit('reconciled', result);
-    } catch (error) {
-      this.#emitError(new GatewayClassListenerError({ cause: error }), result.name);
-    }
+    callGuarded(
+      () => this.emit('reconciled', result),
+      (cause) =>
+        this.#emitError(
+          new ListenerError('a reconciled listener of GatewayClassController', { cause }),
+          result.name,
+        ),
+    );
   }
 
+  // An error listener that throws has nowhere left to report to: callGuarded rethrows it outside
+  // the worker loop.
   #emitError(error: unknown, name: string): void {
-    try {
-      this.emit('error', error, name);
-    } catch (listenerError) {
-      // An error listener that throws has nowhere left to report to: surface it as an uncaught
-      // exception instead of losing it, outside the worker loop.
-      queueMicrotask(() => {
-        throw listenerError;
-      });
-    }
+    callGuarded(() => this.emit('error', error, name));
   }
 
   async #reconcile(name: string): Promise<GatewayClassReconcileResult> {
@@ -284,7 +284,7 @@ export class GatewayClassController extends EventEmitter<GatewayClassControllerE
 
       const evaluation = evaluateGatewayClass(current, {
         controllerName,
-        now: this.#now(),
+        now: new Date(this.#wallClock()),
         customResourceDefinitions: source.listCustomResourceDefinitions(),
         getParametersObject: (ref) => source.getParametersObject(ref),
         versionPolicy: this.#options.versionPolicy ?? defaultVersionPolicy,

@@ -1,7 +1,7 @@
 /** The configured controllerName does not follow Gateway API's `GatewayController` grammar. */
 export class InvalidControllerNameError extends Error {
   override readonly name = 'InvalidControllerNameError';
-  readonly code = 'INVALID_CONTROLLER_NAME' as const;
+  readonly code = 'ERR_INVALID_CONTROLLER_NAME' as const;
 
   constructor(controllerName: string) {
     super(
@@ -14,7 +14,7 @@ export class InvalidControllerNameError extends Error {
 /** A supported-version pattern in the version policy cannot be parsed. */
 export class InvalidVersionPolicyError extends Error {
   override readonly name = 'InvalidVersionPolicyError';
-  readonly code = 'INVALID_VERSION_POLICY' as const;
+  readonly code = 'ERR_INVALID_VERSION_POLICY' as const;
 
   constructor(pattern: string) {
     super(
@@ -26,7 +26,7 @@ export class InvalidVersionPolicyError extends Error {
 /** A request to the API server about a GatewayClass failed for a reason other than a conflict or absence. */
 export class GatewayClassApiError extends Error {
   override readonly name = 'GatewayClassApiError';
-  readonly code = 'GATEWAY_CLASS_API_ERROR' as const;
+  readonly code = 'ERR_GATEWAY_CLASS_API' as const;
 
   constructor(
     readonly operation: string,
@@ -45,7 +45,7 @@ export class GatewayClassApiError extends Error {
 /** A write kept conflicting with concurrent writers after every retry. */
 export class GatewayClassConflictError extends Error {
   override readonly name = 'GatewayClassConflictError';
-  readonly code = 'GATEWAY_CLASS_CONFLICT' as const;
+  readonly code = 'ERR_GATEWAY_CLASS_CONFLICT' as const;
 
   constructor(
     readonly gatewayClassName: string,
@@ -55,20 +55,14 @@ export class GatewayClassConflictError extends Error {
   }
 }
 
-/** A `reconciled` listener threw; reported through the controller's `error` event. */
-export class GatewayClassListenerError extends Error {
-  override readonly name = 'GatewayClassListenerError';
-  readonly code = 'GATEWAY_CLASS_LISTENER_FAILED' as const;
-
-  constructor(options: { cause: unknown }) {
-    super('a reconciled listener of GatewayClassController threw', options);
-  }
-}
+// A `reconciled` listener threw: task-queue's ListenerError, reported through the controller's
+// `error` event; GatewayClassListenerError is its former public name.
+export { ListenerError as GatewayClassListenerError, ListenerError } from '@ingresskit/task-queue';
 
 /** start() was called on a controller that is already running or stopped. */
 export class ControllerStateError extends Error {
   override readonly name = 'ControllerStateError';
-  readonly code = 'CONTROLLER_STATE' as const;
+  readonly code = 'ERR_GATEWAY_CLASS_CONTROLLER_STATE' as const;
 
   constructor(state: string) {
     super(`GatewayClassController cannot start: it is ${state}`);

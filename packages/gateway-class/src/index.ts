@@ -13,6 +13,7 @@ export {
   GatewayClassApiError,
   GatewayClassConflictError,
   GatewayClassListenerError,
+  ListenerError,
   InvalidControllerNameError,
   InvalidVersionPolicyError,
 } from './errors.js';

@@ -1,21 +1,13 @@
 // Plain-JSON shapes of the objects this package reads. They are structural and loose on purpose:
 // objects from the store (normalized JSON), from a raw GET, or from client-node models all fit.
 
-import type { Condition } from '@ingresskit/kube-objects';
+import type { Condition, GatewayClassLike, ObjectMetaLike } from '@ingresskit/kube-objects';
 
 /** A `metav1.Condition` as it appears in GatewayClass status. */
 export type { Condition };
 
-/** Metadata fields this package reads or writes. */
-export interface ObjectMeta {
-  name?: string;
-  namespace?: string;
-  generation?: number;
-  resourceVersion?: string;
-  deletionTimestamp?: string | Date;
-  finalizers?: readonly string[];
-  annotations?: Readonly<Record<string, string>>;
-}
+/** Metadata fields this package reads or writes: kube-objects' ObjectMetaLike. */
+export type ObjectMeta = ObjectMetaLike;
 
 /** `spec.parametersRef` of a GatewayClass (Gateway API `ParametersReference`). */
 export interface ParametersReference {
@@ -62,9 +54,7 @@ export interface CustomResourceDefinition {
 
 /**
  * The least a cached GatewayClass must show to route change events: its name, controllerName and
- * parametersRef (checked at run time, so loosely typed caches fit without casts).
+ * parametersRef (checked at run time, so loosely typed caches fit without casts): kube-objects'
+ * GatewayClassLike.
  */
-export interface GatewayClassSummary {
-  metadata?: { name?: string };
-  spec?: { controllerName?: string; parametersRef?: unknown };
-}
+export type GatewayClassSummary = GatewayClassLike;

@@ -1,10 +1,8 @@
+import { BUNDLE_VERSION_ANNOTATION, GATEWAY_API_GROUP } from '@ingresskit/kube-objects';
 import type { CustomResourceDefinition } from './types.js';
 
-/** API group of the Gateway API CRDs. */
-export const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
-
-/** Annotation on every Gateway API CRD that names the release bundle it came from. */
-export const BUNDLE_VERSION_ANNOTATION = 'gateway.networking.k8s.io/bundle-version';
+// Spelled once in kube-objects; re-exported because they were this package's public names.
+export { BUNDLE_VERSION_ANNOTATION, GATEWAY_API_GROUP };
 
 /** Which Gateway API bundle versions we support, and what to do with a class when the CRDs are at another. */
 export interface VersionPolicy {

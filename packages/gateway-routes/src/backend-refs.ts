@@ -3,7 +3,7 @@
  * port the route may use, or a 500 share for one it cannot, with the first such problem recorded
  * for the route's ResolvedRefs condition.
  */
-import { flatString } from '@ingresskit/kube-objects';
+import { flatString, namespacedKey } from '@ingresskit/kube-objects';
 import { describeValue, type ProblemLog, type WeightedBackend } from '@ingresskit/route-model';
 import { RouteReason } from './conditions.js';
 import { arrayOr, checkDnsLabel, isPortNumber, objectOr, optionalString } from './grammar.js';
@@ -119,7 +119,7 @@ export function resolveBackendRef(
     return undefined;
   }
   const port = ref.port;
-  context.record.services.add(`${namespace}/${name}`);
+  context.record.services.add(namespacedKey(namespace, name));
   const service = context.references.service(namespace, name);
   if (service === undefined || service === null) {
     noteRefProblem(

@@ -4,7 +4,7 @@
  * and signatures a TLS library will use, in canonical form. Gateway API adds one rule: a
  * certificateRef names a Secret of type kubernetes.io/tls.
  */
-import { readTlsSecret } from '@ingresskit/kube-objects';
+import { readTlsSecret, TLS_SECRET_TYPE } from '@ingresskit/kube-objects';
 import type { Certificate } from '@ingresskit/route-model';
 import type { SecretLike } from './types.js';
 
@@ -14,8 +14,8 @@ export type SecretCertificate = { ok: true; certificate: Certificate } | { ok: f
 /** Reads the certificate of a kubernetes.io/tls Secret. Never throws. */
 export function readSecretCertificate(secret: SecretLike): SecretCertificate {
   const type = secret.type;
-  if (type !== undefined && type !== null && type !== 'kubernetes.io/tls') {
-    return { ok: false, message: `is of type ${String(type)}, not kubernetes.io/tls` };
+  if (type !== undefined && type !== null && type !== TLS_SECRET_TYPE) {
+    return { ok: false, message: `is of type ${String(type)}, not ${TLS_SECRET_TYPE}` };
   }
   const result = readTlsSecret(secret);
   return result.ok ? { ok: true, certificate: result.certificate } : { ok: false, message: result.message };

@@ -4,6 +4,7 @@
  * or namespace its last translation read changed. An unchanged route (or Gateway) keeps the very
  * same contribution object, so `===` tells the caller which contributions to set again.
  */
+import { namespacedKey, splitObjectKey } from '@ingresskit/kube-objects';
 import { isDeepEqual, sourceKey, type RouteContribution } from '@ingresskit/route-model';
 import { readSecretCertificate, type SecretCertificate } from './certificates.js';
 import type { GatewayEvaluation } from './gateways.js';
@@ -76,8 +77,8 @@ function fingerprintOf(
     parts.push(`g ${key} ${evaluation.gateways.get(key)?.attachmentKey ?? '-'}`);
   }
   for (const key of translation.references.services) {
-    const slash = key.indexOf('/');
-    const version = objectVersion(references.service(key.slice(0, slash), key.slice(slash + 1)));
+    const { namespace, name } = splitObjectKey(key);
+    const version = objectVersion(references.service(namespace ?? '', name));
     if (version === undefined) return undefined;
     parts.push(`s ${key} ${version}`);
   }
@@ -127,7 +128,7 @@ export function createGatewayApiTranslator(config: GatewayApiConfig): GatewayApi
           const resourceVersion = versionOf(metadata.resourceVersion);
           const key =
             typeof metadata.namespace === 'string' && typeof metadata.name === 'string'
-              ? `${metadata.namespace}/${metadata.name}`
+              ? namespacedKey(metadata.namespace, metadata.name)
               : undefined;
           if (key !== undefined && uid !== undefined && resourceVersion !== undefined) {
             const entry = entries.get(key);

@@ -3,6 +3,7 @@
  * listeners (listeners.ts). Listeners of all our Gateways share the data plane's ports, so conflicts
  * across Gateways, and which listeners are ready, are decided here over all of them together.
  */
+import { namespacedKey } from '@ingresskit/kube-objects';
 import {
   compareHostnames,
   createProblemLog,
@@ -216,7 +217,7 @@ export function evaluateGateways(
       return { ...evaluated, isReady, notReadyMessage, attachable: isReady || attachable };
     });
     const { problems: log, ...gateway } = draft;
-    result.set(`${draft.namespace}/${draft.name}`, {
+    result.set(namespacedKey(draft.namespace, draft.name), {
       ...gateway,
       listeners,
       attachmentKey: attachmentKeyOf(listeners),

@@ -2,6 +2,7 @@
  * Host ownership in HTTPRoute statuses: the hostnames a route lost to another namespace's older
  * source (from the route table's assembly notes) become a `PartiallyInvalid` condition on its parents.
  */
+import { namespacedKey } from '@ingresskit/kube-objects';
 import type { AssemblyNote, SourceRef } from '@ingresskit/route-model';
 import type { ConditionDraft, HTTPRouteStatusEntry } from './types.js';
 
@@ -17,7 +18,7 @@ export function lostHostnamesOf(notes: readonly AssemblyNote[]): Map<string, Los
   const lost = new Map<string, LostHostname[]>();
   for (const note of notes) {
     if (note.type !== 'host-owned-elsewhere' || note.source.kind !== 'HTTPRoute') continue;
-    const key = `${note.source.namespace}/${note.source.name}`;
+    const key = namespacedKey(note.source.namespace, note.source.name);
     const entry = { hostname: note.hostname, owner: note.owner.source, tenant: note.owner.tenant };
     const list = lost.get(key);
     if (list === undefined) lost.set(key, [entry]);
@@ -36,7 +37,7 @@ export function markHostnamesOwnedElsewhere(
   lost: ReadonlyMap<string, readonly LostHostname[]>,
 ): HTTPRouteStatusEntry[] {
   return entries.map((entry) => {
-    const hostnames = lost.get(`${entry.namespace}/${entry.name}`);
+    const hostnames = lost.get(namespacedKey(entry.namespace, entry.name));
     if (hostnames === undefined || hostnames.length === 0) return entry;
     const message = hostnames
       .map(

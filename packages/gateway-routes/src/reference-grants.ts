@@ -1,9 +1,10 @@
 /** ReferenceGrant: whether an object may refer to an object in another namespace. */
+import { GATEWAY_API_GROUP } from '@ingresskit/kube-objects';
 import { arrayOr, objectOr } from './grammar.js';
 import type { ReferenceGrantLike } from './types.js';
 
-/** The Gateway API group. */
-export const GATEWAY_GROUP = 'gateway.networking.k8s.io';
+/** The Gateway API group (kube-objects' `GATEWAY_API_GROUP`), under this package's public name. */
+export const GATEWAY_GROUP = GATEWAY_API_GROUP;
 
 /** The object that refers: its group, kind and namespace. */
 export interface ReferenceFrom {

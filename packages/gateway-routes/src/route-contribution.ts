@@ -3,7 +3,13 @@
  * rule match served on the data-plane listeners that hostname attached to.
  */
 import { flatString } from '@ingresskit/kube-objects';
-import type { HostContribution, Route, RouteContribution, SourceRef } from '@ingresskit/route-model';
+import {
+  type HostContribution,
+  type Route,
+  type RouteContribution,
+  sourceKey,
+  type SourceRef,
+} from '@ingresskit/route-model';
 import { HTTP_ROUTE_KIND } from './allowed-routes.js';
 import { compareText } from './grammar.js';
 import type { ParentDecision } from './parent-attachment.js';
@@ -29,7 +35,7 @@ export function buildContribution(
     }
   }
   if (listenersByHostname.size === 0) return undefined;
-  const prefix = `${HTTP_ROUTE_KIND}/${source.namespace}/${source.name}`;
+  const prefix = sourceKey(source);
   const hosts: HostContribution[] = [...listenersByHostname.keys()].sort(compareText).map((hostname) => {
     const listeners = [...listenersByHostname.get(hostname)!].sort(compareText);
     const routes = rules.matches.map((entry): Route => ({

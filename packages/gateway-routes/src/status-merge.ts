@@ -5,7 +5,7 @@
  * are. Each function returns undefined when the object already holds exactly that, so nothing is
  * written twice. Pure: the time comes in as a string.
  */
-import { mergeConditions, type Condition } from '@ingresskit/kube-objects';
+import { GATEWAY_API_GROUP, mergeConditions, type Condition } from '@ingresskit/kube-objects';
 import { isDeepStrictEqual } from 'node:util';
 import type { ConditionDraft, GatewayStatusDraft, RouteParentStatusDraft } from './types.js';
 
@@ -80,7 +80,7 @@ export function mergeGatewayStatus(
 function sameParentRef(a: Record<string, unknown>, b: RouteParentStatusDraft['parentRef']): boolean {
   // Written back with defaults filled in, so an entry we wrote compares field by field.
   return (
-    (a.group ?? 'gateway.networking.k8s.io') === b.group &&
+    (a.group ?? GATEWAY_API_GROUP) === b.group &&
     (a.kind ?? 'Gateway') === b.kind &&
     a.namespace === b.namespace &&
     a.name === b.name &&

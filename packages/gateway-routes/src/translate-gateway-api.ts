@@ -4,7 +4,15 @@
  * is translated on its own against them, and the Gateways' TLS claims and status follow from the
  * routes that attached.
  */
-import type { HostContribution, Problem, Route, RouteContribution, TlsClaim } from '@ingresskit/route-model';
+import { namespacedKey } from '@ingresskit/kube-objects';
+import {
+  type HostContribution,
+  type Problem,
+  type Route,
+  type RouteContribution,
+  sourceKey,
+  type TlsClaim,
+} from '@ingresskit/route-model';
 import { readSecretCertificate } from './certificates.js';
 import type { CertificateReader } from './certificate-refs.js';
 import { buildGatewayStatus } from './gateway-status.js';
@@ -28,7 +36,9 @@ function keyOf(object: KubeObjectLike, clusterScoped = false): string | undefine
   );
   if (typeof metadata.name !== 'string') return undefined;
   if (clusterScoped) return metadata.name;
-  return typeof metadata.namespace === 'string' ? `${metadata.namespace}/${metadata.name}` : undefined;
+  return typeof metadata.namespace === 'string'
+    ? namespacedKey(metadata.namespace, metadata.name)
+    : undefined;
 }
 
 function indexBy<T extends KubeObjectLike>(
@@ -57,8 +67,8 @@ export function createReferences(objects: GatewayApiObjects): GatewayApiReferenc
     grants.set(namespace, [...(grants.get(namespace) ?? []), grant]);
   }
   return {
-    service: (namespace, name) => services.get(`${namespace}/${name}`),
-    secret: (namespace, name) => secrets.get(`${namespace}/${name}`),
+    service: (namespace, name) => services.get(namespacedKey(namespace, name)),
+    secret: (namespace, name) => secrets.get(namespacedKey(namespace, name)),
     namespace: (name) => namespaces.get(name),
     referenceGrants: (namespace) => grants.get(namespace) ?? [],
   };
@@ -195,9 +205,7 @@ export function translateWithHooks(
       });
     }
   }
-  const sourceKey = (contribution: RouteContribution) =>
-    `${contribution.source.kind}/${contribution.source.namespace}/${contribution.source.name}`;
-  routes.sort((a, b) => compareText(sourceKey(a), sourceKey(b)));
+  routes.sort((a, b) => compareText(sourceKey(a.source), sourceKey(b.source)));
   return { routes, statuses: { gateways: gatewayStatuses, httpRoutes: routeStatuses }, problems };
 }
 

@@ -3,6 +3,7 @@
  * route, the Gateways it names (as evaluateGateways saw them), the Services, ReferenceGrants and
  * namespace labels it reads; a controller re-translates a route only when one of those changed.
  */
+import { namespacedKey } from '@ingresskit/kube-objects';
 import {
   createProblemLog,
   describeValue,
@@ -123,7 +124,7 @@ export function translateHTTPRoute(
     for (const entry of arrayOr(spec.parentRefs)) {
       const ref = readParentRef(entry, namespace);
       if (ref === undefined) continue;
-      const key = `${ref.namespace}/${ref.name}`;
+      const key = namespacedKey(ref.namespace, ref.name);
       gatewayKeys.add(key);
       const gateway = gateways.gateways.get(key);
       if (gateway === undefined) continue;
@@ -140,7 +141,7 @@ export function translateHTTPRoute(
     const attachments: ListenerAttachment[] = served
       ? decisions.flatMap((decision) =>
           decision.attached.map(({ listener, hostnames: names }) => ({
-            gateway: `${decision.gateway.namespace}/${decision.gateway.name}`,
+            gateway: namespacedKey(decision.gateway.namespace, decision.gateway.name),
             listener: listener.name,
             dataPlaneListener: listener.dataPlaneListener!,
             hostnames: names,

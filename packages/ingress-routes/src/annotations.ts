@@ -5,6 +5,7 @@
  * protect something (see ingress-nginx-annotations.ts: auth, limits, WAF, backend TLS, snippets)
  * do the same, other unsupported ones are ignored with a warning.
  */
+import { INGRESS_NGINX_ANNOTATION_PREFIX } from '@ingresskit/kube-objects';
 import {
   compareText,
   type BackendProtocol,
@@ -32,7 +33,7 @@ import { checkRewriteTarget } from './rewrite-annotations.js';
 import { annotationField } from './annotation-field.js';
 
 /** The default annotation prefix, shared with ingress-nginx so existing manifests keep working. */
-export const DEFAULT_ANNOTATION_PREFIX = 'nginx.ingress.kubernetes.io';
+export const DEFAULT_ANNOTATION_PREFIX = INGRESS_NGINX_ANNOTATION_PREFIX;
 
 /** The annotations of one Ingress, parsed. */
 export interface IngressAnnotations {

@@ -116,6 +116,7 @@ describe('resolveServiceBackend under the address policy', () => {
     expect(result.problem).toBe(
       'EndpointSlices of Service tenant/app name addresses a backend may not point at, left out: 127.0.0.1 is a loopback address; 169.254.169.254 is a link-local address',
     );
+    expect(result.problemCode).toBe('backend-address-refused');
   });
 
   it('keeps loopback endpoints when local addresses are allowed', () => {

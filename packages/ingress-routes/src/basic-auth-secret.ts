@@ -3,6 +3,7 @@
  * the data plane verifies; one it cannot read, a missing Secret or one without users closes the
  * Ingress's routes (401 for everyone) with an error naming the Secret, never opens them.
  */
+import { namespacedKey } from '@ingresskit/kube-objects';
 import type { BasicAuthPolicy } from '@ingresskit/route-model';
 import type { IngressAnnotations } from './annotations.js';
 import type { BasicAuthRequest } from './auth-annotations.js';
@@ -115,7 +116,7 @@ export function resolveBasicAuth(context: Context): IngressAnnotations {
       `${request.namespace}/${request.name} is of another namespace, which an Ingress may not use`,
     );
   }
-  const key = `${namespace}/${request.name}`;
+  const key = namespacedKey(namespace, request.name);
   context.secretsRead.add(key);
   const secret = context.references.secret(namespace, request.name);
   if (secret === undefined || secret === null) return closed(`${key} not found`);

@@ -37,7 +37,7 @@ describe('createDefaultBackendRoute', () => {
     } catch (error) {
       expect(error).toMatchObject({
         name: 'InvalidServiceReferenceError',
-        code: 'INVALID_SERVICE_REFERENCE',
+        code: 'ERR_INVALID_SERVICE_REFERENCE',
       });
     }
   });

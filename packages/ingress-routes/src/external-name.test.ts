@@ -33,6 +33,7 @@ describe('pinExternalName', () => {
     expect(pinned.problem).toBe(
       'spec.externalName api.example.com resolves to addresses a backend may not point at (127.0.0.1 is a loopback address); the other addresses are used',
     );
+    expect(pinned.problemCode).toBe('backend-address-refused');
   });
 
   it('gives no target when every address is refused, the name does not resolve, or is not resolved yet', () => {
@@ -43,7 +44,9 @@ describe('pinExternalName', () => {
     expect(missing).toEqual({
       backend: { id: 'tenant/api:443', endpoints: [] },
       problem: 'spec.externalName api.example.com does not resolve (ENOTFOUND); requests get 503',
+      problemCode: 'external-name-unresolved',
     });
+    expect(rebound.problemCode).toBe('backend-address-refused');
     expect(pinExternalName(external, undefined, policy).problem).toContain('is not resolved yet');
   });
 

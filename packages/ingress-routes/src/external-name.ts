@@ -7,6 +7,7 @@
 import { isIP } from 'node:net';
 import type { Backend, Endpoint } from '@ingresskit/route-model';
 import { refusedBackendAddress, type BackendAddressPolicy } from './backend-address-policy.js';
+import type { ServiceBackendResolution } from './service-backend.js';
 
 /** What resolving a name gave: its addresses, or why there are none. */
 export type NameResolution = { readonly addresses: readonly string[] } | { readonly error: string };
@@ -20,7 +21,7 @@ export function pinExternalName(
   backend: Backend,
   resolution: NameResolution | undefined,
   policy: BackendAddressPolicy,
-): { backend: Backend; problem?: string } {
+): ServiceBackendResolution {
   const target = backend.externalName;
   if (target === undefined) return { backend };
   const { hostname, port } = target;
@@ -30,11 +31,13 @@ export function pinExternalName(
     return {
       backend: unusable,
       problem: `spec.externalName ${hostname} is not resolved yet; requests get 503`,
+      problemCode: 'external-name-unresolved',
     };
   if ('error' in addresses)
     return {
       backend: unusable,
       problem: `spec.externalName ${hostname} does not resolve (${addresses.error}); requests get 503`,
+      problemCode: 'external-name-unresolved',
     };
   const refused: string[] = [];
   const endpoints: Endpoint[] = [];
@@ -50,5 +53,6 @@ export function pinExternalName(
   return {
     backend: pinned,
     problem: `spec.externalName ${hostname} resolves to addresses a backend may not point at (${refused.join('; ')}); ${outcome}`,
+    problemCode: 'backend-address-refused',
   };
 }

@@ -2,11 +2,11 @@
  * Annotations that add hostnames to an Ingress: server-alias (more names for its first host) and
  * from-to-www-redirect (the www. / bare counterpart of each host redirects to it).
  */
-import { ANY_HOSTNAME, type HostContribution, type Route } from '@ingresskit/route-model';
+import { ANY_HOSTNAME, type HostContribution, type Route, sourceKey } from '@ingresskit/route-model';
 import { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
 import { checkHost } from './grammar.js';
 import { flatString } from '@ingresskit/kube-objects';
-import { idPrefix, originOf, type Context } from './translation-context.js';
+import { originOf, type Context } from './translation-context.js';
 import { annotationField } from './annotation-field.js';
 
 function annotationFieldOf(context: Context, name: string): string {
@@ -32,7 +32,7 @@ export function addWwwRedirects(context: Context, hosts: Map<string, HostContrib
     const from = counterpartOf(hostname);
     if (from === undefined || hosts.has(from)) continue;
     const fallback: Route = {
-      id: flatString(`${idPrefix(context.source)}/www-redirect/${from}`),
+      id: flatString(`${sourceKey(context.source)}/www-redirect/${from}`),
       origin: originOf(context, [-1], field),
       match: { path: { type: 'PathPrefix', value: '/' } },
       action: { type: 'redirect', redirect: { hostname, statusCode: 308 } },

@@ -8,9 +8,11 @@ export {
 export { backendIdOf, parseBackendId } from './backend-reference.js';
 export {
   resolveServiceBackend,
-  SERVICE_NAME_LABEL,
+  type BackendProblemCode,
   type ServiceBackendResolution,
 } from './service-backend.js';
+// Spelled once in kube-objects; re-exported because it was this package's public name.
+export { SERVICE_NAME_LABEL } from '@ingresskit/kube-objects';
 export { pinExternalName, type NameResolution } from './external-name.js';
 export {
   DEFAULT_BACKEND_ADDRESS_POLICY,
@@ -65,24 +67,27 @@ export {
 } from './certificates.js';
 export { InvalidServiceReferenceError } from './errors.js';
 export type {
+  IngressReferences,
+  IngressTranslation,
+  IngressTranslationConfig,
+  ServiceReference,
+} from './types.js';
+// The objects translateIngress reads are kube-objects' shapes, re-exported for its callers.
+export type {
   EndpointLike,
   EndpointPortLike,
   EndpointSliceLike,
   IngressBackendLike,
   IngressLike,
   IngressPathLike,
-  IngressReferences,
   IngressRuleLike,
   IngressTlsLike,
-  IngressTranslation,
-  IngressTranslationConfig,
   KubeObjectLike,
   ObjectMetaLike,
   SecretLike,
   ServiceBackendPortLike,
   ServiceLike,
   ServicePortLike,
-  ServiceReference,
   StringMapLike,
   Timestamp,
-} from './types.js';
+} from '@ingresskit/kube-objects';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createIngressTranslator, translateIngress } from './index.js';
 import { A, ingress, path, secrets, tlsSecret } from './testing/fixtures.js';
-import type { IngressLike } from './types.js';
+import type { IngressLike } from '@ingresskit/kube-objects';
 
 const tls = [{ hosts: ['secure.example.com'], secretName: 'cert' }];
 

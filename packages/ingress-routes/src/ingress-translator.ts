@@ -3,12 +3,13 @@
  * a Secret its last translation read, changed (by resourceVersion), or when a certificate it read
  * expired since. Resyncs and relists then cost map lookups instead of certificate parsing.
  */
+import { namespacedKey, splitObjectKey, type IngressLike } from '@ingresskit/kube-objects';
 import { createCertificateCache, type CertificateCache } from './certificates.js';
 import { translateIngressTimed } from './translate-ingress.js';
 import type { StrictTransportSecurity } from '@ingresskit/route-model';
 import type { BackendAddressPolicy } from './backend-address-policy.js';
 import type { AnnotationDefaults } from './annotation-defaults.js';
-import type { IngressLike, IngressReferences, IngressTranslation } from './types.js';
+import type { IngressReferences, IngressTranslation } from './types.js';
 
 /** Options of createIngressTranslator. */
 export interface IngressTranslatorConfig {
@@ -76,8 +77,8 @@ function metadataOf(object: unknown): Record<string, unknown> | undefined {
 
 /** The resourceVersion of the Secret `key` now: null when absent, undefined when it cannot be told. */
 function secretVersion(references: IngressReferences, key: string): string | null | undefined {
-  const slash = key.indexOf('/');
-  const secret = references.secret(key.slice(0, slash), key.slice(slash + 1));
+  const { namespace, name } = splitObjectKey(key);
+  const secret = references.secret(namespace ?? '', name);
   if (secret === undefined || secret === null) return null;
   return versionOf(metadataOf(secret)?.resourceVersion);
 }
@@ -124,7 +125,9 @@ export function createIngressTranslator(config: IngressTranslatorConfig = {}): I
       const uid = versionOf(metadata?.uid);
       const resourceVersion = versionOf(metadata?.resourceVersion);
       const key =
-        typeof namespace === 'string' && typeof name === 'string' ? `${namespace}/${name}` : undefined;
+        typeof namespace === 'string' && typeof name === 'string'
+          ? namespacedKey(namespace, name)
+          : undefined;
       if (key !== undefined && uid !== undefined && resourceVersion !== undefined) {
         const entry = entries.get(key);
         if (entry !== undefined && isFresh(entry, uid, resourceVersion, references, time)) {

@@ -1,17 +1,18 @@
 /** The annotations of an Ingress as the route-model policy of each of its routes. */
-import type {
-  ExternalAuthPolicy,
-  Redirect,
-  RouteAction,
-  RoutePolicy,
-  RouteTimeouts,
-  StrictTransportSecurity,
+import {
+  type ExternalAuthPolicy,
+  type Redirect,
+  type RouteAction,
+  type RoutePolicy,
+  type RouteTimeouts,
+  sourceKey,
+  type StrictTransportSecurity,
 } from '@ingresskit/route-model';
 import type { IngressAnnotations } from './annotations.js';
 import type { RedirectStatus } from './redirect-annotations.js';
 import { createClientLimits } from './limit-annotations.js';
 import type { RedirectTarget } from './redirect-target.js';
-import { idPrefix, type Context } from './translation-context.js';
+import { type Context } from './translation-context.js';
 
 /**
  * The policy every route of an Ingress gets from its annotations (a path's rewrite comes on top).
@@ -128,7 +129,7 @@ export function createRouteAction(annotations: IngressAnnotations, backend: stri
  */
 export function sharedPolicy(context: Context): RoutePolicy {
   if (context.policy === undefined) {
-    const policy = createRoutePolicy(context.annotations, idPrefix(context.source));
+    const policy = createRoutePolicy(context.annotations, sourceKey(context.source));
     if (context.config.hsts !== undefined) policy.hsts = context.config.hsts;
     context.policy = Object.freeze(policy);
   }

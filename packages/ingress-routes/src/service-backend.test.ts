@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveServiceBackend } from './service-backend.js';
 import { deepFreeze, endpointSlice, externalService, service } from './testing/fixtures.js';
-import type { EndpointSliceLike } from './types.js';
+import type { EndpointSliceLike } from '@ingresskit/kube-objects';
 
 const app = { namespace: 'default', name: 'app' };
 
@@ -72,6 +72,7 @@ describe('resolveServiceBackend', () => {
     expect(resolveServiceBackend({ namespace: 'default', name: 'ghost', port: 80 }, undefined, [])).toEqual({
       backend: { id: 'default/ghost:80', endpoints: [] },
       problem: 'Service default/ghost not found; requests get 503 until it exists',
+      problemCode: 'service-not-found',
     });
   });
 
@@ -83,6 +84,7 @@ describe('resolveServiceBackend', () => {
     expect(resolveServiceBackend({ ...app, port }, service('app'), slices)).toEqual({
       backend: { id: `default/app:${port}`, endpoints: [] },
       problem,
+      problemCode: 'service-port-not-found',
     });
   });
 
@@ -124,6 +126,7 @@ describe('resolveServiceBackend', () => {
     expect(result).toEqual({
       backend: { id: 'default/ext:https', endpoints: [] },
       problem: 'Service default/ext has no port named "https"; requests get 503',
+      problemCode: 'service-port-not-found',
     });
   });
 

@@ -10,9 +10,33 @@ import {
 } from './backend-address-policy.js';
 import { backendIdOf } from './backend-reference.js';
 
-import { checkDnsSubdomain, isPortNumber } from '@ingresskit/kube-objects';
+import {
+  checkDnsSubdomain,
+  isPortNumber,
+  SERVICE_NAME_LABEL,
+  type EndpointSliceLike,
+  type ServiceLike,
+  type ServicePortLike,
+} from '@ingresskit/kube-objects';
 import { isIpAddress } from './grammar.js';
-import type { EndpointSliceLike, ServiceLike, ServicePortLike, ServiceReference } from './types.js';
+import type { ServiceReference } from './types.js';
+
+/** What is wrong with a backend, as a stable code; its problem message says it in words. */
+export type BackendProblemCode =
+  /** The Service does not exist (503 until it does, as in ingress-nginx). */
+  | 'service-not-found'
+  /** The Service has no such port (503, as in ingress-nginx). */
+  | 'service-port-not-found'
+  /** service-upstream on a Service without a cluster IP. */
+  | 'service-no-cluster-ip'
+  /** An ExternalName that is not a host name. */
+  | 'external-name-invalid'
+  /** An ExternalName Service while `allowExternalName` is off. */
+  | 'external-name-not-allowed'
+  /** An ExternalName not resolved yet, or that does not resolve. */
+  | 'external-name-unresolved'
+  /** Addresses the backend address policy refuses (some or all left out). */
+  | 'backend-address-refused';
 
 /** A backend, and why it can only answer 503 when it cannot serve. */
 export interface ServiceBackendResolution {
@@ -22,6 +46,8 @@ export interface ServiceBackendResolution {
    * ExternalName) or some of its endpoints were left out (addresses the policy refuses).
    */
   problem?: string;
+  /** What kind of problem `problem` is; set with it. */
+  problemCode?: BackendProblemCode;
 }
 
 /** service-upstream: the Service's cluster IP and port as the one endpoint. */
@@ -37,6 +63,7 @@ function resolveClusterIp(
     return {
       backend: { id, endpoints: [] },
       problem: `Service ${key} has no cluster IP (service-upstream); requests get 503`,
+      problemCode: 'service-no-cluster-ip',
     };
   }
   const refusal = refusedBackendAddress(clusterIp, port, policy);
@@ -44,13 +71,11 @@ function resolveClusterIp(
     return {
       backend: { id, endpoints: [] },
       problem: `Service ${key} cluster IP ${refusal}, which a backend may not point at; requests get 503`,
+      problemCode: 'backend-address-refused',
     };
   }
   return { backend: { id, endpoints: [{ address: clusterIp, port }] } };
 }
-
-/** The label that ties an EndpointSlice to its Service. */
-export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
 /**
  * The list when `value` is one, else empty. Items stay possibly null: the input is only typed,
@@ -131,6 +156,7 @@ export function resolveServiceBackend(
     return {
       backend: unusable,
       problem: `Service ${namespace}/${name} not found; requests get 503 until it exists`,
+      problemCode: 'service-not-found',
     };
   }
   const servicePort = findServicePort(service, port);
@@ -142,18 +168,21 @@ export function resolveServiceBackend(
       return {
         backend: unusable,
         problem: `Service ${namespace}/${name} has an invalid spec.externalName; requests get 503`,
+        problemCode: 'external-name-invalid',
       };
     }
     if (!isPortNumber(portNumber)) {
       return {
         backend: unusable,
         problem: `Service ${namespace}/${name} has no port named "${port}"; requests get 503`,
+        problemCode: 'service-port-not-found',
       };
     }
     if (!policy.allowExternalName) {
       return {
         backend: unusable,
         problem: `Service ${namespace}/${name} is of type ExternalName, which this controller does not serve (--allow-external-name-services=false); requests get 503`,
+        problemCode: 'external-name-not-allowed',
       };
     }
     const refusal = refusedBackendAddress(target, portNumber, policy);
@@ -161,6 +190,7 @@ export function resolveServiceBackend(
       return {
         backend: unusable,
         problem: `Service ${namespace}/${name} spec.externalName: ${refusal}, which a backend may not point at; requests get 503`,
+        problemCode: 'backend-address-refused',
       };
     }
     return { backend: { id, endpoints: [], externalName: { hostname: target, port: portNumber } } };
@@ -169,6 +199,7 @@ export function resolveServiceBackend(
     return {
       backend: unusable,
       problem: `Service ${namespace}/${name} has no port ${typeof port === 'number' ? port : `named "${port}"`}; requests get 503`,
+      problemCode: 'service-port-not-found',
     };
   }
   if (reference.viaClusterIp === true)
@@ -183,5 +214,6 @@ export function resolveServiceBackend(
   return {
     backend,
     problem: `EndpointSlices of Service ${namespace}/${name} name addresses a backend may not point at, left out: ${shown}`,
+    problemCode: 'backend-address-refused',
   };
 }

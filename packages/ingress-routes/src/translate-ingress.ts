@@ -15,7 +15,7 @@ import {
 } from '@ingresskit/route-model';
 import { DEFAULT_ANNOTATION_PREFIX, parseAnnotations } from './annotations.js';
 
-import { checkDnsLabel, checkDnsSubdomain } from '@ingresskit/kube-objects';
+import { checkDnsLabel, checkDnsSubdomain, type IngressLike } from '@ingresskit/kube-objects';
 
 import { addServerAliases, addWwwRedirects } from './host-annotations.js';
 import { toMillis } from './timestamps.js';
@@ -26,12 +26,7 @@ import { translateCanarySpec } from './translate-canary.js';
 import { translateDefaultBackend, translateRules } from './translate-rules.js';
 import { claimTls, readTlsEntries } from './translate-tls.js';
 import { INGRESS_KIND, objectOr, type Context } from './translation-context.js';
-import type {
-  IngressLike,
-  IngressReferences,
-  IngressTranslation,
-  IngressTranslationConfig,
-} from './types.js';
+import type { IngressReferences, IngressTranslation, IngressTranslationConfig } from './types.js';
 import { annotationField } from './annotation-field.js';
 
 function translateSpec(context: Context, rawSpec: unknown): RouteContribution {

@@ -2,14 +2,14 @@
  * The rules and `spec.defaultBackend` of an Ingress → host contributions: one per hostname, a
  * route per valid path, the default backend (or the table default) as the hosts' fallback.
  */
-import { ANY_HOSTNAME, type HostContribution, type Route } from '@ingresskit/route-model';
+import { ANY_HOSTNAME, type HostContribution, type Route, sourceKey } from '@ingresskit/route-model';
 import { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
 import { backendIdOf, parseBackendReference } from './backend-reference.js';
 import { checkHost, checkLiteralPath, checkRegexPath } from './grammar.js';
 import { isPathType, isRegexPath, pathMatchOf, rewriteOf } from './paths.js';
 import { createRedirect, sharedAction, sharedPolicy } from './route-policy.js';
-import { flatString } from '@ingresskit/kube-objects';
-import { idPrefix, objectOr, originOf, type Context } from './translation-context.js';
+import { flatString, namespacedKey } from '@ingresskit/kube-objects';
+import { objectOr, originOf, type Context } from './translation-context.js';
 import { annotationField } from './annotation-field.js';
 
 /** Reads a backend and names its Service port, or reports why it cannot be used. */
@@ -20,7 +20,7 @@ function readBackend(context: Context, raw: unknown, field: string): string | un
     return undefined;
   }
   const { namespace } = context.source;
-  context.services.add(`${namespace}/${reference.service}`);
+  context.services.add(namespacedKey(namespace, reference.service));
   return backendIdOf(
     namespace,
     reference.service,
@@ -34,7 +34,7 @@ export function translateDefaultBackend(context: Context, raw: unknown): Route |
   const backend = readBackend(context, raw, 'spec.defaultBackend');
   if (backend === undefined) return undefined;
   return {
-    id: flatString(`${idPrefix(context.source)}/default-backend`),
+    id: flatString(`${sourceKey(context.source)}/default-backend`),
     origin: originOf(context, [], 'spec.defaultBackend'),
     // A fallback's match is never consulted; this one says what it answers: every path.
     match: { path: { type: 'PathPrefix', value: '/' } },
@@ -54,7 +54,7 @@ function translateAppRoot(context: Context, ruleIndex: number): Route | undefine
   if (target === undefined) return undefined;
   const { redirectToHttps: _, ...policy } = sharedPolicy(context);
   return {
-    id: flatString(`${idPrefix(context.source)}/r${ruleIndex}/app-root`),
+    id: flatString(`${sourceKey(context.source)}/r${ruleIndex}/app-root`),
     origin: originOf(
       context,
       [ruleIndex, -1],
@@ -103,7 +103,7 @@ function translatePath(
   const backendId = readBackend(context, backend, `${field}.backend`);
   if (backendId === undefined) return undefined;
   return {
-    id: flatString(`${idPrefix(context.source)}/r${index[0]}/p${index[1]}`),
+    id: flatString(`${sourceKey(context.source)}/r${index[0]}/p${index[1]}`),
     origin: originOf(context, index, field),
     match: { path: match },
     action: sharedAction(context, backendId),

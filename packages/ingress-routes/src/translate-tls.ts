@@ -8,10 +8,10 @@ import {
   parseTlsSecretDataCached,
   type ParsedCertificate,
 } from './certificates.js';
-import { checkDnsSubdomain } from '@ingresskit/kube-objects';
+import { checkDnsSubdomain, namespacedKey, type IngressLike } from '@ingresskit/kube-objects';
 import { checkHost } from './grammar.js';
 import { INGRESS_KIND, objectOr, originOf, type Context } from './translation-context.js';
-import type { IngressLike } from './types.js';
+
 import { AUTH_SECRET_PROBLEM } from './basic-auth-secret.js';
 
 /** A TLS entry whose certificate passed every check, before its hosts are known. */
@@ -51,7 +51,7 @@ function readCertificate(
     return undefined;
   }
   const { namespace } = context.source;
-  const key = `${namespace}/${secretName as string}`;
+  const key = namespacedKey(namespace, secretName as string);
   context.secretsRead.add(key);
   const secret = context.references.secret(namespace, secretName as string);
   const result =
@@ -89,7 +89,7 @@ export function readTlsEntries(context: Context, tls: unknown): TlsEntry[] {
     const { hosts, secretName } = objectOr<{ hosts: unknown; secretName: unknown }>(entry);
     const parsed = readCertificate(context, secretName, `${field}.secretName`);
     if (parsed === undefined) return;
-    const secretKey = `${context.source.namespace}/${secretName as string}`;
+    const secretKey = namespacedKey(context.source.namespace, secretName as string);
     const hostList: unknown[] = Array.isArray(hosts) ? hosts : [];
     if (hostList.length === 0) {
       entries.push({ index, secretKey, parsed, hosts: undefined });

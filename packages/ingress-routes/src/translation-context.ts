@@ -30,11 +30,6 @@ export function objectOr<T extends object>(value: unknown): Partial<T> {
   return typeof value === 'object' && value !== null ? value : {};
 }
 
-/** The prefix of the ids of an Ingress's routes: `Ingress/<namespace>/<name>`. */
-export function idPrefix(source: SourceRef): string {
-  return `${INGRESS_KIND}/${source.namespace}/${source.name}`;
-}
-
 /**
  * Field paths and indexes, one copy each: `spec.rules[0].http.paths[1]` and `[0, 1]` are the
  * field and index of a route in nearly every Ingress, so thousands of routes share a few hundred

@@ -1,76 +1,15 @@
 /**
  * The shapes translateIngress reads and returns.
  *
- * Input objects are typed structurally, as in `@ingresskit/kube-objects` (whose shapes of
- * Services, EndpointSlices and Secrets are re-exported here): client-node models and plain JSON
- * both fit without casts, and a wrong shape becomes a problem, never an exception.
+ * Input objects are kube-objects' structural shapes (re-exported by the index): client-node
+ * models and plain JSON both fit without casts, and a wrong shape becomes a problem, never an
+ * exception.
  */
 import type { AnnotationDefaults } from './annotation-defaults.js';
-import type { KubeObjectLike, SecretLike } from '@ingresskit/kube-objects';
+import type { SecretLike } from '@ingresskit/kube-objects';
 import type { Problem, RouteContribution, StrictTransportSecurity } from '@ingresskit/route-model';
 import type { CertificateCache } from './certificates.js';
 import type { BackendAddressPolicy } from './backend-address-policy.js';
-
-export type {
-  EndpointLike,
-  EndpointPortLike,
-  EndpointSliceLike,
-  KubeObjectLike,
-  ObjectMetaLike,
-  SecretLike,
-  ServiceLike,
-  ServicePortLike,
-  StringMapLike,
-  Timestamp,
-} from '@ingresskit/kube-objects';
-
-/** The Service port of an Ingress backend: a number or a name. */
-export interface ServiceBackendPortLike {
-  readonly number?: number | null | undefined;
-  readonly name?: string | null | undefined;
-}
-
-/** An Ingress backend (`spec.defaultBackend` or a path's backend). Resource backends are refused. */
-export interface IngressBackendLike {
-  readonly service?:
-    | { readonly name?: string | null | undefined; readonly port?: ServiceBackendPortLike | null | undefined }
-    | null
-    | undefined;
-  readonly resource?: unknown;
-}
-
-/** One path of an Ingress rule. */
-export interface IngressPathLike {
-  readonly path?: string | null | undefined;
-  readonly pathType?: string | null | undefined;
-  readonly backend?: IngressBackendLike | null | undefined;
-}
-
-/** One rule of an Ingress: a host (or none, for every host) and its paths. */
-export interface IngressRuleLike {
-  readonly host?: string | null | undefined;
-  readonly http?: { readonly paths?: readonly IngressPathLike[] | null | undefined } | null | undefined;
-}
-
-/** One TLS entry of an Ingress: its hosts (none means every host of the Ingress) and its Secret. */
-export interface IngressTlsLike {
-  readonly hosts?: readonly string[] | null | undefined;
-  readonly secretName?: string | null | undefined;
-}
-
-/** A networking.k8s.io/v1 Ingress as read here; `V1Ingress` and plain JSON both fit. */
-export interface IngressLike extends KubeObjectLike {
-  readonly spec?:
-    | {
-        readonly ingressClassName?: string | null | undefined;
-        readonly defaultBackend?: IngressBackendLike | null | undefined;
-        readonly rules?: readonly IngressRuleLike[] | null | undefined;
-        readonly tls?: readonly IngressTlsLike[] | null | undefined;
-      }
-    | null
-    | undefined;
-  readonly status?: unknown;
-}
 
 /** A Service port: the controller's `--default-backend-service`, or the target of a backend id. */
 export interface ServiceReference {

@@ -25,6 +25,9 @@ export interface ObjectMetaLike {
   readonly resourceVersion?: unknown;
   /** Gateway API statuses carry it as `observedGeneration`. */
   readonly generation?: number | null | undefined;
+  /** Set once deletion was asked for; the object goes when its finalizers are gone. */
+  readonly deletionTimestamp?: Timestamp | null | undefined;
+  readonly finalizers?: readonly string[] | null | undefined;
 }
 
 /** The fields every Kubernetes object has besides its spec and status. */
@@ -106,4 +109,71 @@ export interface SecretLike extends KubeObjectLike {
   readonly data?: StringMapLike | null | undefined;
   readonly stringData?: StringMapLike | null | undefined;
   readonly immutable?: unknown;
+}
+
+/** The Service port of an Ingress backend: a number or a name. */
+export interface ServiceBackendPortLike {
+  readonly number?: number | null | undefined;
+  readonly name?: string | null | undefined;
+}
+
+/** An Ingress backend (`spec.defaultBackend` or a path's backend). Resource backends are refused. */
+export interface IngressBackendLike {
+  readonly service?:
+    | { readonly name?: string | null | undefined; readonly port?: ServiceBackendPortLike | null | undefined }
+    | null
+    | undefined;
+  readonly resource?: unknown;
+}
+
+/** One path of an Ingress rule. */
+export interface IngressPathLike {
+  readonly path?: string | null | undefined;
+  readonly pathType?: string | null | undefined;
+  readonly backend?: IngressBackendLike | null | undefined;
+}
+
+/** One rule of an Ingress: a host (or none, for every host) and its paths. */
+export interface IngressRuleLike {
+  readonly host?: string | null | undefined;
+  readonly http?: { readonly paths?: readonly IngressPathLike[] | null | undefined } | null | undefined;
+}
+
+/** One TLS entry of an Ingress: its hosts (none means every host of the Ingress) and its Secret. */
+export interface IngressTlsLike {
+  readonly hosts?: readonly string[] | null | undefined;
+  readonly secretName?: string | null | undefined;
+}
+
+/** A networking.k8s.io/v1 Ingress as read here; `V1Ingress` and plain JSON both fit. */
+export interface IngressLike extends KubeObjectLike {
+  readonly spec?:
+    | {
+        readonly ingressClassName?: string | null | undefined;
+        readonly defaultBackend?: IngressBackendLike | null | undefined;
+        readonly rules?: readonly IngressRuleLike[] | null | undefined;
+        readonly tls?: readonly IngressTlsLike[] | null | undefined;
+      }
+    | null
+    | undefined;
+  readonly status?: unknown;
+}
+
+/** An IngressClass as class resolution reads it; `V1IngressClass` and plain JSON both fit. */
+export interface IngressClassLike extends KubeObjectLike {
+  readonly spec?:
+    { readonly controller?: string | null | undefined; readonly parameters?: unknown } | null | undefined;
+}
+
+/** A Gateway API GatewayClass as far as ownership is concerned (plain JSON or a typed object). */
+export interface GatewayClassLike extends KubeObjectLike {
+  readonly spec?:
+    | {
+        readonly controllerName?: string | null | undefined;
+        readonly parametersRef?: unknown;
+        readonly description?: unknown;
+      }
+    | null
+    | undefined;
+  readonly status?: unknown;
 }

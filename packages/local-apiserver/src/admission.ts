@@ -1,10 +1,5 @@
+import { DEFAULT_INGRESS_CLASS_ANNOTATION, INGRESS_CLASS_ANNOTATION } from '@ingresskit/kube-objects';
 import { isPlainObject, type KubeObject } from './objects.js';
-
-/** The annotation that marks an IngressClass as the cluster default. */
-export const defaultIngressClassAnnotation = 'ingressclass.kubernetes.io/is-default-class';
-
-/** The legacy annotation that names an Ingress's class. */
-export const legacyIngressClassAnnotation = 'kubernetes.io/ingress.class';
 
 /**
  * The DefaultIngressClass admission plugin, run only on Ingress CREATE: when the Ingress names no
@@ -17,10 +12,10 @@ export function admitDefaultIngressClass(
 ): KubeObject {
   const spec = isPlainObject(ingress.spec) ? ingress.spec : {};
   if (typeof spec.ingressClassName === 'string' && spec.ingressClassName !== '') return ingress;
-  if (ingress.metadata.annotations?.[legacyIngressClassAnnotation] !== undefined) return ingress;
+  if (ingress.metadata.annotations?.[INGRESS_CLASS_ANNOTATION] !== undefined) return ingress;
   let chosen: KubeObject | undefined;
   for (const candidate of ingressClasses) {
-    if (candidate.metadata.annotations?.[defaultIngressClassAnnotation] !== 'true') continue;
+    if (candidate.metadata.annotations?.[DEFAULT_INGRESS_CLASS_ANNOTATION] !== 'true') continue;
     if (chosen === undefined || isPreferred(candidate, chosen)) chosen = candidate;
   }
   if (chosen?.metadata.name === undefined) return ingress;

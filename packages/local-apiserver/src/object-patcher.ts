@@ -2,6 +2,7 @@
  * PATCH requests: JSON, merge and strategic merge patches applied to the stored object, and
  * server-side apply (which may create); the result is stored under the update rules.
  */
+import { namespacedKey } from '@ingresskit/kube-objects';
 import { formatTimestamp, viewEntry, type Entry } from './entries.js';
 import {
   ApiStatusError,
@@ -21,7 +22,6 @@ import {
   describeValue,
   formatApiVersion,
   isPlainObject,
-  objectKey,
   type JsonObject,
   type KubeObject,
 } from './objects.js';
@@ -121,7 +121,7 @@ export class ObjectPatcher {
       );
     }
     const intent = { ...patch, metadata: { ...intentMeta, name } } as KubeObject;
-    const existing = bucket.objects.get(objectKey(scopeOf(definition, namespace), name));
+    const existing = bucket.objects.get(namespacedKey(scopeOf(definition, namespace), name));
     const outcome = applyServerSide({
       current: existing ? viewEntry(existing, definition) : undefined,
       intent,

@@ -2,12 +2,13 @@
  * Object storage and resourceVersions: the objects of every storage, one global resourceVersion
  * counter, bounded per-storage history, and the commit that records a change and fans it out.
  */
+import { namespacedKey } from '@ingresskit/kube-objects';
 import { makeEntry, type ChangeType, type Entry } from './entries.js';
 import { buildNotFoundStatus, failWith } from './errors.js';
 import { publishEvent, type StoredEvent, type WatchSubscriber } from './fan-out.js';
 import { HistoryRing } from './history.js';
 import { scopeOf } from './object-filter.js';
-import { objectKey, type KubeObject } from './objects.js';
+import type { KubeObject } from './objects.js';
 import type { ResourceDefinition } from './resource-definition.js';
 
 /** The objects, history and watches of one storage (shared by every served version of a resource). */
@@ -116,7 +117,7 @@ export class ObjectStore {
 
   /** The live entry, or undefined. */
   find(definition: ResourceDefinition, namespace: string | undefined, name: string): Entry | undefined {
-    return this.bucketOf(definition).objects.get(objectKey(scopeOf(definition, namespace), name));
+    return this.bucketOf(definition).objects.get(namespacedKey(scopeOf(definition, namespace), name));
   }
 
   /** The live entry, or a 404 `NotFound`. */
@@ -174,7 +175,7 @@ export class ObjectStore {
   commit(bucket: Bucket, type: ChangeType, object: KubeObject, previous: Entry | undefined): Entry {
     const rv = ++this.rv;
     object.metadata.resourceVersion = String(rv);
-    const key = objectKey(object.metadata.namespace, object.metadata.name ?? '');
+    const key = namespacedKey(object.metadata.namespace, object.metadata.name ?? '');
     const entry = makeEntry(key, object, rv);
     if (bucket.namespaced && type !== 'MODIFIED')
       this.countIn(object.metadata.namespace, type === 'ADDED' ? 1 : -1);

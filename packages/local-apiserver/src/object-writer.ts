@@ -3,6 +3,7 @@
  * optimistic concurrency, generation, the status subresource, preconditions and finalizers.
  */
 import { randomInt, randomUUID } from 'node:crypto';
+import { namespacedKey } from '@ingresskit/kube-objects';
 import { admitDefaultIngressClass } from './admission.js';
 import { formatTimestamp, makeEntry, orderMetadata, type Entry } from './entries.js';
 import { buildAlreadyExistsStatus, buildConflictStatus, buildInvalidStatus, failWith } from './errors.js';
@@ -12,7 +13,6 @@ import type { Bucket, ObjectStore } from './object-store.js';
 import {
   isDeepEqual,
   isPlainObject,
-  objectKey,
   orderTopLevelKeys,
   type KubeObject,
   type ObjectMeta,
@@ -90,7 +90,7 @@ export class ObjectWriter {
       object = admitDefaultIngressClass(object, this.store.listObjects(ingressClassStorage));
     definition.prepareCreate?.(object, now);
     validateObject(definition, object, name);
-    const key = objectKey(scope, name);
+    const key = namespacedKey(scope, name);
     if (bucket.objects.has(key)) failWith(buildAlreadyExistsStatus(definition, name));
     object = { ...object, metadata: orderMetadata(object.metadata) };
     if (options.dryRun) return makeEntry(key, object, this.store.currentResourceVersion());
@@ -269,6 +269,6 @@ function generateName(bucket: Bucket, scope: string | undefined, prefix: string)
     let suffix = '';
     for (let i = 0; i < 5; i++) suffix += generateNameAlphabet[randomInt(generateNameAlphabet.length)];
     const name = `${prefix}${suffix}`;
-    if (!bucket.objects.has(objectKey(scope, name))) return name;
+    if (!bucket.objects.has(namespacedKey(scope, name))) return name;
   }
 }

@@ -80,11 +80,6 @@ export function orderTopLevelKeys(object: KubeObject): KubeObject {
   return { apiVersion, kind, metadata, ...rest };
 }
 
-/** The store key of an object: `namespace/name`, or `name` for cluster-scoped objects. */
-export function objectKey(namespace: string | undefined, name: string): string {
-  return namespace ? `${namespace}/${name}` : name;
-}
-
 /** `group/version`, or `version` for the core group. */
 export function formatApiVersion(group: string, version: string): string {
   return group === '' ? version : `${group}/${version}`;

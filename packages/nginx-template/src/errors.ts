@@ -3,7 +3,7 @@
 /** An option (a port, a path, a size) is invalid; the operator's configuration must change. */
 export class InvalidRenderOptionsError extends Error {
   override readonly name = 'InvalidRenderOptionsError';
-  readonly code = 'INVALID_RENDER_OPTIONS' as const;
+  readonly code = 'ERR_INVALID_RENDER_OPTIONS' as const;
   /** The option at fault, e.g. `controlSocketPath`. */
   readonly option: string;
 
@@ -19,7 +19,7 @@ export class InvalidRenderOptionsError extends Error {
  */
 export class UnsafeValueError extends Error {
   override readonly name = 'UnsafeValueError';
-  readonly code = 'UNSAFE_VALUE' as const;
+  readonly code = 'ERR_UNSAFE_VALUE' as const;
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);

@@ -688,4 +688,9 @@ export interface Problem {
   severity: 'error' | 'warning';
   /** The offending value, when there is one (shown as data, never interpreted). */
   value?: string;
+  /**
+   * What kind of problem it is, for programs that act on it (kebab-case, e.g. `service-not-found`,
+   * `route-shadowed`): stable, while the message is for people and may be reworded.
+   */
+  code?: string;
 }

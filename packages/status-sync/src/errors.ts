@@ -1,7 +1,7 @@
 /** Options that cannot work together, e.g. a renew deadline longer than the lease duration. */
 export class InvalidStatusSyncOptionsError extends Error {
   override readonly name = 'InvalidStatusSyncOptionsError';
-  readonly code = 'INVALID_STATUS_SYNC_OPTIONS';
+  readonly code = 'ERR_INVALID_STATUS_SYNC_OPTIONS' as const;
 
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -11,7 +11,7 @@ export class InvalidStatusSyncOptionsError extends Error {
 /** A Lease request failed for a reason other than losing a race (409), e.g. the API server is down. */
 export class LeaseRequestError extends Error {
   override readonly name = 'LeaseRequestError';
-  readonly code = 'LEASE_REQUEST_FAILED';
+  readonly code = 'ERR_LEASE_REQUEST_FAILED' as const;
 
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -21,7 +21,7 @@ export class LeaseRequestError extends Error {
 /** A request took longer than allowed; its late result, if any, is ignored. */
 export class RequestTimeoutError extends Error {
   override readonly name = 'RequestTimeoutError';
-  readonly code = 'REQUEST_TIMEOUT';
+  readonly code = 'ERR_REQUEST_TIMEOUT' as const;
 
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -31,7 +31,7 @@ export class RequestTimeoutError extends Error {
 /** The addresses to publish could not be determined (publish service missing, API error, no source). */
 export class AddressResolutionError extends Error {
   override readonly name = 'AddressResolutionError';
-  readonly code = 'ADDRESS_RESOLUTION_FAILED';
+  readonly code = 'ERR_ADDRESS_RESOLUTION_FAILED' as const;
 
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -41,7 +41,7 @@ export class AddressResolutionError extends Error {
 /** Writing one Ingress status failed (API error, or conflicts on every retry). */
 export class StatusWriteError extends Error {
   override readonly name = 'StatusWriteError';
-  readonly code = 'STATUS_WRITE_FAILED';
+  readonly code = 'ERR_STATUS_WRITE_FAILED' as const;
 
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);

@@ -1,4 +1,4 @@
-export type { Clock, Timer } from '@ingresskit/task-queue';
+export type { Clock, Timer, WallClock } from '@ingresskit/task-queue';
 export { addressesFromService, type StatusAddress } from './addresses.js';
 export type { ControllerPod, CoreApi } from './controller-pods.js';
 export {

@@ -35,6 +35,7 @@ function setup(count: number, random: () => number = () => 0) {
       electionId: 'ingresskit-leader',
       identity,
       clock,
+      wallClock: () => clock.now(),
       random,
     });
     const events: string[] = [];
@@ -84,6 +85,27 @@ describe('LeaderElector', () => {
       acquireTime: '2024-01-01T00:00:00.000000Z',
       renewTime: '2024-01-01T00:00:00.000000Z',
       leaseTransitions: 0,
+    });
+  });
+
+  it('stamps the Lease from the wall clock when the monotonic clock reads something else', async () => {
+    const clock = createFakeClock({ now: 5_000 });
+    const server = createFakeLeaseServer(clock);
+    const elector = new LeaderElector({
+      coordinationApi: server.connect(),
+      namespace: 'ingress',
+      electionId: 'ingresskit-leader',
+      identity: 'pod-a',
+      clock,
+      wallClock: () => Date.UTC(2025, 5, 1, 12),
+    });
+    elector.start();
+    await clock.advanceAsync(0);
+
+    expect(elector.isLeader()).toBe(true);
+    expect(server.lease()?.spec).toMatchObject({
+      acquireTime: '2025-06-01T12:00:00.000000Z',
+      renewTime: '2025-06-01T12:00:00.000000Z',
     });
   });
 

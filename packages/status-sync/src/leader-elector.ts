@@ -2,7 +2,7 @@
  * The acquire/renew loop of Lease leader election: when to try, what each attempt means for
  * leading and the renew deadline, and giving the Lease up on stop.
  */
-import { systemClock, type Clock, type Timer } from '@ingresskit/task-queue';
+import { systemClock, systemWallClock, type Clock, type Timer, type WallClock } from '@ingresskit/task-queue';
 import type { V1Lease } from '@kubernetes/client-node';
 import { EventEmitter } from 'eventemitter3';
 import { toError } from './api-errors.js';
@@ -36,8 +36,10 @@ export interface LeaderElectorOptions {
   renewDeadlineMs?: number;
   /** Pause between attempts; candidates add up to 120 % jitter; 7.5 s by default. */
   retryPeriodMs?: number;
-  /** Source of time and timers; the monotonic system clock by default. */
+  /** Source of durations and timers; the monotonic system clock by default. */
   clock?: Clock;
+  /** Source of the times written into the Lease (acquireTime, renewTime); `Date.now` by default. */
+  wallClock?: WallClock;
   /** Uniform numbers in [0, 1) for the candidates' jitter; `Math.random` by default. */
   random?: () => number;
 }
@@ -111,6 +113,7 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
   private readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
   private readonly clock: Clock;
+  private readonly wallClock: WallClock;
   private readonly random: () => number;
 
   private state: 'idle' | 'running' | 'stopped' = 'idle';
@@ -133,6 +136,7 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
     this.renewDeadlineMs = options.renewDeadlineMs ?? defaultLeaderElectionTiming.renewDeadlineMs;
     this.retryPeriodMs = options.retryPeriodMs ?? defaultLeaderElectionTiming.retryPeriodMs;
     this.clock = options.clock ?? systemClock;
+    this.wallClock = options.wallClock ?? systemWallClock;
     this.random = options.random ?? Math.random;
     checkElectionOptions(options.identity, {
       leaseDurationMs: this.leaseDurationMs,
@@ -144,6 +148,7 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
       namespace: options.namespace,
       name: options.electionId,
       clock: this.clock,
+      wallClock: this.wallClock,
       timeoutMs: this.renewDeadlineMs,
     });
   }
@@ -223,7 +228,7 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
     const startedAt = this.clock.now();
     // A hung request must not stall the elector; its late result is dropped via currentAttempt.
     void withTimeout(
-      this.tryAcquireOrRenew(attempt, startedAt),
+      this.tryAcquireOrRenew(attempt),
       this.renewDeadlineMs,
       this.clock,
       this.lease.describe('attempt on'),
@@ -233,13 +238,15 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
     );
   }
 
-  private async tryAcquireOrRenew(attempt: number, startedAt: number): Promise<AttemptOutcome> {
+  private async tryAcquireOrRenew(attempt: number): Promise<AttemptOutcome> {
+    // The Lease says when the attempt started, on the wall clock other replicas and humans read.
+    const stampedAt = this.wallClock();
     const lease = await this.lease.read();
     if (attempt !== this.currentAttempt) return { kind: 'abandoned' };
     if (lease === undefined) {
       this.mayHoldLease = true;
       return acquiredOrConflict(
-        await this.lease.create(buildHolderSpec(this.identity, this.leaseDurationMs, startedAt, undefined)),
+        await this.lease.create(buildHolderSpec(this.identity, this.leaseDurationMs, stampedAt, undefined)),
       );
     }
     const observed = this.observe(lease);
@@ -251,7 +258,7 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
     ) {
       return { kind: 'held', holder };
     }
-    const spec = buildHolderSpec(this.identity, this.leaseDurationMs, startedAt, observed.record);
+    const spec = buildHolderSpec(this.identity, this.leaseDurationMs, stampedAt, observed.record);
     this.mayHoldLease = true;
     return acquiredOrConflict(await this.lease.replace({ ...lease, spec: { ...lease.spec, ...spec } }));
   }

@@ -2,7 +2,7 @@
  * Access to one election's Lease through the Kubernetes API: a missing Lease and a lost race (409)
  * are values, every other failure is a LeaseRequestError naming the Lease.
  */
-import type { Clock } from '@ingresskit/task-queue';
+import type { Clock, WallClock } from '@ingresskit/task-queue';
 import type { V1Lease, V1LeaseSpec } from '@kubernetes/client-node';
 import { statusCodeOf } from './api-errors.js';
 import { LeaseRequestError } from './errors.js';
@@ -25,8 +25,10 @@ export interface LeaseClientOptions {
   api: LeaseApi;
   namespace: string;
   name: string;
-  /** Times the release's requests and stamps the released Lease. */
+  /** Times the release's requests. */
   clock: Clock;
+  /** Stamps the released Lease (a MicroTime the API server and other replicas read). */
+  wallClock: WallClock;
   /** Limit for each request `release` makes. */
   timeoutMs: number;
 }
@@ -52,7 +54,7 @@ const maxReleaseConflicts = 3;
 
 /** Creates the client of Lease `namespace/name`; it holds no state and starts no timers of its own. */
 export function createLeaseClient(options: LeaseClientOptions): LeaseClient {
-  const { api, namespace, name, clock, timeoutMs } = options;
+  const { api, namespace, name, clock, wallClock, timeoutMs } = options;
   const describe = (verb?: string): string => {
     const lease = `Lease ${namespace}/${name}`;
     return verb === undefined ? lease : `${verb} ${lease}`;
@@ -107,7 +109,7 @@ export function createLeaseClient(options: LeaseClientOptions): LeaseClient {
       }
       // Never clobber a record that already names someone else.
       if (lease.spec?.holderIdentity !== identity) return undefined;
-      const body: V1Lease = { ...lease, spec: buildReleasedSpec(lease.spec, clock.now()) };
+      const body: V1Lease = { ...lease, spec: buildReleasedSpec(lease.spec, wallClock()) };
       try {
         return await withTimeout(
           api.replaceNamespacedLease({ name, namespace, body }),

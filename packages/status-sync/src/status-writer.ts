@@ -2,6 +2,7 @@
  * Writes load-balancer addresses into the status of Ingresses: skip when the cached copy already
  * matches, else re-read, skip when equal, write, and start over on a conflict; a few at a time.
  */
+import { namespacedKey } from '@ingresskit/kube-objects';
 import type { Clock } from '@ingresskit/task-queue';
 import type { V1Ingress } from '@kubernetes/client-node';
 import type { StatusAddress } from './addresses.js';
@@ -81,7 +82,7 @@ export function createStatusWriter(options: StatusWriterOptions): StatusWriter {
     desired: readonly StatusAddress[],
     canWrite: () => boolean,
   ): Promise<WriteOutcome> => {
-    const key = `${ref.namespace}/${ref.name}`;
+    const key = namespacedKey(ref.namespace, ref.name);
     for (let conflicts = 0; ; conflicts++) {
       if (!canWrite()) return 'skipped';
       let current: V1Ingress;
@@ -132,7 +133,7 @@ export function createStatusWriter(options: StatusWriterOptions): StatusWriter {
       else stale.push({ name, namespace });
     }
     await runLimited(stale, concurrency, async (ref) => {
-      const key = `${ref.namespace}/${ref.name}`;
+      const key = namespacedKey(ref.namespace, ref.name);
       try {
         const outcome = await writeStatus(ref, desired, canWrite);
         if (outcome === 'written') written.push(key);

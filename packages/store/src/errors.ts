@@ -3,7 +3,7 @@ import type { ResourceKind } from './resources.js';
 /** An API request answered with a non-success status; carries the Status `reason` when the body had one. */
 export class ApiStatusError extends Error {
   override readonly name = 'ApiStatusError';
-  readonly code = 'API_STATUS';
+  readonly code = 'ERR_API_STATUS' as const;
 
   constructor(
     readonly statusCode: number,
@@ -24,7 +24,7 @@ export type InformerPhase = 'list' | 'watch' | 'fetch';
  */
 export class InformerError extends Error {
   override readonly name = 'InformerError';
-  readonly code = 'INFORMER_FAILED';
+  readonly code = 'ERR_INFORMER_FAILED' as const;
   /** HTTP status of the failed request, when there was a response. */
   readonly statusCode: number | undefined;
 
@@ -51,27 +51,21 @@ export class InformerError extends Error {
 /** `start()` was called after `stop()`, or `stop()` ran while `start()` was waiting for the first sync. */
 export class StoreStoppedError extends Error {
   override readonly name = 'StoreStoppedError';
-  readonly code = 'STORE_STOPPED';
+  readonly code = 'ERR_STORE_STOPPED' as const;
 
   constructor(message = 'the store has been stopped') {
     super(message);
   }
 }
 
-/** A store event listener threw; reported through `error` so the other listeners still run. */
-export class ListenerError extends Error {
-  override readonly name = 'ListenerError';
-  readonly code = 'LISTENER_FAILED';
-
-  constructor(options: { cause: unknown }) {
-    super('a store event listener threw', options);
-  }
-}
+// A store event listener threw: task-queue's ListenerError, reported through `error` so the other
+// listeners still run; re-exported because it was this package's public name.
+export { ListenerError } from '@ingresskit/task-queue';
 
 /** The kube config names no current cluster, so there is nothing to talk to. */
 export class StoreConfigError extends Error {
   override readonly name = 'StoreConfigError';
-  readonly code = 'STORE_CONFIG';
+  readonly code = 'ERR_STORE_CONFIG' as const;
 }
 
 /** The HTTP status carried by an error from client-node or this package, if any. */

@@ -3,8 +3,8 @@
  * through the `error` event (or rethrown outside the emit when nobody can be told) and the other
  * listeners still get every event.
  */
+import { callGuarded, ListenerError } from '@ingresskit/task-queue';
 import { EventEmitter } from 'eventemitter3';
-import { ListenerError } from './errors.js';
 
 /** Events a guarded emitter can carry: any, as long as `error` accepts a ListenerError. */
 export interface GuardableEvents {
@@ -69,29 +69,21 @@ export class GuardedEmitter<Events extends GuardableEvents> {
     }
     let guarded = byListener.get(listener);
     if (guarded === undefined) {
-      const report = (cause: unknown) => this.reportListenerError(cause, event === 'error');
+      // A throw from an `error` listener has nowhere left to go but out, as an uncaught exception.
+      const report = event === 'error' ? undefined : (cause: unknown) => this.reportListenerError(cause);
       guarded = function (this: unknown, ...args: unknown[]) {
-        try {
-          (listener as Listener).apply(this, args);
-        } catch (cause) {
-          report(cause);
-        }
+        callGuarded(() => (listener as Listener).apply(this, args), report);
       };
       byListener.set(listener, guarded);
     }
     return guarded as EventEmitter.EventListener<Events, E>;
   }
 
-  private reportListenerError(cause: unknown, fromErrorListener: boolean): void {
+  private reportListenerError(cause: unknown): void {
     // Every Events has an `error` event that takes a ListenerError; the generic type cannot show it.
     const emitter = this.emitter as unknown as EventEmitter<GuardableEvents>;
-    if (!fromErrorListener && emitter.listenerCount('error') > 0) {
-      emitter.emit('error', new ListenerError({ cause }));
-      return;
-    }
-    // Nobody can be told: fail loudly, as Node's EventEmitter would, but outside the emitter's loop.
-    queueMicrotask(() => {
-      throw cause;
-    });
+    // Nobody can be told: callGuarded rethrows it outside the emitter's loop.
+    if (emitter.listenerCount('error') === 0) throw cause;
+    emitter.emit('error', new ListenerError('a store event listener', { cause }));
   }
 }

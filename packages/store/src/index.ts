@@ -7,13 +7,8 @@ export {
   type WatchHandle,
   type WatchRequest,
 } from './api-client.js';
-export {
-  computeBackoffDelay,
-  defaultBackoff,
-  systemClock,
-  type BackoffPolicy,
-  type StoreClock,
-} from './clock.js';
+// The project's one Clock and backoff, re-exported for callers that configure a store with them.
+export { computeBackoffDelay, systemClock, type BackoffPolicy, type Clock } from '@ingresskit/task-queue';
 export {
   ApiStatusError,
   InformerError,
@@ -23,7 +18,7 @@ export {
   type InformerPhase,
 } from './errors.js';
 export type { InformerStatus, StalenessChange } from './informer-health.js';
-export { namespacedKey, objectKey } from './keys.js';
+export { namespacedKey, objectKey } from '@ingresskit/kube-objects';
 export { normalizeObject, toStoredObject, type StoredShapeOptions } from './normalize.js';
 export type {
   ConfigMap,
@@ -73,4 +68,4 @@ export {
 export type { ObjectMap, StoreSnapshot } from './snapshot.js';
 export type { ChangeEvent, ChangeType } from './state.js';
 export { createStore, type Store, type StoreEvents, type StoreListener } from './store.js';
-export type { StoreOptions } from './store-options.js';
+export { defaultBackoff, type StoreOptions } from './store-options.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../test/fake-clock.js';
+import { createFakeClock, type FakeClock } from '@ingresskit/task-queue';
 import { describeInformer, type StalenessChange, StalenessTracker } from './informer-health.js';
 import type { Reflector } from './reflector.js';
 
@@ -31,7 +31,7 @@ function createTracker(clock: FakeClock, signal = new AbortController().signal) 
 
 describe('StalenessTracker', () => {
   it('reports stale once after staleAfterMs and recovered when the reflector is healthy again', () => {
-    const clock = new FakeClock();
+    const clock = createFakeClock();
     const { tracker, reports } = createTracker(clock);
     const reflector = fakeReflector(0);
     tracker.track(reflector);
@@ -46,7 +46,7 @@ describe('StalenessTracker', () => {
   });
 
   it('reports nothing when the reflector recovers or is forgotten before staleAfterMs', () => {
-    const clock = new FakeClock();
+    const clock = createFakeClock();
     const { tracker, reports } = createTracker(clock);
     const recovering = fakeReflector(0);
     const retired = fakeReflector(0);
@@ -57,15 +57,15 @@ describe('StalenessTracker', () => {
     tracker.forget(retired);
     clock.advance(5000);
     expect(reports).toEqual([]);
-    expect(clock.pending()).toEqual([]);
+    expect(clock.pendingDelays()).toEqual([]);
   });
 
   it('cancels pending reports when stopped', () => {
-    const clock = new FakeClock();
+    const clock = createFakeClock();
     const { tracker } = createTracker(clock);
     tracker.track(fakeReflector(0));
     tracker.stop();
-    expect(clock.pending()).toEqual([]);
+    expect(clock.pendingDelays()).toEqual([]);
   });
 });
 

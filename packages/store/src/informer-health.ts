@@ -2,7 +2,7 @@
  * Health of the store's list+watch loops: the status of each, and the `stale` report made when one
  * stays unable to list or watch for `staleAfterMs` (then `recovered` once it works again).
  */
-import type { StoreClock } from './clock.js';
+import type { Clock } from '@ingresskit/task-queue';
 import type { InformerError } from './errors.js';
 import type { Reflector, ReflectorPhase } from './reflector.js';
 import type { ResourceKind } from './resources.js';
@@ -48,7 +48,7 @@ export function describeInformer(reflector: Reflector, now: number, staleAfterMs
 
 /** What a StalenessTracker needs: the clock, the threshold, the store's stop signal and where to report. */
 export interface StalenessTrackerOptions {
-  readonly clock: StoreClock;
+  readonly clock: Clock;
   readonly staleAfterMs: number;
   /** Once aborted, nothing is tracked or reported any more. */
   readonly signal: AbortSignal;
@@ -84,16 +84,13 @@ export class StalenessTracker {
     if (timer?.since === since || this.reported.has(reflector)) return;
     timer?.cancel();
     const { clock, staleAfterMs } = this.options;
-    const cancel = clock.setTimer(
-      () => {
-        this.timers.delete(reflector);
-        if (reflector.unhealthySince !== since || reflector.phase === 'stopped') return;
-        this.reported.set(reflector, since);
-        this.options.onStale(describeStaleness(reflector, since));
-      },
-      Math.max(0, since + staleAfterMs - clock.now()),
-    );
-    this.timers.set(reflector, { since, cancel });
+    const staleTimer = clock.setTimer(Math.max(0, since + staleAfterMs - clock.now()), () => {
+      this.timers.delete(reflector);
+      if (reflector.unhealthySince !== since || reflector.phase === 'stopped') return;
+      this.reported.set(reflector, since);
+      this.options.onStale(describeStaleness(reflector, since));
+    });
+    this.timers.set(reflector, { since, cancel: () => staleTimer.cancel() });
   }
 
   /** Stops tracking `reflector` (it was retired) without reporting anything. */

@@ -1,11 +1,8 @@
-import { namespacedKey } from './keys.js';
+import { INGRESS_CLASS_ANNOTATION, namespacedKey, SERVICE_NAME_LABEL } from '@ingresskit/kube-objects';
 import type { EndpointSlice, Gateway, Ingress } from './objects.js';
 
-/** The legacy annotation that names an Ingress's class (still honoured by ingress-nginx). */
-export const ingressClassAnnotation = 'kubernetes.io/ingress.class';
-
-/** The EndpointSlice label naming the Service the slice belongs to. */
-export const serviceNameLabel = 'kubernetes.io/service-name';
+// The store's public names of kube-objects' well-known names.
+export { INGRESS_CLASS_ANNOTATION as ingressClassAnnotation, SERVICE_NAME_LABEL as serviceNameLabel };
 
 /**
  * Annotations whose value names a Secret (`name` or `namespace/name`) an Ingress depends on, as
@@ -60,7 +57,7 @@ export function extractIngressReferences(
 
   const ingressClasses = new Set<string>();
   if (isName(ingress.spec?.ingressClassName)) ingressClasses.add(ingress.spec.ingressClassName);
-  const legacyClass = annotations[ingressClassAnnotation];
+  const legacyClass = annotations[INGRESS_CLASS_ANNOTATION];
   if (isName(legacyClass)) ingressClasses.add(legacyClass);
 
   return { secrets: sorted(secrets), services: sorted(services), ingressClasses: sorted(ingressClasses) };
@@ -68,7 +65,7 @@ export function extractIngressReferences(
 
 /** The key (`namespace/service`) of the Service an EndpointSlice belongs to, from its label. */
 export function serviceKeyOfEndpointSlice(slice: EndpointSlice): string | undefined {
-  const service = slice.metadata.labels?.[serviceNameLabel];
+  const service = slice.metadata.labels?.[SERVICE_NAME_LABEL];
   return isName(service) ? namespacedKey(slice.metadata.namespace, service) : undefined;
 }
 

@@ -5,7 +5,7 @@ import type { KubeObject } from './objects.js';
 import { shapeParsedObject } from './normalize.js';
 import { Reflector } from './reflector.js';
 import { resourceTypes } from './resources.js';
-import { FakeClock } from '../test/fake-clock.js';
+import { createFakeClock, type FakeClock } from '@ingresskit/task-queue';
 
 interface OpenWatch {
   request: WatchRequest;
@@ -92,7 +92,7 @@ describe('Reflector', () => {
       { items: [configMap('x', '5'), configMap('y', '6')], resourceVersion: '10', continueToken: 'next' },
       { items: [configMap('z', '7')], resourceVersion: '10', continueToken: undefined },
     ];
-    const clock = new FakeClock();
+    const clock = createFakeClock();
     const { reflector, applied } = createReflector(client, clock);
     reflector.start();
     await reflector.synced;
@@ -115,7 +115,7 @@ describe('Reflector', () => {
       new ApiStatusError(500, 'InternalError', 'boom'),
       new ApiStatusError(503, undefined, 'busy'),
     ];
-    const clock = new FakeClock();
+    const clock = createFakeClock();
     const { reflector, errors } = createReflector(client, clock);
     reflector.start();
     await settle();
@@ -134,7 +134,7 @@ describe('Reflector', () => {
 
   it('relists at once after a 410 ERROR event and resumes the watch without relisting after a 500', async () => {
     const client = new FakeClient();
-    const clock = new FakeClock();
+    const clock = createFakeClock();
     const { reflector, errors } = createReflector(client, clock);
     reflector.start();
     await reflector.synced;
@@ -149,7 +149,7 @@ describe('Reflector', () => {
     client.watches.at(-1)!.close(null);
     await settle();
     expect(errors.map((error) => [error.phase, error.statusCode])).toEqual([['watch', 500]]);
-    clock.advance(clock.pending()[0]!);
+    clock.advance(clock.pendingDelays()[0]!);
     await settle();
     expect(client.lists).toHaveLength(2);
     expect(client.watches.at(-1)!.request.resourceVersion).toBe('3');
@@ -158,7 +158,7 @@ describe('Reflector', () => {
 
   it('does not start a second loop when stop() makes the watch report an AbortError', async () => {
     const client = new FakeClient();
-    const clock = new FakeClock();
+    const clock = createFakeClock();
     const { reflector, errors } = createReflector(client, clock);
     reflector.start();
     reflector.start();
@@ -179,26 +179,26 @@ describe('Reflector', () => {
 
   it('backs off when a watch keeps closing at once without events', async () => {
     const client = new FakeClient();
-    const clock = new FakeClock();
+    const clock = createFakeClock();
     const { reflector } = createReflector(client, clock);
     reflector.start();
     await reflector.synced;
     await settle();
     client.watches[0]!.close(null);
     await settle();
-    expect(clock.pending()).toEqual([100]);
+    expect(clock.pendingDelays()).toEqual([100]);
     clock.advance(100);
     await settle();
     client.watches[1]!.close(null);
     await settle();
-    expect(clock.pending()).toEqual([200]);
+    expect(clock.pendingDelays()).toEqual([200]);
     await reflector.stop();
-    expect(clock.pending()).toEqual([]);
+    expect(clock.pendingDelays()).toEqual([]);
   });
 
   it('reconnects at once after a watch that delivered events closes cleanly', async () => {
     const client = new FakeClient();
-    const clock = new FakeClock();
+    const clock = createFakeClock();
     const { reflector } = createReflector(client, clock);
     reflector.start();
     await reflector.synced;
@@ -206,7 +206,7 @@ describe('Reflector', () => {
     client.watches[0]!.emit('BOOKMARK', { metadata: { resourceVersion: '42' } });
     client.watches[0]!.close(null);
     await settle();
-    expect(clock.pending()).toEqual([]);
+    expect(clock.pendingDelays()).toEqual([]);
     expect(client.watches[1]!.request.resourceVersion).toBe('42');
     await reflector.stop();
   });

@@ -1,5 +1,5 @@
 import type { ResourceClient, WatchHandle } from './api-client.js';
-import { type BackoffPolicy, computeBackoffDelay, type StoreClock } from './clock.js';
+import { type BackoffPolicy, type Clock, computeBackoffDelay } from '@ingresskit/task-queue';
 import { InformerError, type InformerPhase, statusCodeOf } from './errors.js';
 import type { KubeObject } from './objects.js';
 import { buildCollectionPath, type ResourceKind, type ResourceType } from './resources.js';
@@ -22,7 +22,7 @@ export interface ReflectorOptions {
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
   readonly client: ResourceClient;
-  readonly clock: StoreClock;
+  readonly clock: Clock;
   readonly random: () => number;
   readonly backoff: BackoffPolicy;
   /** Items per list page; 0 lists in one request. */
@@ -314,12 +314,12 @@ export class Reflector {
     if (this.stopped) return Promise.resolve();
     this.setPhase('backoff');
     return new Promise((resolve) => {
-      const cancelTimer = this.options.clock.setTimer(() => {
+      const timer = this.options.clock.setTimer(ms, () => {
         this.cancelSleep = undefined;
         resolve();
-      }, ms);
+      });
       this.cancelSleep = () => {
-        cancelTimer();
+        timer.cancel();
         this.cancelSleep = undefined;
         resolve();
       };

@@ -1,3 +1,5 @@
+import { GATEWAY_API_GROUP, NETWORKING_API_GROUP, TENGINE_API_GROUP } from '@ingresskit/kube-objects';
+
 /** The kinds of object the store can mirror. */
 export type ResourceKind =
   | 'Ingress'
@@ -38,14 +40,14 @@ export interface ResourceType {
 export const resourceTypes: Readonly<Record<ResourceKind, ResourceType>> = {
   Ingress: {
     kind: 'Ingress',
-    group: 'networking.k8s.io',
+    group: NETWORKING_API_GROUP,
     version: 'v1',
     plural: 'ingresses',
     namespaced: true,
   },
   IngressClass: {
     kind: 'IngressClass',
-    group: 'networking.k8s.io',
+    group: NETWORKING_API_GROUP,
     version: 'v1',
     plural: 'ingressclasses',
     namespaced: false,
@@ -63,7 +65,7 @@ export const resourceTypes: Readonly<Record<ResourceKind, ResourceType>> = {
   Namespace: { kind: 'Namespace', group: '', version: 'v1', plural: 'namespaces', namespaced: false },
   IngressCheckSum: {
     kind: 'IngressCheckSum',
-    group: 'tengine.taobao.org',
+    group: TENGINE_API_GROUP,
     version: 'v1',
     plural: 'ingresschecksums',
     namespaced: true,
@@ -71,7 +73,7 @@ export const resourceTypes: Readonly<Record<ResourceKind, ResourceType>> = {
   },
   SecretCheckSum: {
     kind: 'SecretCheckSum',
-    group: 'tengine.taobao.org',
+    group: TENGINE_API_GROUP,
     version: 'v1',
     plural: 'secretchecksums',
     namespaced: true,
@@ -79,7 +81,7 @@ export const resourceTypes: Readonly<Record<ResourceKind, ResourceType>> = {
   },
   GatewayClass: {
     kind: 'GatewayClass',
-    group: 'gateway.networking.k8s.io',
+    group: GATEWAY_API_GROUP,
     version: 'v1',
     plural: 'gatewayclasses',
     namespaced: false,
@@ -87,7 +89,7 @@ export const resourceTypes: Readonly<Record<ResourceKind, ResourceType>> = {
   },
   Gateway: {
     kind: 'Gateway',
-    group: 'gateway.networking.k8s.io',
+    group: GATEWAY_API_GROUP,
     version: 'v1',
     plural: 'gateways',
     namespaced: true,
@@ -95,7 +97,7 @@ export const resourceTypes: Readonly<Record<ResourceKind, ResourceType>> = {
   },
   HTTPRoute: {
     kind: 'HTTPRoute',
-    group: 'gateway.networking.k8s.io',
+    group: GATEWAY_API_GROUP,
     version: 'v1',
     plural: 'httproutes',
     namespaced: true,
@@ -105,7 +107,7 @@ export const resourceTypes: Readonly<Record<ResourceKind, ResourceType>> = {
   // storage version), while v1 exists only from v1.5 on.
   ReferenceGrant: {
     kind: 'ReferenceGrant',
-    group: 'gateway.networking.k8s.io',
+    group: GATEWAY_API_GROUP,
     version: 'v1beta1',
     plural: 'referencegrants',
     namespaced: true,

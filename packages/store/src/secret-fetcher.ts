@@ -2,10 +2,10 @@
  * Reads the Secrets that just became referenced (the Secret informer dropped them as unreferenced),
  * a few at a time, retrying with backoff until a read is applied, made obsolete, or the store stops.
  */
+import { splitObjectKey } from '@ingresskit/kube-objects';
+import { computeBackoffDelay } from '@ingresskit/task-queue';
 import type { ResourceClient } from './api-client.js';
-import { computeBackoffDelay } from './clock.js';
 import { InformerError, statusCodeOf } from './errors.js';
-import { namespaceOfKey } from './keys.js';
 import { shapeParsedObject } from './normalize.js';
 import type { KubeObject } from './objects.js';
 import type { Reflector } from './reflector.js';
@@ -71,7 +71,7 @@ export class SecretFetcher {
    */
   private async fetch(request: SecretFetchRequest): Promise<void> {
     const { client, settings, state, signal } = this.options;
-    const namespace = namespaceOfKey(request.key);
+    const namespace = splitObjectKey(request.key).namespace;
     const name = request.key.slice((namespace?.length ?? -1) + 1);
     const reflector = this.options.findReflector(namespace);
     const type = resourceTypes.Secret;
@@ -124,10 +124,10 @@ export class SecretFetcher {
     return new Promise<void>((resolve) => {
       const wake = () => {
         this.sleeps.delete(wake);
-        cancelTimer();
+        timer.cancel();
         resolve();
       };
-      const cancelTimer = this.options.settings.clock.setTimer(wake, ms);
+      const timer = this.options.settings.clock.setTimer(ms, wake);
       this.sleeps.add(wake);
     });
   }

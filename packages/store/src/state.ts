@@ -1,4 +1,4 @@
-import { namespaceOfKey, objectKey } from './keys.js';
+import { objectKey, splitObjectKey, TLS_SECRET_TYPE } from '@ingresskit/kube-objects';
 import type { EndpointSlice, Ingress, KubeObject, ObjectsByKind, Secret } from './objects.js';
 import { type EditToken, PersistentMap } from './persistent-map.js';
 import {
@@ -46,7 +46,6 @@ export interface StoreStateOptions {
 }
 
 const noReferences: IngressReferences = { secrets: [], services: [], ingressClasses: [] };
-const tlsSecretType = 'kubernetes.io/tls';
 
 /**
  * The store's in-memory state: one persistent map per kind, the reverse indexes, and the Secret
@@ -88,7 +87,7 @@ export class StoreState {
 
   /** Removes the object with the key of `object`, if present. */
   remove(kind: ResourceKind, object: KubeObject): void {
-    const key = objectKey(object.metadata);
+    const key = objectKey(object);
     if (kind === 'Secret') {
       this.secretFetches.delete(key);
       this.secretShadow.delete(key);
@@ -102,8 +101,8 @@ export class StoreState {
    */
   replace(kind: ResourceKind, objects: readonly KubeObject[], namespace?: string): void {
     const incoming = new Set<string>();
-    for (const object of objects) incoming.add(objectKey(object.metadata));
-    const inScope = (key: string) => namespace === undefined || namespaceOfKey(key) === namespace;
+    for (const object of objects) incoming.add(objectKey(object));
+    const inScope = (key: string) => namespace === undefined || splitObjectKey(key).namespace === namespace;
     const vanished = [...this.mapOf(kind).keys()].filter((key) => inScope(key) && !incoming.has(key));
     for (const key of vanished) this.drop(kind, key);
     if (kind === 'Secret') {
@@ -196,7 +195,7 @@ export class StoreState {
   }
 
   private put(kind: ResourceKind, object: KubeObject): void {
-    const key = objectKey(object.metadata);
+    const key = objectKey(object);
     const map = this.mapOf(kind);
     const old = map.get(key);
     if (old !== undefined && isSameVersion(old, object)) return;
@@ -287,13 +286,13 @@ export class StoreState {
   }
 
   private shouldKeepSecret(secret: Secret): boolean {
-    if (this.options.keepAllSecrets === true || secret.type === tlsSecretType) return true;
-    const key = objectKey(secret.metadata);
+    if (this.options.keepAllSecrets === true || secret.type === TLS_SECRET_TYPE) return true;
+    const key = objectKey(secret);
     return this.keepSecrets.has(key) || this.ingressesBySecret.has(key);
   }
 
   private upsertSecret(secret: Secret): void {
-    const key = objectKey(secret.metadata);
+    const key = objectKey(secret);
     // Anything newer than a pending read makes that read obsolete (it may predate this event).
     this.secretFetches.delete(key);
     if (this.shouldKeepSecret(secret)) {

@@ -2,7 +2,7 @@
  * How a store is set up: the options a caller passes, and the settings every part of the store
  * reads, with each default decided here once.
  */
-import { type BackoffPolicy, defaultBackoff, type StoreClock, systemClock } from './clock.js';
+import { type BackoffPolicy, type Clock, systemClock } from '@ingresskit/task-queue';
 import type { StoredShapeOptions } from './normalize.js';
 import { coreKinds, optInKinds, optionalKinds, type ResourceKind } from './resources.js';
 import type { ResourceClient } from './api-client.js';
@@ -40,16 +40,19 @@ export interface StoreOptions {
   /** Parallel Secret reads when Secrets become referenced (default 4). */
   readonly secretFetchConcurrency?: number;
   /** Time source for backoff and staleness (default the system clock). */
-  readonly clock?: StoreClock;
+  readonly clock?: Clock;
   /** Randomness for jitter and watch timeouts (default Math.random). */
   readonly random?: () => number;
   /** Replaces the client built from the kube config (for tests). */
   readonly client?: ResourceClient;
 }
 
+/** The store's default retry delays: 500 ms doubling up to 30 s, plus up to 20 % jitter. */
+export const defaultBackoff: BackoffPolicy = { initialMs: 500, maxMs: 30_000, jitter: 0.2 };
+
 /** StoreOptions with every default filled in: what the store's parts read. */
 export interface StoreSettings {
-  readonly clock: StoreClock;
+  readonly clock: Clock;
   readonly random: () => number;
   readonly backoff: BackoffPolicy;
   readonly staleAfterMs: number;

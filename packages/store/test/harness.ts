@@ -194,7 +194,7 @@ export async function readServerState(
       const object = toStoredObject(item, kind)!;
       const namespace = object.metadata.namespace;
       if (namespaces && resourceTypes[kind].namespaced && !namespaces.has(namespace ?? '')) continue;
-      entries[objectKey(object.metadata)] = object;
+      entries[objectKey(object)] = object;
     }
     state[kind] = entries;
   }

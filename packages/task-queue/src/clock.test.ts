@@ -15,6 +15,16 @@ describe('createFakeClock', () => {
     expect(clock.pendingTimers()).toBe(1);
   });
 
+  it('lists how long each pending timer still waits, soonest first, when some fired or were cancelled', () => {
+    const clock = createFakeClock();
+    clock.setTimer(300, () => undefined);
+    clock.setTimer(100, () => undefined);
+    clock.setTimer(200, () => undefined).cancel();
+    clock.setTimer(50, () => undefined);
+    clock.advance(60);
+    expect(clock.pendingDelays()).toEqual([40, 240]);
+  });
+
   it('fires timers due at the same time in creation order', () => {
     const clock = createFakeClock();
     const fired: number[] = [];

@@ -41,6 +41,16 @@ export const systemClock: Clock = {
   },
 };
 
+/**
+ * Epoch milliseconds for timestamps written to the API (a Lease's renewTime, a condition's
+ * lastTransitionTime). Never used to measure a duration: that is {@link Clock}'s `now`, which a
+ * wall clock stepping back or forward cannot disturb.
+ */
+export type WallClock = () => number;
+
+/** The real wall clock: `Date.now`. */
+export const systemWallClock: WallClock = () => Date.now();
+
 /** A clock for tests: time stands still until `advance` moves it and fires the timers that fall due. */
 export interface FakeClock extends Clock {
   /**
@@ -52,6 +62,8 @@ export interface FakeClock extends Clock {
   advanceAsync(ms: number): Promise<number>;
   /** How many timers are scheduled and not yet fired or cancelled. */
   pendingTimers(): number;
+  /** Milliseconds from now until each scheduled timer is due, soonest first (what a backoff waits). */
+  pendingDelays(): number[];
 }
 
 /** Options of {@link createFakeClock}. */
@@ -153,6 +165,12 @@ export function createFakeClock(options: FakeClockOptions = {}): FakeClock {
       return fired;
     },
     pendingTimers: () => active,
+    pendingDelays: () =>
+      timers
+        .toArray()
+        .filter((timer) => timer.isActive)
+        .map((timer) => timer.dueAt - now)
+        .sort((a, b) => a - b),
   };
 }
 

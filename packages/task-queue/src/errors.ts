@@ -27,3 +27,14 @@ export class SyncQueueShutDownError extends Error {
     super(message, options);
   }
 }
+
+/** An event listener threw; reported where the emitter reports errors, so the emitting loop goes on. */
+export class ListenerError extends Error {
+  override readonly name = 'ListenerError';
+  readonly code = 'ERR_LISTENER_FAILED' as const;
+
+  /** `source` names the listener, e.g. `a store event listener`; the message is `<source> threw`. */
+  constructor(source: string, options: { cause: unknown }) {
+    super(`${source} threw`, options);
+  }
+}

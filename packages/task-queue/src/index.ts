@@ -1,13 +1,18 @@
+export { computeBackoffDelay, type BackoffPolicy } from './backoff.js';
 export {
   createFakeClock,
   systemClock,
+  systemWallClock,
   type Clock,
   type FakeClock,
   type FakeClockOptions,
   type Timer,
+  type WallClock,
 } from './clock.js';
-export { InvalidOptionError, SyncQueueShutDownError, TimerLoopError } from './errors.js';
-export { objectKey, splitObjectKey, type ObjectWithMetadata } from './keys.js';
+export { InvalidOptionError, ListenerError, SyncQueueShutDownError, TimerLoopError } from './errors.js';
+export { callGuarded } from './listener-guard.js';
+// The project's one object key, re-exported: SyncQueue keys objects with it.
+export { objectKey, splitObjectKey, type ObjectWithMetadata } from '@ingresskit/kube-objects';
 export {
   bucketRateLimiter,
   defaultControllerRateLimiter,

@@ -1,3 +1,4 @@
+import { computeBackoffDelay } from './backoff.js';
 import { type Clock, systemClock } from './clock.js';
 import { InvalidOptionError } from './errors.js';
 
@@ -28,11 +29,9 @@ export function exponentialFailureRateLimiter<T>(options: ExponentialFailureOpti
   const failures = new Map<T, number>();
   return {
     when(item) {
-      const exponent = failures.get(item) ?? 0;
-      failures.set(item, exponent + 1);
-      // 2 ** exponent overflows to Infinity after ~1024 failures; the cap still applies.
-      const backoff = baseMs * 2 ** exponent;
-      return backoff > maxMs ? maxMs : backoff;
+      const attempt = (failures.get(item) ?? 0) + 1;
+      failures.set(item, attempt);
+      return computeBackoffDelay({ initialMs: baseMs, maxMs }, attempt);
     },
     forget(item) {
       failures.delete(item);

@@ -1,7 +1,8 @@
+import { objectKey, type ObjectWithMetadata } from '@ingresskit/kube-objects';
 import { EventEmitter } from 'eventemitter3';
 import { type Clock, type Timer, systemClock } from './clock.js';
 import { InvalidOptionError, SyncQueueShutDownError } from './errors.js';
-import { objectKey, type ObjectWithMetadata } from './keys.js';
+import { callGuarded } from './listener-guard.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiters.js';
 import { RateLimitingQueue } from './rate-limiting-queue.js';
 
@@ -345,13 +346,7 @@ export class SyncQueue {
   }
 
   #emit<E extends keyof SyncQueueEvents>(event: E, ...args: SyncQueueEvents[E]): void {
-    try {
-      (this.#events as unknown as EventEmitter<string>).emit(event, ...args);
-    } catch (error) {
-      // A throwing listener must not wedge the worker; the error still surfaces as uncaught.
-      queueMicrotask(() => {
-        throw error;
-      });
-    }
+    // A throwing listener must not wedge the worker; the error still surfaces as uncaught.
+    callGuarded(() => (this.#events as unknown as EventEmitter<string>).emit(event, ...args));
   }
 }

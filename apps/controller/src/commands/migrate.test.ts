@@ -181,6 +181,40 @@ describe('ingresskit migrate', () => {
     expect((JSON.parse(same.stdout) as MigrationReport).totals['served identically']).toBe(1);
   });
 
+  it('notes a Service port that does not exist, numbered or named, as served identically (503 in both)', async () => {
+    const portless = { ...service('shop'), spec: { ports: [{ name: 'http', port: 8080 }] } };
+    const named = ingress('shop', 'named', 'named.example.com', { className: 'nginx' }) as {
+      spec: { rules: { http: { paths: { backend: unknown }[] } }[] };
+    };
+    named.spec.rules[0]!.http.paths[0]!.backend = { service: { name: 'app', port: { name: 'grpc' } } };
+    const manifests = await writeManifests('no-port.yaml', [
+      portless,
+      ingress('shop', 'numbered', 'numbered.example.com', { className: 'nginx' }),
+      named,
+    ]);
+    const result = await migrate(['--manifests', manifests, '--output=json']);
+    expect(result.exitCode).toBe(0);
+    const report = JSON.parse(result.stdout) as MigrationReport;
+    expect(
+      report.ingresses.map(({ ingress, outcome, findings }) => ({ ingress, outcome, findings })),
+    ).toEqual([
+      {
+        ingress: 'shop/named',
+        outcome: 'served identically',
+        findings: [
+          expect.objectContaining({ kind: 'note', message: expect.stringContaining('no port named "grpc"') }),
+        ],
+      },
+      {
+        ingress: 'shop/numbered',
+        outcome: 'served identically',
+        findings: [
+          expect.objectContaining({ kind: 'note', message: expect.stringContaining('has no port 80;') }),
+        ],
+      },
+    ]);
+  });
+
   it('writes at most 16 rules per HTTPRoute, as the schema allows, and YAML with the findings as comments', async () => {
     const many = ingress('shop', 'many', 'many.example.com', { className: 'nginx' }) as {
       spec: { rules: { http: { paths: unknown[] } }[] };

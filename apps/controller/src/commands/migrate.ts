@@ -4,6 +4,8 @@
  */
 import { stringify } from 'yaml';
 import type { ClassResolutionConfig } from '@ingresskit/class-resolution';
+import { splitObjectKey } from '@ingresskit/kube-objects';
+import { sourceKey } from '@ingresskit/route-model';
 import type { IngressClass } from '@ingresskit/store';
 import { viewOfObjects, viewOfSnapshot, type ClusterObjects, type ClusterView } from '../cluster-view.js';
 import { resolveControllerConfig } from '../config.js';
@@ -131,12 +133,12 @@ function printGatewayApi(routing: IngressRouting, view: ClusterView, flags: Flag
   const byName = new Map(
     conversion.objects.map((object) => {
       const metadata = object.metadata as { name: string; namespace: string };
-      return [`${object.kind as string}/${metadata.namespace}/${metadata.name}`, object];
+      return [sourceKey({ kind: object.kind as string, ...metadata }), object];
     }),
   );
   const documents = conversion.objects.filter((object) => object.kind !== 'HTTPRoute').map(yaml);
   for (const ingress of conversion.ingresses) {
-    const [namespace] = ingress.ingress.split('/');
+    const { namespace } = splitObjectKey(ingress.ingress);
     const comments = [
       `# Ingress ${ingress.ingress}: ${ingress.converted ? 'converted' : 'not converted'}`,
       ...ingress.findings.map((finding) => `#   ${finding.kind}: ${finding.field}: ${finding.message}`),

@@ -5,7 +5,8 @@
  * shapes. Every object comes back deep-frozen, so a translation that changed its input would throw.
  */
 import { readFileSync } from 'node:fs';
-import type { EndpointSliceLike, IngressLike, IngressReferences, SecretLike, ServiceLike } from '../types.js';
+import type { EndpointSliceLike, IngressLike, SecretLike, ServiceLike } from '@ingresskit/kube-objects';
+import type { IngressReferences } from '../types.js';
 
 const tlsDir = new URL('../../testdata/tls/', import.meta.url);
 

@@ -15,13 +15,8 @@ import { parseBackendId } from '../backend-reference.js';
 import { createDefaultBackendContribution, createDefaultBackendRoute } from '../default-backend.js';
 import { resolveServiceBackend } from '../service-backend.js';
 import { translateIngress } from '../translate-ingress.js';
-import type {
-  EndpointSliceLike,
-  IngressTranslationConfig,
-  SecretLike,
-  ServiceLike,
-  ServiceReference,
-} from '../types.js';
+import type { EndpointSliceLike, SecretLike, ServiceLike } from '@ingresskit/kube-objects';
+import type { IngressTranslationConfig, ServiceReference } from '../types.js';
 
 /** The testdata directory. */
 export const TESTDATA_DIR = fileURLToPath(new URL('../../testdata/', import.meta.url));

@@ -1,14 +1,24 @@
+/** The one object key of the project: client-go's `namespace/name` (or `name`), made and taken apart. */
+import { flatString } from './flat-string.js';
+
 /** The smallest shape a key can be made from: any Kubernetes object's metadata. */
 export interface ObjectWithMetadata {
   metadata?: { name?: string; namespace?: string } | undefined;
 }
 
-/** client-go's MetaNamespaceKeyFunc: `namespace/name`, or `name` for cluster-scoped objects. */
+/**
+ * The key of `name` in `namespace`: `namespace/name`, or `name` when the namespace is empty or
+ * undefined (cluster-scoped). A flat string, since keys live as long as their objects.
+ */
+export function namespacedKey(namespace: string | undefined, name: string): string {
+  return namespace ? flatString(`${namespace}/${name}`) : name;
+}
+
+/** client-go's MetaNamespaceKeyFunc: {@link namespacedKey} of the object's metadata; throws without a name. */
 export function objectKey(object: ObjectWithMetadata): string {
   const name = object.metadata?.name;
   if (!name) throw new TypeError('cannot make a key: the object has no metadata.name');
-  const namespace = object.metadata?.namespace;
-  return namespace ? `${namespace}/${name}` : name;
+  return namespacedKey(object.metadata?.namespace, name);
 }
 
 /** Inverse of {@link objectKey}: `{ namespace, name }`, namespace undefined for cluster-scoped keys. */

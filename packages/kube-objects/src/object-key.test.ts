@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { objectKey, splitObjectKey } from './index.js';
+import { namespacedKey, objectKey, splitObjectKey } from './index.js';
 
 describe('objectKey', () => {
   it('joins namespace and name for namespaced objects', () => {
@@ -12,6 +12,14 @@ describe('objectKey', () => {
 
   it('throws when the object has no name', () => {
     expect(() => objectKey({ metadata: {} })).toThrow(/metadata\.name/);
+  });
+});
+
+describe('namespacedKey', () => {
+  it('is the bare name when the namespace is empty or undefined', () => {
+    expect(namespacedKey(undefined, 'nginx')).toBe('nginx');
+    expect(namespacedKey('', 'nginx')).toBe('nginx');
+    expect(namespacedKey('shop', 'web')).toBe('shop/web');
   });
 });
 
