@@ -35,6 +35,7 @@ export type {
   BackendEntry,
   CanaryEntry,
   CertificateEntry,
+  ClientCertEntry,
   ConditionEntry,
   DataEntry,
   DataPlaneUpdate,

@@ -104,6 +104,10 @@ export const SERVER_PARTIAL = `    server {
         ssl_certificate_by_lua_block {
             require("ingresskit.certificates").serve()
         }
+        # Binds each TLS session to its server name, so none verified for one host resumes on another.
+        ssl_client_hello_by_lua_block {
+            require("ingresskit.client_certificates").bind_session()
+        }
 {{/if}}
         uninitialized_variable_warn off;
 {{#if ssl}}

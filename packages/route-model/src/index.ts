@@ -7,6 +7,7 @@ export type {
   CanaryRule,
   CanarySplit,
   Certificate,
+  ClientCertificatePolicy,
   ClientLimits,
   ClientRate,
   CorsPolicy,

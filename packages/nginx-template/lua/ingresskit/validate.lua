@@ -54,6 +54,7 @@ local PATH_KINDS = set_of("exact", "prefix", "regex")
 local PROTOCOLS = set_of("HTTP", "HTTPS", "GRPC", "GRPCS")
 local HOST_MATCHES = set_of("exact", "one-label", "suffix", "any")
 local LISTENER_PROTOCOLS = set_of("HTTP", "HTTPS")
+local VERIFY_MODES = set_of("on", "optional", "optional_no_ca")
 
 -- A collector bound to one key (and route).
 local function reporter(rejected, key)
@@ -257,6 +258,28 @@ local function check_index_map(map, count, field, report)
   return true
 end
 
+-- The CA certificates are parsed here, so a handshake never meets a CA it cannot use.
+local function check_client_cert(policy, report)
+  if not is_object(policy) or not is_string(policy.id) or not str_find(policy.id, "^%x+$")
+    or not is_string(policy.ca) or not VERIFY_MODES[policy.verify] or not is_integer(policy.depth, 1, 100)
+    or (policy.pass ~= nil and policy.pass ~= true) then
+    return report.fail("clientCert must be { id, ca, verify, depth, errorPage?, pass?, subject? }")
+  end
+  if policy.errorPage ~= nil and (not is_field_value(policy.errorPage)
+    or not (str_find(policy.errorPage, "^https?://[%w%.%-]+") or str_find(policy.errorPage, "^/"))) then
+    return report.fail("clientCert.errorPage must be an http(s) URL or a path")
+  end
+  if policy.subject ~= nil then
+    local err = compile(policy.subject, "j")
+    if err then return report.fail("clientCert.subject does not compile: " .. err) end
+  end
+  if policy.ca ~= "" then
+    local chain, err = ssl.parse_pem_cert(policy.ca)
+    if not chain then return report.fail("clientCert.ca cannot be parsed: " .. tostring(err)) end
+  end
+  return true
+end
+
 local function check_host(entry, report)
   if not HOST_MATCHES[entry.match] then
     return report.fail("match must be exact, one-label, suffix or any")
@@ -275,6 +298,7 @@ local function check_host(entry, report)
   if not check_index_map(entry.exact, count, "exact", report) or not check_index_map(entry.prefix, count, "prefix", report) then
     return false
   end
+  if entry.clientCert ~= nil and not check_client_cert(entry.clientCert, report) then return false end
   if not is_array(entry.regex) then return report.fail("regex must be an array") end
   for _, index in ipairs(entry.regex) do
     if not is_integer(index, 1, count) then return report.fail("regex holds an index out of range") end
