@@ -7,6 +7,7 @@ import type { AnnotationParser, IngressAnnotations } from './annotations.js';
 import { AFFINITY_PARSERS } from './affinity-annotations.js';
 import { AUTH_PARSERS } from './auth-annotations.js';
 import { CANARY_PARSERS } from './canary-annotations.js';
+import { CLIENT_CERTIFICATE_PARSERS } from './client-certificate-annotations.js';
 import { CORS_PARSERS } from './cors-annotations.js';
 import { EXTERNAL_AUTH_PARSERS } from './external-auth-annotations.js';
 import { checkHost, checkHostWithPort, checkLiteralPath, parseCidrList, readBoolean } from './grammar.js';
@@ -116,6 +117,7 @@ const PARSERS: Readonly<Record<string, AnnotationParser>> = {
   ...CANARY_PARSERS,
   ...AUTH_PARSERS,
   ...EXTERNAL_AUTH_PARSERS,
+  ...CLIENT_CERTIFICATE_PARSERS,
   ...AFFINITY_PARSERS,
   ...PROXY_PARSERS,
   ...UPSTREAM_PARSERS,

@@ -10,6 +10,7 @@ import {
   type BackendProtocol,
   type BasicAuthPolicy,
   type CanaryRule,
+  type ClientCertificatePolicy,
   type CorsPolicy,
   type ExternalAuthPolicy,
   type ResponseRewrite,
@@ -20,6 +21,11 @@ import { createAnnotationDefaults, type AnnotationDefaults } from './annotation-
 import { findAnnotationParser } from './annotation-parsers.js';
 import { combineAffinity, type AffinityAnnotations } from './affinity-annotations.js';
 import { combineAuth, type AuthAnnotations, type BasicAuthRequest } from './auth-annotations.js';
+import {
+  combineClientCertificate,
+  type ClientCertificateAnnotations,
+  type ClientCertificateRequest,
+} from './client-certificate-annotations.js';
 import { combineCanary, type CanaryAnnotations } from './canary-annotations.js';
 import { combineCors } from './cors-annotations.js';
 import { combineExternalAuth, type ExternalAuthAnnotations } from './external-auth-annotations.js';
@@ -86,6 +92,12 @@ export interface IngressAnnotations {
   basicAuthRequest?: BasicAuthRequest;
   /** The users of basic authentication, once the Secret is read (empty: nobody gets in). */
   basicAuth?: BasicAuthPolicy;
+  /** auth-tls-* as written. */
+  clientCertificate?: ClientCertificateAnnotations;
+  /** auth-tls-secret: the CA Secret to read and the policy it completes. */
+  clientCertificateRequest?: ClientCertificateRequest;
+  /** Client certificate authentication, once the CA Secret is read (no CA: closed). */
+  clientCertificatePolicy?: ClientCertificatePolicy;
   /** auth-url and the other external authentication annotations as written. */
   externalAuthAnnotations?: ExternalAuthAnnotations;
   /** auth-url: the service that must let each forwarded request through. */
@@ -210,6 +222,8 @@ export function parseAnnotations(
   if (canary !== undefined) into.canary = canary;
   const basicAuth = combineAuth(into.auth, withPrefix, problems);
   if (basicAuth !== undefined) into.basicAuthRequest = basicAuth;
+  const clientCertificate = combineClientCertificate(into.clientCertificate, withPrefix, problems);
+  if (clientCertificate !== undefined) into.clientCertificateRequest = clientCertificate;
   const externalAuth = combineExternalAuth(into.externalAuthAnnotations, withPrefix, problems);
   if (externalAuth !== undefined) into.externalAuth = externalAuth;
   const affinity = combineAffinity(into.affinity, withPrefix, problems);

@@ -35,7 +35,8 @@ const HASH_FORMATS: readonly RegExp[] = [
 // eslint-disable-next-line no-control-regex -- user names go into logs and headers nowhere, but stay clean
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-function readValue(secret: { data?: unknown; stringData?: unknown }, key: string): string | undefined {
+/** The text of `key`: from `stringData` as written, else from `data` (base64); undefined when absent or not base64. */
+export function readSecretText(secret: { data?: unknown; stringData?: unknown }, key: string): string | undefined {
   const plain = (secret.stringData as Record<string, unknown> | null | undefined)?.[key];
   if (typeof plain === 'string') return plain;
   const encoded = (secret.data as Record<string, unknown> | null | undefined)?.[key];
@@ -71,7 +72,7 @@ function readUsers(
 ): BasicAuthPolicy['users'] | string {
   let entries: [string, string][];
   if (request.secretType === 'auth-file') {
-    const file = readValue(secret, 'auth');
+    const file = readSecretText(secret, 'auth');
     if (file === undefined) return 'has no key "auth" holding an htpasswd file';
     const parsed = parseHtpasswd(file);
     if (typeof parsed === 'string') return parsed;
@@ -79,7 +80,7 @@ function readUsers(
   } else {
     entries = [];
     for (const key of keysOf(secret)) {
-      const hash = readValue(secret, key);
+      const hash = readSecretText(secret, key);
       if (hash === undefined) return `key "${key}" is not base64`;
       entries.push([key, hash.trim()]);
     }

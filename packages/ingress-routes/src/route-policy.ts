@@ -53,6 +53,8 @@ export function createRoutePolicy(annotations: IngressAnnotations, scope: string
       users: annotations.basicAuth.users.map((user) => ({ ...user })),
     };
   }
+  if (annotations.clientCertificatePolicy !== undefined)
+    policy.clientCertificate = { ...annotations.clientCertificatePolicy };
   if (annotations.externalAuth !== undefined)
     policy.externalAuth = copyExternalAuth(annotations.externalAuth);
   if (annotations.sessionAffinity !== undefined) {

@@ -20,6 +20,7 @@ import { checkDnsLabel, checkDnsSubdomain } from '@ingresskit/kube-objects';
 import { addServerAliases, addWwwRedirects } from './host-annotations.js';
 import { toMillis } from './timestamps.js';
 import { resolveBasicAuth } from './basic-auth-secret.js';
+import { resolveClientCertificate } from './client-certificate-secret.js';
 import { DEFAULT_BACKEND_ADDRESS_POLICY } from './backend-address-policy.js';
 import { checkExternalAuthAddress } from './external-auth-annotations.js';
 import { translateCanarySpec } from './translate-canary.js';
@@ -173,6 +174,7 @@ export function translateIngressTimed(
       expiresAt: Number.POSITIVE_INFINITY,
     };
     context.annotations = resolveBasicAuth(context);
+    context.annotations = resolveClientCertificate(context);
     const canary = parsed.annotations.canary;
     const contribution =
       canary === undefined
