@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterAll, describe, expect, it } from 'vitest';
 import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
-import { endpointSliceManifest, eventually, ingressManifest } from './harness.js';
+import { endpointSliceManifest, eventually, ingressManifest, tlsSecretManifest } from './harness.js';
 
 /** A certificate and its key, PEM. */
 interface Pair {
@@ -160,6 +160,35 @@ const testCase = useAnnotationsCase({
       guarded('crl.test', { [`${A}auth-tls-secret`]: 'with-crl' }),
       guarded('later.test', { [`${A}auth-tls-secret`]: 'later' }),
       ingressManifest('open', { host: 'open.test', service: 'headers', className: 'nginx' }),
+      // Another Ingress of on.test, without auth-tls: the host's policy holds for its path too.
+      ingressManifest('on-other', {
+        host: 'on.test',
+        path: '/other',
+        service: 'headers',
+        className: 'nginx',
+      }),
+      tlsSecretManifest('secure-tls', 'secure.test'),
+      {
+        ...guarded('secure.test', { [`${A}auth-tls-secret`]: 'ca-a' }),
+        spec: {
+          ingressClassName: 'nginx',
+          tls: [{ hosts: ['secure.test'], secretName: 'secure-tls' }],
+          rules: [
+            {
+              host: 'secure.test',
+              http: {
+                paths: [
+                  {
+                    path: '/',
+                    pathType: 'Prefix',
+                    backend: { service: { name: 'headers', port: { number: 80 } } },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      },
     ];
   },
 });
@@ -174,16 +203,18 @@ interface TlsAnswer {
 }
 
 /**
- * A GET of `/` over TLS to the controller's HTTPS port: SNI `servername` (none when empty), Host
- * `host` (the server name unless told), with a client certificate and a session to resume.
+ * A GET of `path` (`/` unless told) over TLS to the controller's HTTPS port: SNI `servername`
+ * (none when empty), Host `host` (the server name unless told), with a client certificate and a
+ * session to resume.
  */
 function tlsGet(options: {
   servername: string;
   host?: string;
+  path?: string;
   client?: Pair;
   session?: Buffer;
 }): Promise<TlsAnswer> {
-  const { servername, host = servername, client, session } = options;
+  const { servername, host = servername, path = '/', client, session } = options;
   return new Promise((resolve, reject) => {
     const socket = connect({
       host: '127.0.0.1',
@@ -200,7 +231,7 @@ function tlsGet(options: {
     let reused = false;
     socket.on('secureConnect', () => {
       reused = socket.isSessionReused();
-      socket.write(`GET / HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
     });
     socket.on('data', (chunk: string) => (received += chunk));
     socket.on('error', reject);
@@ -328,9 +359,21 @@ describe('what cannot bypass the verification', () => {
     expect((await tlsGet({ servername: 'open.test', client: alice })).status).toBe(200);
   });
 
-  it('answers 403 over plain HTTP', async () => {
+  it('answers 403 over plain HTTP, unless the route redirects to HTTPS', async () => {
     expect((await testCase().send('on.test')).status).toBe(403);
     expect((await testCase().send('open.test')).status).toBe(200);
+    const redirected = await testCase().send('secure.test');
+    expect(redirected.status).toBe(308);
+    expect(redirected.headers.location).toMatch(/^https:\/\/secure\.test/);
+    expect(await statusOf('secure.test')).toBe(400);
+    expect(await statusOf('secure.test', alice)).toBe(200);
+  });
+
+  it('holds the paths of the host that other Ingresses add to the host policy', async () => {
+    expect((await tlsGet({ servername: 'on.test', path: '/other' })).status).toBe(400);
+    const answer = await tlsGet({ servername: 'on.test', path: '/other', client: alice });
+    expect(answer.status).toBe(200);
+    expect(backendHeaders(answer)['ssl-client-verify']).toBe('SUCCESS');
   });
 
   it('resumes a TLS session only for the host it was verified for', async () => {
