@@ -167,6 +167,8 @@ const testCase = useAnnotationsCase({
         service: 'headers',
         className: 'nginx',
       }),
+      annotatedIngress('*.wild.test', 'headers', { [`${A}auth-tls-secret`]: 'ca-a' }, { name: 'wild' }),
+      ingressManifest('open-wild', { host: 'open.wild.test', service: 'headers', className: 'nginx' }),
       tlsSecretManifest('secure-tls', 'secure.test'),
       {
         ...guarded('secure.test', { [`${A}auth-tls-secret`]: 'ca-a' }),
@@ -367,6 +369,12 @@ describe('what cannot bypass the verification', () => {
     expect(redirected.headers.location).toMatch(/^https:\/\/secure\.test/);
     expect(await statusOf('secure.test')).toBe(400);
     expect(await statusOf('secure.test', alice)).toBe(200);
+  });
+
+  it('holds the names a wildcard host covers, but not a more specific host without auth-tls', async () => {
+    expect(await statusOf('a.wild.test')).toBe(400);
+    expect(await statusOf('a.wild.test', alice)).toBe(200);
+    expect(await statusOf('open.wild.test')).toBe(200);
   });
 
   it('holds the paths of the host that other Ingresses add to the host policy', async () => {
