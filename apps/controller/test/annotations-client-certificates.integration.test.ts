@@ -13,7 +13,13 @@ import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterAll, describe, expect, it } from 'vitest';
 import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
-import { endpointSliceManifest, eventually, ingressManifest, tlsSecretManifest } from './harness.js';
+import {
+  endpointSliceManifest,
+  eventually,
+  ingressManifest,
+  opaqueSecretManifest,
+  tlsSecretManifest,
+} from './harness.js';
 
 /** A certificate and its key, PEM. */
 interface Pair {
@@ -28,68 +34,62 @@ function openssl(args: string[]): void {
   execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
+/** Where the key and certificate `name` are written, and how their key is made (P-256, unencrypted). */
+function filesOf(name: string) {
+  return {
+    key: join(dir, `${name}.key`),
+    cert: join(dir, `${name}.crt`),
+    newKey: ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'],
+  };
+}
+
+function readPair(files: { key: string; cert: string }): Pair {
+  return { cert: readFileSync(files.cert, 'utf8'), key: readFileSync(files.key, 'utf8') };
+}
+
 /** A self-signed certificate (a CA, or a client no CA signed) with subject `subject`. */
 function selfSigned(name: string, subject: string): Pair {
-  const key = join(dir, `${name}.key`);
-  const cert = join(dir, `${name}.crt`);
+  const files = filesOf(name);
   openssl([
     'req',
     '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
+    ...files.newKey,
     '-sha256',
-    '-nodes',
     '-days',
     '2',
     '-subj',
     subject,
     '-keyout',
-    key,
+    files.key,
     '-out',
-    cert,
+    files.cert,
   ]);
-  return { cert: readFileSync(cert, 'utf8'), key: readFileSync(key, 'utf8') };
+  return readPair(files);
 }
 
-/** A client certificate with subject `subject` signed by the CA `ca` (files `<ca>.crt`, `<ca>.key`). */
+/** A client certificate with subject `subject` signed by the CA `ca` (made by selfSigned). */
 function signedBy(ca: string, name: string, subject: string): Pair {
-  const key = join(dir, `${name}.key`);
+  const files = filesOf(name);
   const csr = join(dir, `${name}.csr`);
-  const cert = join(dir, `${name}.crt`);
-  openssl([
-    'req',
-    '-new',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-subj',
-    subject,
-    '-keyout',
-    key,
-    '-out',
-    csr,
-  ]);
+  openssl(['req', '-new', ...files.newKey, '-subj', subject, '-keyout', files.key, '-out', csr]);
+  const authority = filesOf(ca);
   openssl([
     'x509',
     '-req',
     '-in',
     csr,
     '-CA',
-    join(dir, `${ca}.crt`),
+    authority.cert,
     '-CAkey',
-    join(dir, `${ca}.key`),
+    authority.key,
     '-CAcreateserial',
     '-sha256',
     '-days',
     '2',
     '-out',
-    cert,
+    files.cert,
   ]);
-  return { cert: readFileSync(cert, 'utf8'), key: readFileSync(key, 'utf8') };
+  return readPair(files);
 }
 
 const caA = selfSigned('ca-a', '/CN=Client CA A');
@@ -100,16 +100,13 @@ const bob = signedBy('ca-b', 'bob', '/CN=bob');
 const mallory = selfSigned('mallory', '/CN=mallory');
 
 function caSecret(name: string, ca: Pair, extra: Record<string, string> = {}): Record<string, unknown> {
-  const data = { 'ca.crt': ca.cert, ...extra };
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name, namespace: 'default' },
-    type: 'Opaque',
-    data: Object.fromEntries(
-      Object.entries(data).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
-    ),
-  };
+  return opaqueSecretManifest(name, { 'ca.crt': ca.cert, ...extra });
+}
+
+/** `ingress` with a TLS entry for its one host from Secret `secretName`. */
+function withTls(ingress: Record<string, unknown>, secretName: string): Record<string, unknown> {
+  const spec = ingress.spec as { rules: { host: string }[] };
+  return { ...ingress, spec: { ...spec, tls: [{ hosts: [spec.rules[0]!.host], secretName }] } };
 }
 
 function guarded(host: string, annotations: Record<string, string>) {
@@ -170,27 +167,7 @@ const testCase = useAnnotationsCase({
       annotatedIngress('*.wild.test', 'headers', { [`${A}auth-tls-secret`]: 'ca-a' }, { name: 'wild' }),
       ingressManifest('open-wild', { host: 'open.wild.test', service: 'headers', className: 'nginx' }),
       tlsSecretManifest('secure-tls', 'secure.test'),
-      {
-        ...guarded('secure.test', { [`${A}auth-tls-secret`]: 'ca-a' }),
-        spec: {
-          ingressClassName: 'nginx',
-          tls: [{ hosts: ['secure.test'], secretName: 'secure-tls' }],
-          rules: [
-            {
-              host: 'secure.test',
-              http: {
-                paths: [
-                  {
-                    path: '/',
-                    pathType: 'Prefix',
-                    backend: { service: { name: 'headers', port: { number: 80 } } },
-                  },
-                ],
-              },
-            },
-          ],
-        },
-      },
+      withTls(guarded('secure.test', { [`${A}auth-tls-secret`]: 'ca-a' }), 'secure-tls'),
     ];
   },
 });

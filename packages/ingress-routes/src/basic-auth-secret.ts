@@ -36,7 +36,10 @@ const HASH_FORMATS: readonly RegExp[] = [
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** The text of `key`: from `stringData` as written, else from `data` (base64); undefined when absent or not base64. */
-export function readSecretText(secret: { data?: unknown; stringData?: unknown }, key: string): string | undefined {
+export function readSecretText(
+  secret: { data?: unknown; stringData?: unknown },
+  key: string,
+): string | undefined {
   const plain = (secret.stringData as Record<string, unknown> | null | undefined)?.[key];
   if (typeof plain === 'string') return plain;
   const encoded = (secret.data as Record<string, unknown> | null | undefined)?.[key];
@@ -100,27 +103,40 @@ function readUsers(
 }
 
 /**
+ * The Secret an auth annotation names, only of the Ingress's own namespace, recorded as read so a
+ * change to it translates the Ingress again; or why it cannot be used.
+ */
+export function findReferencedSecret(
+  context: Context,
+  reference: { namespace?: string; name: string },
+): { key: string; secret: { data?: unknown; stringData?: unknown } } | { problem: string } {
+  const namespace = context.source.namespace;
+  if (reference.namespace !== undefined && reference.namespace !== namespace) {
+    return {
+      problem: `${reference.namespace}/${reference.name} is of another namespace, which an Ingress may not use`,
+    };
+  }
+  const key = `${namespace}/${reference.name}`;
+  context.secretsRead.add(key);
+  const secret = context.references.secret(namespace, reference.name);
+  if (secret === undefined || secret === null) return { problem: `${key} not found` };
+  return { key, secret };
+}
+
+/**
  * The annotations with `basicAuth` resolved from its Secret, when auth-type basic asks for one.
  * The Secret's key is recorded so a change to it translates the Ingress again.
  */
 export function resolveBasicAuth(context: Context): IngressAnnotations {
   const request = context.annotations.basicAuthRequest;
   if (request === undefined) return context.annotations;
-  const namespace = context.source.namespace;
   const closed = (message: string): IngressAnnotations => {
     context.log.error(request.field, `${AUTH_SECRET_PROBLEM}${message}; every request gets 401`);
     return { ...context.annotations, basicAuth: { realm: request.realm, users: [] } };
   };
-  if (request.namespace !== undefined && request.namespace !== namespace) {
-    return closed(
-      `${request.namespace}/${request.name} is of another namespace, which an Ingress may not use`,
-    );
-  }
-  const key = `${namespace}/${request.name}`;
-  context.secretsRead.add(key);
-  const secret = context.references.secret(namespace, request.name);
-  if (secret === undefined || secret === null) return closed(`${key} not found`);
-  const users = readUsers(secret, request);
-  if (typeof users === 'string') return closed(`${key} ${users}`);
+  const found = findReferencedSecret(context, request);
+  if ('problem' in found) return closed(found.problem);
+  const users = readUsers(found.secret, request);
+  if (typeof users === 'string') return closed(`${found.key} ${users}`);
   return { ...context.annotations, basicAuth: { realm: request.realm, users } };
 }

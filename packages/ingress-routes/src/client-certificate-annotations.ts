@@ -4,10 +4,10 @@
  * auth-tls-error-page, auth-tls-pass-certificate-to-upstream and auth-tls-match-cn. The CA Secret
  * itself is read by client-certificate-secret.ts.
  */
-import { checkDnsSubdomain } from '@ingresskit/kube-objects';
 import type { ClientCertificatePolicy } from '@ingresskit/route-model';
 import { annotationField } from './annotation-field.js';
 import type { AnnotationParser, AnnotationProblem, IngressAnnotations } from './annotations.js';
+import { parseSecretReference, warnWithout } from './auth-annotations.js';
 import { readBoolean } from './grammar.js';
 
 /** The auth-tls annotations of one Ingress, as written. */
@@ -49,18 +49,11 @@ function clientCertificateOf(into: IngressAnnotations): ClientCertificateAnnotat
 /** The parsers of the client certificate annotations. */
 export const CLIENT_CERTIFICATE_PARSERS: Readonly<Record<string, AnnotationParser>> = {
   'auth-tls-secret': (value, into) => {
-    const slash = value.indexOf('/');
-    const name = slash === -1 ? value : value.slice(slash + 1);
-    const namespace = slash === -1 ? undefined : value.slice(0, slash);
-    if (
-      checkDnsSubdomain(name) !== undefined ||
-      (namespace !== undefined && checkDnsSubdomain(namespace) !== undefined)
-    ) {
-      return 'must be a Secret name, or namespace/name';
-    }
+    const reference = parseSecretReference(value);
+    if (reference === undefined) return 'must be a Secret name, or namespace/name';
     const annotations = clientCertificateOf(into);
-    annotations.secretName = name;
-    if (namespace !== undefined) annotations.secretNamespace = namespace;
+    annotations.secretName = reference.name;
+    if (reference.namespace !== undefined) annotations.secretNamespace = reference.namespace;
     return undefined;
   },
   'auth-tls-verify-client': (value, into) => {
@@ -111,7 +104,6 @@ export function combineClientCertificate(
   problems: AnnotationProblem[],
 ): ClientCertificateRequest | undefined {
   if (annotations === undefined) return undefined;
-  const field = (name: string) => annotationField(`${withPrefix}${name}`);
   if (annotations.secretName === undefined) {
     const set: [string, unknown][] = [
       ['auth-tls-verify-client', annotations.verify],
@@ -120,14 +112,7 @@ export function combineClientCertificate(
       ['auth-tls-pass-certificate-to-upstream', annotations.passCertificate],
       ['auth-tls-match-cn', annotations.matchCn],
     ];
-    for (const [name, value] of set) {
-      if (value === undefined) continue;
-      problems.push({
-        field: field(name),
-        message: `annotation "${name}" has no effect without auth-tls-secret`,
-        severity: 'warning',
-      });
-    }
+    warnWithout(set, 'auth-tls-secret', withPrefix, problems);
     return undefined;
   }
   // "off": no certificate is asked for, as with ingress-nginx's ssl_verify_client off.
@@ -142,7 +127,7 @@ export function combineClientCertificate(
   const request: ClientCertificateRequest = {
     name: annotations.secretName,
     policy,
-    field: field('auth-tls-secret'),
+    field: annotationField(`${withPrefix}auth-tls-secret`),
   };
   if (annotations.secretNamespace !== undefined) request.namespace = annotations.secretNamespace;
   return request;

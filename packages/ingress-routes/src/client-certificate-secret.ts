@@ -6,7 +6,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import type { IngressAnnotations } from './annotations.js';
-import { AUTH_SECRET_PROBLEM, readSecretText } from './basic-auth-secret.js';
+import { AUTH_SECRET_PROBLEM, findReferencedSecret, readSecretText } from './basic-auth-secret.js';
 import type { Context } from './translation-context.js';
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
@@ -41,7 +41,6 @@ function readCaCertificates(secret: { data?: unknown; stringData?: unknown }): s
 export function resolveClientCertificate(context: Context): IngressAnnotations {
   const request = context.annotations.clientCertificateRequest;
   if (request === undefined) return context.annotations;
-  const namespace = context.source.namespace;
   const closed = (message: string): IngressAnnotations => {
     context.log.error(
       request.field,
@@ -49,16 +48,9 @@ export function resolveClientCertificate(context: Context): IngressAnnotations {
     );
     return { ...context.annotations, clientCertificatePolicy: { ...request.policy, caCertificatesPem: '' } };
   };
-  if (request.namespace !== undefined && request.namespace !== namespace) {
-    return closed(
-      `${request.namespace}/${request.name} is of another namespace, which an Ingress may not use`,
-    );
-  }
-  const key = `${namespace}/${request.name}`;
-  context.secretsRead.add(key);
-  const secret = context.references.secret(namespace, request.name);
-  if (secret === undefined || secret === null) return closed(`${key} not found`);
-  const ca = readCaCertificates(secret);
-  if (typeof ca !== 'string') return closed(`${key} ${ca.problem}`);
+  const found = findReferencedSecret(context, request);
+  if ('problem' in found) return closed(found.problem);
+  const ca = readCaCertificates(found.secret);
+  if (typeof ca !== 'string') return closed(`${found.key} ${ca.problem}`);
   return { ...context.annotations, clientCertificatePolicy: { ...request.policy, caCertificatesPem: ca } };
 }

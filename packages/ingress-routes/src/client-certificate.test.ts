@@ -3,37 +3,18 @@ import type { SecretLike } from '@ingresskit/kube-objects';
 import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { isReferencedObjectProblem } from './translate-tls.js';
-import { A, ingress, path, secrets } from './testing/fixtures.js';
-import { translateIngress } from './translate-ingress.js';
+import { A, opaqueSecret, translateAnnotated } from './testing/fixtures.js';
 
 /** Any certificate does as a CA here; the translation writes it back in canonical PEM. */
 const CA = new X509Certificate(
   readFileSync(new URL('../testdata/tls/other.crt', import.meta.url)),
 ).toString();
 
-function secret(name: string, data: Record<string, string>, namespace = 'default'): SecretLike {
-  return {
-    metadata: { name, namespace },
-    data: Object.fromEntries(
-      Object.entries(data).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
-    ),
-  };
-}
+const secret = opaqueSecret;
 
 function translateWith(annotations: Record<string, string>, ...list: SecretLike[]) {
-  const references = secrets(...list);
-  const result = translateIngress(
-    ingress(
-      'shop',
-      { 'shop.test': [path('/', 'Prefix', 'app')] },
-      {
-        annotations: Object.fromEntries(Object.entries(annotations).map(([k, v]) => [`${A}${k}`, v])),
-      },
-    ),
-    references,
-  );
-  const route = result.contribution?.hosts[0]?.routes[0];
-  return { result, policy: route?.policy.clientCertificate };
+  const { result, policy, lookups } = translateAnnotated(annotations, ...list);
+  return { result, policy: policy?.clientCertificate, lookups };
 }
 
 describe('translateIngress with auth-tls-secret', () => {
