@@ -74,7 +74,13 @@ const LISTED: readonly IngressNginxAnnotation[] = [
     difference:
       "a CA Secret of the Ingress's own namespace; one that is missing, has no valid ca.crt or holds a ca.crl (revocation lists are not checked) answers 403 on the hosts. A request whose TLS server name is not its Host gets 421 (also without SNI), one over plain HTTP 403 unless it is redirected to HTTPS. The host's oldest Ingress with auth-tls sets it for every path of the host",
   },
-  ...entries('Client certificate authentication', ['auth-tls-verify-client', 'auth-tls-verify-depth']),
+  {
+    name: 'auth-tls-verify-client',
+    group: 'Client certificate authentication',
+    difference:
+      'off asks for no certificate and sends no ssl-client-* headers (ingress-nginx sends ssl-client-verify NONE)',
+  },
+  ...entries('Client certificate authentication', ['auth-tls-verify-depth']),
   {
     name: 'auth-tls-error-page',
     group: 'Client certificate authentication',
