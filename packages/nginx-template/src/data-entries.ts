@@ -197,6 +197,11 @@ export interface PolicyEntry {
   connection?: string;
   /** Left out of the access log. */
   noLog?: true;
+  /**
+   * TLS towards the backend, for routes whose profile has backend TLS directives: the name to
+   * verify and send (absent: the upstream host), and the client certificate chain and key (PEM).
+   */
+  backendTls?: { name?: string; cert?: string; key?: string };
   /** Source lists or authentication (basic or external), either suffices. */
   satisfyAny?: true;
   /** Endpoints one request may be tried on; 0: all. */

@@ -2,6 +2,7 @@ export type {
   AssemblyNote,
   Backend,
   BackendProtocol,
+  BackendTlsPolicy,
   BasicAuthPolicy,
   CanaryContribution,
   CanaryRule,

@@ -325,6 +325,28 @@ export interface ClientCertificatePolicy {
 }
 
 /**
+ * TLS towards an HTTPS or gRPCS backend (ingress-nginx proxy-ssl-*); no effect on other protocols.
+ * With `verify`, the backend's certificate must chain to `caCertificatesPem` within `depth` and
+ * name `serverName` (else the upstream host), or the request gets 502. `clientCertificate` is
+ * presented to the backend. `serverName` is also sent as SNI when `sendServerName`. Empty
+ * `caCertificatesPem` with `verify`: closed, every forwarded request gets 503.
+ */
+export interface BackendTlsPolicy {
+  caCertificatesPem: string;
+  verify: boolean;
+  /** 1 to 100. */
+  depth: number;
+  /** A chain (leaf first) and its PKCS#8 key, PEM. */
+  clientCertificate?: { certificatePem: string; privateKeyPem: string };
+  /** At least one. */
+  protocols: ('TLSv1.2' | 'TLSv1.3')[];
+  /** An OpenSSL cipher list: letters, digits and `+:_-!`. */
+  ciphers: string;
+  serverName?: string;
+  sendServerName: boolean;
+}
+
+/**
  * Answers of an auth service reused, per route, for requests with the same `key` (parts of the
  * request, at least one not text): an answer with one of `statuses` for `seconds`. Answers that
  * set a cookie or say `Cache-Control: no-store`, `no-cache` or `private` are never kept.
@@ -441,6 +463,8 @@ export interface RoutePolicy {
   allowSources?: string[];
   /** Client certificates the hostname requires; see {@link ClientCertificatePolicy}. */
   clientCertificate?: ClientCertificatePolicy;
+  /** TLS settings towards HTTPS and gRPCS backends; see {@link BackendTlsPolicy}. */
+  backendTls?: BackendTlsPolicy;
   /**
    * Clients whose address is in one of these CIDRs get 403, whatever `allowSources` says
    * (ingress-nginx denylist-source-range: its `deny` lines come before the allowlist's).

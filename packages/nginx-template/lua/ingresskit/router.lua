@@ -427,6 +427,17 @@ local function has_unknown_length_body()
   return ngx_var.http_transfer_encoding ~= nil or req.http_version() >= 2
 end
 
+-- The variables of a route's backend TLS profile: the name to verify and send (the policy's, else
+-- the host nginx connects to or sends), the client certificate and key.
+local function set_backend_tls(policy, external_host)
+  local tls = policy.backendTls
+  ngx_var.ingresskit_backend_ssl_name = tls.name or external_host or policy.host or ngx_var.host
+  if tls.cert then
+    ngx_var.ingresskit_backend_cert = tls.cert
+    ngx_var.ingresskit_backend_key = tls.key
+  end
+end
+
 -- Basic and external authentication of a forwarded request: the status to end it with, or nil.
 -- Under satisfy any, a client the source lists admit needs neither, and either one suffices.
 local function authenticate(route, policy)
@@ -499,8 +510,10 @@ local function dispatch(route, action, body_of_unknown_length)
     -- Only the TLS locations refer to it, and nginx lets Lua set only variables something refers to.
     local protocol = route.protocol
     if protocol == "HTTPS" or protocol == "GRPCS" then ngx_var.ingresskit_external_host = backend.external_host end
+    if policy and policy.backendTls then set_backend_tls(policy, backend.external_host) end
     return nil, route.filters_response and route.location_external_filtered or route.location_external
   end
+  if policy and policy.backendTls then set_backend_tls(policy, nil) end
   if route.mirror then
     ngx_var.ingresskit_mirror = route.mirror
     return nil, route.location_mirrored
