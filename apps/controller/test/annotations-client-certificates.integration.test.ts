@@ -6,12 +6,10 @@
  * TLS server name; plain HTTP; TLS sessions that are not resumed across hosts; a CA Secret that
  * appears and changes, served without a reload.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
 import {
   endpointSliceManifest,
@@ -20,86 +18,21 @@ import {
   opaqueSecretManifest,
   tlsSecretManifest,
 } from './harness.js';
+import { useCertificateMaker, type CertificatePair } from './openssl-certificates.js';
 
-/** A certificate and its key, PEM. */
-interface Pair {
-  cert: string;
-  key: string;
-}
+const certificates = useCertificateMaker();
+const caA = certificates.selfSigned('ca-a', '/CN=Client CA A');
+const caB = certificates.selfSigned('ca-b', '/CN=Client CA B');
+const alice = certificates.signedBy(caA, 'alice', '/O=staff/CN=alice');
+const carol = certificates.signedBy(caA, 'carol', '/O=staff/CN=carol');
+const bob = certificates.signedBy(caB, 'bob', '/CN=bob');
+const mallory = certificates.selfSigned('mallory', '/CN=mallory');
 
-const dir = mkdtempSync(join(tmpdir(), 'ingresskit-auth-tls-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function openssl(args: string[]): void {
-  execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
-/** Where the key and certificate `name` are written, and how their key is made (P-256, unencrypted). */
-function filesOf(name: string) {
-  return {
-    key: join(dir, `${name}.key`),
-    cert: join(dir, `${name}.crt`),
-    newKey: ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'],
-  };
-}
-
-function readPair(files: { key: string; cert: string }): Pair {
-  return { cert: readFileSync(files.cert, 'utf8'), key: readFileSync(files.key, 'utf8') };
-}
-
-/** A self-signed certificate (a CA, or a client no CA signed) with subject `subject`. */
-function selfSigned(name: string, subject: string): Pair {
-  const files = filesOf(name);
-  openssl([
-    'req',
-    '-x509',
-    ...files.newKey,
-    '-sha256',
-    '-days',
-    '2',
-    '-subj',
-    subject,
-    '-keyout',
-    files.key,
-    '-out',
-    files.cert,
-  ]);
-  return readPair(files);
-}
-
-/** A client certificate with subject `subject` signed by the CA `ca` (made by selfSigned). */
-function signedBy(ca: string, name: string, subject: string): Pair {
-  const files = filesOf(name);
-  const csr = join(dir, `${name}.csr`);
-  openssl(['req', '-new', ...files.newKey, '-subj', subject, '-keyout', files.key, '-out', csr]);
-  const authority = filesOf(ca);
-  openssl([
-    'x509',
-    '-req',
-    '-in',
-    csr,
-    '-CA',
-    authority.cert,
-    '-CAkey',
-    authority.key,
-    '-CAcreateserial',
-    '-sha256',
-    '-days',
-    '2',
-    '-out',
-    files.cert,
-  ]);
-  return readPair(files);
-}
-
-const caA = selfSigned('ca-a', '/CN=Client CA A');
-const caB = selfSigned('ca-b', '/CN=Client CA B');
-const alice = signedBy('ca-a', 'alice', '/O=staff/CN=alice');
-const carol = signedBy('ca-a', 'carol', '/O=staff/CN=carol');
-const bob = signedBy('ca-b', 'bob', '/CN=bob');
-const mallory = selfSigned('mallory', '/CN=mallory');
-
-function caSecret(name: string, ca: Pair, extra: Record<string, string> = {}): Record<string, unknown> {
+function caSecret(
+  name: string,
+  ca: CertificatePair,
+  extra: Record<string, string> = {},
+): Record<string, unknown> {
   return opaqueSecretManifest(name, { 'ca.crt': ca.cert, ...extra });
 }
 
@@ -190,7 +123,7 @@ function tlsGet(options: {
   servername: string;
   host?: string;
   path?: string;
-  client?: Pair;
+  client?: CertificatePair;
   session?: Buffer;
 }): Promise<TlsAnswer> {
   const { servername, host = servername, path = '/', client, session } = options;
@@ -262,7 +195,7 @@ function sendWithOpenssl(servername: string, args: string[]): Promise<{ reused: 
   });
 }
 
-async function statusOf(servername: string, client?: Pair): Promise<number> {
+async function statusOf(servername: string, client?: CertificatePair): Promise<number> {
   return (await tlsGet(client === undefined ? { servername } : { servername, client })).status;
 }
 
@@ -363,12 +296,12 @@ describe('what cannot bypass the verification', () => {
 
   it('resumes a TLS session only for the host it was verified for', async () => {
     // openssl s_client offers a session under any server name (node's client does not).
-    const session = join(dir, 'alice.session');
+    const session = join(certificates.dir, 'alice.session');
     const first = await sendWithOpenssl('on.test', [
       '-cert',
-      join(dir, 'alice.crt'),
+      alice.certFile,
       '-key',
-      join(dir, 'alice.key'),
+      alice.keyFile,
       '-sess_out',
       session,
     ]);

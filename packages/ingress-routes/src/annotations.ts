@@ -8,6 +8,7 @@
 import {
   compareText,
   type BackendProtocol,
+  type BackendTlsPolicy,
   type BasicAuthPolicy,
   type CanaryRule,
   type ClientCertificatePolicy,
@@ -21,6 +22,11 @@ import { createAnnotationDefaults, type AnnotationDefaults } from './annotation-
 import { findAnnotationParser } from './annotation-parsers.js';
 import { combineAffinity, type AffinityAnnotations } from './affinity-annotations.js';
 import { combineAuth, type AuthAnnotations, type BasicAuthRequest } from './auth-annotations.js';
+import {
+  combineBackendTls,
+  type BackendTlsAnnotations,
+  type BackendTlsRequest,
+} from './backend-tls-annotations.js';
 import {
   combineClientCertificate,
   type ClientCertificateAnnotations,
@@ -98,6 +104,12 @@ export interface IngressAnnotations {
   clientCertificateRequest?: ClientCertificateRequest;
   /** Client certificate authentication, once the CA Secret is read (no CA: closed). */
   clientCertificatePolicy?: ClientCertificatePolicy;
+  /** proxy-ssl-* as written. */
+  backendTlsAnnotations?: BackendTlsAnnotations;
+  /** proxy-ssl-secret: the Secret to read and the policy it completes. */
+  backendTlsRequest?: BackendTlsRequest;
+  /** TLS towards the backend, once the Secret is read (no CA with verify: closed). */
+  backendTls?: BackendTlsPolicy;
   /** auth-url and the other external authentication annotations as written. */
   externalAuthAnnotations?: ExternalAuthAnnotations;
   /** auth-url: the service that must let each forwarded request through. */
@@ -224,6 +236,13 @@ export function parseAnnotations(
   if (basicAuth !== undefined) into.basicAuthRequest = basicAuth;
   const clientCertificate = combineClientCertificate(into.clientCertificate, withPrefix, problems);
   if (clientCertificate !== undefined) into.clientCertificateRequest = clientCertificate;
+  const backendTls = combineBackendTls(
+    into.backendTlsAnnotations,
+    into.backendProtocol,
+    withPrefix,
+    problems,
+  );
+  if (backendTls !== undefined) into.backendTlsRequest = backendTls;
   const externalAuth = combineExternalAuth(into.externalAuthAnnotations, withPrefix, problems);
   if (externalAuth !== undefined) into.externalAuth = externalAuth;
   const affinity = combineAffinity(into.affinity, withPrefix, problems);

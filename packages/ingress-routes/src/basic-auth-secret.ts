@@ -3,6 +3,7 @@
  * the data plane verifies; one it cannot read, a missing Secret or one without users closes the
  * Ingress's routes (401 for everyone) with an error naming the Secret, never opens them.
  */
+import type { SecretLike } from '@ingresskit/kube-objects';
 import type { BasicAuthPolicy } from '@ingresskit/route-model';
 import type { IngressAnnotations } from './annotations.js';
 import type { BasicAuthRequest } from './auth-annotations.js';
@@ -109,7 +110,7 @@ function readUsers(
 export function findReferencedSecret(
   context: Context,
   reference: { namespace?: string; name: string },
-): { key: string; secret: { data?: unknown; stringData?: unknown } } | { problem: string } {
+): { key: string; secret: SecretLike } | { problem: string } {
   const namespace = context.source.namespace;
   if (reference.namespace !== undefined && reference.namespace !== namespace) {
     return {

@@ -12,8 +12,11 @@ import type { Context } from './translation-context.js';
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 const MAX_CA_CERTIFICATES = 100;
 
-/** The CA certificates of `ca.crt` in canonical PEM, or why there are none. */
-function readCaCertificates(secret: { data?: unknown; stringData?: unknown }): string | { problem: string } {
+/** The CA certificates of `ca.crt` in canonical PEM, or why there are none (a `ca.crl` too: revocations are not checked). */
+export function readCaCertificates(secret: {
+  data?: unknown;
+  stringData?: unknown;
+}): string | { problem: string } {
   if (readSecretText(secret, 'ca.crl') !== undefined) {
     return { problem: 'holds ca.crl: certificate revocation lists are not supported' };
   }

@@ -97,20 +97,25 @@ const LISTED: readonly IngressNginxAnnotation[] = [
     difference: "the regex is compiled by nginx's PCRE when pushed; one it refuses leaves out the host",
   },
   { name: 'satisfy', group: 'Satisfy' },
-  ...entries(
-    'Backend certificate authentication',
-    [
-      'proxy-ssl-secret',
-      'proxy-ssl-verify',
-      'proxy-ssl-verify-depth',
-      'proxy-ssl-ciphers',
-      'proxy-ssl-name',
-      'proxy-ssl-protocols',
-      'proxy-ssl-server-name',
-      'secure-verify-ca-secret',
-    ],
-    BACKEND_TLS,
-  ),
+  {
+    name: 'proxy-ssl-secret',
+    group: 'Backend certificate authentication',
+    difference:
+      "a Secret of the Ingress's own namespace whose ca.crt is required (ingress-nginx then silently leaves backend TLS as it was); one that is missing or cannot be used answers 503. It holds for the Ingress's own paths (ingress-nginx's proxy-ssl-location-only), which keep no upstream connections alive. A CA certificate nginx has not loaded yet takes one reload; a client certificate (tls.crt, tls.key) takes none",
+  },
+  ...entries('Backend certificate authentication', [
+    'proxy-ssl-verify',
+    'proxy-ssl-verify-depth',
+    'proxy-ssl-ciphers',
+    'proxy-ssl-name',
+    'proxy-ssl-server-name',
+  ]),
+  {
+    name: 'proxy-ssl-protocols',
+    group: 'Backend certificate authentication',
+    difference: 'TLSv1.2 and TLSv1.3 only; another value is an error (ingress-nginx falls back to TLSv1.2)',
+  },
+  ...entries('Backend certificate authentication', ['secure-verify-ca-secret'], BACKEND_TLS),
   ...entries('Canary', [
     'canary',
     'canary-by-header',

@@ -1143,22 +1143,25 @@ describe('translateIngress', () => {
       expect(result.problems).toEqual([expect.objectContaining({ severity: 'error' })]);
     });
 
-    it.each(['limit-rate', 'global-rate-limit', 'enable-modsecurity', 'proxy-ssl-verify', 'ssl-passthrough'])(
-      'leaves out the Ingress with %s rather than serve it unprotected',
-      (name) => {
-        const result = translate(
-          ingress(
-            'a',
-            { 'a.example.com': [path('/', 'Prefix', 'app')] },
-            { annotations: { [`${A}${name}`]: 'on' } },
-          ),
-        );
-        expect(result.contribution).toBeUndefined();
-        expect(result.problems).toEqual([
-          expect.objectContaining({ severity: 'error', field: `metadata.annotations["${A}${name}"]` }),
-        ]);
-      },
-    );
+    it.each([
+      'limit-rate',
+      'global-rate-limit',
+      'enable-modsecurity',
+      'secure-verify-ca-secret',
+      'ssl-passthrough',
+    ])('leaves out the Ingress with %s rather than serve it unprotected', (name) => {
+      const result = translate(
+        ingress(
+          'a',
+          { 'a.example.com': [path('/', 'Prefix', 'app')] },
+          { annotations: { [`${A}${name}`]: 'on' } },
+        ),
+      );
+      expect(result.contribution).toBeUndefined();
+      expect(result.problems).toEqual([
+        expect.objectContaining({ severity: 'error', field: `metadata.annotations["${A}${name}"]` }),
+      ]);
+    });
 
     it('honours a custom annotation prefix', () => {
       const result = translate(

@@ -20,6 +20,7 @@ import { checkDnsLabel, checkDnsSubdomain } from '@ingresskit/kube-objects';
 import { addServerAliases, addWwwRedirects } from './host-annotations.js';
 import { toMillis } from './timestamps.js';
 import { resolveBasicAuth } from './basic-auth-secret.js';
+import { resolveBackendTls } from './backend-tls-secret.js';
 import { resolveClientCertificate } from './client-certificate-secret.js';
 import { DEFAULT_BACKEND_ADDRESS_POLICY } from './backend-address-policy.js';
 import { checkExternalAuthAddress } from './external-auth-annotations.js';
@@ -175,6 +176,7 @@ export function translateIngressTimed(
     };
     context.annotations = resolveBasicAuth(context);
     context.annotations = resolveClientCertificate(context);
+    context.annotations = resolveBackendTls(context);
     const canary = parsed.annotations.canary;
     const contribution =
       canary === undefined
