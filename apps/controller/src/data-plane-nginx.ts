@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { renderNginxConf, type Configuration } from '@ingresskit/nginx-template';
 import { systemClock } from '@ingresskit/task-queue';
 import { sleep, waitForConfiguration } from './data-plane-control.js';
-import { removeStaleSockets, writeTestedConf } from './data-plane-prefix.js';
+import { removeStaleSockets, writeConfigurationFiles, writeTestedConf } from './data-plane-prefix.js';
 import { confPathOf, controlSocketPathOf } from './data-plane-render-options.js';
 import { NginxReloadError, NginxStartError } from './errors.js';
 import type { Logger } from './logger.js';
@@ -153,6 +153,7 @@ export class NginxRunner {
 
   async #writeAndTest(next: Configuration): Promise<string> {
     const conf = renderNginxConf(next);
+    await writeConfigurationFiles(this.#options.readPrefix(), next);
     await writeTestedConf(this.#options.binary, this.#options.readPrefix(), conf);
     return conf;
   }

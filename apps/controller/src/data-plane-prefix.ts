@@ -1,11 +1,18 @@
 /**
  * The files of nginx's prefix directory: the Lua files, the control socket directory, the default
- * certificate, and nginx.conf, which is written only after `nginx -t` accepts it.
+ * certificate, backend CA certificates, and nginx.conf, which is written only after `nginx -t`
+ * accepts it.
  */
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { authSocketPathOf, createSelfSignedCertificate, luaFiles } from '@ingresskit/nginx-template';
+import {
+  authSocketPathOf,
+  createSelfSignedCertificate,
+  listConfigurationFiles,
+  luaFiles,
+  type Configuration,
+} from '@ingresskit/nginx-template';
 import { NginxConfigTestError } from './errors.js';
 import { testNginxConfig } from './nginx-process.js';
 import { confPathOf, controlSocketPathOf, defaultCertificatePathOf } from './data-plane-render-options.js';
@@ -55,6 +62,26 @@ export async function preparePrefix(requested: string | undefined): Promise<Prep
     await writeFile(defaultCertificate, `${certificatePem}${privateKeyPem}`, { mode: 0o600 });
   }
   return { prefix, isTemporary };
+}
+
+/**
+ * Writes the files `configuration`'s nginx.conf reads (backend CA certificates) into `prefix`.
+ * Their names are content hashes, so one already there is left as it is.
+ */
+export async function writeConfigurationFiles(prefix: string, configuration: Configuration): Promise<void> {
+  for (const file of listConfigurationFiles(configuration.profiles)) {
+    const path = join(prefix, file.path);
+    if (
+      await readFile(path, 'utf8').then(
+        (content) => content === file.content,
+        () => false,
+      )
+    )
+      continue;
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(`${path}.new`, file.content);
+    await rename(`${path}.new`, path);
+  }
 }
 
 /**

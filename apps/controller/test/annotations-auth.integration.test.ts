@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProbeResponse } from '../src/http-probe.js';
 import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
-import { eventually, ingressManifest, serviceManifests } from './harness.js';
+import { eventually, ingressManifest, opaqueSecretManifest, serviceManifests } from './harness.js';
 
 /** Users and the password each hash was made from (openssl passwd, libcrypt, Openwall's bcrypt vector). */
 const USERS: [user: string, password: string, hash: string][] = [
@@ -24,17 +24,7 @@ const USERS: [user: string, password: string, hash: string][] = [
   ],
 ];
 
-function secret(name: string, data: Record<string, string>): Record<string, unknown> {
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name, namespace: 'default' },
-    type: 'Opaque',
-    data: Object.fromEntries(
-      Object.entries(data).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
-    ),
-  };
-}
+const secret = opaqueSecretManifest;
 
 function htpasswd(
   name: string,

@@ -264,6 +264,19 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
+/** An Opaque Secret in `default` holding `data` (plain text here, base64 in the manifest). */
+export function opaqueSecretManifest(name: string, data: Record<string, string>): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace: 'default' },
+    type: 'Opaque',
+    data: Object.fromEntries(
+      Object.entries(data).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
+    ),
+  };
+}
+
 /** A kubernetes.io/tls Secret holding a new self-signed certificate for `host`. */
 export function tlsSecretManifest(
   name: string,

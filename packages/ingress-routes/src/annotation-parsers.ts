@@ -6,7 +6,9 @@ import type { BackendProtocol } from '@ingresskit/route-model';
 import type { AnnotationParser, IngressAnnotations } from './annotations.js';
 import { AFFINITY_PARSERS } from './affinity-annotations.js';
 import { AUTH_PARSERS } from './auth-annotations.js';
+import { BACKEND_TLS_PARSERS } from './backend-tls-annotations.js';
 import { CANARY_PARSERS } from './canary-annotations.js';
+import { CLIENT_CERTIFICATE_PARSERS } from './client-certificate-annotations.js';
 import { CORS_PARSERS } from './cors-annotations.js';
 import { EXTERNAL_AUTH_PARSERS } from './external-auth-annotations.js';
 import { checkHost, checkHostWithPort, checkLiteralPath, parseCidrList, readBoolean } from './grammar.js';
@@ -119,6 +121,8 @@ const PARSERS: Readonly<Record<string, AnnotationParser>> = {
   ...CANARY_PARSERS,
   ...AUTH_PARSERS,
   ...EXTERNAL_AUTH_PARSERS,
+  ...CLIENT_CERTIFICATE_PARSERS,
+  ...BACKEND_TLS_PARSERS,
   ...AFFINITY_PARSERS,
   ...PROXY_PARSERS,
   ...UPSTREAM_PARSERS,

@@ -185,7 +185,13 @@ describe('parseAnnotations', () => {
     ]);
   });
 
-  it.each(['configuration-snippet', 'server-snippet', 'auth-url', 'auth-tls-secret', 'global-rate-limit'])(
+  it.each([
+    'configuration-snippet',
+    'server-snippet',
+    'auth-url',
+    'secure-verify-ca-secret',
+    'global-rate-limit',
+  ])(
     'leaves the Ingress out for the unsupported annotation %s, which could widen access if ignored',
     (name) => {
       const result = parse(name, 'anything');
@@ -222,10 +228,7 @@ describe('parseAnnotations', () => {
     'modsecurity-transaction-id',
     'modsecurity-snippet',
     'auth-proxy-set-headers',
-    'auth-tls-secret',
-    'proxy-ssl-secret',
-    'proxy-ssl-verify',
-    'proxy-ssl-name',
+    'secure-verify-ca-secret',
     'configuration-snippet',
     'server-snippet',
     'stream-snippet',

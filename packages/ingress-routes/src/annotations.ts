@@ -9,8 +9,10 @@ import { INGRESS_NGINX_ANNOTATION_PREFIX } from '@ingresskit/kube-objects';
 import {
   compareText,
   type BackendProtocol,
+  type BackendTlsPolicy,
   type BasicAuthPolicy,
   type CanaryRule,
+  type ClientCertificatePolicy,
   type CorsPolicy,
   type ExternalAuthPolicy,
   type ResponseRewrite,
@@ -21,6 +23,16 @@ import { createAnnotationDefaults, type AnnotationDefaults } from './annotation-
 import { findAnnotationParser } from './annotation-parsers.js';
 import { combineAffinity, type AffinityAnnotations } from './affinity-annotations.js';
 import { combineAuth, type AuthAnnotations, type BasicAuthRequest } from './auth-annotations.js';
+import {
+  combineBackendTls,
+  type BackendTlsAnnotations,
+  type BackendTlsRequest,
+} from './backend-tls-annotations.js';
+import {
+  combineClientCertificate,
+  type ClientCertificateAnnotations,
+  type ClientCertificateRequest,
+} from './client-certificate-annotations.js';
 import { combineCanary, type CanaryAnnotations } from './canary-annotations.js';
 import { combineCors } from './cors-annotations.js';
 import { combineExternalAuth, type ExternalAuthAnnotations } from './external-auth-annotations.js';
@@ -87,6 +99,18 @@ export interface IngressAnnotations {
   basicAuthRequest?: BasicAuthRequest;
   /** The users of basic authentication, once the Secret is read (empty: nobody gets in). */
   basicAuth?: BasicAuthPolicy;
+  /** auth-tls-* as written. */
+  clientCertificate?: ClientCertificateAnnotations;
+  /** auth-tls-secret: the CA Secret to read and the policy it completes. */
+  clientCertificateRequest?: ClientCertificateRequest;
+  /** Client certificate authentication, once the CA Secret is read (no CA: closed). */
+  clientCertificatePolicy?: ClientCertificatePolicy;
+  /** proxy-ssl-* as written. */
+  backendTlsAnnotations?: BackendTlsAnnotations;
+  /** proxy-ssl-secret: the Secret to read and the policy it completes. */
+  backendTlsRequest?: BackendTlsRequest;
+  /** TLS towards the backend, once the Secret is read (no CA with verify: closed). */
+  backendTls?: BackendTlsPolicy;
   /** auth-url and the other external authentication annotations as written. */
   externalAuthAnnotations?: ExternalAuthAnnotations;
   /** auth-url: the service that must let each forwarded request through. */
@@ -211,6 +235,15 @@ export function parseAnnotations(
   if (canary !== undefined) into.canary = canary;
   const basicAuth = combineAuth(into.auth, withPrefix, problems);
   if (basicAuth !== undefined) into.basicAuthRequest = basicAuth;
+  const clientCertificate = combineClientCertificate(into.clientCertificate, withPrefix, problems);
+  if (clientCertificate !== undefined) into.clientCertificateRequest = clientCertificate;
+  const backendTls = combineBackendTls(
+    into.backendTlsAnnotations,
+    into.backendProtocol,
+    withPrefix,
+    problems,
+  );
+  if (backendTls !== undefined) into.backendTlsRequest = backendTls;
   const externalAuth = combineExternalAuth(into.externalAuthAnnotations, withPrefix, problems);
   if (externalAuth !== undefined) into.externalAuth = externalAuth;
   const affinity = combineAffinity(into.affinity, withPrefix, problems);

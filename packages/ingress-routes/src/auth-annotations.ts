@@ -32,6 +32,40 @@ export interface BasicAuthRequest {
 // Goes into WWW-Authenticate inside quotes: printable ASCII without `"` and `\`.
 const REALM = /^[\x20-\x21\x23-\x5b\x5d-\x7e]{0,256}$/;
 
+/**
+ * A Secret an annotation names, `name` or `namespace/name`; undefined when either part is not a
+ * DNS subdomain.
+ */
+export function parseSecretReference(value: string): { namespace?: string; name: string } | undefined {
+  const slash = value.indexOf('/');
+  const name = slash === -1 ? value : value.slice(slash + 1);
+  const namespace = slash === -1 ? undefined : value.slice(0, slash);
+  if (
+    checkDnsSubdomain(name) !== undefined ||
+    (namespace !== undefined && checkDnsSubdomain(namespace) !== undefined)
+  ) {
+    return undefined;
+  }
+  return namespace === undefined ? { name } : { namespace, name };
+}
+
+/** A warning for each annotation of `set` ([name, value]) that is set but does nothing without `without`. */
+export function warnWithout(
+  set: readonly [string, unknown][],
+  without: string,
+  withPrefix: string,
+  problems: AnnotationProblem[],
+): void {
+  for (const [name, value] of set) {
+    if (value === undefined) continue;
+    problems.push({
+      field: annotationField(`${withPrefix}${name}`),
+      message: `annotation "${name}" has no effect without ${without}`,
+      severity: 'warning',
+    });
+  }
+}
+
 function authOf(into: IngressAnnotations): AuthAnnotations {
   return (into.auth ??= {});
 }
@@ -45,18 +79,11 @@ export const AUTH_PARSERS: Readonly<Record<string, AnnotationParser>> = {
     return undefined;
   },
   'auth-secret': (value, into) => {
-    const slash = value.indexOf('/');
-    const name = slash === -1 ? value : value.slice(slash + 1);
-    const namespace = slash === -1 ? undefined : value.slice(0, slash);
-    if (
-      checkDnsSubdomain(name) !== undefined ||
-      (namespace !== undefined && checkDnsSubdomain(namespace) !== undefined)
-    ) {
-      return 'must be a Secret name, or namespace/name';
-    }
+    const reference = parseSecretReference(value);
+    if (reference === undefined) return 'must be a Secret name, or namespace/name';
     const auth = authOf(into);
-    auth.secretName = name;
-    if (namespace !== undefined) auth.secretNamespace = namespace;
+    auth.secretName = reference.name;
+    if (reference.namespace !== undefined) auth.secretNamespace = reference.namespace;
     return undefined;
   },
   'auth-secret-type': (value, into) => {
@@ -88,14 +115,7 @@ export function combineAuth(
       ['auth-secret-type', auth.secretType],
       ['auth-realm', auth.realm],
     ];
-    for (const [name, value] of set) {
-      if (value === undefined) continue;
-      problems.push({
-        field: field(name),
-        message: `annotation "${name}" has no effect without auth-type`,
-        severity: 'warning',
-      });
-    }
+    warnWithout(set, 'auth-type', withPrefix, problems);
     return undefined;
   }
   if (auth.secretName === undefined) {

@@ -3,7 +3,7 @@
  * the data plane verifies; one it cannot read, a missing Secret or one without users closes the
  * Ingress's routes (401 for everyone) with an error naming the Secret, never opens them.
  */
-import { namespacedKey } from '@ingresskit/kube-objects';
+import { namespacedKey, type SecretLike } from '@ingresskit/kube-objects';
 import type { BasicAuthPolicy } from '@ingresskit/route-model';
 import type { IngressAnnotations } from './annotations.js';
 import type { BasicAuthRequest } from './auth-annotations.js';
@@ -36,7 +36,11 @@ const HASH_FORMATS: readonly RegExp[] = [
 // eslint-disable-next-line no-control-regex -- user names go into logs and headers nowhere, but stay clean
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-function readValue(secret: { data?: unknown; stringData?: unknown }, key: string): string | undefined {
+/** The text of `key`: from `stringData` as written, else from `data` (base64); undefined when absent or not base64. */
+export function readSecretText(
+  secret: { data?: unknown; stringData?: unknown },
+  key: string,
+): string | undefined {
   const plain = (secret.stringData as Record<string, unknown> | null | undefined)?.[key];
   if (typeof plain === 'string') return plain;
   const encoded = (secret.data as Record<string, unknown> | null | undefined)?.[key];
@@ -72,7 +76,7 @@ function readUsers(
 ): BasicAuthPolicy['users'] | string {
   let entries: [string, string][];
   if (request.secretType === 'auth-file') {
-    const file = readValue(secret, 'auth');
+    const file = readSecretText(secret, 'auth');
     if (file === undefined) return 'has no key "auth" holding an htpasswd file';
     const parsed = parseHtpasswd(file);
     if (typeof parsed === 'string') return parsed;
@@ -80,7 +84,7 @@ function readUsers(
   } else {
     entries = [];
     for (const key of keysOf(secret)) {
-      const hash = readValue(secret, key);
+      const hash = readSecretText(secret, key);
       if (hash === undefined) return `key "${key}" is not base64`;
       entries.push([key, hash.trim()]);
     }
@@ -100,27 +104,40 @@ function readUsers(
 }
 
 /**
+ * The Secret an auth annotation names, only of the Ingress's own namespace, recorded as read so a
+ * change to it translates the Ingress again; or why it cannot be used.
+ */
+export function findReferencedSecret(
+  context: Context,
+  reference: { namespace?: string; name: string },
+): { key: string; secret: SecretLike } | { problem: string } {
+  const namespace = context.source.namespace;
+  if (reference.namespace !== undefined && reference.namespace !== namespace) {
+    return {
+      problem: `${reference.namespace}/${reference.name} is of another namespace, which an Ingress may not use`,
+    };
+  }
+  const key = namespacedKey(namespace, reference.name);
+  context.secretsRead.add(key);
+  const secret = context.references.secret(namespace, reference.name);
+  if (secret === undefined || secret === null) return { problem: `${key} not found` };
+  return { key, secret };
+}
+
+/**
  * The annotations with `basicAuth` resolved from its Secret, when auth-type basic asks for one.
  * The Secret's key is recorded so a change to it translates the Ingress again.
  */
 export function resolveBasicAuth(context: Context): IngressAnnotations {
   const request = context.annotations.basicAuthRequest;
   if (request === undefined) return context.annotations;
-  const namespace = context.source.namespace;
   const closed = (message: string): IngressAnnotations => {
     context.log.error(request.field, `${AUTH_SECRET_PROBLEM}${message}; every request gets 401`);
     return { ...context.annotations, basicAuth: { realm: request.realm, users: [] } };
   };
-  if (request.namespace !== undefined && request.namespace !== namespace) {
-    return closed(
-      `${request.namespace}/${request.name} is of another namespace, which an Ingress may not use`,
-    );
-  }
-  const key = namespacedKey(namespace, request.name);
-  context.secretsRead.add(key);
-  const secret = context.references.secret(namespace, request.name);
-  if (secret === undefined || secret === null) return closed(`${key} not found`);
-  const users = readUsers(secret, request);
-  if (typeof users === 'string') return closed(`${key} ${users}`);
+  const found = findReferencedSecret(context, request);
+  if ('problem' in found) return closed(found.problem);
+  const users = readUsers(found.secret, request);
+  if (typeof users === 'string') return closed(`${found.key} ${users}`);
   return { ...context.annotations, basicAuth: { realm: request.realm, users } };
 }

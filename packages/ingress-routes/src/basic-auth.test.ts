@@ -1,35 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { SecretLike } from '@ingresskit/kube-objects';
 import { isReferencedObjectProblem } from './translate-tls.js';
-import { A, ingress, path, secrets } from './testing/fixtures.js';
-import { translateIngress } from './translate-ingress.js';
+import { A, opaqueSecret, translateAnnotated } from './testing/fixtures.js';
 
 const APR1 = '$apr1$xyz$HXgo9gtz4gpj4JWTLYmjB0';
 const BCRYPT = '$2y$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW';
 
-function secret(name: string, data: Record<string, string>, namespace = 'default'): SecretLike {
-  return {
-    metadata: { name, namespace },
-    data: Object.fromEntries(
-      Object.entries(data).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
-    ),
-  };
-}
+const secret = opaqueSecret;
 
 function translateWith(annotations: Record<string, string>, ...list: SecretLike[]) {
-  const references = secrets(...list);
-  const result = translateIngress(
-    ingress(
-      'shop',
-      { 'shop.test': [path('/', 'Prefix', 'app')] },
-      {
-        annotations: Object.fromEntries(Object.entries(annotations).map(([k, v]) => [`${A}${k}`, v])),
-      },
-    ),
-    references,
-  );
-  const route = result.contribution?.hosts[0]?.routes[0];
-  return { result, auth: route?.policy.basicAuth, lookups: references.lookups };
+  const { result, policy, lookups } = translateAnnotated(annotations, ...list);
+  return { result, auth: policy?.basicAuth, lookups };
 }
 
 describe('translateIngress with auth-type basic', () => {

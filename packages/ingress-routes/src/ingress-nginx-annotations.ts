@@ -30,7 +30,6 @@ export interface IngressNginxAnnotation {
 }
 
 const AUTH: AnnotationRefusal = { reason: 'it authenticates clients' };
-const CLIENT_CERTIFICATES: AnnotationRefusal = { reason: 'it verifies client certificates' };
 const CANARY: AnnotationRefusal = { reason: 'it decides which backend gets the traffic' };
 const RATE_LIMIT: AnnotationRefusal = { reason: 'it limits what a client may send' };
 const GLOBAL_RATE_LIMIT: AnnotationRefusal = { reason: 'it limits what a client may send across replicas' };
@@ -69,33 +68,54 @@ const LISTED: readonly IngressNginxAnnotation[] = [
   ...entries('External authentication', ['auth-always-set-cookie']),
   // "false" opts an Ingress out of the ConfigMap's global-auth-url, which we do not have.
   ...entries('External authentication', ['enable-global-auth']),
-  ...entries(
-    'Client certificate authentication',
-    [
-      'auth-tls-secret',
-      'auth-tls-verify-client',
-      'auth-tls-verify-depth',
-      'auth-tls-error-page',
-      'auth-tls-pass-certificate-to-upstream',
-      'auth-tls-match-cn',
-    ],
-    CLIENT_CERTIFICATES,
-  ),
+  {
+    name: 'auth-tls-secret',
+    group: 'Client certificate authentication',
+    difference:
+      "a CA Secret of the Ingress's own namespace; one that is missing, has no valid ca.crt or holds a ca.crl (revocation lists are not checked) answers 403 on the hosts. A request whose TLS server name is not its Host gets 421 (also without SNI), one over plain HTTP 403 unless it is redirected to HTTPS. The host's oldest Ingress with auth-tls sets it for every path of the host",
+  },
+  {
+    name: 'auth-tls-verify-client',
+    group: 'Client certificate authentication',
+    difference:
+      'off asks for no certificate and sends no ssl-client-* headers (ingress-nginx sends ssl-client-verify NONE)',
+  },
+  ...entries('Client certificate authentication', ['auth-tls-verify-depth']),
+  {
+    name: 'auth-tls-error-page',
+    group: 'Client certificate authentication',
+    difference: 'an http(s) URL or a path, answered with a 302 to it (a path is not an internal redirect)',
+  },
+  {
+    name: 'auth-tls-pass-certificate-to-upstream',
+    group: 'Client certificate authentication',
+    difference: 'without it, an ssl-client-cert header the client sent is removed',
+  },
+  {
+    name: 'auth-tls-match-cn',
+    group: 'Client certificate authentication',
+    difference: "the regex is compiled by nginx's PCRE when pushed; one it refuses leaves out the host",
+  },
   { name: 'satisfy', group: 'Satisfy' },
-  ...entries(
-    'Backend certificate authentication',
-    [
-      'proxy-ssl-secret',
-      'proxy-ssl-verify',
-      'proxy-ssl-verify-depth',
-      'proxy-ssl-ciphers',
-      'proxy-ssl-name',
-      'proxy-ssl-protocols',
-      'proxy-ssl-server-name',
-      'secure-verify-ca-secret',
-    ],
-    BACKEND_TLS,
-  ),
+  {
+    name: 'proxy-ssl-secret',
+    group: 'Backend certificate authentication',
+    difference:
+      "a Secret of the Ingress's own namespace whose ca.crt is required (ingress-nginx then silently leaves backend TLS as it was); one that is missing or cannot be used answers 503. It holds for the Ingress's own paths (ingress-nginx's proxy-ssl-location-only), which keep no upstream connections alive. A CA certificate nginx has not loaded yet takes one reload; a client certificate (tls.crt, tls.key) takes none",
+  },
+  ...entries('Backend certificate authentication', [
+    'proxy-ssl-verify',
+    'proxy-ssl-verify-depth',
+    'proxy-ssl-ciphers',
+    'proxy-ssl-name',
+    'proxy-ssl-server-name',
+  ]),
+  {
+    name: 'proxy-ssl-protocols',
+    group: 'Backend certificate authentication',
+    difference: 'TLSv1.2 and TLSv1.3 only; another value is an error (ingress-nginx falls back to TLSv1.2)',
+  },
+  ...entries('Backend certificate authentication', ['secure-verify-ca-secret'], BACKEND_TLS),
   ...entries('Canary', [
     'canary',
     'canary-by-header',

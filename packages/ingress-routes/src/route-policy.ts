@@ -1,5 +1,6 @@
 /** The annotations of an Ingress as the route-model policy of each of its routes. */
 import {
+  type BackendTlsPolicy,
   type ExternalAuthPolicy,
   type Redirect,
   type RouteAction,
@@ -54,6 +55,9 @@ export function createRoutePolicy(annotations: IngressAnnotations, scope: string
       users: annotations.basicAuth.users.map((user) => ({ ...user })),
     };
   }
+  if (annotations.clientCertificatePolicy !== undefined)
+    policy.clientCertificate = { ...annotations.clientCertificatePolicy };
+  if (annotations.backendTls !== undefined) policy.backendTls = copyBackendTls(annotations.backendTls);
   if (annotations.externalAuth !== undefined)
     policy.externalAuth = copyExternalAuth(annotations.externalAuth);
   if (annotations.sessionAffinity !== undefined) {
@@ -64,6 +68,13 @@ export function createRoutePolicy(annotations: IngressAnnotations, scope: string
   const limits = createClientLimits(annotations.limits, scope);
   if (limits !== undefined) policy.clientLimits = limits;
   return policy;
+}
+
+/** A deep copy: policies are frozen and shared, annotations are not. */
+function copyBackendTls(tls: BackendTlsPolicy): BackendTlsPolicy {
+  const copy: BackendTlsPolicy = { ...tls, protocols: [...tls.protocols] };
+  if (tls.clientCertificate !== undefined) copy.clientCertificate = { ...tls.clientCertificate };
+  return copy;
 }
 
 /** A deep copy: policies are frozen and shared, annotations are not. */

@@ -1143,7 +1143,7 @@ describe('translateIngress', () => {
       expect(result.problems).toEqual([expect.objectContaining({ severity: 'error' })]);
     });
 
-    it.each(['limit-rate', 'global-rate-limit', 'enable-modsecurity', 'proxy-ssl-verify'])(
+    it.each(['limit-rate', 'global-rate-limit', 'enable-modsecurity', 'secure-verify-ca-secret'])(
       'leaves out the Ingress with %s rather than serve it unprotected',
       (name) => {
         const result = translate(

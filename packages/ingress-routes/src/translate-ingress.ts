@@ -20,6 +20,8 @@ import { checkDnsLabel, checkDnsSubdomain, type IngressLike } from '@ingresskit/
 import { addServerAliases, addWwwRedirects } from './host-annotations.js';
 import { toMillis } from './timestamps.js';
 import { resolveBasicAuth } from './basic-auth-secret.js';
+import { resolveBackendTls } from './backend-tls-secret.js';
+import { resolveClientCertificate } from './client-certificate-secret.js';
 import { DEFAULT_BACKEND_ADDRESS_POLICY } from './backend-address-policy.js';
 import { checkExternalAuthAddress } from './external-auth-annotations.js';
 import { translateCanarySpec } from './translate-canary.js';
@@ -168,6 +170,8 @@ export function translateIngressTimed(
       expiresAt: Number.POSITIVE_INFINITY,
     };
     context.annotations = resolveBasicAuth(context);
+    context.annotations = resolveClientCertificate(context);
+    context.annotations = resolveBackendTls(context);
     const canary = parsed.annotations.canary;
     const contribution =
       canary === undefined

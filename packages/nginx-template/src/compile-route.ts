@@ -12,7 +12,8 @@ import { compileAction } from './compile-action.js';
 import { compileMatch } from './compile-match.js';
 import { compilePolicy } from './compile-policy.js';
 import type { RouteEntry } from './data-entries.js';
-import { profileOf } from './profiles.js';
+import { compileBackendTls } from './backend-tls.js';
+import { isTlsProtocol, profileOf } from './profiles.js';
 import { RouteIssueCollector, type RouteIssue } from './route-issues.js';
 
 export type { RouteIssue } from './route-issues.js';
@@ -42,6 +43,19 @@ export function compileRoute(route: Route): CompiledRoute {
     entry.protocol = profile.protocol;
   }
   entry.action = action;
+  const backendTls = route.policy?.backendTls;
+  if (profile !== undefined && backendTls !== undefined && isTlsProtocol(profile.protocol)) {
+    const tls = compileBackendTls(backendTls);
+    if (tls === 'closed') {
+      // Never unverified TLS, nor TLS without the client certificate the backend expects.
+      delete entry.profile;
+      delete entry.protocol;
+      entry.action = { type: 'respond', status: 503 };
+      out.strict('policy.backendTls', 'cannot be served as written; the route answers 503');
+    } else {
+      policy.backendTls = tls;
+    }
+  }
   if (Object.keys(policy).length > 0) entry.policy = policy;
   return { entry, issues: out.issues };
 }

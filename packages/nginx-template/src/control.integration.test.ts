@@ -219,6 +219,33 @@ describe('POST /configuration/data', () => {
     ]);
   });
 
+  it('refuses a host whose client certificate policy has a CA or subject pattern nginx cannot use', async () => {
+    const ca = createSelfSignedCertificate({ commonName: 'Client CA' }).certificatePem;
+    const guarded = (hostname: string) =>
+      respondHost(hostname, [
+        createTestRoute(`${hostname}-route`, {
+          policy: { clientCertificate: { caCertificatesPem: ca, verify: 'on', depth: 1 } },
+        }),
+      ]);
+    const update = JSON.parse(
+      createDataPlaneUpdate(
+        createTable(['ca.example.com', 'cn.example.com', 'ok.example.com'].map(guarded)),
+        {
+          full: false,
+        },
+      ),
+    ) as { set: Record<string, { clientCert: Record<string, unknown> }> };
+    update.set['host:ca.example.com']!.clientCert.ca = ca.replace(/[A-Za-z]{8}\n/, 'AAAAAAAA\n');
+    // PCRE refuses a group name used twice; the push must not store what a handshake cannot use.
+    update.set['host:cn.example.com']!.clientCert.subject = 'CN=(?<n>a)(?<n>b)';
+    const refused = await plane.pushRaw(JSON.stringify(update));
+    expect(refused.status).toBe(422);
+    expect((refused.json as DataPlaneRejection).rejected).toEqual([
+      { key: 'host:ca.example.com', message: expect.stringContaining('clientCert.ca cannot be parsed') },
+      { key: 'host:cn.example.com', message: expect.stringContaining('clientCert.subject does not compile') },
+    ]);
+  });
+
   it('deletes what a full push leaves out, and only what a delta removes', async () => {
     const both = createTable([
       respondHost('one.example.com', [good]),

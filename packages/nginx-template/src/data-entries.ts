@@ -197,6 +197,11 @@ export interface PolicyEntry {
   connection?: string;
   /** Left out of the access log. */
   noLog?: true;
+  /**
+   * TLS towards the backend, for routes whose profile has backend TLS directives: the name to
+   * verify and send (absent: the upstream host), and the client certificate chain and key (PEM).
+   */
+  backendTls?: { name?: string; cert?: string; key?: string };
   /** Source lists or authentication (basic or external), either suffices. */
   satisfyAny?: true;
   /** Endpoints one request may be tried on; 0: all. */
@@ -226,6 +231,22 @@ export interface RouteEntry {
 }
 
 /**
+ * Client certificates a host requires (route-model ClientCertificatePolicy): the CA certificates
+ * (`ca`, PEM; empty: closed, every request 403), the `verify` mode, the chain `depth`, the 302
+ * target of a failed verification (`errorPage`), `pass` the certificate upstream, the `subject`
+ * pattern, and `id`, a digest of all of it that TLS sessions are bound to.
+ */
+export interface ClientCertEntry {
+  id: string;
+  ca: string;
+  verify: 'on' | 'optional' | 'optional_no_ca';
+  depth: number;
+  errorPage?: string;
+  pass?: true;
+  subject?: string;
+}
+
+/**
  * `host:<hostname>`: a virtual host. `exact` and `prefix` map a path (a normalised prefix) to the
  * 1-based indexes of the routes with that condition, `regex` lists the indexes of regex routes;
  * each list is in route order, so a worker finds the first matching route without scanning.
@@ -237,6 +258,7 @@ export interface HostEntry {
   exact: Record<string, number[]>;
   prefix: Record<string, number[]>;
   regex: number[];
+  clientCert?: ClientCertEntry;
 }
 
 /** Any entry. */

@@ -4,6 +4,7 @@
  */
 import { isIP } from 'node:net';
 import type { Backend, Listener, RouteTable, RouteTableDelta, VirtualHost } from '@ingresskit/route-model';
+import { compileHostClientCertificate } from './compile-client-certificate.js';
 import { compileRoute } from './compile-route.js';
 import type {
   BackendEntry,
@@ -154,6 +155,8 @@ export function compileVirtualHost(
   };
   const fallback = virtualHost.fallbackRoute;
   if (fallback !== undefined && !excludeRoutes.has(fallback.id)) host.fallback = compileRoute(fallback).entry;
+  const clientCert = compileHostClientCertificate(virtualHost);
+  if (clientCert !== undefined) host.clientCert = clientCert;
   return host;
 }
 

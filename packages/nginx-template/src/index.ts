@@ -7,6 +7,7 @@ export {
   type ConfiguredListener,
 } from './build-configuration.js';
 export { renderNginxConf, inPlaceMaxBodyBytes } from './render.js';
+export { listConfigurationFiles } from './backend-tls.js';
 export { diffConfigurations, type ConfigurationDiff } from './diff-configurations.js';
 export { createProfile, DEFAULT_PROFILE, profileOf, type Profile } from './profiles.js';
 export {
@@ -35,6 +36,7 @@ export type {
   BackendEntry,
   CanaryEntry,
   CertificateEntry,
+  ClientCertEntry,
   ConditionEntry,
   DataEntry,
   DataPlaneUpdate,

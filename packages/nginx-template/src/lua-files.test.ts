@@ -16,6 +16,7 @@ describe('luaFiles', () => {
       'ingresskit.networks',
       'ingresskit.limits',
       'ingresskit.canary',
+      'ingresskit.client_certificates',
       'ingresskit.basic_auth',
       'ingresskit.external_auth',
       'ingresskit.affinity',

@@ -38,6 +38,7 @@ export const luaFiles: readonly LuaFile[] = [
   'networks',
   'limits',
   'canary',
+  'client_certificates',
   'basic_auth',
   'external_auth',
   'affinity',

@@ -5,6 +5,7 @@
  */
 import type { BackendProtocol, Route } from '@ingresskit/route-model';
 import { MAX_SIZE_BYTES } from './settings.js';
+import { backendTlsDirectivesOf, backendTlsNameSuffix, type BackendTlsDirectives } from './backend-tls.js';
 import { upstreamDirectivesOf, upstreamNameSuffix, type UpstreamDirectives } from './upstream-directives.js';
 
 /**
@@ -18,6 +19,8 @@ export interface Profile {
   maxBodyBytes?: number;
   /** Buffering and retry directives; absent: nginx.conf's defaults. */
   upstream?: UpstreamDirectives;
+  /** TLS towards the backend (HTTPS and GRPCS only); absent: nginx.conf's defaults. */
+  backendTls?: BackendTlsDirectives;
 }
 
 const PROTOCOLS: readonly BackendProtocol[] = ['HTTP', 'HTTPS', 'GRPC', 'GRPCS'];
@@ -25,6 +28,11 @@ const PROTOCOLS: readonly BackendProtocol[] = ['HTTP', 'HTTPS', 'GRPC', 'GRPCS']
 /** Whether `value` is a protocol the nginx data plane speaks. */
 export function isBackendProtocol(value: unknown): value is BackendProtocol {
   return PROTOCOLS.includes(value as BackendProtocol);
+}
+
+/** Whether nginx speaks TLS to backends of `protocol`. */
+export function isTlsProtocol(protocol: BackendProtocol): boolean {
+  return protocol === 'HTTPS' || protocol === 'GRPCS';
 }
 
 /** Whether `value` is a body limit nginx can take: an integer number of bytes from 0 to 1 TiB. */
@@ -48,15 +56,19 @@ export function createProfile(
   protocol: BackendProtocol,
   maxBodyBytes?: number,
   upstream?: UpstreamDirectives,
+  backendTls?: BackendTlsDirectives,
 ): Profile {
   const size = maxBodyBytes === undefined ? 'd' : `b${maxBodyBytes}`;
-  const suffix = upstream === undefined ? '' : upstreamNameSuffix(upstream);
+  const suffix =
+    (upstream === undefined ? '' : upstreamNameSuffix(upstream)) +
+    (backendTls === undefined ? '' : backendTlsNameSuffix(backendTls));
   const name = `ik_${protocol.toLowerCase()}_${size}${suffix}`;
   const known = knownProfiles.get(name);
   if (known !== undefined) return known;
   const profile: Profile = { name, protocol };
   if (maxBodyBytes !== undefined) profile.maxBodyBytes = maxBodyBytes;
   if (upstream !== undefined) profile.upstream = upstream;
+  if (backendTls !== undefined) profile.backendTls = backendTls;
   Object.freeze(profile);
   if (knownProfiles.size < KNOWN_PROFILES_LIMIT) knownProfiles.set(name, profile);
   return profile;
@@ -73,11 +85,16 @@ export const DEFAULT_PROFILE: Profile = createProfile('HTTP');
  */
 export function profileOf(route: Route): Profile | undefined {
   if (route.action.type !== 'forward') return undefined;
-  const { backendProtocol, maxBodyBytes, upstreamSettings } = route.policy;
+  const { backendProtocol, maxBodyBytes, upstreamSettings, backendTls } = route.policy;
+  const protocol = isBackendProtocol(backendProtocol) ? backendProtocol : 'HTTP';
+  // A closed policy makes the route answer 503 (compileRoute): it needs no directives.
+  const tls =
+    backendTls !== undefined && isTlsProtocol(protocol) ? backendTlsDirectivesOf(backendTls) : undefined;
   return createProfile(
-    isBackendProtocol(backendProtocol) ? backendProtocol : 'HTTP',
+    protocol,
     isValidMaxBodyBytes(maxBodyBytes) ? maxBodyBytes : undefined,
     upstreamDirectivesOf(upstreamSettings).directives,
+    tls === 'closed' ? undefined : tls,
   );
 }
 

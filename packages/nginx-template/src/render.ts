@@ -6,14 +6,20 @@ import Handlebars from 'handlebars';
 import { isIP } from 'node:net';
 import { computeConfigurationChecksum, type Configuration } from './build-configuration.js';
 import { UnsafeValueError } from './errors.js';
-import { NGINX_CONF_TEMPLATE, PROFILE_PARTIAL, SERVER_PARTIAL } from './nginx-conf-template.js';
+import {
+  BACKEND_TLS_PARTIAL,
+  NGINX_CONF_TEMPLATE,
+  PROFILE_PARTIAL,
+  SERVER_PARTIAL,
+} from './nginx-conf-template.js';
+import type { BackendTlsDirectives } from './backend-tls.js';
 import type { Profile } from './profiles.js';
 import { viewUpstreamDirectives } from './upstream-directives.js';
 import { authSocketPathOf, type StreamService } from './settings.js';
 import { quoteNginxLiteral, quoteNginxString } from './quote.js';
 
 const PROFILE_NAME =
-  /^ik_(?:http|https|grpc|grpcs)_(?:d|b(?:0|[1-9][0-9]{0,12}))(?:_(?:rq|rs|v|bs|bn|cb|tf|nu|nt)[0-9]{1,13})*$/;
+  /^ik_(?:http|https|grpc|grpcs)_(?:d|b(?:0|[1-9][0-9]{0,12}))(?:_(?:rq|rs|v|bs|bn|cb|tf|nu|nt)[0-9]{1,13})*(?:_t[0-9a-f]{12})?$/;
 
 function unsafe(what: string, value: unknown, reason: string): never {
   throw new UnsafeValueError(
@@ -57,6 +63,31 @@ function viewStreamService(service: Required<StreamService>, addresses: (string 
   };
 }
 
+// What backend-tls.ts lets through, checked again where it meets nginx.conf.
+const TLS_PROTOCOLS = /^TLSv1\.[23](?: TLSv1\.3)?$/;
+const TLS_CIPHERS = /^[A-Za-z0-9+:_!-]{1,1024}$/;
+const CA_FILE = /^certs\/backend-ca-[0-9a-f]{64}\.pem$/;
+
+function viewBackendTls(tls: BackendTlsDirectives | undefined) {
+  if (tls === undefined) return false;
+  if (!TLS_PROTOCOLS.test(tls.protocols))
+    unsafe('proxy_ssl_protocols', tls.protocols, 'is not a protocol list');
+  if (!TLS_CIPHERS.test(tls.ciphers)) unsafe('proxy_ssl_ciphers', tls.ciphers, 'is not a cipher list');
+  if (tls.trustedCertificatePath !== undefined && !CA_FILE.test(tls.trustedCertificatePath))
+    unsafe('proxy_ssl_trusted_certificate', tls.trustedCertificatePath, 'is not a CA file name');
+  if (tls.verify && tls.trustedCertificatePath === undefined)
+    unsafe('proxy_ssl_verify', tls.verify, 'needs a CA file');
+  return {
+    verify: tls.verify ? 'on' : 'off',
+    depth: String(checkInteger('proxy_ssl_verify_depth', tls.depth)),
+    protocols: tls.protocols,
+    ciphers: tls.ciphers,
+    serverName: tls.sendServerName ? 'on' : 'off',
+    trustedCertificate: tls.trustedCertificatePath ?? false,
+    clientCertificate: tls.clientCertificate === true,
+  };
+}
+
 function viewProfile(profile: Profile, defaultMaxBody: number) {
   if (!PROFILE_NAME.test(profile.name)) unsafe('profile', profile.name, 'is not a profile name');
   const scheme = profile.protocol.toLowerCase();
@@ -66,6 +97,7 @@ function viewProfile(profile: Profile, defaultMaxBody: number) {
     isTls: profile.protocol === 'HTTPS' || profile.protocol === 'GRPCS',
     scheme,
     upstream: viewUpstreamDirectives(profile.upstream),
+    backendTls: viewBackendTls(profile.backendTls),
     variants: [
       { name: profile.name, external: false, filter: false },
       { name: `${profile.name}_h`, external: false, filter: true },
@@ -118,6 +150,7 @@ function getTemplate(): Template {
     knownHelpers: { q: true, qLiteral: true },
   };
   handlebars.registerPartial('profile', handlebars.compile(PROFILE_PARTIAL, compileOptions));
+  handlebars.registerPartial('backendTls', handlebars.compile(BACKEND_TLS_PARTIAL, compileOptions));
   handlebars.registerPartial('server', handlebars.compile(SERVER_PARTIAL, compileOptions));
   compiled = handlebars.compile(NGINX_CONF_TEMPLATE, compileOptions);
   return compiled;

@@ -298,6 +298,55 @@ export interface ExternalAuthPolicy {
 }
 
 /**
+ * Client certificate authentication (ingress-nginx auth-tls), a policy of the whole hostname: the
+ * data plane applies the policy of the host's first route carrying one, in origin order (oldest
+ * object first), to every request for the host, whichever route answers it. Over TLS the client
+ * is asked for a certificate, which must chain to `caCertificatesPem` within `depth`
+ * intermediates. `on`: a request without a verified certificate gets 400; `optional`: one with a
+ * certificate that fails verification gets 400; `optional_no_ca`: only failures other than an
+ * unknown issuer get 400. `errorPage` turns those 400s into a 302 to it. `subjectPattern`: the
+ * certificate's subject (RFC 2253, as `CN=a,O=b`) must match it, else 403. The backend receives
+ * `ssl-client-verify`, `ssl-client-subject-dn`, `ssl-client-issuer-dn` and with
+ * `passCertificate` `ssl-client-cert` (the URL-encoded PEM). A request whose TLS server name
+ * (SNI) is not its host gets 421, one over plain HTTP 403. Empty `caCertificatesPem`: closed,
+ * every request gets 403.
+ */
+export interface ClientCertificatePolicy {
+  /** PEM CA certificates; empty: nothing can be verified and the host answers 403. */
+  caCertificatesPem: string;
+  verify: 'on' | 'optional' | 'optional_no_ca';
+  /** Longest chain from the client certificate to a CA, 1 to 10. */
+  depth: number;
+  /** An absolute http(s) URL or a path starting with `/`. */
+  errorPage?: string;
+  passCertificate?: boolean;
+  /** A PCRE pattern searched in the subject DN. */
+  subjectPattern?: string;
+}
+
+/**
+ * TLS towards an HTTPS or gRPCS backend (ingress-nginx proxy-ssl-*); no effect on other protocols.
+ * With `verify`, the backend's certificate must chain to `caCertificatesPem` within `depth` and
+ * name `serverName` (else the upstream host), or the request gets 502. `clientCertificate` is
+ * presented to the backend. `serverName` is also sent as SNI when `sendServerName`. Empty
+ * `caCertificatesPem` with `verify`: closed, every forwarded request gets 503.
+ */
+export interface BackendTlsPolicy {
+  caCertificatesPem: string;
+  verify: boolean;
+  /** 1 to 100. */
+  depth: number;
+  /** A chain (leaf first) and its PKCS#8 key, PEM. */
+  clientCertificate?: { certificatePem: string; privateKeyPem: string };
+  /** At least one. */
+  protocols: ('TLSv1.2' | 'TLSv1.3')[];
+  /** An OpenSSL cipher list: letters, digits and `+:_-!`. */
+  ciphers: string;
+  serverName?: string;
+  sendServerName: boolean;
+}
+
+/**
  * Answers of an auth service reused, per route, for requests with the same `key` (parts of the
  * request, at least one not text): an answer with one of `statuses` for `seconds`. Answers that
  * set a cookie or say `Cache-Control: no-store`, `no-cache` or `private` are never kept.
@@ -412,6 +461,10 @@ export interface RoutePolicy {
   };
   /** Only clients whose address is in one of these CIDRs are served; others get 403. */
   allowSources?: string[];
+  /** Client certificates the hostname requires; see {@link ClientCertificatePolicy}. */
+  clientCertificate?: ClientCertificatePolicy;
+  /** TLS settings towards HTTPS and gRPCS backends; see {@link BackendTlsPolicy}. */
+  backendTls?: BackendTlsPolicy;
   /**
    * Clients whose address is in one of these CIDRs get 403, whatever `allowSources` says
    * (ingress-nginx denylist-source-range: its `deny` lines come before the allowlist's).

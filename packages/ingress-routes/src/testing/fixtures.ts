@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { EndpointSliceLike, IngressLike, SecretLike, ServiceLike } from '@ingresskit/kube-objects';
+import { translateIngress } from '../translate-ingress.js';
 import type { IngressReferences } from '../types.js';
 
 const tlsDir = new URL('../../testdata/tls/', import.meta.url);
@@ -145,6 +146,16 @@ export function tlsSecret(
   });
 }
 
+/** An Opaque Secret holding `data` (plain text here, base64 in the object). */
+export function opaqueSecret(name: string, data: Record<string, string>, namespace = 'default'): SecretLike {
+  return deepFreeze({
+    metadata: { name, namespace },
+    data: Object.fromEntries(
+      Object.entries(data).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
+    ),
+  });
+}
+
 /** IngressReferences over a list of Secrets, recording every lookup in `lookups` (`namespace/name`). */
 export function secrets(...list: SecretLike[]): IngressReferences & { lookups: string[] } {
   const byKey = new Map<string, SecretLike>();
@@ -157,4 +168,22 @@ export function secrets(...list: SecretLike[]): IngressReferences & { lookups: s
       return byKey.get(`${namespace}/${name}`);
     },
   };
+}
+
+/**
+ * Translates Ingress `shop` (host shop.test, one Prefix `/` path to Service app) carrying
+ * `annotations` (names without prefix) with `list` as its Secrets: the translation, the policy of
+ * its first route and the Secrets looked up.
+ */
+export function translateAnnotated(annotations: Record<string, string>, ...list: SecretLike[]) {
+  const references = secrets(...list);
+  const result = translateIngress(
+    ingress(
+      'shop',
+      { 'shop.test': [path('/', 'Prefix', 'app')] },
+      { annotations: Object.fromEntries(Object.entries(annotations).map(([k, v]) => [`${A}${k}`, v])) },
+    ),
+    references,
+  );
+  return { result, policy: result.contribution?.hosts[0]?.routes[0]?.policy, lookups: references.lookups };
 }

@@ -1,11 +1,13 @@
--- ssl_certificate_by_lua of every HTTPS listener: the certificate for the client's server name
--- (SNI) from the pushed TLS bindings, exact name first, then `*.` with the first label dropped.
+-- ssl_certificate_by_lua of every HTTPS listener: asks for a client certificate where the server
+-- name's host requires one (ingresskit.client_certificates), and serves the certificate for the
+-- client's server name (SNI) from the pushed TLS bindings, exact name first, then `*.` with the first label dropped.
 -- A name without a binding, and a client without SNI, get the binding of `*` (the controller's
 -- default certificate) when there is one, else keep the server's default certificate
 -- (ssl_certificate in nginx.conf). Certificates are parsed once per id per worker (store.lua).
 
 local ssl = require("ngx.ssl")
 local store = require("ingresskit.store")
+local client_certificates = require("ingresskit.client_certificates")
 
 local ngx = ngx
 local str_find = string.find
@@ -28,6 +30,7 @@ function _M.serve()
       if dot ~= nil then id = tls["*" .. str_sub(name, dot)] end
     end
   end
+  if name ~= nil then client_certificates.ask(name) end
   if id == nil then id = tls["*"] end
   if id == nil then return end
   local pair = store.certificate(id)

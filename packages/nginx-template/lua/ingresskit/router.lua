@@ -21,6 +21,7 @@ local limits = require("ingresskit.limits")
 local canaries = require("ingresskit.canary")
 local basic_auth = require("ingresskit.basic_auth")
 local external_auth = require("ingresskit.external_auth")
+local client_certificates = require("ingresskit.client_certificates")
 local affinity = require("ingresskit.affinity")
 local response_rewrites = require("ingresskit.response_rewrites")
 local endpoints = require("ingresskit.endpoints")
@@ -45,6 +46,7 @@ local str_find = string.find
 local str_lower = string.lower
 local table_concat = table.concat
 local contains_client = networks.contains_client
+local is_covered = store.is_covered
 local admit = limits.admit
 local is_canary_request = canaries.is_canary_request
 
@@ -230,21 +232,6 @@ local function find_route(entry)
   end
   if best <= #routes then return best end
   return nil
-end
-
--- Whether a virtual host of kind `kind` named `pattern` covers `host` (route-model's isHostCovered).
-local function is_covered(pattern, kind, host)
-  if kind == "exact" then return pattern == host end
-  if kind == "any" then return true end
-  local suffix_length = #pattern - 1
-  local host_length = #host
-  if host_length <= suffix_length or str_sub(host, host_length - suffix_length + 1) ~= str_sub(pattern, 2) then
-    return false
-  end
-  if kind == "suffix" then return true end
-  -- one-label: the part before the suffix holds no dot.
-  local dot = str_find(host, ".", 1, true)
-  return dot == nil or dot > host_length - suffix_length
 end
 
 local function select_in(name, host)
@@ -440,6 +427,17 @@ local function has_unknown_length_body()
   return ngx_var.http_transfer_encoding ~= nil or req.http_version() >= 2
 end
 
+-- The variables of a route's backend TLS profile: the name to verify and send (the policy's, else
+-- the host nginx connects to or sends), the client certificate and key.
+local function set_backend_tls(policy, external_host)
+  local tls = policy.backendTls
+  ngx_var.ingresskit_backend_ssl_name = tls.name or external_host or policy.host or ngx_var.host
+  if tls.cert then
+    ngx_var.ingresskit_backend_cert = tls.cert
+    ngx_var.ingresskit_backend_key = tls.key
+  end
+end
+
 -- Basic and external authentication of a forwarded request: the status to end it with, or nil.
 -- Under satisfy any, a client the source lists admit needs neither, and either one suffices.
 local function authenticate(route, policy)
@@ -512,8 +510,10 @@ local function dispatch(route, action, body_of_unknown_length)
     -- Only the TLS locations refer to it, and nginx lets Lua set only variables something refers to.
     local protocol = route.protocol
     if protocol == "HTTPS" or protocol == "GRPCS" then ngx_var.ingresskit_external_host = backend.external_host end
+    if policy and policy.backendTls then set_backend_tls(policy, backend.external_host) end
     return nil, route.filters_response and route.location_external_filtered or route.location_external
   end
+  if policy and policy.backendTls then set_backend_tls(policy, nil) end
   if route.mirror then
     ngx_var.ingresskit_mirror = route.mirror
     return nil, route.location_mirrored
@@ -557,6 +557,13 @@ function _M.route(https_server)
   ngx_var.ingresskit_route = route.tag
   local policy = route.policy
   if policy and policy.noLog then ngx_var.ingresskit_log = "0" end
+  -- nginx verifies client certificates before any phase: before redirects, source lists, CORS.
+  local client_cert = store.client_cert_count > 0 and client_certificates.policy_for(host, vhost)
+  if client_cert and https_server then
+    local status, error_page = client_certificates.check(client_cert, host)
+    if error_page then return ngx.redirect(error_page, 302) end
+    if status then return ngx_exit(status) end
+  end
   -- Only HTTPS responses carry HSTS (the HTTPS server's add_header reads the variable).
   if https_server and policy and policy.hsts then ngx_var.ingresskit_hsts = policy.hsts end
   if policy then
@@ -568,6 +575,11 @@ function _M.route(https_server)
       if https.strip and str_byte(request_uri, -1) == 47 then request_uri = str_sub(request_uri, 1, -2) end
       return ngx.redirect("https://" .. host .. (port ~= 443 and (":" .. port) or "") .. request_uri, https.status)
     end
+  end
+  -- Plain HTTP carries no client certificate (ingress-nginx would serve it unchecked); a request
+  -- the route redirects to HTTPS was answered above.
+  if client_cert and not https_server then return ngx_exit(403) end
+  if policy then
     -- ingress-nginx's deny lines come before its allow lines; both answer 403.
     local denied = (route.deny and contains_client(route.deny, true))
       or (route.allow and not contains_client(route.allow, false))

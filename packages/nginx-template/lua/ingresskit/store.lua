@@ -53,6 +53,10 @@ _M.backends = {}       -- backend id -> { peers = { {host, port}, ... }, next = 
 _M.listener_names = {} -- port (string) -> listener name
 _M.routes_by_id = {}   -- route tag -> prepared route (for the response header filter and the balancer)
 _M.parsed = {}         -- certificate id -> { cert, key } (cdata) or false when it cannot be parsed
+_M.client_cert_hosts = {} -- hostname pattern -> true: the hosts that require client certificates
+-- How many hosts require client certificates: a number the router can test without a call
+-- (`next` would end the JIT trace of every request).
+_M.client_cert_count = 0
 
 local hosts = _M.hosts
 local tls = _M.tls
@@ -61,6 +65,7 @@ local backends = _M.backends
 local listener_names = _M.listener_names
 local routes_by_id = _M.routes_by_id
 local parsed = _M.parsed
+local client_cert_hosts = _M.client_cert_hosts
 
 local dict = ngx.shared.ingresskit
 -- nil until the first push was applied (sync answers false until then).
@@ -249,6 +254,17 @@ local function prepare_backend(entry, previous)
   return { peers = peers, next = next_index_after(previous, peers) }
 end
 
+local function mark_client_cert(name, required)
+  local was = client_cert_hosts[name] ~= nil
+  if required and not was then
+    client_cert_hosts[name] = true
+    _M.client_cert_count = _M.client_cert_count + 1
+  elseif was and not required then
+    client_cert_hosts[name] = nil
+    _M.client_cert_count = _M.client_cert_count - 1
+  end
+end
+
 local function remove_key(key)
   if key == "listeners" then
     clear_tab(listener_names)
@@ -261,6 +277,7 @@ local function remove_key(key)
     local old = hosts[name]
     if old then unindex_routes(old) end
     hosts[name] = nil
+    mark_client_cert(name, false)
   elseif kind == "tls" then
     tls[name] = nil
   elseif kind == "cert" then
@@ -296,6 +313,7 @@ local function install_key(key, raw)
     if old then unindex_routes(old) end
     local host = prepare_host(entry)
     hosts[name] = host
+    mark_client_cert(name, host.clientCert ~= nil)
     index_routes(host)
   elseif kind == "tls" then
     tls[name] = entry.cert
@@ -316,6 +334,8 @@ local function rebuild(version)
   clear_tab(certificates)
   clear_tab(listener_names)
   clear_tab(routes_by_id)
+  clear_tab(client_cert_hosts)
+  _M.client_cert_count = 0
   local old_backends = {}
   for id, backend in pairs(backends) do old_backends[id] = backend end
   clear_tab(backends)
@@ -371,6 +391,21 @@ function _M.sync()
   if version == nil or version == 0 then return false end
   apply(version)
   return true
+end
+
+-- Whether a virtual host of kind `kind` named `pattern` covers `host` (route-model's isHostCovered).
+function _M.is_covered(pattern, kind, host)
+  if kind == "exact" then return pattern == host end
+  if kind == "any" then return true end
+  local suffix_length = #pattern - 1
+  local host_length = #host
+  if host_length <= suffix_length or str_sub(host, host_length - suffix_length + 1) ~= str_sub(pattern, 2) then
+    return false
+  end
+  if kind == "suffix" then return true end
+  -- one-label: the part before the suffix holds no dot.
+  local dot = str_find(host, ".", 1, true)
+  return dot == nil or dot > host_length - suffix_length
 end
 
 -- The version this worker serves (nil before the first push).

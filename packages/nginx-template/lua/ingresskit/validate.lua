@@ -54,6 +54,7 @@ local PATH_KINDS = set_of("exact", "prefix", "regex")
 local PROTOCOLS = set_of("HTTP", "HTTPS", "GRPC", "GRPCS")
 local HOST_MATCHES = set_of("exact", "one-label", "suffix", "any")
 local LISTENER_PROTOCOLS = set_of("HTTP", "HTTPS")
+local VERIFY_MODES = set_of("on", "optional", "optional_no_ca")
 
 -- A collector bound to one key (and route).
 local function reporter(rejected, key)
@@ -155,6 +156,23 @@ local function check_action(action, report)
   return true
 end
 
+-- The client certificate is parsed here, so a connection to the backend never meets one nginx
+-- cannot use.
+local function check_backend_tls(tls, report)
+  if not is_object(tls) or (tls.name ~= nil and (not is_string(tls.name) or not str_find(tls.name, "^[%w][%w%.%-]*$")))
+    or (tls.cert == nil) ~= (tls.key == nil) then
+    return report.fail("policy.backendTls must be { name?, cert?, key? }")
+  end
+  if tls.cert ~= nil then
+    if not is_string(tls.cert) or not is_string(tls.key) then return report.fail("policy.backendTls.cert and key must be PEM") end
+    local cert, cert_err = ssl.parse_pem_cert(tls.cert)
+    if not cert then return report.fail("policy.backendTls.cert cannot be parsed: " .. tostring(cert_err)) end
+    local key, key_err = ssl.parse_pem_priv_key(tls.key)
+    if not key then return report.fail("policy.backendTls.key cannot be parsed: " .. tostring(key_err)) end
+  end
+  return true
+end
+
 local function check_policy(policy, report)
   if policy == nil then return true end
   if not is_object(policy) then return report.fail("policy must be an object") end
@@ -206,6 +224,7 @@ local function check_policy(policy, report)
   if policy.maxBody ~= nil and not is_integer(policy.maxBody, 0, 2 ^ 40) then return report.fail("policy.maxBody must be a byte count") end
   if policy.rewrite ~= nil and not check_path_change(policy.rewrite, "policy.rewrite", report, true) then return false end
   if policy.host ~= nil and not is_host(policy.host) then return report.fail("policy.host must be a host") end
+  if policy.backendTls ~= nil and not check_backend_tls(policy.backendTls, report) then return false end
   if not check_headers(policy.request, "policy.request", report) then return false end
   if not check_headers(policy.response, "policy.response", report) then return false end
   if policy.timeouts ~= nil then
@@ -257,6 +276,28 @@ local function check_index_map(map, count, field, report)
   return true
 end
 
+-- The CA certificates are parsed here, so a handshake never meets a CA it cannot use.
+local function check_client_cert(policy, report)
+  if not is_object(policy) or not is_string(policy.id) or not str_find(policy.id, "^%x+$")
+    or not is_string(policy.ca) or not VERIFY_MODES[policy.verify] or not is_integer(policy.depth, 1, 100)
+    or (policy.pass ~= nil and policy.pass ~= true) then
+    return report.fail("clientCert must be { id, ca, verify, depth, errorPage?, pass?, subject? }")
+  end
+  if policy.errorPage ~= nil and (not is_field_value(policy.errorPage)
+    or not (str_find(policy.errorPage, "^https?://[%w%.%-]+") or str_find(policy.errorPage, "^/"))) then
+    return report.fail("clientCert.errorPage must be an http(s) URL or a path")
+  end
+  if policy.subject ~= nil then
+    local err = compile(policy.subject, "j")
+    if err then return report.fail("clientCert.subject does not compile: " .. err) end
+  end
+  if policy.ca ~= "" then
+    local chain, err = ssl.parse_pem_cert(policy.ca)
+    if not chain then return report.fail("clientCert.ca cannot be parsed: " .. tostring(err)) end
+  end
+  return true
+end
+
 local function check_host(entry, report)
   if not HOST_MATCHES[entry.match] then
     return report.fail("match must be exact, one-label, suffix or any")
@@ -275,6 +316,7 @@ local function check_host(entry, report)
   if not check_index_map(entry.exact, count, "exact", report) or not check_index_map(entry.prefix, count, "prefix", report) then
     return false
   end
+  if entry.clientCert ~= nil and not check_client_cert(entry.clientCert, report) then return false end
   if not is_array(entry.regex) then return report.fail("regex must be an array") end
   for _, index in ipairs(entry.regex) do
     if not is_integer(index, 1, count) then return report.fail("regex holds an index out of range") end
