@@ -154,6 +154,16 @@ function convertHost(
   const findings: MigrationFinding[] = [];
   const rules: HTTPRouteRule[] = [];
   let blocked = false;
+  // auth-tls holds for every path of its host, those of other Ingresses too: none of them may be
+  // converted into a route that serves the host without asking for a client certificate.
+  if (served.size > 0 && [...served.values()].some((route) => route.policy.clientCertificate !== undefined)) {
+    blocked = true;
+    findings.push({
+      kind: 'error',
+      field: 'spec.rules',
+      message: `${host.hostname} requires client certificates (auth-tls), which HTTPRoute cannot express; the Ingress is not converted, since the host would be served without them`,
+    });
+  }
   for (const route of sourceRoutes) {
     const converted = convertRoute(route, context);
     rules.push(...converted.rules);

@@ -45,6 +45,8 @@ const PROTECTIONS: ReadonlySet<string> = new Set([
   'externalAuth',
   'clientLimits',
   'satisfy',
+  'clientCertificate',
+  'backendTls',
 ]);
 
 /** Policies HTTPRoute has no field for, which only change how a request is proxied. */

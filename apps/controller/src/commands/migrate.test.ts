@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSelfSignedCertificate } from '@ingresskit/nginx-template';
 import type { GatewayApiConversion } from '../gateway-api-conversion.js';
 import type { MigrationReport } from '../migration.js';
 import { runCliCaptured } from '../../test/cli-capture.js';
@@ -246,5 +247,40 @@ describe('ingresskit migrate', () => {
     expect(yaml.stdout).toMatch(
       /# Ingress shop\/plain: converted\napiVersion: gateway\.networking\.k8s\.io\/v1\nkind: HTTPRoute/,
     );
+  });
+  it('converts no Ingress of a host that asks for client certificates, not even one without auth-tls', async () => {
+    const ca = createSelfSignedCertificate({ commonName: 'clients' });
+    const caSecret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'clients-ca', namespace: 'shop' },
+      data: { 'ca.crt': Buffer.from(ca.certificatePem).toString('base64') },
+    };
+    const guarded = ingress('shop', 'guarded', 'mtls.example.com', {
+      className: 'nginx',
+      annotations: { [`${prefix}/auth-tls-secret`]: 'shop/clients-ca' },
+    });
+    // Older than nothing it shares a host with, and without the annotation: auth-tls covers it all the same.
+    const other = ingress('shop', 'other', 'mtls.example.com', { className: 'nginx' }) as {
+      spec: { rules: { http: { paths: { path: string }[] } }[] };
+    };
+    other.spec.rules[0]!.http.paths[0]!.path = '/other';
+    const manifests = await writeManifests('mtls.yaml', [service('shop'), caSecret, guarded, other]);
+    const json = await migrate(['--manifests', manifests, '--to=gateway-api', '--output=json']);
+    expect(json.exitCode).toBe(1);
+    const conversion = JSON.parse(json.stdout) as GatewayApiConversion;
+    for (const name of ['shop/guarded', 'shop/other']) {
+      expect(conversion.ingresses.find((entry) => entry.ingress === name)).toEqual(
+        expect.objectContaining({
+          converted: false,
+          findings: expect.arrayContaining([
+            expect.objectContaining({
+              kind: 'error',
+              message: expect.stringContaining('client certificates'),
+            }),
+          ]),
+        }),
+      );
+    }
   });
 });
