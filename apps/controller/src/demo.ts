@@ -23,17 +23,13 @@ import { redactTable } from './explain.js';
 import { defaultFlags } from './flags.js';
 import { createFileLogger } from './logger.js';
 import { readManifests, toClusterObjects, type Manifest } from './manifests.js';
-import { isNginxAvailable } from './nginx-process.js';
+import { isNginxAvailable, NGINX_INSTALL_COMMAND } from './nginx-process.js';
 import { routeAll } from './ingress-routing.js';
 import { pickPort } from './ports.js';
 
 export type { RouteCheck } from './demo-checks.js';
 
 const execFileAsync = promisify(execFile);
-
-/** The Debian packages the data plane needs. */
-export const NGINX_INSTALL_COMMAND =
-  'sudo apt-get install -y nginx libnginx-mod-http-lua lua-resty-core lua-cjson';
 
 /** The GatewayClass controllerName the demo's controller serves (examples/80-gateway.yaml). */
 export const DEMO_GATEWAY_CONTROLLER = 'ingresskit.dev/gateway-controller';

@@ -16,13 +16,7 @@ export {
   type Flags,
   type ParsedCommandLine,
 } from './flags.js';
-export {
-  runDemo,
-  NGINX_INSTALL_COMMAND,
-  type DemoOptions,
-  type DemoResult,
-  type RouteCheck,
-} from './demo.js';
+export { runDemo, type DemoOptions, type DemoResult, type RouteCheck } from './demo.js';
 export {
   EventRecorder,
   createEventsApiSink,
@@ -47,7 +41,13 @@ export { createControllerMetrics, type ControllerMetrics } from './metrics.js';
 export { createLogger, type Logger } from './logger.js';
 export { NginxDataPlane, type DataPlaneFlush, type NginxDataPlaneOptions } from './data-plane.js';
 export { listenersOf, nginxRenderOptions } from './data-plane-render-options.js';
-export { NginxProcess, isNginxAvailable, resolveNginxBinary, testNginxConfig } from './nginx-process.js';
+export {
+  NginxProcess,
+  NGINX_INSTALL_COMMAND,
+  isNginxAvailable,
+  resolveNginxBinary,
+  testNginxConfig,
+} from './nginx-process.js';
 export {
   ChecksumMismatchError,
   DataPlanePushError,

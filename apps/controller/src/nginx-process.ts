@@ -22,6 +22,10 @@ export function resolveNginxBinary(configured = ''): string {
   return existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
 }
 
+/** The Debian packages the data plane needs (the stream module for TCP and UDP services). */
+export const NGINX_INSTALL_COMMAND =
+  'sudo apt-get install -y nginx libnginx-mod-http-lua libnginx-mod-stream lua-resty-core lua-cjson';
+
 /** Whether `binary` runs (`nginx -v` succeeds). */
 export async function isNginxAvailable(binary: string): Promise<boolean> {
   try {

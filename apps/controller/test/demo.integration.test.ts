@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandIo } from '../src/commands/command.js';
 import { runCli } from '../src/commands/index.js';
-import { NGINX_INSTALL_COMMAND } from '../src/demo.js';
+import { NGINX_INSTALL_COMMAND } from '../src/nginx-process.js';
 import { createTempDir, pickControllerPorts } from './harness.js';
 
 let temp: { dir: string; remove: () => Promise<void> };

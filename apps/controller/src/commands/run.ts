@@ -5,7 +5,7 @@ import { loadKubeConfig } from '../kube-config.js';
 import { runFlagNames } from '../flags.js';
 import { createLogger } from '../logger.js';
 import { createControllerMetrics } from '../metrics.js';
-import { isNginxAvailable } from '../nginx-process.js';
+import { isNginxAvailable, NGINX_INSTALL_COMMAND } from '../nginx-process.js';
 import { ExitCode, type Command } from './command.js';
 
 export const runCommand: Command = {
@@ -26,7 +26,7 @@ gracefully: nginx finishes its requests, the Lease is released.`,
     if (!(await isNginxAvailable(config.nginxBinary))) {
       io.stderr(
         `ingresskit: cannot run nginx (${config.nginxBinary}). On Debian or Ubuntu install it with:\n` +
-          '  sudo apt-get install -y nginx libnginx-mod-http-lua lua-resty-core lua-cjson\n',
+          `  ${NGINX_INSTALL_COMMAND}\n`,
       );
       return ExitCode.failure;
     }
