@@ -16,6 +16,7 @@ import {
   translateIngress,
   type BackendAddressPolicy,
   type IngressTranslation,
+  type ServiceReference,
 } from '@ingresskit/ingress-routes';
 import type { Problem } from '@ingresskit/route-model';
 import type { Ingress } from '@ingresskit/store';
@@ -32,6 +33,8 @@ export interface IngressAdmissionOptions {
   maxPathsPerIngress?: number | undefined;
   /** Where an auth-url may point (the backend address policy); the strict default when undefined. */
   authAddressPolicy?: BackendAddressPolicy | undefined;
+  /** `--default-backend-service`, which answers custom-http-errors; none when undefined. */
+  defaultBackend?: ServiceReference | undefined;
   /**
    * What host ownership decides against an Ingress naming these hosts, as the controller's table
    * stands (IngressRouting.hostOwnershipProblems); not checked when undefined.
@@ -143,6 +146,7 @@ export function reviewIngressAdmission(
       now: options.now(),
       ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
       ...(options.authAddressPolicy === undefined ? {} : { authAddressPolicy: options.authAddressPolicy }),
+      ...(options.defaultBackend === undefined ? {} : { defaultBackend: options.defaultBackend }),
     },
   );
   const problems = [...translation.problems, ...hostOwnershipProblemsOf(translation, options)];

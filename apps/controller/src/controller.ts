@@ -200,6 +200,7 @@ export class Controller {
         classConfig: config.classConfig,
         maxPathsPerIngress: config.maxPathsPerIngress,
         authAddressPolicy: routingOptionsOf(config, [], () => Date.now()).backendAddressPolicy,
+        defaultBackend: config.defaultBackend,
         annotationPrefix: config.annotationPrefix,
         hostOwnershipProblems: (object, hostnames) => routing.hostOwnershipProblems(object, hostnames),
         now: () => Date.now(),

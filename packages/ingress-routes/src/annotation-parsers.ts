@@ -8,6 +8,7 @@ import { AFFINITY_PARSERS } from './affinity-annotations.js';
 import { AUTH_PARSERS } from './auth-annotations.js';
 import { CANARY_PARSERS } from './canary-annotations.js';
 import { CORS_PARSERS } from './cors-annotations.js';
+import { CUSTOM_ERROR_PARSERS } from './custom-error-annotations.js';
 import { EXTERNAL_AUTH_PARSERS } from './external-auth-annotations.js';
 import { checkHost, checkHostWithPort, checkLiteralPath, parseCidrList, readBoolean } from './grammar.js';
 import { LIMIT_PARSERS } from './limit-annotations.js';
@@ -119,6 +120,7 @@ const PARSERS: Readonly<Record<string, AnnotationParser>> = {
   ...AFFINITY_PARSERS,
   ...PROXY_PARSERS,
   ...UPSTREAM_PARSERS,
+  ...CUSTOM_ERROR_PARSERS,
 };
 
 /** The names (without prefix) of the annotations we parse and honour. */

@@ -8,7 +8,7 @@ import { translateIngressTimed } from './translate-ingress.js';
 import type { StrictTransportSecurity } from '@ingresskit/route-model';
 import type { BackendAddressPolicy } from './backend-address-policy.js';
 import type { AnnotationDefaults } from './annotation-defaults.js';
-import type { IngressLike, IngressReferences, IngressTranslation } from './types.js';
+import type { IngressLike, IngressReferences, IngressTranslation, ServiceReference } from './types.js';
 
 /** Options of createIngressTranslator. */
 export interface IngressTranslatorConfig {
@@ -34,6 +34,8 @@ export interface IngressTranslatorConfig {
   hsts?: StrictTransportSecurity | undefined;
   /** See IngressTranslationConfig.authAddressPolicy; fixed for the translator's life. */
   authAddressPolicy?: BackendAddressPolicy;
+  /** See IngressTranslationConfig.defaultBackend; fixed for the translator's life. */
+  defaultBackend?: ServiceReference;
 }
 
 /** See {@link createIngressTranslator}. */
@@ -139,6 +141,7 @@ export function createIngressTranslator(config: IngressTranslatorConfig = {}): I
         ...(config.annotationDefaults === undefined ? {} : { annotationDefaults: config.annotationDefaults }),
         ...(config.hsts === undefined ? {} : { hsts: config.hsts }),
         ...(config.authAddressPolicy === undefined ? {} : { authAddressPolicy: config.authAddressPolicy }),
+        ...(config.defaultBackend === undefined ? {} : { defaultBackend: config.defaultBackend }),
       };
       const { translation, expiresAt } = translateIngressTimed(
         ingress,

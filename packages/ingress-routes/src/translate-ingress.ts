@@ -22,6 +22,7 @@ import { toMillis } from './timestamps.js';
 import { resolveBasicAuth } from './basic-auth-secret.js';
 import { DEFAULT_BACKEND_ADDRESS_POLICY } from './backend-address-policy.js';
 import { checkExternalAuthAddress } from './external-auth-annotations.js';
+import { checkCustomErrors } from './custom-error-annotations.js';
 import { translateCanarySpec } from './translate-canary.js';
 import { translateDefaultBackend, translateRules } from './translate-rules.js';
 import { claimTls, readTlsEntries } from './translate-tls.js';
@@ -173,6 +174,7 @@ export function translateIngressTimed(
       expiresAt: Number.POSITIVE_INFINITY,
     };
     context.annotations = resolveBasicAuth(context);
+    checkCustomErrors(context);
     const canary = parsed.annotations.canary;
     const contribution =
       canary === undefined

@@ -23,6 +23,8 @@ export interface Context {
   policy?: RoutePolicy;
   /** The action of the routes to each backend id, made once per backend (see sharedAction). */
   actions?: Map<string, RouteAction>;
+  /** The shared policy with a backend's default-backend policies, per backend id (addDefaultBackendPolicy). */
+  backendPolicies?: Map<string, RoutePolicy>;
 }
 
 /** `value` when it is an object (fields still unchecked), else an empty one. */

@@ -119,6 +119,11 @@ export interface IngressTranslationConfig {
    * DEFAULT_BACKEND_ADDRESS_POLICY (no loopback, link-local or own addresses) when undefined.
    */
   authAddressPolicy?: BackendAddressPolicy;
+  /**
+   * `--default-backend-service`: answers custom-http-errors for Ingresses without a
+   * default-backend annotation (or whose default-backend has no endpoints).
+   */
+  defaultBackend?: ServiceReference;
 }
 
 /** What translateIngress returns for one Ingress. */

@@ -173,6 +173,13 @@ export interface PolicyEntry {
   hsts?: string;
   /** The backend id each forwarded request is also copied to (its answer is thrown away). */
   mirror?: string;
+  /** The backend id a request goes to when the route's backend has no endpoints. */
+  emptyBackend?: string;
+  /**
+   * Custom error pages: answers with one of `statuses` (intercepted by the route's profile) go to
+   * the first of `backends` with endpoints, with `headers` added; none: 404.
+   */
+  errors?: { statuses: number[]; backends: string[]; headers?: [string, string][] };
   /** Denied client networks, the same form; checked before `allow`. */
   deny?: [string, number][];
   maxBody?: number;

@@ -10,6 +10,7 @@ export type {
   ClientLimits,
   ClientRate,
   CorsPolicy,
+  CustomErrors,
   Endpoint,
   ExternalAuthCache,
   ExternalAuthPolicy,
