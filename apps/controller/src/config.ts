@@ -262,11 +262,17 @@ export function storeKindsOf(
     'gatewayControllerName' | 'watchNamespaces' | 'checksumEnabled' | 'configMap'
   >,
 ): ResourceKind[] {
-  const kinds: ResourceKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Secret'];
-  if (config.configMap !== undefined) kinds.push('ConfigMap');
+  // ConfigMaps always: the controller's (--configmap), auth-proxy-set-headers' and GatewayClass parameters.
+  const kinds: ResourceKind[] = [
+    'Ingress',
+    'IngressClass',
+    'Service',
+    'EndpointSlice',
+    'Secret',
+    'ConfigMap',
+  ];
   if (config.gatewayControllerName !== undefined) {
     kinds.push('GatewayClass', 'Gateway', 'HTTPRoute', 'ReferenceGrant');
-    if (config.configMap === undefined) kinds.push('ConfigMap');
     // Namespaces are cluster-scoped: a controller confined to some namespaces may not list them
     // (and the store would wait for them), so listener namespace selectors then match nothing.
     if (config.watchNamespaces.length === 0) kinds.push('Namespace');

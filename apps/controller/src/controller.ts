@@ -270,6 +270,7 @@ export class Controller {
         checksumEnabled: config.checksumEnabled,
         gatewayApiEnabled: this.#parts.gatewayApi !== undefined,
         configMapKey: config.configMap,
+        ingressesReadingConfigMap: (key) => this.routing.ingressesReadingConfigMap(key),
         defaultCertificateKey: config.defaultSslCertificate,
       });
       if (isRelevant) this.#requestSync(`${event.kind} ${event.key} ${event.type}`, false);

@@ -65,8 +65,6 @@ export interface MigrationReport {
  * documentation it belongs to. The problem's own message already says what happens.
  */
 const ADVICE_BY_GROUP: Readonly<Record<string, string>> = {
-  'External authentication':
-    'auth-proxy-set-headers (headers sent to the auth service) is not supported yet: remove it if the service does not need them, or keep this Ingress on ingress-nginx',
   'Client certificate authentication':
     'verify client certificates in the backend, or keep this Ingress on ingress-nginx',
   'Backend certificate authentication':

@@ -221,7 +221,6 @@ describe('parseAnnotations', () => {
     'enable-owasp-core-rules',
     'modsecurity-transaction-id',
     'modsecurity-snippet',
-    'auth-proxy-set-headers',
     'auth-tls-secret',
     'proxy-ssl-secret',
     'proxy-ssl-verify',

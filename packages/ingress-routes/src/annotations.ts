@@ -108,6 +108,8 @@ export interface IngressAnnotations {
   defaultCustomHttpErrors?: number[];
   /** default-backend: a Service of the Ingress's namespace (its first port). */
   defaultBackendService?: string;
+  /** Every forwarding route answers 503: something authentication needs cannot be read. */
+  closed?: true;
 }
 
 /** A problem found in an annotation, before it is tied to its object. */

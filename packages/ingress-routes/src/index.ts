@@ -5,7 +5,7 @@ export {
   type IngressTranslator,
   type IngressTranslatorConfig,
 } from './ingress-translator.js';
-export { backendIdOf, parseBackendId } from './backend-reference.js';
+export { backendIdOf, FIRST_SERVICE_PORT, parseBackendId } from './backend-reference.js';
 export {
   resolveServiceBackend,
   SERVICE_NAME_LABEL,
@@ -65,6 +65,7 @@ export {
 } from './certificates.js';
 export { InvalidServiceReferenceError } from './errors.js';
 export type {
+  ConfigMapLike,
   EndpointLike,
   EndpointPortLike,
   EndpointSliceLike,

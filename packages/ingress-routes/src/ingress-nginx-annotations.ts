@@ -56,7 +56,7 @@ const LISTED: readonly IngressNginxAnnotation[] = [
     'auth-signin-redirect-param',
     'auth-response-headers',
   ]),
-  ...entries('External authentication', ['auth-proxy-set-headers'], AUTH),
+  ...entries('External authentication', ['auth-proxy-set-headers']),
   ...entries('External authentication', ['auth-request-redirect']),
   ...entries('External authentication', ['auth-cache-key', 'auth-cache-duration']),
   // Connection reuse towards the auth service only saves time: ignored with a warning.
@@ -281,6 +281,8 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
     "only a Secret of the Ingress's own namespace, where ingress-nginx reads namespace/name of any; a missing Secret, one without users, or a hash outside $apr1$, {SHA}, {SSHA}, {PLAIN} and crypt(3) ($1$, $5$ and $6$ up to 100000 rounds, bcrypt $2a$/$2b$/$2y$ up to cost 12, yescrypt $y$j9T$, DES) gives 401 to every request, with an error on the Ingress",
   'auth-url':
     "a literal http or https URL: nginx variables are refused. Like a backend, it may not name loopback, link-local or the gateway's own addresses (with --allow-local-backend-addresses, loopback except the gateway's own ports), and since a host name can resolve anywhere, an answer from such an address gives 500. Host names are resolved by nginx with the nameservers of the controller's /etc/resolv.conf, without search domains (write them fully qualified). X-Original-URI and X-Scheme are sent without auth-method too, and the answer's Set-Cookie reaches the client whatever the backend answers",
+  'auth-proxy-set-headers':
+    'a ConfigMap of the Ingress\'s own namespace; header names are A-Z a-z 0-9 - (not the ones the check sets itself) and values literal text ("$" is refused: nginx variables are not expanded). A missing ConfigMap or an entry that is no such header gives 503 to every request, with an error on the Ingress',
   'auth-signin':
     'may hold only the variables $host, $http_host, $scheme, $request_uri and $escaped_request_uri',
   'auth-request-redirect': 'literal text only: nginx variables are refused',

@@ -23,6 +23,7 @@ import { resolveBasicAuth } from './basic-auth-secret.js';
 import { DEFAULT_BACKEND_ADDRESS_POLICY } from './backend-address-policy.js';
 import { checkExternalAuthAddress } from './external-auth-annotations.js';
 import { checkCustomErrors } from './custom-error-annotations.js';
+import { resolveAuthProxyHeaders } from './auth-proxy-headers.js';
 import { translateCanarySpec } from './translate-canary.js';
 import { translateDefaultBackend, translateRules } from './translate-rules.js';
 import { claimTls, readTlsEntries } from './translate-tls.js';
@@ -170,10 +171,11 @@ export function translateIngressTimed(
       config,
       log,
       secretsRead: new Set(),
+      configMapsRead: new Set(),
       services: new Set(),
       expiresAt: Number.POSITIVE_INFINITY,
     };
-    context.annotations = resolveBasicAuth(context);
+    context.annotations = resolveAuthProxyHeaders(resolveBasicAuth(context), context);
     checkCustomErrors(context);
     const canary = parsed.annotations.canary;
     const contribution =
@@ -184,7 +186,11 @@ export function translateIngressTimed(
       translation: {
         contribution,
         problems: log.problems,
-        references: { secrets: sortedKeys(context.secretsRead), services: sortedKeys(context.services) },
+        references: {
+          secrets: sortedKeys(context.secretsRead),
+          services: sortedKeys(context.services),
+          ...(context.configMapsRead.size === 0 ? {} : { configMaps: sortedKeys(context.configMapsRead) }),
+        },
       },
       expiresAt: context.expiresAt,
     };

@@ -82,13 +82,21 @@ export interface ServiceReference {
   viaClusterIp?: true;
 }
 
+/** A v1 ConfigMap as read here (auth-proxy-set-headers); `V1ConfigMap` and plain JSON both fit. */
+export interface ConfigMapLike extends KubeObjectLike {
+  readonly data?: Readonly<Record<string, string>> | null | undefined;
+}
+
 /**
- * The objects an Ingress refers to, looked up by the translation. Only Secrets: Services and
- * their EndpointSlices are read by resolveServiceBackend, once per backend, not per Ingress.
+ * The objects an Ingress refers to, looked up by the translation. Only Secrets and ConfigMaps:
+ * Services and their EndpointSlices are read by resolveServiceBackend, once per backend, not per
+ * Ingress.
  */
 export interface IngressReferences {
   /** The Secret `namespace/name`, or undefined when it does not exist (or is not visible). */
   secret(namespace: string, name: string): SecretLike | undefined;
+  /** The ConfigMap `namespace/name`, or undefined; without this lookup, every ConfigMap is missing. */
+  configMap?(namespace: string, name: string): ConfigMapLike | undefined;
 }
 
 /** Options of translateIngress. */
@@ -137,8 +145,9 @@ export interface IngressTranslation {
   /** What could not be served as written, in the order found. */
   problems: Problem[];
   /**
-   * `namespace/name` keys, sorted and unique: the Secrets the translation read (found or not; a
-   * change to any of them can change the result) and the Services its routes send traffic to.
+   * `namespace/name` keys, sorted and unique: the Secrets and ConfigMaps (absent: none) the
+   * translation read (found or not; a change to any of them can change the result) and the
+   * Services its routes send traffic to.
    */
-  references: { secrets: string[]; services: string[] };
+  references: { secrets: string[]; services: string[]; configMaps?: string[] };
 }

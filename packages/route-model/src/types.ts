@@ -291,6 +291,11 @@ export interface ExternalAuthPolicy {
   responseHeaders?: string[];
   /** The X-Auth-Request-Redirect header sent to the service; absent: the request URI. */
   requestRedirect?: string;
+  /**
+   * Headers set on the check (ingress-nginx auth-proxy-set-headers), replacing the client's of
+   * the same name; literal values.
+   */
+  requestHeaders?: { name: string; value: string }[];
   /** Pass the check's Set-Cookie to the client on 401 and 403 too, not only when it lets through. */
   alwaysSetCookie?: boolean;
   /** Answers kept and reused per route and key; see {@link ExternalAuthCache}. */
