@@ -140,7 +140,10 @@ export function reviewIngressAdmission(
   if (!decision.owned) return answer({ allowed: true });
   const translation = translateIngress(
     object,
-    { secret: (namespace, name) => view.secret(`${namespace}/${name}`) },
+    {
+      secret: (namespace, name) => view.secret(`${namespace}/${name}`),
+      configMap: (namespace, name) => view.configMap(`${namespace}/${name}`),
+    },
     {
       annotationPrefix: options.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX,
       now: options.now(),

@@ -257,12 +257,10 @@ export function secretAnnotationsOf(prefix: string): string[] {
 
 /** The kinds the store of a controller with this config mirrors. */
 export function storeKindsOf(
-  config: Pick<
-    ControllerConfig,
-    'gatewayControllerName' | 'watchNamespaces' | 'checksumEnabled' | 'configMap'
-  >,
+  config: Pick<ControllerConfig, 'gatewayControllerName' | 'watchNamespaces' | 'checksumEnabled'>,
 ): ResourceKind[] {
-  // ConfigMaps always: the controller's (--configmap), auth-proxy-set-headers' and GatewayClass parameters.
+  // ConfigMaps always: the controller's (--configmap), those auth-proxy-set-headers names, and
+  // GatewayClass parameters.
   const kinds: ResourceKind[] = [
     'Ingress',
     'IngressClass',
