@@ -16,6 +16,7 @@ import {
   translateIngress,
   type BackendAddressPolicy,
   type IngressTranslation,
+  type ServiceReference,
 } from '@ingresskit/ingress-routes';
 import type { Problem } from '@ingresskit/route-model';
 import type { Ingress } from '@ingresskit/store';
@@ -33,6 +34,8 @@ export interface IngressAdmissionOptions {
   maxPathsPerIngress?: number | undefined;
   /** Where an auth-url may point (the backend address policy); the strict default when undefined. */
   authAddressPolicy?: BackendAddressPolicy | undefined;
+  /** `--default-backend-service`, which answers custom-http-errors; none when undefined. */
+  defaultBackend?: ServiceReference | undefined;
   /**
    * What host ownership decides against an Ingress naming these hosts, as the controller's table
    * stands (IngressRouting.hostOwnershipProblems); not checked when undefined.
@@ -138,12 +141,16 @@ export function reviewIngressAdmission(
   if (!decision.owned) return answer({ allowed: true });
   const translation = translateIngress(
     object,
-    { secret: (namespace, name) => view.secret(namespacedKey(namespace, name)) },
+    {
+      secret: (namespace, name) => view.secret(namespacedKey(namespace, name)),
+      configMap: (namespace, name) => view.configMap(namespacedKey(namespace, name)),
+    },
     {
       annotationPrefix: options.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX,
       now: options.now(),
       ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
       ...(options.authAddressPolicy === undefined ? {} : { authAddressPolicy: options.authAddressPolicy }),
+      ...(options.defaultBackend === undefined ? {} : { defaultBackend: options.defaultBackend }),
     },
   );
   const problems = [...translation.problems, ...hostOwnershipProblemsOf(translation, options)];

@@ -6,6 +6,7 @@
 import type { GatewayApiObjects } from '@ingresskit/gateway-routes';
 import {
   serviceKeyOfEndpointSlice,
+  type ConfigMap,
   type CustomObject,
   type EndpointSlice,
   type Ingress,
@@ -37,6 +38,8 @@ export interface ClusterObjects {
   endpointSlices: readonly EndpointSlice[];
   secrets: readonly Secret[];
   ingressCheckSums: readonly CustomObject[];
+  /** ConfigMaps Ingresses name (auth-proxy-set-headers); none when absent. */
+  configMaps?: readonly ConfigMap[];
 }
 
 /** The key of a namespaced object: `namespace/name`. */
@@ -84,6 +87,7 @@ export function viewOfObjects(objects: ClusterObjects): ClusterView {
   const ingresses = byKey(objects.ingresses);
   const services = byKey(objects.services);
   const secrets = byKey(objects.secrets);
+  const configMaps = byKey(objects.configMaps ?? []);
   const slices = new Map<string, EndpointSlice[]>();
   for (const slice of objects.endpointSlices) {
     const key = serviceKeyOfEndpointSlice(slice);
@@ -98,10 +102,10 @@ export function viewOfObjects(objects: ClusterObjects): ClusterView {
     endpointSlicesForService: (key) => slices.get(key) ?? [],
     secret: (key) => secrets.get(key),
     ingressCheckSums: () => objects.ingressCheckSums,
-    // Offline rendering reads Ingress manifests only.
+    // Offline rendering reads Ingress manifests (and the ConfigMaps they name) only.
     gatewayClasses: () => [],
     customResourceDefinitions: () => [],
-    configMap: () => undefined,
+    configMap: (key) => configMaps.get(key),
     gatewayApiObjects: () => noGatewayApiObjects,
   };
 }

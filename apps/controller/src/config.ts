@@ -276,22 +276,20 @@ export function secretAnnotationsOf(prefix: string): string[] {
 
 /** The kinds the store of a controller with this config mirrors. */
 export function storeKindsOf(
-  config: Pick<
-    ControllerConfig,
-    | 'gatewayControllerName'
-    | 'watchNamespaces'
-    | 'checksumEnabled'
-    | 'configMap'
-    | 'tcpServicesConfigMap'
-    | 'udpServicesConfigMap'
-  >,
+  config: Pick<ControllerConfig, 'gatewayControllerName' | 'watchNamespaces' | 'checksumEnabled'>,
 ): ResourceKind[] {
-  const kinds: ResourceKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Secret'];
-  const configMaps = [config.configMap, config.tcpServicesConfigMap, config.udpServicesConfigMap];
-  if (configMaps.some((key) => key !== undefined)) kinds.push('ConfigMap');
+  // ConfigMaps always: the controller's (--configmap), the TCP and UDP services ones, those
+  // auth-proxy-set-headers names, and GatewayClass parameters.
+  const kinds: ResourceKind[] = [
+    'Ingress',
+    'IngressClass',
+    'Service',
+    'EndpointSlice',
+    'Secret',
+    'ConfigMap',
+  ];
   if (config.gatewayControllerName !== undefined) {
     kinds.push('GatewayClass', 'Gateway', 'HTTPRoute', 'ReferenceGrant');
-    if (!kinds.includes('ConfigMap')) kinds.push('ConfigMap');
     // Namespaces are cluster-scoped: a controller confined to some namespaces may not list them
     // (and the store would wait for them), so listener namespace selectors then match nothing.
     if (config.watchNamespaces.length === 0) kinds.push('Namespace');

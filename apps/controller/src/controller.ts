@@ -203,6 +203,7 @@ export class Controller {
         classConfig: config.classConfig,
         maxPathsPerIngress: config.maxPathsPerIngress,
         authAddressPolicy: routingOptionsOf(config, [], () => Date.now()).backendAddressPolicy,
+        defaultBackend: config.defaultBackend,
         annotationPrefix: config.annotationPrefix,
         hostOwnershipProblems: (object, hostnames) => routing.hostOwnershipProblems(object, hostnames),
         now: () => Date.now(),
@@ -273,6 +274,7 @@ export class Controller {
         checksumEnabled: config.checksumEnabled,
         gatewayApiEnabled: this.#parts.gatewayApi !== undefined,
         configMapKey: config.configMap,
+        ingressesReadingConfigMap: (key) => this.routing.ingressesReadingConfigMap(key),
         defaultCertificateKey: config.defaultSslCertificate,
       });
       // The layer-4 features read ConfigMaps and endpoints no route references.

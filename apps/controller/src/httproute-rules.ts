@@ -65,6 +65,8 @@ const NOT_EXPRESSIBLE: Readonly<Record<string, string>> = {
   cookieDomainRewrite: 'rewriting the Domain of Set-Cookie',
   cookiePathRewrite: 'rewriting the Path of Set-Cookie',
   sessionAffinity: 'cookie session affinity',
+  customErrors: 'custom error pages (custom-http-errors)',
+  noEndpointsBackend: 'a backend for a Service without endpoints (default-backend)',
 };
 
 /** Handled by the rules below, or by the caller (redirectToHttps: an HTTPRoute of its own). */

@@ -56,6 +56,8 @@ export function createTranslatorOf(
     authAddressPolicy: options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY,
     ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
     ...(options.annotationPrefix === undefined ? {} : { annotationPrefix: options.annotationPrefix }),
+    // custom-http-errors of Ingresses without their own default-backend go to it.
+    ...(options.defaultBackend === undefined ? {} : { defaultBackend: options.defaultBackend }),
   });
 }
 

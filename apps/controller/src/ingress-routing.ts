@@ -66,6 +66,8 @@ export class IngressRouting {
   /** Contributions of other sources (Gateways, HTTPRoutes), by source key, as given. */
   readonly #foreign = new Map<string, RouteContribution>();
   readonly #budget: NamespacePathBudget | undefined;
+  /** The owned Ingresses whose translation read each ConfigMap (auth-proxy-set-headers), by its key. */
+  readonly #configMapReaders = new Map<string, Set<string>>();
 
   constructor(options: IngressRoutingOptions) {
     this.#options = options;
@@ -131,9 +133,12 @@ export class IngressRouting {
       }
       const translation = this.#translator.translate(ingress, {
         secret: (namespace, name) => view.secret(`${namespace}/${name}`),
+        configMap: (namespace, name) => view.configMap(`${namespace}/${name}`),
       });
+      const previous = this.#translations.get(key);
       // A new version of the Ingress may have fixed what the data plane refused: try it again.
-      if (this.#translations.get(key) !== translation) this.#forgetRefusals(key);
+      if (previous !== translation) this.#forgetRefusals(key);
+      this.#indexConfigMaps(key, previous, translation);
       this.#translations.set(key, translation);
       const paths = translation.contribution === undefined ? 0 : countIngressPaths(ingress.spec);
       this.#budget?.set(key, paths, creationMillis(ingress));
@@ -183,6 +188,11 @@ export class IngressRouting {
   /** Whether a backend is pinned to the addresses of this ExternalName host name. */
   usesExternalName(hostname: string): boolean {
     return this.#backends.usesExternalName(hostname);
+  }
+
+  /** `namespace/name` of the owned Ingresses whose translation read the ConfigMap `key`. */
+  ingressesReadingConfigMap(key: string): string[] {
+    return [...(this.#configMapReaders.get(key) ?? [])];
   }
 
   /** Whether a route refers to a backend of the Service `namespace/name`. */
@@ -346,8 +356,26 @@ export class IngressRouting {
     this.#refusals.forgetRoutes(`${ingressSourceKey(key)}/`);
   }
 
+  #indexConfigMaps(
+    key: string,
+    before: IngressTranslation | undefined,
+    after: IngressTranslation | undefined,
+  ): void {
+    for (const configMap of before?.references.configMaps ?? []) {
+      const readers = this.#configMapReaders.get(configMap);
+      readers?.delete(key);
+      if (readers?.size === 0) this.#configMapReaders.delete(configMap);
+    }
+    for (const configMap of after?.references.configMaps ?? []) {
+      let readers = this.#configMapReaders.get(configMap);
+      if (readers === undefined) this.#configMapReaders.set(configMap, (readers = new Set()));
+      readers.add(key);
+    }
+  }
+
   #withdraw(view: ClusterView, key: string, forget = true): void {
     if (forget) {
+      this.#indexConfigMaps(key, this.#translations.get(key), undefined);
       this.#budget?.delete(key);
       this.#translations.delete(key);
       this.#translator.forget(key);

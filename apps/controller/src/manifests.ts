@@ -2,7 +2,15 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import type { CustomObject, EndpointSlice, Ingress, IngressClass, Secret, Service } from '@ingresskit/store';
+import type {
+  ConfigMap,
+  CustomObject,
+  EndpointSlice,
+  Ingress,
+  IngressClass,
+  Secret,
+  Service,
+} from '@ingresskit/store';
 import { FlagError } from './errors.js';
 import type { ClusterObjects } from './cluster-view.js';
 
@@ -47,8 +55,9 @@ export function toClusterObjects(manifests: readonly Manifest[]): ClusterObjects
     endpointSlices: [],
     secrets: [],
     ingressCheckSums: [],
+    configMaps: [],
   } as {
-    [K in keyof ClusterObjects]: unknown[];
+    [K in keyof ClusterObjects]-?: unknown[];
   };
   manifests.forEach((manifest, index) => {
     const kind = manifest.kind;
@@ -71,6 +80,7 @@ export function toClusterObjects(manifests: readonly Manifest[]): ClusterObjects
     else if (kind === 'EndpointSlice') objects.endpointSlices.push(object);
     else if (kind === 'Secret') objects.secrets.push(object);
     else if (kind === 'IngressCheckSum') objects.ingressCheckSums.push(object);
+    else if (kind === 'ConfigMap') objects.configMaps.push(object);
   });
   return {
     ingresses: objects.ingresses as Ingress[],
@@ -79,6 +89,7 @@ export function toClusterObjects(manifests: readonly Manifest[]): ClusterObjects
     endpointSlices: objects.endpointSlices as EndpointSlice[],
     secrets: objects.secrets as Secret[],
     ingressCheckSums: objects.ingressCheckSums as CustomObject[],
+    configMaps: objects.configMaps as ConfigMap[],
   };
 }
 

@@ -67,8 +67,6 @@ export interface MigrationReport {
  * documentation it belongs to. The problem's own message already says what happens.
  */
 const ADVICE_BY_GROUP: Readonly<Record<string, string>> = {
-  'External authentication':
-    'auth-proxy-set-headers (headers sent to the auth service) is not supported yet: remove it if the service does not need them, or keep this Ingress on ingress-nginx',
   'Backend certificate authentication':
     'let the backend accept the controller without verifying it (backend-protocol HTTPS still encrypts), or keep this Ingress on ingress-nginx',
   'Global rate limiting': 'use limit-rps or limit-rpm, which limit per controller replica',

@@ -50,6 +50,8 @@ export interface RelevanceContext {
   gatewayApiEnabled: boolean;
   /** `namespace/name` of the controller ConfigMap (`--configmap`), if any. */
   configMapKey?: string | undefined;
+  /** The Ingresses whose translation read this ConfigMap (auth-proxy-set-headers); none when absent. */
+  ingressesReadingConfigMap?: ((key: string) => string[]) | undefined;
   /** `namespace/name` of the default certificate's Secret (`--default-ssl-certificate`), if any. */
   defaultCertificateKey?: string | undefined;
 }
@@ -105,10 +107,13 @@ function recordIngressChange(
       if (!context.checksumEnabled) return false;
       pending.checksum = true;
       return true;
-    case 'ConfigMap':
-      if (event.key !== context.configMapKey) return false;
-      pending.configMap = true;
-      return true;
+    case 'ConfigMap': {
+      const readers = context.ingressesReadingConfigMap?.(event.key) ?? [];
+      for (const key of readers) pending.ingresses.add(key);
+      const isControllerConfigMap = event.key === context.configMapKey;
+      if (isControllerConfigMap) pending.configMap = true;
+      return isControllerConfigMap || readers.length > 0;
+    }
     default:
       return false;
   }

@@ -3,15 +3,22 @@
  * real auth service and backend on 127.0.0.1): auth-url lets 2xx through and answers 401/403 as
  * the service does, and 500 for anything else or no answer (fail closed); auth-method,
  * auth-signin with auth-signin-redirect-param, auth-response-headers, auth-request-redirect and
- * auth-always-set-cookie; the check never carries the body; an invalid or forbidden auth-url
- * leaves only its own Ingress out.
+ * auth-always-set-cookie; auth-proxy-set-headers (the ConfigMap's headers reach the service, a
+ * missing ConfigMap closes the routes until it exists, a change applies without touching the
+ * Ingress); the check never carries the body; an invalid or forbidden auth-url leaves only its
+ * own Ingress out.
  */
 import type { IncomingHttpHeaders, RequestListener } from 'node:http';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { probe, type ProbeResponse } from '../src/http-probe.js';
 import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
-import { endpointSliceManifest, serviceManifests } from './harness.js';
+import { endpointSliceManifest, eventually, serviceManifests } from './harness.js';
+
+/** The ConfigMap `name` in `default` with `data`. */
+function configMap(name: string, data: Record<string, string>): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name }, data };
+}
 
 /** One request the auth service received. */
 interface AuthCall {
@@ -116,6 +123,9 @@ const testCase = useAnnotationsCase({
         [`${A}auth-cache-key`]: '$http_x_user',
         [`${A}auth-cache-duration`]: '204 401 1m',
       }),
+      configMap('auth-headers', { 'X-Auth-Tenant': 'shop', 'X-Verdict': 'allow' }),
+      guarded('headers.test', { [`${A}auth-proxy-set-headers`]: 'auth-headers' }),
+      guarded('late-headers.test', { [`${A}auth-proxy-set-headers`]: 'late-headers' }),
       annotatedIngress('down.test', 'echo', { [`${A}auth-url`]: down }),
       annotatedIngress('bad-scheme.test', 'echo', { [`${A}auth-url`]: 'ftp://127.0.0.1/check' }),
       annotatedIngress('bad-header.test', 'echo', {
@@ -369,5 +379,32 @@ describe('an invalid or forbidden auth-url', () => {
     }
     expect((await send('open.test')).status).toBe(200);
     expect((await send('ext.test')).status).toBe(200);
+  });
+});
+
+describe('auth-proxy-set-headers', () => {
+  it("sets the ConfigMap's headers on the check, over the client's of the same name", async () => {
+    const [call] = await callsDuring(async () =>
+      expect(
+        (await send('headers.test', { headers: { 'x-auth-tenant': 'forged', 'x-verdict': '403' } })).status,
+      ).toBe(200),
+    );
+    expect(call!.headers['x-auth-tenant']).toBe('shop');
+    expect(call!.headers['x-verdict']).toBe('allow');
+  });
+
+  it('keeps the routes closed while the ConfigMap is missing, and follows it once it exists and changes', async () => {
+    const before = calls.length;
+    expect((await send('late-headers.test')).status).toBe(503);
+    expect(calls.length).toBe(before);
+    const { server } = testCase();
+    await server.apply([configMap('late-headers', { 'X-Auth-Tenant': 'late' })]);
+    await eventually(async () => expect((await send('late-headers.test')).status).toBe(200));
+    expect(calls.at(-1)!.headers['x-auth-tenant']).toBe('late');
+    await server.apply([configMap('late-headers', { 'X-Auth-Tenant': 'changed' })]);
+    await eventually(async () => {
+      expect((await send('late-headers.test')).status).toBe(200);
+      expect(calls.at(-1)!.headers['x-auth-tenant']).toBe('changed');
+    });
   });
 });

@@ -27,13 +27,19 @@ export const ANNOTATION_DEFAULT_KEYS = [
   'proxy-connect-timeout',
   'proxy-read-timeout',
   'proxy-send-timeout',
+  'custom-http-errors',
 ] as const;
 
 /** Defaults of annotations, as a ConfigMap sets them (see ANNOTATION_DEFAULT_KEYS). */
 export type AnnotationDefaults = Partial<
   Pick<
     IngressAnnotations,
-    'sslRedirect' | 'forceSslRedirect' | 'connectTimeoutSeconds' | 'readTimeoutSeconds' | 'sendTimeoutSeconds'
+    | 'sslRedirect'
+    | 'forceSslRedirect'
+    | 'connectTimeoutSeconds'
+    | 'readTimeoutSeconds'
+    | 'sendTimeoutSeconds'
+    | 'defaultCustomHttpErrors'
   >
 >;
 
@@ -65,8 +71,11 @@ export function parseAnnotationDefault(
       'proxy-connect-timeout': 'connectTimeoutSeconds',
       'proxy-read-timeout': 'readTimeoutSeconds',
       'proxy-send-timeout': 'sendTimeoutSeconds',
+      'custom-http-errors': 'customHttpErrors',
     } as const
   )[key];
-  (into as Record<string, unknown>)[field] = parsed[field];
+  // The ConfigMap's error codes are kept apart: they go to the controller's default backend only.
+  const target = field === 'customHttpErrors' ? 'defaultCustomHttpErrors' : field;
+  (into as Record<string, unknown>)[target] = parsed[field];
   return undefined;
 }

@@ -227,7 +227,6 @@ describe('parseAnnotations', () => {
     'enable-owasp-core-rules',
     'modsecurity-transaction-id',
     'modsecurity-snippet',
-    'auth-proxy-set-headers',
     'secure-verify-ca-secret',
     'configuration-snippet',
     'server-snippet',

@@ -127,6 +127,14 @@ export interface IngressAnnotations {
   serviceUpstream?: boolean;
   /** proxy-buffering, proxy-next-upstream and the other profile directives. */
   upstreamSettings?: UpstreamSettings;
+  /** custom-http-errors: statuses from 400 to 599, sorted, unique. */
+  customHttpErrors?: number[];
+  /** The controller ConfigMap's custom-http-errors (answered by the controller's default backend only). */
+  defaultCustomHttpErrors?: number[];
+  /** default-backend: a Service of the Ingress's namespace (its first port). */
+  defaultBackendService?: string;
+  /** Every forwarding route answers 503: something authentication needs cannot be read. */
+  closed?: true;
 }
 
 /** A problem found in an annotation, before it is tied to its object. */

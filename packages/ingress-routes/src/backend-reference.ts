@@ -20,6 +20,12 @@ export function backendIdOf(
   return flatString(`${namespace}/${service}:${port}${viaClusterIp ? CLUSTER_IP_SUFFIX : ''}`);
 }
 
+/**
+ * The port of a reference to a Service's first port (the default-backend annotation names a
+ * Service only, and ingress-nginx then uses its first port); never a real port number.
+ */
+export const FIRST_SERVICE_PORT = 0;
+
 /** The suffix of the id of a backend that is a Service's cluster IP (service-upstream). */
 const CLUSTER_IP_SUFFIX = '@cluster-ip';
 

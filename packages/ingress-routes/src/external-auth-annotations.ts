@@ -2,8 +2,9 @@
  * ingress-nginx's external authentication annotations: auth-url (the service asked about every
  * forwarded request), auth-method, auth-signin and auth-signin-redirect-param (where a 401 sends
  * the client), auth-response-headers (copied from the service's answer onto the request),
- * auth-request-redirect, auth-always-set-cookie, and auth-cache-key with auth-cache-duration
- * (answers reused per route and key). Values only ever travel as data: nothing here
+ * auth-request-redirect, auth-always-set-cookie, auth-cache-key with auth-cache-duration
+ * (answers reused per route and key), and auth-proxy-set-headers (a ConfigMap of headers for the
+ * service, read by auth-proxy-headers.ts). Values only ever travel as data: nothing here
  * reaches nginx.conf. Where the URL may point is checked at translation (checkExternalAuthAddress).
  */
 import { isIP } from 'node:net';
@@ -18,6 +19,7 @@ import { refusedBackendAddress, type BackendAddressPolicy } from './backend-addr
 import { readBoolean } from './grammar.js';
 import { parseHashKey } from './proxy-annotations.js';
 import { annotationField } from './annotation-field.js';
+import { checkDnsLabel } from '@ingresskit/kube-objects';
 import type { AnnotationParser } from './annotations.js';
 
 /** The external authentication annotations of one Ingress, as written. */
@@ -31,6 +33,8 @@ export interface ExternalAuthAnnotations {
   alwaysSetCookie?: boolean;
   cacheKey?: HashKeyPart[];
   cacheDurations?: ExternalAuthCache['durations'];
+  /** auth-proxy-set-headers: the ConfigMap `name`, or `namespace/name` as written. */
+  proxySetHeaders?: { namespace?: string; name: string };
 }
 
 const HEADER_NAME = /^[A-Za-z0-9_-]{1,128}$/;
@@ -157,6 +161,17 @@ export const EXTERNAL_AUTH_PARSERS: Readonly<Record<string, AnnotationParser>> =
     externalAuthOf(into).cacheDurations = durations;
     return undefined;
   },
+  'auth-proxy-set-headers': (value, into) => {
+    const parts = value.split('/');
+    const problem =
+      parts.length > 2
+        ? 'is not NAME or NAMESPACE/NAME'
+        : parts.map((part) => checkDnsLabel(part)).find((reason) => reason !== undefined);
+    if (problem !== undefined) return `must name a ConfigMap (NAME or NAMESPACE/NAME): ${problem}`;
+    externalAuthOf(into).proxySetHeaders =
+      parts.length === 2 ? { namespace: parts[0]!, name: parts[1]! } : { name: parts[0]! };
+    return undefined;
+  },
   'auth-always-set-cookie': (value, into) => {
     const on = readBoolean(value);
     if (on === undefined) return 'must be "true" or "false"';
@@ -196,6 +211,7 @@ export function combineExternalAuth(
     alwaysSetCookie,
     cacheKey,
     cacheDurations,
+    proxySetHeaders,
   } = annotations;
   const field = (name: string) => annotationField(`${withPrefix}${name}`);
   if (url === undefined) {
@@ -208,6 +224,7 @@ export function combineExternalAuth(
       ['auth-always-set-cookie', alwaysSetCookie],
       ['auth-cache-key', cacheKey],
       ['auth-cache-duration', cacheDurations],
+      ['auth-proxy-set-headers', proxySetHeaders],
     ];
     for (const [name, value] of set) {
       if (value === undefined) continue;

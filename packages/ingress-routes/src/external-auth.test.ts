@@ -179,8 +179,7 @@ describe('translateIngress with auth-url', () => {
     ).toEqual([expect.objectContaining({ message: expect.stringContaining(message) })]);
   });
 
-  it('keeps auth-proxy-set-headers refused, and ignores auth-keepalive with a warning', () => {
-    expect(errorsOf({ 'auth-url': 'http://auth.example/', 'auth-proxy-set-headers': 'x' })).toHaveLength(1);
+  it('ignores auth-keepalive with a warning', () => {
     const { result } = translateWith({ 'auth-url': 'http://auth.example/', 'auth-keepalive': '10' });
     expect(result.contribution).toBeDefined();
     expect(result.problems).toEqual([

@@ -5,7 +5,7 @@ export {
   type IngressTranslator,
   type IngressTranslatorConfig,
 } from './ingress-translator.js';
-export { backendIdOf, parseBackendId } from './backend-reference.js';
+export { backendIdOf, FIRST_SERVICE_PORT, parseBackendId } from './backend-reference.js';
 export {
   resolveServiceBackend,
   type BackendProblemCode,
@@ -74,6 +74,7 @@ export type {
 } from './types.js';
 // The objects translateIngress reads are kube-objects' shapes, re-exported for its callers.
 export type {
+  ConfigMapLike,
   EndpointLike,
   EndpointPortLike,
   EndpointSliceLike,

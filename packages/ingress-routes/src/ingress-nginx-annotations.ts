@@ -55,7 +55,7 @@ const LISTED: readonly IngressNginxAnnotation[] = [
     'auth-signin-redirect-param',
     'auth-response-headers',
   ]),
-  ...entries('External authentication', ['auth-proxy-set-headers'], AUTH),
+  ...entries('External authentication', ['auth-proxy-set-headers']),
   ...entries('External authentication', ['auth-request-redirect']),
   ...entries('External authentication', ['auth-cache-key', 'auth-cache-duration']),
   // Connection reuse towards the auth service only saves time: ignored with a warning.
@@ -299,6 +299,8 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
     "only a Secret of the Ingress's own namespace, where ingress-nginx reads namespace/name of any; a missing Secret, one without users, or a hash outside $apr1$, {SHA}, {SSHA}, {PLAIN} and crypt(3) ($1$, $5$ and $6$ up to 100000 rounds, bcrypt $2a$/$2b$/$2y$ up to cost 12, yescrypt $y$j9T$, DES) gives 401 to every request, with an error on the Ingress",
   'auth-url':
     "a literal http or https URL: nginx variables are refused. Like a backend, it may not name loopback, link-local or the gateway's own addresses (with --allow-local-backend-addresses, loopback except the gateway's own ports), and since a host name can resolve anywhere, an answer from such an address gives 500. Host names are resolved by nginx with the nameservers of the controller's /etc/resolv.conf, without search domains (write them fully qualified). X-Original-URI and X-Scheme are sent without auth-method too, and the answer's Set-Cookie reaches the client whatever the backend answers",
+  'auth-proxy-set-headers':
+    'a ConfigMap of the Ingress\'s own namespace; header names are A-Z a-z 0-9 - (not the ones the check sets itself) and values literal text ("$" is refused: nginx variables are not expanded). A missing ConfigMap or an entry that is no such header gives 503 to every request, with an error on the Ingress',
   'auth-signin':
     'may hold only the variables $host, $http_host, $scheme, $request_uri and $escaped_request_uri',
   'auth-request-redirect': 'literal text only: nginx variables are refused',
@@ -342,6 +344,10 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
     'a weight over canary-weight-total leaves the Ingress out, where ingress-nginx sends every request to the canary',
   'canary-weight-total':
     "a total below 100 is used as written, where ingress-nginx's balancer counts it as 100",
+  'custom-http-errors':
+    "a set of statuses no route used before adds a profile location to nginx.conf, so nginx reloads once for it; not applied to gRPC backends. Answers of the backend (and nginx's 502, 503 and 504 for it, and the 503 of a backend without endpoints) are replaced, not the gateway's own refusals (401, 403, 413, 429, ...). The error backend is the default-backend annotation's Service when it has endpoints, else --default-backend-service; without either, intercepted answers become 404, with a warning, as ingress-nginx's built-in default backend answers",
+  'default-backend':
+    "a Service of the Ingress's namespace, its first port (as ingress-nginx); it answers the Ingress's requests whose backend has no endpoints, and its custom-http-errors",
   'limit-connections': LIMIT_DIFFERENCE,
   'limit-rps': LIMIT_DIFFERENCE,
   'limit-rpm': LIMIT_DIFFERENCE,

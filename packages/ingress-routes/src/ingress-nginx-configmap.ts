@@ -52,7 +52,18 @@ function keys(names: readonly string[], rest: Omit<IngressNginxConfigKey, 'name'
 /** Every key of ingress-nginx's ConfigMap, sorted by name. */
 export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
   [
-    ...keys(ANNOTATION_DEFAULT_KEYS, { applied: 'live' }),
+    ...keys(
+      ANNOTATION_DEFAULT_KEYS.filter((name) => name !== 'custom-http-errors'),
+      { applied: 'live' },
+    ),
+    {
+      name: 'custom-http-errors',
+      applied: 'live',
+      // As ingress-nginx's server-wide error pages: even an Ingress with a default-backend annotation
+      // has them answered by the controller's default backend.
+      difference:
+        'the default of Ingresses without the annotation, answered by --default-backend-service only, as ingress-nginx; 400-599 only; a new set reloads nginx once',
+    },
     ...keys(['worker-processes', 'max-worker-connections', 'worker-shutdown-timeout', 'error-log-level'], {
       applied: 'reload',
     }),
@@ -300,7 +311,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'compute-full-forwarded-for',
         'proxy-add-original-uri-header',
         'generate-request-id',
-        'custom-http-errors',
         'proxy-buffers-number',
         'proxy-buffer-size',
         'proxy-cookie-path',

@@ -9,7 +9,7 @@ import { translateIngressTimed } from './translate-ingress.js';
 import type { StrictTransportSecurity } from '@ingresskit/route-model';
 import type { BackendAddressPolicy } from './backend-address-policy.js';
 import type { AnnotationDefaults } from './annotation-defaults.js';
-import type { IngressReferences, IngressTranslation } from './types.js';
+import type { IngressReferences, IngressTranslation, ServiceReference } from './types.js';
 
 /** Options of createIngressTranslator. */
 export interface IngressTranslatorConfig {
@@ -35,6 +35,8 @@ export interface IngressTranslatorConfig {
   hsts?: StrictTransportSecurity | undefined;
   /** See IngressTranslationConfig.authAddressPolicy; fixed for the translator's life. */
   authAddressPolicy?: BackendAddressPolicy;
+  /** See IngressTranslationConfig.defaultBackend; fixed for the translator's life. */
+  defaultBackend?: ServiceReference;
 }
 
 /** See {@link createIngressTranslator}. */
@@ -54,8 +56,8 @@ export interface IngressTranslator {
 interface Entry {
   uid: string;
   resourceVersion: string;
-  /** Each Secret the translation read, with its resourceVersion then (null: it did not exist). */
-  secrets: [key: string, resourceVersion: string | null][];
+  /** Each Secret and ConfigMap the translation read, with its resourceVersion then (null: it did not exist). */
+  read: [kind: ReadKind, key: string, resourceVersion: string | null][];
   expiresAt: number;
   translation: IngressTranslation;
   lastUsed: number;
@@ -75,12 +77,16 @@ function metadataOf(object: unknown): Record<string, unknown> | undefined {
     : undefined;
 }
 
-/** The resourceVersion of the Secret `key` now: null when absent, undefined when it cannot be told. */
-function secretVersion(references: IngressReferences, key: string): string | null | undefined {
-  const { namespace, name } = splitObjectKey(key);
-  const secret = references.secret(namespace ?? '', name);
-  if (secret === undefined || secret === null) return null;
-  return versionOf(metadataOf(secret)?.resourceVersion);
+/** The kinds of objects a translation reads. */
+type ReadKind = 'Secret' | 'ConfigMap';
+
+/** The resourceVersion of the object `key` now: null when absent, undefined when it cannot be told. */
+function readVersion(references: IngressReferences, kind: ReadKind, key: string): string | null | undefined {
+  const { namespace = '', name } = splitObjectKey(key);
+  const object =
+    kind === 'Secret' ? references.secret(namespace, name) : references.configMap?.(namespace, name);
+  if (object === undefined || object === null) return null;
+  return versionOf(metadataOf(object)?.resourceVersion);
 }
 
 function isFresh(
@@ -91,13 +97,13 @@ function isFresh(
   now: number,
 ): boolean {
   if (entry.uid !== uid || entry.resourceVersion !== resourceVersion || now > entry.expiresAt) return false;
-  return entry.secrets.every(([key, version]) => secretVersion(references, key) === version);
+  return entry.read.every(([kind, key, version]) => readVersion(references, kind, key) === version);
 }
 
 /**
  * Creates a translator that remembers the last translation of each Ingress (by `namespace/name`)
  * with the `metadata.uid` and `resourceVersion` of the Ingress and the resourceVersions of the
- * Secrets it read, and keeps a certificate cache. Objects without a uid or resourceVersion (plain
+ * Secrets and ConfigMaps it read, and keeps a certificate cache. Objects without a uid or resourceVersion (plain
  * test objects) are translated every time. Entries of Ingresses not translated for `idleMs` are
  * forgotten.
  */
@@ -142,6 +148,7 @@ export function createIngressTranslator(config: IngressTranslatorConfig = {}): I
         ...(config.annotationDefaults === undefined ? {} : { annotationDefaults: config.annotationDefaults }),
         ...(config.hsts === undefined ? {} : { hsts: config.hsts }),
         ...(config.authAddressPolicy === undefined ? {} : { authAddressPolicy: config.authAddressPolicy }),
+        ...(config.defaultBackend === undefined ? {} : { defaultBackend: config.defaultBackend }),
       };
       const { translation, expiresAt } = translateIngressTimed(
         ingress,
@@ -151,19 +158,23 @@ export function createIngressTranslator(config: IngressTranslatorConfig = {}): I
           : { ...options, annotationPrefix: config.annotationPrefix },
       );
       if (key === undefined || uid === undefined || resourceVersion === undefined) return translation;
-      const secrets = translation.references.secrets.map((secretKey): [string, string | null] | undefined => {
-        const version = secretVersion(references, secretKey);
-        return version === undefined ? undefined : [secretKey, version];
+      const objects: [ReadKind, string][] = [
+        ...translation.references.secrets.map((read): [ReadKind, string] => ['Secret', read]),
+        ...(translation.references.configMaps ?? []).map((read): [ReadKind, string] => ['ConfigMap', read]),
+      ];
+      const read = objects.map(([kind, readKey]): Entry['read'][number] | undefined => {
+        const version = readVersion(references, kind, readKey);
+        return version === undefined ? undefined : [kind, readKey, version];
       });
-      if (secrets.some((secret) => secret === undefined)) {
-        // A Secret without a resourceVersion cannot be told apart from a changed one.
+      if (read.some((object) => object === undefined)) {
+        // An object without a resourceVersion cannot be told apart from a changed one.
         entries.delete(key);
         return translation;
       }
       entries.set(key, {
         uid,
         resourceVersion,
-        secrets: secrets as [string, string | null][],
+        read: read as Entry['read'],
         expiresAt,
         translation,
         lastUsed: time,

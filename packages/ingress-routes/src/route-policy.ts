@@ -82,6 +82,8 @@ function copyExternalAuth(auth: ExternalAuthPolicy): ExternalAuthPolicy {
   const copy: ExternalAuthPolicy = { ...auth };
   if (auth.signin !== undefined) copy.signin = { ...auth.signin };
   if (auth.responseHeaders !== undefined) copy.responseHeaders = [...auth.responseHeaders];
+  if (auth.requestHeaders !== undefined)
+    copy.requestHeaders = auth.requestHeaders.map((header) => ({ ...header }));
   if (auth.cache !== undefined) {
     copy.cache = {
       key: auth.cache.key.map((part) => ({ ...part })),
@@ -128,6 +130,8 @@ export function createRedirect(target: RedirectTarget, statusCode: RedirectStatu
 
 /** What a route of the Ingress does: forward to `backend`, or the redirect its annotations ask for. */
 export function createRouteAction(annotations: IngressAnnotations, backend: string): RouteAction {
+  // As ingress-nginx's denied location: nothing reaches the backend unauthenticated.
+  if (annotations.closed === true) return { type: 'respond', statusCode: 503 };
   if (annotations.redirect === undefined) return { type: 'forward', backends: [{ backend, weight: 1 }] };
   const { target, statusCode } = annotations.redirect;
   return { type: 'redirect', redirect: createRedirect(target, statusCode) };

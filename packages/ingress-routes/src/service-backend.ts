@@ -8,7 +8,7 @@ import {
   refusedBackendAddress,
   type BackendAddressPolicy,
 } from './backend-address-policy.js';
-import { backendIdOf } from './backend-reference.js';
+import { backendIdOf, FIRST_SERVICE_PORT } from './backend-reference.js';
 
 import {
   checkDnsSubdomain,
@@ -86,6 +86,7 @@ function listOf<T>(value: readonly T[] | null | undefined): readonly (T | null |
 }
 
 function findServicePort(service: ServiceLike, port: number | string): ServicePortLike | undefined {
+  if (port === FIRST_SERVICE_PORT) return listOf(service.spec?.ports)[0] ?? undefined;
   return (
     listOf(service.spec?.ports).find((candidate) =>
       typeof port === 'number' ? candidate?.port === port : candidate?.name === port,
@@ -198,7 +199,7 @@ export function resolveServiceBackend(
   if (servicePort === undefined || !isPortNumber(servicePort.port)) {
     return {
       backend: unusable,
-      problem: `Service ${namespace}/${name} has no port ${typeof port === 'number' ? port : `named "${port}"`}; requests get 503`,
+      problem: `Service ${namespace}/${name} has no ${port === FIRST_SERVICE_PORT ? 'ports' : `port ${typeof port === 'number' ? port : `named "${port}"`}`}; requests get 503`,
       problemCode: 'service-port-not-found',
     };
   }

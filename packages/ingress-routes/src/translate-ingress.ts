@@ -24,6 +24,8 @@ import { resolveBackendTls } from './backend-tls-secret.js';
 import { resolveClientCertificate } from './client-certificate-secret.js';
 import { DEFAULT_BACKEND_ADDRESS_POLICY } from './backend-address-policy.js';
 import { checkExternalAuthAddress } from './external-auth-annotations.js';
+import { checkCustomErrors } from './custom-error-annotations.js';
+import { resolveAuthProxyHeaders } from './auth-proxy-headers.js';
 import { translateCanarySpec } from './translate-canary.js';
 import { translateDefaultBackend, translateRules } from './translate-rules.js';
 import { claimTls, readTlsEntries } from './translate-tls.js';
@@ -166,12 +168,14 @@ export function translateIngressTimed(
       config,
       log,
       secretsRead: new Set(),
+      configMapsRead: new Set(),
       services: new Set(),
       expiresAt: Number.POSITIVE_INFINITY,
     };
-    context.annotations = resolveBasicAuth(context);
+    context.annotations = resolveAuthProxyHeaders(resolveBasicAuth(context), context);
     context.annotations = resolveClientCertificate(context);
     context.annotations = resolveBackendTls(context);
+    checkCustomErrors(context);
     const canary = parsed.annotations.canary;
     const contribution =
       canary === undefined
@@ -181,7 +185,11 @@ export function translateIngressTimed(
       translation: {
         contribution,
         problems: log.problems,
-        references: { secrets: sortedKeys(context.secretsRead), services: sortedKeys(context.services) },
+        references: {
+          secrets: sortedKeys(context.secretsRead),
+          services: sortedKeys(context.services),
+          ...(context.configMapsRead.size === 0 ? {} : { configMaps: sortedKeys(context.configMapsRead) }),
+        },
       },
       expiresAt: context.expiresAt,
     };

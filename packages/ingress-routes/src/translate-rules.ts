@@ -11,6 +11,7 @@ import { createRedirect, sharedAction, sharedPolicy } from './route-policy.js';
 import { flatString, namespacedKey } from '@ingresskit/kube-objects';
 import { objectOr, originOf, type Context } from './translation-context.js';
 import { annotationField } from './annotation-field.js';
+import { addDefaultBackendPolicy } from './custom-error-annotations.js';
 
 /** Reads a backend and names its Service port, or reports why it cannot be used. */
 function readBackend(context: Context, raw: unknown, field: string): string | undefined {
@@ -39,7 +40,7 @@ export function translateDefaultBackend(context: Context, raw: unknown): Route |
     // A fallback's match is never consulted; this one says what it answers: every path.
     match: { path: { type: 'PathPrefix', value: '/' } },
     action: sharedAction(context, backend),
-    policy: sharedPolicy(context),
+    policy: addDefaultBackendPolicy(context, sharedPolicy(context), backend),
   };
 }
 
@@ -107,7 +108,7 @@ function translatePath(
     origin: originOf(context, index, field),
     match: { path: match },
     action: sharedAction(context, backendId),
-    policy,
+    policy: addDefaultBackendPolicy(context, policy, backendId),
   };
 }
 

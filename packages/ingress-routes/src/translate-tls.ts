@@ -13,6 +13,7 @@ import { checkHost } from './grammar.js';
 import { INGRESS_KIND, objectOr, originOf, type Context } from './translation-context.js';
 
 import { AUTH_SECRET_PROBLEM } from './basic-auth-secret.js';
+import { AUTH_HEADERS_PROBLEM } from './auth-proxy-headers.js';
 
 /** A TLS entry whose certificate passed every check, before its hosts are known. */
 export interface TlsEntry {
@@ -28,14 +29,15 @@ const TLS_SECRET_PROBLEM = 'TLS Secret ';
 
 /**
  * Whether a problem comes from an object the Ingress refers to (its TLS Secret is missing or holds
- * no usable certificate, its basic authentication Secret is missing or holds no usable users) rather than from the Ingress itself: an admission review warns about
+ * no usable certificate, its basic authentication Secret is missing or holds no usable users, its auth-proxy-set-headers ConfigMap is missing or unusable) rather than from the Ingress itself: an admission review warns about
  * those, since manifests are applied in any order and the Secret may come next.
  */
 export function isReferencedObjectProblem(problem: Pick<Problem, 'field' | 'message'>): boolean {
   return (
     (/^spec\.tls\[\d+\]\.secretName$/.test(problem.field) &&
       problem.message.startsWith(TLS_SECRET_PROBLEM)) ||
-    (problem.field.startsWith('metadata.annotations[') && problem.message.startsWith(AUTH_SECRET_PROBLEM))
+    (problem.field.startsWith('metadata.annotations[') && problem.message.startsWith(AUTH_SECRET_PROBLEM)) ||
+    (problem.field.startsWith('metadata.annotations[') && problem.message.startsWith(AUTH_HEADERS_PROBLEM))
   );
 }
 

@@ -16,6 +16,8 @@ export interface Context {
   config: IngressTranslationConfig;
   log: ProblemLog;
   secretsRead: Set<string>;
+  /** `namespace/name` of the ConfigMaps read (auth-proxy-set-headers), found or not. */
+  configMapsRead: Set<string>;
   services: Set<string>;
   /** With `now`: the earliest notAfter (ms) of the certificates read that have not expired yet. */
   expiresAt: number;
@@ -23,6 +25,8 @@ export interface Context {
   policy?: RoutePolicy;
   /** The action of the routes to each backend id, made once per backend (see sharedAction). */
   actions?: Map<string, RouteAction>;
+  /** The shared policy with a backend's default-backend policies, per backend id (addDefaultBackendPolicy). */
+  backendPolicies?: Map<string, RoutePolicy>;
 }
 
 /** `value` when it is an object (fields still unchecked), else an empty one. */

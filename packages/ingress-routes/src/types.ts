@@ -6,7 +6,7 @@
  * exception.
  */
 import type { AnnotationDefaults } from './annotation-defaults.js';
-import type { SecretLike } from '@ingresskit/kube-objects';
+import type { ConfigMapLike, SecretLike } from '@ingresskit/kube-objects';
 import type { Problem, RouteContribution, StrictTransportSecurity } from '@ingresskit/route-model';
 import type { CertificateCache } from './certificates.js';
 import type { BackendAddressPolicy } from './backend-address-policy.js';
@@ -22,12 +22,15 @@ export interface ServiceReference {
 }
 
 /**
- * The objects an Ingress refers to, looked up by the translation. Only Secrets: Services and
- * their EndpointSlices are read by resolveServiceBackend, once per backend, not per Ingress.
+ * The objects an Ingress refers to, looked up by the translation. Only Secrets and ConfigMaps:
+ * Services and their EndpointSlices are read by resolveServiceBackend, once per backend, not per
+ * Ingress.
  */
 export interface IngressReferences {
   /** The Secret `namespace/name`, or undefined when it does not exist (or is not visible). */
   secret(namespace: string, name: string): SecretLike | undefined;
+  /** The ConfigMap `namespace/name`, or undefined; without this lookup, every ConfigMap is missing. */
+  configMap?(namespace: string, name: string): ConfigMapLike | undefined;
 }
 
 /** Options of translateIngress. */
@@ -58,6 +61,11 @@ export interface IngressTranslationConfig {
    * DEFAULT_BACKEND_ADDRESS_POLICY (no loopback, link-local or own addresses) when undefined.
    */
   authAddressPolicy?: BackendAddressPolicy;
+  /**
+   * `--default-backend-service`: answers custom-http-errors for Ingresses without a
+   * default-backend annotation (or whose default-backend has no endpoints).
+   */
+  defaultBackend?: ServiceReference;
 }
 
 /** What translateIngress returns for one Ingress. */
@@ -71,8 +79,9 @@ export interface IngressTranslation {
   /** What could not be served as written, in the order found. */
   problems: Problem[];
   /**
-   * `namespace/name` keys, sorted and unique: the Secrets the translation read (found or not; a
-   * change to any of them can change the result) and the Services its routes send traffic to.
+   * `namespace/name` keys, sorted and unique: the Secrets and ConfigMaps (absent: none) the
+   * translation read (found or not; a change to any of them can change the result) and the
+   * Services its routes send traffic to.
    */
-  references: { secrets: string[]; services: string[] };
+  references: { secrets: string[]; services: string[]; configMaps?: string[] };
 }

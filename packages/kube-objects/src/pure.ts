@@ -6,6 +6,7 @@
 export { checkDnsLabel, checkDnsSubdomain, checkPortName, isPortNumber } from './names.js';
 export { mergeConditions, type Condition } from './conditions.js';
 export type {
+  ConfigMapLike,
   EndpointLike,
   EndpointPortLike,
   EndpointSliceLike,

@@ -111,6 +111,11 @@ export interface SecretLike extends KubeObjectLike {
   readonly immutable?: unknown;
 }
 
+/** A v1 ConfigMap as translators read it; `V1ConfigMap` and plain JSON both fit. */
+export interface ConfigMapLike extends KubeObjectLike {
+  readonly data?: StringMapLike | null | undefined;
+}
+
 /** The Service port of an Ingress backend: a number or a name. */
 export interface ServiceBackendPortLike {
   readonly number?: number | null | undefined;

@@ -13,6 +13,26 @@ function compileExternal(externalAuth: ExternalAuthPolicy) {
 }
 
 describe('compileRoute: externalAuth', () => {
+  it('gives Lua the headers set on the check, and closes the route for an invalid one', () => {
+    const headers = [
+      { name: 'X-Tenant', value: 'shop' },
+      { name: 'X-Empty', value: '' },
+    ];
+    const compiled = compileExternal({ url: 'http://auth.example/', requestHeaders: headers });
+    expect(compiled.entry.policy?.extAuth?.set).toEqual([
+      ['X-Tenant', 'shop'],
+      ['X-Empty', ''],
+    ]);
+    const invalid = compileExternal({
+      url: 'http://auth.example/',
+      requestHeaders: [{ name: 'X-Line', value: 'a\r\nInjected: 1' }],
+    });
+    expect(invalid.entry.action).toEqual({ type: 'respond', status: 500 });
+    expect(invalid.issues).toEqual([
+      expect.objectContaining({ field: 'policy.externalAuth.requestHeaders', severity: 'error' }),
+    ]);
+  });
+
   it('gives Lua the URL, the Host it names, the method (GET by default) and the options', () => {
     expect(compileExternal({ url: 'http://auth.example:8080/check?a=1' }).entry.policy?.extAuth).toEqual({
       url: 'http://auth.example:8080/check?a=1',

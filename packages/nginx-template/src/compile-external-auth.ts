@@ -12,6 +12,8 @@ import type { ExternalAuthEntry } from './data-entries.js';
 const URL_TEXT = /^[\x21-\x7e]{1,4096}$/;
 const HEADER_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 const HEADER_VALUE = /^[\x20-\x7e]{1,2048}$/;
+// A header set on the check may be empty.
+const SET_VALUE = /^[\x20-\x7e]{0,2048}$/;
 const QUERY_PARAMETER = /^[A-Za-z0-9._~-]{1,64}$/;
 const SIGNIN_VARIABLES = ['$escaped_request_uri', '$request_uri', '$http_host', '$host', '$scheme'];
 
@@ -122,6 +124,31 @@ export function compileExternalAuth(
       return out.error('policy.externalAuth.responseHeaders', 'must be at most 32 header names', bad);
     }
     if (names.length > 0) entry.headers = names as string[];
+  }
+  if (auth.requestHeaders !== undefined) {
+    const headers: unknown[] = Array.isArray(auth.requestHeaders) ? auth.requestHeaders : [undefined];
+    const isHeader = (header: unknown): header is { name: string; value: string } => {
+      const { name, value } = (typeof header === 'object' && header !== null ? header : {}) as {
+        name?: unknown;
+        value?: unknown;
+      };
+      return (
+        typeof name === 'string' &&
+        HEADER_NAME.test(name) &&
+        typeof value === 'string' &&
+        SET_VALUE.test(value)
+      );
+    };
+    const bad = headers.find((header) => !isHeader(header));
+    if (bad !== undefined || headers.length > 64) {
+      return out.error(
+        'policy.externalAuth.requestHeaders',
+        'must be at most 64 headers with printable values',
+        bad,
+      );
+    }
+    if (headers.length > 0)
+      entry.set = auth.requestHeaders.map(({ name, value }): [string, string] => [name, value]);
   }
   if (auth.alwaysSetCookie === true) entry.alwaysCookie = true;
   if (auth.cache !== undefined) {

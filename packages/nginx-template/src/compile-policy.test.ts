@@ -53,6 +53,47 @@ describe('compileRoute: the policy', () => {
     expect(entry.policy?.mirror).toBe('m');
   });
 
+  it('compiles custom errors and the no-endpoints backend into what the error locations read', () => {
+    const { entry, issues } = compileRoute(
+      createTestRoute('r', {
+        action: forwardAction,
+        policy: {
+          noEndpointsBackend: 'fallback',
+          customErrors: {
+            statuses: [404],
+            backends: ['errors', 'fallback'],
+            headers: [
+              { name: 'X-Namespace', value: 'shop' },
+              { name: 'Bad Name', value: 'x' },
+            ],
+          },
+        },
+      }),
+    );
+    expect(entry.policy?.emptyBackend).toBe('fallback');
+    expect(entry.policy?.errors).toEqual({
+      statuses: [404],
+      backends: ['errors', 'fallback'],
+      headers: [['X-Namespace', 'shop']],
+    });
+    expect(issues).toEqual([
+      expect.objectContaining({ field: 'policy.customErrors.headers', severity: 'warning' }),
+    ]);
+  });
+
+  it('leaves out custom errors whose statuses are not 400-599, with a warning', () => {
+    const { entry, issues } = compileRoute(
+      createTestRoute('r', {
+        action: forwardAction,
+        policy: { customErrors: { statuses: [200], backends: ['errors'] } },
+      }),
+    );
+    expect(entry.policy?.errors).toBeUndefined();
+    expect(issues).toEqual([
+      expect.objectContaining({ field: 'policy.customErrors.statuses', severity: 'warning' }),
+    ]);
+  });
+
   it('compiles HSTS into its header value, and leaves out an invalid max-age with a warning', () => {
     const hsts = (value: { maxAgeSeconds: number; includeSubdomains: boolean; preload: boolean }) =>
       compileRoute(createTestRoute('r', { action: forwardAction, policy: { hsts: value } }));

@@ -1,7 +1,7 @@
 /**
  * RoutePolicy → the policy entry the Lua router applies, composed from each policy's compiler.
  * Policies simple enough to need no module of their own (HTTPS redirect, source lists, body size,
- * upstream host, HSTS, mirror) are compiled here.
+ * upstream host, HSTS, mirror, custom errors) are compiled here.
  */
 import type { Route, StrictTransportSecurity } from '@ingresskit/route-model';
 import { parseCidr } from './cidr.js';
@@ -9,13 +9,13 @@ import { compileAffinity } from './compile-affinity.js';
 import { compileBasicAuth } from './compile-auth.js';
 import { compileCors } from './compile-cors.js';
 import { compileExternalAuth } from './compile-external-auth.js';
-import { compileHeaders } from './compile-headers.js';
+import { compileHeaders, isHeaderName, isHeaderValue } from './compile-headers.js';
 import { compileClientLimits } from './compile-limits.js';
 import { compileRewrite } from './compile-path-change.js';
 import { compileProxyPolicy } from './compile-proxy.js';
 import { compileTimeouts } from './compile-timeouts.js';
 import type { PolicyEntry } from './data-entries.js';
-import { isBackendProtocol, isValidMaxBodyBytes } from './profiles.js';
+import { isBackendProtocol, isValidErrorStatuses, isValidMaxBodyBytes } from './profiles.js';
 import { upstreamDirectivesOf } from './upstream-directives.js';
 
 /** What compiling reports: a fatal error, a stricter reading, or a warning, by field. */
@@ -183,5 +183,46 @@ export function compilePolicy(route: Route, out: PolicyIssues): PolicyEntry {
         policy.mirror.backend,
       );
   }
+  if (policy.noEndpointsBackend !== undefined) {
+    if (typeof policy.noEndpointsBackend === 'string' && policy.noEndpointsBackend !== '')
+      entry.emptyBackend = policy.noEndpointsBackend;
+    else
+      out.warn(
+        'policy.noEndpointsBackend',
+        'must be a backend id; a backend without endpoints answers 503',
+        policy.noEndpointsBackend,
+      );
+  }
+  if (policy.customErrors !== undefined) {
+    const errors = compileCustomErrors(policy.customErrors, out);
+    if (errors !== undefined) entry.errors = errors;
+  }
+  return entry;
+}
+
+/** CustomErrors → the errors entry; invalid statuses leave them out, with a warning. */
+function compileCustomErrors(
+  errors: NonNullable<Route['policy']['customErrors']>,
+  out: PolicyIssues,
+): PolicyEntry['errors'] {
+  if (!isValidErrorStatuses(errors.statuses)) {
+    out.warn(
+      'policy.customErrors.statuses',
+      'must be ascending, unique statuses from 400 to 599; answers are not replaced',
+      errors.statuses,
+    );
+    return undefined;
+  }
+  const backends = Array.isArray(errors.backends)
+    ? errors.backends.filter((id) => typeof id === 'string' && id !== '')
+    : [];
+  const entry: NonNullable<PolicyEntry['errors']> = { statuses: [...errors.statuses], backends };
+  const headers = (errors.headers ?? []).filter(
+    ({ name, value }) => isHeaderName(name) && isHeaderValue(value),
+  );
+  if (headers.length !== (errors.headers ?? []).length) {
+    out.warn('policy.customErrors.headers', 'holds invalid headers, which are not sent', errors.headers);
+  }
+  if (headers.length > 0) entry.headers = headers.map(({ name, value }) => [name, value]);
   return entry;
 }

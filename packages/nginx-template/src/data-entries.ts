@@ -117,8 +117,8 @@ export interface AuthEntry {
  * External authentication: the service's `url` and the `host` its Host header and TLS name
  * carry, the `method` of the check, X-Auth-Request-Redirect (`redirect`, absent: the request
  * URI), the sign-in URL a 401 redirects to (`signin`, its variables filled in per request) with
- * the original URL added in `param`, the answer's headers set on the request (`headers`), and
- * its Set-Cookie passed on 401 and 403 too (`alwaysCookie`). `cache`: answers reused per route
+ * the original URL added in `param`, the answer's headers set on the request (`headers`), headers
+ * set on the check (`set`), and its Set-Cookie passed on 401 and 403 too (`alwaysCookie`). `cache`: answers reused per route
  * for the same `key` (text and nginx variables) for `ttl` seconds by status (decimal keys).
  */
 export interface ExternalAuthEntry {
@@ -129,6 +129,8 @@ export interface ExternalAuthEntry {
   signin?: string;
   param?: string;
   headers?: string[];
+  /** Headers set on the check, replacing the client's of the same name. */
+  set?: [string, string][];
   alwaysCookie?: true;
   cache?: { key: ['text' | 'var', string][]; ttl: Record<string, number> };
 }
@@ -173,6 +175,13 @@ export interface PolicyEntry {
   hsts?: string;
   /** The backend id each forwarded request is also copied to (its answer is thrown away). */
   mirror?: string;
+  /** The backend id a request goes to when the route's backend has no endpoints. */
+  emptyBackend?: string;
+  /**
+   * Custom error pages: answers with one of `statuses` (intercepted by the route's profile) go to
+   * the first of `backends` with endpoints, with `headers` added; none: 404.
+   */
+  errors?: { statuses: number[]; backends: string[]; headers?: [string, string][] };
   /** Denied client networks, the same form; checked before `allow`. */
   deny?: [string, number][];
   maxBody?: number;

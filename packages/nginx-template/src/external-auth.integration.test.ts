@@ -2,9 +2,12 @@
  * External authentication in real nginx, from the data plane's side: the router's subrequest
  * reaches the auth service, over HTTP/1.1 and HTTP/2, and an answer from an address an auth
  * service may not have (loopback unless allowed, nginx's own listener ports) is never used,
- * whatever its status: what protects against a host name that resolves there.
+ * whatever its status: what protects against a host name that resolves there. The route's
+ * request headers (auth-proxy-set-headers) reach the service, replacing the client's.
  */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { connect, type ClientHttp2Session } from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteTable } from '@ingresskit/route-model';
 import { startEchoBackend, type TestBackend } from './testing/backends.js';
@@ -19,24 +22,32 @@ import {
 let app: TestBackend;
 let auth: TestBackend;
 let authV6: TestBackend;
+/** An auth service that lets everything through and keeps the headers of the last check. */
+let recorder: Server;
+let recorded: IncomingHttpHeaders = {};
 
 function createTable(ports: { http: number; https: number }): RouteTable {
-  const guarded = (hostname: string, url: string) => ({
+  const guarded = (hostname: string, url: string, requestHeaders?: { name: string; value: string }[]) => ({
     hostname,
     hostnameMatch: 'exact' as const,
     routes: [
       createTestRoute(hostname, {
         action: { type: 'forward', backends: [{ backend: 'app', weight: 1 }] },
-        policy: { externalAuth: { url } },
+        policy: { externalAuth: requestHeaders === undefined ? { url } : { url, requestHeaders } },
       }),
     ],
   });
+  const recorderPort = (recorder.address() as AddressInfo).port;
   return {
     listeners: createListeners(ports),
     virtualHosts: [
       guarded('auth.example.com', `http://127.0.0.1:${auth.port}/check`),
       guarded('own-port.example.com', `http://127.0.0.1:${ports.http}/`),
       guarded('v6.example.com', `http://[::1]:${authV6.port}/check`),
+      guarded('headers.example.com', `http://127.0.0.1:${recorderPort}/check`, [
+        { name: 'X-Auth-Tenant', value: 'shop' },
+        { name: 'X-Empty', value: '' },
+      ]),
     ],
     tls: [],
     certificates: [],
@@ -77,6 +88,11 @@ beforeAll(async () => {
   app = await startEchoBackend('app');
   auth = await startEchoBackend('auth');
   authV6 = await startEchoBackend('auth-v6', { host: '::1' });
+  recorder = createServer((incoming, response) => {
+    recorded = incoming.headers;
+    response.end('ok');
+  });
+  await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
   strict = await startPlane(false);
   local = await startPlane(true);
 });
@@ -87,6 +103,7 @@ afterAll(async () => {
   await app?.close();
   await auth?.close();
   await authV6?.close();
+  await new Promise((resolve) => recorder?.close(resolve));
 });
 
 describe('external authentication in nginx', () => {
@@ -114,6 +131,17 @@ describe('external authentication in nginx', () => {
   it('reads IPv6 loopback answers as loopback too', async () => {
     expect((await local.request({ host: 'v6.example.com' })).status).toBe(200);
     expect((await strict.request({ host: 'v6.example.com' })).status).toBe(500);
+  });
+
+  it("sends the route's request headers to the service, replacing the client's of the same name", async () => {
+    const response = await local.request({
+      host: 'headers.example.com',
+      headers: { 'x-auth-tenant': 'forged', 'x-client': 'kept' },
+    });
+    expect(response.status).toBe(200);
+    expect(recorded['x-auth-tenant']).toBe('shop');
+    expect(recorded['x-empty']).toBe('');
+    expect(recorded['x-client']).toBe('kept');
   });
 
   it("answers 500 for a service on nginx's own listener port, even with local peers allowed", async () => {

@@ -24,6 +24,7 @@ describe('luaFiles', () => {
       'ingresskit.endpoints',
       'ingresskit.request_metrics',
       'ingresskit.balancer',
+      'ingresskit.custom_errors',
       'ingresskit.certificates',
     ]);
     for (const file of luaFiles) {

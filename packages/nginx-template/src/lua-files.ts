@@ -46,6 +46,7 @@ export const luaFiles: readonly LuaFile[] = [
   'endpoints',
   'request_metrics',
   'balancer',
+  'custom_errors',
   'certificates',
 ].map((name) => ({
   module: `ingresskit.${name}`,

@@ -6,7 +6,8 @@
 
 /**
  * One named location per profile variant: balanced or ExternalName, with or without the
- * response-header filter, and a balanced one that also mirrors requests.
+ * response-header filter, and a balanced one that also mirrors requests. A profile with error
+ * statuses intercepts those answers and sends them to the error location of each status.
  */
 export const PROFILE_PARTIAL = `{{#each variants}}
         location @{{name}} {
@@ -46,6 +47,12 @@ export const PROFILE_PARTIAL = `{{#each variants}}
             proxy_next_upstream_timeout {{nextUpstreamTimeout}}s;
 {{/if}}
 {{/with}}
+{{#if ../errorStatuses.length}}
+            proxy_intercept_errors on;
+{{#each ../errorStatuses}}
+            error_page {{this}} = @ingresskit_error_{{this}};
+{{/each}}
+{{/if}}
 {{#if filter}}
             header_filter_by_lua_block {
                 require("ingresskit.router").filter_response_headers()
@@ -166,6 +173,30 @@ export const SERVER_PARTIAL = `    server {
             internal;
             proxy_pass http://ingresskit_mirror$request_uri;
         }
+{{#each @root.errorStatuses}}
+        # Custom error pages: an intercepted answer with this status is replaced by the answer of
+        # the route's error backend, asked for / (the Lua takes the backend and the route's headers).
+        location @ingresskit_error_{{this}} {
+            rewrite_by_lua_block {
+                ingresskit_custom_error({{this}})
+            }
+            proxy_set_header Host $host;
+            proxy_set_header Connection "";
+            proxy_set_header X-Code {{this}};
+            proxy_set_header X-Format $http_accept;
+            proxy_set_header X-Original-URI $request_uri;
+            proxy_set_header X-Request-ID $ingresskit_request_id;
+            proxy_set_header X-Real-IP $remote_addr;
+            proxy_set_header X-Forwarded-For $remote_addr;
+            proxy_set_header X-Forwarded-Host $host;
+            proxy_set_header X-Forwarded-Port $server_port;
+            proxy_set_header X-Forwarded-Proto $scheme;
+            proxy_pass http://ingresskit_error;
+            log_by_lua_block {
+                ingresskit_after_request()
+            }
+        }
+{{/each}}
 {{#each @root.profiles}}
 {{> profile}}
 {{/each}}
@@ -251,6 +282,13 @@ http {
     map $ingresskit_ewma $ingresskit_ewma_referenced { default ""; }
     map $ingresskit_log $ingresskit_log_referenced { default ""; }
     map $ingresskit_mirror $ingresskit_mirror_referenced { default ""; }
+    map "" $ingresskit_error_backend { default ""; }
+    map $ingresskit_error_backend $ingresskit_error_backend_referenced { default ""; }
+    # The request id sent to error backends: the client's X-Request-ID, else nginx's own.
+    map $http_x_request_id $ingresskit_request_id {
+        "" $request_id;
+        default $http_x_request_id;
+    }
     # Host sent upstream: the client's, unless the route sets upstreamHost.
     map $ingresskit_host_override $ingresskit_upstream_host {
         "" $host;
@@ -325,6 +363,8 @@ http {
         ingresskit_route = require("ingresskit.router").route
         ingresskit_balance = require("ingresskit.balancer").balance
         ingresskit_balance_mirror = require("ingresskit.balancer").balance_mirror
+        ingresskit_balance_error = require("ingresskit.balancer").balance_error
+        ingresskit_custom_error = require("ingresskit.custom_errors").take
         ingresskit_after_request = require("ingresskit.router").after_request
 {{#if requestMetrics}}
         ingresskit_count_request = require("ingresskit.request_metrics").record
@@ -386,6 +426,14 @@ http {
         server 0.0.0.1;
         balancer_by_lua_block {
             ingresskit_balance_mirror()
+        }
+    }
+
+    # The error backends of custom error pages: the balancer reads $ingresskit_error_backend.
+    upstream ingresskit_error {
+        server 0.0.0.1;
+        balancer_by_lua_block {
+            ingresskit_balance_error()
         }
     }
 

@@ -42,10 +42,33 @@ describe('profileOf', () => {
       DEFAULT_PROFILE,
     );
   });
+
+  it('adds the intercepted statuses of custom errors to HTTP and HTTPS profiles, not to gRPC ones', () => {
+    const customErrors = { statuses: [404, 503], backends: ['errors'] };
+    expect(profileOf(createTestRoute('r', { action: forward, policy: { customErrors } }))).toEqual({
+      name: 'ik_http_d_e404_e503',
+      protocol: 'HTTP',
+      errorStatuses: [404, 503],
+    });
+    const grpc = profileOf(
+      createTestRoute('r', { action: forward, policy: { customErrors, backendProtocol: 'GRPC' } }),
+    );
+    expect(grpc?.name).toBe('ik_grpc_d');
+  });
+
+  it('intercepts nothing for statuses out of order or outside 400-599', () => {
+    for (const statuses of [[503, 404], [302], [404, 404], []]) {
+      const route = createTestRoute('r', {
+        action: forward,
+        policy: { customErrors: { statuses, backends: [] } },
+      });
+      expect(profileOf(route)).toEqual(DEFAULT_PROFILE);
+    }
+  });
 });
 
 describe('createProfile', () => {
   it('makes names nginx can take as named locations', () => {
-    expect(createProfile('HTTPS', 512).name).toMatch(/^ik_[a-z]+_b[0-9]+$/);
+    expect(createProfile('HTTPS', { maxBodyBytes: 512 }).name).toMatch(/^ik_[a-z]+_b[0-9]+$/);
   });
 });

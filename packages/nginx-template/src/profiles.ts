@@ -1,6 +1,7 @@
 /**
  * Directive profiles: the part of a route nginx cannot take per request (the backend protocol,
- * which decides between proxy_pass and grpc_pass and their schemes, and client_max_body_size).
+ * which decides between proxy_pass and grpc_pass and their schemes, client_max_body_size, the
+ * upstream directives and the statuses whose answers are intercepted for custom error pages).
  * Each profile becomes named locations in nginx.conf; everything else about a route is data.
  */
 import type { BackendProtocol, Route } from '@ingresskit/route-model';
@@ -21,6 +22,8 @@ export interface Profile {
   upstream?: UpstreamDirectives;
   /** TLS towards the backend (HTTPS and GRPCS only); absent: nginx.conf's defaults. */
   backendTls?: BackendTlsDirectives;
+  /** Statuses (400-599, ascending) whose answers go to the custom error location; absent: none. */
+  errorStatuses?: number[];
 }
 
 const PROTOCOLS: readonly BackendProtocol[] = ['HTTP', 'HTTPS', 'GRPC', 'GRPCS'];
@@ -40,6 +43,18 @@ export function isValidMaxBodyBytes(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_SIZE_BYTES;
 }
 
+/** Whether `value` lists statuses a profile may intercept: 1 to 200 unique codes from 400 to 599, ascending. */
+export function isValidErrorStatuses(value: unknown): value is number[] {
+  if (!Array.isArray(value) || value.length === 0 || value.length > 200) return false;
+  return value.every(
+    (status, index) =>
+      Number.isInteger(status) &&
+      status >= 400 &&
+      status <= 599 &&
+      (index === 0 || status > value[index - 1]),
+  );
+}
+
 /**
  * Profiles made so far, by name: nearly every host uses one of a few, and a data plane keeps the
  * profiles of each of its hosts (10,000 copies of `ik_http_d` otherwise). Bounded, as names carry
@@ -49,26 +64,33 @@ const knownProfiles = new Map<string, Profile>();
 const KNOWN_PROFILES_LIMIT = 256;
 
 /**
- * The profile of a protocol, body limit (absent: the default limit) and upstream directives.
- * Frozen, and the same object for the same profile while few profiles exist.
+ * The profile of a protocol and its directives: body limit (absent: the default limit), upstream
+ * directives, backend TLS (`_t<digest>`) and intercepted statuses (`_e<status>` each). Frozen, and the same object for the same
+ * profile while few profiles exist.
  */
 export function createProfile(
   protocol: BackendProtocol,
-  maxBodyBytes?: number,
-  upstream?: UpstreamDirectives,
-  backendTls?: BackendTlsDirectives,
+  directives: {
+    maxBodyBytes?: number | undefined;
+    upstream?: UpstreamDirectives | undefined;
+    backendTls?: BackendTlsDirectives | undefined;
+    errorStatuses?: number[] | undefined;
+  } = {},
 ): Profile {
+  const { maxBodyBytes, upstream, backendTls, errorStatuses } = directives;
   const size = maxBodyBytes === undefined ? 'd' : `b${maxBodyBytes}`;
   const suffix =
     (upstream === undefined ? '' : upstreamNameSuffix(upstream)) +
     (backendTls === undefined ? '' : backendTlsNameSuffix(backendTls));
-  const name = `ik_${protocol.toLowerCase()}_${size}${suffix}`;
+  const errors = errorStatuses === undefined ? '' : errorStatuses.map((status) => `_e${status}`).join('');
+  const name = `ik_${protocol.toLowerCase()}_${size}${suffix}${errors}`;
   const known = knownProfiles.get(name);
   if (known !== undefined) return known;
   const profile: Profile = { name, protocol };
   if (maxBodyBytes !== undefined) profile.maxBodyBytes = maxBodyBytes;
   if (upstream !== undefined) profile.upstream = upstream;
   if (backendTls !== undefined) profile.backendTls = backendTls;
+  if (errorStatuses !== undefined) profile.errorStatuses = Object.freeze([...errorStatuses]) as number[];
   Object.freeze(profile);
   if (knownProfiles.size < KNOWN_PROFILES_LIMIT) knownProfiles.set(name, profile);
   return profile;
@@ -85,17 +107,20 @@ export const DEFAULT_PROFILE: Profile = createProfile('HTTP');
  */
 export function profileOf(route: Route): Profile | undefined {
   if (route.action.type !== 'forward') return undefined;
-  const { backendProtocol, maxBodyBytes, upstreamSettings, backendTls } = route.policy;
+  const { backendProtocol, maxBodyBytes, upstreamSettings, backendTls, customErrors } = route.policy;
   const protocol = isBackendProtocol(backendProtocol) ? backendProtocol : 'HTTP';
   // A closed policy makes the route answer 503 (compileRoute): it needs no directives.
   const tls =
     backendTls !== undefined && isTlsProtocol(protocol) ? backendTlsDirectivesOf(backendTls) : undefined;
-  return createProfile(
-    protocol,
-    isValidMaxBodyBytes(maxBodyBytes) ? maxBodyBytes : undefined,
-    upstreamDirectivesOf(upstreamSettings).directives,
-    tls === 'closed' ? undefined : tls,
-  );
+  // gRPC answers errors in trailers, which nginx cannot intercept.
+  const statuses = customErrors?.statuses;
+  const intercepts = (protocol === 'HTTP' || protocol === 'HTTPS') && isValidErrorStatuses(statuses);
+  return createProfile(protocol, {
+    maxBodyBytes: isValidMaxBodyBytes(maxBodyBytes) ? maxBodyBytes : undefined,
+    upstream: upstreamDirectivesOf(upstreamSettings).directives,
+    backendTls: tls === 'closed' ? undefined : tls,
+    errorStatuses: intercepts ? statuses : undefined,
+  });
 }
 
 /** Orders profiles by name, the order nginx.conf lists them in. */

@@ -19,7 +19,7 @@ import { authSocketPathOf, type StreamService } from './settings.js';
 import { quoteNginxLiteral, quoteNginxString } from './quote.js';
 
 const PROFILE_NAME =
-  /^ik_(?:http|https|grpc|grpcs)_(?:d|b(?:0|[1-9][0-9]{0,12}))(?:_(?:rq|rs|v|bs|bn|cb|tf|nu|nt)[0-9]{1,13})*(?:_t[0-9a-f]{12})?$/;
+  /^ik_(?:http|https|grpc|grpcs)_(?:d|b(?:0|[1-9][0-9]{0,12}))(?:_(?:rq|rs|v|bs|bn|cb|tf|nu|nt)[0-9]{1,13})*(?:_t[0-9a-f]{12})?(?:_e[45][0-9]{2})*$/;
 
 function unsafe(what: string, value: unknown, reason: string): never {
   throw new UnsafeValueError(
@@ -31,6 +31,19 @@ function checkInteger(what: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
     unsafe(what, value, 'is not a whole number');
   return value;
+}
+
+function checkErrorStatus(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 400 || value > 599)
+    unsafe('error status', value, 'is not a status from 400 to 599');
+  return value;
+}
+
+/** Every status some profile intercepts, ascending: each gets its error location in every server. */
+function listErrorStatuses(profiles: readonly Profile[]): number[] {
+  const statuses = new Set<number>();
+  for (const profile of profiles) for (const status of profile.errorStatuses ?? []) statuses.add(status);
+  return [...statuses].sort((a, b) => a - b).map((status) => checkErrorStatus(status));
 }
 
 function formatListen(address: string | undefined, port: number): string {
@@ -98,6 +111,7 @@ function viewProfile(profile: Profile, defaultMaxBody: number) {
     scheme,
     upstream: viewUpstreamDirectives(profile.upstream),
     backendTls: viewBackendTls(profile.backendTls),
+    errorStatuses: (profile.errorStatuses ?? []).map((status) => checkErrorStatus(status)),
     variants: [
       { name: profile.name, external: false, filter: false },
       { name: `${profile.name}_h`, external: false, filter: true },
@@ -232,6 +246,7 @@ export function renderNginxConf(configuration: Configuration): string {
     anyProxyProtocol: (settings.proxyProtocolPorts ?? []).length > 0,
     streams: (settings.streamServices ?? []).map((service) => viewStreamService(service, addresses)),
     profiles: profiles.map((profile) => viewProfile(profile, defaultMaxBody)),
+    errorStatuses: listErrorStatuses(profiles),
   };
   return getTemplate()(view);
 }

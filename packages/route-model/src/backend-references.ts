@@ -13,7 +13,7 @@ export interface BackendReferenceChange {
   removed: string[];
 }
 
-/** Backend ids a route may send traffic to (its group and its mirror). */
+/** Backend ids a route may send traffic to (its group, its mirror, its no-endpoints and error backends). */
 export function backendIdsOfRoute(route: Route): string[] {
   const ids: string[] = [];
   if (route.action.type === 'forward') {
@@ -23,6 +23,8 @@ export function backendIdsOfRoute(route: Route): string[] {
     }
   }
   if (route.policy.mirror !== undefined) ids.push(route.policy.mirror.backend);
+  if (route.policy.noEndpointsBackend !== undefined) ids.push(route.policy.noEndpointsBackend);
+  if (route.policy.customErrors !== undefined) ids.push(...route.policy.customErrors.backends);
   return ids;
 }
 

@@ -12,6 +12,7 @@ export type {
   ClientLimits,
   ClientRate,
   CorsPolicy,
+  CustomErrors,
   Endpoint,
   ExternalAuthCache,
   ExternalAuthPolicy,

@@ -291,6 +291,11 @@ export interface ExternalAuthPolicy {
   responseHeaders?: string[];
   /** The X-Auth-Request-Redirect header sent to the service; absent: the request URI. */
   requestRedirect?: string;
+  /**
+   * Headers set on the check (ingress-nginx auth-proxy-set-headers), replacing the client's of
+   * the same name; literal values.
+   */
+  requestHeaders?: { name: string; value: string }[];
   /** Pass the check's Set-Cookie to the client on 401 and 403 too, not only when it lets through. */
   alwaysSetCookie?: boolean;
   /** Answers kept and reused per route and key; see {@link ExternalAuthCache}. */
@@ -537,6 +542,29 @@ export interface RoutePolicy {
   clientLimits?: ClientLimits;
   /** A copy of each request goes to this backend too; its answer is ignored. */
   mirror?: { backend: string };
+  /** Answers of the backend replaced by an error backend's; see {@link CustomErrors}. */
+  customErrors?: CustomErrors;
+  /**
+   * When the backend a request would go to has no endpoints, it goes to this backend instead
+   * (ingress-nginx's default-backend annotation), if that one has endpoints; else 503 as usual.
+   */
+  noEndpointsBackend?: string;
+}
+
+/**
+ * Custom error pages (ingress-nginx custom-http-errors): an answer of the route's backend (or the
+ * data plane's own 502/503/504 for it) whose status is in `statuses` is replaced by the answer of
+ * the first of `backends` that has endpoints, or by a plain 404 when none has (ingress-nginx's
+ * built-in default backend). The error backend is asked for `/` with the request's method and
+ * headers, plus `X-Code` (the status), `X-Format` (the Accept header), `X-Original-URI`,
+ * `X-Request-ID` and `headers`; its answer, status included, goes to the client as it is.
+ */
+export interface CustomErrors {
+  /** Status codes from 400 to 599, ascending, unique. */
+  statuses: number[];
+  backends: string[];
+  /** More request headers for the error backend (X-Namespace, X-Service-Name, ...). */
+  headers?: { name: string; value: string }[];
 }
 
 /**

@@ -88,4 +88,17 @@ function _M.balance_mirror()
   return use_peer(peers[next_in_turn(backend, #peers)])
 end
 
+-- balancer_by_lua of the upstream of custom error pages: an endpoint of the error backend the
+-- error location put in $ingresskit_error_backend, round robin, tried on up to 3 endpoints.
+function _M.balance_error()
+  local backend = backends[ngx_var.ingresskit_error_backend]
+  local peers = backend and backend.peers
+  if peers == nil or #peers == 0 then return ngx.exit(ngx.ERROR) end
+  local count = #peers
+  if count > 1 and ngx_balancer.get_last_failure() == nil then
+    ngx_balancer.set_more_tries(math_min(count, MAX_TRIES) - 1)
+  end
+  return use_peer(peers[next_in_turn(backend, count)])
+end
+
 return _M

@@ -136,9 +136,22 @@ end
 local function build_request(auth)
   local lines = { "GET /check HTTP/1.1", "Host: ingresskit-auth", "Connection: close" }
   local headers = req.get_headers(200, true)
+  -- auth-proxy-set-headers: the route's headers replace the client's of the same name.
+  local set = auth.set
+  local replaced = set and auth.set_names
+  if set and replaced == nil then
+    replaced = {}
+    for index = 1, #set do replaced[str_lower(set[index][1])] = true end
+    auth.set_names = replaced
+  end
   for name, value in pairs(headers) do
     local lower = str_lower(name)
-    if not NOT_PASSED[lower] and str_sub(lower, 1, 13) ~= "x-ingresskit-" then add_header(lines, name, value) end
+    if not NOT_PASSED[lower] and str_sub(lower, 1, 13) ~= "x-ingresskit-" and not (replaced and replaced[lower]) then
+      add_header(lines, name, value)
+    end
+  end
+  if set then
+    for index = 1, #set do add_header(lines, set[index][1], set[index][2]) end
   end
   local request_uri = ngx_var.request_uri
   local scheme = ngx_var.scheme

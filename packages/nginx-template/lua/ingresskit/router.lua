@@ -478,8 +478,14 @@ local function dispatch(route, action, body_of_unknown_length)
   if backend == nil then return 503 end
   local external = backend.external
   if external == nil and #backend.peers == 0 then
-    ngx.log(ngx.WARN, "ingresskit: no endpoints for backend ", store.escape(id))
-    return 503
+    -- ingress-nginx's default-backend annotation: the route's backend without endpoints gives way.
+    local substitute = policy and policy.emptyBackend and backends[policy.emptyBackend]
+    if substitute and substitute.external == nil and #substitute.peers > 0 then
+      id, backend = policy.emptyBackend, substitute
+    else
+      ngx.log(ngx.WARN, "ingresskit: no endpoints for backend ", store.escape(id))
+      return 503, nil, true
+    end
   end
   if not conf.profiles[route.profile] then
     -- Pushed before the reload that adds its profile location finished.
@@ -535,7 +541,15 @@ local function forward(route, action, body_of_unknown_length)
     local refused = admit(route_limits, route.limit_exempt)
     if refused then return ngx_exit(refused) end
   end
-  local status, location = dispatch(route, action, body_of_unknown_length)
+  local status, location, no_endpoints = dispatch(route, action, body_of_unknown_length)
+  -- ingress-nginx intercepts the 503 of a backend without endpoints like the backend's own
+  -- answers; the error location exists once the route's profile does.
+  if no_endpoints then
+    local errors = route.policy and route.policy.errors
+    if errors and errors.intercepted[503] and conf.profiles[route.profile] then
+      return ngx_exec("@ingresskit_error_503")
+    end
+  end
   if status then
     -- The request ends in location /, whose log phase runs no Lua (it would cost every request
     -- throughput): the connection counted above is given back here.

@@ -149,9 +149,16 @@ local function prepare_route(route)
     if policy.limits.exempt then route.limit_exempt = to_networks(policy.limits.exempt) end
   end
   local action = route.action
-  -- A canary may choose another backend: the balancer must then read the one chosen.
-  if action.type == "forward" and #action.members == 1 and action.canary == nil then
+  -- A canary may choose another backend, and a backend without endpoints may give way to the
+  -- route's emptyBackend: the balancer must then read the one chosen.
+  if action.type == "forward" and #action.members == 1 and action.canary == nil
+    and not (policy and policy.emptyBackend) then
     route.only_backend = action.members[1].backend
+  end
+  if policy and policy.errors then
+    local intercepted = {}
+    for _, status in ipairs(policy.errors.statuses) do intercepted[status] = true end
+    policy.errors.intercepted = intercepted
   end
   if route.profile then
     local names = profile_locations(route.profile)

@@ -173,6 +173,34 @@ local function check_backend_tls(tls, report)
   return true
 end
 
+-- Custom error pages: statuses 400-599 ascending, error backend ids, headers for them.
+local function check_custom_errors(errors, report)
+  if not is_object(errors) then return report.fail("policy.errors must be an object") end
+  if not is_array(errors.statuses) or #errors.statuses == 0 then
+    return report.fail("policy.errors.statuses must be a non-empty array")
+  end
+  local previous = 399
+  for _, status in ipairs(errors.statuses) do
+    if not is_integer(status, previous + 1, 599) then
+      return report.fail("policy.errors.statuses must be ascending statuses from 400 to 599")
+    end
+    previous = status
+  end
+  if not is_array(errors.backends) then return report.fail("policy.errors.backends must be an array") end
+  for _, id in ipairs(errors.backends) do
+    if not is_string(id) then return report.fail("policy.errors.backends must hold backend ids") end
+  end
+  if errors.headers ~= nil then
+    if not is_array(errors.headers) then return report.fail("policy.errors.headers must be an array") end
+    for _, pair in ipairs(errors.headers) do
+      if not is_array(pair) or not is_token(pair[1]) or not is_field_value(pair[2]) then
+        return report.fail("policy.errors.headers must hold [name, value] pairs")
+      end
+    end
+  end
+  return true
+end
+
 local function check_policy(policy, report)
   if policy == nil then return true end
   if not is_object(policy) then return report.fail("policy must be an object") end
@@ -186,6 +214,10 @@ local function check_policy(policy, report)
   if policy.mirror ~= nil and not is_string(policy.mirror) then
     return report.fail("policy.mirror must be a backend id")
   end
+  if policy.emptyBackend ~= nil and not is_string(policy.emptyBackend) then
+    return report.fail("policy.emptyBackend must be a backend id")
+  end
+  if policy.errors ~= nil and not check_custom_errors(policy.errors, report) then return false end
   if policy.hsts ~= nil and not is_field_value(policy.hsts) then
     return report.fail("policy.hsts must be a header value")
   end

@@ -19,6 +19,9 @@ local compile = values.compile
 
 local _M = {}
 
+-- Headers that frame the check itself, which the check never takes from a route.
+local FRAMING_HEADERS = set_of("host", "connection", "content-length", "transfer-encoding", "keep-alive", "te", "upgrade", "expect", "proxy-connection")
+
 -- A weighted group: members with growing cumulative weights `upto`, the last one `total`.
 local function check_members(group, field, report)
   if not is_array(group.members) then return report.fail(field .. ".members must be an array") end
@@ -150,6 +153,14 @@ local function check_external_auth(auth, report)
   if auth.headers ~= nil and not check_list(auth.headers, "policy.extAuth.headers", report, function(name)
     return is_string(name) and #name <= 128 and str_find(name, "^[%w_%-]+$") ~= nil
   end, "must hold header names", true) then
+    return false
+  end
+  -- Headers set on the check: never framing or the router's own X-Ingresskit-Auth-* target.
+  if auth.set ~= nil and not check_list(auth.set, "policy.extAuth.set", report, function(pair)
+    return is_array(pair) and is_string(pair[1]) and #pair[1] <= 128 and str_find(pair[1], "^[%w%-]+$") ~= nil
+      and not str_find(string.lower(pair[1]), "^x%-ingresskit%-") and not FRAMING_HEADERS[string.lower(pair[1])]
+      and is_string(pair[2]) and #pair[2] <= 2048 and not str_find(pair[2], "[%z\1-\31\127-\255]")
+  end, "must hold [name, value] pairs of headers", true) then
     return false
   end
   if auth.alwaysCookie ~= nil and auth.alwaysCookie ~= true then

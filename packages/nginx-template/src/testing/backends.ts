@@ -60,6 +60,8 @@ function answer(name: string, request: IncomingMessage, response: ServerResponse
     onDone();
     response.setHeader('content-type', 'application/json');
     response.setHeader('x-backend', name);
+    // `?status=<code>` answers with that status, for custom error tests.
+    response.statusCode = Number(/[?&]status=([1-5][0-9]{2})/.exec(echo.url)?.[1] ?? 200);
     // `?delay=<ms>` answers late, for timeout tests.
     const delay = Number(/[?&]delay=(\d+)/.exec(echo.url)?.[1] ?? 0);
     const timer = setTimeout(() => response.end(JSON.stringify(echo)), delay);
@@ -130,7 +132,7 @@ function listen(server: Server | Http2Server, host: string): Promise<number> {
 
 /**
  * Starts an echo backend: every HTTP request gets `Echo` JSON (and `x-backend: <name>`; with
- * `?delay=<ms>` in the URL, that much later), every WebSocket upgrade an echo of its text
+ * `?delay=<ms>` in the URL, that much later; with `?status=<code>`, with that status), every WebSocket upgrade an echo of its text
  * messages. `tls`: HTTPS with a self-signed certificate.
  */
 export async function startEchoBackend(
