@@ -3,6 +3,7 @@
  * (EndpointSlices by Service). A store snapshot gives it to `run`; a directory of manifests gives
  * it to the offline `render`, so both run the very same pipeline.
  */
+import { objectKey } from '@ingresskit/kube-objects';
 import type { GatewayApiObjects } from '@ingresskit/gateway-routes';
 import {
   serviceKeyOfEndpointSlice,
@@ -42,11 +43,6 @@ export interface ClusterObjects {
   configMaps?: readonly ConfigMap[];
 }
 
-/** The key of a namespaced object: `namespace/name`. */
-export function keyOf(object: { metadata: { namespace?: string; name: string } }): string {
-  return `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
-}
-
 /** A view of one store snapshot (no copy: it reads the snapshot's maps and indexes). */
 export function viewOfSnapshot(snapshot: StoreSnapshot): ClusterView {
   return {
@@ -83,7 +79,7 @@ function gatewayApiObjectsOf(snapshot: StoreSnapshot): GatewayApiObjects {
 /** A view of plain lists (manifests read from disk). */
 export function viewOfObjects(objects: ClusterObjects): ClusterView {
   const byKey = <T extends { metadata: { namespace?: string; name: string } }>(list: readonly T[]) =>
-    new Map(list.map((object) => [keyOf(object), object]));
+    new Map(list.map((object) => [objectKey(object), object]));
   const ingresses = byKey(objects.ingresses);
   const services = byKey(objects.services);
   const secrets = byKey(objects.secrets);

@@ -6,6 +6,7 @@
  * passed on, so an unrelated route costs the builder nothing. No I/O: the statuses to write come
  * out as data and the controller writes them once nginx serves what they describe.
  */
+import { namespacedKey } from '@ingresskit/kube-objects';
 import { evaluateGatewayClass } from '@ingresskit/gateway-class';
 import {
   createGatewayApiTranslator,
@@ -168,7 +169,7 @@ export class GatewayRouting {
         customResourceDefinitions: crds,
         getParametersObject: (ref) =>
           ref.kind === 'ConfigMap' && ref.namespace !== undefined
-            ? view.configMap(`${ref.namespace}/${ref.name}`)
+            ? view.configMap(namespacedKey(ref.namespace, ref.name))
             : undefined,
       });
       if (evaluation?.accepted === true) names.push(gatewayClass.metadata.name);

@@ -56,7 +56,7 @@ export class LeaderRole {
     const isLeader = () => this.#elector.isLeader();
     metrics.leader.set({ name: config.electionId }, 0);
     this.#elector.on('started-leading', () => {
-      logger.info({ lease: `${config.podNamespace}/${config.electionId}` }, 'started leading');
+      logger.info({ lease: namespacedKey(config.podNamespace, config.electionId) }, 'started leading');
       metrics.leader.set({ name: config.electionId }, 1);
       this.#statusSync?.requestSync();
       this.#gatewayClasses?.resync();
@@ -156,7 +156,7 @@ export class LeaderRole {
     } finally {
       // Never rejects either: a Lease that cannot be released expires, as after a crash.
       const { released, error } = await this.#elector.stop({ release: options.release ?? true });
-      const lease = `${config.podNamespace}/${config.electionId}`;
+      const lease = namespacedKey(config.podNamespace, config.electionId);
       if (error !== undefined)
         logger.warn({ err: error, lease }, 'cannot release the Lease; another replica leads once it expires');
       else if (released) logger.info({ lease }, 'Lease released');

@@ -3,6 +3,7 @@
  * is decided here, once: an EndpointSlice of a Service no route uses, a status-only write to an
  * Ingress, a Secret no Ingress references change nothing and start no sync.
  */
+import { namespacedKey, objectKey } from '@ingresskit/kube-objects';
 import type { ChangeEvent, StoreSnapshot } from '@ingresskit/store';
 import { serviceKeyOfEndpointSlice } from '@ingresskit/store';
 
@@ -99,8 +100,7 @@ function recordIngressChange(
       const isDefault = event.key === context.defaultCertificateKey;
       if (isDefault) pending.defaultCertificate = true;
       const ingresses = context.snapshot.ingressesForSecret(event.key);
-      for (const ingress of ingresses)
-        pending.ingresses.add(`${ingress.metadata.namespace ?? ''}/${ingress.metadata.name}`);
+      for (const ingress of ingresses) pending.ingresses.add(objectKey(ingress));
       return ingresses.length > 0 || isDefault;
     }
     case 'IngressCheckSum':
@@ -166,7 +166,12 @@ function isGatewayApiInput(event: ChangeEvent, snapshot: StoreSnapshot): boolean
       return snapshot.gatewayClasses.list().some((gatewayClass) => {
         const ref = gatewayClass.spec?.parametersRef as
           { kind?: unknown; namespace?: unknown; name?: unknown } | undefined;
-        return ref?.kind === 'ConfigMap' && `${String(ref.namespace)}/${String(ref.name)}` === event.key;
+        return (
+          ref?.kind === 'ConfigMap' &&
+          typeof ref.namespace === 'string' &&
+          typeof ref.name === 'string' &&
+          namespacedKey(ref.namespace, ref.name) === event.key
+        );
       });
     default:
       return false;

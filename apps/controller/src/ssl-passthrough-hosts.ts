@@ -5,6 +5,7 @@
  * other annotations) is ignored by ingress-nginx too, and reported here. A host belongs to one
  * namespace, as any host does.
  */
+import { namespacedKey } from '@ingresskit/kube-objects';
 import { resolveServiceBackend, type BackendAddressPolicy } from '@ingresskit/ingress-routes';
 import type { Problem } from '@ingresskit/route-model';
 import type { Ingress } from '@ingresskit/store';
@@ -160,7 +161,7 @@ export function resolvePassthroughHosts(
         });
         continue;
       }
-      const serviceKey = `${namespace}/${service.name}`;
+      const serviceKey = namespacedKey(namespace, service.name);
       resolution.serviceKeys.add(serviceKey);
       const port = service.port?.number ?? service.port?.name ?? 0;
       const resolved = resolveServiceBackend(

@@ -4,6 +4,7 @@
  * becomes a stream service of nginx over the Service's ready endpoints. A bad entry is a problem
  * naming its key, and the other entries are served.
  */
+import { namespacedKey } from '@ingresskit/kube-objects';
 import { resolveServiceBackend, type BackendAddressPolicy } from '@ingresskit/ingress-routes';
 import type { StreamService } from '@ingresskit/nginx-template';
 import type { ClusterView } from './cluster-view.js';
@@ -107,7 +108,7 @@ export function resolveStreamServices(
         problem(key, `port ${entry.port} is one of the controller's own listeners; not served`);
         continue;
       }
-      const serviceKey = `${entry.namespace}/${entry.service}`;
+      const serviceKey = namespacedKey(entry.namespace, entry.service);
       resolution.serviceKeys.add(serviceKey);
       const service = view.service(serviceKey);
       const servicePort = service?.spec?.ports?.find((candidate) =>
