@@ -74,6 +74,7 @@ describe('convertRoute', () => {
     for (const policy of [
       { allowSources: ['10.0.0.0/8'] },
       { basicAuth: { realm: 'r', users: [] } },
+      { digestAuth: { realm: 'r', users: [] } },
       { clientLimits: { scope: 's', connections: 1, statusCode: 503 } },
       { somethingNew: true } as never,
     ]) {

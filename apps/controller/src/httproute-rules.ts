@@ -42,6 +42,7 @@ const PROTECTIONS: ReadonlySet<string> = new Set([
   'allowSources',
   'denySources',
   'basicAuth',
+  'digestAuth',
   'externalAuth',
   'clientLimits',
   'satisfy',

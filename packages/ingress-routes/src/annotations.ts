@@ -14,6 +14,7 @@ import {
   type CanaryRule,
   type ClientCertificatePolicy,
   type CorsPolicy,
+  type DigestAuthPolicy,
   type ExternalAuthPolicy,
   type ResponseRewrite,
   type SessionAffinity,
@@ -95,10 +96,12 @@ export interface IngressAnnotations {
   canary?: CanaryRule;
   /** auth-* as written. */
   auth?: AuthAnnotations;
-  /** auth-type basic: the Secret to read. */
+  /** auth-type basic or digest: the Secret to read. */
   basicAuthRequest?: BasicAuthRequest;
   /** The users of basic authentication, once the Secret is read (empty: nobody gets in). */
   basicAuth?: BasicAuthPolicy;
+  /** The users of digest authentication in its realm, once the Secret is read (empty: nobody gets in). */
+  digestAuth?: DigestAuthPolicy;
   /** auth-tls-* as written. */
   clientCertificate?: ClientCertificateAnnotations;
   /** auth-tls-secret: the CA Secret to read and the policy it completes. */

@@ -1,8 +1,8 @@
 /**
- * ingress-nginx's basic authentication annotations: auth-type (basic; digest is refused),
+ * ingress-nginx's basic and digest authentication annotations: auth-type (basic or digest),
  * auth-secret (`name` or `namespace/name`, here only of the Ingress's own namespace),
- * auth-secret-type (auth-file: an htpasswd file in key `auth`; auth-map: a key per user) and
- * auth-realm. The Secret itself is read by basic-auth-secret.ts.
+ * auth-secret-type (auth-file: an htpasswd or htdigest file in key `auth`; auth-map: a key per
+ * user) and auth-realm. The Secret itself is read by basic-auth-secret.ts and digest-auth-secret.ts.
  */
 import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { checkDnsSubdomain } from '@ingresskit/kube-objects';
@@ -11,15 +11,16 @@ import type { AnnotationParser } from './annotations.js';
 
 /** The auth annotations of one Ingress, as written. */
 export interface AuthAnnotations {
-  type?: 'basic';
+  type?: 'basic' | 'digest';
   secretNamespace?: string;
   secretName?: string;
   secretType?: 'auth-file' | 'auth-map';
   realm?: string;
 }
 
-/** What basic authentication needs from the Secret: resolved when the Ingress is translated. */
+/** What basic or digest authentication needs from the Secret: resolved when the Ingress is translated. */
 export interface BasicAuthRequest {
+  type: 'basic' | 'digest';
   /** As written; absent: the Ingress's own. */
   namespace?: string;
   name: string;
@@ -70,12 +71,11 @@ function authOf(into: IngressAnnotations): AuthAnnotations {
   return (into.auth ??= {});
 }
 
-/** The parsers of the basic authentication annotations. */
+/** The parsers of the basic and digest authentication annotations. */
 export const AUTH_PARSERS: Readonly<Record<string, AnnotationParser>> = {
   'auth-type': (value, into) => {
-    if (value === 'digest') return 'digest is not supported; the Ingress is not served without it';
-    if (value !== 'basic') return 'must be "basic"';
-    authOf(into).type = 'basic';
+    if (value !== 'basic' && value !== 'digest') return 'must be "basic" or "digest"';
+    authOf(into).type = value;
     return undefined;
   },
   'auth-secret': (value, into) => {
@@ -99,7 +99,7 @@ export const AUTH_PARSERS: Readonly<Record<string, AnnotationParser>> = {
 };
 
 /**
- * What basic authentication asks for, or undefined without auth-type; an error for auth-type
+ * What basic or digest authentication asks for, or undefined without auth-type; an error for auth-type
  * without auth-secret, warnings for auth-* without auth-type.
  */
 export function combineAuth(
@@ -127,6 +127,7 @@ export function combineAuth(
     return undefined;
   }
   const request: BasicAuthRequest = {
+    type: auth.type,
     name: auth.secretName,
     secretType: auth.secretType ?? 'auth-file',
     realm: auth.realm ?? '',

@@ -48,7 +48,8 @@ export function readSecretText(
   return Buffer.from(encoded, 'base64').toString('utf8');
 }
 
-function keysOf(secret: { data?: unknown; stringData?: unknown }): string[] {
+/** The keys of a Secret's `data` and `stringData`, sorted. */
+export function listSecretKeys(secret: { data?: unknown; stringData?: unknown }): string[] {
   const keys = new Set<string>();
   for (const map of [secret.data, secret.stringData]) {
     if (typeof map === 'object' && map !== null) for (const key of Object.keys(map)) keys.add(key);
@@ -83,7 +84,7 @@ function readUsers(
     entries = parsed;
   } else {
     entries = [];
-    for (const key of keysOf(secret)) {
+    for (const key of listSecretKeys(secret)) {
       const hash = readSecretText(secret, key);
       if (hash === undefined) return `key "${key}" is not base64`;
       entries.push([key, hash.trim()]);
@@ -125,19 +126,30 @@ export function findReferencedSecret(
 }
 
 /**
- * The annotations with `basicAuth` resolved from its Secret, when auth-type basic asks for one.
- * The Secret's key is recorded so a change to it translates the Ingress again.
+ * The users `readUsers` finds in the Secret of an auth request, recorded as read so a change to it
+ * translates the Ingress again; none (every request gets 401), with an error on the request's
+ * field, when the Secret is missing or cannot be used.
  */
-export function resolveBasicAuth(context: Context): IngressAnnotations {
-  const request = context.annotations.basicAuthRequest;
-  if (request === undefined) return context.annotations;
-  const closed = (message: string): IngressAnnotations => {
+export function readAuthSecretUsers<User>(
+  context: Context,
+  request: BasicAuthRequest,
+  readUsers: (secret: SecretLike, request: BasicAuthRequest) => User[] | string,
+): User[] {
+  const closed = (message: string): User[] => {
     context.log.error(request.field, `${AUTH_SECRET_PROBLEM}${message}; every request gets 401`);
-    return { ...context.annotations, basicAuth: { realm: request.realm, users: [] } };
+    return [];
   };
   const found = findReferencedSecret(context, request);
   if ('problem' in found) return closed(found.problem);
   const users = readUsers(found.secret, request);
   if (typeof users === 'string') return closed(`${found.key} ${users}`);
+  return users;
+}
+
+/** The annotations with `basicAuth` resolved from its Secret, when auth-type basic asks for one. */
+export function resolveBasicAuth(context: Context): IngressAnnotations {
+  const request = context.annotations.basicAuthRequest;
+  if (request === undefined || request.type !== 'basic') return context.annotations;
+  const users = readAuthSecretUsers(context, request, readUsers);
   return { ...context.annotations, basicAuth: { realm: request.realm, users } };
 }

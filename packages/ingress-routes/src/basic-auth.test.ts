@@ -79,7 +79,7 @@ describe('translateIngress with auth-type basic', () => {
   });
 
   it.each([
-    [{ 'auth-type': 'digest', 'auth-secret': 'staff' }, 'auth-type'],
+    [{ 'auth-type': 'ntlm', 'auth-secret': 'staff' }, 'auth-type'],
     [{ 'auth-type': 'basic' }, 'auth-type'],
     [{ 'auth-type': 'basic', 'auth-secret': 'Bad_Name' }, 'auth-secret'],
     [{ 'auth-type': 'basic', 'auth-secret': 'staff', 'auth-secret-type': 'file' }, 'auth-secret-type'],

@@ -294,9 +294,10 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'proxy-read-timeout': 'whole seconds from 1 to 86400',
   'proxy-send-timeout': 'whole seconds from 1 to 86400',
   'backend-protocol': 'AJP and FCGI are refused (the Ingress is not served)',
-  'auth-type': 'digest is refused (the Ingress is not served)',
+  'auth-type':
+    'digest is RFC 7616 Digest with MD5 and qop=auth (no SHA-256, as htdigest files hold MD5 only), checked in Lua: a nonce is valid 60s until first used, then 10s and nc 1 to 20 (each once) before the client gets stale=true and answers a fresh nonce without asking the user; nonces are signed with a key of the nginx instance, so a restart makes clients answer again',
   'auth-secret':
-    "only a Secret of the Ingress's own namespace, where ingress-nginx reads namespace/name of any; a missing Secret, one without users, or a hash outside $apr1$, {SHA}, {SSHA}, {PLAIN} and crypt(3) ($1$, $5$ and $6$ up to 100000 rounds, bcrypt $2a$/$2b$/$2y$ up to cost 12, yescrypt $y$j9T$, DES) gives 401 to every request, with an error on the Ingress",
+    "only a Secret of the Ingress's own namespace, where ingress-nginx reads namespace/name of any; a missing Secret, one without users, or a hash outside $apr1$, {SHA}, {SSHA}, {PLAIN} and crypt(3) ($1$, $5$ and $6$ up to 100000 rounds, bcrypt $2a$/$2b$/$2y$ up to cost 12, yescrypt $y$j9T$, DES) gives 401 to every request, with an error on the Ingress. For digest, an htdigest file (user:realm:MD5 lines; auth-map: realm:MD5 per user key) whose users of auth-realm sign in; a malformed line or no user of the realm closes it the same way",
   'auth-url':
     "a literal http or https URL: nginx variables are refused. Like a backend, it may not name loopback, link-local or the gateway's own addresses (with --allow-local-backend-addresses, loopback except the gateway's own ports), and since a host name can resolve anywhere, an answer from such an address gives 500. Host names are resolved by nginx with the nameservers of the controller's /etc/resolv.conf, without search domains (write them fully qualified). X-Original-URI and X-Scheme are sent without auth-method too, and the answer's Set-Cookie reaches the client whatever the backend answers",
   'auth-proxy-set-headers':
@@ -333,7 +334,7 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'upstream-hash-by-subset':
     'the key picks a subset by rendezvous hashing over subsets of endpoints in address order, where ingress-nginx uses a consistent-hash ring',
   satisfy:
-    'combines basic and external authentication with the source allow- and deny-lists (passing either suffices, and under any one of basic or external authentication does); a CORS preflight is still answered after the lists when neither passes',
+    'combines basic (or digest) and external authentication with the source allow- and deny-lists (passing either suffices, and under any one of basic, digest or external authentication does); a CORS preflight is still answered after the lists when neither passes',
   'session-cookie-conditional-samesite-none':
     "clients are matched against Chromium's published list of SameSite=None-incompatible clients (iOS 12, macOS 10.14, Chrome 51-66, UC Browser before 12.13.2), written anew",
   canary:

@@ -55,6 +55,12 @@ export function createRoutePolicy(annotations: IngressAnnotations, scope: string
       users: annotations.basicAuth.users.map((user) => ({ ...user })),
     };
   }
+  if (annotations.digestAuth !== undefined) {
+    policy.digestAuth = {
+      realm: annotations.digestAuth.realm,
+      users: annotations.digestAuth.users.map((user) => ({ ...user })),
+    };
+  }
   if (annotations.clientCertificatePolicy !== undefined)
     policy.clientCertificate = { ...annotations.clientCertificatePolicy };
   if (annotations.backendTls !== undefined) policy.backendTls = copyBackendTls(annotations.backendTls);

@@ -20,6 +20,7 @@ import { checkDnsLabel, checkDnsSubdomain, type IngressLike } from '@ingresskit/
 import { addServerAliases, addWwwRedirects } from './host-annotations.js';
 import { toMillis } from './timestamps.js';
 import { resolveBasicAuth } from './basic-auth-secret.js';
+import { resolveDigestAuth } from './digest-auth-secret.js';
 import { resolveBackendTls } from './backend-tls-secret.js';
 import { resolveClientCertificate } from './client-certificate-secret.js';
 import { DEFAULT_BACKEND_ADDRESS_POLICY } from './backend-address-policy.js';
@@ -172,6 +173,7 @@ export function translateIngressTimed(
       services: new Set(),
       expiresAt: Number.POSITIVE_INFINITY,
     };
+    context.annotations = resolveDigestAuth(context);
     context.annotations = resolveAuthProxyHeaders(resolveBasicAuth(context), context);
     context.annotations = resolveClientCertificate(context);
     context.annotations = resolveBackendTls(context);

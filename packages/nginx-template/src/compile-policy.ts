@@ -6,7 +6,7 @@
 import type { Route, StrictTransportSecurity } from '@ingresskit/route-model';
 import { parseCidr } from './cidr.js';
 import { compileAffinity } from './compile-affinity.js';
-import { compileBasicAuth } from './compile-auth.js';
+import { compileBasicAuth, compileDigestAuth } from './compile-auth.js';
 import { compileCors } from './compile-cors.js';
 import { compileExternalAuth } from './compile-external-auth.js';
 import { compileHeaders, isHeaderName, isHeaderValue } from './compile-headers.js';
@@ -149,6 +149,10 @@ export function compilePolicy(route: Route, out: PolicyIssues): PolicyEntry {
   if (policy.basicAuth !== undefined) {
     const auth = compileBasicAuth(policy.basicAuth, out);
     if (auth !== undefined) entry.auth = auth;
+  }
+  if (policy.digestAuth !== undefined) {
+    const digest = compileDigestAuth(policy.digestAuth, out);
+    if (digest !== undefined) entry.digest = digest;
   }
   if (policy.externalAuth !== undefined) {
     const externalAuth = compileExternalAuth(policy.externalAuth, out);

@@ -128,6 +128,8 @@ describe('POST /configuration/data', () => {
       { limits: { scope: 'a\nb', status: 503, conn: 1 } },
       { limits: { scope: 's', status: 503 } },
       { auth: { realm: 'a"b', users: {} } },
+      { digest: { realm: 'a"b', users: {} } },
+      { digest: { realm: 'r', users: { ann: '{PLAIN}secret' } } },
       { affinity: { name: 'a;b', attributes: '; HttpOnly' } },
       { hash: [['var', 'request_uri; evil']] },
       { location: ['/a', '/b\r\nX: 1'] },

@@ -113,6 +113,12 @@ export interface AuthEntry {
   users: Record<string, string>;
 }
 
+/** Digest authentication: the realm and each user's htdigest hash (MD5 of user:realm:password, hex), by user name. */
+export interface DigestAuthEntry {
+  realm: string;
+  users: Record<string, string>;
+}
+
 /**
  * External authentication: the service's `url` and the `host` its Host header and TLS name
  * carry, the `method` of the check, X-Auth-Request-Redirect (`redirect`, absent: the request
@@ -194,6 +200,7 @@ export interface PolicyEntry {
   timeouts?: [number, number, number];
   limits?: LimitsEntry;
   auth?: AuthEntry;
+  digest?: DigestAuthEntry;
   extAuth?: ExternalAuthEntry;
   affinity?: AffinityEntry;
   /** Consistent-hash key: text and nginx variables (`request_uri`, `http_x`, ...), concatenated. */

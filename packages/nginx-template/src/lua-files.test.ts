@@ -18,6 +18,7 @@ describe('luaFiles', () => {
       'ingresskit.canary',
       'ingresskit.client_certificates',
       'ingresskit.basic_auth',
+      'ingresskit.digest_auth',
       'ingresskit.external_auth',
       'ingresskit.affinity',
       'ingresskit.response_rewrites',

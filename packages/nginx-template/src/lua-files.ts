@@ -40,6 +40,7 @@ export const luaFiles: readonly LuaFile[] = [
   'canary',
   'client_certificates',
   'basic_auth',
+  'digest_auth',
   'external_auth',
   'affinity',
   'response_rewrites',

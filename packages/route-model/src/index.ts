@@ -13,6 +13,7 @@ export type {
   ClientRate,
   CorsPolicy,
   CustomErrors,
+  DigestAuthPolicy,
   Endpoint,
   ExternalAuthCache,
   ExternalAuthPolicy,

@@ -270,6 +270,19 @@ export interface BasicAuthPolicy {
 }
 
 /**
+ * HTTP Digest authentication (ingress-nginx auth-type digest, RFC 7616 with MD5 and qop=auth): a
+ * forwarded request needs a Digest response of one of `users` to a nonce the data plane issued,
+ * else it gets 401 with a `WWW-Authenticate: Digest` challenge in `realm`. A user's `ha1` is the
+ * htdigest hash MD5(name:realm:password), 32 lowercase hex digits. No users: every request gets 401.
+ * The Authorization header is not forwarded, as ingress-nginx clears it.
+ */
+export interface DigestAuthPolicy {
+  /** Printable ASCII without `"` and `\`. */
+  realm: string;
+  users: { name: string; ha1: string }[];
+}
+
+/**
  * External authentication (ingress-nginx auth-url): before a forwarded request goes on, a request
  * without a body is sent to `url` with the client's headers and the original URL, method and
  * address. 2xx lets the request through; 401 and 403 are answered to the client (401 redirects to
@@ -520,7 +533,7 @@ export interface RoutePolicy {
   accessLog?: boolean;
   /**
    * `any`: a request that passes either the source lists (`allowSources`, `denySources`) or
-   * `basicAuth` is served, as nginx's `satisfy any`; one that passes neither gets 401. Absent:
+   * `basicAuth` (or `digestAuth`) is served, as nginx's `satisfy any`; one that passes neither gets 401. Absent:
    * both must pass.
    */
   satisfy?: 'any';
@@ -536,6 +549,8 @@ export interface RoutePolicy {
   sessionAffinity?: SessionAffinity;
   /** Credentials a forwarded request needs; see {@link BasicAuthPolicy}. */
   basicAuth?: BasicAuthPolicy;
+  /** Digest credentials a forwarded request needs; see {@link DigestAuthPolicy}. */
+  digestAuth?: DigestAuthPolicy;
   /** A service that must let each forwarded request through; see {@link ExternalAuthPolicy}. */
   externalAuth?: ExternalAuthPolicy;
   /** Limits per client address; see {@link ClientLimits}. */

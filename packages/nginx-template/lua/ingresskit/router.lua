@@ -20,6 +20,7 @@ local networks = require("ingresskit.networks")
 local limits = require("ingresskit.limits")
 local canaries = require("ingresskit.canary")
 local basic_auth = require("ingresskit.basic_auth")
+local digest_auth = require("ingresskit.digest_auth")
 local external_auth = require("ingresskit.external_auth")
 local client_certificates = require("ingresskit.client_certificates")
 local affinity = require("ingresskit.affinity")
@@ -438,17 +439,27 @@ local function set_backend_tls(policy, external_host)
   end
 end
 
--- Basic and external authentication of a forwarded request: the status to end it with, or nil.
--- Under satisfy any, a client the source lists admit needs neither, and either one suffices.
+-- Basic or digest and external authentication of a forwarded request: the status to end it
+-- with, or nil. Under satisfy any, a client the source lists admit needs neither, and either one
+-- suffices.
 local function authenticate(route, policy)
   local any = policy.satisfyAny
   if any and not source_refused then return nil end
-  local basic, external = policy.auth, policy.extAuth
+  local basic, digest, external = policy.auth, policy.digest, policy.extAuth
   if basic then
     if basic_auth.is_authenticated(basic) then
       if any then return nil end
     elseif not (any and external) then
       ngx_header["WWW-Authenticate"] = basic_auth.challenge(basic)
+      return 401
+    end
+  end
+  if digest then
+    local verdict = digest_auth.check(digest)
+    if verdict == "ok" then
+      if any then return nil end
+    elseif not (any and external) then
+      ngx_header["WWW-Authenticate"] = digest_auth.challenge(digest, verdict == "stale")
       return 401
     end
   end
@@ -465,9 +476,12 @@ end
 local function dispatch(route, action, body_of_unknown_length)
   -- ingress-nginx authenticates in nginx's access phase, after the limits (preaccess).
   local policy = route.policy
-  if policy and (policy.auth or policy.extAuth) then
+  if policy and (policy.auth or policy.digest or policy.extAuth) then
     local status = authenticate(route, policy)
     if status then return status end
+    -- ingress-nginx's digest location sets `proxy_set_header Authorization ""`: the backend never
+    -- sees the client's answer.
+    if policy.digest then req.clear_header("Authorization") end
   end
   local canary = action.canary
   local member = pick_member((canary and is_canary_request(canary)) and canary or action)
@@ -599,7 +613,7 @@ function _M.route(https_server)
       or (route.allow and not contains_client(route.allow, false))
     -- satisfy any: a client the lists refuse may still authenticate (in forward).
     if denied then
-      if not (policy.satisfyAny and (policy.auth or policy.extAuth)) then return ngx_exit(403) end
+      if not (policy.satisfyAny and (policy.auth or policy.digest or policy.extAuth)) then return ngx_exit(403) end
       source_refused = true
     end
     -- A CORS preflight from an allowed origin is answered here (ingress-nginx: `return 204`).

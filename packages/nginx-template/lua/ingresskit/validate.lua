@@ -26,6 +26,7 @@ local check_canary = policies.check_canary
 local check_networks = policies.check_networks
 local check_limits = policies.check_limits
 local check_auth = policies.check_auth
+local check_digest_auth = policies.check_digest_auth
 local check_external_auth = policies.check_external_auth
 local check_affinity = policies.check_affinity
 local check_proxy = policies.check_proxy
@@ -250,6 +251,7 @@ local function check_policy(policy, report)
   end
   if policy.limits ~= nil and not check_limits(policy.limits, report) then return false end
   if policy.auth ~= nil and not check_auth(policy.auth, report) then return false end
+  if policy.digest ~= nil and not check_digest_auth(policy.digest, report) then return false end
   if policy.extAuth ~= nil and not check_external_auth(policy.extAuth, report) then return false end
   if policy.affinity ~= nil and not check_affinity(policy.affinity, report) then return false end
   if not check_proxy(policy, report) then return false end

@@ -1,4 +1,4 @@
--- Checks of the pushed policy parts of ingress-nginx annotations (limits, basic authentication,
+-- Checks of the pushed policy parts of ingress-nginx annotations (limits, basic and digest authentication,
 -- external authentication, session affinity, hashing, retries, response rewrites) and of weighted groups and canaries,
 -- for validate.lua; each returns true, or reports and returns false.
 
@@ -101,14 +101,28 @@ local function check_limits(limits, report)
   return true
 end
 
+-- A realm goes into WWW-Authenticate inside quotes.
+local function has_realm(auth)
+  return is_object(auth) and is_string(auth.realm) and #auth.realm <= 256 and not str_find(auth.realm, '[%z\1-\31\127"\\]')
+end
+
 local function check_auth(auth, report)
-  if not is_object(auth) or not is_string(auth.realm) or #auth.realm > 256 or str_find(auth.realm, '[%z\1-\31\127"\\]') then
-    return report.fail("policy.auth must be { realm, users }")
-  end
+  if not has_realm(auth) then return report.fail("policy.auth must be { realm, users }") end
   if auth.users == nil or type(auth.users) ~= "table" then return report.fail("policy.auth.users must be an object") end
   for name, hash in pairs(auth.users) do
     if not is_string(name) or not is_string(hash) or str_find(hash, "[%z\1-\31\127]") then
       return report.fail("policy.auth.users must map names to hashes")
+    end
+  end
+  return true
+end
+
+local function check_digest_auth(auth, report)
+  if not has_realm(auth) then return report.fail("policy.digest must be { realm, users }") end
+  if auth.users == nil or type(auth.users) ~= "table" then return report.fail("policy.digest.users must be an object") end
+  for name, ha1 in pairs(auth.users) do
+    if not is_string(name) or not is_string(ha1) or #ha1 ~= 32 or not str_find(ha1, "^[0-9a-f]+$") then
+      return report.fail("policy.digest.users must map names to MD5 hashes")
     end
   end
   return true
@@ -227,6 +241,7 @@ _M.check_canary = check_canary
 _M.check_networks = check_networks
 _M.check_limits = check_limits
 _M.check_auth = check_auth
+_M.check_digest_auth = check_digest_auth
 _M.check_external_auth = check_external_auth
 _M.check_affinity = check_affinity
 _M.check_proxy = check_proxy
