@@ -2,12 +2,20 @@
  * ingress-nginx's basic authentication end to end (local API server, the controller, nginx, real
  * HTTP): auth-type basic with an auth-file or auth-map Secret and auth-realm; every htpasswd
  * format the data plane verifies; closed (401 for everyone) for a missing Secret or a hash it
- * cannot verify; a changed or new Secret is served without a reload.
+ * cannot verify; a changed or new Secret is served without a reload; the backend never sees the
+ * client's credentials.
  */
+import type { RequestListener } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { ProbeResponse } from '../src/http-probe.js';
 import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
-import { eventually, ingressManifest, opaqueSecretManifest, serviceManifests } from './harness.js';
+import {
+  endpointSliceManifest,
+  eventually,
+  ingressManifest,
+  opaqueSecretManifest,
+  serviceManifests,
+} from './harness.js';
 
 /** Users and the password each hash was made from (openssl passwd, libcrypt, Openwall's bcrypt vector). */
 const USERS: [user: string, password: string, hash: string][] = [
@@ -37,12 +45,21 @@ function guarded(host: string, annotations: Record<string, string>) {
   return annotatedIngress(host, 'app', { [`${A}auth-type`]: 'basic', ...annotations });
 }
 
+/** A backend answering the headers of the request it got, as JSON. */
+const echoHeaders: RequestListener = (request, response) => {
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(request.headers));
+};
+
 const testCase = useAnnotationsCase({
   config: { podName: 'auth' },
   backends: ['app'],
   readyHost: 'open.test',
-  objects: ({ backends }) => [
+  objects: async ({ backends, listen }) => [
     ...serviceManifests('app', [backends.get('app')!]),
+    ...serviceManifests('echo', []),
+    endpointSliceManifest('echo-1', 'echo', await listen(echoHeaders)),
+    annotatedIngress('echo.test', 'echo', { [`${A}auth-type`]: 'basic', [`${A}auth-secret`]: 'staff' }),
     htpasswd('staff', USERS),
     secret('by-user', { alice: '$apr1$xyz$HXgo9gtz4gpj4JWTLYmjB0' }),
     htpasswd('unknown-format', [['bob', 'pw', '$9$nothing$we$know']]),
@@ -67,6 +84,12 @@ async function statusOf(host: string, credentials?: string): Promise<number> {
 }
 
 describe('auth-type basic with an auth-file Secret', () => {
+  it("does not pass the client's credentials on to the backend, as ingress-nginx clears Authorization", async () => {
+    const response = await send('echo.test', 'apache:secret');
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).not.toHaveProperty('authorization');
+  });
+
   it('asks for credentials in the realm of auth-realm', async () => {
     const response = await send('file.test');
     expect(response.status).toBe(401);

@@ -479,9 +479,9 @@ local function dispatch(route, action, body_of_unknown_length)
   if policy and (policy.auth or policy.digest or policy.extAuth) then
     local status = authenticate(route, policy)
     if status then return status end
-    -- ingress-nginx's digest location sets `proxy_set_header Authorization ""`: the backend never
-    -- sees the client's answer.
-    if policy.digest then req.clear_header("Authorization") end
+    -- ingress-nginx's basic and digest locations set `proxy_set_header Authorization ""`: the
+    -- backend never sees the client's credentials.
+    if policy.auth or policy.digest then req.clear_header("Authorization") end
   end
   local canary = action.canary
   local member = pick_member((canary and is_canary_request(canary)) and canary or action)
