@@ -40,8 +40,8 @@ describe('toStoredObject', () => {
       },
       spec: { ports: [{ port: 80 }] },
     };
-    const fromList = toStoredObject(listed, 'Service');
-    expect(fromList).toEqual(toStoredObject(watched, 'Service'));
+    const fromList = toStoredObject(listed, 'Service', { keepAllFields: true });
+    expect(fromList).toEqual(toStoredObject(watched, 'Service', { keepAllFields: true }));
     expect(fromList).toEqual(watched);
     expect(Object.isFrozen(fromList?.metadata)).toBe(true);
     expect(listed.metadata.managedFields).toHaveLength(1);
@@ -67,7 +67,9 @@ describe('toStoredObject', () => {
       metadata: { name: 'web', namespace: 'shop', resourceVersion: '1' },
       spec: { type: 'ClusterIP', ipFamilies: ['IPv4'], ports: [{ protocol: 'TCP', port: 80 }] },
     };
-    const stored = toStoredObject(raw, 'Service') as unknown as { spec: typeof raw.spec };
+    const stored = toStoredObject(raw, 'Service', { keepAllFields: true }) as unknown as {
+      spec: typeof raw.spec;
+    };
     expect(stored.spec).toEqual(raw.spec);
     expect(Object.isFrozen(stored.spec.ipFamilies)).toBe(true);
     expect(Object.isFrozen(stored.spec.ports[0])).toBe(true);

@@ -1,4 +1,5 @@
 import type { KubeObject } from './objects.js';
+import { projectObject } from './projection.js';
 import { formatApiVersion, resourceTypes, type ResourceKind, type ResourceType } from './resources.js';
 
 /**
@@ -30,13 +31,19 @@ export interface StoredShapeOptions {
   readonly keepLastAppliedConfiguration?: boolean;
   /** Deep-freeze stored objects (default true) so a consumer cannot corrupt shared snapshots. */
   readonly freeze?: boolean;
+  /**
+   * Keep every field of Services and EndpointSlices (default false: only what a controller reads
+   * is kept, see projection.ts and the README's "What it keeps of an object").
+   */
+  readonly keepAllFields?: boolean;
 }
 
 /**
  * The shape the store keeps for an object of `kind`, whatever path it came by (a listed model
  * instance, a watched raw object, a list item without `apiVersion`/`kind`): plain JSON with string
  * timestamps, `apiVersion` and `kind` set, `managedFields` and kubectl's last-applied-configuration
- * annotation dropped and, for CRDs, schemas dropped.
+ * annotation dropped, Services and EndpointSlices trimmed to what a controller reads and, for
+ * CRDs, schemas dropped.
  * Returns undefined when the object has no `metadata.name`. Never changes its input.
  */
 export function toStoredObject(
@@ -64,6 +71,7 @@ export function shapeParsedObject(
     delete metadata.annotations[LAST_APPLIED_ANNOTATION];
   }
   if (typeof metadata.resourceVersion !== 'string') metadata.resourceVersion = '';
+  if (options.keepAllFields !== true) projectObject(parsed, type.kind, options.freeze !== false);
   // Items of a list carry no apiVersion/kind on a real API server; watch events do.
   parsed.apiVersion = formatApiVersion(type);
   parsed.kind = type.kind;
