@@ -33,6 +33,7 @@ import type {
   IngressTranslationConfig,
 } from './types.js';
 import { annotationField } from './annotation-field.js';
+import { compactContribution, listOrNone } from './shared-values.js';
 
 function translateSpec(context: Context, rawSpec: unknown): RouteContribution {
   const spec = objectOr<{ rules: unknown; tls: unknown; defaultBackend: unknown }>(rawSpec);
@@ -61,7 +62,7 @@ function translateSpec(context: Context, rawSpec: unknown): RouteContribution {
 }
 
 function sortedKeys(keys: Iterable<string>): string[] {
-  return [...keys].sort(compareText);
+  return listOrNone([...keys].sort(compareText));
 }
 
 /** A translation, and until when it holds. */
@@ -99,8 +100,8 @@ export function translateIngressTimed(
   const leftOut = (log: ProblemLog): TimedTranslation => ({
     translation: {
       contribution: undefined,
-      problems: log.problems,
-      references: { secrets: [], services: [] },
+      problems: listOrNone(log.problems),
+      references: { secrets: listOrNone([]), services: listOrNone([]) },
     },
     expiresAt: Number.POSITIVE_INFINITY,
   });
@@ -180,8 +181,8 @@ export function translateIngressTimed(
         : translateCanarySpec(context, raw.spec, canary);
     return {
       translation: {
-        contribution,
-        problems: log.problems,
+        contribution: compactContribution(contribution),
+        problems: listOrNone(log.problems),
         references: { secrets: sortedKeys(context.secretsRead), services: sortedKeys(context.services) },
       },
       expiresAt: context.expiresAt,

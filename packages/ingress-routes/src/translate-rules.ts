@@ -11,6 +11,7 @@ import { createRedirect, sharedAction, sharedPolicy } from './route-policy.js';
 import { flatString } from '@ingresskit/kube-objects';
 import { idPrefix, objectOr, originOf, type Context } from './translation-context.js';
 import { annotationField } from './annotation-field.js';
+import { internPathMatch } from './shared-values.js';
 
 /** Reads a backend and names its Service port, or reports why it cannot be used. */
 function readBackend(context: Context, raw: unknown, field: string): string | undefined {
@@ -37,7 +38,7 @@ export function translateDefaultBackend(context: Context, raw: unknown): Route |
     id: flatString(`${idPrefix(context.source)}/default-backend`),
     origin: originOf(context, [], 'spec.defaultBackend'),
     // A fallback's match is never consulted; this one says what it answers: every path.
-    match: { path: { type: 'PathPrefix', value: '/' } },
+    match: internPathMatch({ type: 'PathPrefix', value: '/' }),
     action: sharedAction(context, backend),
     policy: sharedPolicy(context),
   };
@@ -60,7 +61,7 @@ function translateAppRoot(context: Context, ruleIndex: number): Route | undefine
       [ruleIndex, -1],
       annotationField(`${context.config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX}/app-root`),
     ),
-    match: { path: { type: 'Exact', value: '/' } },
+    match: internPathMatch({ type: 'Exact', value: '/' }),
     action: { type: 'redirect', redirect: createRedirect(target, 302) },
     policy,
   };
@@ -105,7 +106,7 @@ function translatePath(
   return {
     id: flatString(`${idPrefix(context.source)}/r${index[0]}/p${index[1]}`),
     origin: originOf(context, index, field),
-    match: { path: match },
+    match: internPathMatch(match),
     action: sharedAction(context, backendId),
     policy,
   };

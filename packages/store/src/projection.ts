@@ -53,7 +53,8 @@ export function projectObject(object: Record<string, unknown>, kind: ResourceKin
     const metadata = pick(object.metadata, SLICE_METADATA_FIELDS);
     if (isRecord(metadata.labels)) {
       const service = metadata.labels[SERVICE_NAME_LABEL];
-      metadata.labels = service === undefined ? {} : { [SERVICE_NAME_LABEL]: service };
+      // A literal, not a computed key: V8 then sizes the object for exactly one property.
+      metadata.labels = service === undefined ? {} : { 'kubernetes.io/service-name': service };
     }
     object.metadata = metadata;
     if (Array.isArray(object.endpoints))
@@ -63,7 +64,13 @@ export function projectObject(object: Record<string, unknown>, kind: ResourceKin
 
 function projectEndpoint(endpoint: unknown, share: boolean): unknown {
   if (!isRecord(endpoint)) return endpoint;
-  const kept = pick(endpoint, ENDPOINT_FIELDS);
+  const { addresses, conditions } = endpoint;
+  // The usual endpoint as a literal of exactly its two fields (an object built up from `{}` has
+  // room for four).
+  const kept =
+    addresses !== undefined && conditions !== undefined
+      ? { addresses, conditions }
+      : pick(endpoint, ENDPOINT_FIELDS);
   if (share && isRecord(kept.conditions)) kept.conditions = sharedConditions(kept.conditions);
   return kept;
 }
