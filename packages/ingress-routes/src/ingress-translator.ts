@@ -4,6 +4,7 @@
  * expired since. Resyncs and relists then cost map lookups instead of certificate parsing.
  */
 import { createCertificateCache, type CertificateCache } from './certificates.js';
+import { listOrNone } from './shared-values.js';
 import { translateIngressTimed } from './translate-ingress.js';
 import type { StrictTransportSecurity } from '@ingresskit/route-model';
 import type { BackendAddressPolicy } from './backend-address-policy.js';
@@ -160,7 +161,7 @@ export function createIngressTranslator(config: IngressTranslatorConfig = {}): I
       entries.set(key, {
         uid,
         resourceVersion,
-        secrets: secrets as [string, string | null][],
+        secrets: listOrNone(secrets as [string, string | null][]),
         expiresAt,
         translation,
         lastUsed: time,

@@ -53,7 +53,8 @@ function translateSpec(context: Context, rawSpec: unknown): RouteContribution {
   }
   const hostnames = [...hosts.keys()].sort(compareText);
   return {
-    source: { ...context.source },
+    // The translation's own SourceRef, read-only like the rest of it: no copy per Ingress.
+    source: context.source,
     // A namespace is the unit of trust: with host ownership on, its hosts are its own.
     tenant: context.source.namespace,
     hosts: hostnames.map((hostname) => hosts.get(hostname)!),
