@@ -13,6 +13,7 @@ import {
   type NameResolution,
 } from '@ingresskit/ingress-routes';
 import type { Backend, BackendReferenceChange, RouteTableBuilder } from '@ingresskit/route-model';
+import { namespacedKey } from '@ingresskit/store';
 import type { ClusterView } from './cluster-view.js';
 
 /** Options of {@link BackendResolver}. */
@@ -26,7 +27,8 @@ export interface BackendResolverOptions {
 
 function serviceKeyOfBackend(id: string): string | undefined {
   const reference = parseBackendId(id);
-  return reference === undefined ? undefined : `${reference.namespace}/${reference.name}`;
+  // A map key for as long as the backend: flat, not a tree of pieces (namespacedKey).
+  return reference === undefined ? undefined : namespacedKey(reference.namespace, reference.name);
 }
 
 /** See the module comment. */
