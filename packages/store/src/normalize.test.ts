@@ -76,6 +76,35 @@ describe('toStoredObject', () => {
     expect(toStoredObject(raw, 'Service', { freeze: false })).not.toSatisfy(Object.isFrozen);
   });
 
+  it('keeps one frozen copy of equal ports and conditions when objects are frozen', () => {
+    const ingressWith = (name: string, port: object) => ({
+      metadata: { name, namespace: 'shop', resourceVersion: '1' },
+      spec: { rules: [{ http: { paths: [{ path: '/', backend: { service: { name, port } } }] } }] },
+    });
+    const portOf = (stored: unknown) =>
+      (stored as { spec: { rules: { http: { paths: { backend: { service: { port: object } } }[] } }[] } })
+        .spec.rules[0]!.http.paths[0]!.backend.service.port;
+    const first = portOf(toStoredObject(ingressWith('a', { number: 80 }), 'Ingress'));
+    const second = portOf(toStoredObject(ingressWith('b', { number: 80 }), 'Ingress'));
+    expect(second).toBe(first);
+    expect(first).toEqual({ number: 80 });
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(portOf(toStoredObject(ingressWith('c', { number: 81 }), 'Ingress'))).toEqual({ number: 81 });
+    const thawed = portOf(toStoredObject(ingressWith('d', { number: 80 }), 'Ingress', { freeze: false }));
+    expect(thawed).not.toBe(first);
+    const slicePorts = (name: string) =>
+      (
+        toStoredObject(
+          {
+            metadata: { name, namespace: 'shop', resourceVersion: '1' },
+            ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+          },
+          'EndpointSlice',
+        ) as unknown as { ports: object }
+      ).ports;
+    expect(slicePorts('x')).toBe(slicePorts('y'));
+  });
+
   it('keeps only the identity, names, versions and conditions of a CRD', () => {
     const crd = toStoredObject(
       {

@@ -71,7 +71,7 @@ export function shapeParsedObject(
     delete metadata.annotations[LAST_APPLIED_ANNOTATION];
   }
   if (typeof metadata.resourceVersion !== 'string') metadata.resourceVersion = '';
-  if (options.keepAllFields !== true) projectObject(parsed, type.kind, options.freeze !== false);
+  if (options.keepAllFields !== true) projectObject(parsed, type.kind);
   // Items of a list carry no apiVersion/kind on a real API server; watch events do.
   parsed.apiVersion = formatApiVersion(type);
   parsed.kind = type.kind;
@@ -147,7 +147,46 @@ function shareValue(value: string): string {
   return value;
 }
 
-/** Shares the values of enumeration fields, then deep-freezes `value` when `freeze`. */
+/**
+ * Fields whose small values are the same in many objects: a backend's `port` (`{ number: 80 }` in
+ * nearly every Ingress path), the `ports` of Services and EndpointSlices, an endpoint's
+ * `conditions`. Frozen objects keep one copy of each value, up to SHARED_OBJECT_LIMIT values of
+ * at most MAX_SHARED_ENTRIES entries, scalars only (so that comparing by JSON is exact).
+ */
+const SHARED_OBJECT_FIELDS = new Set(['port', 'ports', 'conditions']);
+const SHARED_OBJECT_LIMIT = 1024;
+const MAX_SHARED_ENTRIES = 8;
+const sharedObjects = new Map<string, object>();
+
+/** `value` settled and frozen, or an equal value settled before. */
+function shareObject(value: object): object {
+  if (!isSmallValue(value)) return value;
+  const key = JSON.stringify(value);
+  const known = sharedObjects.get(key);
+  if (known !== undefined) return known;
+  settle(value, true);
+  if (sharedObjects.size < SHARED_OBJECT_LIMIT && key.length <= 512) sharedObjects.set(key, value);
+  return value;
+}
+
+/** A record of scalars, or a short array of them, with a plain prototype (what JSON.parse makes). */
+function isSmallValue(value: object): boolean {
+  const items: unknown[] = Array.isArray(value) ? value : [value];
+  if (items.length > MAX_SHARED_ENTRIES) return false;
+  return items.every((item) => {
+    if (!isRecord(item) || Object.getPrototypeOf(item) !== Object.prototype) return false;
+    const fields = Object.values(item);
+    return (
+      fields.length <= MAX_SHARED_ENTRIES &&
+      fields.every((field) => field === null || typeof field !== 'object')
+    );
+  });
+}
+
+/**
+ * Shares the values of enumeration fields and, when `freeze`, the small values of
+ * SHARED_OBJECT_FIELDS; then deep-freezes `value` when `freeze`.
+ */
 function settle(value: unknown, freeze: boolean): void {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
   if (Array.isArray(value)) {
@@ -162,6 +201,8 @@ function settle(value: unknown, freeze: boolean): void {
           field = record[key] = field.map((item: unknown) =>
             typeof item === 'string' ? shareValue(item) : item,
           );
+      } else if (freeze && SHARED_OBJECT_FIELDS.has(key) && typeof field === 'object' && field !== null) {
+        field = record[key] = shareObject(field);
       }
       settle(field, freeze);
     }

@@ -41,9 +41,8 @@ export const projectedKinds: ReadonlySet<ResourceKind> = new Set(['Service', 'En
  * Trims `object`, freshly parsed and not yet shared, to the fields the controller reads: its parts
  * are replaced by trimmed copies (deleting properties would turn V8 objects into dictionaries,
  * larger than what was deleted). Objects of kinds not in {@link projectedKinds} are left as they are.
- * With `share`, equal endpoint conditions become one object: only safe when objects are frozen.
  */
-export function projectObject(object: Record<string, unknown>, kind: ResourceKind, share: boolean): void {
+export function projectObject(object: Record<string, unknown>, kind: ResourceKind): void {
   if (kind === 'Service') {
     object.metadata = pick(object.metadata, METADATA_FIELDS);
     if (isRecord(object.spec)) object.spec = pick(object.spec, SERVICE_SPEC_FIELDS);
@@ -57,12 +56,11 @@ export function projectObject(object: Record<string, unknown>, kind: ResourceKin
       metadata.labels = service === undefined ? {} : { 'kubernetes.io/service-name': service };
     }
     object.metadata = metadata;
-    if (Array.isArray(object.endpoints))
-      object.endpoints = object.endpoints.map((endpoint: unknown) => projectEndpoint(endpoint, share));
+    if (Array.isArray(object.endpoints)) object.endpoints = object.endpoints.map(projectEndpoint);
   }
 }
 
-function projectEndpoint(endpoint: unknown, share: boolean): unknown {
+function projectEndpoint(endpoint: unknown): unknown {
   if (!isRecord(endpoint)) return endpoint;
   const { addresses, conditions } = endpoint;
   // The usual endpoint as a literal of exactly its two fields (an object built up from `{}` has
@@ -71,25 +69,7 @@ function projectEndpoint(endpoint: unknown, share: boolean): unknown {
     addresses !== undefined && conditions !== undefined
       ? { addresses, conditions }
       : pick(endpoint, ENDPOINT_FIELDS);
-  if (share && isRecord(kept.conditions)) kept.conditions = sharedConditions(kept.conditions);
   return kept;
-}
-
-/** Conditions are three optional booleans: at most 27 distinct objects, one of them per endpoint. */
-const conditionsByValue = new Map<string, Record<string, unknown>>();
-
-function sharedConditions(conditions: Record<string, unknown>): Record<string, unknown> {
-  const { ready, serving, terminating } = conditions;
-  const isFlag = (value: unknown) => value === undefined || typeof value === 'boolean';
-  if (Object.keys(conditions).length > 3 || !isFlag(ready) || !isFlag(serving) || !isFlag(terminating))
-    return conditions;
-  const key = `${String(ready)} ${String(serving)} ${String(terminating)}`;
-  let shared = conditionsByValue.get(key);
-  if (shared === undefined) {
-    shared = Object.freeze(pick(conditions, ['ready', 'serving', 'terminating']));
-    conditionsByValue.set(key, shared);
-  }
-  return shared;
 }
 
 /** A copy of `record` with only `fields`, in that order, leaving out absent ones. */
