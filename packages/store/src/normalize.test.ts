@@ -105,6 +105,36 @@ describe('toStoredObject', () => {
     expect(slicePorts('x')).toBe(slicePorts('y'));
   });
 
+  it("keeps one frozen copy of an Ingress's equal path backends", () => {
+    const backend = { service: { name: 'web', port: { name: 'http' } } };
+    const stored = toStoredObject(
+      {
+        metadata: { name: 'shop', namespace: 'shop', resourceVersion: '1' },
+        spec: {
+          rules: [
+            { http: { paths: [{ path: '/', backend }] } },
+            {
+              http: {
+                paths: [
+                  { path: '/a', backend: structuredClone(backend) },
+                  { path: '/b', backend: { service: { name: 'api', port: { name: 'http' } } } },
+                ],
+              },
+            },
+          ],
+        },
+      },
+      'Ingress',
+    ) as unknown as { spec: { rules: { http: { paths: { backend: object }[] } }[] } };
+    const [first, second, other] = stored.spec.rules.flatMap((rule) =>
+      rule.http.paths.map((path) => path.backend),
+    );
+    expect(second).toBe(first);
+    expect(first).toEqual(backend);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(other).toEqual({ service: { name: 'api', port: { name: 'http' } } });
+  });
+
   it('keeps only the identity, names, versions and conditions of a CRD', () => {
     const crd = toStoredObject(
       {

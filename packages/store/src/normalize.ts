@@ -76,7 +76,8 @@ export function shapeParsedObject(
   parsed.apiVersion = formatApiVersion(type);
   parsed.kind = type.kind;
   const shaped = type.kind === 'CustomResourceDefinition' ? trimCustomResourceDefinition(parsed) : parsed;
-  settle(shaped, options.freeze !== false);
+  const freeze = options.freeze !== false;
+  settle(shaped, freeze, freeze ? new Map() : undefined);
   return shaped as unknown as KubeObject;
 }
 
@@ -164,7 +165,7 @@ function shareObject(value: object): object {
   const key = JSON.stringify(value);
   const known = sharedObjects.get(key);
   if (known !== undefined) return known;
-  settle(value, true);
+  settle(value, true, undefined);
   if (sharedObjects.size < SHARED_OBJECT_LIMIT && key.length <= 512) sharedObjects.set(key, value);
   return value;
 }
@@ -184,13 +185,25 @@ function isSmallValue(value: object): boolean {
 }
 
 /**
+ * The paths of an Ingress mostly name one backend, each path its own copy; a frozen object keeps
+ * one (`backends` holds those seen in this object, settled before the next path is reached).
+ */
+function sameBackend(backends: Map<string, unknown>, backend: Record<string, unknown>): unknown {
+  const key = JSON.stringify(backend);
+  const seen = backends.get(key);
+  if (seen !== undefined) return seen;
+  backends.set(key, backend);
+  return backend;
+}
+
+/**
  * Shares the values of enumeration fields and, when `freeze`, the small values of
  * SHARED_OBJECT_FIELDS; then deep-freezes `value` when `freeze`.
  */
-function settle(value: unknown, freeze: boolean): void {
+function settle(value: unknown, freeze: boolean, backends: Map<string, unknown> | undefined): void {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
   if (Array.isArray(value)) {
-    for (const item of value) settle(item, freeze);
+    for (const item of value) settle(item, freeze, backends);
   } else {
     const record = value as Record<string, unknown>;
     for (const key in record) {
@@ -203,8 +216,10 @@ function settle(value: unknown, freeze: boolean): void {
           );
       } else if (freeze && SHARED_OBJECT_FIELDS.has(key) && typeof field === 'object' && field !== null) {
         field = record[key] = shareObject(field);
+      } else if (backends !== undefined && key === 'backend' && isRecord(field)) {
+        field = record[key] = sameBackend(backends, field);
       }
-      settle(field, freeze);
+      settle(field, freeze, backends);
     }
   }
   if (freeze) Object.freeze(value);
