@@ -31,6 +31,21 @@ export default [
       // Node prints the source line of an uncaught error: keep lines short enough to read.
       options.lineLimit = 160;
     },
+    // The same for a character above ASCII anywhere in the code (esbuild escapes them in strings,
+    // not in regular expressions): it makes the whole source a two-byte string, 4 MB more memory.
+    plugins: [
+      {
+        name: 'ascii-only',
+        renderChunk(code, chunk) {
+          const at = code.search(/[\u0080-\uffff]/);
+          if (at >= 0)
+            throw new Error(
+              `${chunk.path}: non-ASCII character near ${JSON.stringify(code.slice(at - 40, at + 10))}; write it as an escape`,
+            );
+          return undefined;
+        },
+      },
+    ],
     // Bundled CommonJS dependencies call require(); give the ES module one.
     banner: {
       js: "import { createRequire as __ingresskitCreateRequire } from 'node:module'; const require = __ingresskitCreateRequire(import.meta.url);",

@@ -364,6 +364,25 @@ export function dominators(snapshot: HeapSnapshot): { idom: Int32Array; postOrde
   return { idom, postOrder: Uint32Array.from(postOrder) };
 }
 
+/** Per node, the nearest dominator whose class is one of `ownerClasses` (-1: none, shared). */
+function ownersOf(
+  snapshot: HeapSnapshot,
+  ownerClasses: ReadonlySet<string>,
+): {
+  owner: Int32Array;
+  postOrder: Uint32Array;
+} {
+  const { idom, postOrder } = dominators(snapshot);
+  const owner = new Int32Array(snapshot.nodeCount).fill(-1);
+  // Reverse post-order visits every dominator before the nodes it dominates.
+  for (let i = postOrder.length - 1; i >= 0; i--) {
+    const node = postOrder[i]!;
+    if (ownerClasses.has(snapshot.className[node]!)) owner[node] = node;
+    else if (node !== 0) owner[node] = owner[idom[node]!]!;
+  }
+  return { owner, postOrder };
+}
+
 /**
  * What each object of the given classes holds alone (everything it dominates), split by the
  * class of the objects held; the objects they share with others count for the nearest common
@@ -373,14 +392,7 @@ export function heldByOwners(
   snapshot: HeapSnapshot,
   ownerClasses: ReadonlySet<string>,
 ): { owner: string; className: string; count: number; bytes: number }[] {
-  const { idom, postOrder } = dominators(snapshot);
-  const owner = new Int32Array(snapshot.nodeCount).fill(-1);
-  // Reverse post-order visits every dominator before the nodes it dominates.
-  for (let i = postOrder.length - 1; i >= 0; i--) {
-    const node = postOrder[i]!;
-    if (ownerClasses.has(snapshot.className[node]!)) owner[node] = node;
-    else if (node !== 0) owner[node] = owner[idom[node]!]!;
-  }
+  const { owner, postOrder } = ownersOf(snapshot, ownerClasses);
   const totals = new Map<string, { owner: string; className: string; count: number; bytes: number }>();
   for (const node of postOrder) {
     if (owner[node] === -1) continue;
@@ -391,6 +403,70 @@ export function heldByOwners(
       count: 0,
       bytes: 0,
     };
+    entry.count += 1;
+    entry.bytes += snapshot.selfSize[node]!;
+    totals.set(key, entry);
+  }
+  return [...totals.values()].sort((a, b) => b.bytes - a.bytes);
+}
+
+/**
+ * Like {@link heldByOwners}, but split by what the objects are rather than by class: a plain
+ * object by its property names (`{id,origin,match}`: a route), anything else (arrays, strings,
+ * backing stores) by the edge and the object that refer to it first. Objects no owner holds alone
+ * count as `shared`. This is what told a route's origin from its match in a table of 10,000 hosts.
+ */
+export function heldByShape(
+  snapshot: HeapSnapshot,
+  ownerClasses: ReadonlySet<string>,
+): { owner: string; shape: string; count: number; bytes: number }[] {
+  const { owner } = ownersOf(snapshot, ownerClasses);
+  // The first retaining referrer of each node, preferring a real object to V8's own bookkeeping.
+  const referrer = new Int32Array(snapshot.nodeCount).fill(-1);
+  const referrerEdge = new Int32Array(snapshot.nodeCount).fill(-1);
+  const isBookkeeping = (node: number) =>
+    /^\((object shape|hidden|synthetic)\)$/.test(snapshot.className[node]!);
+  for (let node = 0; node < snapshot.nodeCount; node++) {
+    for (let e = snapshot.firstEdge[node]!; e < snapshot.firstEdge[node + 1]!; e++) {
+      if (!isRetaining(snapshot, e)) continue;
+      const to = snapshot.edgeTo[e]!;
+      const current = referrer[to]!;
+      if (current === -1 || (isBookkeeping(current) && !isBookkeeping(node))) {
+        referrer[to] = node;
+        referrerEdge[to] = e;
+      }
+    }
+  }
+  const properties = (node: number) => {
+    const names: string[] = [];
+    for (let e = snapshot.firstEdge[node]!; e < snapshot.firstEdge[node + 1]!; e++) {
+      const name = snapshot.edgeName[e]!;
+      if (snapshot.edgeType[snapshot.edgeTypeOf[e]!] === 'property' && name !== '__proto__' && name !== 'map')
+        names.push(name);
+    }
+    return `{${names.join(',').slice(0, 80)}}`;
+  };
+  const describe = (node: number) =>
+    snapshot.className[node] === 'Object' ? properties(node) : snapshot.className[node]!;
+  const referredAs = (node: number) => {
+    const from = referrer[node]!;
+    if (from < 0) return '';
+    const edge = snapshot.edgeName[referrerEdge[node]!]!.replace(/^\[\d+\]$/, '[]');
+    return ` <- .${edge} ${describe(from)}`;
+  };
+  const totals = new Map<string, { owner: string; shape: string; count: number; bytes: number }>();
+  for (let node = 0; node < snapshot.nodeCount; node++) {
+    const className = snapshot.className[node]!;
+    let shape = describe(node);
+    if (className.startsWith('(') || className === 'Array') {
+      // A backing store or a string says little by itself: name what holds it, two levels up.
+      shape += referredAs(node);
+      const from = referrer[node]!;
+      if (from >= 0 && /^(Array|Map|Set)$/.test(snapshot.className[from]!)) shape += referredAs(from);
+    }
+    const ownerName = owner[node]! >= 0 ? snapshot.className[owner[node]!]! : 'shared';
+    const key = `${ownerName}\n${shape}`;
+    const entry = totals.get(key) ?? { owner: ownerName, shape, count: 0, bytes: 0 };
     entry.count += 1;
     entry.bytes += snapshot.selfSize[node]!;
     totals.set(key, entry);

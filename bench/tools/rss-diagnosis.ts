@@ -6,6 +6,7 @@
  *               bench/tools/rss-diagnosis.ts analyze A B
  *   owners:   pnpm exec node --max-old-space-size=8192 --conditions=@ingresskit/source --import tsx \
  *               bench/tools/rss-diagnosis.ts owners FILE.heapsnapshot
+ *   shapes:   the same with `shapes FILE.heapsnapshot [OWNER]`: what each owner holds, by object shape
  *   allocations: pnpm exec node --expose-gc --conditions=@ingresskit/source --import tsx \
  *               bench/tools/rss-diagnosis.ts allocations
  *
@@ -51,6 +52,7 @@ import {
   diffByClass,
   findGrowthAnchors,
   heldByOwners,
+  heldByShape,
   idSet,
   readHeapSnapshot,
   retainedByField,
@@ -461,6 +463,23 @@ function owners(file: string): void {
   );
 }
 
+/** What the controller's parts hold, by object shape (or only `onlyOwner`'s, `shared` included). */
+function shapes(file: string, onlyOwner: string | undefined): void {
+  const snapshot = readHeapSnapshot(file);
+  const held = heldByShape(snapshot, new Set(OWNER_CLASSES)).filter(
+    (entry) => onlyOwner === undefined || entry.owner === onlyOwner,
+  );
+  printSection(
+    `held by ${onlyOwner ?? 'each owner'}, by object shape (largest 60)`,
+    held.slice(0, 60).map((entry) => ({
+      owner: entry.owner,
+      shape: `\`${entry.shape.replace(/\|/g, '/')}\``,
+      count: entry.count,
+      MiB: formatNumber(entry.bytes / MiB, 2),
+    })),
+  );
+}
+
 /** The controller's parts whose memory `owners` reports. */
 const OWNER_CLASSES = ['IngressRouting', 'IncrementalRouteTable', 'StoreState', 'NginxDataPlane'];
 
@@ -468,8 +487,9 @@ const [mode, ...files] = process.argv.slice(2);
 if (mode === 'run') await runScenario();
 else if (mode === 'analyze' && files.length === 2) analyze(files[0]!, files[1]!);
 else if (mode === 'owners' && files.length === 1) owners(files[0]!);
+else if (mode === 'shapes' && (files.length === 1 || files.length === 2)) shapes(files[0]!, files[1]);
 else if (mode === 'allocations') await measureAllocations();
 else
   process.stderr.write(
-    'usage: rss-diagnosis.ts run | analyze EARLY.heapsnapshot LATE.heapsnapshot | owners FILE.heapsnapshot | allocations\n',
+    'usage: rss-diagnosis.ts run | analyze EARLY.heapsnapshot LATE.heapsnapshot | owners FILE.heapsnapshot | shapes FILE.heapsnapshot [OWNER] | allocations\n',
   );

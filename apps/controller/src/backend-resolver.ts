@@ -35,6 +35,7 @@ export interface BackendResolverOptions {
 
 function serviceKeyOfBackend(id: string): string | undefined {
   const reference = parseBackendId(id);
+  // A map key for as long as the backend: flat, not a tree of pieces (namespacedKey).
   return reference === undefined ? undefined : namespacedKey(reference.namespace, reference.name);
 }
 

@@ -193,6 +193,7 @@ describe('durations', () => {
     ['1h', 3600],
     ['1.5s', 1.5],
     ['500ms', 0.5],
+    ['1500\u00b5s', 0.0015],
   ])('reads %s as %d seconds, as Go and ingress-nginx do', (raw, seconds) => {
     expect(parseDurationSeconds(raw)).toBe(seconds);
   });

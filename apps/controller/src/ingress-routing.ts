@@ -117,7 +117,9 @@ export class IngressRouting {
   /** Decides and translates the Ingresses with these keys again, as `view` has them now. */
   updateIngresses(view: ClusterView, keys: Iterable<string>): void {
     const translated: string[] = [];
-    for (const key of keys) {
+    // A key named twice (the first sync gets every Ingress as a change and as all Ingresses) is
+    // worked on once.
+    for (const key of new Set(keys)) {
       this.#affected.add(key);
       const ingress = view.ingress(key);
       if (ingress === undefined) {
@@ -349,7 +351,11 @@ export class IngressRouting {
       this.#withdraw(view, key, false);
       return;
     }
-    this.#backends.follow(view, this.#builder.setContribution(this.#refusals.keptOf(contribution)));
+    const kept = this.#refusals.keptOf(contribution);
+    // The same translation again (cached, nothing refused) changes nothing; setting it anyway
+    // would re-assemble its hosts and leave a deleted entry in each of the builder's maps.
+    if (this.#builder.contribution(ingressSourceKey(key)) === kept) return;
+    this.#backends.follow(view, this.#builder.setContribution(kept));
   }
 
   #forgetRefusals(key: string): void {

@@ -5,6 +5,7 @@
  */
 import { namespacedKey, splitObjectKey, type IngressLike } from '@ingresskit/kube-objects';
 import { createCertificateCache, type CertificateCache } from './certificates.js';
+import { listOrNone } from './shared-values.js';
 import { translateIngressTimed } from './translate-ingress.js';
 import type { StrictTransportSecurity } from '@ingresskit/route-model';
 import type { BackendAddressPolicy } from './backend-address-policy.js';
@@ -174,7 +175,7 @@ export function createIngressTranslator(config: IngressTranslatorConfig = {}): I
       entries.set(key, {
         uid,
         resourceVersion,
-        read: read as Entry['read'],
+        read: listOrNone(read as Entry['read']),
         expiresAt,
         translation,
         lastUsed: time,

@@ -13,6 +13,7 @@ import type { IngressAnnotations } from './annotations.js';
 import type { RedirectStatus } from './redirect-annotations.js';
 import { createClientLimits } from './limit-annotations.js';
 import type { RedirectTarget } from './redirect-target.js';
+import { internPolicy } from './shared-values.js';
 import { type Context } from './translation-context.js';
 
 /**
@@ -152,7 +153,8 @@ export function sharedPolicy(context: Context): RoutePolicy {
   if (context.policy === undefined) {
     const policy = createRoutePolicy(context.annotations, sourceKey(context.source));
     if (context.config.hsts !== undefined) policy.hsts = context.config.hsts;
-    context.policy = Object.freeze(policy);
+    // An Ingress without scoped annotations has the policy of many others: one copy for all.
+    context.policy = internPolicy(policy);
   }
   return context.policy;
 }

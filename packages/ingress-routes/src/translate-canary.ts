@@ -30,7 +30,7 @@ export function translateCanarySpec(context: Context, rawSpec: unknown, rule: Ca
   );
   const hostnames = [...hosts.keys()].sort(compareText);
   return {
-    source: { ...context.source },
+    source: context.source,
     tenant: context.source.namespace,
     hosts: hostnames.map((hostname) => ({
       hostname,

@@ -33,6 +33,7 @@ import { claimTls, readTlsEntries } from './translate-tls.js';
 import { INGRESS_KIND, objectOr, type Context } from './translation-context.js';
 import type { IngressReferences, IngressTranslation, IngressTranslationConfig } from './types.js';
 import { annotationField } from './annotation-field.js';
+import { compactContribution, listOrNone } from './shared-values.js';
 
 function translateSpec(context: Context, rawSpec: unknown): RouteContribution {
   const spec = objectOr<{ rules: unknown; tls: unknown; defaultBackend: unknown }>(rawSpec);
@@ -52,7 +53,8 @@ function translateSpec(context: Context, rawSpec: unknown): RouteContribution {
   }
   const hostnames = [...hosts.keys()].sort(compareText);
   return {
-    source: { ...context.source },
+    // The translation's own SourceRef, read-only like the rest of it: no copy per Ingress.
+    source: context.source,
     // A namespace is the unit of trust: with host ownership on, its hosts are its own.
     tenant: context.source.namespace,
     hosts: hostnames.map((hostname) => hosts.get(hostname)!),
@@ -61,7 +63,7 @@ function translateSpec(context: Context, rawSpec: unknown): RouteContribution {
 }
 
 function sortedKeys(keys: Iterable<string>): string[] {
-  return [...keys].sort(compareText);
+  return listOrNone([...keys].sort(compareText));
 }
 
 /** A translation, and until when it holds. */
@@ -99,8 +101,8 @@ export function translateIngressTimed(
   const leftOut = (log: ProblemLog): TimedTranslation => ({
     translation: {
       contribution: undefined,
-      problems: log.problems,
-      references: { secrets: [], services: [] },
+      problems: listOrNone(log.problems),
+      references: { secrets: listOrNone([]), services: listOrNone([]) },
     },
     expiresAt: Number.POSITIVE_INFINITY,
   });
@@ -185,8 +187,8 @@ export function translateIngressTimed(
         : translateCanarySpec(context, raw.spec, canary);
     return {
       translation: {
-        contribution,
-        problems: log.problems,
+        contribution: compactContribution(contribution),
+        problems: listOrNone(log.problems),
         references: {
           secrets: sortedKeys(context.secretsRead),
           services: sortedKeys(context.services),

@@ -12,6 +12,7 @@ import { flatString, namespacedKey } from '@ingresskit/kube-objects';
 import { objectOr, originOf, type Context } from './translation-context.js';
 import { annotationField } from './annotation-field.js';
 import { addDefaultBackendPolicy } from './custom-error-annotations.js';
+import { internPathMatch } from './shared-values.js';
 
 /** Reads a backend and names its Service port, or reports why it cannot be used. */
 function readBackend(context: Context, raw: unknown, field: string): string | undefined {
@@ -38,7 +39,7 @@ export function translateDefaultBackend(context: Context, raw: unknown): Route |
     id: flatString(`${sourceKey(context.source)}/default-backend`),
     origin: originOf(context, [], 'spec.defaultBackend'),
     // A fallback's match is never consulted; this one says what it answers: every path.
-    match: { path: { type: 'PathPrefix', value: '/' } },
+    match: internPathMatch({ type: 'PathPrefix', value: '/' }),
     action: sharedAction(context, backend),
     policy: addDefaultBackendPolicy(context, sharedPolicy(context), backend),
   };
@@ -61,7 +62,7 @@ function translateAppRoot(context: Context, ruleIndex: number): Route | undefine
       [ruleIndex, -1],
       annotationField(`${context.config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX}/app-root`),
     ),
-    match: { path: { type: 'Exact', value: '/' } },
+    match: internPathMatch({ type: 'Exact', value: '/' }),
     action: { type: 'redirect', redirect: createRedirect(target, 302) },
     policy,
   };
@@ -106,7 +107,7 @@ function translatePath(
   return {
     id: flatString(`${sourceKey(context.source)}/r${index[0]}/p${index[1]}`),
     origin: originOf(context, index, field),
-    match: { path: match },
+    match: internPathMatch(match),
     action: sharedAction(context, backendId),
     policy: addDefaultBackendPolicy(context, policy, backendId),
   };

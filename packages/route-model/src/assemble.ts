@@ -99,9 +99,26 @@ export function assembleVirtualHost(
       hostname,
     });
   }
-  const virtualHost: VirtualHost = { hostname, hostnameMatch: hostnameMatchOf(hostname, wildcard), routes };
-  if (fallbackRoute !== undefined) virtualHost.fallbackRoute = fallbackRoute;
+  const hostnameMatch = hostnameMatchOf(hostname, wildcard);
+  routes = reusedRoutes(routes, contributions);
+  // One literal per shape: a property added later goes to a separate backing store.
+  const virtualHost: VirtualHost =
+    fallbackRoute === undefined
+      ? { hostname, hostnameMatch, routes }
+      : { hostname, hostnameMatch, routes, fallbackRoute };
   return { virtualHost, notes };
+}
+
+/**
+ * The routes of a virtual host without a second list when they are those of its one contribution,
+ * in the same order (the usual case: one Ingress per hostname); else `routes` at its exact length
+ * (a list grown by `push` keeps room for 17). Contributions and virtual hosts are read-only.
+ */
+function reusedRoutes(routes: Route[], contributions: readonly SourcedHostContribution[]): Route[] {
+  const own = contributions.length === 1 ? contributions[0]!.host.routes : undefined;
+  if (own !== undefined && own.length === routes.length && own.every((route, i) => route === routes[i]))
+    return own;
+  return routes.slice();
 }
 
 /** The certificate binding of one hostname, and the claims it overrode. */

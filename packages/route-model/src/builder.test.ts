@@ -36,6 +36,20 @@ describe('createRouteTableBuilder', () => {
     expect(builder.virtualHost('shop.test')?.routes.map((route) => route.id)).toEqual(['b/r0/p0', 'a/r0/p0']);
   });
 
+  it("shares a hostname's only contribution's routes when they are in precedence order, else sorts a copy", () => {
+    const builder = createRouteTableBuilder();
+    const inOrder = ingress('a', 1, { 'a.test': ['/cart', '/'] });
+    const outOfOrder = ingress('b', 2, { 'b.test': ['/', '/cart'] });
+    builder.setContribution(inOrder);
+    builder.setContribution(outOfOrder);
+    builder.commit();
+    expect(builder.virtualHost('a.test')?.routes).toBe(inOrder.hosts[0]!.routes);
+    const sorted = builder.virtualHost('b.test')?.routes;
+    expect(sorted).not.toBe(outOfOrder.hosts[0]!.routes);
+    expect(sorted?.map((route) => route.id)).toEqual(['b/r0/p1', 'b/r0/p0']);
+    expect(outOfOrder.hosts[0]!.routes.map((route) => route.id)).toEqual(['b/r0/p0', 'b/r0/p1']);
+  });
+
   it("publishes a host again when only a route's request or backend-request timeout changes", () => {
     const builder = createRouteTableBuilder();
     const withTimeouts = (requestMs: number, backendRequestMs: number): RouteContribution => {

@@ -113,7 +113,9 @@ class IncrementalRouteTable implements RouteTableBuilder {
   }
 
   setContribution(contribution: RouteContribution): BackendReferenceChange {
-    const key = sourceKey(contribution.source);
+    // The key is kept in five maps for as long as the source: one flat string, not the tree of
+    // pieces a template literal makes (a JSON round trip is the portable way to flatten).
+    const key = JSON.parse(JSON.stringify(sourceKey(contribution.source))) as string;
     const change = this.#unindex(key);
     this.#contributions.set(key, contribution);
     for (const host of contribution.hosts) {

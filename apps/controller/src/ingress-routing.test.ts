@@ -1,0 +1,161 @@
+import type { Ingress, IngressClass } from '@ingresskit/store';
+import { describe, expect, it } from 'vitest';
+import { viewOfObjects, type ClusterObjects } from './cluster-view.js';
+import { IngressRouting } from './ingress-routing.js';
+
+const ours: IngressClass = {
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'IngressClass',
+  metadata: { name: 'nginx', resourceVersion: '1' },
+  spec: { controller: 'ingresskit.dev/ingress-controller' },
+};
+
+function ingress(name: string, paths: number, createdSecond: number): Ingress {
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: {
+      name,
+      namespace: 'team',
+      resourceVersion: String(createdSecond),
+      creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, createdSecond)).toISOString(),
+    },
+    spec: {
+      ingressClassName: 'nginx',
+      rules: [
+        {
+          host: `${name}.example.com`,
+          http: {
+            paths: Array.from({ length: paths }, (_, index) => ({
+              path: `/p${index}`,
+              pathType: 'Prefix',
+              backend: { service: { name: 'web', port: { number: 80 } } },
+            })),
+          },
+        },
+      ],
+    },
+  };
+}
+
+function objects(ingresses: Ingress[]): ClusterObjects {
+  return {
+    ingresses,
+    ingressClasses: [ours],
+    services: [],
+    endpointSlices: [],
+    secrets: [],
+    ingressCheckSums: [],
+  };
+}
+
+describe('IngressRouting with --max-paths-per-namespace', () => {
+  const listeners = [{ name: 'http', port: 80, protocol: 'HTTP' as const }];
+
+  function hostnames(routing: IngressRouting): string[] {
+    return routing
+      .table()
+      .virtualHosts.map((host) => host.hostname)
+      .filter((hostname) => hostname !== '*')
+      .sort();
+  }
+
+  it('leaves out the Ingress that would pass the limit, with a problem, and serves it once room is made', () => {
+    const routing = new IngressRouting({
+      classConfig: {},
+      listeners,
+      now: Date.now,
+      maxPathsPerNamespace: 5,
+    });
+    const first = objects([ingress('old', 3, 1), ingress('young', 3, 2)]);
+    routing.initialize(viewOfObjects(first));
+    routing.updateIngresses(viewOfObjects(first), ['team/old', 'team/young']);
+    routing.commit();
+    expect(hostnames(routing)).toEqual(['old.example.com']);
+    expect(routing.problemsOf('team/young')).toEqual([
+      expect.objectContaining({
+        field: 'spec.rules',
+        severity: 'error',
+        message: expect.stringContaining('--max-paths-per-namespace'),
+      }),
+    ]);
+    routing.takeAffectedIngresses();
+
+    const shrunk = objects([ingress('old', 1, 1), ingress('young', 3, 2)]);
+    routing.updateIngresses(viewOfObjects(shrunk), ['team/old']);
+    routing.commit();
+    expect(hostnames(routing)).toEqual(['old.example.com', 'young.example.com']);
+    expect(routing.problemsOf('team/young').filter(({ field }) => field === 'spec.rules')).toEqual([]);
+    // young's problem went away without a change of its own: it must be looked at again.
+    expect(routing.takeAffectedIngresses()).toEqual(new Set(['team/old', 'team/young']));
+  });
+});
+
+function shop(resourceVersion: string, paths: string[]): Ingress {
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: { name: 'shop', namespace: 'team', uid: 'u-1', resourceVersion },
+    spec: {
+      ingressClassName: 'nginx',
+      rules: [
+        {
+          host: 'shop.example.com',
+          http: {
+            paths: paths.map((path) => ({
+              path,
+              pathType: 'Prefix',
+              backend: { service: { name: 'web', port: { number: 80 } } },
+            })),
+          },
+        },
+      ],
+    },
+  };
+}
+
+function viewOf(object: Ingress) {
+  return viewOfObjects(objects([object]));
+}
+
+describe('IngressRouting.updateIngresses', () => {
+  const listeners = [{ name: 'http', port: 80, protocol: 'HTTP' as const }];
+
+  it('works on a key named twice once, and on an unchanged Ingress not at all', () => {
+    const routing = new IngressRouting({ classConfig: {}, listeners, now: Date.now });
+    const first = viewOf(shop('1', ['/']));
+    routing.initialize(first);
+    routing.updateIngresses(first, ['team/shop', 'team/shop']);
+    const delta = routing.commit();
+    expect(delta.virtualHosts.upsert.map((host) => host.hostname)).toEqual(['*', 'shop.example.com']);
+    const contribution = routing.contributionOf('team/shop');
+
+    routing.updateIngresses(first, ['team/shop']);
+    expect(routing.commit().virtualHosts.upsert).toEqual([]);
+    expect(routing.contributionOf('team/shop')).toBe(contribution);
+
+    const edited = viewOf(shop('2', ['/', '/api']));
+    routing.updateIngresses(edited, ['team/shop']);
+    const [host] = routing.commit().virtualHosts.upsert;
+    expect(host?.routes.map((route) => route.id)).toEqual([
+      'Ingress/team/shop/r0/p1',
+      'Ingress/team/shop/r0/p0',
+    ]);
+  });
+
+  it('sets the same translation again without the routes the data plane refused', () => {
+    const routing = new IngressRouting({ classConfig: {}, listeners, now: Date.now });
+    const view = viewOf(shop('1', ['/', '/api']));
+    routing.initialize(view);
+    routing.updateIngresses(view, ['team/shop']);
+    routing.commit();
+    routing.refuseRoutes(view, [
+      { routeId: 'Ingress/team/shop/r0/p1', message: 'refused by the data plane' },
+    ]);
+    routing.updateIngresses(view, ['team/shop']);
+    routing.commit();
+    expect(routing.virtualHost('shop.example.com')?.routes.map((route) => route.id)).toEqual([
+      'Ingress/team/shop/r0/p0',
+    ]);
+  });
+});
