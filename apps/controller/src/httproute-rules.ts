@@ -44,6 +44,7 @@ const PROTECTIONS: ReadonlySet<string> = new Set([
   'basicAuth',
   'externalAuth',
   'clientLimits',
+  'globalRateLimit',
   'satisfy',
   'clientCertificate',
   'backendTls',
