@@ -40,8 +40,9 @@ function _M.admit(limit, exempt)
   local now = ngx_now()
   local id = math_floor(now / window)
   -- memcached keys are at most 250 bytes without spaces: the scope and key are hashed. The scope
-  -- is length-prefixed so that scope and key cannot run into each other.
-  local base = "ik:" .. ngx_md5(#limit.scope .. ":" .. limit.scope .. key_value(limit.key)) .. ":"
+  -- is length-prefixed so that scope and key cannot run into each other; the window is named so
+  -- that counts of another window length are never read as this one's.
+  local base = "ik:" .. ngx_md5(#limit.scope .. ":" .. limit.scope .. key_value(limit.key)) .. ":" .. window .. ":"
   local current, previous = base .. id, base .. (id - 1)
   local sock, err = memcached.connect(store)
   if sock == nil then return fail(nil, store, err) end
