@@ -25,14 +25,16 @@ fi
 
 # System packages from Debian: nginx and its Lua module for the data plane, its stream module
 # for TCP and UDP services (loaded only when a services ConfigMap names some), kubectl for the
-# kubectl compatibility tests and the demo's hints, openssl for the tests' certificates and
-# chromium for the test that runs route-model in a browser.
+# kubectl compatibility tests and the demo's hints, openssl for the tests' certificates,
+# chromium for the test that runs route-model in a browser and memcached for the global rate
+# limit's tests (in production memcached is a service of its own, named in the ConfigMap).
 apt_packages=()
 dpkg -s nginx >/dev/null 2>&1 || apt_packages+=(nginx)
 dpkg -s libnginx-mod-http-lua >/dev/null 2>&1 || apt_packages+=(libnginx-mod-http-lua)
 dpkg -s libnginx-mod-stream >/dev/null 2>&1 || apt_packages+=(libnginx-mod-stream)
 dpkg -s lua-resty-core >/dev/null 2>&1 || apt_packages+=(lua-resty-core)
 dpkg -s lua-cjson >/dev/null 2>&1 || apt_packages+=(lua-cjson)
+command -v memcached >/dev/null 2>&1 || apt_packages+=(memcached)
 command -v kubectl >/dev/null 2>&1 || apt_packages+=(kubernetes-client)
 command -v openssl >/dev/null 2>&1 || apt_packages+=(openssl)
 command -v chromium >/dev/null 2>&1 || apt_packages+=(chromium)
@@ -53,6 +55,11 @@ fi
 # nginx processes, so the system one is stopped to keep the machine quiet. Failure is harmless.
 if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet nginx 2>/dev/null; then
   systemctl stop nginx >/dev/null 2>&1 || true
+fi
+# Likewise memcached: tests start their own on a free port.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet memcached 2>/dev/null; then
+  systemctl stop memcached >/dev/null 2>&1 || true
+  systemctl disable memcached >/dev/null 2>&1 || true
 fi
 
 say "installing Node dependencies"

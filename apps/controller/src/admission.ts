@@ -7,12 +7,14 @@
  * ran `nginx -t` on configuration built from the request).
  *
  * Problems caused by another object, a TLS Secret that is missing or holds no usable certificate,
- * are warnings, not refusals: manifests are applied in any order, and the Secret may come next.
+ * or a controller ConfigMap without the memcached of global-rate-limit, are warnings, not
+ * refusals: manifests are applied in any order, and the Secret or key may come next.
  */
 import { createIngressClassResolver, type ClassResolutionConfig } from '@ingresskit/class-resolution';
 import {
   DEFAULT_ANNOTATION_PREFIX,
   isReferencedObjectProblem,
+  parseControllerConfigMap,
   translateIngress,
   type BackendAddressPolicy,
   type IngressTranslation,
@@ -36,6 +38,8 @@ export interface IngressAdmissionOptions {
   authAddressPolicy?: BackendAddressPolicy | undefined;
   /** `--default-backend-service`, which answers custom-http-errors; none when undefined. */
   defaultBackend?: ServiceReference | undefined;
+  /** `--configmap` (`namespace/name`): its memcached serves global-rate-limit; none when undefined. */
+  controllerConfigMap?: string | undefined;
   /**
    * What host ownership decides against an Ingress naming these hosts, as the controller's table
    * stands (IngressRouting.hostOwnershipProblems); not checked when undefined.
@@ -139,6 +143,12 @@ export function reviewIngressAdmission(
   const decision = createIngressClassResolver(view.ingressClasses(), options.classConfig).resolve(object);
   // Another controller's Ingress (ingress-nginx's, while both run side by side) is not ours to judge.
   if (!decision.owned) return answer({ allowed: true });
+  // Only the memcached is read: a global-rate-limit is judged by whether it could be served.
+  const globalRateLimit =
+    options.controllerConfigMap === undefined
+      ? undefined
+      : parseControllerConfigMap(view.configMap(options.controllerConfigMap)?.data).settings.translation
+          .globalRateLimit;
   const translation = translateIngress(
     object,
     {
@@ -151,6 +161,7 @@ export function reviewIngressAdmission(
       ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
       ...(options.authAddressPolicy === undefined ? {} : { authAddressPolicy: options.authAddressPolicy }),
       ...(options.defaultBackend === undefined ? {} : { defaultBackend: options.defaultBackend }),
+      ...(globalRateLimit === undefined ? {} : { globalRateLimit }),
     },
   );
   const problems = [...translation.problems, ...hostOwnershipProblemsOf(translation, options)];

@@ -204,6 +204,7 @@ export class Controller {
         maxPathsPerIngress: config.maxPathsPerIngress,
         authAddressPolicy: routingOptionsOf(config, [], () => Date.now()).backendAddressPolicy,
         defaultBackend: config.defaultBackend,
+        controllerConfigMap: config.configMap,
         annotationPrefix: config.annotationPrefix,
         hostOwnershipProblems: (object, hostnames) => routing.hostOwnershipProblems(object, hostnames),
         now: () => Date.now(),

@@ -45,6 +45,7 @@ const PROTECTIONS: ReadonlySet<string> = new Set([
   'digestAuth',
   'externalAuth',
   'clientLimits',
+  'globalRateLimit',
   'satisfy',
   'clientCertificate',
   'backendTls',

@@ -52,6 +52,7 @@ export function createTranslatorOf(
     now: options.now,
     annotationDefaults: defaults.annotationDefaults,
     hsts: defaults.hsts,
+    globalRateLimit: defaults.globalRateLimit,
     // An auth-url may point where a backend may: the same guard against loopback and metadata.
     authAddressPolicy: options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY,
     ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),

@@ -69,7 +69,6 @@ export interface MigrationReport {
 const ADVICE_BY_GROUP: Readonly<Record<string, string>> = {
   'Backend certificate authentication':
     'let the backend accept the controller without verifying it (backend-protocol HTTPS still encrypts), or keep this Ingress on ingress-nginx',
-  'Global rate limiting': 'use limit-rps or limit-rpm, which limit per controller replica',
   ModSecurity: 'filter requests in a web application firewall in front of the backend',
   Snippets:
     'replace the snippet with the annotations that do the same (docs/annotations.md); raw nginx configuration is never accepted, for it is how one namespace takes over the controller',

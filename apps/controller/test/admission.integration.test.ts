@@ -2,8 +2,9 @@
  * The validating admission webhook, called over HTTPS the way the API server calls it: an
  * AdmissionReview in, an AdmissionReview out. What the controller would leave out of an Ingress it
  * owns is refused with the messages `/explain` gives for the same Ingress once stored; a missing
- * TLS Secret is a warning (it may be applied next); other controllers' Ingresses and deletions
- * pass untouched. local-apiserver does not call webhooks, so the test plays the API server's part.
+ * TLS Secret, or a global-rate-limit before the ConfigMap names its memcached, is a warning (it may
+ * be applied next); other controllers' Ingresses and deletions pass untouched. local-apiserver
+ * does not call webhooks, so the test plays the API server's part.
  */
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -48,6 +49,7 @@ beforeAll(async () => {
   ]);
   controller = await startController(server, {
     podName: 'admission',
+    configMap: 'ingresskit/ingresskit-controller',
     admissionWebhook: { host: '127.0.0.1', port: 0, certificateFile, keyFile },
   });
 }, 60_000);
@@ -256,6 +258,36 @@ describe('the validating admission webhook', () => {
     expect(answer.body.response?.warnings).toEqual([
       'spec.tls[0].secretName: TLS Secret default/later-tls: not found; its hosts are served without TLS',
     ]);
+  });
+
+  it('allows a global-rate-limit before the ConfigMap names its memcached, with a warning', async () => {
+    const ingress = ingressManifest('global-limit', {
+      host: 'global.test',
+      service: 'alpha',
+      className: 'nginx',
+      annotations: {
+        'nginx.ingress.kubernetes.io/global-rate-limit': '10',
+        'nginx.ingress.kubernetes.io/global-rate-limit-window': '1m',
+      },
+    });
+    const before = await callWebhook(review(ingress));
+    expect(before.body.response?.allowed).toBe(true);
+    expect(before.body.response?.warnings).toEqual([
+      expect.stringContaining('needs the controller ConfigMap key global-rate-limit-memcached-host'),
+    ]);
+    await server.apply([
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { namespace: 'ingresskit', name: 'ingresskit-controller' },
+        data: { 'global-rate-limit-memcached-host': '127.0.0.1' },
+      },
+    ]);
+    await eventually(async () => {
+      const after = await callWebhook(review(ingress));
+      expect(after.body.response).toMatchObject({ allowed: true });
+      expect(after.body.response?.warnings).toBeUndefined();
+    });
   });
 
   it("leaves another controller's Ingresses and every deletion alone", async () => {

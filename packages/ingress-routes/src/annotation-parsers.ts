@@ -14,6 +14,7 @@ import { CUSTOM_ERROR_PARSERS } from './custom-error-annotations.js';
 import { EXTERNAL_AUTH_PARSERS } from './external-auth-annotations.js';
 import { checkHost, checkHostWithPort, checkLiteralPath, parseCidrList, readBoolean } from './grammar.js';
 import { LIMIT_PARSERS } from './limit-annotations.js';
+import { GLOBAL_RATE_LIMIT_PARSERS } from './global-rate-limit-annotations.js';
 import { PROXY_PARSERS } from './proxy-annotations.js';
 import { REDIRECT_PARSERS } from './redirect-annotations.js';
 import { REWRITE_PARSERS } from './rewrite-annotations.js';
@@ -119,6 +120,7 @@ const PARSERS: Readonly<Record<string, AnnotationParser>> = {
     return undefined;
   },
   ...LIMIT_PARSERS,
+  ...GLOBAL_RATE_LIMIT_PARSERS,
   ...CANARY_PARSERS,
   ...AUTH_PARSERS,
   ...EXTERNAL_AUTH_PARSERS,

@@ -221,8 +221,6 @@ describe('parseAnnotations', () => {
   it.each([
     'limit-rate',
     'limit-rate-after',
-    'global-rate-limit',
-    'global-rate-limit-window',
     'enable-modsecurity',
     'enable-owasp-core-rules',
     'modsecurity-transaction-id',

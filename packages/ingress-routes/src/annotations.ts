@@ -16,6 +16,7 @@ import {
   type CorsPolicy,
   type DigestAuthPolicy,
   type ExternalAuthPolicy,
+  type GlobalRateLimit,
   type ResponseRewrite,
   type SessionAffinity,
   type UpstreamSettings,
@@ -39,6 +40,10 @@ import { combineCors } from './cors-annotations.js';
 import { combineExternalAuth, type ExternalAuthAnnotations } from './external-auth-annotations.js';
 import { refusalOf } from './ingress-nginx-annotations.js';
 import { checkLimitAnnotations, type LimitAnnotations } from './limit-annotations.js';
+import {
+  checkGlobalRateLimitAnnotations,
+  type GlobalRateLimitAnnotations,
+} from './global-rate-limit-annotations.js';
 import { combineProxy, type ProxyAnnotations } from './proxy-annotations.js';
 import { combineRedirects, type RedirectStatus } from './redirect-annotations.js';
 import type { RedirectTarget } from './redirect-target.js';
@@ -90,6 +95,10 @@ export interface IngressAnnotations {
   cors?: CorsPolicy;
   /** limit-connections, limit-rps, limit-rpm and what loosens them, as written. */
   limits?: LimitAnnotations;
+  /** global-rate-limit and its window, key and ignored CIDRs, as written. */
+  globalRateLimit?: GlobalRateLimitAnnotations;
+  /** The global rate limit but its scope, once the ConfigMap's memcached completes it (none: closed). */
+  globalRateLimitPolicy?: Omit<GlobalRateLimit, 'scope'>;
   /** The canary annotations as written (see `canary` for what they make). */
   canaryAnnotations?: CanaryAnnotations;
   /** canary "true": the Ingress is the canary of the main Ingress of its hosts and paths. */
@@ -242,6 +251,7 @@ export function parseAnnotations(
   combineCors(into, withPrefix, problems);
   const names = new Set(ordered.map(([key]) => key.slice(withPrefix.length)));
   checkLimitAnnotations(into.limits, withPrefix, problems, names);
+  checkGlobalRateLimitAnnotations(into.globalRateLimit, withPrefix, problems, names);
   const canary = combineCanary(into.canaryAnnotations, withPrefix, problems);
   if (canary !== undefined) into.canary = canary;
   const basicAuth = combineAuth(into.auth, withPrefix, problems);

@@ -57,6 +57,7 @@ export {
   type TranslationDefaults,
 } from './ingress-nginx-configmap.js';
 export { DEFAULT_HSTS } from './route-policy.js';
+export type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
 export {
   createCertificateCache,
   parseTlsSecret,

@@ -32,7 +32,6 @@ export interface IngressNginxAnnotation {
 const AUTH: AnnotationRefusal = { reason: 'it authenticates clients' };
 const CANARY: AnnotationRefusal = { reason: 'it decides which backend gets the traffic' };
 const RATE_LIMIT: AnnotationRefusal = { reason: 'it limits what a client may send' };
-const GLOBAL_RATE_LIMIT: AnnotationRefusal = { reason: 'it limits what a client may send across replicas' };
 const BACKEND_TLS: AnnotationRefusal = { reason: 'it authenticates the backend or the gateway over TLS' };
 const WAF: AnnotationRefusal = { reason: 'it filters requests through a web application firewall' };
 const SNIPPET: AnnotationRefusal = { reason: 'it is raw nginx configuration, which is never accepted' };
@@ -132,16 +131,12 @@ const LISTED: readonly IngressNginxAnnotation[] = [
     offValue: '0',
   }),
   ...entries('Rate limiting', ['limit-burst-multiplier', 'limit-allowlist', 'limit-whitelist']),
-  ...entries(
-    'Global rate limiting',
-    [
-      'global-rate-limit',
-      'global-rate-limit-window',
-      'global-rate-limit-key',
-      'global-rate-limit-ignored-cidrs',
-    ],
-    GLOBAL_RATE_LIMIT,
-  ),
+  ...entries('Global rate limiting', [
+    'global-rate-limit',
+    'global-rate-limit-window',
+    'global-rate-limit-key',
+    'global-rate-limit-ignored-cidrs',
+  ]),
   ...entries('Source ranges', [
     'allowlist-source-range',
     'whitelist-source-range',
@@ -352,6 +347,12 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'limit-connections': LIMIT_DIFFERENCE,
   'limit-rps': LIMIT_DIFFERENCE,
   'limit-rpm': LIMIT_DIFFERENCE,
+  'global-rate-limit':
+    "fails closed: while memcached cannot be asked, the Ingress's requests get 503 (ingress-nginx serves them unlimited); without the ConfigMap's global-rate-limit-memcached-host, or without global-rate-limit-window, the Ingress gets 503 and an error (ingress-nginx serves it unlimited). A refused request is not counted, and no refusal is cached in nginx: every request asks memcached",
+  'global-rate-limit-window':
+    'a Go duration (1m, 10s, 1h30m) from 1s to 336h, fractions of a second dropped as ingress-nginx does; under 1s is an error (ingress-nginx: no limit)',
+  'global-rate-limit-key':
+    'text (letters, digits and `. _ ~ : / -`) and the variables `$remote_addr`, `$host`, `$uri`, `$request_uri`, `$http_*`, `$cookie_*`, `$arg_*`; other variables are an error',
 };
 
 /**

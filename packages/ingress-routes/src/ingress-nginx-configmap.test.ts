@@ -37,6 +37,7 @@ describe('parseControllerConfigMap', () => {
       translation: {
         annotationDefaults: { sslRedirect: false, readTimeoutSeconds: 120 },
         hsts: DEFAULT_HSTS,
+        globalRateLimit: { statusCode: 429 },
       },
       nginx: {
         workerProcesses: 2,
@@ -56,7 +57,11 @@ describe('parseControllerConfigMap', () => {
       first.values,
     );
     expect(second.settings).toEqual({
-      translation: { annotationDefaults: { readTimeoutSeconds: 90 }, hsts: DEFAULT_HSTS },
+      translation: {
+        annotationDefaults: { readTimeoutSeconds: 90 },
+        hsts: DEFAULT_HSTS,
+        globalRateLimit: { statusCode: 429 },
+      },
       nginx: { workerProcesses: 2 },
     });
     expect(second.problems).toEqual([

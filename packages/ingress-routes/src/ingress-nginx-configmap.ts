@@ -18,6 +18,13 @@ import {
   type AnnotationDefaults,
 } from './annotation-defaults.js';
 import { DEFAULT_HSTS } from './route-policy.js';
+import {
+  DEFAULT_GLOBAL_RATE_LIMIT_STATUS,
+  MEMCACHED_HOST_KEY,
+  type GlobalRateLimitConfig,
+} from './global-rate-limit-annotations.js';
+import { isIpAddress } from './grammar.js';
+import { checkDnsSubdomain } from '@ingresskit/kube-objects';
 
 /** One key of ingress-nginx's ConfigMap. */
 export interface IngressNginxConfigKey {
@@ -132,15 +139,20 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
     }),
     ...keys(
       [
-        'global-rate-limit-memcached-host',
         'global-rate-limit-memcached-port',
         'global-rate-limit-memcached-connect-timeout',
         'global-rate-limit-memcached-max-idle-timeout',
         'global-rate-limit-memcached-pool-size',
         'global-rate-limit-status-code',
       ],
-      { unsupported: PROTECTION('limits what a client may send across replicas') },
+      { applied: 'live' },
     ),
+    {
+      name: 'global-rate-limit-memcached-host',
+      applied: 'live',
+      difference:
+        "an IP, or a name the data plane's resolvers know; while unset, Ingresses with global-rate-limit get 503 and an error",
+    },
     {
       name: 'annotation-value-word-blocklist',
       unsupported: NOT_NEEDED('annotation values never reach nginx.conf, so there is nothing to block'),
@@ -356,13 +368,77 @@ export interface TranslationDefaults {
   annotationDefaults: AnnotationDefaults;
   /** Strict-Transport-Security of every Ingress route; DEFAULT_HSTS unless the keys say otherwise. */
   hsts: StrictTransportSecurity | undefined;
+  /** The memcached of global-rate-limit and the status of its refusals. */
+  globalRateLimit: GlobalRateLimitConfig;
 }
 
 /** The translation defaults without a ConfigMap, as ingress-nginx's. */
 export const DEFAULT_TRANSLATION: TranslationDefaults = Object.freeze({
   annotationDefaults: Object.freeze({}),
   hsts: DEFAULT_HSTS,
+  globalRateLimit: Object.freeze({ statusCode: DEFAULT_GLOBAL_RATE_LIMIT_STATUS }),
 });
+
+/** The global-rate-limit-* keys as read, before the host decides whether there is a store. */
+interface GlobalRateLimitKeys {
+  statusCode: number;
+  host?: string;
+  port: number;
+  timeoutMs: number;
+  idleTimeoutMs: number;
+  poolSize: number;
+}
+
+/** ingress-nginx's defaults of the memcached keys (its config.go). */
+function defaultGlobalRateLimitKeys(): GlobalRateLimitKeys {
+  return {
+    statusCode: DEFAULT_GLOBAL_RATE_LIMIT_STATUS,
+    port: 11211,
+    timeoutMs: 50,
+    idleTimeoutMs: 10_000,
+    poolSize: 50,
+  };
+}
+
+/** How each global-rate-limit-* key is read: the reason it is invalid, or undefined. */
+const GLOBAL_RATE_LIMIT_KEYS: Readonly<
+  Record<string, (value: string, into: GlobalRateLimitKeys) => string | undefined>
+> = {
+  [MEMCACHED_HOST_KEY]: (value, into) => {
+    if (value === '') return undefined;
+    if (!isIpAddress(value) && checkDnsSubdomain(value) !== undefined)
+      return 'must be an IP address or a DNS host name';
+    into.host = value;
+    return undefined;
+  },
+  'global-rate-limit-memcached-port': (value, into) => readNumber(value, 1, 65535, (n) => (into.port = n)),
+  'global-rate-limit-memcached-connect-timeout': (value, into) =>
+    readNumber(value, 1, 60_000, (n) => (into.timeoutMs = n)),
+  'global-rate-limit-memcached-max-idle-timeout': (value, into) =>
+    readNumber(value, 1, 3_600_000, (n) => (into.idleTimeoutMs = n)),
+  'global-rate-limit-memcached-pool-size': (value, into) =>
+    readNumber(value, 1, 10_000, (n) => (into.poolSize = n)),
+  'global-rate-limit-status-code': (value, into) => readNumber(value, 400, 599, (n) => (into.statusCode = n)),
+};
+
+function readNumber(
+  value: string,
+  min: number,
+  max: number,
+  set: (value: number) => void,
+): string | undefined {
+  const number = wholeNumber(value, min, max);
+  if (typeof number === 'string') return number;
+  set(number);
+  return undefined;
+}
+
+/** The global rate limit settings the keys make: a store only with a host. */
+function createGlobalRateLimitConfig(keys: GlobalRateLimitKeys): GlobalRateLimitConfig {
+  const { statusCode, host, port, timeoutMs, idleTimeoutMs, poolSize } = keys;
+  if (host === undefined) return { statusCode };
+  return { statusCode, store: { host, port, timeoutMs, idleTimeoutMs, poolSize } };
+}
 
 /** What a controller ConfigMap sets. */
 export interface ControllerConfigMapSettings {
@@ -475,6 +551,7 @@ export function parseControllerConfigMap(
   const annotationDefaults: AnnotationDefaults = {};
   const hsts = { enabled: true, value: { ...DEFAULT_HSTS } };
   const nginx: ConfigMapNginxSettings = {};
+  const globalRateLimit = defaultGlobalRateLimitKeys();
   const values: Record<string, string> = {};
   const problems: ConfigMapProblem[] = [];
   const record = typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};
@@ -488,6 +565,8 @@ export function parseControllerConfigMap(
     if (name === 'allow-snippet-annotations')
       return value === 'false' ? undefined : 'must be "false": snippets are never served';
     if (HSTS_KEYS.includes(name)) return readHsts(name, value, hsts);
+    if (Object.hasOwn(GLOBAL_RATE_LIMIT_KEYS, name))
+      return GLOBAL_RATE_LIMIT_KEYS[name]!(value, globalRateLimit);
     return NGINX_KEYS[name]!(value, nginx);
   };
   for (const name of Object.keys(record).sort()) {
@@ -530,7 +609,11 @@ export function parseControllerConfigMap(
     });
     if (kept !== undefined && apply(name, kept) === undefined) values[name] = kept;
   }
-  const translation = { annotationDefaults, hsts: hsts.enabled ? hsts.value : undefined };
+  const translation = {
+    annotationDefaults,
+    hsts: hsts.enabled ? hsts.value : undefined,
+    globalRateLimit: createGlobalRateLimitConfig(globalRateLimit),
+  };
   return { settings: { translation, nginx }, values, problems };
 }
 

@@ -11,6 +11,7 @@ import type { StrictTransportSecurity } from '@ingresskit/route-model';
 import type { BackendAddressPolicy } from './backend-address-policy.js';
 import type { AnnotationDefaults } from './annotation-defaults.js';
 import type { IngressReferences, IngressTranslation, ServiceReference } from './types.js';
+import type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
 
 /** Options of createIngressTranslator. */
 export interface IngressTranslatorConfig {
@@ -34,6 +35,8 @@ export interface IngressTranslatorConfig {
   annotationDefaults?: AnnotationDefaults;
   /** See IngressTranslationConfig.hsts; fixed for the translator's life like annotationDefaults. */
   hsts?: StrictTransportSecurity | undefined;
+  /** See IngressTranslationConfig.globalRateLimit; fixed for the translator's life. */
+  globalRateLimit?: GlobalRateLimitConfig;
   /** See IngressTranslationConfig.authAddressPolicy; fixed for the translator's life. */
   authAddressPolicy?: BackendAddressPolicy;
   /** See IngressTranslationConfig.defaultBackend; fixed for the translator's life. */
@@ -148,6 +151,7 @@ export function createIngressTranslator(config: IngressTranslatorConfig = {}): I
         ...(config.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: config.maxPathsPerIngress }),
         ...(config.annotationDefaults === undefined ? {} : { annotationDefaults: config.annotationDefaults }),
         ...(config.hsts === undefined ? {} : { hsts: config.hsts }),
+        ...(config.globalRateLimit === undefined ? {} : { globalRateLimit: config.globalRateLimit }),
         ...(config.authAddressPolicy === undefined ? {} : { authAddressPolicy: config.authAddressPolicy }),
         ...(config.defaultBackend === undefined ? {} : { defaultBackend: config.defaultBackend }),
       };

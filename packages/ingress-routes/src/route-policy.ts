@@ -12,6 +12,7 @@ import {
 import type { IngressAnnotations } from './annotations.js';
 import type { RedirectStatus } from './redirect-annotations.js';
 import { createClientLimits } from './limit-annotations.js';
+import { createGlobalRateLimit } from './global-rate-limit-annotations.js';
 import type { RedirectTarget } from './redirect-target.js';
 import { internPolicy } from './shared-values.js';
 import { type Context } from './translation-context.js';
@@ -74,6 +75,8 @@ export function createRoutePolicy(annotations: IngressAnnotations, scope: string
   addProxyPolicy(policy, annotations);
   const limits = createClientLimits(annotations.limits, scope);
   if (limits !== undefined) policy.clientLimits = limits;
+  if (annotations.globalRateLimitPolicy !== undefined)
+    policy.globalRateLimit = createGlobalRateLimit(annotations.globalRateLimitPolicy, scope);
   return policy;
 }
 

@@ -10,6 +10,7 @@ import type { ConfigMapLike, SecretLike } from '@ingresskit/kube-objects';
 import type { Problem, RouteContribution, StrictTransportSecurity } from '@ingresskit/route-model';
 import type { CertificateCache } from './certificates.js';
 import type { BackendAddressPolicy } from './backend-address-policy.js';
+import type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
 
 /** A Service port: the controller's `--default-backend-service`, or the target of a backend id. */
 export interface ServiceReference {
@@ -44,6 +45,11 @@ export interface IngressTranslationConfig {
    * DEFAULT_HSTS unless told otherwise). None when undefined.
    */
   hsts?: StrictTransportSecurity | undefined;
+  /**
+   * The ConfigMap's global-rate-limit-* keys: the memcached of global-rate-limit and the status of
+   * its refusals. An Ingress with global-rate-limit is closed without a memcached host.
+   */
+  globalRateLimit?: GlobalRateLimitConfig;
   /** The current time in milliseconds, to warn about expired certificates; no check without it. */
   now?: number;
   /**

@@ -65,18 +65,23 @@ export function compileClientLimits(limits: ClientLimits, out: LimitsIssues): Li
   if (entry.conn === undefined && entry.rates === undefined) {
     return out.error(field, 'must hold connections or at least one rate');
   }
-  if (limits.exemptSources !== undefined) {
-    entry.exempt = [];
-    (Array.isArray(limits.exemptSources) ? limits.exemptSources : []).forEach((source, index) => {
-      const parsed = parseCidr(source);
-      if (parsed === undefined) {
-        out.strict(
-          `${field}.exemptSources[${index}]`,
-          'is not an IP address or CIDR; it exempts no client',
-          source,
-        );
-      } else entry.exempt!.push([parsed.hex, parsed.bits]);
-    });
-  }
+  if (limits.exemptSources !== undefined)
+    entry.exempt = compileExemptSources(limits.exemptSources, `${field}.exemptSources`, out);
   return entry;
+}
+
+/** Exempt CIDRs → the networks the Lua limiters compare; one that cannot be read exempts no client. */
+export function compileExemptSources(
+  sources: readonly string[],
+  field: string,
+  out: Pick<LimitsIssues, 'strict'>,
+): [string, number][] {
+  const networks: [string, number][] = [];
+  (Array.isArray(sources) ? sources : []).forEach((source: string, index) => {
+    const parsed = parseCidr(source);
+    if (parsed === undefined)
+      out.strict(`${field}[${index}]`, 'is not an IP address or CIDR; it exempts no client', source);
+    else networks.push([parsed.hex, parsed.bits]);
+  });
+  return networks;
 }

@@ -11,6 +11,7 @@ import { compileCors } from './compile-cors.js';
 import { compileExternalAuth } from './compile-external-auth.js';
 import { compileHeaders, isHeaderName, isHeaderValue } from './compile-headers.js';
 import { compileClientLimits } from './compile-limits.js';
+import { compileGlobalRateLimit } from './compile-global-rate-limit.js';
 import { compileRewrite } from './compile-path-change.js';
 import { compileProxyPolicy } from './compile-proxy.js';
 import { compileTimeouts } from './compile-timeouts.js';
@@ -169,6 +170,10 @@ export function compilePolicy(route: Route, out: PolicyIssues): PolicyEntry {
   if (policy.clientLimits !== undefined) {
     const limits = compileClientLimits(policy.clientLimits, out);
     if (limits !== undefined) entry.limits = limits;
+  }
+  if (policy.globalRateLimit !== undefined) {
+    const limit = compileGlobalRateLimit(policy.globalRateLimit, out);
+    if (limit !== undefined) entry.glimit = limit;
   }
   if (policy.backendProtocol !== undefined && !isBackendProtocol(policy.backendProtocol)) {
     out.warn(

@@ -124,9 +124,21 @@ describe('POST /configuration/data', () => {
   });
 
   it('refuses annotation policies and canaries of the wrong shape', async () => {
+    const GLOBAL_LIMIT = {
+      scope: 's',
+      limit: 1,
+      window: 60,
+      status: 429,
+      key: [['var', 'remote_addr']],
+      store: ['127.0.0.1', 11211, 50, 10_000, 5],
+    };
     const broken: Record<string, unknown>[] = [
       { limits: { scope: 'a\nb', status: 503, conn: 1 } },
       { limits: { scope: 's', status: 503 } },
+      { glimit: { ...GLOBAL_LIMIT, store: ['mc\r\nflush_all', 11211, 50, 10_000, 5] } },
+      { glimit: { ...GLOBAL_LIMIT, store: ['127.0.0.1', 0, 50, 10_000, 5] } },
+      { glimit: { ...GLOBAL_LIMIT, key: [] } },
+      { glimit: { ...GLOBAL_LIMIT, window: 0 } },
       { auth: { realm: 'a"b', users: {} } },
       { digest: { realm: 'a"b', users: {} } },
       { digest: { realm: 'r', users: { ann: '{PLAIN}secret' } } },

@@ -107,6 +107,21 @@ export interface LimitsEntry {
   exempt?: [string, number][];
 }
 
+/**
+ * A global rate limit: `limit` requests per `window` seconds per `key` (text and nginx variables)
+ * within `scope`, counted in the memcached `store` ([host, port, timeout ms, idle ms, pool size]);
+ * refused with `status`, clients in `exempt` left alone.
+ */
+export interface GlobalLimitEntry {
+  scope: string;
+  limit: number;
+  window: number;
+  key: ['text' | 'var', string][];
+  status: number;
+  store: [string, number, number, number, number];
+  exempt?: [string, number][];
+}
+
 /** Basic authentication: the realm and each user's htpasswd hash, by user name. */
 export interface AuthEntry {
   realm: string;
@@ -199,6 +214,7 @@ export interface PolicyEntry {
   /** Connect, send, read timeouts in seconds; 0 keeps the default. */
   timeouts?: [number, number, number];
   limits?: LimitsEntry;
+  glimit?: GlobalLimitEntry;
   auth?: AuthEntry;
   digest?: DigestAuthEntry;
   extAuth?: ExternalAuthEntry;

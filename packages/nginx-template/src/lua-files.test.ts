@@ -15,6 +15,8 @@ describe('luaFiles', () => {
       'ingresskit.router',
       'ingresskit.networks',
       'ingresskit.limits',
+      'ingresskit.global_limits',
+      'ingresskit.memcached',
       'ingresskit.canary',
       'ingresskit.client_certificates',
       'ingresskit.basic_auth',

@@ -24,7 +24,8 @@ export const luaDirectory: string = fileURLToPath(root);
 
 /**
  * The shipped Lua modules: the control endpoint and its content digest, the worker-side store of
- * pushed data and its validation, the router with its client networks, limits and authentication,
+ * pushed data and its validation, the router with its client networks, limits (global ones through
+ * a memcached client) and authentication,
  * the request counts, the balancer and the certificate selection.
  */
 export const luaFiles: readonly LuaFile[] = [
@@ -37,6 +38,8 @@ export const luaFiles: readonly LuaFile[] = [
   'router',
   'networks',
   'limits',
+  'global_limits',
+  'memcached',
   'canary',
   'client_certificates',
   'basic_auth',

@@ -11,6 +11,8 @@ export type {
   ClientCertificatePolicy,
   ClientLimits,
   ClientRate,
+  GlobalRateLimit,
+  SharedCounterStore,
   CorsPolicy,
   CustomErrors,
   DigestAuthPolicy,

@@ -258,6 +258,46 @@ export interface ClientLimits {
 }
 
 /**
+ * A memcached server that counts for every replica of the data plane (its text protocol: incr,
+ * add, get, decr). Connections are kept per worker and reused.
+ */
+export interface SharedCounterStore {
+  /** A host name (resolved by the data plane's resolvers) or an IP address. */
+  host: string;
+  port: number;
+  /** Limit of connecting, sending and reading, in milliseconds. */
+  timeoutMs: number;
+  /** How long an idle kept connection stays open, in milliseconds. */
+  idleTimeoutMs: number;
+  /** Idle connections kept per worker. */
+  poolSize: number;
+}
+
+/**
+ * Requests per key and window counted in a store every replica shares (ingress-nginx
+ * global-rate-limit). A sliding window: the count of the current window plus the previous
+ * window's, weighted by how much of it still overlaps the last `windowSeconds`. A request that
+ * would take the count over `limit` is refused with `statusCode` and not counted. When the store
+ * cannot be asked, the request is refused with 503: the limit fails closed. Only forwarded
+ * requests are limited and counted.
+ */
+export interface GlobalRateLimit {
+  /** Routes with the same scope share their counts, e.g. `Ingress/shop/cart`. */
+  scope: string;
+  /** Requests per window, at least 1. */
+  limit: number;
+  /** At least 1. */
+  windowSeconds: number;
+  /** What a count is kept per: text and parts of the request (e.g. the client address). */
+  key: HashKeyPart[];
+  /** Clients in these CIDRs are neither limited nor counted. */
+  exemptSources?: string[];
+  /** The status of a refused request (ingress-nginx: 429). */
+  statusCode: number;
+  store: SharedCounterStore;
+}
+
+/**
  * HTTP Basic authentication (ingress-nginx auth-type basic): a forwarded request needs the
  * credentials of one of `users`, else it gets 401 with `WWW-Authenticate: Basic realm="<realm>"`.
  * A hash is an htpasswd hash: `$apr1$`, `{SHA}`, `{SSHA}`, `{PLAIN}`, or one crypt(3) reads
@@ -555,6 +595,8 @@ export interface RoutePolicy {
   externalAuth?: ExternalAuthPolicy;
   /** Limits per client address; see {@link ClientLimits}. */
   clientLimits?: ClientLimits;
+  /** Requests per key and window, counted for every replica; see {@link GlobalRateLimit}. */
+  globalRateLimit?: GlobalRateLimit;
   /** A copy of each request goes to this backend too; its answer is ignored. */
   mirror?: { backend: string };
   /** Answers of the backend replaced by an error backend's; see {@link CustomErrors}. */

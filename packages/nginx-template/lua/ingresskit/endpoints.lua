@@ -20,7 +20,8 @@ local str_match = string.match
 
 local _M = {}
 
--- The upstream-hash-by key of this request: text and variables, concatenated.
+-- The upstream-hash-by key of this request: text and variables, concatenated (the global rate
+-- limit's key too).
 local function hash_key(parts)
   local key = {}
   for position = 1, #parts do
@@ -97,6 +98,8 @@ local function pick_ewma(peers)
 end
 
 -- The index of the endpoint for this request, or nil for round robin.
+_M.hash_key = hash_key
+
 function _M.choose(policy, peers, failed)
   if failed then return nil end
   local hash = policy.hash

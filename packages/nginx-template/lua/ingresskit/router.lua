@@ -18,6 +18,7 @@
 local store = require("ingresskit.store")
 local networks = require("ingresskit.networks")
 local limits = require("ingresskit.limits")
+local global_limits = require("ingresskit.global_limits")
 local canaries = require("ingresskit.canary")
 local basic_auth = require("ingresskit.basic_auth")
 local digest_auth = require("ingresskit.digest_auth")
@@ -61,7 +62,8 @@ local conf = store.conf
 local _M = {}
 
 -- Per-request lookups made only when a route needs them. route() yields only to ask an external
--- auth service, after which it resets them (see authenticate); each request resets them first.
+-- auth service or a global rate limit's memcached, after which it resets them (see authenticate
+-- and forward); each request resets them first.
 local request_headers, request_args, request_method, listener_port, listener_port_loaded, request_path
 -- Whether the source lists refused this request (only kept going under satisfy any).
 local source_refused
@@ -554,6 +556,20 @@ local function forward(route, action, body_of_unknown_length)
   if route_limits then
     local refused = admit(route_limits, route.limit_exempt)
     if refused then return ngx_exit(refused) end
+  end
+  -- After the local limits, which refuse a flood without asking memcached.
+  local global_limit = route.global_limit
+  if global_limit then
+    local refused_by_sources = source_refused
+    local refused = global_limits.admit(global_limit, route.global_limit_exempt)
+    -- Asking yielded: other requests ran meanwhile and reused the module's scratch lookups.
+    request_headers, request_args, request_method, listener_port, listener_port_loaded, request_path =
+      nil, nil, nil, nil, false, nil
+    source_refused = refused_by_sources
+    if refused then
+      if route_limits then limits.release() end
+      return ngx_exit(refused)
+    end
   end
   local status, location, no_endpoints = dispatch(route, action, body_of_unknown_length)
   -- ingress-nginx intercepts the 503 of a backend without endpoints like the backend's own

@@ -148,6 +148,10 @@ local function prepare_route(route)
     route.limits = policy.limits
     if policy.limits.exempt then route.limit_exempt = to_networks(policy.limits.exempt) end
   end
+  if policy and policy.glimit then
+    route.global_limit = policy.glimit
+    if policy.glimit.exempt then route.global_limit_exempt = to_networks(policy.glimit.exempt) end
+  end
   local action = route.action
   -- A canary may choose another backend, and a backend without endpoints may give way to the
   -- route's emptyBackend: the balancer must then read the one chosen.

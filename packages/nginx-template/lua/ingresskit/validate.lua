@@ -25,6 +25,7 @@ local check_members = policies.check_members
 local check_canary = policies.check_canary
 local check_networks = policies.check_networks
 local check_limits = policies.check_limits
+local check_global_limit = policies.check_global_limit
 local check_auth = policies.check_auth
 local check_digest_auth = policies.check_digest_auth
 local check_external_auth = policies.check_external_auth
@@ -250,6 +251,7 @@ local function check_policy(policy, report)
     if list ~= nil and not check_networks(list, "policy." .. name, report) then return false end
   end
   if policy.limits ~= nil and not check_limits(policy.limits, report) then return false end
+  if policy.glimit ~= nil and not check_global_limit(policy.glimit, report) then return false end
   if policy.auth ~= nil and not check_auth(policy.auth, report) then return false end
   if policy.digest ~= nil and not check_digest_auth(policy.digest, report) then return false end
   if policy.extAuth ~= nil and not check_external_auth(policy.extAuth, report) then return false end

@@ -135,6 +135,32 @@ local function is_hash_part(part)
   return is_array(part) and HASH_PART_KINDS[part[1]] and is_string(part[2]) and str_find(part[2], "^[%w_%.%-~:/]+$") ~= nil
 end
 
+-- A memcached host: an IPv4 address, an IPv6 address or a DNS name; nothing a socket could misread.
+local function is_store_host(host)
+  return is_string(host) and #host <= 253
+    and (str_find(host, "^[%w][%w%.%-]*$") ~= nil or str_find(host, "^[%x:%.]+$") ~= nil)
+end
+
+local function check_global_limit(limit, report)
+  if not is_object(limit) then return report.fail("policy.glimit must be an object") end
+  if not is_string(limit.scope) or limit.scope == "" or #limit.scope > 1024 or str_find(limit.scope, "[%z\1-\31\127]") then
+    return report.fail("policy.glimit.scope must be a name")
+  end
+  if not is_integer(limit.limit, 1, 1e9) then return report.fail("policy.glimit.limit must be a count") end
+  if not is_integer(limit.window, 1, 14 * 24 * 3600) then return report.fail("policy.glimit.window must be seconds") end
+  if not is_integer(limit.status, 400, 599) then return report.fail("policy.glimit.status must be 400-599") end
+  if not check_list(limit.key, "policy.glimit.key", report, is_hash_part, "must hold { text|var, value }", true) then
+    return false
+  end
+  local store = limit.store
+  if not is_array(store) or not is_store_host(store[1]) or not is_integer(store[2], 1, 65535)
+    or not is_integer(store[3], 1, 60000) or not is_integer(store[4], 1, 3600000) or not is_integer(store[5], 1, 10000) then
+    return report.fail("policy.glimit.store must be { host, port, timeout, idle timeout, pool size }")
+  end
+  if limit.exempt ~= nil then return check_networks(limit.exempt, "policy.glimit.exempt", report) end
+  return true
+end
+
 local AUTH_METHODS = set_of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE")
 local SIGNIN_VARIABLES = set_of("host", "http_host", "scheme", "request_uri", "escaped_request_uri")
 
@@ -240,6 +266,7 @@ _M.check_members = check_members
 _M.check_canary = check_canary
 _M.check_networks = check_networks
 _M.check_limits = check_limits
+_M.check_global_limit = check_global_limit
 _M.check_auth = check_auth
 _M.check_digest_auth = check_digest_auth
 _M.check_external_auth = check_external_auth
