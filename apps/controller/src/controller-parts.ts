@@ -23,6 +23,7 @@ import { routingOptionsOf } from './ingress-routing-options.js';
 import { statusAddressOptionsOf } from './leader.js';
 import type { Logger } from './logger.js';
 import { createControllerMetrics, type ControllerMetrics } from './metrics.js';
+import { registerNginxProcessMetrics } from './nginx-process-metrics.js';
 import { registerRequestMetrics } from './request-metrics.js';
 import { readSystemNameservers } from './resolv-conf.js';
 import { SyncReporting } from './sync-reporting.js';
@@ -108,6 +109,18 @@ export function createControllerParts(
     registerRequestMetrics(
       metrics.registry,
       { read: () => dataPlane.readRequestMetrics(), table: () => routing.table() },
+      controllerLabels,
+    );
+    // ingress-nginx collects them with --enable-metrics only, as its request metrics.
+    registerNginxProcessMetrics(
+      metrics.registry,
+      {
+        pids: async () => {
+          const master = dataPlane.masterPid;
+          return master === undefined ? [] : [master, ...(await dataPlane.workerPids())];
+        },
+        readStatus: () => dataPlane.readNginxStatus(),
+      },
       controllerLabels,
     );
   }

@@ -1,11 +1,13 @@
 /**
  * The client of nginx's control socket: HTTP over a unix socket to read nginx's status, its data
- * digest and its request metrics, and to push data entries.
+ * digest, its request metrics and counters, and to push data entries.
  */
 import { request as httpRequest } from 'node:http';
 import {
   DATA_ENDPOINT_PATH,
   DIGEST_ENDPOINT_PATH,
+  NGINX_STATUS_ENDPOINT_PATH,
+  parseNginxStatus,
   parseRequestMetrics,
   REQUEST_METRICS_ENDPOINT_PATH,
   STATUS_ENDPOINT_PATH,
@@ -13,6 +15,7 @@ import {
   type DataPlaneDigest,
   type DataPlaneRejection,
   type DataPlaneStatus,
+  type NginxStatus,
   type RequestMetrics,
 } from '@ingresskit/nginx-template';
 import { computeBackoffDelay, systemClock, type BackoffPolicy } from '@ingresskit/task-queue';
@@ -95,6 +98,12 @@ export async function readRequestMetrics(socketPath: string): Promise<RequestMet
   } catch {
     return undefined;
   }
+}
+
+/** nginx's connection and request counters (stub_status); undefined when nginx does not answer. */
+export async function readNginxStatus(socketPath: string): Promise<NginxStatus | undefined> {
+  const response = await requestControl(socketPath, 'GET', NGINX_STATUS_ENDPOINT_PATH).catch(() => undefined);
+  return response?.status === 200 ? parseNginxStatus(response.body) : undefined;
 }
 
 /**

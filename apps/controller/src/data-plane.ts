@@ -14,6 +14,7 @@ import {
   type Configuration,
   type DataPlaneAccepted,
   type DataPlaneStatus,
+  type NginxStatus,
   type RenderOptions,
   type RequestMetrics,
   type StreamService,
@@ -23,6 +24,7 @@ import type { ConfigMapNginxSettings } from '@ingresskit/ingress-routes';
 import {
   pushData,
   readDigest,
+  readNginxStatus,
   readRequestMetrics,
   readStatus,
   type PushOutcome,
@@ -195,6 +197,11 @@ export class NginxDataPlane {
   /** The requests nginx counted (ingress-nginx's request metrics); undefined when nginx does not answer. */
   readRequestMetrics(): Promise<RequestMetrics | undefined> {
     return readRequestMetrics(this.#socketPath());
+  }
+
+  /** nginx's connection and request counters; undefined when nginx does not answer. */
+  readNginxStatus(): Promise<NginxStatus | undefined> {
+    return readNginxStatus(this.#socketPath());
   }
 
   /** Reads nginx's status; undefined when nginx does not answer. */

@@ -74,7 +74,7 @@ const flagSpecs = {
     type: 'boolean',
     default: true,
     description:
-      "Count requests in nginx and serve them on /metrics under ingress-nginx's names (nginx_ingress_controller_requests and its histograms).",
+      "Count requests in nginx and serve them, and nginx's process metrics, on /metrics under ingress-nginx's names (nginx_ingress_controller_requests, its histograms, nginx_process_*).",
   },
   'update-status': {
     type: 'boolean',

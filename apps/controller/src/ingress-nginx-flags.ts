@@ -30,7 +30,7 @@ export const INGRESS_NGINX_FLAGS: readonly IngressNginxFlag[] = [
   supported('election-id'),
   supported(
     'enable-metrics',
-    'requests and the request and response duration and size histograms are counted; connect_duration_seconds, header_duration_seconds and bytes_sent are not; requests that match no route are not counted',
+    "requests, its duration (request, response, connect, header) and size (request_size, response_size, bytes_sent) histograms and the nginx_process_* metrics are served under ingress-nginx's names; requests that match no route are not counted",
   ),
   supported('election-ttl'),
   supported('healthz-port', 'serves /healthz, /metrics and /explain'),

@@ -1,25 +1,30 @@
 /**
  * ingress-nginx's request metrics under its own names, so that its dashboards and alerts keep
- * working: nginx_ingress_controller_requests and the request/response duration and size
- * histograms, with its labels (status, method, path, namespace, ingress, service, canary, host,
+ * working: nginx_ingress_controller_requests and the duration (request, response, connect, header)
+ * and size (request_size, response_size, bytes_sent) histograms, with its labels (status, method, path, namespace, ingress, service, canary, host,
  * and the controller's namespace, class and pod). nginx counts (lua/ingresskit/request_metrics.lua);
  * each scrape reads the counts and names the labels from the route table the controller serves.
  */
 import { parseBackendId } from '@ingresskit/ingress-routes';
 import { REQUEST_HISTOGRAMS, type RequestMetrics, type RequestSeries } from '@ingresskit/nginx-template';
 import type { Route, RouteTable } from '@ingresskit/route-model';
-import { systemClock } from '@ingresskit/task-queue';
 import type { Registry } from 'prom-client';
+import { registerScrapedMetric, shareReadPerScrape } from './scraped-metric.js';
 
 /** ingress-nginx's metric name prefix. */
 const PREFIX = 'nginx_ingress_controller_';
 
-const HELP: Record<string, string> = {
+type HistogramName = (typeof REQUEST_HISTOGRAMS)[keyof typeof REQUEST_HISTOGRAMS];
+
+const HELP: Record<'requests' | HistogramName, string> = {
   requests: 'The total number of client requests',
   request_duration_seconds: 'The request processing time in seconds',
   response_duration_seconds: 'The time spent on receiving the response from the upstream server',
+  connect_duration_seconds: 'The time spent on establishing a connection with the upstream server',
+  header_duration_seconds: 'The time spent on receiving first header from the upstream server',
   request_size: 'The request length (including request line, header, and request body)',
   response_size: 'The response length (including request line, header, and request body)',
+  bytes_sent: 'DEPRECATED The number of bytes sent to a client',
 };
 
 /** Where the counts and the routes come from. */
@@ -113,31 +118,24 @@ export function registerRequestMetrics(
   source: RequestMetricsSource,
   controller: ControllerLabels,
 ): void {
-  let last: { at: number; scrape: Promise<Scrape> } | undefined;
-  const scrape = (): Promise<Scrape> => {
-    const now = systemClock.now();
-    if (last !== undefined && now - last.at < 1_000) return last.scrape;
-    const read = (async (): Promise<Scrape> => {
-      const metrics = await source.read();
-      if (metrics === undefined) return undefined;
-      const routes = routesById(source.table());
-      const series = metrics.series.flatMap((counts) => {
-        const labels = labelsOf(counts, routes, controller);
-        return labels === undefined ? [] : [{ labels, counts }];
-      });
-      return { bounds: metrics.bounds, series };
-    })();
-    last = { at: now, scrape: read };
-    return read;
-  };
-  registerCustomMetric(registry, `${PREFIX}requests`, 'counter', async () =>
+  const scrape = shareReadPerScrape(async (): Promise<Scrape> => {
+    const metrics = await source.read();
+    if (metrics === undefined) return undefined;
+    const routes = routesById(source.table());
+    const series = metrics.series.flatMap((counts) => {
+      const labels = labelsOf(counts, routes, controller);
+      return labels === undefined ? [] : [{ labels, counts }];
+    });
+    return { bounds: metrics.bounds, series };
+  });
+  registerScrapedMetric(registry, `${PREFIX}requests`, HELP.requests, 'counter', async () =>
     ((await scrape())?.series ?? []).map(({ labels, counts }) => ({ labels, value: counts.requests })),
   );
   for (const [key, name] of Object.entries(REQUEST_HISTOGRAMS) as [
     keyof typeof REQUEST_HISTOGRAMS,
-    string,
+    HistogramName,
   ][]) {
-    registerCustomMetric(registry, `${PREFIX}${name}`, 'histogram', async () => {
+    registerScrapedMetric(registry, `${PREFIX}${name}`, HELP[name], 'histogram', async () => {
       const current = await scrape();
       if (current === undefined) return [];
       const bounds = current.bounds[key];
@@ -158,23 +156,4 @@ export function registerRequestMetrics(
       });
     });
   }
-}
-
-/** A metric whose values are computed when the registry is scraped (prom-client's metric shape). */
-function registerCustomMetric(
-  registry: Registry,
-  name: string,
-  type: 'counter' | 'histogram',
-  values: () => Promise<{ metricName?: string; labels: Labels; value: number }[]>,
-): void {
-  const help = HELP[name.slice(PREFIX.length)] ?? name;
-  const metric = {
-    name,
-    help,
-    type,
-    aggregator: 'sum' as const,
-    get: async () => ({ name, help, type, aggregator: 'sum' as const, values: await values() }),
-    reset: () => undefined,
-  };
-  registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
 }

@@ -2,14 +2,21 @@
  * ingress-nginx's request metrics through real nginx: requests are counted per Ingress, path,
  * Service, status, method and host, with the histograms' buckets adding up; the labels come
  * from the route table; requests matching no route and made-up methods cannot add series; and
- * --enable-metrics=false turns it all off. The controller metrics ingress-nginx's alerts read
- * (reload success, leader, certificate expiry) are there under its names too.
+ * --enable-metrics=false turns it all off. Upstream times land in their buckets: a backend that
+ * answers its headers late, one whose TLS handshake is held. nginx's processes and counters are
+ * there as ingress-nginx's nginx_process_* metrics. The controller metrics ingress-nginx's alerts
+ * read (reload success, leader, certificate expiry) are there under its names too.
  */
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createConnection, createServer as createTcpServer, type AddressInfo, type Server } from 'node:net';
+import { createSelfSignedCertificate } from '@ingresskit/nginx-template';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../src/controller.js';
 import type { DemoBackend } from '../src/demo-backends.js';
 import { probe } from '../src/http-probe.js';
 import {
+  endpointSliceManifest,
   eventually,
   ingressClassManifest,
   ingressManifest,
@@ -26,11 +33,69 @@ let server: LocalApiServer;
 let backends: Map<string, DemoBackend>;
 let controller: Controller;
 let quiet: Controller;
+const servers: (Server | HttpServer)[] = [];
+
+/** How long the slow backend holds its response headers, and the TLS backend its handshake. */
+const HEADER_DELAY_MS = 300;
+const HANDSHAKE_DELAY_MS = 150;
+
+async function listen(server: Server | HttpServer): Promise<number> {
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+/** A backend that sends its response headers after HEADER_DELAY_MS. */
+function startSlowBackend(): Promise<number> {
+  return listen(
+    createHttpServer((_request, response) => {
+      setTimeout(() => response.end('slow'), HEADER_DELAY_MS);
+    }),
+  );
+}
+
+/**
+ * An HTTPS backend whose clients wait HANDSHAKE_DELAY_MS for the TLS handshake: bytes reach it
+ * through a relay that holds them that long. nginx counts the handshake in $upstream_connect_time.
+ */
+async function startHeldHandshakeBackend(): Promise<number> {
+  const { certificatePem, privateKeyPem } = createSelfSignedCertificate({ commonName: 'held.test' });
+  const tlsPort = await listen(
+    createHttpsServer({ cert: certificatePem, key: privateKeyPem }, (_request, response) =>
+      response.end('held'),
+    ),
+  );
+  return listen(
+    createTcpServer((client) => {
+      client.pause();
+      setTimeout(() => {
+        const upstream = createConnection(tlsPort, '127.0.0.1');
+        client.pipe(upstream).pipe(client);
+        client.resume();
+        upstream.on('error', () => client.destroy());
+        client.on('error', () => upstream.destroy());
+      }, HANDSHAKE_DELAY_MS);
+    }),
+  );
+}
 
 beforeAll(async () => {
   backends = await startBackends('alpha', 'beta');
+  const slowPort = await startSlowBackend();
+  const heldPort = await startHeldHandshakeBackend();
   server = await startLocalApiServer({ port: 0 });
   await server.apply([
+    ...serviceManifests('slow', []),
+    endpointSliceManifest('slow-1', 'slow', slowPort),
+    ingressManifest('slow', { host: 'slow.test', service: 'slow', className: 'nginx' }),
+    ...serviceManifests('held', []),
+    endpointSliceManifest('held-1', 'held', heldPort),
+    ingressManifest('held', {
+      host: 'held.test',
+      service: 'held',
+      className: 'nginx',
+      annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'HTTPS' },
+    }),
     ingressClassManifest('nginx'),
     ...serviceManifests('alpha', [backends.get('alpha')!]),
     ...serviceManifests('beta', [backends.get('beta')!]),
@@ -68,6 +133,7 @@ afterAll(async () => {
   await quiet?.stop();
   await server?.stop();
   for (const backend of backends?.values() ?? []) await backend.stop();
+  for (const each of servers) each.close();
 });
 
 async function scrape(of: Controller): Promise<string> {
@@ -147,6 +213,89 @@ describe('request metrics under ingress-nginx names', () => {
     expect(buckets).toEqual([...buckets].sort((a, b) => a - b));
   });
 
+  it('observes upstream header and connect times in their buckets, and bytes_sent in its own', async () => {
+    for (let i = 0; i < 3; i++) expect((await send(controller, 'slow.test', '/wait')).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await send(controller, 'held.test', '/')).status).toBe(200);
+    const slow = {
+      ingress: 'slow',
+      namespace: 'default',
+      path: '/',
+      service: 'slow',
+      status: '200',
+      method: 'GET',
+    };
+    const held = { ...slow, ingress: 'held', service: 'held' };
+    const name = (histogram: string) => `nginx_ingress_controller_${histogram}`;
+    let text = '';
+    await eventually(async () => {
+      text = await scrape(controller);
+      expect(valueOf(text, name('header_duration_seconds_count'), slow)).toBe(3);
+      expect(valueOf(text, name('connect_duration_seconds_count'), held)).toBe(2);
+    });
+    const bucket = (histogram: string, labels: Record<string, string>, le: string) =>
+      valueOf(text, name(`${histogram}_bucket`), { ...labels, le });
+    // Headers come after 300 ms: above the 0.25 s bound (a timer never fires early), within 2.5 s.
+    expect(bucket('header_duration_seconds', slow, '0.25')).toBe(0);
+    expect(bucket('header_duration_seconds', slow, '2.5')).toBe(3);
+    expect(valueOf(text, name('header_duration_seconds_sum'), slow)).toBeGreaterThanOrEqual(
+      (3 * HEADER_DELAY_MS) / 1000,
+    );
+    expect(valueOf(text, name('connect_duration_seconds_count'), slow)).toBe(3);
+    // A held handshake is part of the connect time; the second request may reuse the connection.
+    expect(valueOf(text, name('connect_duration_seconds_sum'), held)).toBeGreaterThanOrEqual(
+      HANDSHAKE_DELAY_MS / 1000,
+    );
+    expect(bucket('connect_duration_seconds', held, '0.1')).toBeLessThanOrEqual(1);
+    expect(bucket('connect_duration_seconds', held, '+Inf')).toBe(2);
+    expect(valueOf(text, name('header_duration_seconds_count'), held)).toBe(2);
+    // bytes_sent: the same bytes as response_size, in ingress-nginx's size buckets (10 to 10^7).
+    // A response with nginx's headers is between 100 and 1000 bytes.
+    expect(bucket('bytes_sent', slow, '100')).toBe(0);
+    expect(bucket('bytes_sent', slow, '1000')).toBe(3);
+    expect(bucket('bytes_sent', slow, '10000000')).toBe(3);
+    expect(valueOf(text, name('bytes_sent_sum'), slow)).toBe(valueOf(text, name('response_size_sum'), slow));
+  });
+
+  it("shows nginx's processes and counters as ingress-nginx's nginx_process_* metrics", async () => {
+    const own = { controller_namespace: 'ingresskit', controller_pod: 'metrics-a' };
+    const metric = (text: string, name: string, labels: Record<string, string> = {}) =>
+      valueOf(text, `nginx_ingress_controller_nginx_process_${name}`, { ...own, ...labels });
+    const workers = await controller.dataPlane.workerPids();
+    expect(workers.length).toBeGreaterThan(0);
+    const before = await scrape(controller);
+    expect(metric(before, 'num_procs')).toBe(workers.length + 1);
+    const resident = metric(before, 'resident_memory_bytes')!;
+    expect(resident).toBeGreaterThan(1024 * 1024);
+    expect(metric(before, 'virtual_memory_bytes')).toBeGreaterThan(resident);
+    const startedAt = metric(before, 'oldest_start_time_seconds')!;
+    expect(startedAt).toBeLessThanOrEqual(Date.now() / 1000);
+    expect(startedAt).toBeGreaterThan(Date.now() / 1000 - 600);
+    const cpuBefore = metric(before, 'cpu_seconds_total')!;
+    expect(cpuBefore).toBeGreaterThan(0);
+    expect(metric(before, 'read_bytes_total')).toBeGreaterThanOrEqual(0);
+    expect(metric(before, 'write_bytes_total')).toBeGreaterThanOrEqual(0);
+    // The read of the counters is itself an open connection.
+    expect(metric(before, 'connections', { state: 'active' })).toBeGreaterThanOrEqual(1);
+    expect(metric(before, 'connections', { state: 'writing' })).toBeGreaterThanOrEqual(1);
+    expect(metric(before, 'connections', { state: 'reading' })).toBeGreaterThanOrEqual(0);
+    expect(metric(before, 'connections', { state: 'waiting' })).toBeGreaterThanOrEqual(0);
+    const accepted = metric(before, 'connections_total', { state: 'accepted' })!;
+    expect(accepted).toBeGreaterThan(0);
+    expect(metric(before, 'connections_total', { state: 'handled' })).toBe(accepted);
+
+    const requestsBefore = metric(before, 'requests_total')!;
+    for (let i = 0; i < 5; i++) expect((await send(controller, 'blog.test', '/count')).status).toBe(200);
+    // A scrape shares one read with those of the second before it.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const after = await scrape(controller);
+    // nginx counts every request, the controller's own on the control socket too: the scrapes'
+    // reads and a data check every 5 s.
+    const sent = metric(after, 'requests_total')! - requestsBefore;
+    expect(sent).toBeGreaterThanOrEqual(5);
+    expect(sent).toBeLessThanOrEqual(5 + 6);
+    expect(metric(after, 'cpu_seconds_total')).toBeGreaterThanOrEqual(cpuBefore);
+  });
+
   it('counts a made-up method as OTHER, so clients cannot add series without end', async () => {
     for (const method of ['FROB', 'BLORP', 'ZAP']) await send(controller, 'blog.test', '/', method);
     await eventually(async () => {
@@ -163,6 +312,7 @@ describe('request metrics under ingress-nginx names', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const text = await scrape(quiet);
     expect(text).not.toContain('nginx_ingress_controller_requests');
+    expect(text).not.toContain('nginx_ingress_controller_nginx_process_');
     expect(text).toContain('ingresskit_syncs_total');
   });
 

@@ -59,6 +59,7 @@ export {
   type RequestMetrics,
   type RequestSeries,
 } from './request-metrics.js';
+export { NGINX_STATUS_ENDPOINT_PATH, parseNginxStatus, type NginxStatus } from './nginx-status.js';
 export { parseCidr, type ParsedCidr } from './cidr.js';
 export {
   createSelfSignedCertificate,

@@ -464,6 +464,10 @@ http {
                 require("ingresskit.request_metrics").handle()
             }
         }
+        # nginx's connection and request counters, for the nginx_process_* metrics.
+        location = /metrics/nginx {
+            stub_status;
+        }
 {{/if}}
         location / {
             return 404;

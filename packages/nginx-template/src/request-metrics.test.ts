@@ -4,17 +4,31 @@ import { parseRequestMetrics } from './request-metrics.js';
 describe('parseRequestMetrics', () => {
   it('reads the bounds, then each series with its count and histograms, decoding the route id', () => {
     const text = [
-      'd=0.1,1 q=10,20 u=0.1,1 r=10,20',
+      'd=0.1,1 q=10,20 u=0.1,1 r=10,20 c=0.1,1 h=0.1,1 b=10,100',
       'n\tIngress/shop/cart/r0/p0\t200\tGET\t\t3',
       'd1\tIngress/shop/cart/r0/p0\t200\tGET\t\t2',
       'd3\tIngress/shop/cart/r0/p0\t200\tGET\t\t1',
       'ds\tIngress/shop/cart/r0/p0\t200\tGET\t\t2.5',
+      'c1\tIngress/shop/cart/r0/p0\t200\tGET\t\t3',
+      'cs\tIngress/shop/cart/r0/p0\t200\tGET\t\t0.003',
+      'h2\tIngress/shop/cart/r0/p0\t200\tGET\t\t3',
+      'hs\tIngress/shop/cart/r0/p0\t200\tGET\t\t1.5',
+      'b2\tIngress/shop/cart/r0/p0\t200\tGET\t\t3',
+      'bs\tIngress/shop/cart/r0/p0\t200\tGET\t\t270',
       'n\tIngress/shop/odd%25id/r0/p0\t404\tOTHER\tshop/next:80\t1',
       'not a line',
       'n\tIngress/shop/cart/r0/p0\t500\tGET\t\tNaN',
     ].join('\n');
     const metrics = parseRequestMetrics(text);
-    expect(metrics.bounds).toEqual({ d: [0.1, 1], q: [10, 20], u: [0.1, 1], r: [10, 20] });
+    expect(metrics.bounds).toEqual({
+      d: [0.1, 1],
+      q: [10, 20],
+      u: [0.1, 1],
+      r: [10, 20],
+      c: [0.1, 1],
+      h: [0.1, 1],
+      b: [10, 100],
+    });
     expect(metrics.series).toEqual([
       {
         route: 'Ingress/shop/cart/r0/p0',
@@ -22,7 +36,12 @@ describe('parseRequestMetrics', () => {
         method: 'GET',
         backend: '',
         requests: 3,
-        histograms: { d: { buckets: [2, 0, 1], sum: 2.5 } },
+        histograms: {
+          d: { buckets: [2, 0, 1], sum: 2.5 },
+          c: { buckets: [3, 0, 0], sum: 0.003 },
+          h: { buckets: [0, 3, 0], sum: 1.5 },
+          b: { buckets: [0, 3, 0], sum: 270 },
+        },
       },
       {
         route: 'Ingress/shop/odd%id/r0/p0',

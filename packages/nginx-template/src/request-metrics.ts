@@ -1,7 +1,7 @@
 /**
  * The request counts an ingresskit nginx keeps (lua/ingresskit/request_metrics.lua), as GET
  * /metrics/requests on its control socket answers them: per route, status, method and backend,
- * a request count and four histograms with ingress-nginx's default buckets.
+ * a request count and seven histograms with ingress-nginx's default buckets.
  */
 
 /** Where the control socket answers the request counts. */
@@ -11,8 +11,11 @@ export const REQUEST_METRICS_ENDPOINT_PATH = '/metrics/requests';
 export const REQUEST_HISTOGRAMS = {
   d: 'request_duration_seconds',
   u: 'response_duration_seconds',
+  c: 'connect_duration_seconds',
+  h: 'header_duration_seconds',
   q: 'request_size',
   r: 'response_size',
+  b: 'bytes_sent',
 } as const;
 
 /** The field prefix of a histogram in the answer. */
@@ -61,7 +64,9 @@ function isHistogramKey(key: string): key is RequestHistogramKey {
  */
 export function parseRequestMetrics(text: string): RequestMetrics {
   const [header = '', ...lines] = text.split('\n');
-  const bounds = { d: [], u: [], q: [], r: [] } as Record<RequestHistogramKey, number[]>;
+  const bounds = Object.fromEntries(
+    Object.keys(REQUEST_HISTOGRAMS).map((key) => [key, []]),
+  ) as unknown as Record<RequestHistogramKey, number[]>;
   for (const part of header.split(' ')) {
     const [key = '', list = ''] = part.split('=');
     if (isHistogramKey(key)) bounds[key] = list.split(',').map(Number);

@@ -87,7 +87,8 @@ export interface RenderOptions {
   exposeRouteId?: boolean;
   /**
    * Count requests per route, status, method and backend in the log phase, readable at GET
-   * /metrics/requests on the control socket (ingress-nginx's request metrics); default true.
+   * /metrics/requests on the control socket (ingress-nginx's request metrics), and answer nginx's
+   * own connection and request counters at GET /metrics/nginx; default true.
    */
   requestMetrics?: boolean;
   /**

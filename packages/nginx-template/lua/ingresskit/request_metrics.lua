@@ -1,4 +1,4 @@
--- Request metrics: what ingress-nginx's nginx_ingress_controller_requests and its histograms
+-- Request metrics: what ingress-nginx's nginx_ingress_controller_requests and its seven histograms
 -- count, per route, status, method and backend.
 --
 -- The log phase of a routed request counts it in this worker's own table: no lock and no shared
@@ -22,18 +22,24 @@ local tonumber = tonumber
 
 local _M = {}
 
--- ingress-nginx's default buckets (--time-buckets, --length-buckets): Prometheus' DefBuckets and
--- LinearBuckets(10, 10, 10). A field prefix names each histogram in the answer.
+-- ingress-nginx's default buckets (--time-buckets, --length-buckets, --size-buckets): Prometheus'
+-- DefBuckets, LinearBuckets(10, 10, 10) and ExponentialBuckets(10, 10, 7). A field prefix names
+-- each histogram in the answer.
 local TIME_BUCKETS = { 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10 }
 local LENGTH_BUCKETS = { 10, 20, 30, 40, 50, 60, 70, 80, 90, 100 }
+local SIZE_BUCKETS = { 10, 100, 1000, 10000, 100000, 1000000, 10000000 }
 _M.HISTOGRAMS = {
   d = TIME_BUCKETS,   -- request_duration_seconds: $request_time
   u = TIME_BUCKETS,   -- response_duration_seconds: $upstream_response_time
+  c = TIME_BUCKETS,   -- connect_duration_seconds: $upstream_connect_time
+  h = TIME_BUCKETS,   -- header_duration_seconds: $upstream_header_time
   q = LENGTH_BUCKETS, -- request_size: $request_length
   r = LENGTH_BUCKETS, -- response_size: $bytes_sent
+  b = SIZE_BUCKETS,   -- bytes_sent (deprecated by ingress-nginx): $bytes_sent again
 }
 local TIME_COUNT = #TIME_BUCKETS
 local LENGTH_COUNT = #LENGTH_BUCKETS
+local SIZE_COUNT = #SIZE_BUCKETS
 
 -- How long a series of a worker may wait before it is added to the shared dict.
 local FLUSH_SECONDS = 1
@@ -52,10 +58,13 @@ local pending = {}
 -- A histogram of `count` bounds at offset o takes o .. o + count (buckets) and o + count + 1 (sum).
 local D = 2
 local U = D + TIME_COUNT + 2
-local Q = U + TIME_COUNT + 2
+local C = U + TIME_COUNT + 2
+local H = C + TIME_COUNT + 2
+local Q = H + TIME_COUNT + 2
 local R = Q + LENGTH_COUNT + 2
-local SIZE = R + LENGTH_COUNT + 1
-_M.LAYOUT = { d = D, u = U, q = Q, r = R }
+local B = R + LENGTH_COUNT + 2
+local SIZE = B + SIZE_COUNT + 1
+_M.LAYOUT = { d = D, u = U, c = C, h = H, q = Q, r = R, b = B }
 
 local function dict()
   return ngx.shared.ingresskit_metrics
@@ -112,19 +121,29 @@ function _M.record()
   counts[1] = counts[1] + 1
   observe(counts, D, TIME_BUCKETS, TIME_COUNT, ngx.now() - ngx.req.start_time())
   -- A retried request has a list of upstream times ("0.001, 0.002"): not a number, not counted,
-  -- as ingress-nginx does.
+  -- as ingress-nginx does (monitor.lua's tonumber). A request nginx answered itself has none.
   local upstream = tonumber(ngx_var.upstream_response_time)
-  if upstream ~= nil then observe(counts, U, TIME_BUCKETS, TIME_COUNT, upstream) end
+  if upstream ~= nil then
+    observe(counts, U, TIME_BUCKETS, TIME_COUNT, upstream)
+    -- The other two upstream times exist only when the response time does (one proxied attempt).
+    local connect = tonumber(ngx_var.upstream_connect_time)
+    if connect ~= nil then observe(counts, C, TIME_BUCKETS, TIME_COUNT, connect) end
+    local header = tonumber(ngx_var.upstream_header_time)
+    if header ~= nil then observe(counts, H, TIME_BUCKETS, TIME_COUNT, header) end
+  end
   local request_length = tonumber(ngx_var.request_length)
   if request_length ~= nil then observe(counts, Q, LENGTH_BUCKETS, LENGTH_COUNT, request_length) end
   local bytes_sent = tonumber(ngx_var.bytes_sent)
-  if bytes_sent ~= nil then observe(counts, R, LENGTH_BUCKETS, LENGTH_COUNT, bytes_sent) end
+  if bytes_sent ~= nil then
+    observe(counts, R, LENGTH_BUCKETS, LENGTH_COUNT, bytes_sent)
+    observe(counts, B, SIZE_BUCKETS, SIZE_COUNT, bytes_sent)
+  end
 end
 
 -- The fields of a series' numbers in the dict: `n` requests, `<prefix><bucket>` and `<prefix>s`.
 local FIELDS = { "n" }
 for prefix, offset in pairs(_M.LAYOUT) do
-  local count = _M.HISTOGRAMS[prefix] == TIME_BUCKETS and TIME_COUNT or LENGTH_COUNT
+  local count = #_M.HISTOGRAMS[prefix]
   for bucket = 1, count + 1 do FIELDS[offset + bucket - 1] = prefix .. bucket end
   FIELDS[offset + count + 1] = prefix .. "s"
 end
