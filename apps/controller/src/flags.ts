@@ -4,6 +4,7 @@
  * environment: `--watch-namespace` is `INGRESSKIT_WATCH_NAMESPACE`. A flag on the command line
  * wins over the environment, which wins over the default.
  */
+import { parseGoDuration } from '@ingresskit/ingress-routes';
 import { FlagError } from './errors.js';
 
 /** `duration`: seconds, written as Go and ingress-nginx write durations (`30s`, `1m30s`, `500ms`) or as a plain number of seconds. */
@@ -523,18 +524,6 @@ function parseValue(name: FlagName, raw: string, source: string): string | numbe
   }
 }
 
-/** Units of Go's time.ParseDuration, in seconds. */
-const DURATION_UNITS: Readonly<Record<string, number>> = {
-  h: 3600,
-  m: 60,
-  s: 1,
-  ms: 1e-3,
-  us: 1e-6,
-  // U+00B5 MICRO SIGN, written as an escape: see parseDurationSeconds.
-  '\u00b5s': 1e-6,
-  ns: 1e-9,
-};
-
 /**
  * Seconds of a Go duration (`1h30m`, `30s`, `1.5s`, `500ms`) or of a plain number of seconds;
  * undefined for anything else, negative durations included.
@@ -542,14 +531,7 @@ const DURATION_UNITS: Readonly<Record<string, number>> = {
 export function parseDurationSeconds(raw: string): number | undefined {
   const value = raw.trim();
   if (/^\d+(\.\d+)?$/.test(value)) return Number(value);
-  // The micro sign as an escape: one character above ASCII in the bundled controller makes V8 keep its whole
-  // 4 MB source as a two-byte string (8 MiB of heap for the life of the process).
-  if (!/^(\d+(\.\d+)?(h|ms|us|\u00b5s|ns|m|s))+$/.test(value)) return undefined;
-  let seconds = 0;
-  for (const [, amount, unit] of value.matchAll(/(\d+(?:\.\d+)?)(h|ms|us|\u00b5s|ns|m|s)/g)) {
-    seconds += Number(amount) * DURATION_UNITS[unit!]!;
-  }
-  return seconds;
+  return parseGoDuration(value);
 }
 
 /** The flags section of a command's `--help`: each flag with its environment variable and default. */

@@ -1,7 +1,6 @@
 import type { Route } from '@ingresskit/route-model';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ANNOTATION_PREFIX, parseAnnotations } from './annotations.js';
-import { parseGoDuration } from './global-rate-limit-annotations.js';
 import { parseControllerConfigMap } from './ingress-nginx-configmap.js';
 import { translateIngress, type IngressTranslationConfig } from './index.js';
 import { ingress, path, secrets } from './testing/fixtures.js';
@@ -33,24 +32,6 @@ function translate(annotations: Record<string, string>, config: IngressTranslati
 function routesOf(result: ReturnType<typeof translate>): Route[] {
   return result.contribution?.hosts.flatMap((host) => host.routes) ?? [];
 }
-
-describe('parseGoDuration', () => {
-  it.each([
-    ['1m', 60],
-    ['10s', 10],
-    ['1h30m', 5400],
-    ['1.5m', 90],
-    ['500ms', 0.5],
-    ['0', 0],
-    ['2h0m3s', 7203],
-  ])('reads %s as Go does: %d s', (value, seconds) => {
-    expect(parseGoDuration(value)).toBeCloseTo(seconds, 9);
-  });
-
-  it.each(['', '1', '1d', 'm', '-1m', '1 m', '1m ', '1M', '1.m2'])('refuses %j', (value) => {
-    expect(parseGoDuration(value)).toBeUndefined();
-  });
-});
 
 describe('global-rate-limit annotations (parseAnnotations)', () => {
   it('reads the limit, a window in whole seconds, the key and the ignored CIDRs', () => {

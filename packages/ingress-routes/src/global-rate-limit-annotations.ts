@@ -3,6 +3,7 @@
  * global-rate-limit-key (default `$remote_addr`), counted in the memcached the controller
  * ConfigMap names, clients in global-rate-limit-ignored-cidrs left alone. Values travel as data.
  */
+import { parseGoDuration } from './go-duration.js';
 import type { GlobalRateLimit, HashKeyPart, SharedCounterStore } from '@ingresskit/route-model';
 import { annotationField } from './annotation-field.js';
 import type { AnnotationParser, AnnotationProblem, IngressAnnotations } from './annotations.js';
@@ -45,34 +46,6 @@ const MAX_LIMIT = 1_000_000_000;
  * up to 14 days keep the expiry a duration.
  */
 const MAX_WINDOW_SECONDS = 14 * 24 * 3600;
-const UNIT_SECONDS: Readonly<Record<string, number>> = {
-  ns: 1e-9,
-  us: 1e-6,
-  µs: 1e-6,
-  μs: 1e-6,
-  ms: 1e-3,
-  s: 1,
-  m: 60,
-  h: 3600,
-};
-const DURATION_PART = /([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h)/gy;
-
-/**
- * A duration as Go's time.ParseDuration reads it (`1m`, `10s`, `1h30m`, `1.5m`), in seconds;
- * undefined when it is not one. No sign: a negative window means nothing.
- */
-export function parseGoDuration(value: string): number | undefined {
-  if (value === '0') return 0;
-  if (value === '' || value.length > 64) return undefined;
-  DURATION_PART.lastIndex = 0;
-  let seconds = 0;
-  let end = 0;
-  for (let match = DURATION_PART.exec(value); match !== null; match = DURATION_PART.exec(value)) {
-    seconds += Number(match[1]) * UNIT_SECONDS[match[2]!]!;
-    end = DURATION_PART.lastIndex;
-  }
-  return end === value.length ? seconds : undefined;
-}
 
 function globalOf(into: IngressAnnotations): GlobalRateLimitAnnotations {
   return (into.globalRateLimit ??= {});
