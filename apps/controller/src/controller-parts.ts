@@ -172,7 +172,7 @@ export function createControllerParts(
     recorder,
     logger,
     isLeader,
-    runningChecksum: () => dataPlane.configuration?.checksum,
+    runningConfigHash: () => dataPlane.configuration?.configHash,
     now,
   });
   const sync = new SyncStage({

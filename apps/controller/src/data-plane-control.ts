@@ -156,12 +156,12 @@ export async function pushData(socketPath: string, body: string, sharedMemory: s
 }
 
 /**
- * Polls the status endpoint until nginx runs the nginx.conf with `checksum`; rejects with an
+ * Polls the status endpoint until nginx runs the nginx.conf with `configHash`; rejects with an
  * NginxReloadError when `hasExited()` turns true or `timeoutMs` passes. `what` names the wait.
  */
 export async function waitForConfiguration(
   socketPath: string,
-  checksum: string,
+  configHash: string,
   what: string,
   { timeoutMs, hasExited }: { timeoutMs: number; hasExited: () => boolean },
 ): Promise<void> {
@@ -169,7 +169,7 @@ export async function waitForConfiguration(
   for (;;) {
     if (hasExited()) throw new NginxReloadError(`nginx exited while waiting for ${what}`);
     const status = await readStatus(socketPath);
-    if (status?.confHash === checksum) return;
+    if (status?.confHash === configHash) return;
     if (systemClock.now() > deadline) throw new NginxReloadError(`timed out waiting for ${what}`);
     await sleep(STATUS_POLL_MS);
   }

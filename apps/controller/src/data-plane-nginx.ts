@@ -108,7 +108,7 @@ export class NginxRunner {
     await process.start();
     this.#process = process;
     try {
-      await this.#waitForConfiguration(next.checksum, 'nginx to start');
+      await this.#waitForConfiguration(next.configHash, 'nginx to start');
     } catch (error) {
       await process.stop();
       this.#process = undefined;
@@ -133,7 +133,7 @@ export class NginxRunner {
     const process = this.#process;
     if (process === undefined || !process.reload()) throw new NginxReloadError('nginx is not running');
     try {
-      await this.#waitForConfiguration(next.checksum, 'nginx to reload');
+      await this.#waitForConfiguration(next.configHash, 'nginx to reload');
     } catch (error) {
       // Put the last good file back so that a restart of nginx does not load the failed one.
       if (this.#runningConf !== undefined)
@@ -158,8 +158,8 @@ export class NginxRunner {
     return conf;
   }
 
-  #waitForConfiguration(checksum: string, what: string): Promise<void> {
-    return waitForConfiguration(controlSocketPathOf(this.#options.readPrefix()), checksum, what, {
+  #waitForConfiguration(configHash: string, what: string): Promise<void> {
+    return waitForConfiguration(controlSocketPathOf(this.#options.readPrefix()), configHash, what, {
       timeoutMs: this.#options.readyTimeoutMs ?? 15_000,
       hasExited: () => this.#process !== undefined && !this.#process.isRunning(),
     });

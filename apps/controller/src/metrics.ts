@@ -19,7 +19,7 @@ export interface ControllerMetrics {
   readonly lastReloadSuccessTimestamp: Gauge;
   /** Backends posted to the Lua endpoint without a reload, by result. */
   readonly dynamicUpdates: Counter<'result'>;
-  /** A number derived from the running configuration checksum (first 52 bits), like config_hash. */
+  /** A number derived from the running configuration hash (first 52 bits), like config_hash. */
   readonly configHash: Gauge;
   readonly ownedIngresses: Gauge;
   /** Ingresses this controller ignores, by class-resolution reason. */
@@ -147,7 +147,7 @@ export function createControllerMetrics(options: { withProcessMetrics?: boolean 
 }
 
 /** The gauge value for a SHA-256 hex checksum: its first 13 hex digits, exact in a float64. */
-export function checksumToGaugeValue(checksum: string): number {
+export function configHashToGaugeValue(checksum: string): number {
   const value = Number.parseInt(checksum.slice(0, 13), 16);
   return Number.isFinite(value) ? value : 0;
 }

@@ -9,7 +9,7 @@ import { DataPlanePushError, NginxConfigTestError, NginxReloadError, NginxStartE
 import type { EventRecorder } from './events.js';
 import type { ReportTotals } from './ingress-reports.js';
 import type { Logger } from './logger.js';
-import { checksumToGaugeValue, type ControllerMetrics } from './metrics.js';
+import { configHashToGaugeValue, type ControllerMetrics } from './metrics.js';
 import type { SyncOutcome } from './sync-stage.js';
 
 /** Options of {@link SyncReporting}. */
@@ -19,8 +19,8 @@ export interface SyncReportingOptions {
   recorder: EventRecorder;
   logger: Logger;
   isLeader: () => boolean;
-  /** The checksum of the nginx.conf nginx runs, if it runs one. */
-  runningChecksum: () => string | undefined;
+  /** The hash of the configuration nginx runs, if it runs one. */
+  runningConfigHash: () => string | undefined;
   /** Wall clock in ms. */
   now: () => number;
 }
@@ -121,7 +121,7 @@ export class SyncReporting {
   }
 
   #recordRunningChecksum(): void {
-    const checksum = this.#options.runningChecksum();
-    if (checksum !== undefined) this.#options.metrics.configHash.set(checksumToGaugeValue(checksum));
+    const configHash = this.#options.runningConfigHash();
+    if (configHash !== undefined) this.#options.metrics.configHash.set(configHashToGaugeValue(configHash));
   }
 }

@@ -16,8 +16,8 @@ function createTable(routes: Route[] = [createTestRoute('root', { action: forwar
   });
 }
 
-function checksumOf(table: RouteTable): string {
-  return buildConfiguration(table, options).configuration.checksum;
+function configHashOf(table: RouteTable): string {
+  return buildConfiguration(table, options).configuration.configHash;
 }
 
 describe('buildConfiguration', () => {
@@ -29,12 +29,12 @@ describe('buildConfiguration', () => {
       { port: 443, protocol: 'HTTPS', bindPort: 443 },
     ]);
     expect(configuration.profiles).toEqual([{ name: 'ik_http_d', protocol: 'HTTP' }]);
-    expect(configuration.checksum).toMatch(/^[0-9a-f]{64}$/);
+    expect(configuration.configHash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(configuration)).not.toContain('a.example.com');
   });
 
   it('does not change for a new host, path, backend, certificate or policy', () => {
-    const base = checksumOf(createTable());
+    const base = configHashOf(createTable());
     const changes: RouteTable[] = [
       {
         ...createTable(),
@@ -84,22 +84,22 @@ describe('buildConfiguration', () => {
         ],
       },
     ];
-    for (const table of changes) expect(checksumOf(table)).toBe(base);
+    for (const table of changes) expect(configHashOf(table)).toBe(base);
   });
 
   it('changes for a new protocol, a new body limit, a listener or a setting', () => {
-    const base = checksumOf(createTable());
+    const base = configHashOf(createTable());
     const changed = [
-      checksumOf(
+      configHashOf(
         createTable([
           createTestRoute('root', { action: forward('app'), policy: { backendProtocol: 'GRPC' } }),
         ]),
       ),
-      checksumOf(
+      configHashOf(
         createTable([createTestRoute('root', { action: forward('app'), policy: { maxBodyBytes: 10 } })]),
       ),
-      checksumOf({ ...createTable(), listeners: [{ name: 'http', port: 8080, protocol: 'HTTP' }] }),
-      buildConfiguration(createTable(), { ...options, proxyBodySize: '2m' }).configuration.checksum,
+      configHashOf({ ...createTable(), listeners: [{ name: 'http', port: 8080, protocol: 'HTTP' }] }),
+      buildConfiguration(createTable(), { ...options, proxyBodySize: '2m' }).configuration.configHash,
     ];
     expect(new Set([base, ...changed]).size).toBe(5);
   });

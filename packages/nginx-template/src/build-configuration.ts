@@ -22,10 +22,10 @@ export interface ConfiguredListener {
   bindPort: number;
 }
 
-/** Everything nginx.conf is rendered from. Plain JSON; equal checksums mean equal nginx.conf. */
+/** Everything nginx.conf is rendered from. Plain JSON; equal hashes mean equal nginx.conf. */
 export interface Configuration {
   /** SHA-256 (hex) of settings, listeners and profiles; also reported by the status endpoint as `confHash`. */
-  checksum: string;
+  configHash: string;
   settings: Settings;
   /** Sorted by port. */
   listeners: ConfiguredListener[];
@@ -41,7 +41,7 @@ export interface BuildResult {
 }
 
 /** SHA-256 (hex) of what nginx.conf is rendered from. */
-export function computeConfigurationChecksum(configuration: Omit<Configuration, 'checksum'>): string {
+export function computeConfigurationHash(configuration: Omit<Configuration, 'configHash'>): string {
   const { settings, listeners, profiles } = configuration;
   return createHash('sha256').update(JSON.stringify({ settings, listeners, profiles })).digest('hex');
 }
@@ -133,7 +133,7 @@ export function createConfiguration(
   const profiles = new Map<string, Profile>([[DEFAULT_PROFILE.name, DEFAULT_PROFILE]]);
   for (const profile of parts.profiles) profiles.set(profile.name, profile);
   const unchecked = { settings, listeners, profiles: [...profiles.values()].sort(compareProfiles) };
-  return { configuration: { checksum: computeConfigurationChecksum(unchecked), ...unchecked }, problems };
+  return { configuration: { configHash: computeConfigurationHash(unchecked), ...unchecked }, problems };
 }
 
 /**

@@ -33,7 +33,7 @@ export interface DataPlaneStatus {
   version: number;
   /** Starts and reloads of nginx since the shared dict was created. */
   configurationLoads: number;
-  /** The checksum of the Configuration the running nginx.conf was rendered from. */
+  /** The hash of the Configuration the running nginx.conf was rendered from. */
   confHash: string;
   /** The worker that answered. */
   workerPid: number;

@@ -33,14 +33,14 @@ function describe<T>(
 /**
  * Compares the running configuration (undefined before nginx runs) with the next. Hosts, paths,
  * backends, certificates and policies never appear here: they are pushed as data. A reload is
- * needed exactly when the checksums differ: a listener, a setting or the set of profiles changed.
+ * needed exactly when the configuration hashes differ: a listener, a setting or the set of profiles changed.
  */
 export function diffConfigurations(
   previous: Configuration | undefined,
   next: Configuration,
 ): ConfigurationDiff {
   if (previous === undefined) return { reloadRequired: true, reasons: ['no running configuration'] };
-  if (previous.checksum === next.checksum) return { reloadRequired: false, reasons: [] };
+  if (previous.configHash === next.configHash) return { reloadRequired: false, reasons: [] };
   const settings = Object.keys({ ...previous.settings, ...next.settings })
     .sort()
     .filter((key) => {

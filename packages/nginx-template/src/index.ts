@@ -1,6 +1,6 @@
 export {
   buildConfiguration,
-  computeConfigurationChecksum,
+  computeConfigurationHash,
   createConfiguration,
   type BuildResult,
   type Configuration,

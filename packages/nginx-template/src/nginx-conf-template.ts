@@ -205,7 +205,7 @@ export const SERVER_PARTIAL = `    server {
 
 /** The whole nginx.conf. */
 export const NGINX_CONF_TEMPLATE = `# nginx.conf rendered by @ingresskit/nginx-template; do not edit.
-# configuration checksum: {{checksum}}
+# configuration hash: {{configHash}}
 {{#each modules}}
 load_module {{q this}};
 {{/each}}
@@ -370,7 +370,7 @@ http {
         ingresskit_count_request = require("ingresskit.request_metrics").record
 {{/if}}
         require("ingresskit.control").init({
-            conf_hash = "{{checksum}}",
+            conf_hash = "{{configHash}}",
             default_max_body = {{defaultMaxBody}},
             in_place_max_body = {{inPlaceBodySize}},
             local_auth_peers = {{#if localAuthPeers}}true{{else}}false{{/if}},

@@ -811,7 +811,7 @@ describe('the nginx data plane', () => {
       version: before.version,
       configurationLoads: before.configurationLoads + 1,
     });
-    expect(reloadedStatus.confHash).toBe(plane.configuration.checksum);
+    expect(reloadedStatus.confHash).toBe(plane.configuration.configHash);
     expect(await answer('routing.example.com', '/foo')).toBe('a');
     await pushTable(next);
     expect(await answer('grpcs.example.com')).toBe('a');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Route, RouteTable } from '@ingresskit/route-model';
 import {
   buildConfiguration,
-  computeConfigurationChecksum,
+  computeConfigurationHash,
   inPlaceMaxBodyBytes,
   renderNginxConf,
   UnsafeValueError,
@@ -149,18 +149,18 @@ describe('renderNginxConf', () => {
   it('throws UnsafeValueError for a configuration buildConfiguration did not make', () => {
     const { configuration } = buildConfiguration(createTable(1), options);
     expect(() => renderNginxConf({ ...configuration, listeners: [] })).toThrow(UnsafeValueError);
-    const forged: Omit<Configuration, 'checksum'> = {
+    const forged: Omit<Configuration, 'configHash'> = {
       ...configuration,
       profiles: [{ name: 'ik_http_d; include /etc/passwd', protocol: 'HTTP' }],
     };
-    expect(() => renderNginxConf({ ...forged, checksum: computeConfigurationChecksum(forged) })).toThrow(
+    expect(() => renderNginxConf({ ...forged, configHash: computeConfigurationHash(forged) })).toThrow(
       UnsafeValueError,
     );
-    const quoted: Omit<Configuration, 'checksum'> = {
+    const quoted: Omit<Configuration, 'configHash'> = {
       ...configuration,
       settings: { ...configuration.settings, pidPath: 'x$host' },
     };
-    expect(() => renderNginxConf({ ...quoted, checksum: computeConfigurationChecksum(quoted) })).toThrow(
+    expect(() => renderNginxConf({ ...quoted, configHash: computeConfigurationHash(quoted) })).toThrow(
       UnsafeValueError,
     );
   });

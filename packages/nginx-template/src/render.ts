@@ -4,7 +4,7 @@
  */
 import Handlebars from 'handlebars';
 import { isIP } from 'node:net';
-import { computeConfigurationChecksum, type Configuration } from './build-configuration.js';
+import { computeConfigurationHash, type Configuration } from './build-configuration.js';
 import { UnsafeValueError } from './errors.js';
 import {
   BACKEND_TLS_PARTIAL,
@@ -172,19 +172,19 @@ function getTemplate(): Template {
 
 /**
  * Renders nginx.conf. Pure and deterministic: equal configurations give identical bytes. Throws
- * UnsafeValueError for a Configuration buildConfiguration did not make (its checksum no longer
+ * UnsafeValueError for a Configuration buildConfiguration did not make (its hash no longer
  * matches, or a value is out of shape). Run nginx as `nginx -p <prefix> -c <prefix>/nginx.conf`.
  */
 export function renderNginxConf(configuration: Configuration): string {
   const { settings, listeners, profiles } = configuration;
-  if (computeConfigurationChecksum({ settings, listeners, profiles }) !== configuration.checksum) {
-    unsafe('checksum', configuration.checksum, 'does not match the configuration');
+  if (computeConfigurationHash({ settings, listeners, profiles }) !== configuration.configHash) {
+    unsafe('configHash', configuration.configHash, 'does not match the configuration');
   }
   const addresses = settings.listenAddresses.length === 0 ? [undefined] : settings.listenAddresses;
   const defaultMaxBody = checkInteger('defaultMaxBodyBytes', settings.defaultMaxBodyBytes);
   const tempDir = settings.tempDir === '' ? '' : `${settings.tempDir}/`;
   const view = {
-    checksum: configuration.checksum,
+    configHash: configuration.configHash,
     modules: settings.modules,
     pid: settings.pidPath,
     errorLog: settings.errorLogPath,

@@ -166,7 +166,7 @@ export interface Settings {
   requestMetrics: boolean;
   localAuthPeers: boolean;
   /**
-   * Sorted; absent when none, as is `streamServices` (so that the checksum of a configuration
+   * Sorted; absent when none, as is `streamServices` (so that the hash of a configuration
    * without them is what it was before they existed).
    */
   proxyProtocolPorts?: number[];
