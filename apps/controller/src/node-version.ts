@@ -1,9 +1,12 @@
+/**
+ * Whether this Node.js can run ingresskit, checked before anything else is loaded, so an older Node
+ * says so in one line instead of failing somewhere inside a dependency.
+ */
 import packageJson from '../package.json' with { type: 'json' };
 
 /**
  * The oldest Node.js ingresskit runs on: the floor of its `engines` field (`>=22.19`), set by
- * @kubernetes/client-node 2 (undici 8). Checked before anything else is loaded, so an older Node
- * says so in one line instead of failing somewhere inside a dependency.
+ * @kubernetes/client-node 2 (undici 8).
  */
 export const MINIMUM_NODE_VERSION = floorOf(packageJson.engines.node);
 

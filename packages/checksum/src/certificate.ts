@@ -1,3 +1,7 @@
+/**
+ * Which certificate of a Secret counts for the checksum, read with Tengine-Ingress's own acceptance
+ * rules, so a Secret it would refuse is refused here too.
+ */
 import { Buffer } from 'node:buffer';
 import type { SecretLike } from '@ingresskit/kube-objects/pure';
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';

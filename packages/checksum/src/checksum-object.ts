@@ -1,3 +1,7 @@
+/**
+ * The IngressCheckSum and SecretCheckSum custom resources: where they live in the API and the new
+ * objects a control plane publishes.
+ */
 import { TENGINE_API_GROUP } from '@ingresskit/kube-objects/pure';
 import { hashSortedIds } from './compute.js';
 import { InvalidChecksumInputError } from './errors.js';

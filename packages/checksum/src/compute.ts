@@ -1,3 +1,4 @@
+/** The checksum itself: the md5 of the sorted ids, exactly as Tengine-Ingress computes it. */
 import { md5Hex } from './md5.js';
 
 /**

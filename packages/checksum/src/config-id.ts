@@ -1,3 +1,7 @@
+/**
+ * The configuration ids the checksum is made of, built from an object's name and version as
+ * Tengine-Ingress builds them, or why an object has none.
+ */
 import {
   INGRESS_NGINX_ANNOTATION_PREFIX,
   type IngressLike,

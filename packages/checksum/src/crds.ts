@@ -1,3 +1,7 @@
+/**
+ * The CustomResourceDefinitions of IngressCheckSum and SecretCheckSum, compatible with
+ * Tengine-Ingress, as objects to apply.
+ */
 import { checksumApiGroup, checksumApiVersion } from './checksum-object.js';
 
 // The CRD types are spelled out here rather than taken from @kubernetes/client-node, which is not a

@@ -1,3 +1,8 @@
+/**
+ * Integers read and printed as Go reads and prints them, so ids come out exactly as Tengine's Go
+ * code builds them.
+ */
+
 const goIntPattern = /^[+-]?[0-9]+$/;
 const int64Min = -(2n ** 63n);
 const int64Max = 2n ** 63n - 1n;

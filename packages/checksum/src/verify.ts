@@ -1,3 +1,7 @@
+/**
+ * Whether the ids computed here match the newest published checksum object, and which ids differ
+ * when they do not.
+ */
 import { hashSortedIds } from './compute.js';
 import { diffIds, type IdDiff } from './diff.js';
 

@@ -1,3 +1,7 @@
+/**
+ * What this controller owns and how it treats Ingresses without a class: the config, its defaults,
+ * and the check that it can match anything at all.
+ */
 import { isValidControllerName } from './controller-name.js';
 import { InvalidClassResolutionConfigError } from './errors.js';
 

@@ -1,3 +1,4 @@
+/** The default IngressClass, picked as the API server's DefaultIngressClass admission picks it. */
 import { DEFAULT_INGRESS_CLASS_ANNOTATION } from './annotations.js';
 import { compareNewestFirst, parseTimestamp, type Instant } from './timestamp.js';
 import type { IngressClassLike } from './types.js';

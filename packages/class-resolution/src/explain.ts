@@ -1,3 +1,4 @@
+/** A class decision told in plain words, for the people who read Events, logs and the CLI. */
 import type { ClassDecision } from './decision.js';
 import type { IngressLike } from './types.js';
 

@@ -1,3 +1,4 @@
+/** Which GatewayClasses are this controller's: decided by their controllerName alone. */
 import type { GatewayClassLike } from './types.js';
 
 /**

@@ -1,3 +1,7 @@
+/**
+ * Whether this controller owns an Ingress, decided in ingress-nginx's order: its class name, the
+ * legacy annotation, then the cluster's default class.
+ */
 import {
   DEFAULT_INGRESS_CLASS_ANNOTATION,
   INGRESS_CLASS_ANNOTATION,

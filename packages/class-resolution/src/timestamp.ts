@@ -1,3 +1,7 @@
+/**
+ * creationTimestamps read and ordered as the API server orders them, so the default class picked
+ * here is the one it would pick.
+ */
 import type { Timestamp } from './types.js';
 
 /** A point in time split so that string timestamps keep their sub-millisecond digits. */

@@ -1,3 +1,7 @@
+/**
+ * The writes the GatewayClass controller makes, over client-node, where a stale or vanished object
+ * is an expected answer, not an exception.
+ */
 import {
   CustomObjectsApi,
   Observable,

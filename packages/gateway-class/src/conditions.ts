@@ -1,3 +1,4 @@
+/** The GatewayClass conditions this package writes, and whether a view is older than them. */
 import type { Condition } from './types.js';
 
 /** Condition types this package owns on a GatewayClass. */

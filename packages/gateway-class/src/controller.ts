@@ -1,3 +1,7 @@
+/**
+ * The GatewayClass controller: the leader keeps the status and the gateway-exists finalizer of this
+ * controllerName's classes.
+ */
 import { isOwnGatewayClass, isValidControllerName } from '@ingresskit/class-resolution';
 import { mergeConditions } from '@ingresskit/kube-objects';
 import {

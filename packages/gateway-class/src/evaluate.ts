@@ -1,3 +1,7 @@
+/**
+ * The status one of our GatewayClasses should have, decided from plain data, so it can be tested
+ * without a cluster.
+ */
 import { isOwnGatewayClass } from '@ingresskit/class-resolution';
 import { GatewayClassConditionType, GatewayClassReason } from './conditions.js';
 import { resolveParametersRef, type GatewayClassParameters, type ParametersLookup } from './parameters.js';

@@ -1,3 +1,4 @@
+/** The CustomResourceDefinition of IngressKitParameters, our own GatewayClass parameters kind. */
 import { PARAMETERS_GROUP, PARAMETERS_KIND } from './parameters.js';
 
 const stringField = (description: string, pattern?: string) => ({

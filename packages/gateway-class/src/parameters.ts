@@ -1,3 +1,7 @@
+/**
+ * A GatewayClass's parametersRef: the kinds it may name and the values they may hold, checked so
+ * that a typo is reported, not ignored.
+ */
 import type { ParametersReference } from './types.js';
 
 /** API group of IngressKit's own GatewayClass parameters kind. */

@@ -1,3 +1,6 @@
+/**
+ * The cluster as the GatewayClass controller reads it, and which classes a change in it affects.
+ */
 import { isOwnGatewayClass } from '@ingresskit/class-resolution';
 import type { ParametersLookup } from './parameters.js';
 import type { CustomResourceDefinition, Gateway, GatewayClassSummary } from './types.js';

@@ -1,3 +1,4 @@
+/** Which Gateway API versions we support, checked against the installed CRDs' bundle versions. */
 import { BUNDLE_VERSION_ANNOTATION, GATEWAY_API_GROUP } from '@ingresskit/kube-objects';
 import type { CustomResourceDefinition } from './types.js';
 

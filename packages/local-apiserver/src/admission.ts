@@ -1,3 +1,7 @@
+/**
+ * Admission on the local server: an Ingress created without a class gets the default one, as
+ * kube-apiserver's DefaultIngressClass plugin gives it.
+ */
 import { DEFAULT_INGRESS_CLASS_ANNOTATION, INGRESS_CLASS_ANNOTATION } from '@ingresskit/kube-objects';
 import { isPlainObject, type KubeObject } from './objects.js';
 

@@ -1,3 +1,7 @@
+/**
+ * CustomResourceDefinitions on the local server: validated, given the status kube-apiserver's
+ * controllers set, and served as resources of their own.
+ */
 import type { FieldError } from './errors.js';
 import { commonSelectableFields } from './field-selector.js';
 import { isPlainObject, type JsonObject, type KubeObject } from './objects.js';

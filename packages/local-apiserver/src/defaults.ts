@@ -1,11 +1,10 @@
-import { isPlainObject, type JsonObject, type KubeObject } from './objects.js';
-
-/*
+/**
  * The API defaulting and allocation a client sees on a real cluster for the built-ins that
  * controllers read most: Service (type, ports, cluster IP, node ports), Secret (type, stringData),
- * Namespace (the metadata.name label, finalizer, phase) and Pod (phase). Code that relies on these fields must not only work
- * against a real cluster.
+ * Namespace (the metadata.name label, finalizer, phase) and Pod (phase), so code that relies on
+ * these fields works here as it does against a real cluster.
  */
+import { isPlainObject, type JsonObject, type KubeObject } from './objects.js';
 
 /** Hooks that fill server-set fields; they mutate the object being stored, never the previous one. */
 export interface DefaultingHooks {

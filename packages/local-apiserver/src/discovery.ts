@@ -1,3 +1,7 @@
+/**
+ * The discovery documents clients read before anything else: the server version, the API groups and
+ * the resources each group version serves.
+ */
 import type { JsonObject } from './objects.js';
 import type { ResourceDefinition } from './resource-definition.js';
 

@@ -1,3 +1,7 @@
+/**
+ * Stored object versions, serialized once and shown in the shape of the endpoint that serves them,
+ * for reads, lists and watches.
+ */
 import {
   formatApiVersion,
   orderTopLevelKeys,

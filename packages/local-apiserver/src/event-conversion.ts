@@ -1,3 +1,7 @@
+/**
+ * Events served by both APIs: core/v1 and events.k8s.io/v1 read and write the same stored objects,
+ * converted field by field.
+ */
 import type { JsonObject, KubeObject } from './objects.js';
 
 // core/v1 Event field ↔ events.k8s.io/v1 Event field; both APIs serve the same stored objects.

@@ -1,3 +1,4 @@
+/** Injected failures and latency: how a client copes with an API server that errs or lags. */
 import { buildFailureStatus, reasonForCode, type KubeStatus } from './errors.js';
 
 /** Which requests an injected failure applies to; every given field must match. */

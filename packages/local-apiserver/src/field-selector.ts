@@ -1,3 +1,4 @@
+/** Field selectors, parsed and matched with kube-apiserver's grammar and error messages. */
 import { SelectorSyntaxError } from './errors.js';
 import { describeValue, readPath } from './objects.js';
 

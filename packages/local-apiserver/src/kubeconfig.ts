@@ -1,3 +1,4 @@
+/** Kubeconfigs for the local server: a client-node KubeConfig, or YAML and a file for kubectl. */
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+/** Label selectors, parsed and matched as kube-apiserver parses and matches them. */
 import { SelectorSyntaxError } from './errors.js';
 import { validateLabelValue, validateQualifiedName } from './validation.js';
 

@@ -1,3 +1,7 @@
+/**
+ * The manifests loaded into the server: parsed from YAML or objects, read from a directory, and
+ * ordered so dependencies come first.
+ */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';

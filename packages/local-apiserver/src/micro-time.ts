@@ -1,3 +1,4 @@
+/** `metav1.MicroTime` as kube-apiserver decodes it: what a real server refuses is refused here. */
 import { readPath, type JsonObject } from './objects.js';
 
 /** Go's RFC3339Micro layout, the only form kube-apiserver decodes a `metav1.MicroTime` from. */

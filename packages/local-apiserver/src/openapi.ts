@@ -1,8 +1,4 @@
-import { createHash } from 'node:crypto';
-import type { JsonObject } from './objects.js';
-import type { ResourceDefinition } from './resource-definition.js';
-
-/*
+/**
  * A deliberately thin OpenAPI v3: one PATCH operation per resource, tagged with its
  * group/version/kind and declaring the `fieldValidation` parameter. That is what kubectl's
  * query-parameter verifier looks for before it trusts the server to validate (without it,
@@ -10,6 +6,9 @@ import type { ResourceDefinition } from './resource-definition.js';
  * computes strategic merge patches from its compiled-in types and falls back to merge patches
  * for custom resources, as it does against a real server whose schema lacks patch metadata.
  */
+import { createHash } from 'node:crypto';
+import type { JsonObject } from './objects.js';
+import type { ResourceDefinition } from './resource-definition.js';
 
 function groupVersionPath(definition: ResourceDefinition): string {
   return definition.group === ''

@@ -1,3 +1,7 @@
+/**
+ * Lists by kube-apiserver's rules: which resourceVersion a list reads at, and the continue tokens
+ * between its pages.
+ */
 import {
   buildBadRequestStatus,
   buildExpiredStatus,

@@ -1,3 +1,4 @@
+/** The patches a PATCH request can carry: JSON patch, merge patch and strategic merge patch. */
 import { PatchError } from './errors.js';
 import { cloneJson, isDeepEqual, isPlainObject, type JsonObject } from './objects.js';
 

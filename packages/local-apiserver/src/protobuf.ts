@@ -1,12 +1,11 @@
-import type { JsonObject } from './objects.js';
-
-/*
+/**
  * Just enough of Kubernetes' protobuf encoding to read the bodies kubectl's imperative generators
  * send (`kubectl create namespace|configmap|secret|service …` use typed clients that write
  * protobuf and cannot fall back to JSON). The envelope is the 4-byte magic `k8s\0` followed by a
  * runtime.Unknown {typeMeta, raw}; `raw` is the object in its generated.proto schema. Field numbers
  * are those of k8s.io/api core/v1 and k8s.io/apimachinery meta/v1. Unknown fields are skipped.
  */
+import type { JsonObject } from './objects.js';
 
 type Scalar = 'string' | 'bytes' | 'bool' | 'int' | 'time' | 'intOrString';
 type FieldType = Scalar | { message: Schema } | { map: 'string' | 'bytes' };

@@ -1,3 +1,7 @@
+/**
+ * Server-side apply, approximated: a manager's intent merged into the live object, and who owns
+ * which field kept in managedFields.
+ */
 import {
   cloneJson,
   describeValue,

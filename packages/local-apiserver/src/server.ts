@@ -1,3 +1,7 @@
+/**
+ * The local API server: an HTTP server over the registry that answers kubectl and client-node as
+ * kube-apiserver would, with manifests, kubeconfigs and faults for tests.
+ */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';

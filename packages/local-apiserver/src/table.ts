@@ -1,3 +1,4 @@
+/** The Tables `kubectl get` asks for, with Name and Age columns. */
 import type { JsonObject } from './objects.js';
 import { serializeEntry, type Entry } from './entries.js';
 import type { ResourceDefinition } from './resource-definition.js';

@@ -1,3 +1,7 @@
+/**
+ * The API server's checks of names, metadata and Ingress specs, so an object a real cluster refuses
+ * is refused here too.
+ */
 import type { FieldError } from './errors.js';
 import { isPlainObject, type KubeObject } from './objects.js';
 

@@ -1,3 +1,7 @@
+/**
+ * The event stream of one watch, as kube-apiserver streams it: expired versions, bookmarks,
+ * timeouts, and slow watchers cut off.
+ */
 import type { ServerResponse } from 'node:http';
 import { ApiStatusError } from './errors.js';
 import { formatApiVersion } from './objects.js';

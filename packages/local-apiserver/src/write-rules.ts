@@ -1,3 +1,7 @@
+/**
+ * What an update may change: the metadata kept from the stored object, when the generation moves,
+ * and which finalizers it may add.
+ */
 import { isDeepEqual, type KubeObject, type ObjectMeta } from './objects.js';
 import type { ResourceDefinition } from './resource-definition.js';
 

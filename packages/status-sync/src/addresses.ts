@@ -1,3 +1,4 @@
+/** The addresses an Ingress status publishes, and where each comes from: flag, Service or node. */
 import { isIP } from 'node:net';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 

@@ -1,3 +1,7 @@
+/**
+ * The controller's replicas, found through its own pod's labels: which serve, which are live, and
+ * the nodes they run on.
+ */
 import type { V1Node, V1Pod, V1PodList, V1Service } from '@kubernetes/client-node';
 import { statusCodeOf } from './api-errors.js';
 import { AddressResolutionError } from './errors.js';

@@ -1,3 +1,7 @@
+/**
+ * An Ingress's `status.loadBalancer.ingress`: the entries written for the addresses, and whether it
+ * already holds them.
+ */
 import { addressKey, type StatusAddress } from './addresses.js';
 
 /** An entry of `status.loadBalancer.ingress` as read (typed model or raw JSON from a watch). */

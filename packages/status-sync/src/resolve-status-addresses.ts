@@ -1,3 +1,4 @@
+/** The addresses to publish, from the configured source, in ingress-nginx's order of precedence. */
 import {
   addressesFromService,
   nodeAddress,

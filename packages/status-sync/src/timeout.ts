@@ -1,3 +1,4 @@
+/** A deadline on one request, on the injected clock: a hung request never stalls the sync. */
 import type { Clock } from '@ingresskit/task-queue';
 import { RequestTimeoutError } from './errors.js';
 

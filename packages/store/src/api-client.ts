@@ -1,3 +1,4 @@
+/** Lists and watches for the reflectors, through client-node but with items kept as plain JSON. */
 import {
   HttpMethod,
   IsomorphicFetchHttpLibrary,

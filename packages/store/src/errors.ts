@@ -1,3 +1,4 @@
+/** The errors of @ingresskit/store, and the HTTP status an error carries. */
 import type { ResourceKind } from './resources.js';
 
 /** An API request answered with a non-success status; carries the Status `reason` when the body had one. */

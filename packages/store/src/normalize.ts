@@ -1,3 +1,7 @@
+/**
+ * The one shape the store keeps objects in, whatever path they came by: plain JSON, trimmed to what
+ * controllers read, common values kept once.
+ */
 import type { KubeObject } from './objects.js';
 import { projectObject } from './projection.js';
 import { formatApiVersion, resourceTypes, type ResourceKind, type ResourceType } from './resources.js';

@@ -1,3 +1,4 @@
+/** The objects the store hands out, typed as stored: read-only JSON after client-node's models. */
 import type {
   V1ConfigMap,
   V1EndpointSlice,

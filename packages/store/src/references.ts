@@ -1,3 +1,7 @@
+/**
+ * What an Ingress, an EndpointSlice or a Gateway refers to, for the store's indexes and for the
+ * Secrets it keeps.
+ */
 import { INGRESS_CLASS_ANNOTATION, namespacedKey, SERVICE_NAME_LABEL } from '@ingresskit/kube-objects';
 import type { EndpointSlice, Gateway, Ingress } from './objects.js';
 

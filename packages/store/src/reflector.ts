@@ -1,3 +1,4 @@
+/** The list+watch loop that keeps one kind mirrored whatever the API server does, until stopped. */
 import type { ResourceClient, WatchHandle } from './api-client.js';
 import { type BackoffPolicy, type Clock, computeBackoffDelay } from '@ingresskit/task-queue';
 import { InformerError, type InformerPhase, statusCodeOf } from './errors.js';

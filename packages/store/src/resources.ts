@@ -1,3 +1,4 @@
+/** The kinds the store mirrors and where each lives in the API: group, version, plural, scope. */
 import { GATEWAY_API_GROUP, NETWORKING_API_GROUP, TENGINE_API_GROUP } from '@ingresskit/kube-objects';
 
 /** The kinds of object the store can mirror. */

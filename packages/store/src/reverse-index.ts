@@ -1,3 +1,7 @@
+/**
+ * The store's reverse indexes (an object to those that refer to it), persistent, and small for the
+ * common lone referrer.
+ */
 import { type EditToken, PersistentMap } from './persistent-map.js';
 
 /**

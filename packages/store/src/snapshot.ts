@@ -1,3 +1,7 @@
+/**
+ * Snapshots: the immutable, consistent views of the store its readers get, cheap because they share
+ * structure with the live store.
+ */
 import type { PersistentMap } from './persistent-map.js';
 import type {
   ConfigMap,

@@ -1,3 +1,7 @@
+/**
+ * The store's state and its rules, without I/O: each change applied as one unit, with the events
+ * and Secret reads it causes.
+ */
 import { objectKey, splitObjectKey, TLS_SECRET_TYPE } from '@ingresskit/kube-objects';
 import type { EndpointSlice, Ingress, KubeObject, ObjectsByKind, Secret } from './objects.js';
 import { type EditToken, PersistentMap } from './persistent-map.js';

@@ -1,3 +1,7 @@
+/**
+ * Time for the whole project: the monotonic Clock behind every timer and duration, the WallClock
+ * for timestamps, and a fake for tests.
+ */
 import { Heap } from 'mnemonist';
 import { InvalidOptionError, TimerLoopError } from './errors.js';
 

@@ -1,3 +1,7 @@
+/**
+ * How long an item waits before its next try: client-go's rate limiters, per-item backoff and a
+ * shared token bucket.
+ */
 import { computeBackoffDelay } from './backoff.js';
 import { type Clock, systemClock } from './clock.js';
 import { InvalidOptionError } from './errors.js';

@@ -1,3 +1,7 @@
+/**
+ * The work queue with delays, as client-go's: items come back after a set time or after a rate
+ * limiter's delay.
+ */
 import { Heap } from 'mnemonist';
 import { type Clock, type Timer, systemClock } from './clock.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiters.js';

@@ -1,3 +1,7 @@
+/**
+ * The queue every sync goes through: changes coalesced per key into as few syncs as possible,
+ * failures retried with backoff.
+ */
 import { objectKey, type ObjectWithMetadata } from '@ingresskit/kube-objects';
 import { EventEmitter } from 'eventemitter3';
 import { type Clock, type Timer, systemClock } from './clock.js';

@@ -1,3 +1,7 @@
+/**
+ * client-go's work queue, the base the other queues build on: each item queued once, and again only
+ * after it is done.
+ */
 import { Queue } from 'mnemonist';
 
 /** What `get` resolves to: the next item, or `shutdown: true` once the queue is shut down and empty. */
