@@ -49,7 +49,7 @@ function problemOf(
   return { problem: { code: problemCode, message: `${prefix}${problem}` } };
 }
 
-/** See the module comment. */
+/** Resolves the backends routes name, and knows which to resolve again when something changes. */
 export class BackendResolver {
   readonly #builder: RouteTableBuilder;
   readonly #options: BackendResolverOptions;

@@ -16,7 +16,7 @@ export interface ChecksumVerdict extends ChecksumVerification {
 
 type IdResult = { id: string } | { skipped: string };
 
-/** See the module comment. */
+/** Holds a change back until the owned Ingresses' ids match the newest IngressCheckSum. */
 export class ChecksumGate {
   readonly #ids = new Map<string, IdResult>();
 

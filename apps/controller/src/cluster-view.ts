@@ -20,7 +20,7 @@ import type { GatewayApiView } from './gateway-routing.js';
 
 const noGatewayApiObjects: GatewayApiObjects = Object.freeze({ gateways: [], httpRoutes: [] });
 
-/** See the module comment. Keys are `namespace/name`. */
+/** Objects by key (`namespace/name`) and EndpointSlices by Service: a snapshot's or manifests'. */
 export interface ClusterView extends GatewayApiView {
   ingress(key: string): Ingress | undefined;
   ingressKeys(): Iterable<string>;

@@ -36,7 +36,7 @@ export interface ConfigMapChange {
   nginx?: ConfigMapNginxSettings;
 }
 
-/** See the module comment. */
+/** Reads the controller ConfigMap when it changes; routing and the data plane get its settings. */
 export class ControllerConfigMap {
   readonly key: string;
   readonly #recorder: EventRecorder;

@@ -56,7 +56,7 @@ export interface SyncSummary {
 // change) and failures retry on one backoff.
 const SYNC_KEY = 'sync';
 
-/** See the module comment. */
+/** One controller replica: starts its parts, runs its syncs and stops them. */
 export class Controller {
   readonly config: ControllerConfig;
   readonly metrics: ControllerMetrics;

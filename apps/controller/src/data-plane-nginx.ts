@@ -29,7 +29,7 @@ export interface NginxRunnerOptions {
   onRestarted: () => void;
 }
 
-/** See the module comment. */
+/** Starts and reloads the nginx of one prefix, and waits until it serves the new nginx.conf. */
 export class NginxRunner {
   readonly #options: NginxRunnerOptions;
   #process: NginxProcess | undefined;

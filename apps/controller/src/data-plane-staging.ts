@@ -30,7 +30,7 @@ import {
 /** An entry nginx refused, as its control socket reports it. */
 export type RejectedEntry = DataPlaneRejection['rejected'][number];
 
-/** See the module comment. */
+/** What is staged for nginx and not yet pushed, with what nginx.conf needs for it. */
 export class StagedRoutes {
   #listeners: Listener[];
   /** Profiles the routes of each virtual host use, for the hosts that use more than the default. */

@@ -80,7 +80,7 @@ export interface DataPlaneFlush {
   refused: RefusedRoute[];
 }
 
-/** See the module comment. */
+/** Stages route table changes and brings nginx to them with the least work. */
 export class NginxDataPlane {
   readonly #options: NginxDataPlaneOptions;
   #configMapSettings: ConfigMapNginxSettings = {};

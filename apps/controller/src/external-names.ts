@@ -28,7 +28,7 @@ export interface ExternalNamesOptions {
   logger: Logger;
 }
 
-/** See the module comment. */
+/** The addresses of the ExternalName Services' names, looked up again every 30 s. */
 export class ExternalNames {
   readonly #options: ExternalNamesOptions;
   readonly #lookup: LookupName;

@@ -23,7 +23,7 @@ const GATEWAY_API_VERSION = 'gateway.networking.k8s.io/v1';
 /** The kinds Events are written for (the translation only reports problems of these anyway). */
 const EVENT_KINDS = new Set(['Gateway', 'HTTPRoute']);
 
-/** See the module comment. */
+/** Logs Gateway API problems and, on the leader, writes them as Events, once while each lasts. */
 export class GatewayApiReports {
   readonly #options: GatewayApiReportsOptions;
   /** The reports of the last update, by their text. */

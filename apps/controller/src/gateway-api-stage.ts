@@ -36,7 +36,7 @@ export interface GatewayApiStageOptions {
   identify: GatewayApiReportsOptions['identify'];
 }
 
-/** See the module comment. */
+/** The Gateway API part of a sync: translate, report, and write statuses once nginx serves. */
 export class GatewayApiStage {
   readonly routing: GatewayRouting;
   readonly #reports: GatewayApiReports;

@@ -92,7 +92,7 @@ export function emptyGatewayApiTranslation(): GatewayApiTranslation {
   return { routes: [], statuses: { gateways: [], httpRoutes: [] }, problems: [] };
 }
 
-/** See the module comment. */
+/** Turns Gateway API changes into the contributions that changed and the statuses to write. */
 export class GatewayRouting {
   readonly #options: GatewayRoutingOptions;
   #classNames = '';

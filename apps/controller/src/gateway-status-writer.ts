@@ -63,7 +63,7 @@ function statusCodeOf(error: unknown): number | undefined {
   return typeof code === 'number' ? code : undefined;
 }
 
-/** See the module comment. */
+/** Writes the latest Gateway and HTTPRoute statuses, retrying conflicts and failed rounds. */
 export class GatewayStatusWriter {
   readonly #options: GatewayStatusWriterOptions;
   readonly #api: CustomObjectsApi;

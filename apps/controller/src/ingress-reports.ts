@@ -66,7 +66,7 @@ export function reportsOf(verdict: IngressVerdict, problems: readonly Problem[])
   }));
 }
 
-/** See the module comment. */
+/** Keeps each Ingress's report, logs new ones and, on the leader, writes them as Events. */
 export class IngressReports {
   readonly #recorder: EventRecorder;
   readonly #logger: Logger;

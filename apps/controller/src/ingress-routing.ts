@@ -49,7 +49,7 @@ function creationMillis(ingress: Ingress): number {
   return Number.isFinite(millis) ? millis : 0;
 }
 
-/** See the module comment. */
+/** Turns the Ingresses that changed into route table changes, caching each translation. */
 export class IngressRouting {
   readonly #options: IngressRoutingOptions;
   readonly #builder: RouteTableBuilder;

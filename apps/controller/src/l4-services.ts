@@ -79,7 +79,7 @@ export interface L4Sync {
   streamServicesChanged: boolean;
 }
 
-/** See the module comment. */
+/** Syncs ssl-passthrough and the TCP and UDP services ConfigMaps to the proxy and data plane. */
 export class L4Services {
   readonly #config: L4Config;
   readonly #deps: L4Dependencies;

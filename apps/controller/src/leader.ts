@@ -31,7 +31,7 @@ export interface LeaderRoleOptions {
   onLeadershipChange?: (isLeader: boolean) => void;
 }
 
-/** See the module comment. */
+/** Runs the leader election and, on the leader, the Ingress status and GatewayClass loops. */
 export class LeaderRole {
   readonly #options: LeaderRoleOptions;
   readonly #elector: LeaderElector;

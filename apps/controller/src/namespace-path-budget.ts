@@ -14,7 +14,7 @@ interface Entry {
   createdAt: number;
 }
 
-/** See the module comment. */
+/** Decides which Ingresses of each namespace fit under the path limit, oldest first. */
 export class NamespacePathBudget {
   readonly #limit: number;
   /** Entries by namespace, by Ingress key. */

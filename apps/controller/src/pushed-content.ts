@@ -14,7 +14,7 @@ interface Known {
   digest: string;
 }
 
-/** See the module comment. */
+/** The version and digest nginx's pushed data should have, and the checks that it still has. */
 export class PushedContent {
   #known: Known | undefined;
 

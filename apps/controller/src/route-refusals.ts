@@ -10,7 +10,7 @@ export interface RefusedRoute {
   message: string;
 }
 
-/** See the module comment. */
+/** The routes and certificates nginx refused, and the sources that named them. */
 export class RouteRefusals {
   /** Refused routes, by route id. */
   readonly #routes = new Map<string, RefusedRoute>();

@@ -80,7 +80,7 @@ export function findPassthroughEndpoints(
   return dot < 0 ? undefined : hosts.get(`*${serverName.slice(dot)}`);
 }
 
-/** See the module comment. */
+/** The TCP server on the HTTPS port that sends each connection where its server name says. */
 export class SslPassthroughProxy {
   readonly #options: SslPassthroughProxyOptions;
   readonly #server: Server;

@@ -25,7 +25,7 @@ export interface SyncReportingOptions {
   now: () => number;
 }
 
-/** See the module comment. */
+/** Turns a sync's outcome into metrics, a log line and Warning Events. */
 export class SyncReporting {
   readonly #options: SyncReportingOptions;
 

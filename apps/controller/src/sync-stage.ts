@@ -49,7 +49,7 @@ export interface SyncStageOptions {
   requestStatusSync: () => void;
 }
 
-/** See the module comment. */
+/** Runs one sync through every stage and answers its outcome. */
 export class SyncStage {
   readonly #options: SyncStageOptions;
   readonly #checksumGate = new ChecksumGate();

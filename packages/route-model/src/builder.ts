@@ -51,7 +51,7 @@ export interface RouteTableBuilderOptions {
   hostOwnership?: 'shared' | 'oldest-tenant';
 }
 
-/** See the module comment. */
+/** The route table being built: contributions set and deleted one by one, committed as a delta. */
 export interface RouteTableBuilder {
   /** Replaces (or adds) the contribution of `contribution.source`. */
   setContribution(contribution: RouteContribution): BackendReferenceChange;
