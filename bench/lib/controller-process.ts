@@ -257,7 +257,10 @@ export async function startControllerProcess(options: ControllerProcessOptions):
     peakRssMiB: () => readProcessMemory(pid).peak,
     memory: () => readProcessMemory(pid),
     metric: async (name, labels = {}) => {
-      const text = await (await fetch(`http://127.0.0.1:${ports.healthz}/metrics`)).text();
+      // Only that metric (a controller that does not know ?name= answers them all): a whole scrape
+      // per change would measure the request series' rendering, not the sync.
+      const url = `http://127.0.0.1:${ports.healthz}/metrics?name=${encodeURIComponent(name)}`;
+      const text = await (await fetch(url)).text();
       return readMetric(text, name, labels);
     },
     metricsText: async () => (await fetch(`http://127.0.0.1:${ports.healthz}/metrics`)).text(),

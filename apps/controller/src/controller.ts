@@ -279,8 +279,9 @@ export class Controller {
         defaultCertificateKey: config.defaultSslCertificate,
       });
       // The layer-4 features read ConfigMaps and endpoints no route references.
-      if (isRelevant || this.#parts.l4.isRelevant(event))
-        this.#requestSync(`${event.kind} ${event.key} ${event.type}`, false);
+      // Asked even when the routing wants the event: it marks what the next layer-4 sync reads.
+      const isRelevantToL4 = this.#parts.l4.isRelevant(event);
+      if (isRelevant || isRelevantToL4) this.#requestSync(`${event.kind} ${event.key} ${event.type}`, false);
     });
     store.on('error', (error) => this.#logger.warn({ err: error }, 'store: list or watch failed; retrying'));
     store.on('stale', (change) =>

@@ -1,7 +1,7 @@
 /**
  * The controller's HTTP server on the healthz port: `/healthz` (200 once the first sync has been
  * applied and nginx serves, 503 before), `/livez` (200 while the process answers), `/metrics`
- * (Prometheus text) and `/explain?ingress=NAMESPACE/NAME` (JSON: the class decision, its
+ * (Prometheus text; `?name=METRIC`, repeatable, for only those metrics) and `/explain?ingress=NAMESPACE/NAME` (JSON: the class decision, its
  * explanation, the routes nginx serves for the Ingress, and its problems), or `?gateway=` and
  * `?httproute=` for Gateway API objects (their statuses, routes and problems).
  */
@@ -63,7 +63,7 @@ async function handle(
       send(response, 200, 'text/plain', 'ok\n');
       return;
     case '/metrics':
-      send(response, 200, options.registry.contentType, await options.registry.metrics());
+      send(response, 200, options.registry.contentType, await metricsText(options.registry, url));
       return;
     case '/explain': {
       const kind = (['gateway', 'httproute'] as const).find((name) => url.searchParams.has(name));
@@ -90,6 +90,18 @@ async function handle(
         'not found: try /healthz, /metrics or /explain?ingress=NAMESPACE/NAME (or ?gateway=, ?httproute=)\n',
       );
   }
+}
+
+/**
+ * The registry's text, or only the metrics `?name=` names: reading one counter then costs no
+ * scrape of nginx's request series, which grow with every route that takes traffic.
+ */
+async function metricsText(registry: Registry, url: URL): Promise<string> {
+  const names = url.searchParams.getAll('name');
+  if (names.length === 0) return registry.metrics();
+  const known = names.filter((name) => registry.getSingleMetric(name) !== undefined);
+  const texts = await Promise.all(known.map((name) => registry.getSingleMetricAsString(name)));
+  return texts.map((text) => `${text}\n`).join('');
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {

@@ -94,4 +94,20 @@ describe('L4Services', () => {
       }),
     ).toBe(false);
   });
+  it('reads the view again only after a relevant event or a change of Ingresses', () => {
+    const { l4 } = create(() => true);
+    let reads = 0;
+    const base = viewWith({ '8080': 'default/web:80' });
+    const view: ClusterView = { ...base, ingressKeys: () => (reads++, base.ingressKeys()) };
+    l4.sync(view, { ingresses: false });
+    expect(reads).toBe(1);
+    // Endpoint moves of Services it does not serve: nothing to read again.
+    l4.sync(view, { ingresses: false });
+    expect(reads).toBe(1);
+    l4.sync(view, { ingresses: true });
+    expect(reads).toBe(2);
+    expect(l4.isRelevant({ kind: 'ConfigMap', type: 'updated', key: 'ingress/tcp' })).toBe(true);
+    l4.sync(view, { ingresses: false });
+    expect(reads).toBe(3);
+  });
 });

@@ -88,6 +88,8 @@ export class L4Services {
   #serviceKeys = new Set<string>();
   /** The Events of the notes that hold, by note, so that a sync repeats none and a new leader sends them all. */
   #reported = new Map<string, EventReport | undefined>();
+  /** A relevant event came since the last sync read the view (the first sync always reads it). */
+  #dirty = true;
 
   constructor(config: L4Config, deps: L4Dependencies) {
     this.#config = config;
@@ -120,6 +122,12 @@ export class L4Services {
 
   /** Whether `event` may change what this serves: call sync after it. */
   isRelevant(event: ChangeEvent): boolean {
+    const relevant = this.#isRelevant(event);
+    if (relevant) this.#dirty = true;
+    return relevant;
+  }
+
+  #isRelevant(event: ChangeEvent): boolean {
     switch (event.kind) {
       case 'ConfigMap':
         return (
@@ -144,8 +152,14 @@ export class L4Services {
     }
   }
 
-  /** Reads the passthrough hosts and the stream services from `view`; see the module comment. */
-  sync(view: ClusterView): L4Sync {
+  /**
+   * Reads the passthrough hosts and the stream services from `view`; see the module comment. Only
+   * after a relevant event or when Ingresses changed (their ownership and hosts decide who may pass
+   * through): a sync of endpoint moves does not walk every Ingress again.
+   */
+  sync(view: ClusterView, changed: { ingresses: boolean } = { ingresses: true }): L4Sync {
+    if (!this.#dirty && !changed.ingresses) return { streamServicesChanged: false };
+    this.#dirty = false;
     const passthrough = resolvePassthroughHosts(view, {
       enabled: this.#config.sslPassthrough,
       annotationPrefix: this.#config.annotationPrefix,

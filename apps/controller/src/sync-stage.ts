@@ -130,7 +130,9 @@ export class SyncStage {
       this.#options.reporting.recordChecksum(checksum);
       if (!checksum.ok) return { kind: 'held', error: new ChecksumMismatchError(checksum.message) };
     }
-    this.#options.l4?.sync(view);
+    this.#options.l4?.sync(view, {
+      ingresses: initializing || changes.allIngresses || changes.ingresses.size > 0,
+    });
     let flush = await dataPlane.flush();
     // The data plane refused routes (its regex engine said no): leave exactly those out and push again.
     while (flush.refused.length > 0 && routing.refuseRoutes(view, flush.refused)) {

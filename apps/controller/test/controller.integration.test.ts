@@ -205,6 +205,13 @@ describe('Controller', () => {
     expect(explain).toMatchObject({ owned: false, decision: { reason: 'class-other-controller' } });
   });
 
+  it('answers only the metrics ?name= names, and nothing for a name it does not know', async () => {
+    const url = `http://127.0.0.1:${controller.healthzPort}/metrics?name=ingresskit_syncs_total&name=nope`;
+    const text = await (await fetch(url)).text();
+    expect(text).toMatch(/^ingresskit_syncs_total\{result="success"\} [1-9]/m);
+    expect(text.match(/^# TYPE .*$/gm)).toEqual(['# TYPE ingresskit_syncs_total counter']);
+  });
+
   it('exposes the sync, reload and ignore metrics on /metrics', async () => {
     const text = await (await fetch(`http://127.0.0.1:${controller.healthzPort}/metrics`)).text();
     expect(text).toMatch(/ingresskit_syncs_total\{result="success"\} [1-9]/);

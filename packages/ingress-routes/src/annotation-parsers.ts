@@ -65,9 +65,9 @@ const PARSERS: Readonly<Record<string, AnnotationParser>> = {
   'ssl-redirect': parseBoolean((into, value) => (into.sslRedirect = value)),
   'force-ssl-redirect': parseBoolean((into, value) => (into.forceSslRedirect = value)),
   'use-regex': parseBoolean((into, value) => (into.useRegex = value)),
-  // TLS of such a host is passed through by the controller's proxy (apps/controller l4-services), not
-  // by routes: its HTTP routes are served as ingress-nginx serves them.
-  'ssl-passthrough': (value) => (readBoolean(value) === undefined ? 'must be "true" or "false"' : undefined),
+  // TLS of such a host is passed through by the controller's proxy (apps/controller l4-services),
+  // which reads the value as ingress-nginx does and reports it; routes serve its HTTP as usual.
+  'ssl-passthrough': () => undefined,
   ...REWRITE_PARSERS,
   'proxy-connect-timeout': parseSeconds(3600, (into, value) => (into.connectTimeoutSeconds = value)),
   'proxy-read-timeout': parseSeconds(86400, (into, value) => (into.readTimeoutSeconds = value)),
