@@ -25,11 +25,15 @@ const MAX_SECONDS = Number(process.env.BENCH_MEMORY_SECONDS ?? (isQuick() ? 180 
 /** One change in EDIT_EVERY is an Ingress edit, the others endpoint moves. */
 const EDIT_EVERY = 10;
 const SAMPLES = 10;
+/** How long the controller is left alone after the last change before the settled sample. */
+const SETTLE_MS = Number(process.env.BENCH_MEMORY_SETTLE_MS ?? 10_000);
 
 interface Run {
   ready: MemorySample;
   samples: MemorySample[];
   end: MemorySample;
+  /** After the process has been left alone for SETTLE_MS, as between bursts of changes. */
+  settled: MemorySample;
   changes: number;
   seconds: number;
 }
@@ -61,10 +65,13 @@ try {
         }
         await sleep(1_000);
         const end = await sampleMemory(controller);
+        await sleep(SETTLE_MS);
+        const settled = await sampleMemory(controller);
         runs.set(`${count}/${side}`, {
           ready,
           samples,
           end,
+          settled,
           changes,
           seconds: (performance.now() - start) / 1000,
         });
@@ -99,6 +106,7 @@ for (const count of SIZES) {
       'RSS at ready MiB': formatNumber(run.ready.rss, 0),
       'RSS after MiB': formatNumber(run.end.rss, 0),
       'change %': formatNumber(growth * 100, 1),
+      [`RSS after a further ${SETTLE_MS / 1000} s MiB`]: formatNumber(run.settled.rss, 0),
       'RSS samples MiB (every ~10 % of the syncs)': run.samples
         .map((sample) => formatNumber(sample.rss, 0))
         .join(', '),
@@ -108,6 +116,7 @@ for (const count of SIZES) {
       ),
       'V8 heap used / committed MiB at the end': `${formatNumber(run.end.heapUsed, 0)} / ${formatNumber(run.end.heapTotal, 0)}`,
       'external MiB at the end': formatNumber(run.end.external, 0),
+      [`V8 heap used / committed MiB after ${SETTLE_MS / 1000} s`]: `${formatNumber(run.settled.heapUsed, 0)} / ${formatNumber(run.settled.heapTotal, 0)}`,
     });
   }
   const current = bySide.get('current');
