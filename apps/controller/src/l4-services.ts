@@ -9,7 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { BackendAddressPolicy } from '@ingresskit/ingress-routes';
 import type { StreamService } from '@ingresskit/nginx-template';
 import type { Problem } from '@ingresskit/route-model';
-import type { ChangeEvent } from '@ingresskit/store';
+import type { ChangeEvent, Ingress } from '@ingresskit/store';
 import { serviceKeyOfEndpointSlice } from '@ingresskit/store';
 import type { ClusterView } from './cluster-view.js';
 import type { ControllerConfig } from './config.js';
@@ -90,6 +90,11 @@ export class L4Services {
   #reported = new Map<string, EventReport | undefined>();
   /** A relevant event came since the last sync read the view (the first sync always reads it). */
   #dirty = true;
+  /**
+   * The Ingresses that carry the ssl-passthrough annotation, kept from change events once the
+   * first sync has found them: a sync reads those, not every Ingress.
+   */
+  #annotated: Set<string> | undefined;
 
   constructor(config: L4Config, deps: L4Dependencies) {
     this.#config = config;
@@ -135,10 +140,10 @@ export class L4Services {
         );
       case 'Ingress': {
         // Only Ingresses that carry (or carried) the annotation change what passes through.
-        const annotation = `${this.#config.annotationPrefix}/ssl-passthrough`;
-        return [event.oldObject, event.newObject].some(
-          (ingress) => ingress?.metadata.annotations?.[annotation] !== undefined,
-        );
+        const carries = event.newObject !== undefined && this.#carriesAnnotation(event.newObject);
+        if (carries) this.#annotated?.add(event.key);
+        else this.#annotated?.delete(event.key);
+        return carries || (event.oldObject !== undefined && this.#carriesAnnotation(event.oldObject));
       }
       case 'Service':
         return this.#serviceKeys.has(event.key);
@@ -152,6 +157,22 @@ export class L4Services {
     }
   }
 
+  #carriesAnnotation(ingress: Ingress): boolean {
+    return ingress.metadata.annotations?.[`${this.#config.annotationPrefix}/ssl-passthrough`] !== undefined;
+  }
+
+  /** The annotated Ingresses, found by walking every Ingress once. */
+  #annotatedKeys(view: ClusterView): Set<string> {
+    if (this.#annotated === undefined) {
+      this.#annotated = new Set();
+      for (const key of view.ingressKeys()) {
+        const ingress = view.ingress(key);
+        if (ingress !== undefined && this.#carriesAnnotation(ingress)) this.#annotated.add(key);
+      }
+    }
+    return this.#annotated;
+  }
+
   /**
    * Reads the passthrough hosts and the stream services from `view`; see the module comment. Only
    * after a relevant event or when Ingresses changed (their ownership and hosts decide who may pass
@@ -160,16 +181,20 @@ export class L4Services {
   sync(view: ClusterView, changed: { ingresses: boolean } = { ingresses: true }): L4Sync {
     if (!this.#dirty && !changed.ingresses) return { streamServicesChanged: false };
     this.#dirty = false;
-    const passthrough = resolvePassthroughHosts(view, {
-      enabled: this.#config.sslPassthrough,
-      annotationPrefix: this.#config.annotationPrefix,
-      policy: this.#config.backendAddressPolicy,
-      allowCrossNamespaceHosts: this.#config.allowCrossNamespaceHosts,
-      isOwned: this.#deps.isOwned,
-      ...(this.#deps.hostOwnershipProblems === undefined
-        ? {}
-        : { hostOwnershipProblems: this.#deps.hostOwnershipProblems }),
-    });
+    const annotated = this.#annotatedKeys(view);
+    const passthrough = resolvePassthroughHosts(
+      { ...view, ingressKeys: () => annotated },
+      {
+        enabled: this.#config.sslPassthrough,
+        annotationPrefix: this.#config.annotationPrefix,
+        policy: this.#config.backendAddressPolicy,
+        allowCrossNamespaceHosts: this.#config.allowCrossNamespaceHosts,
+        isOwned: this.#deps.isOwned,
+        ...(this.#deps.hostOwnershipProblems === undefined
+          ? {}
+          : { hostOwnershipProblems: this.#deps.hostOwnershipProblems }),
+      },
+    );
     this.#proxy?.setHosts(passthrough.hosts);
     const sources: StreamServicesSource[] = [];
     if (this.#config.tcpServicesConfigMap !== undefined)
