@@ -10,6 +10,8 @@ import { REQUEST_HISTOGRAMS, type RequestMetrics, type RequestSeries } from '@in
 import type { Route, RouteTable } from '@ingresskit/route-model';
 import type { Registry } from 'prom-client';
 import { registerScrapedMetric, shareReadPerScrape } from './scraped-metric.js';
+import { REQUEST_METRIC_NAMES, renderRequestMetrics } from './request-metrics-text.js';
+import type { StreamedMetrics } from './streamed-metrics.js';
 
 /** ingress-nginx's metric name prefix. */
 const PREFIX = 'nginx_ingress_controller_';
@@ -156,4 +158,30 @@ export function registerRequestMetrics(
       });
     });
   }
+}
+
+/** nginx's answer while it does not answer: every metric is shown, without series. */
+const NO_REQUESTS: RequestMetrics = {
+  bounds: Object.fromEntries(
+    Object.keys(REQUEST_HISTOGRAMS).map((key) => [key, []]),
+  ) as unknown as RequestMetrics['bounds'],
+  series: [],
+};
+
+/**
+ * The request metrics as streamed text: each scrape reads nginx once and labels the series from
+ * the routes served at that moment.
+ */
+export function createRequestMetrics(
+  source: RequestMetricsSource,
+  controller: ControllerLabels,
+): StreamedMetrics {
+  return {
+    names: REQUEST_METRIC_NAMES,
+    async read(names) {
+      const metrics = (await source.read()) ?? NO_REQUESTS;
+      const routes = routesById(source.table());
+      return renderRequestMetrics(metrics, (series) => labelsOf(series, routes, controller), names);
+    },
+  };
 }

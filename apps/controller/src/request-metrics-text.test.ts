@@ -1,0 +1,103 @@
+import type { RequestMetrics, RequestSeries } from '@ingresskit/nginx-template';
+import { describe, expect, it } from 'vitest';
+import {
+  formatLabels,
+  formatValue,
+  REQUEST_METRIC_NAMES,
+  renderRequestMetrics,
+} from './request-metrics-text.js';
+
+const bounds = (list: number[]) =>
+  ({ d: list, u: list, c: list, h: list, q: list, r: list, b: list }) as RequestMetrics['bounds'];
+
+const series = (route: string, histograms: RequestSeries['histograms'] = {}): RequestSeries => ({
+  route,
+  status: '200',
+  method: 'GET',
+  backend: '',
+  requests: 3,
+  histograms,
+});
+
+const render = (metrics: RequestMetrics, names?: ReadonlySet<string>) =>
+  [...renderRequestMetrics(metrics, (each) => ({ path: each.route, method: each.method }), names)].join('');
+
+describe('formatLabels', () => {
+  it('escapes backslashes, double quotes and newlines in label values', () => {
+    expect(formatLabels({ path: 'a\\b"c\nd', host: 'x' })).toBe('path="a\\\\b\\"c\\nd",host="x"');
+  });
+});
+
+describe('formatValue', () => {
+  it('writes infinities and NaN as prom-client does, other numbers as JavaScript does', () => {
+    expect([Infinity, -Infinity, Number.NaN, 0.005, 1e7, 1e21, 0.1 + 0.2].map(formatValue)).toEqual([
+      '+Inf',
+      '-Inf',
+      'Nan',
+      '0.005',
+      '10000000',
+      '1e+21',
+      '0.30000000000000004',
+    ]);
+  });
+});
+
+describe('renderRequestMetrics', () => {
+  it('writes cumulative buckets with le bounds as String() writes them and +Inf last, then _sum and _count', () => {
+    const text = render({
+      bounds: bounds([0.005, 2.5, 1e7]),
+      series: [series('/"q"', { d: { buckets: [1, 0, 2, 4], sum: 1.5 } })],
+    });
+    const labels = 'path="/\\"q\\"",method="GET"';
+    const name = 'nginx_ingress_controller_request_duration_seconds';
+    expect(text).toContain(
+      [
+        `# HELP ${name} The request processing time in seconds`,
+        `# TYPE ${name} histogram`,
+        `${name}_bucket{${labels},le="0.005"} 1`,
+        `${name}_bucket{${labels},le="2.5"} 1`,
+        `${name}_bucket{${labels},le="10000000"} 3`,
+        `${name}_bucket{${labels},le="+Inf"} 7`,
+        `${name}_sum{${labels}} 1.5`,
+        `${name}_count{${labels}} 7`,
+        '',
+      ].join('\n'),
+    );
+    expect(text).toContain(`nginx_ingress_controller_requests{${labels}} 3\n`);
+  });
+
+  it('writes HELP and TYPE of every metric when there are no series, and only the named ones when asked', () => {
+    const empty = render({ bounds: bounds([]), series: [] });
+    expect(empty.split('\n').filter((line) => line.startsWith('# TYPE '))).toHaveLength(
+      REQUEST_METRIC_NAMES.length,
+    );
+    expect(empty.split('\n').filter((line) => !line.startsWith('# '))).toEqual(['']);
+    const only = render(
+      { bounds: bounds([1]), series: [series('/', { q: { buckets: [1, 1], sum: 20 } })] },
+      new Set(['nginx_ingress_controller_request_size']),
+    );
+    expect(only.split('\n').filter((line) => line.startsWith('# TYPE '))).toEqual([
+      '# TYPE nginx_ingress_controller_request_size histogram',
+    ]);
+    expect(only).toContain('nginx_ingress_controller_request_size_count{path="/",method="GET"} 2\n');
+  });
+
+  it('leaves out the series labelsOf does not label', () => {
+    const chunks = renderRequestMetrics({ bounds: bounds([]), series: [series('/gone')] }, () => undefined);
+    expect([...chunks].join('')).not.toContain('/gone');
+  });
+
+  it('yields chunks of bounded size that end with whole lines', () => {
+    const many = Array.from({ length: 2_000 }, (_, index) =>
+      series(`/route-${index}`, { d: { buckets: [1, 2, 3], sum: 0.25 } }),
+    );
+    const chunks = [
+      ...renderRequestMetrics({ bounds: bounds([0.1, 1]), series: many }, (each) => ({ path: each.route })),
+    ];
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const chunk of chunks) {
+      expect(chunk.length).toBeLessThan(80 * 1024);
+      expect(chunk.endsWith('\n')).toBe(true);
+    }
+  });
+});
