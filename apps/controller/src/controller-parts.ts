@@ -24,9 +24,10 @@ import { statusAddressOptionsOf } from './leader.js';
 import type { Logger } from './logger.js';
 import { createControllerMetrics, type ControllerMetrics } from './metrics.js';
 import { registerNginxProcessMetrics } from './nginx-process-metrics.js';
-import { registerRequestMetrics } from './request-metrics.js';
+import { createRequestMetrics } from './request-metrics.js';
 import { readSystemNameservers } from './resolv-conf.js';
 import { SyncReporting } from './sync-reporting.js';
+import type { StreamedMetrics } from './streamed-metrics.js';
 import { SyncStage } from './sync-stage.js';
 
 /** What a controller is built from besides its config. */
@@ -59,6 +60,8 @@ export interface ControllerLinks {
 /** The parts of one replica; see the module comment. */
 export interface ControllerParts {
   metrics: ControllerMetrics;
+  /** Served on /metrics after the registry's; with `--enable-metrics`. */
+  requestMetrics: StreamedMetrics | undefined;
   routing: IngressRouting;
   dataPlane: NginxDataPlane;
   externalNames: ExternalNames;
@@ -105,12 +108,13 @@ export function createControllerParts(
     table: () => routing.table(),
     ingress: (key) => links.snapshot()?.ingresses.get(key),
   });
+  const requestMetrics = config.requestMetrics
+    ? createRequestMetrics(
+        { read: () => dataPlane.readRequestMetrics(), table: () => routing.table() },
+        controllerLabels,
+      )
+    : undefined;
   if (config.requestMetrics) {
-    registerRequestMetrics(
-      metrics.registry,
-      { read: () => dataPlane.readRequestMetrics(), table: () => routing.table() },
-      controllerLabels,
-    );
     // ingress-nginx collects them with --enable-metrics only, as its request metrics.
     registerNginxProcessMetrics(
       metrics.registry,
@@ -187,7 +191,19 @@ export function createControllerParts(
     logger,
     requestStatusSync: () => links.requestStatusSync(),
   });
-  return { metrics, routing, dataPlane, externalNames, recorder, reports, gatewayApi, l4, sync, reporting };
+  return {
+    metrics,
+    requestMetrics,
+    routing,
+    dataPlane,
+    externalNames,
+    recorder,
+    reports,
+    gatewayApi,
+    l4,
+    sync,
+    reporting,
+  };
 }
 
 function createDataPlane(

@@ -175,6 +175,7 @@ export class Controller {
       host: config.healthzHost,
       notReadyReason: () => this.notReadyReason(),
       registry: this.metrics.registry,
+      streamedMetrics: this.#parts.requestMetrics,
       explain: (key) => this.explain(key),
       explainGatewayApi:
         gatewayApi === undefined ? undefined : (kind, key) => gatewayApi.explain(kind, key, routing),

@@ -1,7 +1,8 @@
 /**
  * The controller's HTTP server on the healthz port: `/healthz` (200 once the first sync has been
  * applied and nginx serves, 503 before), `/livez` (200 while the process answers), `/metrics`
- * (Prometheus text; `?name=METRIC`, repeatable, for only those metrics) and `/explain?ingress=NAMESPACE/NAME` (JSON: the class decision, its
+ * (Prometheus text, the request metrics written as they render; `?name=METRIC`, repeatable, for
+ * only those metrics) and `/explain?ingress=NAMESPACE/NAME` (JSON: the class decision, its
  * explanation, the routes nginx serves for the Ingress, and its problems), or `?gateway=` and
  * `?httproute=` for Gateway API objects (their statuses, routes and problems).
  */
@@ -10,6 +11,7 @@ import type { Registry } from 'prom-client';
 import type { IngressExplanation } from './explain.js';
 import { listen, type ListeningServer } from './listen.js';
 import type { Logger } from './logger.js';
+import { writeChunks, type StreamedMetrics } from './streamed-metrics.js';
 
 /** What the server serves; each handler reads the controller's current state. */
 export interface HttpServerOptions {
@@ -19,6 +21,8 @@ export interface HttpServerOptions {
   /** Undefined when ready, else the reason it is not. */
   notReadyReason: () => string | undefined;
   registry: Registry;
+  /** Served after the registry's metrics, in chunks: the request metrics, when counted. */
+  streamedMetrics?: StreamedMetrics | undefined;
   explain: (key: string) => IngressExplanation;
   /** Explains a Gateway or an HTTPRoute; undefined when Gateway API is not served. */
   explainGatewayApi?: ((kind: 'gateway' | 'httproute', key: string) => { found: boolean }) | undefined;
@@ -63,7 +67,7 @@ async function handle(
       send(response, 200, 'text/plain', 'ok\n');
       return;
     case '/metrics':
-      send(response, 200, options.registry.contentType, await metricsText(options.registry, url));
+      await sendMetrics(options, url, response);
       return;
     case '/explain': {
       const kind = (['gateway', 'httproute'] as const).find((name) => url.searchParams.has(name));
@@ -93,15 +97,39 @@ async function handle(
 }
 
 /**
- * The registry's text, or only the metrics `?name=` names: reading one counter then costs no
- * scrape of nginx's request series, which grow with every route that takes traffic.
+ * The registry's text, then the streamed metrics' chunks as they render; or only the metrics
+ * `?name=` names: reading one counter then costs no scrape of nginx's request series, which grow
+ * with every route that takes traffic. Both are read before the status line, so a failed read
+ * still answers 500.
  */
-async function metricsText(registry: Registry, url: URL): Promise<string> {
+async function sendMetrics(options: HttpServerOptions, url: URL, response: ServerResponse): Promise<void> {
   const names = url.searchParams.getAll('name');
-  if (names.length === 0) return registry.metrics();
-  const known = names.filter((name) => registry.getSingleMetric(name) !== undefined);
+  const wanted = names.length === 0 ? undefined : new Set(names);
+  const [text, chunks] = await Promise.all([
+    registryText(options.registry, wanted),
+    streamedChunks(options.streamedMetrics, wanted),
+  ]);
+  response.writeHead(200, { 'content-type': options.registry.contentType, 'cache-control': 'no-store' });
+  if ((await writeChunks(response, [text])) && (await writeChunks(response, chunks))) response.end();
+}
+
+/** The registry's text, or that of the metrics in `names` it has. */
+async function registryText(registry: Registry, names: ReadonlySet<string> | undefined): Promise<string> {
+  if (names === undefined) return registry.metrics();
+  const known = [...names].filter((name) => registry.getSingleMetric(name) !== undefined);
   const texts = await Promise.all(known.map((name) => registry.getSingleMetricAsString(name)));
   return texts.map((text) => `${text}\n`).join('');
+}
+
+/** The streamed metrics' chunks, or those of the metrics in `names` they serve (no read when none). */
+async function streamedChunks(
+  metrics: StreamedMetrics | undefined,
+  names: ReadonlySet<string> | undefined,
+): Promise<Iterable<string>> {
+  if (metrics === undefined) return [];
+  if (names === undefined) return metrics.read();
+  const served = new Set(metrics.names.filter((name) => names.has(name)));
+  return served.size === 0 ? [] : metrics.read(served);
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {

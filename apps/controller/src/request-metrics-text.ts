@@ -6,6 +6,7 @@
  */
 import {
   REQUEST_HISTOGRAMS,
+  type HistogramCounts,
   type RequestHistogramKey,
   type RequestMetrics,
   type RequestSeries,
@@ -27,13 +28,24 @@ const HELP: Record<'requests' | HistogramName, string> = {
   bytes_sent: 'DEPRECATED The number of bytes sent to a client',
 };
 
-const HISTOGRAM_KEYS = Object.keys(REQUEST_HISTOGRAMS) as RequestHistogramKey[];
+/** One request metric: its full name, HELP text and type; a histogram's field in nginx's answer. */
+export interface RequestMetric {
+  name: string;
+  help: string;
+  type: 'counter' | 'histogram';
+  key?: RequestHistogramKey;
+}
 
-/** The full names of the request metrics, counter first, then the histograms. */
-export const REQUEST_METRIC_NAMES: readonly string[] = [
-  `${PREFIX}requests`,
-  ...HISTOGRAM_KEYS.map((key) => `${PREFIX}${REQUEST_HISTOGRAMS[key]}`),
+/** The request metrics, the counter first, then the histograms. */
+export const REQUEST_METRICS: readonly RequestMetric[] = [
+  { name: `${PREFIX}requests`, help: HELP.requests, type: 'counter' },
+  ...(Object.entries(REQUEST_HISTOGRAMS) as [RequestHistogramKey, HistogramName][]).map(
+    ([key, name]): RequestMetric => ({ name: `${PREFIX}${name}`, help: HELP[name], type: 'histogram', key }),
+  ),
 ];
+
+/** The full names of the request metrics. */
+export const REQUEST_METRIC_NAMES: readonly string[] = REQUEST_METRICS.map((metric) => metric.name);
 
 /** A chunk is yielded once it holds this many characters (a line is never split). */
 const CHUNK_CHARS = 64 * 1024;
@@ -57,34 +69,14 @@ export function* renderRequestMetrics(
     if (labels !== undefined) series.push({ labels: formatLabels(labels), counts });
   }
   let chunk = '';
-  const requests = `${PREFIX}requests`;
-  if (names === undefined || names.has(requests)) {
-    chunk += header(requests, HELP.requests, 'counter');
-    for (const { labels, counts } of series) {
-      chunk += sample(requests, labels, counts.requests);
-      if (chunk.length >= CHUNK_CHARS) {
-        yield chunk;
-        chunk = '';
-      }
-    }
-  }
-  for (const key of HISTOGRAM_KEYS) {
-    const name = `${PREFIX}${REQUEST_HISTOGRAMS[key]}`;
+  for (const { name, help, type, key } of REQUEST_METRICS) {
     if (names !== undefined && !names.has(name)) continue;
-    chunk += header(name, HELP[REQUEST_HISTOGRAMS[key]], 'histogram');
+    chunk += `# HELP ${name} ${escapeText(help)}\n# TYPE ${name} ${type}\n`;
     // prom-client writes a bound as String() does, as its own histograms' `le`.
-    const bounds = (metrics.bounds[key] ?? []).map((bound) => `le="${String(bound)}"}`);
+    const bounds = key === undefined ? [] : metrics.bounds[key].map((bound) => `le="${String(bound)}"}`);
     for (const { labels, counts } of series) {
-      const histogram = counts.histograms[key];
-      if (histogram === undefined) continue;
-      const bucket = `${name}_bucket{${labels === '' ? '' : `${labels},`}`;
-      let cumulative = 0;
-      for (let index = 0; index < histogram.buckets.length; index++) {
-        cumulative += histogram.buckets[index]!;
-        chunk += `${bucket}${bounds[index] ?? 'le="+Inf"}'} ${formatValue(cumulative)}\n`;
-      }
-      chunk += sample(`${name}_sum`, labels, histogram.sum);
-      chunk += sample(`${name}_count`, labels, cumulative);
+      if (key === undefined) chunk += sample(name, labels, counts.requests);
+      else chunk += histogramLines(name, labels, bounds, counts.histograms[key]);
       if (chunk.length >= CHUNK_CHARS) {
         yield chunk;
         chunk = '';
@@ -94,8 +86,22 @@ export function* renderRequestMetrics(
   if (chunk !== '') yield chunk;
 }
 
-function header(name: string, help: string, type: 'counter' | 'histogram'): string {
-  return `# HELP ${name} ${escapeText(help)}\n# TYPE ${name} ${type}\n`;
+/** A series' cumulative buckets (`bounds` are the `le="…"}` ends of their lines), `_sum` and `_count`. */
+function histogramLines(
+  name: string,
+  labels: string,
+  bounds: string[],
+  histogram: HistogramCounts | undefined,
+): string {
+  if (histogram === undefined) return '';
+  const bucket = `${name}_bucket{${labels === '' ? '' : `${labels},`}`;
+  let lines = '';
+  let cumulative = 0;
+  for (let index = 0; index < histogram.buckets.length; index++) {
+    cumulative += histogram.buckets[index]!;
+    lines += `${bucket}${bounds[index] ?? 'le="+Inf"}'} ${formatValue(cumulative)}\n`;
+  }
+  return lines + sample(`${name}_sum`, labels, histogram.sum) + sample(`${name}_count`, labels, cumulative);
 }
 
 function sample(name: string, labels: string, value: number): string {

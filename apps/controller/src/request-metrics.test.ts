@@ -1,12 +1,10 @@
 import type { RequestMetrics, RequestSeries } from '@ingresskit/nginx-template';
 import type { Route, RouteTable } from '@ingresskit/route-model';
+import { createFakeClock } from '@ingresskit/task-queue';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import {
-  createRequestMetrics,
-  registerRequestMetrics,
-  type RequestMetricsSource,
-} from './request-metrics.js';
+import { createRequestMetrics, labelSeriesOf, type RequestMetricsSource } from './request-metrics.js';
+import { REQUEST_METRICS } from './request-metrics-text.js';
 
 const controller = {
   controller_namespace: 'ingress "nginx"',
@@ -90,6 +88,13 @@ const input: RequestMetrics = {
   ],
 };
 
+/** A value as prom-client takes it; `metricName` names a histogram's `_bucket`, `_sum` or `_count`. */
+interface PromValue {
+  metricName?: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
 const source = (metrics: RequestMetrics | undefined): RequestMetricsSource => ({
   read: () => Promise.resolve(metrics),
   table: () => table,
@@ -101,10 +106,49 @@ function linesOf(text: string): { lines: string[]; count: number } {
   return { lines: [...lines].sort(), count: lines.length };
 }
 
-async function promClientText(metrics: RequestMetrics | undefined): Promise<string> {
+/**
+ * The prom-client path the request metrics took before they were streamed, kept as the reference
+ * for their text: one registry metric per name whose values each carry their own label object.
+ */
+function promClientRegistry(metrics: RequestMetrics | undefined): Registry {
   const registry = new Registry();
-  registerRequestMetrics(registry, source(metrics), controller);
-  return registry.metrics();
+  const labelsOf = labelSeriesOf(table, controller);
+  const series = (metrics?.series ?? []).flatMap((counts) => {
+    const labels = labelsOf(counts);
+    return labels === undefined ? [] : [{ labels, counts }];
+  });
+  const register = (name: string, help: string, type: string, values: () => PromValue[]) =>
+    registry.registerMetric({
+      name,
+      help,
+      type,
+      aggregator: 'sum',
+      get: () => Promise.resolve({ name, help, type, aggregator: 'sum', values: values() }),
+      reset: () => undefined,
+    } as unknown as Parameters<Registry['registerMetric']>[0]);
+  for (const { name, help, type, key } of REQUEST_METRICS) {
+    register(name, help, type, () => {
+      if (key === undefined) return series.map(({ labels, counts }) => ({ labels, value: counts.requests }));
+      if (metrics === undefined) return [];
+      const bounds = metrics.bounds[key];
+      return series.flatMap(({ labels, counts }) => {
+        const histogram = counts.histograms[key];
+        if (histogram === undefined) return [];
+        let cumulative = 0;
+        const buckets = histogram.buckets.map((count, index) => {
+          cumulative += count;
+          const le = index < bounds.length ? String(bounds[index]) : '+Inf';
+          return { metricName: `${name}_bucket`, labels: { ...labels, le }, value: cumulative };
+        });
+        return [
+          ...buckets,
+          { metricName: `${name}_sum`, labels, value: histogram.sum },
+          { metricName: `${name}_count`, labels, value: cumulative },
+        ];
+      });
+    });
+  }
+  return registry;
 }
 
 async function streamedText(
@@ -117,19 +161,57 @@ async function streamedText(
 describe('createRequestMetrics', () => {
   it('writes the lines prom-client wrote for the same counts and routes', async () => {
     const streamed = linesOf(await streamedText(input));
-    expect(streamed).toEqual(linesOf(await promClientText(input)));
+    expect(streamed).toEqual(linesOf(await promClientRegistry(input).metrics()));
     expect(streamed.count).toBeGreaterThan(200);
   });
 
   it('writes the HELP and TYPE lines prom-client wrote while nginx does not answer', async () => {
-    expect(linesOf(await streamedText(undefined))).toEqual(linesOf(await promClientText(undefined)));
+    expect(linesOf(await streamedText(undefined))).toEqual(
+      linesOf(await promClientRegistry(undefined).metrics()),
+    );
   });
 
   it('writes only the metrics named', async () => {
     const name = 'nginx_ingress_controller_bytes_sent';
     const text = await streamedText(input, new Set([name]));
-    const registry = new Registry();
-    registerRequestMetrics(registry, source(input), controller);
-    expect(linesOf(text)).toEqual(linesOf(await registry.getSingleMetricAsString(name)));
+    expect(linesOf(text)).toEqual(linesOf(await promClientRegistry(input).getSingleMetricAsString(name)));
+  });
+
+  it("names each series' route, Service and canary, and leaves out routes no longer served", async () => {
+    const requests = (await streamedText(input))
+      .split('\n')
+      .filter((line) => line.startsWith('nginx_ingress_controller_requests{'));
+    const own =
+      'controller_namespace="ingress \\"nginx\\"",controller_class="k8s.io\\\\ingress",controller_pod="pod\\n1"';
+    expect(requests).toContain(
+      `nginx_ingress_controller_requests{status="200",method="GET",path="/split",namespace="shop",ingress="split",service="canary",canary="shop/canary:80",host="shop.test",${own}} 2`,
+    );
+    expect(requests).toContain(
+      `nginx_ingress_controller_requests{status="503",method="OTHER",path="/h",namespace="web",ingress="",service="h",canary="",host="shop.test",${own}} 4`,
+    );
+    expect(requests).toHaveLength(input.series.length - 1);
+  });
+
+  it('reads nginx once for the scrapes of one second', async () => {
+    const clock = createFakeClock({ now: 0 });
+    let reads = 0;
+    const metrics = createRequestMetrics(
+      {
+        read: () => {
+          reads++;
+          return Promise.resolve(input);
+        },
+        table: () => table,
+      },
+      controller,
+      clock,
+    );
+    await metrics.read();
+    clock.advance(999);
+    await metrics.read(new Set(['nginx_ingress_controller_requests']));
+    expect(reads).toBe(1);
+    clock.advance(1);
+    await metrics.read();
+    expect(reads).toBe(2);
   });
 });

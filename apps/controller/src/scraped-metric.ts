@@ -5,9 +5,8 @@
 import { systemClock, type Clock } from '@ingresskit/task-queue';
 import type { Registry } from 'prom-client';
 
-/** One value of a scraped metric; `metricName` names a histogram's `_bucket`, `_sum` or `_count`. */
+/** One value of a scraped metric. */
 export interface ScrapedValue {
-  metricName?: string;
   labels: Record<string, string>;
   value: number;
 }
@@ -17,7 +16,7 @@ export function registerScrapedMetric(
   registry: Registry,
   name: string,
   help: string,
-  type: 'counter' | 'gauge' | 'histogram',
+  type: 'counter' | 'gauge',
   values: () => Promise<ScrapedValue[]>,
 ): void {
   const metric = {
