@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 MALLOC_TRIM_THRESHOLD_=131072 node --max-semi-space-size=2 --expose-gc
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 MALLOC_TRIM_THRESHOLD_=131072 node --max-semi-space-size=2
 /**
  * The process edge of ingresskit: argv and environment in, exit code out. SIGINT and SIGTERM ask
  * the running command to stop gracefully; a second signal exits at once.
@@ -12,8 +12,6 @@
  * - `MALLOC_MMAP_THRESHOLD_` and `MALLOC_TRIM_THRESHOLD_` at 128 KiB: glibc serves large blocks
  *   from mmap and gives freed memory back at once, instead of keeping it in the arenas (about 15 MiB
  *   at 10,000 Ingresses, with change latency unchanged).
- * - `--expose-gc` lets garbage-collection.ts compact the heap once garbage has piled up past
- *   what is live (V8 waits for several times the live heap during a burst of syncs).
  * The Dockerfile sets the same.
  */
 import { unsupportedNodeReason } from './node-version.js';

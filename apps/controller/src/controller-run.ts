@@ -6,7 +6,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ControllerConfig } from './config.js';
 import { Controller } from './controller.js';
-import { collectPiledGarbage } from './garbage-collection.js';
 import type { Logger } from './logger.js';
 import type { ControllerMetrics } from './metrics.js';
 
@@ -42,8 +41,6 @@ export async function runController(config: ControllerConfig, options: Controlle
     ...(metrics === undefined ? {} : { metrics }),
   });
   const aborted = whenAborted(signal);
-  // A process of its own (run, demo): keep the heap near what is live between bursts of syncs.
-  const stopCollecting = collectPiledGarbage();
   try {
     const starting = controller.start();
     // A signal during the start ends it (stop() below makes it reject); only a failure before counts.
@@ -59,7 +56,6 @@ export async function runController(config: ControllerConfig, options: Controlle
     await Promise.race([ready, aborted]);
     if (!signal.aborted) await whileReady.run(controller);
   } finally {
-    stopCollecting();
     await controller.stop();
   }
 }
