@@ -24,8 +24,11 @@ export interface SupportedFeature {
   name: string;
 }
 
-/** A `gateway.networking.k8s.io/v1` GatewayClass. */
-export interface GatewayClass {
+/**
+ * A `gateway.networking.k8s.io/v1` GatewayClass: kube-objects' GatewayClassLike with the spec and
+ * status this package reads and writes spelled out.
+ */
+export interface GatewayClass extends GatewayClassLike {
   apiVersion?: string;
   kind?: string;
   metadata?: ObjectMeta;
