@@ -1,5 +1,5 @@
 /** The controller's settings, resolved from the flags and the pod's environment. */
-import type { ResourceKind } from '@ingresskit/store';
+import type { ResourceKind, StoreOptions } from '@ingresskit/store';
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname, networkInterfaces } from 'node:os';
 import {
@@ -8,6 +8,7 @@ import {
   type ClassResolutionConfig,
 } from '@ingresskit/class-resolution';
 import type { BackendAddressPolicy, ServiceReference } from '@ingresskit/ingress-routes';
+import { parseLabelSelector, SelectorSyntaxError } from '@ingresskit/kube-objects';
 import { FlagError } from './errors.js';
 import type { Flags } from './flags.js';
 import { resolveNginxBinary } from './nginx-process.js';
@@ -16,6 +17,8 @@ import { resolveNginxBinary } from './nginx-process.js';
 export interface ControllerConfig {
   /** Namespaces to watch; empty for all. */
   watchNamespaces: string[];
+  /** A label selector of the namespaces whose Ingresses are served; '' for every namespace. */
+  watchNamespaceSelector: string;
   classConfig: ClassResolutionConfig;
   publishService: string;
   publishStatusAddress: string;
@@ -133,6 +136,7 @@ export function resolveControllerConfig(
       `--publish-service must be NAMESPACE/NAME, not ${JSON.stringify(flags['publish-service'])}`,
     );
   }
+  const watchNamespaceSelector = namespaceSelectorFlag(flags);
   const gateway = flags['gateway-controller-name'];
   if (gateway !== '' && !isValidControllerName(gateway)) {
     throw new FlagError(
@@ -161,6 +165,7 @@ export function resolveControllerConfig(
       .split(',')
       .map((namespace) => namespace.trim())
       .filter((namespace) => namespace !== ''),
+    watchNamespaceSelector,
     classConfig,
     publishService: flags['publish-service'],
     publishStatusAddress: flags['publish-status-address'],
@@ -269,9 +274,39 @@ function namespacedNameFlag(
   return value;
 }
 
+/** `--watch-namespace-selector`, checked: it parses, and `--watch-namespace` is not also set (ingress-nginx refuses both). */
+function namespaceSelectorFlag(flags: Flags): string {
+  const selector = flags['watch-namespace-selector'].trim();
+  if (selector === '') return '';
+  if (flags['watch-namespace'].trim() !== '') {
+    throw new FlagError('--watch-namespace and --watch-namespace-selector are mutually exclusive');
+  }
+  try {
+    parseLabelSelector(selector);
+  } catch (error) {
+    if (!(error instanceof SelectorSyntaxError)) throw error;
+    throw new FlagError(`--watch-namespace-selector: ${error.message}`, { cause: error });
+  }
+  return selector;
+}
+
 /** The annotations (under `prefix`) whose value names a Secret the store must keep for an Ingress. */
 export function secretAnnotationsOf(prefix: string): string[] {
   return ['auth-secret', 'auth-tls-secret', 'proxy-ssl-secret'].map((name) => `${prefix}/${name}`);
+}
+
+/**
+ * Which namespaces the store of a controller with this config mirrors: `--watch-namespace`, or
+ * every namespace with `--watch-namespace-selector` keeping only the Ingresses of matching ones.
+ * Only Ingresses, as ingress-nginx filters only Ingress (and Secret sync) events: the controller's
+ * own ConfigMap, default backend and default certificate may live in a namespace that does not match.
+ */
+export function storeNamespaceScopeOf(
+  config: Pick<ControllerConfig, 'watchNamespaces' | 'watchNamespaceSelector'>,
+): Pick<StoreOptions, 'namespaces' | 'namespaceSelector' | 'namespaceSelectorKinds'> {
+  return config.watchNamespaceSelector === ''
+    ? { namespaces: config.watchNamespaces }
+    : { namespaceSelector: config.watchNamespaceSelector, namespaceSelectorKinds: ['Ingress'] };
 }
 
 /** The kinds the store of a controller with this config mirrors. */

@@ -21,7 +21,7 @@ import { createStore, type Store } from '@ingresskit/store';
 import type { RouteTable } from '@ingresskit/route-model';
 import { startAdmissionServer, type AdmissionServer } from './admission-server.js';
 import { viewOfSnapshot } from './cluster-view.js';
-import { secretAnnotationsOf, storeKindsOf, type ControllerConfig } from './config.js';
+import { secretAnnotationsOf, storeKindsOf, storeNamespaceScopeOf, type ControllerConfig } from './config.js';
 import {
   createControllerParts,
   createGatewayStatusWriter,
@@ -263,7 +263,7 @@ export class Controller {
   #startStore(): Store {
     const { config } = this;
     const store = createStore(this.#deps.kubeConfig, {
-      namespaces: config.watchNamespaces,
+      ...storeNamespaceScopeOf(config),
       kinds: storeKindsOf(config),
       secretAnnotations: secretAnnotationsOf(config.annotationPrefix),
       ...(config.defaultSslCertificate === undefined ? {} : { keepSecrets: [config.defaultSslCertificate] }),
@@ -290,7 +290,10 @@ export class Controller {
     );
     store.on('recovered', (change) => this.#logger.info(change, 'store: informer recovered'));
     this.#logger.info(
-      { namespaces: config.watchNamespaces.length === 0 ? 'all' : config.watchNamespaces },
+      {
+        namespaces: config.watchNamespaces.length === 0 ? 'all' : config.watchNamespaces,
+        ...(config.watchNamespaceSelector === '' ? {} : { namespaceSelector: config.watchNamespaceSelector }),
+      },
       'waiting for the store to list',
     );
     return store;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveControllerConfig, storeKindsOf } from './config.js';
+import { resolveControllerConfig, storeKindsOf, storeNamespaceScopeOf } from './config.js';
 import { FlagError } from './errors.js';
 import {
   defaultFlags,
@@ -252,6 +252,31 @@ describe('--enable-ssl-passthrough and the services ConfigMaps', () => {
     expect(() => configOf(['--ssl-passthrough-proxy-port=443'])).not.toThrow();
     expect(() => configOf(['--tcp-services-configmap=tcp-services'])).toThrow(
       /--tcp-services-configmap must be NAMESPACE\/NAME/,
+    );
+  });
+});
+
+describe('--watch-namespace-selector', () => {
+  const configOf = (argv: string[]) => resolveControllerConfig(parseRunFlags(argv, {}), {});
+
+  it('asks the store for the Ingresses of matching namespaces only when it is set', () => {
+    const config = configOf(['--watch-namespace-selector=team in (a,b),!legacy']);
+    expect(config.watchNamespaceSelector).toBe('team in (a,b),!legacy');
+    expect(storeNamespaceScopeOf(config)).toEqual({
+      namespaceSelector: 'team in (a,b),!legacy',
+      namespaceSelectorKinds: ['Ingress'],
+    });
+    expect(storeNamespaceScopeOf(configOf(['--watch-namespace=a,b']))).toEqual({ namespaces: ['a', 'b'] });
+  });
+
+  it('is a flag error naming the flag when the selector does not parse', () => {
+    expect(() => configOf(['--watch-namespace-selector=team in a'])).toThrow(FlagError);
+    expect(() => configOf(['--watch-namespace-selector=team in a'])).toThrow(/^--watch-namespace-selector: /);
+  });
+
+  it('is refused with --watch-namespace, as ingress-nginx refuses it', () => {
+    expect(() => configOf(['--watch-namespace=a', '--watch-namespace-selector=team=a'])).toThrow(
+      '--watch-namespace and --watch-namespace-selector are mutually exclusive',
     );
   });
 });

@@ -32,6 +32,12 @@ const flagSpecs = {
     default: '',
     description: 'Namespace(s) to watch for Ingresses, comma-separated. Empty: all namespaces.',
   },
+  'watch-namespace-selector': {
+    type: 'string',
+    default: '',
+    description:
+      'Serve only the Ingresses of namespaces whose labels match this label selector (e.g. team=a,env in (prod)); namespaces that start or stop matching are followed. Not with --watch-namespace.',
+  },
   'controller-class': {
     type: 'string',
     default: 'ingresskit.dev/ingress-controller',
@@ -329,6 +335,7 @@ export type Flags = { -readonly [K in FlagName]: ValueOf<(typeof flagSpecs)[K]['
 export const runFlagNames: readonly FlagName[] = [
   'kubeconfig',
   'watch-namespace',
+  'watch-namespace-selector',
   'controller-class',
   'ingress-class',
   'watch-ingress-without-class',

@@ -58,6 +58,10 @@ export const INGRESS_NGINX_FLAGS: readonly IngressNginxFlag[] = [
   supported('watch-ingress-without-class'),
   supported('watch-namespace', 'takes a comma-separated list of namespaces'),
   supported(
+    'watch-namespace-selector',
+    'filters Ingresses only; a relabelled namespace adds or removes its Ingresses at once (ingress-nginx: at the next event of each Ingress)',
+  ),
+  supported(
     'default-ssl-certificate',
     'also served to clients without SNI; a Secret that is missing or invalid gives the self-signed certificate',
   ),
@@ -74,7 +78,6 @@ export const INGRESS_NGINX_FLAGS: readonly IngressNginxFlag[] = [
     'udp-services-configmap',
     'a change of the ports or of the endpoints reloads nginx (no Lua in stream); PROXY is ignored for UDP, with an Event',
   ),
-  ...unsupported('not supported yet', 'watch-namespace-selector'),
   supported('shutdown-grace-period', '/healthz fails through the period while nginx keeps serving'),
   ...unsupported('not supported yet', 'post-shutdown-grace-period', 'disable-catch-all'),
   ...unsupported(

@@ -39,3 +39,12 @@ export {
   TLS_SECRET_TYPE,
 } from './well-known-names.js';
 export { namespacedKey, objectKey, splitObjectKey, type ObjectWithMetadata } from './object-key.js';
+export {
+  describeLabelKeyProblems,
+  describeLabelValueProblems,
+  matchesLabels,
+  parseLabelSelector,
+  SUBDOMAIN_GRAMMAR_MESSAGE,
+  type LabelRequirement,
+} from './label-selector.js';
+export { SelectorSyntaxError } from './errors.js';

@@ -278,15 +278,7 @@ export function failWith(status: KubeStatus): never {
   throw new ApiStatusError(status);
 }
 
-/** Thrown by the selector parsers for a malformed label or field selector. */
-export class SelectorSyntaxError extends Error {
-  override readonly name = 'SelectorSyntaxError';
-  readonly code = 'ERR_SELECTOR_SYNTAX' as const;
-
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
-}
+export { SelectorSyntaxError } from '@ingresskit/kube-objects/pure';
 
 /** Thrown by the patch functions: 400 for a malformed patch, 422 for one that cannot be applied. */
 export class PatchError extends Error {

@@ -29,7 +29,7 @@ export {
   type StatusDetails,
 } from './errors.js';
 export { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from './patch.js';
-export { matchesLabels, parseLabelSelector, type LabelRequirement } from './label-selector.js';
+export { matchesLabels, parseLabelSelector, type LabelRequirement } from '@ingresskit/kube-objects/pure';
 export { matchesFields, parseFieldSelector, type FieldRequirement } from './field-selector.js';
 export { isMicroTime } from './micro-time.js';
 export type { KubeObject, ObjectMeta } from './objects.js';

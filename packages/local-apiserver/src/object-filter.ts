@@ -2,7 +2,7 @@
 import { ApiStatusError, buildBadRequestStatus, SelectorSyntaxError } from './errors.js';
 import type { Entry } from './entries.js';
 import { matchesFields, parseFieldSelector, type FieldRequirement } from './field-selector.js';
-import { matchesLabels, parseLabelSelector, type LabelRequirement } from './label-selector.js';
+import { matchesLabels, parseLabelSelector, type LabelRequirement } from '@ingresskit/kube-objects/pure';
 import type { ResourceDefinition } from './resource-definition.js';
 
 /** Which objects a list or watch wants: a namespace (or all) and parsed selectors. */

@@ -2,6 +2,11 @@
  * The API server's checks of names, metadata and Ingress specs, so an object a real cluster refuses
  * is refused here too.
  */
+import {
+  describeLabelKeyProblems,
+  describeLabelValueProblems,
+  SUBDOMAIN_GRAMMAR_MESSAGE,
+} from '@ingresskit/kube-objects/pure';
 import type { FieldError } from './errors.js';
 import { isPlainObject, type KubeObject } from './objects.js';
 
@@ -11,19 +16,11 @@ export type NameRule = 'subdomain' | 'label' | 'dns1035';
 const subdomainPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const labelPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const dns1035Pattern = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-const qualifiedNamePattern = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const labelValuePattern = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
-const subdomainMessage =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const labelMessage =
   "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 const dns1035Message =
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-const qualifiedNameMessage =
-  "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-const labelValueMessage =
-  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
 /** True for a lowercase RFC 1123 subdomain of at most 253 characters. */
 export function isDnsSubdomain(value: string): boolean {
@@ -40,7 +37,8 @@ export function validateName(value: string, rule: NameRule, field: string): Fiel
   const errors: FieldError[] = [];
   const max = rule === 'subdomain' ? 253 : 63;
   const pattern = rule === 'subdomain' ? subdomainPattern : rule === 'label' ? labelPattern : dns1035Pattern;
-  const message = rule === 'subdomain' ? subdomainMessage : rule === 'label' ? labelMessage : dns1035Message;
+  const message =
+    rule === 'subdomain' ? SUBDOMAIN_GRAMMAR_MESSAGE : rule === 'label' ? labelMessage : dns1035Message;
   if (value.length > max) {
     errors.push({
       type: 'FieldValueInvalid',
@@ -55,36 +53,22 @@ export function validateName(value: string, rule: NameRule, field: string): Fiel
 
 /** Field errors for a label or annotation key (`[prefix/]name`). */
 export function validateQualifiedName(key: string, field: string): FieldError[] {
-  const slash = key.lastIndexOf('/');
-  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
-  const name = slash >= 0 ? key.slice(slash + 1) : key;
-  const errors: FieldError[] = [];
-  if (prefix !== undefined && (prefix.length === 0 || !isDnsSubdomain(prefix))) {
-    errors.push({ type: 'FieldValueInvalid', field, value: key, detail: `prefix part ${subdomainMessage}` });
-  }
-  if (name.length === 0) {
-    errors.push({ type: 'FieldValueInvalid', field, value: key, detail: 'name part must be non-empty' });
-  } else if (name.length > 63) {
-    errors.push({
-      type: 'FieldValueInvalid',
-      field,
-      value: key,
-      detail: 'name part must be no more than 63 characters',
-    });
-  } else if (!qualifiedNamePattern.test(name)) {
-    errors.push({ type: 'FieldValueInvalid', field, value: key, detail: qualifiedNameMessage });
-  }
-  return errors;
+  return describeLabelKeyProblems(key).map((detail) => ({
+    type: 'FieldValueInvalid',
+    field,
+    value: key,
+    detail,
+  }));
 }
 
 /** Field errors for a label value (at most 63 characters of a restricted alphabet, or empty). */
 export function validateLabelValue(value: string, field: string): FieldError[] {
-  if (value.length > 63) {
-    return [{ type: 'FieldValueInvalid', field, value, detail: 'must be no more than 63 characters' }];
-  }
-  return labelValuePattern.test(value)
-    ? []
-    : [{ type: 'FieldValueInvalid', field, value, detail: labelValueMessage }];
+  return describeLabelValueProblems(value).map((detail) => ({
+    type: 'FieldValueInvalid',
+    field,
+    value,
+    detail,
+  }));
 }
 
 /** Field errors for `metadata`: name grammar, label keys and values, annotation keys and total size. */
@@ -202,7 +186,7 @@ export function validateIngressSpec(object: KubeObject): FieldError[] {
           type: 'FieldValueInvalid',
           field: `${base}.host`,
           value: rule.host,
-          detail: subdomainMessage,
+          detail: SUBDOMAIN_GRAMMAR_MESSAGE,
         });
       }
     }

@@ -63,7 +63,7 @@ export class StoreStoppedError extends Error {
 // listeners still run; re-exported because it was this package's public name.
 export { ListenerError } from '@ingresskit/task-queue';
 
-/** The kube config names no current cluster, so there is nothing to talk to. */
+/** The store cannot be set up: the kube config names no current cluster, or an option does not parse. */
 export class StoreConfigError extends Error {
   override readonly name = 'StoreConfigError';
   readonly code = 'ERR_STORE_CONFIG' as const;

@@ -119,8 +119,14 @@ export class Informers {
   private async runStart(): Promise<void> {
     const { settings, state } = this.options;
     const waits: Promise<unknown>[] = [];
+    if (settings.namespaceSelector !== undefined) {
+      // Namespaces first: objects listed before their Namespace would be held back, then shown,
+      // and a referenced Secret held back that way has to be read again.
+      await this.untilStopped(Promise.all(this.startKind('Namespace').map((reflector) => reflector.synced)));
+      state.setAvailable('Namespace', true);
+    }
     for (const kind of coreKinds) {
-      if (!settings.kinds.has(kind)) continue;
+      if (!settings.kinds.has(kind) || this.reflectors.has(kind)) continue;
       waits.push(...this.startKind(kind).map((reflector) => reflector.synced));
       state.setAvailable(kind, true);
     }

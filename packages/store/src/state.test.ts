@@ -225,3 +225,47 @@ describe('StoreState', () => {
     expect(Object.isFrozen(stored.data)).toBe(true);
   });
 });
+
+describe('StoreState namespaceSelector', () => {
+  const selected = () =>
+    new StoreState({
+      namespaceSelector: {
+        requirements: [{ key: 'team', operator: 'equals', value: 'a' }],
+        kinds: new Set<ResourceKind>(['Ingress', 'Secret']),
+      },
+    });
+  const namespace = (name: string, labels: Record<string, string>) => make('Namespace', name, {}, { labels });
+
+  it('holds objects back until their namespace matches, then adds them', () => {
+    const state = selected();
+    state.upsert('Ingress', ingress('shop/front', { defaultBackend: backend('web') }));
+    state.upsert('Service', make('Service', 'shop/web'));
+    expect(summarize(state.takeEvents())).toEqual(['added Service shop/web']);
+
+    state.upsert('Namespace', namespace('shop', { team: 'a' }));
+    expect(summarize(state.takeEvents())).toEqual(['added Namespace shop', 'added Ingress shop/front']);
+    expect(state.snapshot().ingressesForService('shop/web')).toHaveLength(1);
+  });
+
+  it('deletes the objects of a namespace that stops matching and forgets those deleted meanwhile', () => {
+    const state = selected();
+    state.upsert('Namespace', namespace('shop', { team: 'a' }));
+    const front = ingress('shop/front', { defaultBackend: backend('web') });
+    state.upsert('Ingress', front);
+    state.upsert('Secret', make('Secret', 'shop/cert', { type: 'kubernetes.io/tls' }));
+    state.takeEvents();
+
+    state.upsert('Namespace', namespace('shop', { team: 'b' }));
+    expect(summarize(state.takeEvents())).toEqual([
+      'updated Namespace shop',
+      'deleted Ingress shop/front',
+      'deleted Secret shop/cert',
+    ]);
+    state.remove('Ingress', front);
+    state.replace('Secret', []);
+    state.upsert('Namespace', namespace('shop', { team: 'a' }));
+    expect(summarize(state.takeEvents())).toEqual(['updated Namespace shop']);
+    expect(state.snapshot().ingresses.size).toBe(0);
+    expect(state.snapshot().secrets.size).toBe(0);
+  });
+});

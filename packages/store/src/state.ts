@@ -3,7 +3,9 @@
  * and Secret reads it causes.
  */
 import { objectKey, splitObjectKey, TLS_SECRET_TYPE } from '@ingresskit/kube-objects';
+import { NamespaceFilter } from './namespace-filter.js';
 import type { EndpointSlice, Ingress, KubeObject, ObjectsByKind, Secret } from './objects.js';
+import type { LabelRequirement } from '@ingresskit/kube-objects';
 import { type EditToken, PersistentMap } from './persistent-map.js';
 import {
   defaultSecretAnnotations,
@@ -47,6 +49,11 @@ export interface StoreStateOptions {
   readonly keepAllSecrets?: boolean;
   /** Keys of Secrets kept whatever their type (e.g. a default certificate). */
   readonly keepSecrets?: readonly string[];
+  /** Keep objects of `namespaceSelector.kinds` only while their Namespace's labels match `requirements`. */
+  readonly namespaceSelector?: {
+    readonly requirements: readonly LabelRequirement[];
+    readonly kinds: ReadonlySet<ResourceKind>;
+  };
 }
 
 const noReferences: IngressReferences = { secrets: [], services: [], ingressClasses: [] };
@@ -77,14 +84,28 @@ export class StoreState {
   private cachedSnapshot: StoreSnapshot | undefined;
   private readonly secretAnnotations: readonly string[];
   private readonly keepSecrets: ReadonlySet<string>;
+  private readonly namespaceFilter: NamespaceFilter | undefined;
 
   constructor(private readonly options: StoreStateOptions = {}) {
     this.secretAnnotations = options.secretAnnotations ?? defaultSecretAnnotations;
     this.keepSecrets = new Set(options.keepSecrets ?? []);
+    const selector = options.namespaceSelector;
+    this.namespaceFilter = selector && new NamespaceFilter(selector.requirements, selector.kinds);
   }
 
-  /** Adds or updates an object; an unchanged resourceVersion is not a change. */
+  /**
+   * Adds or updates an object; an unchanged resourceVersion is not a change. An object of a
+   * namespace the selector does not match is held back instead (and leaves the snapshot if it was in).
+   */
   upsert(kind: ResourceKind, object: KubeObject): void {
+    const namespace = object.metadata.namespace;
+    if (this.namespaceFilter?.isFiltered(kind) && namespace) {
+      if (this.namespaceFilter.isHidden(kind, namespace)) {
+        this.holdBack(kind, namespace, object);
+        return;
+      }
+      this.namespaceFilter.forget(kind, namespace, objectKey(object));
+    }
     if (kind === 'Secret') this.upsertSecret(object);
     else this.put(kind, object);
   }
@@ -92,6 +113,8 @@ export class StoreState {
   /** Removes the object with the key of `object`, if present. */
   remove(kind: ResourceKind, object: KubeObject): void {
     const key = objectKey(object);
+    const namespace = object.metadata.namespace;
+    if (namespace) this.namespaceFilter?.forget(kind, namespace, key);
     if (kind === 'Secret') {
       this.secretFetches.delete(key);
       this.secretShadow.delete(key);
@@ -109,6 +132,9 @@ export class StoreState {
     const inScope = (key: string) => namespace === undefined || splitObjectKey(key).namespace === namespace;
     const vanished = [...this.mapOf(kind).keys()].filter((key) => inScope(key) && !incoming.has(key));
     for (const key of vanished) this.drop(kind, key);
+    for (const key of this.namespaceFilter?.heldKeys(kind, namespace) ?? []) {
+      if (!incoming.has(key)) this.namespaceFilter?.forget(kind, splitObjectKey(key).namespace ?? '', key);
+    }
     if (kind === 'Secret') {
       for (const key of [...this.secretShadow.keys()]) {
         if (inScope(key) && !incoming.has(key)) this.secretShadow.delete(key);
@@ -144,7 +170,7 @@ export class StoreState {
     if (!this.isFetchWanted(request)) return;
     this.secretFetches.delete(request.key);
     if (secret === undefined) this.secretShadow.delete(request.key);
-    else this.upsertSecret(secret);
+    else this.upsert('Secret', secret);
   }
 
   /** The change events recorded since the last call, in order. */
@@ -210,6 +236,7 @@ export class StoreState {
         : { kind, type: 'updated', key, oldObject: old, newObject: object },
     );
     this.reindex(kind, key, old, object);
+    if (kind === 'Namespace') this.reconsiderNamespace(key, object);
   }
 
   private drop(kind: ResourceKind, key: string): void {
@@ -219,6 +246,44 @@ export class StoreState {
     this.objects.set(kind, map.delete(key, this.edit));
     this.record({ kind, type: 'deleted', key, oldObject: old });
     this.reindex(kind, key, old, undefined);
+    if (kind === 'Namespace') this.reconsiderNamespace(key, undefined);
+  }
+
+  /** Keeps `object` out of the snapshot until its namespace matches the selector. */
+  private holdBack(kind: ResourceKind, namespace: string, object: KubeObject): void {
+    const key = objectKey(object);
+    this.drop(kind, key);
+    if (kind === 'Secret') {
+      this.secretFetches.delete(key);
+      // Only the version of a Secret that would not be kept on its own: read again if referenced.
+      if (!this.isKeptUnreferenced(object)) {
+        this.secretShadow.set(key, object.metadata.resourceVersion);
+        return;
+      }
+      this.secretShadow.delete(key);
+    }
+    this.namespaceFilter?.hold(kind, namespace, key, object);
+  }
+
+  /** A Namespace appeared, changed or went away: its objects enter or leave the snapshot. */
+  private reconsiderNamespace(name: string, namespace: KubeObject | undefined): void {
+    const filter = this.namespaceFilter;
+    if (filter === undefined) return;
+    const labels = namespace === undefined ? undefined : (namespace.metadata.labels ?? {});
+    const transition = filter.updateNamespace(name, labels);
+    if (transition === 'started-matching') {
+      for (const [kind, object] of filter.release(name)) this.upsert(kind, object);
+    } else if (transition === 'stopped-matching') {
+      for (const kind of allKinds) {
+        if (!filter.isFiltered(kind)) continue;
+        const map = this.mapOf(kind);
+        for (const key of [...map.keys()]) {
+          const object = map.get(key);
+          if (object !== undefined && splitObjectKey(key).namespace === name)
+            this.holdBack(kind, name, object);
+        }
+      }
+    }
   }
 
   private record(event: {
@@ -290,9 +355,13 @@ export class StoreState {
   }
 
   private shouldKeepSecret(secret: Secret): boolean {
+    return this.isKeptUnreferenced(secret) || this.ingressesBySecret.has(objectKey(secret));
+  }
+
+  /** Whether a Secret is kept whether or not an Ingress references it. */
+  private isKeptUnreferenced(secret: Secret): boolean {
     if (this.options.keepAllSecrets === true || secret.type === TLS_SECRET_TYPE) return true;
-    const key = objectKey(secret);
-    return this.keepSecrets.has(key) || this.ingressesBySecret.has(key);
+    return this.keepSecrets.has(objectKey(secret));
   }
 
   private upsertSecret(secret: Secret): void {

@@ -2,9 +2,18 @@
  * How a store is set up: the options a caller passes, and the settings every part of the store
  * reads, with each default decided here once.
  */
+import { type LabelRequirement, parseLabelSelector, SelectorSyntaxError } from '@ingresskit/kube-objects';
 import { type BackoffPolicy, type Clock, systemClock } from '@ingresskit/task-queue';
+import { StoreConfigError } from './errors.js';
 import type { StoredShapeOptions } from './normalize.js';
-import { coreKinds, optInKinds, optionalKinds, type ResourceKind } from './resources.js';
+import {
+  allKinds,
+  coreKinds,
+  optInKinds,
+  optionalKinds,
+  type ResourceKind,
+  resourceTypes,
+} from './resources.js';
 import type { ResourceClient } from './api-client.js';
 
 /** How a store is set up; every field is optional. */
@@ -13,6 +22,15 @@ export interface StoreOptions {
   readonly namespaces?: readonly string[];
   /** Kinds to mirror; default all. Optional kinds are mirrored only while their CRD exists. */
   readonly kinds?: readonly ResourceKind[];
+  /**
+   * A label selector of Namespaces (`team=a`, `env in (prod,staging)`, `!legacy`): objects of
+   * `namespaceSelectorKinds` are kept only while their Namespace's labels match it. The store then
+   * also watches Namespaces; every namespace is still listed and watched, and the store filters
+   * (as ingress-nginx does). Empty or unset: no filtering.
+   */
+  readonly namespaceSelector?: string;
+  /** The kinds `namespaceSelector` filters (default every namespaced kind). */
+  readonly namespaceSelectorKinds?: readonly ResourceKind[];
   /** A label selector per kind, applied by the server to lists and watches. */
   readonly labelSelectors?: Partial<Record<ResourceKind, string>>;
   /** A field selector per kind, e.g. `{ Secret: 'type!=helm.sh/release.v1' }` on a real cluster. */
@@ -68,6 +86,10 @@ export interface StoreSettings {
   readonly secretFetchConcurrency: number;
   readonly labelSelectors: Partial<Record<ResourceKind, string>> | undefined;
   readonly fieldSelectors: Partial<Record<ResourceKind, string>> | undefined;
+  /** The parsed `namespaceSelector` and the kinds it filters; undefined when nothing is filtered. */
+  readonly namespaceSelector:
+    | { readonly requirements: readonly LabelRequirement[]; readonly kinds: ReadonlySet<ResourceKind> }
+    | undefined;
 }
 
 const defaultKinds: readonly ResourceKind[] = [...coreKinds, ...optionalKinds].filter(
@@ -76,12 +98,15 @@ const defaultKinds: readonly ResourceKind[] = [...coreKinds, ...optionalKinds].f
 
 /** Fills in the defaults of `options`; does not read the client or the Secret policy, which other parts own. */
 export function resolveStoreSettings(options: StoreOptions): StoreSettings {
+  const namespaceSelector = resolveNamespaceSelector(options);
+  const kinds = (options.kinds ?? defaultKinds).filter((kind) => kind !== 'CustomResourceDefinition');
+  if (namespaceSelector !== undefined) kinds.push('Namespace');
   return {
     clock: options.clock ?? systemClock,
     random: options.random ?? Math.random,
     backoff: { ...defaultBackoff, ...options.backoff },
     staleAfterMs: options.staleAfterMs ?? 60_000,
-    kinds: new Set((options.kinds ?? defaultKinds).filter((kind) => kind !== 'CustomResourceDefinition')),
+    kinds: new Set(kinds),
     namespaces:
       options.namespaces && options.namespaces.length > 0 ? [...new Set(options.namespaces)] : [undefined],
     shapeOptions: {
@@ -94,5 +119,21 @@ export function resolveStoreSettings(options: StoreOptions): StoreSettings {
     secretFetchConcurrency: options.secretFetchConcurrency ?? 4,
     labelSelectors: options.labelSelectors,
     fieldSelectors: options.fieldSelectors,
+    namespaceSelector,
   };
+}
+
+/** Parses `namespaceSelector`; throws StoreConfigError when it does not parse. */
+function resolveNamespaceSelector(options: StoreOptions): StoreSettings['namespaceSelector'] {
+  const selector = options.namespaceSelector?.trim() ?? '';
+  if (selector === '') return undefined;
+  let requirements: LabelRequirement[];
+  try {
+    requirements = parseLabelSelector(selector);
+  } catch (error) {
+    if (!(error instanceof SelectorSyntaxError)) throw error;
+    throw new StoreConfigError(`namespaceSelector: ${error.message}`, { cause: error });
+  }
+  const kinds = options.namespaceSelectorKinds ?? allKinds;
+  return { requirements, kinds: new Set(kinds.filter((kind) => resourceTypes[kind].namespaced)) };
 }

@@ -105,6 +105,7 @@ class KubernetesStore implements Store {
       secretAnnotations: options.secretAnnotations,
       keepAllSecrets: options.keepAllSecrets,
       keepSecrets: options.keepSecrets,
+      namespaceSelector: settings.namespaceSelector,
     });
     this.staleness = new StalenessTracker({
       clock: settings.clock,

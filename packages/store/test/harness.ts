@@ -336,8 +336,8 @@ export async function waitFor(predicate: () => boolean, message: string, timeout
 // ---------------------------------------------------------------------------------------------
 // Fixtures
 
-export function namespace(name: string): object {
-  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
+export function namespace(name: string, labels?: Record<string, string>): object {
+  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name, ...(labels ? { labels } : {}) } };
 }
 
 export function ingress(

@@ -4,7 +4,7 @@
  */
 import { createStore, type StoreSnapshot } from '@ingresskit/store';
 import { describeApiFailure } from '../api-failure.js';
-import { storeKindsOf, type ControllerConfig } from '../config.js';
+import { storeKindsOf, storeNamespaceScopeOf, type ControllerConfig } from '../config.js';
 import { loadKubeConfig } from '../kube-config.js';
 
 /** A one-shot command gives up on an API server that does not answer after this long. */
@@ -22,7 +22,7 @@ export async function withClusterSnapshot<T>(
 ): Promise<T> {
   const kubeConfig = loadKubeConfig(kubeconfigPath);
   const store = createStore(kubeConfig, {
-    namespaces: config.watchNamespaces,
+    ...storeNamespaceScopeOf(config),
     kinds: storeKindsOf({ ...config, checksumEnabled: false }),
   });
   let timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,44 @@
-/** Label selectors, parsed and matched as kube-apiserver parses and matches them. */
+/**
+ * Label selectors in their string form (`--watch-namespace-selector`, `?labelSelector=`), parsed
+ * and matched as kube-apiserver parses and matches them, with the label key and value grammars.
+ */
 import { SelectorSyntaxError } from './errors.js';
-import { validateLabelValue, validateQualifiedName } from './validation.js';
+
+const subdomainPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const qualifiedNamePattern = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const labelValuePattern = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+/** kube-apiserver's sentence for a name that is not a lowercase RFC 1123 subdomain. */
+export const SUBDOMAIN_GRAMMAR_MESSAGE =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const qualifiedNameMessage =
+  "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const labelValueMessage =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+
+/** What is wrong with a label or annotation key (`[prefix/]name`), in kube-apiserver's words; empty when valid. */
+export function describeLabelKeyProblems(key: string): string[] {
+  const slash = key.lastIndexOf('/');
+  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+  const name = slash >= 0 ? key.slice(slash + 1) : key;
+  const problems: string[] = [];
+  if (
+    prefix !== undefined &&
+    (prefix.length === 0 || prefix.length > 253 || !subdomainPattern.test(prefix))
+  ) {
+    problems.push(`prefix part ${SUBDOMAIN_GRAMMAR_MESSAGE}`);
+  }
+  if (name.length === 0) problems.push('name part must be non-empty');
+  else if (name.length > 63) problems.push('name part must be no more than 63 characters');
+  else if (!qualifiedNamePattern.test(name)) problems.push(qualifiedNameMessage);
+  return problems;
+}
+
+/** What is wrong with a label value (at most 63 characters of a restricted alphabet, or empty); empty when valid. */
+export function describeLabelValueProblems(value: string): string[] {
+  if (value.length > 63) return ['must be no more than 63 characters'];
+  return labelValuePattern.test(value) ? [] : [labelValueMessage];
+}
 
 /** One requirement of a parsed label selector. */
 export type LabelRequirement =
@@ -69,19 +107,19 @@ function parseTerm(term: string): LabelRequirement {
 }
 
 function checkKey(key: string, term: string): void {
-  const errors = validateQualifiedName(key, 'key');
-  if (errors.length > 0) {
+  const [problem] = describeLabelKeyProblems(key);
+  if (problem !== undefined) {
     throw new SelectorSyntaxError(
-      `unable to parse requirement: ${JSON.stringify(term)}: invalid label key ${JSON.stringify(key)}: ${errors[0]?.detail}`,
+      `unable to parse requirement: ${JSON.stringify(term)}: invalid label key ${JSON.stringify(key)}: ${problem}`,
     );
   }
 }
 
 function checkValue(value: string, term: string): void {
-  const errors = validateLabelValue(value, 'value');
-  if (errors.length > 0) {
+  const [problem] = describeLabelValueProblems(value);
+  if (problem !== undefined) {
     throw new SelectorSyntaxError(
-      `unable to parse requirement: ${JSON.stringify(term)}: invalid label value ${JSON.stringify(value)}: ${errors[0]?.detail}`,
+      `unable to parse requirement: ${JSON.stringify(term)}: invalid label value ${JSON.stringify(value)}: ${problem}`,
     );
   }
 }
