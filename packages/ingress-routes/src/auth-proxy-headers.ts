@@ -9,15 +9,11 @@ import type { IngressAnnotations } from './annotations.js';
 import { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
 import { annotationField } from './annotation-field.js';
 import type { Context } from './translation-context.js';
+import { readConfigMapHeaders, readIngressConfigMap, type HeaderGrammar } from './configmap-headers.js';
 
 /** How a problem caused by the auth-proxy-set-headers ConfigMap begins (see isReferencedObjectProblem). */
 export const AUTH_HEADERS_PROBLEM = 'auth headers ConfigMap ';
 
-// ingress-nginx's header grammar without "_": nginx drops such names on the way to the service.
-const HEADER_NAME = /^[A-Za-z0-9-]{1,128}$/;
-// Printable ASCII; "$" too, since ingress-nginx would expand it as an nginx variable.
-const HEADER_VALUE = /^[\x20-\x23\x25-\x7e]{0,2048}$/;
-const MAX_HEADERS = 64;
 /** Headers the data plane sets itself on a check, or that frame it: never taken from a ConfigMap. */
 const RESERVED = new Set([
   'host',
@@ -40,23 +36,14 @@ const RESERVED = new Set([
   'x-request-id',
 ]);
 
-/** The headers of a ConfigMap's data, sorted by name, or why one is not a header. */
-function readHeaders(data: unknown): { name: string; value: string }[] | string {
-  const entries = typeof data === 'object' && data !== null ? Object.entries(data) : [];
-  if (entries.length > MAX_HEADERS) return `holds more than ${MAX_HEADERS} headers`;
-  const headers: { name: string; value: string }[] = [];
-  for (const [name, value] of entries) {
-    if (!HEADER_NAME.test(name)) return `key "${name}" is not a header name (A-Z a-z 0-9 -)`;
-    if (RESERVED.has(name.toLowerCase()) || name.toLowerCase().startsWith('x-ingresskit-')) {
-      return `key "${name}" is a header the check sets itself`;
-    }
-    if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
-      return `value of "${name}" must be at most 2048 printable characters without "$" (nginx variables are not supported)`;
-    }
-    headers.push({ name, value });
-  }
-  return headers.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
+const CHECK_HEADERS: HeaderGrammar = {
+  // ingress-nginx's header grammar without "_": nginx drops such names on the way to the service.
+  name: /^[A-Za-z0-9-]{1,128}$/,
+  nameRule: 'A-Z a-z 0-9 -',
+  max: 64,
+  reserved: (name) =>
+    RESERVED.has(name) || name.startsWith('x-ingresskit-') ? 'is a header the check sets itself' : undefined,
+};
 
 /**
  * The annotations with the headers of auth-proxy-set-headers on `externalAuth`, when auth-url and
@@ -70,7 +57,6 @@ export function resolveAuthProxyHeaders(
   const request = annotations.externalAuthAnnotations?.proxySetHeaders;
   const auth = annotations.externalAuth;
   if (request === undefined || auth === undefined) return annotations;
-  const namespace = context.source.namespace;
   const field = annotationField(
     `${context.config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX}/auth-proxy-set-headers`,
   );
@@ -78,17 +64,10 @@ export function resolveAuthProxyHeaders(
     context.log.error(field, `${AUTH_HEADERS_PROBLEM}${message}; every request gets 503`);
     return { ...annotations, closed: true };
   };
-  if (request.namespace !== undefined && request.namespace !== namespace) {
-    return closed(
-      `${request.namespace}/${request.name} is of another namespace, which an Ingress may not use`,
-    );
-  }
-  const key = `${namespace}/${request.name}`;
-  context.configMapsRead.add(key);
-  const configMap = context.references.configMap?.(namespace, request.name);
-  if (configMap === undefined || configMap === null) return closed(`${key} not found`);
-  const headers = readHeaders(configMap.data);
-  if (typeof headers === 'string') return closed(`${key} ${headers}`);
+  const found = readIngressConfigMap(context, request);
+  if ('problem' in found) return closed(found.problem);
+  const headers = readConfigMapHeaders(found.data, CHECK_HEADERS);
+  if (typeof headers === 'string') return closed(`${found.key} ${headers}`);
   if (headers.length === 0) return annotations;
   return { ...annotations, externalAuth: { ...auth, requestHeaders: headers } };
 }
