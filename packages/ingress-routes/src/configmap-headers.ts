@@ -2,7 +2,8 @@
  * Headers held in a ConfigMap named by an annotation (auth-proxy-set-headers, custom-headers): the
  * grammar of the reference, the lookup in the Ingress's namespace, and the checks of each entry.
  */
-import { checkDnsLabel } from '@ingresskit/kube-objects';
+import { checkDnsLabel, INGRESS_NGINX_ANNOTATION_PREFIX } from '@ingresskit/kube-objects';
+import { annotationField } from './annotation-field.js';
 import type { Context } from './translation-context.js';
 
 /** A ConfigMap as an annotation names it: `name`, or `namespace/name`. */
@@ -26,6 +27,44 @@ export interface HeaderGrammar {
   max: number;
   /** Why a (lower-case) name may not be taken from the ConfigMap, or undefined when it may. */
   reserved(lowerName: string): string | undefined;
+}
+
+/** Headers that frame a message: nginx writes them, never a ConfigMap (lower case). */
+export const FRAMING_HEADERS: readonly string[] = [
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'keep-alive',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-connection',
+];
+
+/** Headers the data plane sets on every request it sends on, to a backend or an auth service. */
+export const UPSTREAM_HEADERS: readonly string[] = [
+  'host',
+  'expect',
+  'x-real-ip',
+  'x-forwarded-for',
+  'x-request-id',
+  'x-original-uri',
+  'x-scheme',
+];
+
+/**
+ * The grammar of headers set on a request sent on (to a backend or an auth service): nginx drops
+ * names with "_" on the way, and the headers that frame the request, those the data plane sets
+ * itself and `reserved` are refused, with `reason`.
+ */
+export function createRequestHeaderGrammar(reserved: readonly string[], reason: string): HeaderGrammar {
+  const refused = new Set([...FRAMING_HEADERS, ...UPSTREAM_HEADERS, ...reserved]);
+  return {
+    name: /^[A-Za-z0-9-]{1,128}$/,
+    nameRule: 'A-Z a-z 0-9 -',
+    max: 64,
+    reserved: (name) => (refused.has(name) || name.startsWith('x-ingresskit-') ? reason : undefined),
+  };
 }
 
 // Printable ASCII without "$": ingress-nginx would expand it as an nginx variable, and we never do.
@@ -95,4 +134,33 @@ export function checkConfigMapHeaders(
 export function readConfigMapHeaders(data: unknown, grammar: HeaderGrammar): ConfigMapHeader[] | string {
   const { headers, problems } = checkConfigMapHeaders(data, grammar);
   return problems[0] ?? headers;
+}
+
+/**
+ * The headers of the ConfigMap the annotation `annotation` names, by `grammar`; undefined when
+ * they cannot be read, after an error on the annotation beginning with `problem` (the caller
+ * closes the routes: headers asked for are never left out).
+ */
+export function readAnnotationHeaders(
+  context: Context,
+  annotation: string,
+  problem: string,
+  reference: ConfigMapReference,
+  grammar: HeaderGrammar,
+): { key: string; headers: ConfigMapHeader[] } | undefined {
+  const close = (message: string): undefined => {
+    closeFor(context, annotation, `${problem}${message}`);
+    return undefined;
+  };
+  const found = readIngressConfigMap(context, reference);
+  if ('problem' in found) return close(found.problem);
+  const headers = readConfigMapHeaders(found.data, grammar);
+  if (typeof headers === 'string') return close(`${found.key} ${headers}`);
+  return { key: found.key, headers };
+}
+
+/** Reports `message` as an error on the annotation `annotation`, whose routes then answer 503. */
+export function closeFor(context: Context, annotation: string, message: string): void {
+  const prefix = context.config.annotationPrefix ?? INGRESS_NGINX_ANNOTATION_PREFIX;
+  context.log.error(annotationField(`${prefix}/${annotation}`), `${message}; every request gets 503`);
 }

@@ -7,12 +7,11 @@
  * (503, as ingress-nginx denies the location) with an error naming the annotation.
  */
 import type { AnnotationParser, IngressAnnotations } from './annotations.js';
-import { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
-import { annotationField } from './annotation-field.js';
 import {
+  closeFor,
+  FRAMING_HEADERS,
   parseConfigMapReference,
-  readConfigMapHeaders,
-  readIngressConfigMap,
+  readAnnotationHeaders,
   type HeaderGrammar,
 } from './configmap-headers.js';
 import type { Context } from './translation-context.js';
@@ -20,17 +19,7 @@ import type { Context } from './translation-context.js';
 /** How a problem caused by the custom-headers ConfigMap begins (see isReferencedObjectProblem). */
 export const CUSTOM_HEADERS_PROBLEM = 'custom headers ConfigMap ';
 
-/** Headers that frame a response: nginx writes them, never a ConfigMap. */
-const FRAMING = new Set([
-  'connection',
-  'content-length',
-  'transfer-encoding',
-  'keep-alive',
-  'te',
-  'trailer',
-  'upgrade',
-  'proxy-connection',
-]);
+const FRAMING = new Set(FRAMING_HEADERS);
 
 /** The grammar of response headers in a ConfigMap (custom-headers, the ConfigMap's add-headers). */
 export const RESPONSE_HEADERS: HeaderGrammar = {
@@ -60,24 +49,22 @@ export function resolveCustomHeaders(context: Context): IngressAnnotations {
   const annotations = context.annotations;
   const request = annotations.customHeaders;
   if (request === undefined) return annotations;
-  const field = annotationField(
-    `${context.config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX}/custom-headers`,
+  const read = readAnnotationHeaders(
+    context,
+    'custom-headers',
+    CUSTOM_HEADERS_PROBLEM,
+    request,
+    RESPONSE_HEADERS,
   );
-  const closed = (message: string): IngressAnnotations => {
-    context.log.error(field, `${CUSTOM_HEADERS_PROBLEM}${message}; every request gets 503`);
-    return { ...annotations, closed: true };
-  };
-  const found = readIngressConfigMap(context, request);
-  if ('problem' in found) return closed(found.problem);
-  const headers = readConfigMapHeaders(found.data, RESPONSE_HEADERS);
-  if (typeof headers === 'string') return closed(`${found.key} ${headers}`);
+  if (read === undefined) return { ...annotations, closed: true };
+  const { key, headers } = read;
   const allowed = new Set((context.config.allowedResponseHeaders ?? []).map((name) => name.toLowerCase()));
   const refused = headers.filter((header) => !allowed.has(header.name.toLowerCase()));
   if (refused.length > 0) {
     const names = refused.map((header) => header.name).join(', ');
-    return closed(
-      `${found.key} holds ${names}, not allowed by the controller ConfigMap's global-allowed-response-headers`,
-    );
+    const message = `${key} holds ${names}, not allowed by the controller ConfigMap's global-allowed-response-headers`;
+    closeFor(context, 'custom-headers', `${CUSTOM_HEADERS_PROBLEM}${message}`);
+    return { ...annotations, closed: true };
   }
   if (headers.length === 0) return annotations;
   return { ...annotations, customResponseHeaders: headers };

@@ -26,6 +26,7 @@ import {
 import { isIpAddress } from './grammar.js';
 import {
   checkConfigMapHeaders,
+  createRequestHeaderGrammar,
   parseConfigMapReference,
   type ConfigMapHeader,
   type HeaderGrammar,
@@ -417,39 +418,11 @@ export const DEFAULT_TRANSLATION: TranslationDefaults = Object.freeze({
   requestHeaders: Object.freeze([]),
 });
 
-/** Headers the data plane sets itself on a request to a backend, or that frame it. */
-const GATEWAY_REQUEST_HEADERS = new Set([
-  'host',
-  'connection',
-  'content-length',
-  'transfer-encoding',
-  'keep-alive',
-  'te',
-  'trailer',
-  'upgrade',
-  'expect',
-  'proxy-connection',
-  'x-forwarded-for',
-  'x-forwarded-host',
-  'x-forwarded-port',
-  'x-forwarded-proto',
-  'x-forwarded-scheme',
-  'x-real-ip',
-  'x-request-id',
-  'x-original-uri',
-  'x-scheme',
-]);
-
-const REQUEST_HEADERS: HeaderGrammar = {
-  // Without "_": nginx drops such names on the way to the backend.
-  name: /^[A-Za-z0-9-]{1,128}$/,
-  nameRule: 'A-Z a-z 0-9 -',
-  max: 64,
-  reserved: (name) =>
-    GATEWAY_REQUEST_HEADERS.has(name) || name.startsWith('x-ingresskit-')
-      ? 'is a header the gateway sets itself'
-      : undefined,
-};
+/** The headers of proxy-set-headers: not those the data plane sets itself, or that frame a request. */
+const REQUEST_HEADERS = createRequestHeaderGrammar(
+  ['x-forwarded-host', 'x-forwarded-port', 'x-forwarded-proto', 'x-forwarded-scheme'],
+  'is a header the gateway sets itself',
+);
 
 /** The keys naming a ConfigMap of headers, with the grammar of its entries. */
 const HEADER_KEYS: Readonly<Record<string, HeaderGrammar>> = {
