@@ -62,7 +62,7 @@ const NOT_NEEDED = (why: string) => ({ severity: 'warning', reason: why }) as co
 const TRACING = NOT_NEEDED('tracing is not supported');
 
 const HEADERS_DIFFERENCE =
-  'a ConfigMap NAMESPACE/NAME, read again when it changes (no reload); values are literal text ("$" is refused: nginx variables are not expanded). An entry that is no valid header is reported on the controller ConfigMap and left out, the rest applied; a missing ConfigMap adds nothing, with an error';
+  'a ConfigMap NAMESPACE/NAME of a watched namespace, read again when it changes (no reload), for Ingress routes (not Gateway API ones); values are literal text ("$" is refused: nginx variables are not expanded). An entry that is no valid header is reported on the controller ConfigMap and left out, the rest applied; a missing ConfigMap adds nothing, with an error';
 
 function keys(names: readonly string[], rest: Omit<IngressNginxConfigKey, 'name'>): IngressNginxConfigKey[] {
   return names.map((name) => ({ name, ...rest }));
