@@ -143,12 +143,12 @@ export function reviewIngressAdmission(
   const decision = createIngressClassResolver(view.ingressClasses(), options.classConfig).resolve(object);
   // Another controller's Ingress (ingress-nginx's, while both run side by side) is not ours to judge.
   if (!decision.owned) return answer({ allowed: true });
-  // Only the memcached is read: a global-rate-limit is judged by whether it could be served.
-  const globalRateLimit =
+  // Only the memcached and the allowed response headers are read: global-rate-limit and
+  // custom-headers are judged by whether they could be served.
+  const defaults =
     options.controllerConfigMap === undefined
       ? undefined
-      : parseControllerConfigMap(view.configMap(options.controllerConfigMap)?.data).settings.translation
-          .globalRateLimit;
+      : parseControllerConfigMap(view.configMap(options.controllerConfigMap)?.data).settings.translation;
   const translation = translateIngress(
     object,
     {
@@ -161,7 +161,12 @@ export function reviewIngressAdmission(
       ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
       ...(options.authAddressPolicy === undefined ? {} : { authAddressPolicy: options.authAddressPolicy }),
       ...(options.defaultBackend === undefined ? {} : { defaultBackend: options.defaultBackend }),
-      ...(globalRateLimit === undefined ? {} : { globalRateLimit }),
+      ...(defaults === undefined
+        ? {}
+        : {
+            globalRateLimit: defaults.globalRateLimit,
+            allowedResponseHeaders: defaults.allowedResponseHeaders,
+          }),
     },
   );
   const problems = [...translation.problems, ...hostOwnershipProblemsOf(translation, options)];

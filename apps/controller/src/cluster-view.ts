@@ -39,7 +39,7 @@ export interface ClusterObjects {
   endpointSlices: readonly EndpointSlice[];
   secrets: readonly Secret[];
   ingressCheckSums: readonly CustomObject[];
-  /** ConfigMaps Ingresses name (auth-proxy-set-headers); none when absent. */
+  /** ConfigMaps Ingresses name (auth-proxy-set-headers, custom-headers) or the controller ConfigMap names (add-headers, proxy-set-headers); none when absent. */
   configMaps?: readonly ConfigMap[];
 }
 

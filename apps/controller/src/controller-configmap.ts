@@ -2,9 +2,12 @@
  * The controller ConfigMap (`--configmap`): read again whenever it changes, its annotation
  * defaults handed to the Ingress routing (live: re-translation, no reload) and its nginx.conf
  * settings to the data plane (a reload), every key it cannot apply an Event on the ConfigMap. A
- * value that is not valid keeps the last valid one; a deleted ConfigMap means the defaults.
+ * value that is not valid keeps the last valid one; a deleted ConfigMap means the defaults. The
+ * ConfigMaps it names (add-headers, proxy-set-headers) are read with it, and a change to one of
+ * them reads it again.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { namespacedKey } from '@ingresskit/kube-objects';
 import {
   DEFAULT_TRANSLATION,
   parseControllerConfigMap,
@@ -45,6 +48,8 @@ export class ControllerConfigMap {
   /** The valid values last read, by key: what an invalid value falls back to. */
   #values: Readonly<Record<string, string>> = {};
   #settings: ControllerConfigMapSettings = { translation: DEFAULT_TRANSLATION, nginx: {} };
+  /** The ConfigMaps it names (add-headers, proxy-set-headers), read with it. */
+  #reads: ReadonlySet<string> = new Set();
 
   constructor(key: string, options: { recorder: EventRecorder; logger: Logger; isLeader: () => boolean }) {
     this.key = key;
@@ -53,11 +58,21 @@ export class ControllerConfigMap {
     this.#isLeader = options.isLeader;
   }
 
+  /** Whether the ConfigMap `key` is one the controller ConfigMap names: a change to it is read. */
+  isReading(key: string): boolean {
+    return this.#reads.has(key);
+  }
+
   /** Reads the ConfigMap from `view` and reports its problems; returns what changed. */
   read(view: ClusterView): ConfigMapChange {
     const configMap = view.configMap(this.key);
-    const { settings, values, problems } = parseControllerConfigMap(configMap?.data, this.#values);
+    const { settings, values, problems, configMaps } = parseControllerConfigMap(
+      configMap?.data,
+      this.#values,
+      (namespace, name) => view.configMap(namespacedKey(namespace, name)),
+    );
     this.#values = values;
+    this.#reads = new Set(configMaps);
     for (const problem of problems) {
       this.#logger.warn({ configMap: this.key, ...problem }, 'controller ConfigMap key not applied');
       // Every replica reads the ConfigMap; one of them says so.

@@ -66,6 +66,8 @@ export interface ControllerParts {
   dataPlane: NginxDataPlane;
   externalNames: ExternalNames;
   recorder: EventRecorder;
+  /** With `--configmap`. */
+  configMap: ControllerConfigMap | undefined;
   reports: IngressReports;
   /** With `--gateway-controller-name`. */
   gatewayApi: GatewayApiStage | undefined;
@@ -198,6 +200,7 @@ export function createControllerParts(
     dataPlane,
     externalNames,
     recorder,
+    configMap,
     reports,
     gatewayApi,
     l4,

@@ -276,6 +276,7 @@ export class Controller {
         checksumEnabled: config.checksumEnabled,
         gatewayApiEnabled: this.#parts.gatewayApi !== undefined,
         configMapKey: config.configMap,
+        isReadByConfigMap: (key) => this.#parts.configMap?.isReading(key) ?? false,
         ingressesReadingConfigMap: (key) => this.routing.ingressesReadingConfigMap(key),
         defaultCertificateKey: config.defaultSslCertificate,
       });

@@ -53,6 +53,9 @@ export function createTranslatorOf(
     annotationDefaults: defaults.annotationDefaults,
     hsts: defaults.hsts,
     globalRateLimit: defaults.globalRateLimit,
+    allowedResponseHeaders: defaults.allowedResponseHeaders,
+    limitStatusCodes: defaults.limitStatusCodes,
+    headers: { response: defaults.responseHeaders, request: defaults.requestHeaders },
     // An auth-url may point where a backend may: the same guard against loopback and metadata.
     authAddressPolicy: options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY,
     ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),

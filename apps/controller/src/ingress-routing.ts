@@ -66,7 +66,7 @@ export class IngressRouting {
   /** Contributions of other sources (Gateways, HTTPRoutes), by source key, as given. */
   readonly #foreign = new Map<string, RouteContribution>();
   readonly #budget: NamespacePathBudget | undefined;
-  /** The owned Ingresses whose translation read each ConfigMap (auth-proxy-set-headers), by its key. */
+  /** The owned Ingresses whose translation read each ConfigMap (auth-proxy-set-headers, custom-headers), by its key. */
   readonly #configMapReaders = new Map<string, Set<string>>();
 
   constructor(options: IngressRoutingOptions) {

@@ -21,7 +21,7 @@ export interface PendingChanges {
   checksum: boolean;
   /** Something the Gateway API translation reads changed: translate (memoised) again. */
   gatewayApi: boolean;
-  /** The controller ConfigMap (`--configmap`) changed: read it again. */
+  /** The controller ConfigMap (`--configmap`), or one it names, changed: read it again. */
   configMap: boolean;
   /** The Secret of `--default-ssl-certificate` changed: read it again. */
   defaultCertificate: boolean;
@@ -51,7 +51,9 @@ export interface RelevanceContext {
   gatewayApiEnabled: boolean;
   /** `namespace/name` of the controller ConfigMap (`--configmap`), if any. */
   configMapKey?: string | undefined;
-  /** The Ingresses whose translation read this ConfigMap (auth-proxy-set-headers); none when absent. */
+  /** Whether the controller ConfigMap names this ConfigMap (add-headers, proxy-set-headers). */
+  isReadByConfigMap?: ((key: string) => boolean) | undefined;
+  /** The Ingresses whose translation read this ConfigMap (auth-proxy-set-headers, custom-headers); none when absent. */
   ingressesReadingConfigMap?: ((key: string) => string[]) | undefined;
   /** `namespace/name` of the default certificate's Secret (`--default-ssl-certificate`), if any. */
   defaultCertificateKey?: string | undefined;
@@ -110,7 +112,8 @@ function recordIngressChange(
     case 'ConfigMap': {
       const readers = context.ingressesReadingConfigMap?.(event.key) ?? [];
       for (const key of readers) pending.ingresses.add(key);
-      const isControllerConfigMap = event.key === context.configMapKey;
+      const isControllerConfigMap =
+        event.key === context.configMapKey || context.isReadByConfigMap?.(event.key) === true;
       if (isControllerConfigMap) pending.configMap = true;
       return isControllerConfigMap || readers.length > 0;
     }

@@ -4,6 +4,7 @@
  */
 import type { IngressAnnotations } from './annotations.js';
 import { findAnnotationParser } from './annotation-parsers.js';
+import type { ProxyAnnotations } from './proxy-annotations.js';
 
 /** The annotations of an Ingress that sets none: ingress-nginx's defaults, then `defaults` over them. */
 export function createAnnotationDefaults(defaults: AnnotationDefaults = {}): IngressAnnotations {
@@ -14,6 +15,8 @@ export function createAnnotationDefaults(defaults: AnnotationDefaults = {}): Ing
     allowSourceRanges: [],
     backendProtocol: 'HTTP',
     ...defaults,
+    // A copy: the parsers of the Ingress's own proxy annotations write into it.
+    ...(defaults.proxy === undefined ? {} : { proxy: { ...defaults.proxy } }),
   };
 }
 
@@ -28,6 +31,7 @@ export const ANNOTATION_DEFAULT_KEYS = [
   'proxy-read-timeout',
   'proxy-send-timeout',
   'custom-http-errors',
+  'load-balance',
 ] as const;
 
 /** Defaults of annotations, as a ConfigMap sets them (see ANNOTATION_DEFAULT_KEYS). */
@@ -41,7 +45,10 @@ export type AnnotationDefaults = Partial<
     | 'sendTimeoutSeconds'
     | 'defaultCustomHttpErrors'
   >
->;
+> & {
+  /** load-balance: the only proxy setting a ConfigMap sets. */
+  proxy?: Pick<ProxyAnnotations, 'loadBalancing'>;
+};
 
 /**
  * Why `value` is not valid for the annotation `name` (without prefix), or undefined when it is:
@@ -72,6 +79,7 @@ export function parseAnnotationDefault(
       'proxy-read-timeout': 'readTimeoutSeconds',
       'proxy-send-timeout': 'sendTimeoutSeconds',
       'custom-http-errors': 'customHttpErrors',
+      'load-balance': 'proxy',
     } as const
   )[key];
   // The ConfigMap's error codes are kept apart: they go to the controller's default backend only.

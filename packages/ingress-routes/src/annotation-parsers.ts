@@ -11,6 +11,7 @@ import { CANARY_PARSERS } from './canary-annotations.js';
 import { CLIENT_CERTIFICATE_PARSERS } from './client-certificate-annotations.js';
 import { CORS_PARSERS } from './cors-annotations.js';
 import { CUSTOM_ERROR_PARSERS } from './custom-error-annotations.js';
+import { CUSTOM_HEADER_PARSERS } from './custom-headers.js';
 import { EXTERNAL_AUTH_PARSERS } from './external-auth-annotations.js';
 import { checkHost, checkHostWithPort, checkLiteralPath, parseCidrList, readBoolean } from './grammar.js';
 import { LIMIT_PARSERS } from './limit-annotations.js';
@@ -130,6 +131,7 @@ const PARSERS: Readonly<Record<string, AnnotationParser>> = {
   ...PROXY_PARSERS,
   ...UPSTREAM_PARSERS,
   ...CUSTOM_ERROR_PARSERS,
+  ...CUSTOM_HEADER_PARSERS,
 };
 
 /** The names (without prefix) of the annotations we parse and honour. */

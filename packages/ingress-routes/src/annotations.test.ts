@@ -230,7 +230,6 @@ describe('parseAnnotations', () => {
     'server-snippet',
     'stream-snippet',
     'auth-snippet',
-    'custom-headers',
     'ssl-ciphers',
   ])('counts %s among the refused annotations', (name) => {
     expect(refused).toContain(name);

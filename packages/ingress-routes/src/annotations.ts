@@ -37,6 +37,7 @@ import {
 } from './client-certificate-annotations.js';
 import { combineCanary, type CanaryAnnotations } from './canary-annotations.js';
 import { combineCors } from './cors-annotations.js';
+import type { ConfigMapHeader, ConfigMapReference } from './configmap-headers.js';
 import { combineExternalAuth, type ExternalAuthAnnotations } from './external-auth-annotations.js';
 import { refusalOf } from './ingress-nginx-annotations.js';
 import { checkLimitAnnotations, type LimitAnnotations } from './limit-annotations.js';
@@ -145,6 +146,10 @@ export interface IngressAnnotations {
   defaultCustomHttpErrors?: number[];
   /** default-backend: a Service of the Ingress's namespace (its first port). */
   defaultBackendService?: string;
+  /** custom-headers: the ConfigMap `name`, or `namespace/name` as written. */
+  customHeaders?: ConfigMapReference;
+  /** custom-headers: the response headers of its ConfigMap, once read and allowed (else: closed). */
+  customResponseHeaders?: ConfigMapHeader[];
   /** Every forwarding route answers 503: something authentication needs cannot be read. */
   closed?: true;
 }

@@ -19,8 +19,8 @@ import { refusedBackendAddress, type BackendAddressPolicy } from './backend-addr
 import { readBoolean } from './grammar.js';
 import { parseHashKey } from './proxy-annotations.js';
 import { annotationField } from './annotation-field.js';
-import { checkDnsLabel } from '@ingresskit/kube-objects';
 import type { AnnotationParser } from './annotations.js';
+import { parseConfigMapReference, type ConfigMapReference } from './configmap-headers.js';
 
 /** The external authentication annotations of one Ingress, as written. */
 export interface ExternalAuthAnnotations {
@@ -34,7 +34,7 @@ export interface ExternalAuthAnnotations {
   cacheKey?: HashKeyPart[];
   cacheDurations?: ExternalAuthCache['durations'];
   /** auth-proxy-set-headers: the ConfigMap `name`, or `namespace/name` as written. */
-  proxySetHeaders?: { namespace?: string; name: string };
+  proxySetHeaders?: ConfigMapReference;
 }
 
 const HEADER_NAME = /^[A-Za-z0-9_-]{1,128}$/;
@@ -162,14 +162,9 @@ export const EXTERNAL_AUTH_PARSERS: Readonly<Record<string, AnnotationParser>> =
     return undefined;
   },
   'auth-proxy-set-headers': (value, into) => {
-    const parts = value.split('/');
-    const problem =
-      parts.length > 2
-        ? 'is not NAME or NAMESPACE/NAME'
-        : parts.map((part) => checkDnsLabel(part)).find((reason) => reason !== undefined);
-    if (problem !== undefined) return `must name a ConfigMap (NAME or NAMESPACE/NAME): ${problem}`;
-    externalAuthOf(into).proxySetHeaders =
-      parts.length === 2 ? { namespace: parts[0]!, name: parts[1]! } : { name: parts[0]! };
+    const reference = parseConfigMapReference(value);
+    if (typeof reference === 'string') return reference;
+    externalAuthOf(into).proxySetHeaders = reference;
     return undefined;
   },
   'auth-always-set-cookie': (value, into) => {

@@ -152,11 +152,7 @@ const LISTED: readonly IngressNginxAnnotation[] = [
     refusal: { reason: 'it restricts the TLS ciphers a host accepts' },
   },
   ...entries('SSL ciphers', ['ssl-prefer-server-ciphers']),
-  {
-    name: 'custom-headers',
-    group: 'Custom headers',
-    refusal: { reason: 'its response headers are often security headers (HSTS, CSP, X-Frame-Options)' },
-  },
+  ...entries('Custom headers', ['custom-headers']),
   ...entries(
     'Snippets',
     ['configuration-snippet', 'server-snippet', 'stream-snippet', 'auth-snippet', 'modsecurity-snippet'],
@@ -254,7 +250,7 @@ const PROFILE_NOTE =
 
 // ingress-nginx limits in nginx's preaccess phase, before its allow/deny lines (access phase).
 const LIMIT_DIFFERENCE =
-  "a request refused by the source allow- or deny-list is not counted (ingress-nginx counts it); refusals are always 503, as the ConfigMap's limit-req-status-code and limit-conn-status-code are not read yet";
+  "a request refused by the source allow- or deny-list is not counted (ingress-nginx counts it); refusals are 503 unless the ConfigMap's limit-req-status-code (rates) or limit-conn-status-code (connections) say otherwise";
 
 /**
  * How the annotations we support differ from ingress-nginx, besides what holds for all of them
@@ -297,6 +293,8 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
     "a literal http or https URL: nginx variables are refused. Like a backend, it may not name loopback, link-local or the gateway's own addresses (with --allow-local-backend-addresses, loopback except the gateway's own ports), and since a host name can resolve anywhere, an answer from such an address gives 500. Host names are resolved by nginx with the nameservers of the controller's /etc/resolv.conf, without search domains (write them fully qualified). X-Original-URI and X-Scheme are sent without auth-method too, and the answer's Set-Cookie reaches the client whatever the backend answers",
   'auth-proxy-set-headers':
     'a ConfigMap of the Ingress\'s own namespace; header names are A-Z a-z 0-9 - (not the ones the check sets itself) and values literal text ("$" is refused: nginx variables are not expanded). A missing ConfigMap or an entry that is no such header gives 503 to every request, with an error on the Ingress',
+  'custom-headers':
+    'a ConfigMap of the Ingress\'s own namespace (as ingress-nginx); every header name must be in the controller ConfigMap\'s global-allowed-response-headers (compared without case), names are A-Z a-z 0-9 - _ (not Connection, Content-Length, Transfer-Encoding or other framing headers) and values literal text ("$" is refused: nginx variables are not expanded). A missing ConfigMap, a header not allowed or an entry that is no such header gives 503 to every request, with an error on the Ingress; a change of either ConfigMap applies without a reload',
   'auth-signin':
     'may hold only the variables $host, $http_host, $scheme, $request_uri and $escaped_request_uri',
   'auth-request-redirect': 'literal text only: nginx variables are refused',

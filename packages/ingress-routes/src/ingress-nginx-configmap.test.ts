@@ -5,7 +5,6 @@ import {
   INGRESS_NGINX_CONFIGMAP_KEYS,
   parseControllerConfigMap,
 } from './ingress-nginx-configmap.js';
-import { DEFAULT_HSTS } from './route-policy.js';
 
 describe('INGRESS_NGINX_CONFIGMAP_KEYS', () => {
   it('names each key once, sorted, and says of each what is done with it', () => {
@@ -35,9 +34,8 @@ describe('parseControllerConfigMap', () => {
     expect(problems).toEqual([]);
     expect(settings).toEqual({
       translation: {
+        ...DEFAULT_TRANSLATION,
         annotationDefaults: { sslRedirect: false, readTimeoutSeconds: 120 },
-        hsts: DEFAULT_HSTS,
-        globalRateLimit: { statusCode: 429 },
       },
       nginx: {
         workerProcesses: 2,
@@ -58,9 +56,8 @@ describe('parseControllerConfigMap', () => {
     );
     expect(second.settings).toEqual({
       translation: {
+        ...DEFAULT_TRANSLATION,
         annotationDefaults: { readTimeoutSeconds: 90 },
-        hsts: DEFAULT_HSTS,
-        globalRateLimit: { statusCode: 429 },
       },
       nginx: { workerProcesses: 2 },
     });
@@ -131,5 +128,107 @@ describe('annotation defaults', () => {
       parseAnnotations({ 'nginx.ingress.kubernetes.io/proxy-read-timeout': '5' }, undefined, defaults)
         .annotations,
     ).toMatchObject({ sslRedirect: false, readTimeoutSeconds: 5 });
+  });
+});
+
+describe('load-balance', () => {
+  it('sets the default of the annotation, which wins over it, without sharing the default', () => {
+    const { translation } = parseControllerConfigMap({ 'load-balance': 'ewma' }).settings;
+    const defaults = translation.annotationDefaults;
+    expect(defaults).toEqual({ proxy: { loadBalancing: 'ewma' } });
+    expect(parseAnnotations({}, undefined, defaults).annotations?.proxy).toEqual({ loadBalancing: 'ewma' });
+    const own = parseAnnotations(
+      { 'nginx.ingress.kubernetes.io/load-balance': 'round_robin' },
+      undefined,
+      defaults,
+    ).annotations;
+    expect(own?.proxy).toEqual({ loadBalancing: 'round-robin' });
+    expect(defaults.proxy).toEqual({ loadBalancing: 'ewma' });
+    expect(parseControllerConfigMap({ 'load-balance': 'chash' }).problems).toEqual([
+      expect.objectContaining({ field: 'data["load-balance"]', severity: 'error' }),
+    ]);
+  });
+});
+
+describe('limit-req-status-code and limit-conn-status-code', () => {
+  it('set the statuses of limit-* refusals, 503 by default', () => {
+    expect(parseControllerConfigMap({}).settings.translation.limitStatusCodes).toEqual({
+      requests: 503,
+      connections: 503,
+    });
+    const { settings, problems } = parseControllerConfigMap({
+      'limit-req-status-code': '429',
+      'limit-conn-status-code': '200',
+    });
+    expect(settings.translation.limitStatusCodes).toEqual({ requests: 429, connections: 503 });
+    expect(problems).toEqual([expect.objectContaining({ field: 'data["limit-conn-status-code"]' })]);
+  });
+});
+
+describe('global-allowed-response-headers', () => {
+  it('lists the header names custom-headers may set', () => {
+    const parse = (value: string) => parseControllerConfigMap({ 'global-allowed-response-headers': value });
+    expect(
+      parse('X-Frame-Options, Content-Security-Policy,').settings.translation.allowedResponseHeaders,
+    ).toEqual(['X-Frame-Options', 'Content-Security-Policy']);
+    expect(parse('X-Frame-Options, X Bad').problems).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('"X Bad", which is not a header name') }),
+    ]);
+    expect(parse('X-Frame-Options, X Bad').settings.translation.allowedResponseHeaders).toEqual([]);
+  });
+});
+
+describe('add-headers and proxy-set-headers', () => {
+  const configMaps: Record<string, Record<string, string>> = {
+    'ingress/response': { 'X-Frame-Options': 'DENY', 'Content-Length': '0', 'X-Served-By': 'edge' },
+    'ingress/request': { 'X-Team': 'web', 'X-Forwarded-For': '1.2.3.4', 'X-Bad': '$remote_addr' },
+  };
+  const lookup = (namespace: string, name: string) => {
+    const data = configMaps[`${namespace}/${name}`];
+    return data === undefined ? undefined : { metadata: { namespace, name }, data };
+  };
+
+  it('read the headers of the ConfigMaps they name, leaving out and reporting each bad entry', () => {
+    const {
+      settings,
+      problems,
+      configMaps: read,
+    } = parseControllerConfigMap(
+      { 'add-headers': 'ingress/response', 'proxy-set-headers': 'ingress/request' },
+      {},
+      lookup,
+    );
+    expect(settings.translation.responseHeaders).toEqual([
+      { name: 'X-Frame-Options', value: 'DENY' },
+      { name: 'X-Served-By', value: 'edge' },
+    ]);
+    expect(settings.translation.requestHeaders).toEqual([{ name: 'X-Team', value: 'web' }]);
+    expect(read).toEqual(['ingress/request', 'ingress/response']);
+    expect(problems.map((problem) => [problem.field, problem.message])).toEqual([
+      [
+        'data["add-headers"]',
+        expect.stringContaining('"Content-Length" is a header that frames the response'),
+      ],
+      [
+        'data["proxy-set-headers"]',
+        expect.stringContaining('"X-Forwarded-For" is a header the gateway sets itself'),
+      ],
+      ['data["proxy-set-headers"]', expect.stringContaining('value of "X-Bad"')],
+    ]);
+  });
+
+  it('set nothing, with an error, when the ConfigMap is missing or not NAMESPACE/NAME', () => {
+    const missing = parseControllerConfigMap({ 'add-headers': 'ingress/none' }, {}, lookup);
+    expect(missing.settings.translation.responseHeaders).toEqual([]);
+    expect(missing.configMaps).toEqual(['ingress/none']);
+    expect(missing.problems).toEqual([
+      expect.objectContaining({
+        severity: 'error',
+        message: expect.stringContaining('ingress/none, which is not found'),
+      }),
+    ]);
+    const bare = parseControllerConfigMap({ 'proxy-set-headers': 'request' }, {}, lookup);
+    expect(bare.problems[0]?.message).toContain('NAMESPACE/NAME');
+    expect(bare.configMaps).toEqual([]);
   });
 });

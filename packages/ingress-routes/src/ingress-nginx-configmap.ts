@@ -24,7 +24,16 @@ import {
   type GlobalRateLimitConfig,
 } from './global-rate-limit-annotations.js';
 import { isIpAddress } from './grammar.js';
-import { checkDnsSubdomain } from '@ingresskit/kube-objects';
+import {
+  checkConfigMapHeaders,
+  createRequestHeaderGrammar,
+  parseConfigMapReference,
+  type ConfigMapHeader,
+  type HeaderGrammar,
+} from './configmap-headers.js';
+import { RESPONSE_HEADERS } from './custom-headers.js';
+import { LIMIT_STATUS_CODE, type LimitStatusCodes } from './limit-annotations.js';
+import { checkDnsSubdomain, type ConfigMapLike } from '@ingresskit/kube-objects';
 
 /** One key of ingress-nginx's ConfigMap. */
 export interface IngressNginxConfigKey {
@@ -51,6 +60,9 @@ const PROTECTION = (what: string) =>
 const NOT_YET = { severity: 'warning', reason: 'not supported yet' } as const;
 const NOT_NEEDED = (why: string) => ({ severity: 'warning', reason: why }) as const;
 const TRACING = NOT_NEEDED('tracing is not supported');
+
+const HEADERS_DIFFERENCE =
+  'a ConfigMap NAMESPACE/NAME of a watched namespace, read again when it changes (no reload), for Ingress routes (not Gateway API ones); values are literal text ("$" is refused: nginx variables are not expanded). An entry that is no valid header is reported on the controller ConfigMap and left out, the rest applied; a missing ConfigMap adds nothing, with an error';
 
 function keys(names: readonly string[], rest: Omit<IngressNginxConfigKey, 'name'>): IngressNginxConfigKey[] {
   return names.map((name) => ({ name, ...rest }));
@@ -87,6 +99,27 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       name: 'disable-access-log',
       applied: 'reload',
       difference: 'turns the access log of every request off or on; the log format is our own',
+    },
+    {
+      name: 'add-headers',
+      applied: 'live',
+      difference: `${HEADERS_DIFFERENCE}; an annotation's custom-headers of the same name win on its routes`,
+    },
+    {
+      name: 'proxy-set-headers',
+      applied: 'live',
+      difference: `${HEADERS_DIFFERENCE}; names are A-Z a-z 0-9 - and not the headers the gateway sets itself (Host, X-Forwarded-*, X-Real-IP, X-Request-ID, ...)`,
+    },
+    ...keys(['limit-req-status-code', 'limit-conn-status-code'], {
+      applied: 'live',
+      difference:
+        'a status from 400 to 599, of the refusals of limit-rps and limit-rpm (req) or limit-connections (conn)',
+    }),
+    {
+      name: 'global-allowed-response-headers',
+      applied: 'live',
+      difference:
+        'header names (A-Z a-z 0-9 - _) separated by commas, compared without case; a change re-translates the Ingresses with custom-headers',
     },
     {
       name: 'allow-snippet-annotations',
@@ -248,7 +281,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
     ),
     ...keys(
       [
-        'add-headers',
         'allow-backend-server-header',
         'hide-headers',
         'access-log-params',
@@ -283,7 +315,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'nginx-status-ipv4-whitelist',
         'nginx-status-ipv6-whitelist',
         'proxy-real-ip-cidr',
-        'proxy-set-headers',
         'reuse-port',
         'server-tokens',
         'ssl-session-cache',
@@ -302,13 +333,11 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'gzip-types',
         'gzip-disable',
         'gzip-min-length',
-        'global-allowed-response-headers',
         'grpc-buffer-size-kb',
         'proxy-busy-buffers-size',
         'forwarded-for-proxy-protocol-header',
         'geoip2-autoreload-in-minutes',
         'worker-cpu-affinity',
-        'load-balance',
         'upstream-keepalive-time',
         'limit-conn-zone-variable',
         'proxy-stream-timeout',
@@ -335,8 +364,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'skip-access-log-urls',
         'http-redirect-code',
         'proxy-buffering',
-        'limit-req-status-code',
-        'limit-conn-status-code',
         'no-tls-redirect-locations',
         'proxy-ssl-location-only',
         'default-type',
@@ -370,6 +397,14 @@ export interface TranslationDefaults {
   hsts: StrictTransportSecurity | undefined;
   /** The memcached of global-rate-limit and the status of its refusals. */
   globalRateLimit: GlobalRateLimitConfig;
+  /** global-allowed-response-headers: the header names custom-headers may set. */
+  allowedResponseHeaders: readonly string[];
+  /** limit-req-status-code and limit-conn-status-code: the statuses of limit-* refusals. */
+  limitStatusCodes: LimitStatusCodes;
+  /** add-headers: the headers of its ConfigMap, set on every response (none without it). */
+  responseHeaders: readonly ConfigMapHeader[];
+  /** proxy-set-headers: the headers of its ConfigMap, set on every request to a backend. */
+  requestHeaders: readonly ConfigMapHeader[];
 }
 
 /** The translation defaults without a ConfigMap, as ingress-nginx's. */
@@ -377,7 +412,40 @@ export const DEFAULT_TRANSLATION: TranslationDefaults = Object.freeze({
   annotationDefaults: Object.freeze({}),
   hsts: DEFAULT_HSTS,
   globalRateLimit: Object.freeze({ statusCode: DEFAULT_GLOBAL_RATE_LIMIT_STATUS }),
+  allowedResponseHeaders: Object.freeze([]),
+  limitStatusCodes: Object.freeze({ requests: LIMIT_STATUS_CODE, connections: LIMIT_STATUS_CODE }),
+  responseHeaders: Object.freeze([]),
+  requestHeaders: Object.freeze([]),
 });
+
+/** The headers of proxy-set-headers: not those the data plane sets itself, or that frame a request. */
+const REQUEST_HEADERS = createRequestHeaderGrammar(
+  ['x-forwarded-host', 'x-forwarded-port', 'x-forwarded-proto', 'x-forwarded-scheme'],
+  'is a header the gateway sets itself',
+);
+
+/** The keys naming a ConfigMap of headers, with the grammar of its entries. */
+const HEADER_KEYS: Readonly<Record<string, HeaderGrammar>> = {
+  'add-headers': RESPONSE_HEADERS,
+  'proxy-set-headers': REQUEST_HEADERS,
+};
+
+/** How parseControllerConfigMap finds a ConfigMap add-headers or proxy-set-headers names. */
+export type ConfigMapLookup = (namespace: string, name: string) => ConfigMapLike | undefined;
+
+const ALLOWED_HEADER = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** global-allowed-response-headers (names separated by commas) into `into`; why it is invalid, or undefined. */
+function readAllowedHeaders(value: string, into: string[]): string | undefined {
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const bad = names.find((name) => !ALLOWED_HEADER.test(name));
+  if (bad !== undefined) return `holds "${bad}", which is not a header name (A-Z a-z 0-9 - _)`;
+  into.splice(0, into.length, ...names);
+  return undefined;
+}
 
 /** The global-rate-limit-* keys as read, before the host decides whether there is a store. */
 interface GlobalRateLimitKeys {
@@ -462,6 +530,8 @@ export interface ControllerConfigMapParse {
   /** The valid value of every applied key, to give the next parse as `previous`. */
   values: Readonly<Record<string, string>>;
   problems: ConfigMapProblem[];
+  /** `namespace/name` of the ConfigMaps read (add-headers, proxy-set-headers), found or not, sorted. */
+  configMaps: string[];
 }
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warn', 'error', 'crit'] as const;
@@ -547,11 +617,15 @@ const NGINX_KEYS: Readonly<
 export function parseControllerConfigMap(
   data: unknown,
   previous: Readonly<Record<string, string>> = {},
+  configMap: ConfigMapLookup = () => undefined,
 ): ControllerConfigMapParse {
   const annotationDefaults: AnnotationDefaults = {};
   const hsts = { enabled: true, value: { ...DEFAULT_HSTS } };
   const nginx: ConfigMapNginxSettings = {};
   const globalRateLimit = defaultGlobalRateLimitKeys();
+  const allowedResponseHeaders: string[] = [];
+  const limitStatusCodes = { requests: LIMIT_STATUS_CODE, connections: LIMIT_STATUS_CODE };
+  const headerReferences: Record<string, { namespace: string; name: string }> = {};
   const values: Record<string, string> = {};
   const problems: ConfigMapProblem[] = [];
   const record = typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};
@@ -565,6 +639,18 @@ export function parseControllerConfigMap(
     if (name === 'allow-snippet-annotations')
       return value === 'false' ? undefined : 'must be "false": snippets are never served';
     if (HSTS_KEYS.includes(name)) return readHsts(name, value, hsts);
+    if (name === 'limit-req-status-code')
+      return readNumber(value, 400, 599, (n) => (limitStatusCodes.requests = n));
+    if (name === 'limit-conn-status-code')
+      return readNumber(value, 400, 599, (n) => (limitStatusCodes.connections = n));
+    if (name === 'global-allowed-response-headers') return readAllowedHeaders(value, allowedResponseHeaders);
+    if (Object.hasOwn(HEADER_KEYS, name)) {
+      const reference = parseConfigMapReference(value);
+      if (typeof reference === 'string') return reference;
+      if (reference.namespace === undefined) return 'must name a ConfigMap as NAMESPACE/NAME';
+      headerReferences[name] = { namespace: reference.namespace, name: reference.name };
+      return undefined;
+    }
     if (Object.hasOwn(GLOBAL_RATE_LIMIT_KEYS, name))
       return GLOBAL_RATE_LIMIT_KEYS[name]!(value, globalRateLimit);
     return NGINX_KEYS[name]!(value, nginx);
@@ -609,12 +695,34 @@ export function parseControllerConfigMap(
     });
     if (kept !== undefined && apply(name, kept) === undefined) values[name] = kept;
   }
+  const headers = { 'add-headers': [], 'proxy-set-headers': [] } as Record<string, ConfigMapHeader[]>;
+  for (const [name, reference] of Object.entries(headerReferences)) {
+    const key = `${reference.namespace}/${reference.name}`;
+    const field = `data[${JSON.stringify(name)}]`;
+    const found = configMap(reference.namespace, reference.name);
+    const checked =
+      found === undefined
+        ? { headers: [], problems: [`names ${key}, which is not found; no headers are set`] }
+        : checkConfigMapHeaders(found.data, HEADER_KEYS[name]!);
+    headers[name] = checked.headers;
+    for (const message of checked.problems) {
+      const what = found === undefined ? message : `ConfigMap ${key} ${message}; it is left out`;
+      problems.push({ field, message: `"${name}" ${what}`, severity: 'error', value: key });
+    }
+  }
   const translation = {
     annotationDefaults,
     hsts: hsts.enabled ? hsts.value : undefined,
     globalRateLimit: createGlobalRateLimitConfig(globalRateLimit),
+    allowedResponseHeaders,
+    limitStatusCodes,
+    responseHeaders: headers['add-headers']!,
+    requestHeaders: headers['proxy-set-headers']!,
   };
-  return { settings: { translation, nginx }, values, problems };
+  const configMaps = Object.values(headerReferences)
+    .map((reference) => `${reference.namespace}/${reference.name}`)
+    .sort();
+  return { settings: { translation, nginx }, values, problems, configMaps: [...new Set(configMaps)] };
 }
 
 /** One `hsts*` key into `into`; the reason it is invalid, or undefined. */

@@ -10,7 +10,13 @@ import { translateIngressTimed } from './translate-ingress.js';
 import type { StrictTransportSecurity } from '@ingresskit/route-model';
 import type { BackendAddressPolicy } from './backend-address-policy.js';
 import type { AnnotationDefaults } from './annotation-defaults.js';
-import type { IngressReferences, IngressTranslation, ServiceReference } from './types.js';
+import type {
+  IngressReferences,
+  IngressTranslation,
+  IngressTranslationConfig,
+  ServiceReference,
+} from './types.js';
+import type { LimitStatusCodes } from './limit-annotations.js';
 import type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
 
 /** Options of createIngressTranslator. */
@@ -37,6 +43,12 @@ export interface IngressTranslatorConfig {
   hsts?: StrictTransportSecurity | undefined;
   /** See IngressTranslationConfig.globalRateLimit; fixed for the translator's life. */
   globalRateLimit?: GlobalRateLimitConfig;
+  /** See IngressTranslationConfig.allowedResponseHeaders; fixed for the translator's life. */
+  allowedResponseHeaders?: readonly string[];
+  /** See IngressTranslationConfig.limitStatusCodes; fixed for the translator's life. */
+  limitStatusCodes?: LimitStatusCodes;
+  /** See IngressTranslationConfig.headers; fixed for the translator's life. */
+  headers?: IngressTranslationConfig['headers'];
   /** See IngressTranslationConfig.authAddressPolicy; fixed for the translator's life. */
   authAddressPolicy?: BackendAddressPolicy;
   /** See IngressTranslationConfig.defaultBackend; fixed for the translator's life. */
@@ -152,6 +164,11 @@ export function createIngressTranslator(config: IngressTranslatorConfig = {}): I
         ...(config.annotationDefaults === undefined ? {} : { annotationDefaults: config.annotationDefaults }),
         ...(config.hsts === undefined ? {} : { hsts: config.hsts }),
         ...(config.globalRateLimit === undefined ? {} : { globalRateLimit: config.globalRateLimit }),
+        ...(config.allowedResponseHeaders === undefined
+          ? {}
+          : { allowedResponseHeaders: config.allowedResponseHeaders }),
+        ...(config.headers === undefined ? {} : { headers: config.headers }),
+        ...(config.limitStatusCodes === undefined ? {} : { limitStatusCodes: config.limitStatusCodes }),
         ...(config.authAddressPolicy === undefined ? {} : { authAddressPolicy: config.authAddressPolicy }),
         ...(config.defaultBackend === undefined ? {} : { defaultBackend: config.defaultBackend }),
       };

@@ -23,6 +23,14 @@ export interface LimitAnnotations {
 
 /** ingress-nginx's default limit-burst-multiplier. */
 export const DEFAULT_BURST_MULTIPLIER = 5;
+/** The statuses of limit-* refusals (the controller ConfigMap's limit-req- and limit-conn-status-code). */
+export interface LimitStatusCodes {
+  /** Of a request refused by limit-rps or limit-rpm. */
+  requests: number;
+  /** Of a request refused by limit-connections. */
+  connections: number;
+}
+
 /** ingress-nginx's default limit-req-status-code and limit-conn-status-code. */
 export const LIMIT_STATUS_CODE = 503;
 /** Largest count accepted for a limit: far beyond any client, small enough for exact arithmetic. */
@@ -109,10 +117,13 @@ export function checkLimitAnnotations(
 export function createClientLimits(
   limits: LimitAnnotations | undefined,
   scope: string,
+  statusCodes?: LimitStatusCodes,
 ): ClientLimits | undefined {
   if (limits === undefined || !hasLimit(limits)) return undefined;
   const multiplier = limits.burstMultiplier ?? DEFAULT_BURST_MULTIPLIER;
-  const result: ClientLimits = { scope, statusCode: LIMIT_STATUS_CODE };
+  const result: ClientLimits = { scope, statusCode: statusCodes?.requests ?? LIMIT_STATUS_CODE };
+  const connectionsStatus = statusCodes?.connections ?? LIMIT_STATUS_CODE;
+  if (connectionsStatus !== result.statusCode) result.connectionsStatusCode = connectionsStatus;
   if ((limits.connections ?? 0) > 0) result.connections = limits.connections!;
   const rates: ClientRate[] = [];
   if ((limits.requestsPerMinute ?? 0) > 0) {

@@ -11,19 +11,25 @@ import {
 } from '@ingresskit/route-model';
 import type { IngressAnnotations } from './annotations.js';
 import type { RedirectStatus } from './redirect-annotations.js';
-import { createClientLimits } from './limit-annotations.js';
+import { createClientLimits, type LimitStatusCodes } from './limit-annotations.js';
 import { createGlobalRateLimit } from './global-rate-limit-annotations.js';
 import type { RedirectTarget } from './redirect-target.js';
 import { internPolicy } from './shared-values.js';
 import { type Context } from './translation-context.js';
+import type { IngressTranslationConfig } from './types.js';
 
 /**
  * The policy every route of an Ingress gets from its annotations (a path's rewrite comes on top).
  * ssl-redirect redirects plain HTTP only on hosts with TLS, force-ssl-redirect always, both with
  * 308 so the method and body are kept. Settings at their default are left out. A new object each
- * call. `scope` names the Ingress: its routes share their limits.
+ * call. `scope` names the Ingress: its routes share their limits, refused with `limitStatusCodes`
+ * (ingress-nginx's 503 when undefined).
  */
-export function createRoutePolicy(annotations: IngressAnnotations, scope: string): RoutePolicy {
+export function createRoutePolicy(
+  annotations: IngressAnnotations,
+  scope: string,
+  limitStatusCodes?: LimitStatusCodes,
+): RoutePolicy {
   const policy: RoutePolicy = {};
   // ingress-nginx answers permanent/temporal-redirect with nginx's `return`, which runs before its
   // HTTPS redirect: a redirecting Ingress never redirects to HTTPS first.
@@ -43,6 +49,9 @@ export function createRoutePolicy(annotations: IngressAnnotations, scope: string
   }
   if (annotations.forwardedPrefix !== undefined) {
     policy.requestHeaders = { set: [{ name: 'X-Forwarded-Prefix', value: annotations.forwardedPrefix }] };
+  }
+  if (annotations.customResponseHeaders !== undefined) {
+    policy.responseHeaders = { set: annotations.customResponseHeaders.map((header) => ({ ...header })) };
   }
   const timeouts: RouteTimeouts = {};
   if (annotations.connectTimeoutSeconds !== undefined)
@@ -73,7 +82,7 @@ export function createRoutePolicy(annotations: IngressAnnotations, scope: string
     policy.sessionAffinity = { ...rest, cookie: { ...cookie } };
   }
   addProxyPolicy(policy, annotations);
-  const limits = createClientLimits(annotations.limits, scope);
+  const limits = createClientLimits(annotations.limits, scope, limitStatusCodes);
   if (limits !== undefined) policy.clientLimits = limits;
   if (annotations.globalRateLimitPolicy !== undefined)
     policy.globalRateLimit = createGlobalRateLimit(annotations.globalRateLimitPolicy, scope);
@@ -154,12 +163,36 @@ export function createRouteAction(annotations: IngressAnnotations, backend: stri
  */
 export function sharedPolicy(context: Context): RoutePolicy {
   if (context.policy === undefined) {
-    const policy = createRoutePolicy(context.annotations, sourceKey(context.source));
+    const policy = createRoutePolicy(
+      context.annotations,
+      sourceKey(context.source),
+      context.config.limitStatusCodes,
+    );
     if (context.config.hsts !== undefined) policy.hsts = context.config.hsts;
+    addDefaultHeaders(policy, context.config.headers);
     // An Ingress without scoped annotations has the policy of many others: one copy for all.
     context.policy = internPolicy(policy);
   }
   return context.policy;
+}
+
+/** `defaults` with the headers of `own` over them (same name, case-insensitive), or undefined when none. */
+function mergeHeaders(
+  defaults: readonly { name: string; value: string }[],
+  own: { name: string; value: string }[] = [],
+): { name: string; value: string }[] | undefined {
+  const names = new Set(own.map((header) => header.name.toLowerCase()));
+  const merged = [...defaults.filter((header) => !names.has(header.name.toLowerCase())), ...own];
+  return merged.length === 0 ? undefined : merged.map((header) => ({ ...header }));
+}
+
+/** The controller ConfigMap's add-headers and proxy-set-headers under the policy's own headers. */
+function addDefaultHeaders(policy: RoutePolicy, headers: IngressTranslationConfig['headers']): void {
+  if (headers === undefined) return;
+  const response = mergeHeaders(headers.response, policy.responseHeaders?.set);
+  if (response !== undefined) policy.responseHeaders = { ...policy.responseHeaders, set: response };
+  const request = mergeHeaders(headers.request, policy.requestHeaders?.set);
+  if (request !== undefined) policy.requestHeaders = { ...policy.requestHeaders, set: request };
 }
 
 /** ingress-nginx's HSTS when its ConfigMap says nothing: a year, with subdomains, no preload. */

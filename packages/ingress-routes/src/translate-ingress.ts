@@ -27,6 +27,7 @@ import { DEFAULT_BACKEND_ADDRESS_POLICY } from './backend-address-policy.js';
 import { checkExternalAuthAddress } from './external-auth-annotations.js';
 import { checkCustomErrors } from './custom-error-annotations.js';
 import { resolveAuthProxyHeaders } from './auth-proxy-headers.js';
+import { resolveCustomHeaders } from './custom-headers.js';
 import { resolveGlobalRateLimit } from './global-rate-limit-annotations.js';
 import { translateCanarySpec } from './translate-canary.js';
 import { translateDefaultBackend, translateRules } from './translate-rules.js';
@@ -181,6 +182,7 @@ export function translateIngressTimed(
     context.annotations = resolveClientCertificate(context);
     context.annotations = resolveBackendTls(context);
     context.annotations = resolveGlobalRateLimit(context);
+    context.annotations = resolveCustomHeaders(context);
     checkCustomErrors(context);
     const canary = parsed.annotations.canary;
     const contribution =

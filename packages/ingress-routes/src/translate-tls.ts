@@ -14,6 +14,7 @@ import { INGRESS_KIND, objectOr, originOf, type Context } from './translation-co
 
 import { AUTH_SECRET_PROBLEM } from './basic-auth-secret.js';
 import { AUTH_HEADERS_PROBLEM } from './auth-proxy-headers.js';
+import { CUSTOM_HEADERS_PROBLEM } from './custom-headers.js';
 import { GLOBAL_LIMIT_STORE_PROBLEM } from './global-rate-limit-annotations.js';
 
 /** A TLS entry whose certificate passed every check, before its hosts are known. */
@@ -30,7 +31,7 @@ const TLS_SECRET_PROBLEM = 'TLS Secret ';
 
 /**
  * Whether a problem comes from an object the Ingress refers to (its TLS Secret is missing or holds
- * no usable certificate, its basic authentication Secret is missing or holds no usable users, its auth-proxy-set-headers ConfigMap is missing or unusable, the controller ConfigMap names no memcached for its global-rate-limit) rather than from the Ingress itself: an admission review warns about
+ * no usable certificate, its basic authentication Secret is missing or holds no usable users, its auth-proxy-set-headers or custom-headers ConfigMap is missing or unusable, the controller ConfigMap names no memcached for its global-rate-limit) rather than from the Ingress itself: an admission review warns about
  * those, since manifests are applied in any order and the Secret may come next.
  */
 export function isReferencedObjectProblem(problem: Pick<Problem, 'field' | 'message'>): boolean {
@@ -38,7 +39,9 @@ export function isReferencedObjectProblem(problem: Pick<Problem, 'field' | 'mess
     (/^spec\.tls\[\d+\]\.secretName$/.test(problem.field) &&
       problem.message.startsWith(TLS_SECRET_PROBLEM)) ||
     (problem.field.startsWith('metadata.annotations[') && problem.message.startsWith(AUTH_SECRET_PROBLEM)) ||
-    (problem.field.startsWith('metadata.annotations[') && problem.message.startsWith(AUTH_HEADERS_PROBLEM)) ||
+    (problem.field.startsWith('metadata.annotations[') &&
+      (problem.message.startsWith(AUTH_HEADERS_PROBLEM) ||
+        problem.message.startsWith(CUSTOM_HEADERS_PROBLEM))) ||
     (problem.field.startsWith('metadata.annotations[') &&
       problem.message.startsWith(GLOBAL_LIMIT_STORE_PROBLEM))
   );

@@ -16,7 +16,7 @@ export interface Context {
   config: IngressTranslationConfig;
   log: ProblemLog;
   secretsRead: Set<string>;
-  /** `namespace/name` of the ConfigMaps read (auth-proxy-set-headers), found or not. */
+  /** `namespace/name` of the ConfigMaps read (auth-proxy-set-headers, custom-headers), found or not. */
   configMapsRead: Set<string>;
   services: Set<string>;
   /** With `now`: the earliest notAfter (ms) of the certificates read that have not expired yet. */

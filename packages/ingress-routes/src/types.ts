@@ -5,6 +5,8 @@
  * models and plain JSON both fit without casts, and a wrong shape becomes a problem, never an
  * exception.
  */
+import type { ConfigMapHeader } from './configmap-headers.js';
+import type { LimitStatusCodes } from './limit-annotations.js';
 import type { AnnotationDefaults } from './annotation-defaults.js';
 import type { ConfigMapLike, SecretLike } from '@ingresskit/kube-objects';
 import type { Problem, RouteContribution, StrictTransportSecurity } from '@ingresskit/route-model';
@@ -50,6 +52,19 @@ export interface IngressTranslationConfig {
    * its refusals. An Ingress with global-rate-limit is closed without a memcached host.
    */
   globalRateLimit?: GlobalRateLimitConfig;
+  /**
+   * The controller ConfigMap's global-allowed-response-headers: the only header names a
+   * custom-headers ConfigMap may hold (compared without case). None when undefined.
+   */
+  allowedResponseHeaders?: readonly string[];
+  /** The controller ConfigMap's limit-req- and limit-conn-status-code; 503 both when undefined. */
+  limitStatusCodes?: LimitStatusCodes;
+  /**
+   * The controller ConfigMap's add-headers and proxy-set-headers: headers set on every response,
+   * and on every request to a backend, of every route. An Ingress's custom-headers of the same
+   * name win over `response`.
+   */
+  headers?: { response: readonly ConfigMapHeader[]; request: readonly ConfigMapHeader[] };
   /** The current time in milliseconds, to warn about expired certificates; no check without it. */
   now?: number;
   /**

@@ -34,10 +34,29 @@ describe('compileRoute: clientLimits', () => {
     });
   });
 
+  it('keeps the status of connection refusals only when it differs', () => {
+    const limits = { scope: 's', statusCode: 429, connections: 1 };
+    expect(compileLimits({ ...limits, connectionsStatusCode: 503 }).entry.policy?.limits).toEqual({
+      scope: 's',
+      status: 429,
+      cstatus: 503,
+      conn: 1,
+    });
+    expect(compileLimits({ ...limits, connectionsStatusCode: 429 }).entry.policy?.limits).toEqual({
+      scope: 's',
+      status: 429,
+      conn: 1,
+    });
+  });
+
   it.each([
     [{ scope: 'a\nb', statusCode: 503, connections: 1 }, 'policy.clientLimits.scope'],
     [{ scope: 's', statusCode: 200, connections: 1 }, 'policy.clientLimits.statusCode'],
     [{ scope: 's', statusCode: 503, connections: 0 }, 'policy.clientLimits.connections'],
+    [
+      { scope: 's', statusCode: 429, connectionsStatusCode: 302, connections: 1 },
+      'policy.clientLimits.connectionsStatusCode',
+    ],
     [
       { scope: 's', statusCode: 503, rates: [{ rate: 1, per: 'hour', burst: 0 }] },
       'policy.clientLimits.rates[0].per',

@@ -23,22 +23,31 @@ function isCount(value: unknown, min: number): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= MAX_COUNT;
 }
 
+function isRefusalStatus(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 400 && value <= 599;
+}
+
 /** Compiles `policy.clientLimits`; undefined after an error reported through `out`. */
 export function compileClientLimits(limits: ClientLimits, out: LimitsIssues): LimitsEntry | undefined {
   const field = 'policy.clientLimits';
-  const { scope, statusCode } = limits;
+  const { scope, statusCode, connectionsStatusCode } = limits;
   if (typeof scope !== 'string' || scope === '' || scope.length > MAX_SCOPE_LENGTH || CONTROL.test(scope)) {
     return out.error(`${field}.scope`, 'must be a name without control characters', scope);
   }
-  if (
-    typeof statusCode !== 'number' ||
-    !Number.isInteger(statusCode) ||
-    statusCode < 400 ||
-    statusCode > 599
-  ) {
+  if (!isRefusalStatus(statusCode)) {
     return out.error(`${field}.statusCode`, 'must be an HTTP status from 400 to 599', statusCode);
   }
   const entry: LimitsEntry = { scope, status: statusCode };
+  if (connectionsStatusCode !== undefined && connectionsStatusCode !== statusCode) {
+    if (!isRefusalStatus(connectionsStatusCode)) {
+      return out.error(
+        `${field}.connectionsStatusCode`,
+        'must be an HTTP status from 400 to 599',
+        connectionsStatusCode,
+      );
+    }
+    entry.cstatus = connectionsStatusCode;
+  }
   if (limits.connections !== undefined) {
     if (!isCount(limits.connections, 1))
       return out.error(`${field}.connections`, 'must be a whole number of at least 1', limits.connections);

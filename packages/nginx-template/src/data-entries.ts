@@ -102,6 +102,8 @@ export type ActionEntry =
 export interface LimitsEntry {
   scope: string;
   status: number;
+  /** The status of a refusal by `conn`, when it is not `status`. */
+  cstatus?: number;
   conn?: number;
   rates?: [number, number][];
   exempt?: [string, number][];

@@ -255,6 +255,8 @@ export interface ClientLimits {
   exemptSources?: string[];
   /** The status of a refused request (ingress-nginx: 503). */
   statusCode: number;
+  /** The status of a request refused by `connections`, when it is not `statusCode`. */
+  connectionsStatusCode?: number;
 }
 
 /**

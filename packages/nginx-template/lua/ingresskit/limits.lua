@@ -102,12 +102,12 @@ function _M.admit(limits, exempt)
     if count == nil then
       ngx_var.ingresskit_limit_conn = ""
       ngx.log(ngx.ERR, "ingresskit: connection count failed: ", err)
-      return limits.status
+      return limits.cstatus or limits.status
     end
     if count > conn then
       ngx_var.ingresskit_limit_conn = ""
       dict:incr(key, -1)
-      return limits.status
+      return limits.cstatus or limits.status
     end
   end
   local rates = limits.rates

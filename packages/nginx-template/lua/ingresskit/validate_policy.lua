@@ -92,6 +92,7 @@ local function check_limits(limits, report)
     return report.fail("policy.limits.scope must be a name")
   end
   if not is_integer(limits.status, 400, 599) then return report.fail("policy.limits.status must be 400-599") end
+  if limits.cstatus ~= nil and not is_integer(limits.cstatus, 400, 599) then return report.fail("policy.limits.cstatus must be 400-599") end
   if limits.conn ~= nil and not is_integer(limits.conn, 1, 1e9) then return report.fail("policy.limits.conn must be a count") end
   if limits.rates ~= nil and not check_list(limits.rates, "policy.limits.rates", report, is_rate, "must hold { rate, burst }", true) then
     return false
