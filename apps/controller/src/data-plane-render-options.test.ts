@@ -43,6 +43,38 @@ describe('renderOptionsOfConfigMap', () => {
     expect(renderOptionsOfConfigMap({ accessLog: false }, '/p')).toEqual({ accessLogPath: false });
   });
 
+  it("turns the realip module on with use-forwarded-headers or enable-real-ip, with ingress-nginx's defaults", () => {
+    expect(
+      renderOptionsOfConfigMap({ forwardedForHeader: 'X-Client-IP', proxyRealIpCidr: ['10.0.0.0/8'] }, '/p'),
+    ).toEqual({});
+    expect(renderOptionsOfConfigMap({ useForwardedHeaders: true }, '/p')).toEqual({
+      realIp: {
+        header: 'X-Forwarded-For',
+        trustedNetworks: ['0.0.0.0/0'],
+        forwardedHeaders: true,
+        fullForwardedFor: false,
+      },
+    });
+    expect(
+      renderOptionsOfConfigMap(
+        {
+          enableRealIp: true,
+          computeFullForwardedFor: true,
+          forwardedForHeader: 'X-Client-IP',
+          proxyRealIpCidr: ['10.0.0.0/8'],
+        },
+        '/p',
+      ),
+    ).toEqual({
+      realIp: {
+        header: 'X-Client-IP',
+        trustedNetworks: ['10.0.0.0/8'],
+        forwardedHeaders: false,
+        fullForwardedFor: false,
+      },
+    });
+  });
+
   it('turns upstream keepalive off when the ConfigMap asks for no connections', () => {
     expect(renderOptionsOfConfigMap({ upstreamKeepalive: { connections: 0 } }, '/p')).toEqual({
       upstreamKeepalive: false,

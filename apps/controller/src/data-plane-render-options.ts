@@ -53,11 +53,28 @@ export function renderOptionsOfConfigMap(
   settings: ConfigMapNginxSettings,
   prefix: string,
 ): Partial<RenderOptions> {
-  const { accessLog, upstreamKeepalive, ...same } = settings;
+  const {
+    accessLog,
+    upstreamKeepalive,
+    useForwardedHeaders,
+    enableRealIp,
+    computeFullForwardedFor,
+    forwardedForHeader,
+    proxyRealIpCidr,
+    ...same
+  } = settings;
   const options: Partial<RenderOptions> = { ...same };
   if (accessLog !== undefined) options.accessLogPath = accessLog ? join(prefix, 'access.log') : false;
   if (upstreamKeepalive !== undefined)
     options.upstreamKeepalive = upstreamKeepalive.connections === 0 ? false : upstreamKeepalive;
+  // As ingress-nginx: the realip module only with use-forwarded-headers or enable-real-ip.
+  if (useForwardedHeaders === true || enableRealIp === true)
+    options.realIp = {
+      header: forwardedForHeader ?? 'X-Forwarded-For',
+      trustedNetworks: proxyRealIpCidr ?? ['0.0.0.0/0'],
+      forwardedHeaders: useForwardedHeaders === true,
+      fullForwardedFor: useForwardedHeaders === true && computeFullForwardedFor === true,
+    };
   return options;
 }
 

@@ -232,3 +232,49 @@ describe('add-headers and proxy-set-headers', () => {
     expect(bare.configMaps).toEqual([]);
   });
 });
+
+describe('real IP keys', () => {
+  it('read booleans, a header name and a CIDR list as nginx.conf settings', () => {
+    const { settings, problems } = parseControllerConfigMap({
+      'use-forwarded-headers': 'true',
+      'enable-real-ip': 'False',
+      'compute-full-forwarded-for': 'true',
+      'forwarded-for-header': 'X-Client-IP',
+      'proxy-real-ip-cidr': '10.0.0.0/8, 2001:DB8::/32,127.0.0.1,10.0.0.0/8',
+    });
+    expect(problems).toEqual([]);
+    expect(settings.nginx).toEqual({
+      useForwardedHeaders: true,
+      enableRealIp: false,
+      computeFullForwardedFor: true,
+      forwardedForHeader: 'X-Client-IP',
+      proxyRealIpCidr: ['10.0.0.0/8', '127.0.0.1', '2001:db8::/32'],
+    });
+  });
+
+  it('refuse values nginx.conf cannot take safely, keeping the last valid one', () => {
+    const first = parseControllerConfigMap({ 'proxy-real-ip-cidr': '10.0.0.0/8' });
+    const { settings, problems } = parseControllerConfigMap(
+      {
+        'use-forwarded-headers': 'yes',
+        'forwarded-for-header': 'X-Forwarded-For;\nuser root',
+        'proxy-real-ip-cidr': '10.0.0.0/33',
+        'compute-full-forwarded-for': '',
+        'enable-real-ip': '1',
+      },
+      first.values,
+    );
+    expect(settings.nginx).toEqual({ proxyRealIpCidr: ['10.0.0.0/8'] });
+    expect(problems.map(({ field, severity }) => `${field} ${severity}`)).toEqual([
+      'data["compute-full-forwarded-for"] error',
+      'data["enable-real-ip"] error',
+      'data["forwarded-for-header"] error',
+      'data["proxy-real-ip-cidr"] error',
+      'data["use-forwarded-headers"] error',
+    ]);
+    for (const header of ['proxy_protocol', 'X Real', 'a'.repeat(65), '$remote_addr'])
+      expect(parseControllerConfigMap({ 'forwarded-for-header': header }).problems).toHaveLength(1);
+    for (const list of ['', ',', 'example.com', '10.0.0.0/8 10.1.0.0/16', 'fe80::1%eth0'])
+      expect(parseControllerConfigMap({ 'proxy-real-ip-cidr': list }).problems).toHaveLength(1);
+  });
+});

@@ -23,7 +23,7 @@ import {
   MEMCACHED_HOST_KEY,
   type GlobalRateLimitConfig,
 } from './global-rate-limit-annotations.js';
-import { isIpAddress } from './grammar.js';
+import { isIpAddress, parseCidrList, readBoolean } from './grammar.js';
 import {
   checkConfigMapHeaders,
   createRequestHeaderGrammar,
@@ -64,6 +64,9 @@ const TRACING = NOT_NEEDED('tracing is not supported');
 const HEADERS_DIFFERENCE =
   'a ConfigMap NAMESPACE/NAME of a watched namespace, read again when it changes (no reload), for Ingress routes (not Gateway API ones); values are literal text ("$" is refused: nginx variables are not expanded). An entry that is no valid header is reported on the controller ConfigMap and left out, the rest applied; a missing ConfigMap adds nothing, with an error';
 
+const REAL_IP_DIFFERENCE =
+  'without use-forwarded-headers and enable-real-ip the client is the peer and X-Forwarded-For the list received plus the peer (ingress-nginx: the peer); with either, a peer in proxy-real-ip-cidr may name the client in forwarded-for-header (real_ip_recursive on) for allowlists, limits and X-Real-IP; use-forwarded-headers also passes X-Forwarded-Proto, -Host, -Port on (not Host) and X-Forwarded-For is the client, or with compute-full-forwarded-for the list received and the peer';
+
 function keys(names: readonly string[], rest: Omit<IngressNginxConfigKey, 'name'>): IngressNginxConfigKey[] {
   return names.map((name) => ({ name, ...rest }));
 }
@@ -89,6 +92,22 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
     ...keys(['upstream-keepalive-connections', 'upstream-keepalive-timeout', 'upstream-keepalive-requests'], {
       applied: 'reload',
     }),
+    ...keys(['use-forwarded-headers', 'enable-real-ip', 'compute-full-forwarded-for'], {
+      applied: 'reload',
+      difference: REAL_IP_DIFFERENCE,
+    }),
+    {
+      name: 'forwarded-for-header',
+      applied: 'reload',
+      difference:
+        'a header name of A-Z a-z 0-9 - (at most 64), read with use-forwarded-headers or enable-real-ip (see them)',
+    },
+    {
+      name: 'proxy-real-ip-cidr',
+      applied: 'reload',
+      difference:
+        "IPv4 and IPv6 addresses and CIDRs separated by commas, believed with use-forwarded-headers or enable-real-ip (see them); the default 0.0.0.0/0, as ingress-nginx's, believes any IPv4 peer: set it to the proxies in front before turning either on",
+    },
     {
       name: 'proxy-body-size',
       applied: 'reload',
@@ -314,7 +333,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'max-worker-open-files',
         'nginx-status-ipv4-whitelist',
         'nginx-status-ipv6-whitelist',
-        'proxy-real-ip-cidr',
         'reuse-port',
         'server-tokens',
         'ssl-session-cache',
@@ -346,10 +364,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'proxy-stream-next-upstream-tries',
         'proxy-stream-responses',
         'bind-address',
-        'use-forwarded-headers',
-        'enable-real-ip',
-        'forwarded-for-header',
-        'compute-full-forwarded-for',
         'proxy-add-original-uri-header',
         'generate-request-id',
         'proxy-buffers-number',
@@ -387,6 +401,13 @@ export interface ConfigMapNginxSettings {
   proxyBodySize?: string;
   accessLog?: boolean;
   upstreamKeepalive?: { connections?: number; timeoutSeconds?: number; requests?: number };
+  /** use-forwarded-headers, enable-real-ip, compute-full-forwarded-for, forwarded-for-header, proxy-real-ip-cidr. */
+  useForwardedHeaders?: boolean;
+  enableRealIp?: boolean;
+  computeFullForwardedFor?: boolean;
+  forwardedForHeader?: string;
+  /** Canonical, unique, sorted. */
+  proxyRealIpCidr?: string[];
 }
 
 /** What a ConfigMap says of the translation of every Ingress (live: no reload). */
@@ -548,6 +569,16 @@ function seconds(value: string, max: number): number | string {
   return total >= 0 && total <= max ? total : `must be seconds such as 240s or 4m, at most ${max} s`;
 }
 
+/** A reload key of "true" or "false" (in any case). */
+function flag(set: (into: ConfigMapNginxSettings, on: boolean) => void) {
+  return (value: string, into: ConfigMapNginxSettings): string | undefined => {
+    const on = readBoolean(value);
+    if (on === undefined) return 'must be "true" or "false"';
+    set(into, on);
+    return undefined;
+  };
+}
+
 /** How each reload key is read into ConfigMapNginxSettings: the reason it is invalid, or undefined. */
 const NGINX_KEYS: Readonly<
   Record<string, (value: string, into: ConfigMapNginxSettings) => string | undefined>
@@ -599,6 +630,20 @@ const NGINX_KEYS: Readonly<
     const total = seconds(value, 86400);
     if (typeof total === 'string') return total;
     into.upstreamKeepalive = { ...into.upstreamKeepalive, timeoutSeconds: total };
+    return undefined;
+  },
+  'use-forwarded-headers': flag((into, on) => (into.useForwardedHeaders = on)),
+  'enable-real-ip': flag((into, on) => (into.enableRealIp = on)),
+  'compute-full-forwarded-for': flag((into, on) => (into.computeFullForwardedFor = on)),
+  'forwarded-for-header': (value, into) => {
+    if (!/^[A-Za-z0-9-]{1,64}$/.test(value)) return 'must be a header name of A-Z a-z 0-9 - (at most 64)';
+    into.forwardedForHeader = value;
+    return undefined;
+  },
+  'proxy-real-ip-cidr': (value, into) => {
+    const networks = parseCidrList(value);
+    if (typeof networks === 'string') return networks;
+    into.proxyRealIpCidr = networks;
     return undefined;
   },
   'upstream-keepalive-requests': (value, into) => {

@@ -70,6 +70,7 @@ export {
   authSocketPathOf,
   resolveSettings,
   type KeepaliveSettings,
+  type RealIpSettings,
   type RenderOptions,
   type Settings,
   type StreamService,

@@ -315,6 +315,55 @@ http {
         default $ingresskit_connection_override;
     }
     proxy_set_header Connection $ingresskit_connection;
+{{#if realIp}}
+    # The client address: when the peer is one of the trusted networks, the last address of the
+    # header not in them (allowlists, limits and X-Real-IP see it).
+    real_ip_header {{realIp.header}};
+    real_ip_recursive on;
+{{#each realIp.trustedNetworks}}
+    set_real_ip_from {{this}};
+{{/each}}
+{{/if}}
+{{#if forwardedHeaders}}
+    # The proxies in front are trusted: their X-Forwarded-* pass on, the peer's when absent.
+{{#if fullForwardedFor}}
+    map $http_x_forwarded_for $ingresskit_forwarded_for {
+        "" $realip_remote_addr;
+        default "$http_x_forwarded_for, $realip_remote_addr";
+    }
+{{else}}
+    map "" $ingresskit_forwarded_for { default $remote_addr; }
+{{/if}}
+    map $http_x_forwarded_host $ingresskit_forwarded_host {
+        "" $host;
+        default $http_x_forwarded_host;
+    }
+{{#if anyProxyProtocol}}
+    map $proxy_protocol_server_port $ingresskit_peer_port {
+        "" $server_port;
+        default $proxy_protocol_server_port;
+    }
+{{else}}
+    map "" $ingresskit_peer_port { default $server_port; }
+{{/if}}
+    map $http_x_forwarded_port $ingresskit_forwarded_port {
+        "" $ingresskit_peer_port;
+        default $http_x_forwarded_port;
+    }
+    map $http_x_forwarded_proto $ingresskit_forwarded_proto {
+        "" $scheme;
+        default $http_x_forwarded_proto;
+    }
+    proxy_set_header X-Real-IP $remote_addr;
+    proxy_set_header X-Forwarded-For $ingresskit_forwarded_for;
+    proxy_set_header X-Forwarded-Host $ingresskit_forwarded_host;
+    proxy_set_header X-Forwarded-Port $ingresskit_forwarded_port;
+    proxy_set_header X-Forwarded-Proto $ingresskit_forwarded_proto;
+    grpc_set_header Host $ingresskit_upstream_host;
+    grpc_set_header X-Real-IP $remote_addr;
+    grpc_set_header X-Forwarded-For $ingresskit_forwarded_for;
+    grpc_set_header X-Forwarded-Proto $ingresskit_forwarded_proto;
+{{else}}
     proxy_set_header X-Real-IP $remote_addr;
     proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
     proxy_set_header X-Forwarded-Host $host;
@@ -333,6 +382,7 @@ http {
     grpc_set_header X-Real-IP $remote_addr;
     grpc_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
     grpc_set_header X-Forwarded-Proto $scheme;
+{{/if}}
 {{#if resolvers.length}}
     resolver{{#each resolvers}} {{q this}}{{/each}} valid=30s;
 {{/if}}

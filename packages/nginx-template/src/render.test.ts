@@ -165,3 +165,50 @@ describe('renderNginxConf', () => {
     );
   });
 });
+
+describe('realIp', () => {
+  it('renders nothing of the realip module without it, and the header, networks and forwarded headers with it', () => {
+    const table = createTable(1);
+    const plain = render(table);
+    expect(plain).not.toContain('real_ip_header');
+    expect(plain).toContain('proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;');
+
+    const realOnly = render(table, {
+      realIp: {
+        header: 'X-Client-IP',
+        trustedNetworks: ['10.0.0.0/8', '2001:db8::/32'],
+        forwardedHeaders: false,
+        fullForwardedFor: true,
+      },
+    });
+    expect(realOnly).toMatch(
+      /real_ip_header X-Client-IP;\n\s+real_ip_recursive on;\n\s+set_real_ip_from 10\.0\.0\.0\/8;\n\s+set_real_ip_from 2001:db8::\/32;/,
+    );
+    // Without forwardedHeaders the X-Forwarded-* headers are as without realIp.
+    expect(realOnly).toContain('proxy_set_header X-Forwarded-Proto $scheme;');
+    expect(realOnly).not.toContain('$ingresskit_forwarded_for');
+
+    const forwarded = render(table, {
+      realIp: {
+        header: 'X-Forwarded-For',
+        trustedNetworks: ['127.0.0.1'],
+        forwardedHeaders: true,
+        fullForwardedFor: false,
+      },
+    });
+    expect(forwarded).toContain('map "" $ingresskit_forwarded_for { default $remote_addr; }');
+    expect(forwarded).toContain('proxy_set_header X-Forwarded-Proto $ingresskit_forwarded_proto;');
+    expect(forwarded).toContain('grpc_set_header X-Forwarded-For $ingresskit_forwarded_for;');
+    expect(forwarded).not.toContain('$proxy_add_x_forwarded_for');
+
+    const full = render(table, {
+      realIp: {
+        header: 'X-Forwarded-For',
+        trustedNetworks: ['127.0.0.1'],
+        forwardedHeaders: true,
+        fullForwardedFor: true,
+      },
+    });
+    expect(full).toContain('default "$http_x_forwarded_for, $realip_remote_addr";');
+  });
+});

@@ -15,7 +15,13 @@ import {
 import type { BackendTlsDirectives } from './backend-tls.js';
 import type { Profile } from './profiles.js';
 import { viewUpstreamDirectives } from './upstream-directives.js';
-import { authSocketPathOf, type StreamService } from './settings.js';
+import {
+  authSocketPathOf,
+  isCidr,
+  REAL_IP_HEADER,
+  type RealIpSettings,
+  type StreamService,
+} from './settings.js';
 import { quoteNginxLiteral, quoteNginxString } from './quote.js';
 
 const PROFILE_NAME =
@@ -80,6 +86,14 @@ function viewStreamService(service: Required<StreamService>, addresses: (string 
 const TLS_PROTOCOLS = /^TLSv1\.[23](?: TLSv1\.3)?$/;
 const TLS_CIPHERS = /^[A-Za-z0-9+:_!-]{1,1024}$/;
 const CA_FILE = /^certs\/backend-ca-[0-9a-f]{64}\.pem$/;
+
+/** The real IP settings as rendered: the header name and the networks checked again. */
+function viewRealIp(realIp: RealIpSettings) {
+  if (!REAL_IP_HEADER.test(realIp.header)) unsafe('real IP header', realIp.header, 'is no header name');
+  for (const network of realIp.trustedNetworks)
+    if (!isCidr(network)) unsafe('real IP network', network, 'is no CIDR');
+  return { header: realIp.header, trustedNetworks: realIp.trustedNetworks };
+}
 
 function viewBackendTls(tls: BackendTlsDirectives | undefined) {
   if (tls === undefined) return false;
@@ -244,6 +258,9 @@ export function renderNginxConf(configuration: Configuration): string {
       };
     }),
     anyProxyProtocol: (settings.proxyProtocolPorts ?? []).length > 0,
+    realIp: settings.realIp === undefined ? false : viewRealIp(settings.realIp),
+    forwardedHeaders: settings.realIp?.forwardedHeaders === true,
+    fullForwardedFor: settings.realIp?.fullForwardedFor === true,
     streams: (settings.streamServices ?? []).map((service) => viewStreamService(service, addresses)),
     profiles: profiles.map((profile) => viewProfile(profile, defaultMaxBody)),
     errorStatuses: listErrorStatuses(profiles),

@@ -56,6 +56,31 @@ describe('resolveSettings', () => {
     ['sharedDictSize', { sharedDictSize: '512k' }],
     ['proxyReadTimeoutSeconds', { proxyReadTimeoutSeconds: 0 }],
     ['regexCacheEntries', { regexCacheEntries: -1 }],
+    ...(
+      [
+        { header: 'X-Forwarded-For;', trustedNetworks: ['10.0.0.0/8'] },
+        { header: 'proxy_protocol', trustedNetworks: ['10.0.0.0/8'] },
+        { header: 'X-Real-IP', trustedNetworks: [] },
+        { header: 'X-Real-IP', trustedNetworks: ['10.0.0.0/33'] },
+        { header: 'X-Real-IP', trustedNetworks: ['10.0.0.0/8;'] },
+        { header: 'X-Real-IP', trustedNetworks: ['fe80::1%eth0'] },
+      ] as const
+    ).map(
+      (realIp) =>
+        [
+          realIp.trustedNetworks.length === 0 || realIp.header === 'X-Real-IP'
+            ? 'realIp.trustedNetworks'
+            : 'realIp.header',
+          {
+            realIp: {
+              ...realIp,
+              trustedNetworks: [...realIp.trustedNetworks],
+              forwardedHeaders: true,
+              fullForwardedFor: false,
+            },
+          },
+        ] as [string, RenderOptions],
+    ),
   ])('throws naming %s when it is invalid', (option, options) => {
     let thrown: unknown;
     try {

@@ -109,6 +109,28 @@ export interface RenderOptions {
    * takes the stream module (`ngx_stream_module.so` in `modulesDir`). None by default.
    */
   streamServices?: StreamService[];
+  /**
+   * The client address from a header set by proxies in front (ingress-nginx's enable-real-ip,
+   * use-forwarded-headers, forwarded-for-header, proxy-real-ip-cidr, compute-full-forwarded-for):
+   * nginx's realip module replaces the peer by the last address of `header` not in
+   * `trustedNetworks`, when the peer is in them. Allowlists, limits and X-Real-IP then see that
+   * address. Absent by default: the peer is the client.
+   */
+  realIp?: RealIpSettings;
+}
+
+/** How the client address and the X-Forwarded-* headers are taken from proxies in front. */
+export interface RealIpSettings {
+  /** The request header carrying the client address: A-Z a-z 0-9 -, such as X-Forwarded-For. */
+  header: string;
+  /** CIDRs (or addresses) of the proxies whose `header` is believed; at least one. */
+  trustedNetworks: string[];
+  /**
+   * Pass the client's X-Forwarded-Proto, -Host and -Port on when present, and X-Forwarded-For as
+   * the client address alone (or, with `fullForwardedFor`, the client's list and the peer).
+   */
+  forwardedHeaders: boolean;
+  fullForwardedFor: boolean;
 }
 
 /** One TCP or UDP port nginx exposes and the addresses it balances over (round robin). */
@@ -122,6 +144,41 @@ export interface StreamService {
   decodeProxyProtocol?: boolean;
   /** Send a PROXY protocol line to the backend (TCP only). */
   encodeProxyProtocol?: boolean;
+}
+
+/** A header name realIp may read: A-Z a-z 0-9 -, at most 64. */
+export const REAL_IP_HEADER = /^[A-Za-z0-9-]{1,64}$/;
+
+/** An IPv4 or IPv6 address with an optional prefix length. */
+export function isCidr(value: string): boolean {
+  const [address = '', prefix, extra] = value.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined || !/^[0-9A-Fa-f:.]+$/.test(address)) return false;
+  if (prefix === undefined) return true;
+  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+function checkRealIp(realIp: RealIpSettings): RealIpSettings {
+  if (typeof realIp.header !== 'string' || !REAL_IP_HEADER.test(realIp.header))
+    throw new InvalidRenderOptionsError(
+      'realIp.header',
+      `must be a header name of A-Z a-z 0-9 - (got ${JSON.stringify(realIp.header)})`,
+    );
+  if (!Array.isArray(realIp.trustedNetworks) || realIp.trustedNetworks.length === 0)
+    throw new InvalidRenderOptionsError('realIp.trustedNetworks', 'must hold at least one CIDR');
+  for (const network of realIp.trustedNetworks) {
+    if (typeof network !== 'string' || !isCidr(network))
+      throw new InvalidRenderOptionsError(
+        'realIp.trustedNetworks',
+        `must hold CIDRs (got ${JSON.stringify(network)})`,
+      );
+  }
+  return {
+    header: realIp.header,
+    trustedNetworks: [...realIp.trustedNetworks],
+    forwardedHeaders: realIp.forwardedHeaders === true,
+    fullForwardedFor: realIp.forwardedHeaders === true && realIp.fullForwardedFor === true,
+  };
 }
 
 /** Upstream keep-alive settings. */
@@ -172,6 +229,8 @@ export interface Settings {
   proxyProtocolPorts?: number[];
   /** Sorted by protocol and port; endpoints sorted, proxy protocol flags always present. */
   streamServices?: Required<StreamService>[];
+  /** Absent when not configured; networks in the order given. */
+  realIp?: RealIpSettings;
 }
 
 const SAFE_PATH = /^[A-Za-z0-9._~\-/+@:]+$/;
@@ -425,5 +484,6 @@ export function resolveSettings(options: RenderOptions): Settings {
     localAuthPeers: options.localAuthPeers === true,
     ...(proxyProtocolPorts.length === 0 ? {} : { proxyProtocolPorts }),
     ...(streamServices.length === 0 ? {} : { streamServices }),
+    ...(options.realIp === undefined ? {} : { realIp: checkRealIp(options.realIp) }),
   };
 }
