@@ -82,6 +82,25 @@ describe('renderNginxConf stream services', () => {
     expect((await testNginxConf(prefix)).output).toContain('test is successful');
   });
 
+  it('keeps the PROXY listener on its own client address beside realIp with forwarded headers', async () => {
+    const conf = render({
+      listenPorts: { 80: 18080, 443: 18442 },
+      proxyProtocolPorts: [443],
+      realIp: {
+        header: 'X-Forwarded-For',
+        trustedNetworks: ['10.0.0.0/8', '::1'],
+        forwardedHeaders: true,
+        fullForwardedFor: true,
+      },
+    });
+    expect(conf).toContain('real_ip_header X-Forwarded-For;');
+    expect(conf.match(/set_real_ip_from 127\.0\.0\.1;\n\s+real_ip_header proxy_protocol;/g)).toHaveLength(1);
+    expect(conf).toContain('default $proxy_protocol_server_port;');
+    expect(conf).toContain('proxy_set_header X-Forwarded-Port $ingresskit_forwarded_port;');
+    await prefix.writeConf(conf);
+    expect((await testNginxConf(prefix)).output).toContain('test is successful');
+  });
+
   it.each([
     [{ protocol: 'SCTP', port: 1, endpoints: [] }, 'protocol must be TCP or UDP'],
     [{ protocol: 'TCP', port: 70000, endpoints: [] }, 'must be an integer from 1 to 65535'],
