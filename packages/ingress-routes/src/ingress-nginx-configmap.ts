@@ -65,7 +65,7 @@ const HEADERS_DIFFERENCE =
   'a ConfigMap NAMESPACE/NAME of a watched namespace, read again when it changes (no reload), for Ingress routes (not Gateway API ones); values are literal text ("$" is refused: nginx variables are not expanded). An entry that is no valid header is reported on the controller ConfigMap and left out, the rest applied; a missing ConfigMap adds nothing, with an error';
 
 const REAL_IP_DIFFERENCE =
-  'without use-forwarded-headers and enable-real-ip the client is the peer and X-Forwarded-For the list received plus the peer (ingress-nginx: the peer); with either, a peer in proxy-real-ip-cidr may name the client in forwarded-for-header (real_ip_recursive on) for allowlists, limits and X-Real-IP; use-forwarded-headers also passes X-Forwarded-Proto, -Host, -Port on (not Host) and X-Forwarded-For is the client, or with compute-full-forwarded-for the list received and the peer';
+  'without use-forwarded-headers and enable-real-ip the client is the peer, and so is X-Forwarded-For, as in ingress-nginx; with either, a peer in proxy-real-ip-cidr may name the client in forwarded-for-header (real_ip_recursive on) for allowlists, limits and X-Real-IP; use-forwarded-headers also passes X-Forwarded-Proto, -Host, -Port on (not Host) and X-Forwarded-For is the client, or with compute-full-forwarded-for the list received and the peer';
 
 function keys(names: readonly string[], rest: Omit<IngressNginxConfigKey, 'name'>): IngressNginxConfigKey[] {
   return names.map((name) => ({ name, ...rest }));

@@ -364,8 +364,10 @@ http {
     grpc_set_header X-Forwarded-For $ingresskit_forwarded_for;
     grpc_set_header X-Forwarded-Proto $ingresskit_forwarded_proto;
 {{else}}
+    # As ingress-nginx without use-forwarded-headers: the client's own X-Forwarded-For is not passed
+    # on, so a backend never reads an address the client made up.
     proxy_set_header X-Real-IP $remote_addr;
-    proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+    proxy_set_header X-Forwarded-For $remote_addr;
     proxy_set_header X-Forwarded-Host $host;
 {{#if anyProxyProtocol}}
     # Behind the ssl-passthrough proxy the port the client used is the one its PROXY line names.
@@ -380,7 +382,7 @@ http {
     proxy_set_header X-Forwarded-Proto $scheme;
     grpc_set_header Host $ingresskit_upstream_host;
     grpc_set_header X-Real-IP $remote_addr;
-    grpc_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+    grpc_set_header X-Forwarded-For $remote_addr;
     grpc_set_header X-Forwarded-Proto $scheme;
 {{/if}}
 {{#if resolvers.length}}

@@ -171,7 +171,7 @@ describe('realIp', () => {
     const table = createTable(1);
     const plain = render(table);
     expect(plain).not.toContain('real_ip_header');
-    expect(plain).toContain('proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;');
+    expect(plain).toContain('proxy_set_header X-Forwarded-For $remote_addr;');
 
     const realOnly = render(table, {
       realIp: {
