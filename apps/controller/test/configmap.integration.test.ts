@@ -95,7 +95,7 @@ describe('controller ConfigMap', () => {
         'proxy-read-timeout': 'soon',
         'worker-processes': '2',
         'block-cidrs': '10.0.0.0/8',
-        'gzip-level': '5',
+        'brotli-level': '5',
       }),
     ]);
     await eventually(async () => {
@@ -105,7 +105,7 @@ describe('controller ConfigMap', () => {
             /^InvalidConfiguration: data\["proxy-read-timeout"\]: .*; the last valid value "5" stays$/,
           ),
           expect.stringMatching(/^InvalidConfiguration: data\["block-cidrs"\]: .* is not enforced$/),
-          expect.stringMatching(/^UnsupportedKey: data\["gzip-level"\]: .*not supported yet$/),
+          expect.stringMatching(/^UnsupportedKey: data\["brotli-level"\]: .*not supported yet$/),
         ]),
       );
     });
