@@ -10,7 +10,7 @@ import { probe } from '../src/http-probe.js';
 import {
   endpointSliceManifest,
   eventually,
-  listEvents,
+  listConfigMapEvents,
   serviceManifests,
   tlsSecretManifest,
 } from './harness.js';
@@ -74,12 +74,7 @@ function handshake(maxVersion: 'TLSv1.2' | 'TLSv1.3', ciphers?: string): Promise
   });
 }
 
-async function configMapEvents(): Promise<string[]> {
-  await started().controller.events.flush();
-  return (await listEvents(started().server.kubeConfig(), CONFIGMAP.namespace))
-    .filter((event) => event.regarding?.kind === 'ConfigMap' && event.regarding.name === CONFIGMAP.name)
-    .map((event) => `${event.reason}: ${event.note}`);
-}
+const configMapEvents = () => listConfigMapEvents(started(), CONFIGMAP);
 
 describe('controller ConfigMap nginx settings', () => {
   it('compresses text with gzip and shows the nginx version only when asked', async () => {

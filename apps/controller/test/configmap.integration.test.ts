@@ -10,7 +10,7 @@ import { probe } from '../src/http-probe.js';
 import {
   endpointSliceManifest,
   eventually,
-  listEvents,
+  listConfigMapEvents,
   serviceManifests,
   tlsSecretManifest,
 } from './harness.js';
@@ -50,12 +50,7 @@ const started = useAnnotationsCase({
 
 const statusOf = async (host: string) => (await started().send(host, { path: '/slow' })).status;
 
-async function configMapEvents(): Promise<string[]> {
-  await started().controller.events.flush();
-  return (await listEvents(started().server.kubeConfig(), CONFIGMAP.namespace))
-    .filter((event) => event.regarding?.kind === 'ConfigMap' && event.regarding.name === CONFIGMAP.name)
-    .map((event) => `${event.reason}: ${event.note}`);
-}
+const configMapEvents = () => listConfigMapEvents(started(), CONFIGMAP);
 
 describe('controller ConfigMap', () => {
   it('sets the default of an annotation without reloading nginx; the annotation still wins', async () => {

@@ -254,6 +254,17 @@ export async function listEvents(kubeConfig: KubeConfig, namespace: string) {
   return (await api.listNamespacedEvent({ namespace })).items;
 }
 
+/** `reason: note` of the Events regarding the ConfigMap `namespace/name`, once the controller has sent its own. */
+export async function listConfigMapEvents(
+  started: { controller: Controller; server: LocalApiServer },
+  configMap: { namespace: string; name: string },
+): Promise<string[]> {
+  await started.controller.events.flush();
+  return (await listEvents(started.server.kubeConfig(), configMap.namespace))
+    .filter((event) => event.regarding?.kind === 'ConfigMap' && event.regarding.name === configMap.name)
+    .map((event) => `${event.reason}: ${event.note}`);
+}
+
 /** Whether a process exists. */
 export function isProcessAlive(pid: number): boolean {
   try {
