@@ -10,22 +10,22 @@ import { probe } from '../src/http-probe.js';
 import {
   endpointSliceManifest,
   eventually,
+  controllerConfigMapManifest,
+  CONTROLLER_CONFIGMAP,
   listConfigMapEvents,
   serviceManifests,
   tlsSecretManifest,
 } from './harness.js';
 
-const CONFIGMAP = { namespace: 'ingresskit', name: 'ingresskit-controller' };
 const TEXT = 'compress me '.repeat(200);
 // nginx's refusal of a client whose ciphers it does not serve (a handshake failure alert).
 const NO_SHARED_CIPHER = /^error: .*(handshake failure|alert number 40)/;
 
-function configMap(data: Record<string, string>): Record<string, unknown> {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: CONFIGMAP, data };
-}
-
 const started = useAnnotationsCase({
-  config: { podName: 'configmap-nginx', configMap: `${CONFIGMAP.namespace}/${CONFIGMAP.name}` },
+  config: {
+    podName: 'configmap-nginx',
+    configMap: `${CONTROLLER_CONFIGMAP.namespace}/${CONTROLLER_CONFIGMAP.name}`,
+  },
   readyHost: 'text.test',
   objects: async ({ listen }) => {
     const text = await listen((_incoming, response) => {
@@ -33,7 +33,7 @@ const started = useAnnotationsCase({
       response.end(TEXT);
     });
     return [
-      configMap({}),
+      controllerConfigMapManifest({}),
       ...serviceManifests('text', []),
       endpointSliceManifest('text-1', 'text', text),
       annotatedIngress('text.test', 'text', {}),
@@ -74,7 +74,7 @@ function handshake(maxVersion: 'TLSv1.2' | 'TLSv1.3', ciphers?: string): Promise
   });
 }
 
-const configMapEvents = () => listConfigMapEvents(started(), CONFIGMAP);
+const configMapEvents = () => listConfigMapEvents(started(), CONTROLLER_CONFIGMAP);
 
 describe('controller ConfigMap nginx settings', () => {
   it('compresses text with gzip and shows the nginx version only when asked', async () => {
@@ -85,7 +85,7 @@ describe('controller ConfigMap nginx settings', () => {
     expect(plain.headers.server).toBe('nginx');
     const reloads = controller.dataPlane.reloadCount;
     await server.apply([
-      configMap({ 'use-gzip': 'true', 'gzip-min-length': '100', 'server-tokens': 'true' }),
+      controllerConfigMapManifest({ 'use-gzip': 'true', 'gzip-min-length': '100', 'server-tokens': 'true' }),
     ]);
     await eventually(() => expect(controller.dataPlane.reloadCount).toBe(reloads + 1));
     await eventually(async () => {
@@ -96,7 +96,11 @@ describe('controller ConfigMap nginx settings', () => {
       expect(response.headers.server).toMatch(/^nginx\/\d+\.\d+/);
     });
     await server.apply([
-      configMap({ 'use-gzip': 'true', 'gzip-min-length': '100000', 'server-tokens': 'false' }),
+      controllerConfigMapManifest({
+        'use-gzip': 'true',
+        'gzip-min-length': '100000',
+        'server-tokens': 'false',
+      }),
     ]);
     await eventually(async () => {
       const response = await get();
@@ -108,7 +112,7 @@ describe('controller ConfigMap nginx settings', () => {
   it('serves only the TLS versions ssl-protocols names', async () => {
     const { server } = started();
     expect(await handshake('TLSv1.2')).toBe('TLSv1.2');
-    await server.apply([configMap({ 'ssl-protocols': 'TLSv1.3' })]);
+    await server.apply([controllerConfigMapManifest({ 'ssl-protocols': 'TLSv1.3' })]);
     await eventually(async () => expect(await handshake('TLSv1.2')).toMatch(/^error: .*protocol version/));
     expect(await handshake('TLSv1.3')).toBe('TLSv1.3');
   });
@@ -116,15 +120,15 @@ describe('controller ConfigMap nginx settings', () => {
   it('refuses a cipher list that matches no cipher with an Event, and keeps serving the last valid one', async () => {
     const { server } = started();
     const onlyAes256 = 'ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES256-GCM-SHA384';
-    await server.apply([configMap({})]);
+    await server.apply([controllerConfigMapManifest({})]);
     await eventually(async () => expect(await handshake('TLSv1.2', onlyAes256)).toBe('TLSv1.2'));
     const ciphers = 'ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES128-GCM-SHA256';
-    await server.apply([configMap({ 'ssl-ciphers': ciphers })]);
+    await server.apply([controllerConfigMapManifest({ 'ssl-ciphers': ciphers })]);
     await eventually(async () => {
       expect(await handshake('TLSv1.2', onlyAes256)).toMatch(NO_SHARED_CIPHER);
       expect(await handshake('TLSv1.2', ciphers)).toBe('TLSv1.2');
     });
-    await server.apply([configMap({ 'ssl-ciphers': 'NO-SUCH-CIPHER:ALSO-NONE' })]);
+    await server.apply([controllerConfigMapManifest({ 'ssl-ciphers': 'NO-SUCH-CIPHER:ALSO-NONE' })]);
     await eventually(async () =>
       expect(await configMapEvents()).toEqual(
         expect.arrayContaining([

@@ -10,16 +10,15 @@ import { probe } from '../src/http-probe.js';
 import {
   endpointSliceManifest,
   eventually,
+  controllerConfigMapManifest,
+  CONTROLLER_CONFIGMAP,
   listConfigMapEvents,
   serviceManifests,
   tlsSecretManifest,
 } from './harness.js';
 
-const CONFIGMAP = { namespace: 'ingresskit', name: 'ingresskit-controller' };
-
-function configMap(data: Record<string, string>): Record<string, unknown> {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: CONFIGMAP, data };
-}
+const CONFIGMAP = CONTROLLER_CONFIGMAP;
+const configMap = controllerConfigMapManifest;
 
 const started = useAnnotationsCase({
   config: { podName: 'configmap', configMap: `${CONFIGMAP.namespace}/${CONFIGMAP.name}` },

@@ -254,6 +254,14 @@ export async function listEvents(kubeConfig: KubeConfig, namespace: string) {
   return (await api.listNamespacedEvent({ namespace })).items;
 }
 
+/** The controller ConfigMap of the ConfigMap tests (`--configmap ingresskit/ingresskit-controller`). */
+export const CONTROLLER_CONFIGMAP = { namespace: 'ingresskit', name: 'ingresskit-controller' };
+
+/** The manifest of CONTROLLER_CONFIGMAP holding `data`. */
+export function controllerConfigMapManifest(data: Record<string, string>): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: CONTROLLER_CONFIGMAP, data };
+}
+
 /** `reason: note` of the Events regarding the ConfigMap `namespace/name`, once the controller has sent its own. */
 export async function listConfigMapEvents(
   started: { controller: Controller; server: LocalApiServer },
