@@ -204,6 +204,17 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       unsupported: NOT_NEEDED('annotation values never reach nginx.conf, so there is nothing to block'),
     },
     ...keys(['enable-brotli'], { unsupported: NOT_YET, sameAs: ['false'] }),
+    {
+      name: 'log-format-upstream',
+      // Its text is nginx configuration with variables; only a checked subset could reach nginx.conf.
+      unsupported: NOT_NEEDED('the access log format is our own; ConfigMap text never reaches nginx.conf'),
+    },
+    {
+      name: 'access-log-path',
+      unsupported: NOT_NEEDED(
+        "the access log is written in the data plane's directory (disable-access-log turns it off)",
+      ),
+    },
     ...keys(
       ['use-gzip', 'gzip-level', 'gzip-min-length', 'server-tokens', 'keep-alive', 'keep-alive-requests'],
       {
@@ -318,7 +329,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'allow-backend-server-header',
         'hide-headers',
         'access-log-params',
-        'access-log-path',
         'http-access-log-path',
         'stream-access-log-path',
         'enable-access-log-for-default-backend',
@@ -340,7 +350,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'large-client-header-buffers',
         'log-format-escape-none',
         'log-format-escape-json',
-        'log-format-upstream',
         'log-format-stream',
         'enable-multi-accept',
         'max-worker-open-files',
