@@ -87,6 +87,22 @@ describe('renderOptionsOfConfigMap', () => {
     });
   });
 
+  it('gathers the gzip keys, applied only with use-gzip, and the client keep-alive keys', () => {
+    expect(
+      renderOptionsOfConfigMap(
+        { gzip: true, gzipLevel: 5, gzipTypes: ['text/css'], serverTokens: true },
+        '/p',
+      ),
+    ).toEqual({ gzip: { level: 5, types: ['text/css'] }, serverTokens: true });
+    expect(renderOptionsOfConfigMap({ gzip: false, gzipLevel: 5 }, '/p')).toEqual({});
+    expect(
+      renderOptionsOfConfigMap(
+        { keepaliveRequests: 10, sslProtocols: ['TLSv1.3'], sslCiphers: 'HIGH' },
+        '/p',
+      ),
+    ).toEqual({ clientKeepalive: { requests: 10 }, sslProtocols: ['TLSv1.3'], sslCiphers: 'HIGH' });
+  });
+
   it('leaves out what the ConfigMap does not set', () => {
     expect(renderOptionsOfConfigMap({}, '/p')).toEqual({});
   });

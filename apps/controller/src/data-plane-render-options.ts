@@ -61,9 +61,18 @@ export function renderOptionsOfConfigMap(
     computeFullForwardedFor,
     forwardedForHeader,
     proxyRealIpCidr,
+    gzip,
+    gzipLevel,
+    gzipMinLength,
+    gzipTypes,
+    keepaliveTimeoutSeconds,
+    keepaliveRequests,
     ...same
   } = settings;
   const options: Partial<RenderOptions> = { ...same };
+  if (gzip === true) options.gzip = { level: gzipLevel, minLength: gzipMinLength, types: gzipTypes };
+  if (keepaliveTimeoutSeconds !== undefined || keepaliveRequests !== undefined)
+    options.clientKeepalive = { timeoutSeconds: keepaliveTimeoutSeconds, requests: keepaliveRequests };
   if (accessLog !== undefined) options.accessLogPath = accessLog ? join(prefix, 'access.log') : false;
   if (upstreamKeepalive !== undefined)
     options.upstreamKeepalive = upstreamKeepalive.connections === 0 ? false : upstreamKeepalive;

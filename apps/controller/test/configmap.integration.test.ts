@@ -10,16 +10,15 @@ import { probe } from '../src/http-probe.js';
 import {
   endpointSliceManifest,
   eventually,
-  listEvents,
+  controllerConfigMapManifest,
+  CONTROLLER_CONFIGMAP,
+  listConfigMapEvents,
   serviceManifests,
   tlsSecretManifest,
 } from './harness.js';
 
-const CONFIGMAP = { namespace: 'ingresskit', name: 'ingresskit-controller' };
-
-function configMap(data: Record<string, string>): Record<string, unknown> {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: CONFIGMAP, data };
-}
+const CONFIGMAP = CONTROLLER_CONFIGMAP;
+const configMap = controllerConfigMapManifest;
 
 const started = useAnnotationsCase({
   config: { podName: 'configmap', configMap: `${CONFIGMAP.namespace}/${CONFIGMAP.name}` },
@@ -50,12 +49,7 @@ const started = useAnnotationsCase({
 
 const statusOf = async (host: string) => (await started().send(host, { path: '/slow' })).status;
 
-async function configMapEvents(): Promise<string[]> {
-  await started().controller.events.flush();
-  return (await listEvents(started().server.kubeConfig(), CONFIGMAP.namespace))
-    .filter((event) => event.regarding?.kind === 'ConfigMap' && event.regarding.name === CONFIGMAP.name)
-    .map((event) => `${event.reason}: ${event.note}`);
-}
+const configMapEvents = () => listConfigMapEvents(started(), CONFIGMAP);
 
 describe('controller ConfigMap', () => {
   it('sets the default of an annotation without reloading nginx; the annotation still wins', async () => {
@@ -95,7 +89,7 @@ describe('controller ConfigMap', () => {
         'proxy-read-timeout': 'soon',
         'worker-processes': '2',
         'block-cidrs': '10.0.0.0/8',
-        'gzip-level': '5',
+        'brotli-level': '5',
       }),
     ]);
     await eventually(async () => {
@@ -105,7 +99,7 @@ describe('controller ConfigMap', () => {
             /^InvalidConfiguration: data\["proxy-read-timeout"\]: .*; the last valid value "5" stays$/,
           ),
           expect.stringMatching(/^InvalidConfiguration: data\["block-cidrs"\]: .* is not enforced$/),
-          expect.stringMatching(/^UnsupportedKey: data\["gzip-level"\]: .*not supported yet$/),
+          expect.stringMatching(/^UnsupportedKey: data\["brotli-level"\]: .*not supported yet$/),
         ]),
       );
     });

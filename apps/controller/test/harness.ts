@@ -254,6 +254,25 @@ export async function listEvents(kubeConfig: KubeConfig, namespace: string) {
   return (await api.listNamespacedEvent({ namespace })).items;
 }
 
+/** The controller ConfigMap of the ConfigMap tests (`--configmap ingresskit/ingresskit-controller`). */
+export const CONTROLLER_CONFIGMAP = { namespace: 'ingresskit', name: 'ingresskit-controller' };
+
+/** The manifest of CONTROLLER_CONFIGMAP holding `data`. */
+export function controllerConfigMapManifest(data: Record<string, string>): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: CONTROLLER_CONFIGMAP, data };
+}
+
+/** `reason: note` of the Events regarding the ConfigMap `namespace/name`, once the controller has sent its own. */
+export async function listConfigMapEvents(
+  started: { controller: Controller; server: LocalApiServer },
+  configMap: { namespace: string; name: string },
+): Promise<string[]> {
+  await started.controller.events.flush();
+  return (await listEvents(started.server.kubeConfig(), configMap.namespace))
+    .filter((event) => event.regarding?.kind === 'ConfigMap' && event.regarding.name === configMap.name)
+    .map((event) => `${event.reason}: ${event.note}`);
+}
+
 /** Whether a process exists. */
 export function isProcessAlive(pid: number): boolean {
   try {

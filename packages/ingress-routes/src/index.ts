@@ -50,6 +50,8 @@ export {
   INGRESS_NGINX_CONFIGMAP_KEYS,
   parseControllerConfigMap,
   type ConfigMapNginxSettings,
+  type SslProtocol,
+  SSL_PROTOCOLS,
   type ConfigMapProblem,
   type ControllerConfigMapParse,
   type ControllerConfigMapSettings,

@@ -43,9 +43,10 @@ describe('parseControllerConfigMap', () => {
         proxyBodySize: '8m',
         accessLog: false,
         upstreamKeepalive: { timeoutSeconds: 120, requests: 100 },
+        gzip: false,
       },
     });
-    expect(Object.keys(values)).toHaveLength(10);
+    expect(Object.keys(values)).toHaveLength(11);
   });
 
   it('keeps the last valid value of a key whose new value is invalid, and says so', () => {
@@ -79,7 +80,7 @@ describe('parseControllerConfigMap', () => {
       'http-snippet': 'server { }',
       'whitelist-source-range': '10.0.0.0/8',
       'enable-modsecurity': 'true',
-      'gzip-level': '5',
+      'brotli-level': '5',
       'no-such-key': 'x',
       'allow-snippet-annotations': 'true',
       'worker-processes': '2\nuser root;',
@@ -87,12 +88,67 @@ describe('parseControllerConfigMap', () => {
     expect(settings).toEqual({ translation: DEFAULT_TRANSLATION, nginx: {} });
     expect(problems.map(({ field, severity }) => `${field} ${severity}`)).toEqual([
       'data["allow-snippet-annotations"] error',
+      'data["brotli-level"] warning',
       'data["enable-modsecurity"] error',
-      'data["gzip-level"] warning',
       'data["http-snippet"] error',
       'data["no-such-key"] warning',
       'data["whitelist-source-range"] error',
       'data["worker-processes"] error',
+    ]);
+  });
+});
+
+describe('nginx.conf keys of ingress-nginx', () => {
+  it('reads gzip, server-tokens, keep-alive and TLS keys as nginx.conf settings', () => {
+    const { settings, problems } = parseControllerConfigMap({
+      'use-gzip': 'true',
+      'gzip-level': '5',
+      'gzip-min-length': '1000',
+      'gzip-types': 'text/css  application/json text/css image/svg+xml',
+      'server-tokens': 'true',
+      'keep-alive': '1m',
+      'keep-alive-requests': '100',
+      'ssl-protocols': 'TLSv1.3 TLSv1.2',
+      'ssl-ciphers': 'ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:!aNULL',
+    });
+    expect(problems).toEqual([]);
+    expect(settings.nginx).toEqual({
+      gzip: true,
+      gzipLevel: 5,
+      gzipMinLength: 1000,
+      gzipTypes: ['text/css', 'application/json', 'image/svg+xml'],
+      serverTokens: true,
+      keepaliveTimeoutSeconds: 60,
+      keepaliveRequests: 100,
+      sslProtocols: ['TLSv1.2', 'TLSv1.3'],
+      sslCiphers: 'ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:!aNULL',
+    });
+    expect(parseControllerConfigMap({ 'gzip-types': '*' }).settings.nginx).toEqual({ gzipTypes: ['*'] });
+  });
+
+  it.each([
+    ['use-gzip', 'yes'],
+    ['gzip-level', '10'],
+    ['gzip-min-length', '-1'],
+    ['gzip-types', 'text/css; gzip off'],
+    ['gzip-types', 'text/"css"'],
+    ['gzip-types', 'text/$host'],
+    ['gzip-types', 'text'],
+    ['gzip-types', ''],
+    ['server-tokens', 'build'],
+    ['keep-alive', 'forever'],
+    ['keep-alive-requests', '0'],
+    ['ssl-protocols', 'SSLv3 TLSv1.2'],
+    ['ssl-protocols', 'TLSv1.2;'],
+    ['ssl-ciphers', "HIGH'; include /etc/passwd"],
+    ['ssl-ciphers', 'HIGH {'],
+    ['ssl-ciphers', 'NO-SUCH-CIPHER'],
+    ['ssl-ciphers', 'A'.repeat(2049)],
+  ])('refuses %s: %j, keeping the default', (name, value) => {
+    const { settings, problems } = parseControllerConfigMap({ [name]: value });
+    expect(settings.nginx).toEqual({});
+    expect(problems).toEqual([
+      expect.objectContaining({ field: `data["${name}"]`, severity: 'error', value }),
     ]);
   });
 });

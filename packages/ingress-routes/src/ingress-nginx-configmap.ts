@@ -34,6 +34,7 @@ import {
 import { RESPONSE_HEADERS } from './custom-headers.js';
 import { LIMIT_STATUS_CODE, type LimitStatusCodes } from './limit-annotations.js';
 import { checkDnsSubdomain, type ConfigMapLike } from '@ingresskit/kube-objects';
+import { createSecureContext } from 'node:tls';
 
 /** One key of ingress-nginx's ConfigMap. */
 export interface IngressNginxConfigKey {
@@ -66,6 +67,17 @@ const HEADERS_DIFFERENCE =
 
 const REAL_IP_DIFFERENCE =
   'without use-forwarded-headers and enable-real-ip the client is the peer, and so is X-Forwarded-For, as in ingress-nginx; with either, a peer in proxy-real-ip-cidr may name the client in forwarded-for-header (real_ip_recursive on) for allowlists, limits and X-Real-IP; use-forwarded-headers also passes X-Forwarded-Proto, -Host, -Port on (not Host) and X-Forwarded-For is the client, or with compute-full-forwarded-for the list received and the peer';
+/** The TLS versions ssl-protocols may name. */
+export const SSL_PROTOCOLS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
+
+/** A TLS version ssl-protocols may name. */
+export type SslProtocol = (typeof SSL_PROTOCOLS)[number];
+
+const MIME_PUNCTUATION = '! & . + - _';
+const MIME_TYPE = /^[A-Za-z0-9][A-Za-z0-9!&.+_-]{0,63}\/[A-Za-z0-9][A-Za-z0-9!&.+_-]{0,63}$/;
+const MAX_GZIP_TYPES = 100;
+const SSL_CIPHERS = /^[A-Za-z0-9+:_!@.=-]+$/;
+const MAX_SSL_CIPHERS_LENGTH = 2048;
 
 function keys(names: readonly string[], rest: Omit<IngressNginxConfigKey, 'name'>): IngressNginxConfigKey[] {
   return names.map((name) => ({ name, ...rest }));
@@ -186,7 +198,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       unsupported: PROTECTION('limits what a client may receive'),
       sameAs: ['0'],
     }),
-    ...keys(['ssl-protocols', 'ssl-ciphers', 'ssl-ecdh-curve', 'ssl-dh-param', 'ssl-reject-handshake'], {
+    ...keys(['ssl-ecdh-curve', 'ssl-dh-param', 'ssl-reject-handshake'], {
       unsupported: PROTECTION('chooses the TLS a client may use'),
     }),
     ...keys(
@@ -209,7 +221,39 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       name: 'annotation-value-word-blocklist',
       unsupported: NOT_NEEDED('annotation values never reach nginx.conf, so there is nothing to block'),
     },
-    ...keys(['use-gzip', 'enable-brotli'], { unsupported: NOT_YET, sameAs: ['false'] }),
+    ...keys(['enable-brotli'], { unsupported: NOT_YET, sameAs: ['false'] }),
+    {
+      name: 'log-format-upstream',
+      // Its text is nginx configuration with variables; only a checked subset could reach nginx.conf.
+      unsupported: NOT_NEEDED('the access log format is our own; ConfigMap text never reaches nginx.conf'),
+    },
+    {
+      name: 'access-log-path',
+      unsupported: NOT_NEEDED(
+        "the access log is written in the data plane's directory (disable-access-log turns it off)",
+      ),
+    },
+    ...keys(
+      ['use-gzip', 'gzip-level', 'gzip-min-length', 'server-tokens', 'keep-alive', 'keep-alive-requests'],
+      {
+        applied: 'reload',
+      },
+    ),
+    {
+      name: 'gzip-types',
+      applied: 'reload',
+      difference: `MIME types TYPE/SUBTYPE (A-Z a-z 0-9 and ${MIME_PUNCTUATION}) or "*", separated by spaces; at most ${MAX_GZIP_TYPES}`,
+    },
+    {
+      name: 'ssl-protocols',
+      applied: 'reload',
+      difference: `${SSL_PROTOCOLS.join(', ')} only, separated by spaces`,
+    },
+    {
+      name: 'ssl-ciphers',
+      applied: 'reload',
+      difference: `an OpenSSL cipher list (A-Z a-z 0-9 and + : _ ! - @ . =, at most ${MAX_SSL_CIPHERS_LENGTH} characters) that matches a cipher; while unset, nginx's default list rather than ingress-nginx's. A list nginx refuses keeps the running nginx.conf`,
+    },
     ...keys(['use-geoip', 'use-geoip2'], {
       unsupported: NOT_NEEDED('GeoIP is not supported'),
       sameAs: ['false'],
@@ -303,7 +347,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'allow-backend-server-header',
         'hide-headers',
         'access-log-params',
-        'access-log-path',
         'http-access-log-path',
         'stream-access-log-path',
         'enable-access-log-for-default-backend',
@@ -322,19 +365,15 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'http2-max-header-size',
         'http2-max-requests',
         'http2-max-concurrent-streams',
-        'keep-alive',
-        'keep-alive-requests',
         'large-client-header-buffers',
         'log-format-escape-none',
         'log-format-escape-json',
-        'log-format-upstream',
         'log-format-stream',
         'enable-multi-accept',
         'max-worker-open-files',
         'nginx-status-ipv4-whitelist',
         'nginx-status-ipv6-whitelist',
         'reuse-port',
-        'server-tokens',
         'ssl-session-cache',
         'ssl-session-cache-size',
         'ssl-session-tickets',
@@ -347,10 +386,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'brotli-min-length',
         'brotli-types',
         'use-http2',
-        'gzip-level',
-        'gzip-types',
         'gzip-disable',
-        'gzip-min-length',
         'grpc-buffer-size-kb',
         'proxy-busy-buffers-size',
         'forwarded-for-proxy-protocol-header',
@@ -408,6 +444,50 @@ export interface ConfigMapNginxSettings {
   forwardedForHeader?: string;
   /** Canonical, unique, sorted. */
   proxyRealIpCidr?: string[];
+  /** use-gzip. */
+  gzip?: boolean;
+  gzipLevel?: number;
+  gzipMinLength?: number;
+  /** MIME types, or `*`. */
+  gzipTypes?: string[];
+  serverTokens?: boolean;
+  /** keep-alive: seconds a client connection may idle; 0 turns keep-alive off. */
+  keepaliveTimeoutSeconds?: number;
+  keepaliveRequests?: number;
+  sslProtocols?: SslProtocol[];
+  /** An OpenSSL cipher list. */
+  sslCiphers?: string;
+}
+
+function readGzipTypes(value: string): string[] | string {
+  const types = value.split(/\s+/).filter((type) => type !== '');
+  if (types.length === 0 || types.length > MAX_GZIP_TYPES)
+    return `must hold from 1 to ${MAX_GZIP_TYPES} MIME types separated by spaces`;
+  const bad = types.find((type) => type !== '*' && !MIME_TYPE.test(type));
+  if (bad !== undefined)
+    return `must hold MIME types such as text/css, or "*" (${JSON.stringify(bad)} is not one)`;
+  return [...new Set(types)];
+}
+
+function readSslProtocols(value: string): SslProtocol[] | string {
+  const protocols = value.split(/\s+/).filter((protocol) => protocol !== '');
+  const bad = protocols.find((protocol) => !(SSL_PROTOCOLS as readonly string[]).includes(protocol));
+  if (protocols.length === 0 || bad !== undefined)
+    return `must name TLS versions among ${SSL_PROTOCOLS.join(', ')}, separated by spaces`;
+  return SSL_PROTOCOLS.filter((protocol) => protocols.includes(protocol));
+}
+
+function readSslCiphers(value: string): string | undefined {
+  if (value.length > MAX_SSL_CIPHERS_LENGTH || !SSL_CIPHERS.test(value))
+    return `must be an OpenSSL cipher list of A-Z a-z 0-9 + : _ ! - @ . = of at most ${MAX_SSL_CIPHERS_LENGTH} characters`;
+  // The same OpenSSL call nginx makes (SSL_CTX_set_cipher_list): a list that matches no cipher is
+  // refused here, with an Event, rather than by nginx -t at the reload.
+  try {
+    createSecureContext({ ciphers: value });
+  } catch {
+    return 'matches no cipher OpenSSL knows';
+  }
+  return undefined;
 }
 
 /** What a ConfigMap says of the translation of every Ingress (live: no reload). */
@@ -619,6 +699,35 @@ const NGINX_KEYS: Readonly<
     if (value !== 'true' && value !== 'false') return 'must be "true" or "false"';
     into.accessLog = value === 'false';
     return undefined;
+  },
+  'use-gzip': flag((into, on) => (into.gzip = on)),
+  'gzip-level': (value, into) => readNumber(value, 1, 9, (n) => (into.gzipLevel = n)),
+  'gzip-min-length': (value, into) => readNumber(value, 0, 1_000_000_000, (n) => (into.gzipMinLength = n)),
+  'gzip-types': (value, into) => {
+    const types = readGzipTypes(value);
+    if (typeof types === 'string') return types;
+    into.gzipTypes = types;
+    return undefined;
+  },
+  'server-tokens': flag((into, on) => (into.serverTokens = on)),
+  'keep-alive': (value, into) => {
+    const total = seconds(value, 86400);
+    if (typeof total === 'string') return total;
+    into.keepaliveTimeoutSeconds = total;
+    return undefined;
+  },
+  'keep-alive-requests': (value, into) =>
+    readNumber(value, 1, 100_000_000, (n) => (into.keepaliveRequests = n)),
+  'ssl-protocols': (value, into) => {
+    const protocols = readSslProtocols(value);
+    if (typeof protocols === 'string') return protocols;
+    into.sslProtocols = protocols;
+    return undefined;
+  },
+  'ssl-ciphers': (value, into) => {
+    const problem = readSslCiphers(value);
+    if (problem === undefined) into.sslCiphers = value;
+    return problem;
   },
   'upstream-keepalive-connections': (value, into) => {
     const count = wholeNumber(value, 0, 100_000);

@@ -69,6 +69,7 @@ export {
 export {
   authSocketPathOf,
   resolveSettings,
+  type GzipSettings,
   type KeepaliveSettings,
   type RealIpSettings,
   type RenderOptions,

@@ -221,8 +221,11 @@ events {
 
 http {
     default_type application/octet-stream;
-    server_tokens off;
-    keepalive_timeout 75s;
+    server_tokens {{serverTokens}};
+    keepalive_timeout {{clientKeepaliveTimeout}}s;
+{{#if clientKeepaliveRequests}}
+    keepalive_requests {{clientKeepaliveRequests}};
+{{/if}}
 
     client_body_temp_path {{q tempPaths.clientBody}};
     proxy_temp_path {{q tempPaths.proxy}};
@@ -238,6 +241,16 @@ http {
     access_log off;
 {{/if}}
 
+{{#if gzip}}
+    gzip on;
+    gzip_comp_level {{gzip.level}};
+    gzip_http_version 1.1;
+    gzip_min_length {{gzip.minLength}};
+    gzip_types{{#each gzip.types}} {{q this}}{{/each}};
+    gzip_proxied any;
+    gzip_vary on;
+
+{{/if}}
     proxy_connect_timeout {{connectTimeout}}s;
     proxy_read_timeout {{readTimeout}}s;
     proxy_send_timeout {{sendTimeout}}s;
@@ -389,8 +402,13 @@ http {
     resolver{{#each resolvers}} {{q this}}{{/each}} valid=30s;
 {{/if}}
 
-    ssl_protocols TLSv1.2 TLSv1.3;
+    ssl_protocols {{sslProtocols}};
+{{#if sslCiphers}}
+    ssl_ciphers {{q sslCiphers}};
+    ssl_prefer_server_ciphers on;
+{{else}}
     ssl_prefer_server_ciphers off;
+{{/if}}
     ssl_session_cache shared:ingresskit_ssl:10m;
     ssl_session_timeout 1h;
 

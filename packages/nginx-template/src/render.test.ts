@@ -163,6 +163,41 @@ describe('renderNginxConf', () => {
     expect(() => renderNginxConf({ ...quoted, configHash: computeConfigurationHash(quoted) })).toThrow(
       UnsafeValueError,
     );
+    for (const forgedSettings of [
+      { gzip: { level: 1, minLength: 0, types: ['text/css; include x'] } },
+      { sslProtocols: ['TLSv1.2;'] },
+      { sslCiphers: 'HIGH"; include x' },
+    ]) {
+      const tls: Omit<Configuration, 'configHash'> = {
+        ...configuration,
+        settings: { ...configuration.settings, ...forgedSettings },
+      };
+      expect(() => renderNginxConf({ ...tls, configHash: computeConfigurationHash(tls) })).toThrow(
+        UnsafeValueError,
+      );
+    }
+  });
+
+  it('renders gzip, server tokens, client keep-alive and TLS settings only when given', () => {
+    const plain = render(createTable(1));
+    expect(plain).toContain('server_tokens off;\n    keepalive_timeout 75s;\n');
+    expect(plain).not.toMatch(/^ {4}(gzip|keepalive_requests|ssl_ciphers) /m);
+    expect(plain).toContain('ssl_protocols TLSv1.2 TLSv1.3;\n    ssl_prefer_server_ciphers off;');
+    const conf = render(createTable(1), {
+      gzip: { types: ['*'] },
+      serverTokens: true,
+      clientKeepalive: { timeoutSeconds: 0, requests: 50 },
+      sslProtocols: ['TLSv1.3'],
+      sslCiphers: 'HIGH:!aNULL',
+    });
+    expect(conf).toContain('server_tokens on;\n    keepalive_timeout 0s;\n    keepalive_requests 50;');
+    expect(conf).toContain(
+      'gzip on;\n    gzip_comp_level 1;\n    gzip_http_version 1.1;\n    gzip_min_length 256;',
+    );
+    expect(conf).toContain('gzip_types "*";');
+    expect(conf).toContain(
+      'ssl_protocols TLSv1.3;\n    ssl_ciphers "HIGH:!aNULL";\n    ssl_prefer_server_ciphers on;',
+    );
   });
 });
 

@@ -20,6 +20,10 @@ import {
   isCidr,
   REAL_IP_HEADER,
   type RealIpSettings,
+  GZIP_TYPE,
+  SSL_CIPHER_LIST,
+  TLS_VERSIONS,
+  type GzipSettings,
   type StreamService,
 } from './settings.js';
 import { quoteNginxLiteral, quoteNginxString } from './quote.js';
@@ -184,6 +188,29 @@ function getTemplate(): Template {
   return compiled;
 }
 
+function viewGzip(gzip: GzipSettings | undefined) {
+  if (gzip === undefined) return undefined;
+  for (const type of gzip.types) if (!GZIP_TYPE.test(type)) unsafe('gzip type', type, 'is not a MIME type');
+  return {
+    level: checkInteger('gzip level', gzip.level),
+    minLength: checkInteger('gzip min length', gzip.minLength),
+    types: gzip.types,
+  };
+}
+
+function viewSslProtocols(protocols: readonly string[] | undefined): string {
+  const checked = protocols ?? ['TLSv1.2', 'TLSv1.3'];
+  for (const protocol of checked)
+    if (!TLS_VERSIONS.includes(protocol)) unsafe('ssl protocol', protocol, 'is not a TLS version');
+  return checked.join(' ');
+}
+
+function viewSslCiphers(ciphers: string | undefined): string | undefined {
+  if (ciphers !== undefined && !SSL_CIPHER_LIST.test(ciphers))
+    unsafe('ssl ciphers', ciphers, 'is not an OpenSSL cipher list');
+  return ciphers;
+}
+
 /**
  * Renders nginx.conf. Pure and deterministic: equal configurations give identical bytes. Throws
  * UnsafeValueError for a Configuration buildConfiguration did not make (its hash no longer
@@ -224,6 +251,18 @@ export function renderNginxConf(configuration: Configuration): string {
     readTimeout: checkInteger('proxyReadTimeoutSeconds', settings.proxyReadTimeoutSeconds),
     sendTimeout: checkInteger('proxySendTimeoutSeconds', settings.proxySendTimeoutSeconds),
     resolvers: settings.resolvers,
+    gzip: viewGzip(settings.gzip),
+    serverTokens: settings.serverTokens === true ? 'on' : 'off',
+    clientKeepaliveTimeout: checkInteger(
+      'clientKeepaliveTimeoutSeconds',
+      settings.clientKeepaliveTimeoutSeconds ?? 75,
+    ),
+    clientKeepaliveRequests:
+      settings.clientKeepaliveRequests === undefined
+        ? undefined
+        : checkInteger('clientKeepaliveRequests', settings.clientKeepaliveRequests),
+    sslProtocols: viewSslProtocols(settings.sslProtocols),
+    sslCiphers: viewSslCiphers(settings.sslCiphers),
     // `$prefix` is expanded by the Lua module to nginx's -p directory.
     luaPackagePath: `${settings.luaDir.startsWith('/') ? settings.luaDir : `$prefix/${settings.luaDir}`}/?.lua;${settings.luaSystemDir}/?.lua;;`,
     sharedDictSize: checkInteger('sharedDictBytes', settings.sharedDictBytes),

@@ -36,6 +36,35 @@ describe('resolveSettings', () => {
     expect(settings.modules).toEqual([]);
   });
 
+  it('leaves gzip, server tokens, client keep-alive and TLS settings out at their defaults', () => {
+    const settings = resolveSettings({
+      ...base,
+      gzip: false,
+      serverTokens: false,
+      clientKeepalive: { timeoutSeconds: 75 },
+      sslProtocols: ['TLSv1.3', 'TLSv1.2'],
+    });
+    expect(settings).toEqual(resolveSettings(base));
+    for (const key of ['gzip', 'serverTokens', 'clientKeepaliveTimeoutSeconds', 'sslProtocols', 'sslCiphers'])
+      expect(settings).not.toHaveProperty(key);
+  });
+
+  it("fills in ingress-nginx's gzip defaults and keeps TLS versions in order", () => {
+    const settings = resolveSettings({
+      ...base,
+      gzip: {},
+      clientKeepalive: { timeoutSeconds: 0, requests: 10 },
+      sslProtocols: ['TLSv1.3', 'TLSv1.1'],
+    });
+    expect(settings.gzip).toMatchObject({ level: 1, minLength: 256 });
+    expect(settings.gzip?.types).toContain('application/json');
+    expect(settings).toMatchObject({
+      clientKeepaliveTimeoutSeconds: 0,
+      clientKeepaliveRequests: 10,
+      sslProtocols: ['TLSv1.1', 'TLSv1.3'],
+    });
+  });
+
   it.each<[string, Partial<RenderOptions>]>([
     ['controlSocketPath', { controlSocketPath: 'control.sock' }],
     ['controlSocketPath', { controlSocketPath: `/${'a'.repeat(120)}` }],
@@ -81,6 +110,16 @@ describe('resolveSettings', () => {
           },
         ] as [string, RenderOptions],
     ),
+    ['gzip.level', { gzip: { level: 10 } }],
+    ['gzip.types', { gzip: { types: ['text/css;'] } }],
+    ['gzip.types', { gzip: { types: ['"text/css"'] } }],
+    ['gzip.types', { gzip: { types: [] } }],
+    ['clientKeepalive.timeoutSeconds', { clientKeepalive: { timeoutSeconds: -1 } }],
+    ['clientKeepalive.requests', { clientKeepalive: { requests: 0 } }],
+    ['sslProtocols', { sslProtocols: ['SSLv3'] }],
+    ['sslProtocols', { sslProtocols: [] }],
+    ['sslCiphers', { sslCiphers: "HIGH'; include x" }],
+    ['sslCiphers', { sslCiphers: '' }],
   ])('throws naming %s when it is invalid', (option, options) => {
     let thrown: unknown;
     try {

@@ -62,6 +62,19 @@ export interface RenderOptions {
   upstreamKeepalive?: false | { connections?: number; timeoutSeconds?: number; requests?: number };
   /** DNS servers (IP or IP:port) nginx resolves ExternalName backends with; none by default. */
   resolvers?: string[];
+  /**
+   * Compress responses of these types with gzip (ingress-nginx's use-gzip); off by default.
+   * Defaults: level 1, 256 bytes, ingress-nginx's list of types (`*`: every type).
+   */
+  gzip?: false | { level?: number; minLength?: number; types?: string[] };
+  /** Say nginx's version in the Server header and error pages; default false. */
+  serverTokens?: boolean;
+  /** Client keep-alive: idle seconds (0: off; default 75) and requests per connection (default nginx's, 1000). */
+  clientKeepalive?: { timeoutSeconds?: number; requests?: number };
+  /** TLS versions served (TLSv1, TLSv1.1, TLSv1.2, TLSv1.3); default TLSv1.2 and TLSv1.3. */
+  sslProtocols?: string[];
+  /** OpenSSL cipher list (also preferring the server's order); default nginx's. */
+  sslCiphers?: string;
   /** Request body limit of routes without `maxBodyBytes`: `0` (none) or a size like `1m`; default `1m`. */
   proxyBodySize?: string;
   /** Defaults of the upstream timeouts, in seconds: 5, 60, 60. */
@@ -231,6 +244,95 @@ export interface Settings {
   streamServices?: Required<StreamService>[];
   /** Absent when not configured; networks in the order given. */
   realIp?: RealIpSettings;
+  // The settings below are absent at their defaults, for the same reason.
+  gzip?: GzipSettings;
+  serverTokens?: true;
+  /** Absent: 75. */
+  clientKeepaliveTimeoutSeconds?: number;
+  /** Absent: nginx's default. */
+  clientKeepaliveRequests?: number;
+  /** In TLS version order; absent: TLSv1.2 and TLSv1.3. */
+  sslProtocols?: string[];
+  sslCiphers?: string;
+}
+
+/** gzip compression of responses. */
+export interface GzipSettings {
+  level: number;
+  minLength: number;
+  /** MIME types, or `*`; deduplicated, in the order given. */
+  types: string[];
+}
+
+/** ingress-nginx's default gzip-types. */
+export const DEFAULT_GZIP_TYPES: readonly string[] = [
+  'application/atom+xml',
+  'application/javascript',
+  'application/x-javascript',
+  'application/json',
+  'application/rss+xml',
+  'application/vnd.ms-fontobject',
+  'application/x-font-ttf',
+  'application/x-web-app-manifest+json',
+  'application/xhtml+xml',
+  'application/xml',
+  'font/opentype',
+  'image/svg+xml',
+  'image/x-icon',
+  'text/css',
+  'text/javascript',
+  'text/plain',
+  'text/x-component',
+];
+
+/** The TLS versions nginx may serve, in order. */
+export const TLS_VERSIONS: readonly string[] = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'];
+
+/** A MIME type as gzip_types takes it: TYPE/SUBTYPE of letters, digits and ! & . + - _, or `*`. */
+export const GZIP_TYPE = /^(?:\*|[A-Za-z0-9][A-Za-z0-9!&.+_-]{0,63}\/[A-Za-z0-9][A-Za-z0-9!&.+_-]{0,63})$/;
+
+/** An OpenSSL cipher list: letters, digits and + : _ ! - @ . =, at most 2048 characters. */
+export const SSL_CIPHER_LIST = /^[A-Za-z0-9+:_!@.=-]{1,2048}$/;
+
+function checkGzip(gzip: RenderOptions['gzip']): GzipSettings | undefined {
+  if (gzip === undefined || gzip === false) return undefined;
+  const types = [...new Set(gzip.types ?? DEFAULT_GZIP_TYPES)];
+  if (types.length === 0 || types.length > 100)
+    throw new InvalidRenderOptionsError('gzip.types', 'must hold from 1 to 100 MIME types');
+  for (const type of types)
+    if (typeof type !== 'string' || !GZIP_TYPE.test(type))
+      throw new InvalidRenderOptionsError(
+        'gzip.types',
+        `must hold MIME types TYPE/SUBTYPE or "*" (got ${JSON.stringify(type)})`,
+      );
+  return {
+    level: checkInteger('gzip.level', gzip.level ?? 1, 1, 9),
+    minLength: checkInteger('gzip.minLength', gzip.minLength ?? 256, 0, 1_000_000_000),
+    types,
+  };
+}
+
+function checkSslProtocols(protocols: readonly string[] | undefined): string[] | undefined {
+  if (protocols === undefined) return undefined;
+  for (const protocol of protocols)
+    if (!TLS_VERSIONS.includes(protocol))
+      throw new InvalidRenderOptionsError(
+        'sslProtocols',
+        `must hold ${TLS_VERSIONS.join(', ')} (got ${JSON.stringify(protocol)})`,
+      );
+  const checked = TLS_VERSIONS.filter((version) => protocols.includes(version));
+  if (checked.length === 0) throw new InvalidRenderOptionsError('sslProtocols', 'must name a TLS version');
+  return checked.join(' ') === 'TLSv1.2 TLSv1.3' ? undefined : checked;
+}
+
+function checkSslCiphers(ciphers: unknown): string | undefined {
+  if (ciphers === undefined) return undefined;
+  if (typeof ciphers !== 'string' || !SSL_CIPHER_LIST.test(ciphers))
+    throw new InvalidRenderOptionsError(
+      'sslCiphers',
+      `must be an OpenSSL cipher list of A-Z a-z 0-9 + : _ ! - @ . = (got ${JSON.stringify(ciphers)})`,
+    );
+  return ciphers;
 }
 
 const SAFE_PATH = /^[A-Za-z0-9._~\-/+@:]+$/;
@@ -393,6 +495,15 @@ export function resolveSettings(options: RenderOptions): Settings {
   const modulesDir = checkAbsolutePath('modulesDir', options.modulesDir ?? '/usr/lib/nginx/modules');
   const workerProcesses = options.workerProcesses ?? 'auto';
   const streamServices = checkStreamServices(options.streamServices ?? []);
+  const gzip = checkGzip(options.gzip);
+  const clientKeepaliveTimeoutSeconds = checkInteger(
+    'clientKeepalive.timeoutSeconds',
+    options.clientKeepalive?.timeoutSeconds ?? 75,
+    0,
+    86400,
+  );
+  const sslProtocols = checkSslProtocols(options.sslProtocols);
+  const sslCiphers = checkSslCiphers(options.sslCiphers);
   const proxyProtocolPorts = [
     ...new Set(
       (options.proxyProtocolPorts ?? []).map((port) => checkInteger('proxyProtocolPorts', port, 1, 65535)),
@@ -485,5 +596,20 @@ export function resolveSettings(options: RenderOptions): Settings {
     ...(proxyProtocolPorts.length === 0 ? {} : { proxyProtocolPorts }),
     ...(streamServices.length === 0 ? {} : { streamServices }),
     ...(options.realIp === undefined ? {} : { realIp: checkRealIp(options.realIp) }),
+    ...(gzip === undefined ? {} : { gzip }),
+    ...(options.serverTokens === true ? { serverTokens: true as const } : {}),
+    ...(clientKeepaliveTimeoutSeconds === 75 ? {} : { clientKeepaliveTimeoutSeconds }),
+    ...(options.clientKeepalive?.requests === undefined
+      ? {}
+      : {
+          clientKeepaliveRequests: checkInteger(
+            'clientKeepalive.requests',
+            options.clientKeepalive.requests,
+            1,
+            100_000_000,
+          ),
+        }),
+    ...(sslProtocols === undefined ? {} : { sslProtocols }),
+    ...(sslCiphers === undefined ? {} : { sslCiphers }),
   };
 }
