@@ -50,6 +50,23 @@ export function parseSecretReference(value: string): { namespace?: string; name:
   return namespace === undefined ? { name } : { namespace, name };
 }
 
+/**
+ * The parser of an annotation naming a Secret (`name` or `namespace/name`), which sets the
+ * `secretName` and `secretNamespace` of `of(into)`.
+ */
+export function parseSecretAnnotation(
+  of: (into: IngressAnnotations) => { secretName?: string; secretNamespace?: string },
+): AnnotationParser {
+  return (value, into) => {
+    const reference = parseSecretReference(value);
+    if (reference === undefined) return 'must be a Secret name, or namespace/name';
+    const annotations = of(into);
+    annotations.secretName = reference.name;
+    if (reference.namespace !== undefined) annotations.secretNamespace = reference.namespace;
+    return undefined;
+  };
+}
+
 /** A warning for each annotation of `set` ([name, value]) that is set but does nothing without `without`. */
 export function warnWithout(
   set: readonly [string, unknown][],
@@ -78,14 +95,7 @@ export const AUTH_PARSERS: Readonly<Record<string, AnnotationParser>> = {
     authOf(into).type = value;
     return undefined;
   },
-  'auth-secret': (value, into) => {
-    const reference = parseSecretReference(value);
-    if (reference === undefined) return 'must be a Secret name, or namespace/name';
-    const auth = authOf(into);
-    auth.secretName = reference.name;
-    if (reference.namespace !== undefined) auth.secretNamespace = reference.namespace;
-    return undefined;
-  },
+  'auth-secret': parseSecretAnnotation(authOf),
   'auth-secret-type': (value, into) => {
     if (value !== 'auth-file' && value !== 'auth-map') return 'must be "auth-file" or "auth-map"';
     authOf(into).secretType = value;

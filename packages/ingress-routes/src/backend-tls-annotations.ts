@@ -7,7 +7,7 @@
 import type { BackendTlsPolicy } from '@ingresskit/route-model';
 import { annotationField } from './annotation-field.js';
 import type { AnnotationParser, AnnotationProblem, IngressAnnotations } from './annotations.js';
-import { parseSecretReference, warnWithout } from './auth-annotations.js';
+import { parseSecretAnnotation, warnWithout } from './auth-annotations.js';
 import { checkHost } from './grammar.js';
 
 /** The proxy-ssl annotations of one Ingress, as written. */
@@ -54,14 +54,7 @@ function parseOnOff(set: (annotations: BackendTlsAnnotations, on: boolean) => vo
 
 /** The parsers of the backend certificate annotations. */
 export const BACKEND_TLS_PARSERS: Readonly<Record<string, AnnotationParser>> = {
-  'proxy-ssl-secret': (value, into) => {
-    const reference = parseSecretReference(value);
-    if (reference === undefined) return 'must be a Secret name, or namespace/name';
-    const annotations = backendTlsOf(into);
-    annotations.secretName = reference.name;
-    if (reference.namespace !== undefined) annotations.secretNamespace = reference.namespace;
-    return undefined;
-  },
+  'proxy-ssl-secret': parseSecretAnnotation(backendTlsOf),
   'proxy-ssl-verify': parseOnOff((annotations, on) => (annotations.verify = on)),
   'proxy-ssl-server-name': parseOnOff((annotations, on) => (annotations.sendServerName = on)),
   'proxy-ssl-verify-depth': (value, into) => {

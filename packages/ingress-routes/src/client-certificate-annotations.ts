@@ -7,7 +7,7 @@
 import type { ClientCertificatePolicy } from '@ingresskit/route-model';
 import { annotationField } from './annotation-field.js';
 import type { AnnotationParser, AnnotationProblem, IngressAnnotations } from './annotations.js';
-import { parseSecretReference, warnWithout } from './auth-annotations.js';
+import { parseSecretAnnotation, warnWithout } from './auth-annotations.js';
 import { readBoolean } from './grammar.js';
 
 /** The auth-tls annotations of one Ingress, as written. */
@@ -48,14 +48,7 @@ function clientCertificateOf(into: IngressAnnotations): ClientCertificateAnnotat
 
 /** The parsers of the client certificate annotations. */
 export const CLIENT_CERTIFICATE_PARSERS: Readonly<Record<string, AnnotationParser>> = {
-  'auth-tls-secret': (value, into) => {
-    const reference = parseSecretReference(value);
-    if (reference === undefined) return 'must be a Secret name, or namespace/name';
-    const annotations = clientCertificateOf(into);
-    annotations.secretName = reference.name;
-    if (reference.namespace !== undefined) annotations.secretNamespace = reference.namespace;
-    return undefined;
-  },
+  'auth-tls-secret': parseSecretAnnotation(clientCertificateOf),
   'auth-tls-verify-client': (value, into) => {
     if (!VERIFY_MODES.has(value)) return 'must be "on", "off", "optional" or "optional_no_ca"';
     clientCertificateOf(into).verify = value as ClientCertificateAnnotations['verify'];

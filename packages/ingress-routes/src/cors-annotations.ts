@@ -104,8 +104,8 @@ export const CORS_PARSERS: Readonly<Record<string, AnnotationParser>> = {
     createWordListReader(CORS_EXPOSE_HEADERS, 'header names or "*"'),
   ),
   'cors-allow-credentials': parseCorsOption('cors-allow-credentials', 'allowCredentials', (value) => {
-    const lower = value.toLowerCase();
-    return lower === 'true' || lower === 'false' ? { value: lower === 'true' } : 'must be "true" or "false"';
+    const on = readBoolean(value);
+    return on === undefined ? 'must be "true" or "false"' : { value: on };
   }),
   'cors-max-age': parseCorsOption('cors-max-age', 'maxAgeSeconds', (value) =>
     /^[0-9]{1,9}$/.test(value) ? { value: Number(value) } : 'must be whole seconds from 0 to 999999999',

@@ -4,6 +4,7 @@
  * InvalidRenderOptionsError naming it; nothing else in the package validates options.
  */
 import { isIP } from 'node:net';
+import { parseCidr } from './cidr.js';
 import { InvalidRenderOptionsError } from './errors.js';
 
 /** Options of buildConfiguration. Relative paths are resolved by nginx against its `-p` prefix. */
@@ -164,11 +165,7 @@ export const REAL_IP_HEADER = /^[A-Za-z0-9-]{1,64}$/;
 
 /** An IPv4 or IPv6 address with an optional prefix length. */
 export function isCidr(value: string): boolean {
-  const [address = '', prefix, extra] = value.split('/');
-  const family = isIP(address);
-  if (family === 0 || extra !== undefined || !/^[0-9A-Fa-f:.]+$/.test(address)) return false;
-  if (prefix === undefined) return true;
-  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+  return parseCidr(value) !== undefined;
 }
 
 function checkRealIp(realIp: RealIpSettings): RealIpSettings {
