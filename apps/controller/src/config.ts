@@ -1,5 +1,5 @@
 /** The controller's settings, resolved from the flags and the pod's environment. */
-import type { ResourceKind, StoreOptions } from '@ingresskit/store';
+import { coreKinds, optInKinds, type ResourceKind, type StoreOptions } from '@ingresskit/store';
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname, networkInterfaces } from 'node:os';
 import {
@@ -313,16 +313,10 @@ export function storeNamespaceScopeOf(
 export function storeKindsOf(
   config: Pick<ControllerConfig, 'gatewayControllerName' | 'watchNamespaces' | 'checksumEnabled'>,
 ): ResourceKind[] {
-  // ConfigMaps always: the controller's (--configmap), the TCP and UDP services ones, those
-  // auth-proxy-set-headers names, and GatewayClass parameters.
-  const kinds: ResourceKind[] = [
-    'Ingress',
-    'IngressClass',
-    'Service',
-    'EndpointSlice',
-    'Secret',
-    'ConfigMap',
-  ];
+  // The store's core kinds, in its order, always (ConfigMaps among them: the controller's
+  // (--configmap), the TCP and UDP services ones, those auth-proxy-set-headers names, and
+  // GatewayClass parameters); Namespaces only as asked for below.
+  const kinds: ResourceKind[] = coreKinds.filter((kind) => !optInKinds.includes(kind));
   if (config.gatewayControllerName !== undefined) {
     kinds.push('GatewayClass', 'Gateway', 'HTTPRoute', 'ReferenceGrant');
     // Namespaces are cluster-scoped: a controller confined to some namespaces may not list them

@@ -4,7 +4,7 @@
  * becomes a stream service of nginx over the Service's ready endpoints. A bad entry is a problem
  * naming its key, and the other entries are served.
  */
-import { namespacedKey } from '@ingresskit/kube-objects';
+import { checkDnsLabel, checkPortName, namespacedKey } from '@ingresskit/kube-objects';
 import { resolveServiceBackend, type BackendAddressPolicy } from '@ingresskit/ingress-routes';
 import type { StreamService } from '@ingresskit/nginx-template';
 import type { ClusterView } from './cluster-view.js';
@@ -43,9 +43,6 @@ export interface StreamServiceEntry {
   encodeProxyProtocol: boolean;
 }
 
-const PORT_NAME = /^[a-z0-9]([a-z0-9-]{0,13}[a-z0-9])?$/;
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-
 function parsePort(text: string): number | undefined {
   if (!/^[1-9][0-9]{0,4}$/.test(text)) return undefined;
   const port = Number(text);
@@ -63,9 +60,9 @@ export function parseStreamServiceEntry(key: string, value: string): StreamServi
   const slash = reference.indexOf('/');
   const namespace = reference.slice(0, slash);
   const service = reference.slice(slash + 1);
-  if (slash < 0 || !DNS_LABEL.test(namespace) || !DNS_LABEL.test(service))
+  if (slash < 0 || checkDnsLabel(namespace) !== undefined || checkDnsLabel(service) !== undefined)
     return `${JSON.stringify(reference)} is not <namespace>/<service>`;
-  const servicePort = parsePort(portText) ?? (PORT_NAME.test(portText) ? portText : undefined);
+  const servicePort = parsePort(portText) ?? (checkPortName(portText) === undefined ? portText : undefined);
   if (servicePort === undefined)
     return `${JSON.stringify(portText)} is neither a port number nor a port name`;
   for (const flag of [decode, encode]) {

@@ -40,7 +40,7 @@ export interface SyncStageOptions {
   dataPlane: NginxDataPlane;
   configMap: ControllerConfigMap | undefined;
   gatewayApi: GatewayApiStage | undefined;
-  /** Passthrough hosts and stream services; read from the view on every sync. */
+  /** Passthrough hosts and stream services; read from the view after a relevant event or an Ingress change. */
   l4?: L4Services | undefined;
   reports: IngressReports;
   reporting: SyncReporting;
