@@ -85,6 +85,16 @@ describe('L4Services', () => {
     expect(
       l4.isRelevant({ kind: 'Ingress', type: 'deleted', key: 'default/a', oldObject: annotated as never }),
     ).toBe(true);
+    const withStatus = { ...annotated, status: { loadBalancer: { ingress: [{ ip: '10.0.0.1' }] } } };
+    expect(
+      l4.isRelevant({
+        kind: 'Ingress',
+        type: 'updated',
+        key: 'default/a',
+        oldObject: annotated as never,
+        newObject: withStatus as never,
+      }),
+    ).toBe(false);
     expect(
       l4.isRelevant({
         kind: 'Ingress',

@@ -15,6 +15,7 @@ import type { ClusterView } from './cluster-view.js';
 import type { ControllerConfig } from './config.js';
 import { configMapSubject } from './controller-configmap.js';
 import { ingressSubject } from './ingress-reports.js';
+import { isStatusOnlyChange } from './pending-changes.js';
 import type { EventRecorder, EventReport } from './events.js';
 import type { Logger } from './logger.js';
 import { resolvePassthroughHosts } from './ssl-passthrough-hosts.js';
@@ -143,6 +144,8 @@ export class L4Services {
         const carries = event.newObject !== undefined && this.#carriesAnnotation(event.newObject);
         if (carries) this.#annotated?.add(event.key);
         else this.#annotated?.delete(event.key);
+        // The leader's status writes change nothing that passes through.
+        if (event.type === 'updated' && isStatusOnlyChange(event.oldObject, event.newObject)) return false;
         return carries || (event.oldObject !== undefined && this.#carriesAnnotation(event.oldObject));
       }
       case 'Service':

@@ -181,7 +181,8 @@ function isGatewayApiInput(event: ChangeEvent, snapshot: StoreSnapshot): boolean
   }
 }
 
-function isStatusOnlyChange(
+/** Whether an update changed only status (and the versions the API server keeps): our own writes. */
+export function isStatusOnlyChange(
   before: { metadata: object; spec?: unknown } | undefined,
   after: { metadata: object; spec?: unknown } | undefined,
 ): boolean {
