@@ -25,6 +25,8 @@ export interface ControllerConfig {
   updateStatus: boolean;
   /** `--enable-metrics`: nginx counts requests, served under ingress-nginx's metric names. */
   requestMetrics: boolean;
+  /** `--optimize-memory-after-ready`: `ingresskit` switches V8 to its memory-saving heuristics once ready. */
+  optimizeMemoryAfterReady?: boolean;
   updateStatusOnShutdown: boolean;
   electionId: string;
   electionTtlMs: number;
@@ -171,6 +173,7 @@ export function resolveControllerConfig(
     publishStatusAddress: flags['publish-status-address'],
     updateStatus: flags['update-status'],
     requestMetrics: flags['enable-metrics'],
+    optimizeMemoryAfterReady: flags['optimize-memory-after-ready'],
     updateStatusOnShutdown: flags['update-status-on-shutdown'],
     electionId: flags['election-id'],
     electionTtlMs: flags['election-ttl'] * 1000,

@@ -6,6 +6,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ControllerConfig } from './config.js';
 import { Controller } from './controller.js';
+import { optimizeHeapForSize } from './heap-after-ready.js';
 import type { Logger } from './logger.js';
 import type { ControllerMetrics } from './metrics.js';
 
@@ -46,6 +47,8 @@ export async function runController(config: ControllerConfig, options: Controlle
     // A signal during the start ends it (stop() below makes it reject); only a failure before counts.
     starting.catch(() => undefined);
     await Promise.race([starting, aborted]);
+    if (config.optimizeMemoryAfterReady)
+      void controller.whenReady().then(optimizeHeapForSize, () => undefined);
     if (whileReady === undefined) return await aborted;
     const ready = withTimeout(
       controller.whenReady(),
