@@ -35,6 +35,10 @@ const RATE_LIMIT: AnnotationRefusal = { reason: 'it limits what a client may sen
 const BACKEND_TLS: AnnotationRefusal = { reason: 'it authenticates the backend or the gateway over TLS' };
 const WAF: AnnotationRefusal = { reason: 'it filters requests through a web application firewall' };
 const SNIPPET: AnnotationRefusal = { reason: 'it is raw nginx configuration, which is never accepted' };
+const CONFIGURATION_SNIPPET: AnnotationRefusal = {
+  reason:
+    "it is raw nginx configuration, accepted only when the controller's --allow-snippet-directives allows every directive it holds",
+};
 
 function entries(
   group: string,
@@ -153,9 +157,11 @@ const LISTED: readonly IngressNginxAnnotation[] = [
   },
   ...entries('SSL ciphers', ['ssl-prefer-server-ciphers']),
   ...entries('Custom headers', ['custom-headers']),
+  ...entries('Snippets', ['configuration-snippet'], CONFIGURATION_SNIPPET),
+  // A host-wide header policy the route model does not have: refused even with the flag.
   ...entries(
     'Snippets',
-    ['configuration-snippet', 'server-snippet', 'stream-snippet', 'auth-snippet', 'modsecurity-snippet'],
+    ['server-snippet', 'stream-snippet', 'auth-snippet', 'modsecurity-snippet'],
     SNIPPET,
   ),
   ...entries('Rewrite', ['rewrite-target', 'app-root', 'use-regex', 'enable-rewrite-log']),
