@@ -263,6 +263,10 @@ const LIMIT_DIFFERENCE =
  * (values outside our grammar leave the Ingress out instead of falling back to a default).
  */
 const DIFFERENCES: Readonly<Record<string, string>> = {
+  'configuration-snippet':
+    'The flag takes a comma-separated list of directives; a snippet holding only those is served, translated into header changes of its routes and never written to nginx.conf: more_set_headers and more_clear_headers (response), more_set_input_headers and more_clear_input_headers (request), add_header NAME VALUE [always], proxy_set_header NAME VALUE and proxy_hide_header NAME. Names are literal (no wildcards), values literal text ("$" is refused: no nginx variables), the -s, -t and -r options are refused; a block, include, Lua or any other directive leaves the Ingress out with an error naming the line and the directive. Directives apply in the order written; as in ingress-nginx\'s location, the response headers go over the ConfigMap\'s add-headers and under custom-headers, the request headers over proxy-set-headers and x-forwarded-prefix. Differences: add_header applies to every status even without always (nginx: 2xx and 3xx only); proxy_set_header replaces a header the ConfigMap sets (ingress-nginx sends both); the headers the gateway sets itself (Host, X-Real-IP, X-Request-ID, X-Forwarded-For, -Host, -Port, -Proto and -Scheme, and those that frame a message) cannot be changed',
+  'server-snippet':
+    'Refused even with --allow-snippet-directives: its headers would hold for every path of the host, which has no header policy of its own here',
   'ssl-passthrough':
     "needs --enable-ssl-passthrough (else it is reported and the host's TLS ends in nginx, as in ingress-nginx); TLS goes to the ready endpoints of the backend of path / (ingress-nginx: the Service cluster IP); other paths, spec.tls and the other annotations of that Ingress are reported as ignored for TLS, while plain HTTP is served by its routes",
   'use-regex':
