@@ -44,7 +44,8 @@ function noteOf(entry: IngressNginxAnnotation, status: AnnotationStatus): string
     case 'refused': {
       const off = entry.refusal!.offValue;
       const unless = off === undefined ? '' : `; \`"${off}"\` turns it off and is only a warning`;
-      return `the Ingress is not served: ${entry.refusal!.reason}${unless}`;
+      const more = entry.difference === undefined ? '' : `. ${entry.difference}`;
+      return `the Ingress is not served: ${entry.refusal!.reason}${unless}${more}`;
     }
     case 'ignored':
       return 'served without it, with a warning on the Ingress';

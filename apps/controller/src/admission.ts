@@ -34,6 +34,8 @@ export interface IngressAdmissionOptions {
   annotationPrefix?: string | undefined;
   /** `--max-paths-per-ingress`; no limit when undefined or 0. */
   maxPathsPerIngress?: number | undefined;
+  /** `--allow-snippet-directives`: what a configuration-snippet may hold; none when undefined. */
+  allowedSnippetDirectives?: readonly string[] | undefined;
   /** Where an auth-url may point (the backend address policy); the strict default when undefined. */
   authAddressPolicy?: BackendAddressPolicy | undefined;
   /** `--default-backend-service`, which answers custom-http-errors; none when undefined. */
@@ -160,6 +162,9 @@ export function reviewIngressAdmission(
       now: options.now(),
       ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
       ...(options.authAddressPolicy === undefined ? {} : { authAddressPolicy: options.authAddressPolicy }),
+      ...(options.allowedSnippetDirectives === undefined
+        ? {}
+        : { allowedSnippetDirectives: options.allowedSnippetDirectives }),
       ...(options.defaultBackend === undefined ? {} : { defaultBackend: options.defaultBackend }),
       ...(defaults === undefined
         ? {}

@@ -7,7 +7,12 @@ import {
   normalizeClassResolutionConfig,
   type ClassResolutionConfig,
 } from '@ingresskit/class-resolution';
-import type { BackendAddressPolicy, ServiceReference } from '@ingresskit/ingress-routes';
+import {
+  isSnippetDirective,
+  SNIPPET_DIRECTIVES,
+  type BackendAddressPolicy,
+  type ServiceReference,
+} from '@ingresskit/ingress-routes';
 import { parseLabelSelector, SelectorSyntaxError } from '@ingresskit/kube-objects';
 import { FlagError } from './errors.js';
 import type { Flags } from './flags.js';
@@ -52,6 +57,8 @@ export interface ControllerConfig {
   maxPathsPerIngress: number;
   /** Most paths the Ingresses of one namespace may hold together (`--max-paths-per-namespace`); 0 for no limit. */
   maxPathsPerNamespace: number;
+  /** `--allow-snippet-directives`: what a configuration-snippet may hold; empty: snippets are refused. */
+  allowedSnippetDirectives: string[];
   httpPort: number;
   httpsPort: number;
   /** 0 picks a free port (tests). */
@@ -189,6 +196,7 @@ export function resolveControllerConfig(
     allowCrossNamespaceHosts: flags['allow-cross-namespace-hosts'],
     maxPathsPerIngress: flags['max-paths-per-ingress'],
     maxPathsPerNamespace: flags['max-paths-per-namespace'],
+    allowedSnippetDirectives: snippetDirectivesFlag(flags),
     backendAddressPolicy: {
       allowExternalName: flags['allow-external-name-services'],
       allowLocalAddresses: flags['allow-local-backend-addresses'],
@@ -212,6 +220,21 @@ export function resolveControllerConfig(
     tcpServicesConfigMap: namespacedNameFlag(flags, 'tcp-services-configmap'),
     udpServicesConfigMap: namespacedNameFlag(flags, 'udp-services-configmap'),
   };
+}
+
+/** `--allow-snippet-directives` as a list; FlagError for a directive configuration-snippet cannot hold. */
+function snippetDirectivesFlag(flags: Flags): string[] {
+  const names = flags['allow-snippet-directives']
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const unknown = names.find((name) => !isSnippetDirective(name));
+  if (unknown !== undefined) {
+    throw new FlagError(
+      `--allow-snippet-directives takes directives of ${SNIPPET_DIRECTIVES.join(', ')}, not ${JSON.stringify(unknown)}`,
+    );
+  }
+  return [...new Set(names)].sort();
 }
 
 /** `--validating-webhook` and its files; FlagError for an address or file set that cannot work. */

@@ -203,6 +203,7 @@ export class Controller {
         view: () => viewOfSnapshot(store.snapshot()),
         classConfig: config.classConfig,
         maxPathsPerIngress: config.maxPathsPerIngress,
+        allowedSnippetDirectives: config.allowedSnippetDirectives,
         authAddressPolicy: routingOptionsOf(config, [], () => Date.now()).backendAddressPolicy,
         defaultBackend: config.defaultBackend,
         controllerConfigMap: config.configMap,

@@ -222,6 +222,28 @@ describe('--max-paths-per-ingress', () => {
   });
 });
 
+describe('--allow-snippet-directives', () => {
+  const configOf = (argv: string[]) => resolveControllerConfig(parseRunFlags(argv, {}), {});
+
+  it('allows no snippet directive by default', () => {
+    expect(configOf([]).allowedSnippetDirectives).toEqual([]);
+  });
+
+  it('takes a comma-separated list of the directives a snippet may hold, sorted and unique', () => {
+    expect(
+      configOf(['--allow-snippet-directives=more_set_headers, add_header,more_set_headers,'])
+        .allowedSnippetDirectives,
+    ).toEqual(['add_header', 'more_set_headers']);
+  });
+
+  it('refuses a directive configuration-snippet cannot hold, naming it', () => {
+    expect(() => configOf(['--allow-snippet-directives=add_header,include'])).toThrow(FlagError);
+    expect(() => configOf(['--allow-snippet-directives=content_by_lua_block'])).toThrow(
+      /--allow-snippet-directives takes directives of add_header, .*, not "content_by_lua_block"/,
+    );
+  });
+});
+
 describe('--enable-ssl-passthrough and the services ConfigMaps', () => {
   const configOf = (argv: string[]) => resolveControllerConfig(parseRunFlags(argv, {}), {});
 

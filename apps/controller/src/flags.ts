@@ -180,6 +180,12 @@ const flagSpecs = {
     description:
       'Most paths the Ingresses of one namespace may hold together; oldest first, an Ingress that would pass the limit is left out with an Event. 0 (the default, as ingress-nginx has no such limit): no limit.',
   },
+  'allow-snippet-directives': {
+    type: 'string',
+    default: '',
+    description:
+      'Directives a configuration-snippet annotation may hold, comma-separated, of add_header, more_clear_headers, more_clear_input_headers, more_set_headers, more_set_input_headers, proxy_hide_header and proxy_set_header. They are translated into header changes with literal values (the snippet never reaches nginx.conf); a snippet with any other directive, a variable or a block leaves its Ingress out with an Event. Empty (the default): every snippet leaves its Ingress out.',
+  },
   'allow-external-name-services': {
     type: 'boolean',
     default: true,
@@ -369,6 +375,7 @@ export const runFlagNames: readonly FlagName[] = [
   'allow-local-backend-addresses',
   'max-paths-per-ingress',
   'max-paths-per-namespace',
+  'allow-snippet-directives',
   'lua-shared-dict-size',
   'http-port',
   'https-port',
@@ -404,6 +411,7 @@ export const tenancyFlagNames: readonly FlagName[] = [
   'allow-local-backend-addresses',
   'max-paths-per-ingress',
   'max-paths-per-namespace',
+  'allow-snippet-directives',
 ];
 
 /** How one command takes its arguments. */

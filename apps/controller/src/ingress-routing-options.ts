@@ -33,6 +33,8 @@ export interface IngressRoutingOptions {
   maxPathsPerIngress?: number | undefined;
   /** `--max-paths-per-namespace` (see NamespacePathBudget); no limit when undefined or 0. */
   maxPathsPerNamespace?: number | undefined;
+  /** `--allow-snippet-directives`: what a configuration-snippet may hold; none when undefined. */
+  allowedSnippetDirectives?: readonly string[] | undefined;
   /**
    * The addresses an ExternalName's host name resolved to (see ExternalNames), to pin its
    * backends to; undefined while not resolved yet. Without it, the data plane resolves names
@@ -60,6 +62,9 @@ export function createTranslatorOf(
     authAddressPolicy: options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY,
     ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
     ...(options.annotationPrefix === undefined ? {} : { annotationPrefix: options.annotationPrefix }),
+    ...(options.allowedSnippetDirectives === undefined
+      ? {}
+      : { allowedSnippetDirectives: options.allowedSnippetDirectives }),
     // custom-http-errors of Ingresses without their own default-backend go to it.
     ...(options.defaultBackend === undefined ? {} : { defaultBackend: options.defaultBackend }),
   });
@@ -83,6 +88,7 @@ export function routingOptionsOf(
     | 'backendAddressPolicy'
     | 'maxPathsPerIngress'
     | 'maxPathsPerNamespace'
+    | 'allowedSnippetDirectives'
     | 'annotationPrefix'
     | 'httpPort'
     | 'httpsPort'
@@ -99,6 +105,7 @@ export function routingOptionsOf(
     backendAddressPolicy: { ...config.backendAddressPolicy, ownPorts: listOwnPorts(config) },
     maxPathsPerIngress: config.maxPathsPerIngress,
     maxPathsPerNamespace: config.maxPathsPerNamespace,
+    allowedSnippetDirectives: config.allowedSnippetDirectives,
     annotationPrefix: config.annotationPrefix,
     listeners,
     now,

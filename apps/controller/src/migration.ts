@@ -71,7 +71,7 @@ const ADVICE_BY_GROUP: Readonly<Record<string, string>> = {
     'let the backend accept the controller without verifying it (backend-protocol HTTPS still encrypts), or keep this Ingress on ingress-nginx',
   ModSecurity: 'filter requests in a web application firewall in front of the backend',
   Snippets:
-    'replace the snippet with the annotations that do the same (docs/annotations.md); raw nginx configuration is never accepted, for it is how one namespace takes over the controller',
+    'replace the snippet with the annotations that do the same (docs/annotations.md); raw nginx configuration is never accepted, for it is how one namespace takes over the controller. A configuration-snippet of header directives alone is served when the operator allows them with --allow-snippet-directives',
   'SSL passthrough': 'terminate TLS at the controller, or keep this Ingress on ingress-nginx',
   Canary: 'express the split with canary-weight or canary-by-header, which are supported',
 };

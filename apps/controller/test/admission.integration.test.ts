@@ -50,6 +50,7 @@ beforeAll(async () => {
   controller = await startController(server, {
     podName: 'admission',
     configMap: 'ingresskit/ingresskit-controller',
+    allowedSnippetDirectives: ['add_header'],
     admissionWebhook: { host: '127.0.0.1', port: 0, certificateFile, keyFile },
   });
 }, 60_000);
@@ -177,6 +178,23 @@ describe('the validating admission webhook', () => {
     for (const problem of explained.filter((entry) => entry.severity === 'error')) {
       expect(message).toContain(`${problem.field}: ${problem.message}`);
     }
+  });
+
+  it('judges a configuration-snippet by the directives --allow-snippet-directives allows', async () => {
+    const withSnippet = (name: string, snippet: string) =>
+      ingressManifest(name, {
+        host: `${name}.test`,
+        service: 'alpha',
+        className: 'nginx',
+        annotations: { 'nginx.ingress.kubernetes.io/configuration-snippet': snippet },
+      });
+    const allowed = await callWebhook(review(withSnippet('vetted', 'add_header X-Vetted yes;')));
+    expect(allowed.body.response?.allowed).toBe(true);
+    const refused = await callWebhook(review(withSnippet('unvetted', 'more_set_headers "X-A: 1";')));
+    expect(refused.body.response?.allowed).toBe(false);
+    expect(refused.body.response?.status?.message).toContain(
+      'line 1, directive "more_set_headers": it is not allowed by the controller\'s --allow-snippet-directives',
+    );
   });
 
   it('refuses a regex path nginx would read differently from the reference router', async () => {

@@ -50,6 +50,7 @@ import { combineRedirects, type RedirectStatus } from './redirect-annotations.js
 import type { RedirectTarget } from './redirect-target.js';
 import { checkRewriteTarget } from './rewrite-annotations.js';
 import { annotationField } from './annotation-field.js';
+import { translateSnippet, type SnippetHeaders } from './snippet-directives.js';
 
 /** The default annotation prefix, shared with ingress-nginx so existing manifests keep working. */
 export const DEFAULT_ANNOTATION_PREFIX = INGRESS_NGINX_ANNOTATION_PREFIX;
@@ -150,6 +151,8 @@ export interface IngressAnnotations {
   customHeaders?: ConfigMapReference;
   /** custom-headers: the response headers of its ConfigMap, once read and allowed (else: closed). */
   customResponseHeaders?: ConfigMapHeader[];
+  /** configuration-snippet, when its directives are allowed: its header changes. */
+  snippetHeaders?: SnippetHeaders;
   /** Every forwarding route answers 503: something authentication needs cannot be read. */
   closed?: true;
 }
@@ -180,15 +183,30 @@ const MAX_VALUE_LENGTH = 4096;
  */
 const NOT_FOR_ROUTING: ReadonlySet<string> = new Set(['version']);
 
+/** The annotation an operator may open to the directives of translateSnippet. */
+const SNIPPET_ANNOTATION = 'configuration-snippet';
+
+/** The parser of configuration-snippet allowing `allowed` directives. */
+function createSnippetParser(allowed: ReadonlySet<string>): AnnotationParser {
+  return (value, into) => {
+    const translated = translateSnippet(value, allowed);
+    if ('problem' in translated) return `cannot be translated (${translated.problem})`;
+    if (Object.keys(translated.headers).length > 0) into.snippetHeaders = translated.headers;
+    return undefined;
+  };
+}
+
 /**
  * Parses the annotations under `prefix` (a Kubernetes `metadata.annotations` value, possibly
  * malformed). Returns the typed values, or no values and at least one error when the Ingress
- * must be left out. Never throws.
+ * must be left out. configuration-snippet is parsed only when `allowedSnippetDirectives` names
+ * directives (see translateSnippet); else it is refused. Never throws.
  */
 export function parseAnnotations(
   raw: unknown,
   prefix: string = DEFAULT_ANNOTATION_PREFIX,
   defaults?: AnnotationDefaults,
+  allowedSnippetDirectives: readonly string[] = [],
 ): AnnotationParseResult {
   const into = createAnnotationDefaults(defaults);
   const problems: AnnotationProblem[] = [];
@@ -216,7 +234,10 @@ export function parseAnnotations(
     const name = key.slice(withPrefix.length);
     const field = annotationField(key);
     if (NOT_FOR_ROUTING.has(name)) continue;
-    const parser = findAnnotationParser(name);
+    const isSnippet = name === SNIPPET_ANNOTATION && allowedSnippetDirectives.length > 0;
+    const parser = isSnippet
+      ? createSnippetParser(new Set(allowedSnippetDirectives))
+      : findAnnotationParser(name);
     if (parser === undefined) {
       const refusal = refusalOf(name, value);
       problems.push(
@@ -243,10 +264,13 @@ export function parseAnnotations(
       });
       continue;
     }
-    // eslint-disable-next-line no-control-regex -- newlines and NUL are the classic injection
-    const reason = /[\u0000-\u001f\u007f]/.test(value)
-      ? 'must not hold control characters'
-      : parser(value, into);
+    // A snippet is lines of directives: its tokenizer refuses the control characters other than
+    // tab, CR and LF, which end nothing there since the snippet only ever becomes data.
+    const reason =
+      // eslint-disable-next-line no-control-regex -- newlines and NUL are the classic injection
+      !isSnippet && /[\u0000-\u001f\u007f]/.test(value)
+        ? 'must not hold control characters'
+        : parser(value, into);
     if (reason !== undefined) {
       problems.push({ field, message: `annotation "${name}" ${reason}`, severity: 'error', value });
     }

@@ -70,6 +70,11 @@ export function createRequestHeaderGrammar(reserved: readonly string[], reason: 
 // Printable ASCII without "$": ingress-nginx would expand it as an nginx variable, and we never do.
 const HEADER_VALUE = /^[\x20-\x23\x25-\x7e]{0,2048}$/;
 
+/** Whether `value` is a header value we send as written: at most 2048 printable characters, no "$". */
+export function isLiteralHeaderValue(value: string): boolean {
+  return HEADER_VALUE.test(value);
+}
+
 /** `value` as a ConfigMap reference (NAME or NAMESPACE/NAME), or why it is not one. */
 export function parseConfigMapReference(value: string): ConfigMapReference | string {
   const parts = value.split('/');
@@ -120,7 +125,7 @@ export function checkConfigMapHeaders(
     const reserved = grammar.name.test(name) ? grammar.reserved(name.toLowerCase()) : undefined;
     if (!grammar.name.test(name)) problems.push(`key "${name}" is not a header name (${grammar.nameRule})`);
     else if (reserved !== undefined) problems.push(`key "${name}" ${reserved}`);
-    else if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
+    else if (typeof value !== 'string' || !isLiteralHeaderValue(value)) {
       problems.push(
         `value of "${name}" must be at most 2048 printable characters without "$" (nginx variables are not supported)`,
       );

@@ -39,6 +39,13 @@ export {
 } from './annotation-defaults.js';
 export { SUPPORTED_ANNOTATIONS } from './annotation-parsers.js';
 export {
+  isSnippetDirective,
+  SNIPPET_DIRECTIVES,
+  translateSnippet,
+  type SnippetDirectiveName,
+  type SnippetHeaders,
+} from './snippet-directives.js';
+export {
   findIngressNginxAnnotation,
   INGRESS_NGINX_ANNOTATIONS,
   refusalOf,

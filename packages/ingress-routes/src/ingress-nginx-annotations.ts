@@ -35,6 +35,10 @@ const RATE_LIMIT: AnnotationRefusal = { reason: 'it limits what a client may sen
 const BACKEND_TLS: AnnotationRefusal = { reason: 'it authenticates the backend or the gateway over TLS' };
 const WAF: AnnotationRefusal = { reason: 'it filters requests through a web application firewall' };
 const SNIPPET: AnnotationRefusal = { reason: 'it is raw nginx configuration, which is never accepted' };
+const CONFIGURATION_SNIPPET: AnnotationRefusal = {
+  reason:
+    "it is raw nginx configuration, accepted only when the controller's --allow-snippet-directives allows every directive it holds",
+};
 
 function entries(
   group: string,
@@ -153,9 +157,11 @@ const LISTED: readonly IngressNginxAnnotation[] = [
   },
   ...entries('SSL ciphers', ['ssl-prefer-server-ciphers']),
   ...entries('Custom headers', ['custom-headers']),
+  ...entries('Snippets', ['configuration-snippet'], CONFIGURATION_SNIPPET),
+  // A host-wide header policy the route model does not have: refused even with the flag.
   ...entries(
     'Snippets',
-    ['configuration-snippet', 'server-snippet', 'stream-snippet', 'auth-snippet', 'modsecurity-snippet'],
+    ['server-snippet', 'stream-snippet', 'auth-snippet', 'modsecurity-snippet'],
     SNIPPET,
   ),
   ...entries('Rewrite', ['rewrite-target', 'app-root', 'use-regex', 'enable-rewrite-log']),
@@ -257,6 +263,10 @@ const LIMIT_DIFFERENCE =
  * (values outside our grammar leave the Ingress out instead of falling back to a default).
  */
 const DIFFERENCES: Readonly<Record<string, string>> = {
+  'configuration-snippet':
+    'The flag takes a comma-separated list of directives; a snippet holding only those is served, translated into header changes of its routes and never written to nginx.conf: more_set_headers and more_clear_headers (response), more_set_input_headers and more_clear_input_headers (request), add_header NAME VALUE [always], proxy_set_header NAME VALUE and proxy_hide_header NAME. Names are literal (no wildcards), values literal text ("$" is refused: no nginx variables), the -s, -t and -r options are refused; a block, include, Lua or any other directive leaves the Ingress out with an error naming the line and the directive. Directives apply in the order written; as in ingress-nginx\'s location, the response headers go over the ConfigMap\'s add-headers and under custom-headers, the request headers over proxy-set-headers and x-forwarded-prefix. Differences: add_header applies to every status even without always (nginx: 200, 201, 204, 206, 301, 302, 303, 304, 307 and 308 only); more_set_input_headers and more_clear_input_headers change only the request sent to the backend, after authentication (ingress-nginx changes it before, so authentication sees the change); proxy_set_header replaces a header the ConfigMap sets (ingress-nginx sends both); the headers the gateway sets itself (Host, X-Real-IP, X-Request-ID, X-Forwarded-For, -Host, -Port, -Proto and -Scheme, and those that frame a message) cannot be changed',
+  'server-snippet':
+    'Refused even with --allow-snippet-directives: its headers would hold for every path of the host, which has no header policy of its own here',
   'ssl-passthrough':
     "needs --enable-ssl-passthrough (else it is reported and the host's TLS ends in nginx, as in ingress-nginx); TLS goes to the ready endpoints of the backend of path / (ingress-nginx: the Service cluster IP); other paths, spec.tls and the other annotations of that Ingress are reported as ignored for TLS, while plain HTTP is served by its routes",
   'use-regex':

@@ -155,7 +155,8 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
     {
       name: 'allow-snippet-annotations',
       applied: 'live',
-      difference: '"false" (the default) is the only value: snippets are never served',
+      difference:
+        '"false" (the default) is the only value: snippets are never served as nginx configuration. The controller flag --allow-snippet-directives lets configuration-snippet hold the header directives it names, translated into data',
     },
     ...keys(['main-snippet', 'http-snippet', 'server-snippet', 'stream-snippet', 'location-snippet'], {
       unsupported: RAW_CONFIG,
@@ -791,7 +792,9 @@ export function parseControllerConfigMap(
         annotationDefaults,
       );
     if (name === 'allow-snippet-annotations')
-      return value === 'false' ? undefined : 'must be "false": snippets are never served';
+      return value === 'false'
+        ? undefined
+        : 'must be "false": snippets are never served as nginx configuration (--allow-snippet-directives lets configuration-snippet hold header directives)';
     if (HSTS_KEYS.includes(name)) return readHsts(name, value, hsts);
     if (name === 'limit-req-status-code')
       return readNumber(value, 400, 599, (n) => (limitStatusCodes.requests = n));

@@ -45,6 +45,8 @@ export interface IngressTranslatorConfig {
   globalRateLimit?: GlobalRateLimitConfig;
   /** See IngressTranslationConfig.allowedResponseHeaders; fixed for the translator's life. */
   allowedResponseHeaders?: readonly string[];
+  /** See IngressTranslationConfig.allowedSnippetDirectives; fixed for the translator's life. */
+  allowedSnippetDirectives?: readonly string[];
   /** See IngressTranslationConfig.limitStatusCodes; fixed for the translator's life. */
   limitStatusCodes?: LimitStatusCodes;
   /** See IngressTranslationConfig.headers; fixed for the translator's life. */
@@ -168,6 +170,9 @@ export function createIngressTranslator(config: IngressTranslatorConfig = {}): I
           ? {}
           : { allowedResponseHeaders: config.allowedResponseHeaders }),
         ...(config.headers === undefined ? {} : { headers: config.headers }),
+        ...(config.allowedSnippetDirectives === undefined
+          ? {}
+          : { allowedSnippetDirectives: config.allowedSnippetDirectives }),
         ...(config.limitStatusCodes === undefined ? {} : { limitStatusCodes: config.limitStatusCodes }),
         ...(config.authAddressPolicy === undefined ? {} : { authAddressPolicy: config.authAddressPolicy }),
         ...(config.defaultBackend === undefined ? {} : { defaultBackend: config.defaultBackend }),

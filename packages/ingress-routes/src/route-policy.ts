@@ -2,6 +2,7 @@
 import {
   type BackendTlsPolicy,
   type ExternalAuthPolicy,
+  type HeaderModifier,
   type Redirect,
   type RouteAction,
   type RoutePolicy,
@@ -47,12 +48,20 @@ export function createRoutePolicy(
   if (annotations.cors !== undefined) {
     policy.cors = { ...annotations.cors, allowOrigins: [...annotations.cors.allowOrigins] };
   }
-  if (annotations.forwardedPrefix !== undefined) {
-    policy.requestHeaders = { set: [{ name: 'X-Forwarded-Prefix', value: annotations.forwardedPrefix }] };
-  }
-  if (annotations.customResponseHeaders !== undefined) {
-    policy.responseHeaders = { set: annotations.customResponseHeaders.map((header) => ({ ...header })) };
-  }
+  // configuration-snippet comes after ingress-nginx's own proxy_set_header lines and before the
+  // more_set_headers of custom-headers in its location, so it wins over the one, not the other.
+  const requestHeaders = overlayHeaders(
+    annotations.forwardedPrefix === undefined
+      ? undefined
+      : { set: [{ name: 'X-Forwarded-Prefix', value: annotations.forwardedPrefix }] },
+    annotations.snippetHeaders?.request,
+  );
+  if (requestHeaders !== undefined) policy.requestHeaders = requestHeaders;
+  const responseHeaders = overlayHeaders(
+    annotations.snippetHeaders?.response,
+    annotations.customResponseHeaders === undefined ? undefined : { set: annotations.customResponseHeaders },
+  );
+  if (responseHeaders !== undefined) policy.responseHeaders = responseHeaders;
   const timeouts: RouteTimeouts = {};
   if (annotations.connectTimeoutSeconds !== undefined)
     timeouts.connectMs = annotations.connectTimeoutSeconds * 1000;
@@ -176,23 +185,39 @@ export function sharedPolicy(context: Context): RoutePolicy {
   return context.policy;
 }
 
-/** `defaults` with the headers of `own` over them (same name, case-insensitive), or undefined when none. */
-function mergeHeaders(
-  defaults: readonly { name: string; value: string }[],
-  own: { name: string; value: string }[] = [],
-): { name: string; value: string }[] | undefined {
-  const names = new Set(own.map((header) => header.name.toLowerCase()));
-  const merged = [...defaults.filter((header) => !names.has(header.name.toLowerCase())), ...own];
-  return merged.length === 0 ? undefined : merged.map((header) => ({ ...header }));
+/**
+ * The changes of `under`, then those of `over` (a new object, or undefined when neither changes
+ * anything): a header `over` sets or removes loses the values `under` gave it, one `over` adds to
+ * keeps them. Names compare without case.
+ */
+export function overlayHeaders(
+  under: HeaderModifier | undefined,
+  over: HeaderModifier | undefined,
+): HeaderModifier | undefined {
+  const replaced = new Set(
+    [...(over?.set ?? []).map((header) => header.name), ...(over?.remove ?? [])].map((name) =>
+      name.toLowerCase(),
+    ),
+  );
+  const kept = (headers: readonly { name: string; value: string }[] = []) =>
+    headers.filter((header) => !replaced.has(header.name.toLowerCase()));
+  const merged: HeaderModifier = {};
+  const remove = [...new Set([...(under?.remove ?? []), ...(over?.remove ?? [])])];
+  const set = [...kept(under?.set), ...(over?.set ?? [])].map((header) => ({ ...header }));
+  const add = [...kept(under?.add), ...(over?.add ?? [])].map((header) => ({ ...header }));
+  if (remove.length > 0) merged.remove = remove;
+  if (set.length > 0) merged.set = set;
+  if (add.length > 0) merged.add = add;
+  return Object.keys(merged).length === 0 ? undefined : merged;
 }
 
 /** The controller ConfigMap's add-headers and proxy-set-headers under the policy's own headers. */
 function addDefaultHeaders(policy: RoutePolicy, headers: IngressTranslationConfig['headers']): void {
   if (headers === undefined) return;
-  const response = mergeHeaders(headers.response, policy.responseHeaders?.set);
-  if (response !== undefined) policy.responseHeaders = { ...policy.responseHeaders, set: response };
-  const request = mergeHeaders(headers.request, policy.requestHeaders?.set);
-  if (request !== undefined) policy.requestHeaders = { ...policy.requestHeaders, set: request };
+  const response = overlayHeaders({ set: [...headers.response] }, policy.responseHeaders);
+  if (response !== undefined) policy.responseHeaders = response;
+  const request = overlayHeaders({ set: [...headers.request] }, policy.requestHeaders);
+  if (request !== undefined) policy.requestHeaders = request;
 }
 
 /** ingress-nginx's HSTS when its ConfigMap says nothing: a year, with subdomains, no preload. */

@@ -134,6 +134,7 @@ export function translateIngressTimed(
       metadata.annotations,
       config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX,
       config.annotationDefaults,
+      config.allowedSnippetDirectives,
     );
     for (const problem of parsed.problems) {
       if (problem.severity === 'error') log.error(problem.field, problem.message, problem.value);

@@ -65,6 +65,11 @@ export interface IngressTranslationConfig {
    * name win over `response`.
    */
   headers?: { response: readonly ConfigMapHeader[]; request: readonly ConfigMapHeader[] };
+  /**
+   * The directives a configuration-snippet may hold (of SNIPPET_DIRECTIVES), translated into
+   * header changes; with none (the default), every snippet leaves its Ingress out.
+   */
+  allowedSnippetDirectives?: readonly string[];
   /** The current time in milliseconds, to warn about expired certificates; no check without it. */
   now?: number;
   /**
