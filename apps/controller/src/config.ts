@@ -12,6 +12,7 @@ import { parseLabelSelector, SelectorSyntaxError } from '@ingresskit/kube-object
 import { FlagError } from './errors.js';
 import type { Flags } from './flags.js';
 import { resolveNginxBinary } from './nginx-process.js';
+import { resolveRequestMetricsOptions, type RequestMetricsOptions } from './request-metrics-options.js';
 
 /** Everything a controller needs to know, with defaults filled in. */
 export interface ControllerConfig {
@@ -25,6 +26,8 @@ export interface ControllerConfig {
   updateStatus: boolean;
   /** `--enable-metrics`: nginx counts requests, served under ingress-nginx's metric names. */
   requestMetrics: boolean;
+  /** How requests are counted and served (buckets, host label, metrics left out). */
+  requestMetricsOptions: RequestMetricsOptions;
   updateStatusOnShutdown: boolean;
   electionId: string;
   electionTtlMs: number;
@@ -171,6 +174,7 @@ export function resolveControllerConfig(
     publishStatusAddress: flags['publish-status-address'],
     updateStatus: flags['update-status'],
     requestMetrics: flags['enable-metrics'],
+    requestMetricsOptions: resolveRequestMetricsOptions(flags),
     updateStatusOnShutdown: flags['update-status-on-shutdown'],
     electionId: flags['election-id'],
     electionTtlMs: flags['election-ttl'] * 1000,
