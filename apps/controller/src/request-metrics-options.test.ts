@@ -13,8 +13,13 @@ describe('parseBucketList', () => {
     expect(parseBucketList('time-buckets', '0.1, .5,1,2.5e1')).toEqual([0.1, 0.5, 1, 25]);
   });
 
-  it('throws a FlagError naming the flag for a word, an empty entry, Inf or hexadecimal', () => {
-    for (const value of ['0.1,fast', '0.1,,1', '', '1,Inf', '0x10']) {
+  it('drops a last +Inf bound, as Prometheus does (its +Inf bucket is always there)', () => {
+    expect(parseBucketList('time-buckets', '0.5,1,+Inf')).toEqual([0.5, 1]);
+    expect(parseBucketList('size-buckets', '10,inf')).toEqual([10]);
+  });
+
+  it('throws a FlagError naming the flag for a word, an empty entry, Inf elsewhere or hexadecimal', () => {
+    for (const value of ['0.1,fast', '0.1,,1', '', 'Inf', 'Inf,1', '1,-Inf', '0x10']) {
       expect(() => parseBucketList('time-buckets', value)).toThrow(FlagError);
       expect(() => parseBucketList('time-buckets', value)).toThrow(
         /^--time-buckets must be comma-separated numbers/,

@@ -31,9 +31,13 @@ const PREFIX = 'nginx_ingress_controller_';
 /** A decimal number as Go's ParseFloat reads one (no hexadecimal, no Inf or NaN). */
 const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
+/** Go's ParseFloat spelling of +Inf, which Prometheus' client drops as a last bound (+Inf is always there). */
+const POSITIVE_INFINITY = /^\+?inf(?:inity)?$/i;
+
 /** The bounds of a bucket flag's value; throws FlagError naming the flag. */
 export function parseBucketList(flag: string, value: string): number[] {
   const parts = value.split(',').map((part) => part.trim());
+  if (parts.length > 1 && POSITIVE_INFINITY.test(parts.at(-1)!)) parts.pop();
   const bad = parts.find((part) => !DECIMAL.test(part));
   if (bad !== undefined)
     throw new FlagError(
