@@ -88,7 +88,7 @@ const flagSpecs = {
     type: 'boolean',
     default: true,
     description:
-      'Request metrics carry a host label; only requests to a hostname an Ingress names (not a wildcard) are counted unless --metrics-per-undefined-host. false: no host label, every request counted.',
+      "Request metrics carry the request's host; only requests to a hostname a rule names exactly (not a wildcard's) are counted unless --metrics-per-undefined-host. false: no host label, every request counted.",
   },
   'metrics-per-undefined-host': {
     type: 'boolean',
