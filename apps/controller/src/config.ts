@@ -17,6 +17,7 @@ import { parseLabelSelector, SelectorSyntaxError } from '@ingresskit/kube-object
 import { FlagError } from './errors.js';
 import type { Flags } from './flags.js';
 import { resolveNginxBinary } from './nginx-process.js';
+import { resolveRequestMetricsOptions, type RequestMetricsOptions } from './request-metrics-options.js';
 
 /** Everything a controller needs to know, with defaults filled in. */
 export interface ControllerConfig {
@@ -32,6 +33,8 @@ export interface ControllerConfig {
   requestMetrics: boolean;
   /** `--optimize-memory-after-ready`: `ingresskit` switches V8 to its memory-saving heuristics once ready. */
   optimizeMemoryAfterReady?: boolean;
+  /** How requests are counted and served (buckets, host label, metrics left out). */
+  requestMetricsOptions: RequestMetricsOptions;
   updateStatusOnShutdown: boolean;
   electionId: string;
   electionTtlMs: number;
@@ -181,6 +184,7 @@ export function resolveControllerConfig(
     updateStatus: flags['update-status'],
     requestMetrics: flags['enable-metrics'],
     optimizeMemoryAfterReady: flags['optimize-memory-after-ready'],
+    requestMetricsOptions: resolveRequestMetricsOptions(flags),
     updateStatusOnShutdown: flags['update-status-on-shutdown'],
     electionId: flags['election-id'],
     electionTtlMs: flags['election-ttl'] * 1000,

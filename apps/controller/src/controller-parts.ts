@@ -25,6 +25,7 @@ import type { Logger } from './logger.js';
 import { createControllerMetrics, type ControllerMetrics } from './metrics.js';
 import { registerNginxProcessMetrics } from './nginx-process-metrics.js';
 import { createRequestMetrics } from './request-metrics.js';
+import { requestCountingOf } from './request-metrics-options.js';
 import { readSystemNameservers } from './resolv-conf.js';
 import { SyncReporting } from './sync-reporting.js';
 import type { StreamedMetrics } from './streamed-metrics.js';
@@ -114,9 +115,17 @@ export function createControllerParts(
     ? createRequestMetrics(
         { read: () => dataPlane.readRequestMetrics(), table: () => routing.table() },
         controllerLabels,
+        config.requestMetricsOptions,
       )
     : undefined;
   if (config.requestMetrics) {
+    const { unknownExclusions } = config.requestMetricsOptions;
+    // ingress-nginx ignores them too (its own help names one): said once rather than refused.
+    if (unknownExclusions.length > 0)
+      logger.warn(
+        { names: unknownExclusions },
+        '--exclude-socket-metrics: not request metrics, ignored (only nginx_ingress_controller_requests and its histograms can be excluded)',
+      );
     // ingress-nginx collects them with --enable-metrics only, as its request metrics.
     registerNginxProcessMetrics(
       metrics.registry,
@@ -228,6 +237,7 @@ function createDataPlane(
       resolvers: readSystemNameservers(),
       localAuthPeers: config.backendAddressPolicy.allowLocalAddresses,
       requestMetrics: config.requestMetrics,
+      requestCounting: requestCountingOf(config.requestMetricsOptions),
       ...(config.sslPassthrough
         ? sslPassthroughRenderOptions(config.httpsPort, config.sslPassthroughProxyPort)
         : {}),

@@ -5,6 +5,7 @@
  * wins over the environment, which wins over the default.
  */
 import { parseGoDuration } from '@ingresskit/ingress-routes';
+import { DEFAULT_REQUEST_BUCKETS } from '@ingresskit/nginx-template';
 import { FlagError } from './errors.js';
 
 /** `duration`: seconds, written as Go and ingress-nginx write durations (`30s`, `1m30s`, `500ms`) or as a plain number of seconds. */
@@ -88,6 +89,47 @@ const flagSpecs = {
     default: true,
     description:
       "Once the first configuration is served, switch V8 to its memory-saving heuristics (node's --optimize-for-size): a lower, flat RSS in the steady state; the cold start runs at full speed.",
+  },
+  'metrics-per-host': {
+    type: 'boolean',
+    default: true,
+    description:
+      "Request metrics carry the request's host; only requests to a hostname a rule names exactly (not a wildcard's) are counted unless --metrics-per-undefined-host. false: no host label, every request counted.",
+  },
+  'metrics-per-undefined-host': {
+    type: 'boolean',
+    default: false,
+    description:
+      'With --metrics-per-host, also count requests to hosts no Ingress names (wildcards, unknown hosts) under the host the client sent: as many series as hosts clients send.',
+  },
+  'time-buckets': {
+    type: 'string',
+    default: DEFAULT_REQUEST_BUCKETS.time.join(','),
+    description:
+      'Comma-separated, strictly increasing bucket bounds (seconds) of the request, response, connect and header duration histograms.',
+  },
+  'length-buckets': {
+    type: 'string',
+    default: DEFAULT_REQUEST_BUCKETS.length.join(','),
+    description:
+      'Comma-separated, strictly increasing bucket bounds (bytes) of the request_size and response_size histograms.',
+  },
+  'size-buckets': {
+    type: 'string',
+    default: DEFAULT_REQUEST_BUCKETS.size.join(','),
+    description: 'Comma-separated, strictly increasing bucket bounds (bytes) of the bytes_sent histogram.',
+  },
+  'exclude-socket-metrics': {
+    type: 'string',
+    default: '',
+    description:
+      'Comma-separated request metrics neither counted nor served, with or without the nginx_ingress_controller_ prefix (requests, request_duration_seconds, ...); other names are logged and ignored.',
+  },
+  'monitor-max-batch-size': {
+    type: 'number',
+    default: 10000,
+    description:
+      "Accepted for ingress-nginx's command lines and ignored: nginx adds its counts to shared memory every second, with no batch that could overflow.",
   },
   'update-status': {
     type: 'boolean',
@@ -367,6 +409,13 @@ export const runFlagNames: readonly FlagName[] = [
   'annotations-prefix',
   'enable-metrics',
   'optimize-memory-after-ready',
+  'metrics-per-host',
+  'metrics-per-undefined-host',
+  'time-buckets',
+  'length-buckets',
+  'size-buckets',
+  'exclude-socket-metrics',
+  'monitor-max-batch-size',
   'configmap',
   'default-ssl-certificate',
   'default-backend-service',

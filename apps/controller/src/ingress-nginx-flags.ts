@@ -30,7 +30,35 @@ export const INGRESS_NGINX_FLAGS: readonly IngressNginxFlag[] = [
   supported('election-id'),
   supported(
     'enable-metrics',
-    "requests, its duration (request, response, connect, header) and size (request_size, response_size, bytes_sent) histograms and the nginx_process_* metrics are served under ingress-nginx's names; requests that match no route are not counted",
+    "requests, its duration (request, response, connect, header) and size (request_size, response_size, bytes_sent) histograms and the nginx_process_* metrics are served under ingress-nginx's names; default true (ingress-nginx: false)",
+  ),
+  supported(
+    'metrics-per-host',
+    "a host is defined when an Ingress or HTTPRoute names it exactly (the label is the request's host): requests to wildcard and host-less rules count only with --metrics-per-undefined-host or --metrics-per-host=false",
+  ),
+  supported(
+    'metrics-per-undefined-host',
+    'requests that match no route count under empty Ingress, Service and path labels, as those to the default server do in ingress-nginx',
+  ),
+  supported(
+    'exclude-socket-metrics',
+    'an excluded histogram is not computed in nginx, an excluded requests counter is counted (it keeps series) but not served; a name that is no request metric is logged and ignored (ingress-nginx ignores it silently)',
+  ),
+  supported(
+    'time-buckets',
+    'a list that is not strictly increasing numbers is a startup error naming the flag',
+  ),
+  supported(
+    'length-buckets',
+    'a list that is not strictly increasing numbers is a startup error naming the flag',
+  ),
+  supported(
+    'size-buckets',
+    'a list that is not strictly increasing numbers is a startup error naming the flag',
+  ),
+  supported(
+    'monitor-max-batch-size',
+    "accepted and ignored: it caps ingress-nginx's per-worker batch sent to its metrics socket (requests beyond it are dropped); nginx here adds its counts to shared memory every second, with no batch and nothing dropped",
   ),
   supported('election-ttl'),
   supported('healthz-port', 'serves /healthz, /metrics and /explain'),
@@ -110,16 +138,9 @@ export const INGRESS_NGINX_FLAGS: readonly IngressNginxFlag[] = [
     'dynamic-configuration-retries',
   ),
   ...unsupported(
-    "not supported: request metrics always have ingress-nginx's default labels (host included) and buckets",
-    'metrics-per-host',
-    'metrics-per-undefined-host',
-    'exclude-socket-metrics',
-    'monitor-max-batch-size',
+    'not supported: native histograms reach Prometheus only in the protobuf exposition format, and /metrics serves the text format, which has classic buckets only (--time-buckets, --length-buckets, --size-buckets)',
     'bucket-factor',
     'max-buckets',
-    'length-buckets',
-    'size-buckets',
-    'time-buckets',
   ),
   ...unsupported(
     'not supported: GeoIP is not',

@@ -15,6 +15,7 @@ const series = (route: string, histograms: RequestSeries['histograms'] = {}): Re
   status: '200',
   method: 'GET',
   backend: '',
+  host: '',
   requests: 3,
   histograms,
 });

@@ -70,21 +70,78 @@ const input: RequestMetrics = {
     b: [10, 100, 1000, 10000, 100000, 1e6, 1e7],
   },
   series: [
-    { route: 'r-cart', status: '200', method: 'GET', backend: '', requests: 5, histograms: histograms(1) },
-    { route: 'r-cart', status: '404', method: 'POST', backend: '', requests: 1, histograms: histograms(2) },
+    {
+      route: 'r-cart',
+      status: '200',
+      method: 'GET',
+      backend: '',
+      host: 'shop.test',
+      requests: 5,
+      histograms: histograms(1),
+    },
+    {
+      route: 'r-cart',
+      status: '404',
+      method: 'POST',
+      backend: '',
+      host: 'shop.test',
+      requests: 1,
+      histograms: histograms(2),
+    },
     {
       route: 'r-split',
       status: '200',
       method: 'GET',
       backend: 'shop/canary:80',
+      host: 'shop.test',
       requests: 2,
       histograms: histograms(3),
     },
-    { route: 'r-split', status: '200', method: 'GET', backend: '', requests: 7, histograms: {} },
-    { route: 'r-http', status: '503', method: 'OTHER', backend: '', requests: 4, histograms: histograms(4) },
-    { route: 'r-default', status: '308', method: 'GET', backend: '', requests: 9, histograms: histograms(5) },
-    { route: 'r-wild', status: '200', method: 'GET', backend: '', requests: 1, histograms: histograms(6) },
-    { route: 'r-gone', status: '200', method: 'GET', backend: '', requests: 8, histograms: histograms(7) },
+    {
+      route: 'r-split',
+      status: '200',
+      method: 'GET',
+      backend: '',
+      host: 'shop.test',
+      requests: 7,
+      histograms: {},
+    },
+    {
+      route: 'r-http',
+      status: '503',
+      method: 'OTHER',
+      backend: '',
+      host: 'shop.test',
+      requests: 4,
+      histograms: histograms(4),
+    },
+    {
+      route: 'r-default',
+      status: '308',
+      method: 'GET',
+      backend: '',
+      host: 'shop.test',
+      requests: 9,
+      histograms: histograms(5),
+    },
+    {
+      route: 'r-wild',
+      status: '200',
+      method: 'GET',
+      backend: '',
+      host: 'a.wild\ncard',
+      requests: 1,
+      histograms: histograms(6),
+    },
+    {
+      route: 'r-gone',
+      status: '200',
+      method: 'GET',
+      backend: '',
+      host: 'shop.test',
+      requests: 8,
+      histograms: histograms(7),
+    },
   ],
 };
 
@@ -204,6 +261,7 @@ describe('createRequestMetrics', () => {
         table: () => table,
       },
       controller,
+      {},
       clock,
     );
     await metrics.read();
@@ -213,5 +271,47 @@ describe('createRequestMetrics', () => {
     clock.advance(1);
     await metrics.read();
     expect(reads).toBe(2);
+  });
+
+  it('drops the host label with perHost false, keeping the others in their order', async () => {
+    const metrics = createRequestMetrics(source(input), controller, { perHost: false });
+    const requests = [...(await metrics.read())]
+      .join('')
+      .split('\n')
+      .filter((line) => line.startsWith('nginx_ingress_controller_requests{'));
+    expect(requests).toHaveLength(input.series.length - 1);
+    expect(requests.some((line) => line.includes('host='))).toBe(false);
+    expect(requests).toContainEqual(
+      expect.stringMatching(
+        /^nginx_ingress_controller_requests\{status="200",method="GET",path="\/split",namespace="shop",ingress="split",service="canary",canary="shop\/canary:80",controller_namespace=/,
+      ),
+    );
+  });
+
+  it("labels the request's own host, escaped, and a request that matched no route with empty route labels", async () => {
+    const unrouted: RequestSeries = {
+      route: '',
+      status: '404',
+      method: 'GET',
+      backend: '',
+      host: 'nowhere.test',
+      requests: 3,
+      histograms: {},
+    };
+    const text = await streamedText({ ...input, series: [...input.series, unrouted] });
+    expect(text).toContain('ingress="wild",service="external",canary="",host="a.wild\\ncard",');
+    expect(text).toMatch(
+      /nginx_ingress_controller_requests\{status="404",method="GET",path="",namespace="",ingress="",service="",canary="",host="nowhere.test",controller_namespace=[^}]*\} 3\n/,
+    );
+  });
+
+  it('serves no line of an excluded metric, nor its name', async () => {
+    const excluded = ['nginx_ingress_controller_requests', 'nginx_ingress_controller_response_size'];
+    const metrics = createRequestMetrics(source(input), controller, { excluded });
+    expect(metrics.names).not.toContain('nginx_ingress_controller_requests');
+    expect(metrics.names).toContain('nginx_ingress_controller_request_size');
+    const text = [...(await metrics.read())].join('');
+    for (const name of excluded) expect(text).not.toContain(`${name}`);
+    expect(text).toContain('nginx_ingress_controller_request_size_bucket{');
   });
 });

@@ -1,12 +1,13 @@
 /**
  * ingress-nginx's request metrics under its own names, so that its dashboards and alerts keep
  * working: nginx_ingress_controller_requests and the duration (request, response, connect, header)
- * and size (request_size, response_size, bytes_sent) histograms, with its labels (status, method, path, namespace, ingress, service, canary, host,
- * and the controller's namespace, class and pod). nginx counts (lua/ingresskit/request_metrics.lua);
- * each scrape reads the counts once and names the labels from the route table the controller
- * serves; the text is written as it renders (request-metrics-text.ts), not registered in prom-client.
+ * and size (request_size, response_size, bytes_sent) histograms, with its labels (status, method,
+ * path, namespace, ingress, service, canary, host unless --metrics-per-host=false, and the
+ * controller's namespace, class and pod). nginx counts (lua/ingresskit/request_metrics.lua); each
+ * scrape reads the counts once and names the labels from the route table the controller serves;
+ * the text is written as it renders (request-metrics-text.ts), not registered in prom-client.
  */
-import { parseBackendId } from '@ingresskit/ingress-routes';
+import { createDefaultBackendRoute, parseBackendId } from '@ingresskit/ingress-routes';
 import { REQUEST_HISTOGRAMS, type RequestMetrics, type RequestSeries } from '@ingresskit/nginx-template';
 import type { Route, RouteTable } from '@ingresskit/route-model';
 import type { Clock } from '@ingresskit/task-queue';
@@ -33,7 +34,6 @@ type Labels = Record<string, string>;
 
 /** What a route contributes to its series' labels. */
 interface RouteLabels {
-  host: string;
   path: string;
   namespace: string;
   ingress: string;
@@ -45,7 +45,6 @@ function routesById(table: RouteTable): Map<string, RouteLabels> {
   for (const virtualHost of table.virtualHosts) {
     const add = (route: Route) =>
       routes.set(route.id, {
-        host: virtualHost.hostname,
         path: route.match.path.value,
         namespace: route.origin.namespace,
         // ingress-nginx knows only Ingresses; another source (an HTTPRoute) leaves the label empty.
@@ -63,17 +62,52 @@ function serviceOf(backend: string): string {
   return parseBackendId(backend)?.name ?? backend;
 }
 
-/** The labels of the series of `table`'s routes; undefined for a route no longer served. */
-export function labelSeriesOf(table: RouteTable, controller: ControllerLabels): LabelsOf {
-  const routes = routesById(table);
-  return (series) => labelsOf(series, routes, controller);
+/** The route of requests no Ingress or HTTPRoute route matched: the controller's default backend. */
+const DEFAULT_BACKEND_ROUTE_ID = createDefaultBackendRoute(undefined).id;
+
+/** How the series are labelled. */
+export interface LabelOptions {
+  /** Series carry the request's host (`--metrics-per-host`); default true. */
+  perHost?: boolean;
 }
 
-function labelsOf(
-  series: RequestSeries,
-  routes: Map<string, RouteLabels>,
+/**
+ * The labels of the series of `table`'s routes; undefined for a route no longer served. A request
+ * that matched no route, or only the default backend's, has empty route labels, as ingress-nginx's
+ * default server and default locations give them (no Ingress, path or Service).
+ */
+export function labelSeriesOf(
+  table: RouteTable,
   controller: ControllerLabels,
-): Labels | undefined {
+  options: LabelOptions = {},
+): LabelsOf {
+  const routes = routesById(table);
+  const perHost = options.perHost !== false;
+  return (series) => {
+    const labels =
+      series.route === '' || series.route === DEFAULT_BACKEND_ROUTE_ID
+        ? unroutedLabels(series)
+        : labelsOf(series, routes);
+    if (labels === undefined) return undefined;
+    return perHost ? { ...labels, host: series.host, ...controller } : { ...labels, ...controller };
+  };
+}
+
+/** The labels of a series that matched no route. */
+function unroutedLabels(series: RequestSeries): Labels {
+  return {
+    status: series.status,
+    method: series.method,
+    path: '',
+    namespace: '',
+    ingress: '',
+    service: '',
+    canary: '',
+  };
+}
+
+/** A routed series' labels but the host and the controller's. */
+function labelsOf(series: RequestSeries, routes: Map<string, RouteLabels>): Labels | undefined {
   const route = routes.get(series.route);
   if (route === undefined) return undefined;
   const { action } = route.route;
@@ -92,8 +126,6 @@ function labelsOf(
     ingress: route.ingress,
     service: backend === '' ? '' : serviceOf(backend),
     canary: isCanary ? backend : '',
-    host: route.host,
-    ...controller,
   };
 }
 
@@ -105,22 +137,33 @@ const NO_REQUESTS: RequestMetrics = {
   series: [],
 };
 
+/** How the request metrics are served. */
+export interface RequestMetricsServing extends LabelOptions {
+  /** Full names of the metrics not served (`--exclude-socket-metrics`). */
+  excluded?: readonly string[];
+}
+
 /**
  * The request metrics as streamed text: each scrape reads nginx once (scrapes within a second
  * share the read, as the registry's nginx_process_* metrics do theirs) and labels the series
- * from the routes served at that moment.
+ * from the routes served at that moment. Excluded metrics are not served, not even their HELP.
  */
 export function createRequestMetrics(
   source: RequestMetricsSource,
   controller: ControllerLabels,
+  serving: RequestMetricsServing = {},
   clock?: Clock,
 ): StreamedMetrics {
   const read = shareReadPerScrape(() => source.read(), clock);
+  const excluded = new Set(serving.excluded);
+  const names = REQUEST_METRIC_NAMES.filter((name) => !excluded.has(name));
+  const served = new Set(names);
   return {
-    names: REQUEST_METRIC_NAMES,
-    async read(names) {
+    names,
+    async read(wanted) {
       const metrics = (await read()) ?? NO_REQUESTS;
-      return renderRequestMetrics(metrics, labelSeriesOf(source.table(), controller), names);
+      const labelsOf = labelSeriesOf(source.table(), controller, serving);
+      return renderRequestMetrics(metrics, labelsOf, wanted ?? served);
     },
   };
 }

@@ -5,7 +5,10 @@
  * --enable-metrics=false turns it all off. Upstream times land in their buckets: a backend that
  * answers its headers late, one whose TLS handshake is held. nginx's processes and counters are
  * there as ingress-nginx's nginx_process_* metrics. The controller metrics ingress-nginx's alerts
- * read (reload success, leader, certificate expiry) are there under its names too.
+ * read (reload success, leader, certificate expiry) are there under its names too. Its metric
+ * flags: custom buckets, --metrics-per-host=false (no host label, every request counted),
+ * --exclude-socket-metrics, and --metrics-per-undefined-host (wildcard and unknown hosts counted
+ * under the host the client sent).
  */
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -14,7 +17,9 @@ import { createSelfSignedCertificate } from '@ingresskit/nginx-template';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../src/controller.js';
 import type { DemoBackend } from '../src/demo-backends.js';
+import { parseRunFlags } from '../src/flags.js';
 import { probe } from '../src/http-probe.js';
+import { resolveRequestMetricsOptions } from '../src/request-metrics-options.js';
 import {
   endpointSliceManifest,
   eventually,
@@ -33,6 +38,8 @@ let server: LocalApiServer;
 let backends: Map<string, DemoBackend>;
 let controller: Controller;
 let quiet: Controller;
+let custom: Controller;
+let undefinedHosts: Controller;
 const servers: (Server | HttpServer)[] = [];
 
 /** How long the slow backend holds its response headers, and the TLS backend its handshake. */
@@ -101,6 +108,7 @@ beforeAll(async () => {
     ...serviceManifests('beta', [backends.get('beta')!]),
     ingressManifest('shop', { host: 'shop.test', service: 'alpha', className: 'nginx', path: '/cart' }),
     ingressManifest('blog', { host: 'blog.test', service: 'beta', className: 'nginx' }),
+    ingressManifest('wild', { host: '*.wild.test', service: 'beta', className: 'nginx' }),
     tlsSecretManifest('secure-tls', 'secure.test'),
     {
       ...ingressManifest('secure', { host: 'secure.test', service: 'alpha', className: 'nginx' }),
@@ -126,11 +134,27 @@ beforeAll(async () => {
   ]);
   controller = await startController(server, { podName: 'metrics-a' });
   quiet = await startController(server, { podName: 'metrics-b', requestMetrics: false });
+  const metricFlags = (...argv: string[]) => resolveRequestMetricsOptions(parseRunFlags(argv, {}));
+  custom = await startController(server, {
+    podName: 'metrics-c',
+    requestMetricsOptions: metricFlags(
+      '--time-buckets=0.25,0.75,30',
+      '--length-buckets=64,65536',
+      '--metrics-per-host=false',
+      '--exclude-socket-metrics=nginx_ingress_controller_response_size,connect_duration_seconds',
+    ),
+  });
+  undefinedHosts = await startController(server, {
+    podName: 'metrics-d',
+    requestMetricsOptions: metricFlags('--metrics-per-undefined-host'),
+  });
 });
 
 afterAll(async () => {
   await controller?.stop();
   await quiet?.stop();
+  await custom?.stop();
+  await undefinedHosts?.stop();
   await server?.stop();
   for (const backend of backends?.values() ?? []) await backend.stop();
   for (const each of servers) each.close();
@@ -335,5 +359,85 @@ describe('request metrics under ingress-nginx names', () => {
     });
     expect(expiry).toBe(Math.floor(Date.parse(presented.valid_to) / 1000));
     expect(text).toContain(`identifier="-${BigInt(`0x${presented.serialNumber}`).toString()}"`);
+  });
+
+  it('counts a defined host whose path matches no route under empty route labels, but not a wildcard host', async () => {
+    expect((await send(controller, 'shop.test', '/elsewhere')).status).toBe(404);
+    expect((await send(controller, 'a.wild.test', '/')).status).toBe(200);
+    const unrouted = { ingress: '', service: '', path: '', host: 'shop.test', status: '404', method: 'GET' };
+    await eventually(async () => {
+      const text = await scrape(controller);
+      expect(valueOf(text, 'nginx_ingress_controller_requests', unrouted)).toBe(1);
+    });
+    const text = await scrape(controller);
+    // ingress-nginx counts only hosts an Ingress names: a wildcard's hosts are the client's word.
+    expect(text).not.toContain('wild.test');
+    expect(text).not.toContain('ingress="wild"');
+  });
+
+  it('counts wildcard and unknown hosts under the host sent, with --metrics-per-undefined-host', async () => {
+    expect((await send(undefinedHosts, 'a.wild.test', '/')).status).toBe(200);
+    expect((await send(undefinedHosts, 'unknown.test', '/x')).status).toBe(404);
+    await eventually(async () => {
+      const text = await scrape(undefinedHosts);
+      expect(
+        valueOf(text, 'nginx_ingress_controller_requests', {
+          ingress: 'wild',
+          service: 'beta',
+          host: 'a.wild.test',
+        }),
+      ).toBe(1);
+      expect(
+        valueOf(text, 'nginx_ingress_controller_requests', {
+          ingress: '',
+          host: 'unknown.test',
+          status: '404',
+        }),
+      ).toBe(1);
+    });
+  });
+
+  it('uses the buckets given, drops the host label and leaves out excluded metrics, with the metric flags', async () => {
+    for (let i = 0; i < 2; i++) expect((await send(custom, 'slow.test', '/wait')).status).toBe(200);
+    expect((await send(custom, 'a.wild.test', '/')).status).toBe(200);
+    expect((await send(custom, 'unknown.test', '/')).status).toBe(404);
+    const slow = { ingress: 'slow', service: 'slow', status: '200', method: 'GET' };
+    let text = '';
+    await eventually(async () => {
+      text = await scrape(custom);
+      expect(valueOf(text, 'nginx_ingress_controller_requests', slow)).toBe(2);
+      expect(valueOf(text, 'nginx_ingress_controller_requests', { ingress: '', status: '404' })).toBe(1);
+    });
+    // Without the host label every request counts: the wildcard's and the unknown host's too, but
+    // not the controller's own on nginx's control socket (its scrapes answer 200).
+    expect(
+      valueOf(text, 'nginx_ingress_controller_requests', { ingress: '', status: '200' }),
+    ).toBeUndefined();
+    expect(valueOf(text, 'nginx_ingress_controller_requests', { ingress: 'wild', status: '200' })).toBe(1);
+    const requestLines = text
+      .split('\n')
+      .filter((line) => /^nginx_ingress_controller_(requests|[a-z_]+_(bucket|sum|count))\{/.test(line));
+    expect(requestLines.length).toBeGreaterThan(0);
+    expect(requestLines.filter((line) => line.includes('host='))).toEqual([]);
+    // The header arrives after 300 ms: above 0.25, within 0.75, in the bounds given.
+    const bucket = (le: string) =>
+      valueOf(text, 'nginx_ingress_controller_header_duration_seconds_bucket', { ...slow, le });
+    expect(bucket('0.25')).toBe(0);
+    expect(bucket('0.75')).toBe(2);
+    expect(bucket('30')).toBe(2);
+    expect(bucket('+Inf')).toBe(2);
+    expect(bucket('0.5')).toBeUndefined();
+    const sizeBounds = text
+      .split('\n')
+      .filter(
+        (line) =>
+          line.startsWith('nginx_ingress_controller_request_size_bucket{') && line.includes('ingress="slow"'),
+      )
+      .map((line) => /le="([^"]+)"/.exec(line)?.[1]);
+    expect(sizeBounds).toEqual(['64', '65536', '+Inf']);
+    expect(text).not.toContain('nginx_ingress_controller_response_size');
+    expect(text).not.toContain('nginx_ingress_controller_connect_duration_seconds');
+    // bytes_sent keeps ingress-nginx's size buckets (not given).
+    expect(valueOf(text, 'nginx_ingress_controller_bytes_sent_bucket', { ...slow, le: '10000000' })).toBe(2);
   });
 });

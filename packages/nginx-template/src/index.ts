@@ -59,6 +59,13 @@ export {
   type RequestMetrics,
   type RequestSeries,
 } from './request-metrics.js';
+export {
+  BUCKET_KIND_OF,
+  checkBucketBounds,
+  DEFAULT_REQUEST_BUCKETS,
+  type RequestBuckets,
+  type RequestCountingOptions,
+} from './request-counting.js';
 export { NGINX_STATUS_ENDPOINT_PATH, parseNginxStatus, type NginxStatus } from './nginx-status.js';
 export { parseCidr, type ParsedCidr } from './cidr.js';
 export {

@@ -439,6 +439,22 @@ http {
 {{#if requestMetrics}}
         ingresskit_count_request = require("ingresskit.request_metrics").record
 {{/if}}
+{{#if requestCounting}}
+        require("ingresskit.request_metrics").configure({
+            buckets = {
+                time = { {{requestCounting.time}} },
+                length = { {{requestCounting.length}} },
+                size = { {{requestCounting.size}} },
+            },
+            per_host = {{#if requestCounting.perHost}}true{{else}}false{{/if}},
+            per_undefined_host = {{#if requestCounting.perUndefinedHost}}true{{else}}false{{/if}},
+            excluded = {
+{{#each requestCounting.excluded}}
+                {{this}} = true,
+{{/each}}
+            },
+        })
+{{/if}}
         require("ingresskit.control").init({
             conf_hash = "{{configHash}}",
             default_max_body = {{defaultMaxBody}},

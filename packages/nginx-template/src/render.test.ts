@@ -201,6 +201,24 @@ describe('renderNginxConf', () => {
   });
 });
 
+describe('requestCounting', () => {
+  it('configures the counting only when it differs from ingress-nginx defaults, and only with request metrics', () => {
+    const table = createTable(1);
+    const call = 'require("ingresskit.request_metrics").configure(';
+    expect(render(table)).not.toContain(call);
+    expect(render(table, { requestCounting: { perHost: true } })).toBe(render(table));
+    const conf = render(table, {
+      requestCounting: { buckets: { time: [0.5, 2] }, perHost: false, excluded: ['u', 'b'] },
+    });
+    expect(conf).toContain(call);
+    expect(conf).toContain('time = { 0.5, 2 },');
+    expect(conf).toContain('length = { 10, 20, 30, 40, 50, 60, 70, 80, 90, 100 },');
+    expect(conf).toContain('per_host = false,');
+    expect(conf).toMatch(/excluded = \{\s+b = true,\s+u = true,\s+\}/);
+    expect(render(table, { requestMetrics: false, requestCounting: { perHost: false } })).not.toContain(call);
+  });
+});
+
 describe('realIp', () => {
   it('renders nothing of the realip module without it, and the header, networks and forwarded headers with it', () => {
     const table = createTable(1);

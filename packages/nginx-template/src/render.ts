@@ -27,6 +27,7 @@ import {
   type StreamService,
 } from './settings.js';
 import { quoteNginxLiteral, quoteNginxString } from './quote.js';
+import { viewRequestCounting } from './request-counting.js';
 
 const PROFILE_NAME =
   /^ik_(?:http|https|grpc|grpcs)_(?:d|b(?:0|[1-9][0-9]{0,12}))(?:_(?:rq|rs|v|bs|bn|cb|tf|nu|nt)[0-9]{1,13})*(?:_t[0-9a-f]{12})?(?:_e[45][0-9]{2})*$/;
@@ -281,6 +282,10 @@ export function renderNginxConf(configuration: Configuration): string {
     defaultCertificate: settings.defaultCertificatePath,
     exposeRouteId: settings.exposeRouteId,
     requestMetrics: settings.requestMetrics,
+    requestCounting:
+      settings.requestMetrics && settings.requestCounting !== undefined
+        ? viewRequestCounting(settings.requestCounting)
+        : undefined,
     localAuthPeers: settings.localAuthPeers,
     defaultMaxBody,
     inPlaceBodySize: checkInteger('in-place body size', inPlaceMaxBodyBytes(configuration)),

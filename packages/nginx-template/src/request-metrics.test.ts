@@ -2,22 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { parseRequestMetrics } from './request-metrics.js';
 
 describe('parseRequestMetrics', () => {
-  it('reads the bounds, then each series with its count and histograms, decoding the route id', () => {
+  it('reads the bounds, then each series with its count and histograms, decoding the route id and host', () => {
     const text = [
       'd=0.1,1 q=10,20 u=0.1,1 r=10,20 c=0.1,1 h=0.1,1 b=10,100',
-      'n\tIngress/shop/cart/r0/p0\t200\tGET\t\t3',
-      'd1\tIngress/shop/cart/r0/p0\t200\tGET\t\t2',
-      'd3\tIngress/shop/cart/r0/p0\t200\tGET\t\t1',
-      'ds\tIngress/shop/cart/r0/p0\t200\tGET\t\t2.5',
-      'c1\tIngress/shop/cart/r0/p0\t200\tGET\t\t3',
-      'cs\tIngress/shop/cart/r0/p0\t200\tGET\t\t0.003',
-      'h2\tIngress/shop/cart/r0/p0\t200\tGET\t\t3',
-      'hs\tIngress/shop/cart/r0/p0\t200\tGET\t\t1.5',
-      'b2\tIngress/shop/cart/r0/p0\t200\tGET\t\t3',
-      'bs\tIngress/shop/cart/r0/p0\t200\tGET\t\t270',
-      'n\tIngress/shop/odd%25id/r0/p0\t404\tOTHER\tshop/next:80\t1',
+      'n\tIngress/shop/cart/r0/p0\t200\tGET\t\tshop.test\t3',
+      'd1\tIngress/shop/cart/r0/p0\t200\tGET\t\tshop.test\t2',
+      'd3\tIngress/shop/cart/r0/p0\t200\tGET\t\tshop.test\t1',
+      'ds\tIngress/shop/cart/r0/p0\t200\tGET\t\tshop.test\t2.5',
+      'c1\tIngress/shop/cart/r0/p0\t200\tGET\t\tshop.test\t3',
+      'cs\tIngress/shop/cart/r0/p0\t200\tGET\t\tshop.test\t0.003',
+      'h2\tIngress/shop/cart/r0/p0\t200\tGET\t\tshop.test\t3',
+      'hs\tIngress/shop/cart/r0/p0\t200\tGET\t\tshop.test\t1.5',
+      'b2\tIngress/shop/cart/r0/p0\t200\tGET\t\tshop.test\t3',
+      'bs\tIngress/shop/cart/r0/p0\t200\tGET\t\tshop.test\t270',
+      'n\tIngress/shop/odd%25id/r0/p0\t404\tOTHER\tshop/next:80\todd%09host\t1',
       'not a line',
-      'n\tIngress/shop/cart/r0/p0\t500\tGET\t\tNaN',
+      'n\tIngress/shop/cart/r0/p0\t500\tGET\t\tshop.test\tNaN',
     ].join('\n');
     const metrics = parseRequestMetrics(text);
     expect(metrics.bounds).toEqual({
@@ -35,6 +35,7 @@ describe('parseRequestMetrics', () => {
         status: '200',
         method: 'GET',
         backend: '',
+        host: 'shop.test',
         requests: 3,
         histograms: {
           d: { buckets: [2, 0, 1], sum: 2.5 },
@@ -48,8 +49,28 @@ describe('parseRequestMetrics', () => {
         status: '404',
         method: 'OTHER',
         backend: 'shop/next:80',
+        host: 'odd\thost',
         requests: 1,
         histograms: {},
+      },
+    ]);
+  });
+
+  it('reads requests that matched no route, and leaves the bounds of a histogram not counted empty', () => {
+    const metrics = parseRequestMetrics(
+      ['d=0.5 q=10', 'n\t\t404\tGET\t\t\t2', 'd2\t\t404\tGET\t\t\t2'].join('\n'),
+    );
+    expect(metrics.bounds.d).toEqual([0.5]);
+    expect(metrics.bounds.b).toEqual([]);
+    expect(metrics.series).toEqual([
+      {
+        route: '',
+        status: '404',
+        method: 'GET',
+        backend: '',
+        host: '',
+        requests: 2,
+        histograms: { d: { buckets: [0, 2], sum: 0 } },
       },
     ]);
   });

@@ -1,7 +1,8 @@
 /**
  * The request counts an ingresskit nginx keeps (lua/ingresskit/request_metrics.lua), as GET
- * /metrics/requests on its control socket answers them: per route, status, method and backend,
- * a request count and seven histograms with ingress-nginx's default buckets.
+ * /metrics/requests on its control socket answers them: per route, status, method, backend and
+ * host, a request count and seven histograms with the buckets nginx was configured with
+ * (request-counting.ts).
  */
 
 /** Where the control socket answers the request counts. */
@@ -27,28 +28,33 @@ export interface HistogramCounts {
   sum: number;
 }
 
-/** The requests of one route, status, method and backend since nginx started. */
+/** The requests of one route, status, method, backend and host since nginx started. */
 export interface RequestSeries {
-  /** The route's id. */
+  /** The route's id; empty for requests that matched no route. */
   route: string;
   status: string;
   /** Upper case; made-up methods are counted as `OTHER`. */
   method: string;
   /** The backend a split chose; empty when the route has a single backend. */
   backend: string;
+  /** The request's host (lower case); empty when series do not carry the host. */
+  host: string;
   requests: number;
   histograms: Partial<Record<RequestHistogramKey, HistogramCounts>>;
 }
 
 /** The whole answer. */
 export interface RequestMetrics {
-  /** The upper bounds of each histogram's buckets, as nginx counts them. */
+  /** The upper bounds of each histogram's buckets, as nginx counts them; empty for one not counted. */
   bounds: Record<RequestHistogramKey, number[]>;
   series: RequestSeries[];
 }
 
-/** A route id from $ingresskit_route, where nginx's Lua percent-encodes control characters and `%`. */
-function decodeRouteTag(tag: string): string {
+/**
+ * A route id from $ingresskit_route, or a host a client sent, where nginx's Lua percent-encodes
+ * control characters and `%`.
+ */
+function decodeTag(tag: string): string {
   return tag.includes('%')
     ? tag.replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
     : tag;
@@ -74,8 +80,9 @@ export function parseRequestMetrics(text: string): RequestMetrics {
   const bySeries = new Map<string, RequestSeries>();
   for (const line of lines) {
     const fields = line.split('\t');
-    if (fields.length !== 6) continue;
-    const [field, route, status, method, backend, rawValue] = fields as [
+    if (fields.length !== 7) continue;
+    const [field, route, status, method, backend, host, rawValue] = fields as [
+      string,
       string,
       string,
       string,
@@ -85,10 +92,18 @@ export function parseRequestMetrics(text: string): RequestMetrics {
     ];
     const value = Number(rawValue);
     if (!Number.isFinite(value)) continue;
-    const key = `${route}\t${status}\t${method}\t${backend}`;
+    const key = `${route}\t${status}\t${method}\t${backend}\t${host}`;
     let series = bySeries.get(key);
     if (series === undefined) {
-      series = { route: decodeRouteTag(route), status, method, backend, requests: 0, histograms: {} };
+      series = {
+        route: decodeTag(route),
+        status,
+        method,
+        backend,
+        host: decodeTag(host),
+        requests: 0,
+        histograms: {},
+      };
       bySeries.set(key, series);
     }
     if (field === 'n') {

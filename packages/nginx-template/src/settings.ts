@@ -6,6 +6,11 @@
 import { isIP } from 'node:net';
 import { parseCidr } from './cidr.js';
 import { InvalidRenderOptionsError } from './errors.js';
+import {
+  resolveRequestCounting,
+  type RequestCounting,
+  type RequestCountingOptions,
+} from './request-counting.js';
 
 /** Options of buildConfiguration. Relative paths are resolved by nginx against its `-p` prefix. */
 export interface RenderOptions {
@@ -105,6 +110,8 @@ export interface RenderOptions {
    * own connection and request counters at GET /metrics/nginx; default true.
    */
   requestMetrics?: boolean;
+  /** How requests are counted (buckets, host label, histograms left out); default ingress-nginx's. */
+  requestCounting?: RequestCountingOptions;
   /**
    * External auth services may answer from loopback addresses (but not on nginx's own listener
    * ports): set it as the backend address policy's allowLocalAddresses. Default false. Link-local
@@ -231,6 +238,8 @@ export interface Settings {
   regexMatchLimit: number;
   exposeRouteId: boolean;
   requestMetrics: boolean;
+  /** Absent when requests are not counted, or counted as ingress-nginx does by default. */
+  requestCounting?: RequestCounting;
   localAuthPeers: boolean;
   /**
    * Sorted; absent when none, as is `streamServices` (so that the hash of a configuration
@@ -452,6 +461,13 @@ export function authSocketPathOf(controlSocketPath: string): string {
   return `${parent}/ik-auth.sock`;
 }
 
+/** The counting of `options` when requests are counted and not as by default. */
+function withRequestCounting(options: RenderOptions): { requestCounting?: RequestCounting } {
+  if (options.requestMetrics === false) return {};
+  const requestCounting = resolveRequestCounting(options.requestCounting);
+  return requestCounting === undefined ? {} : { requestCounting };
+}
+
 /** Checks `options` and fills in the defaults; throws InvalidRenderOptionsError naming a bad option. */
 export function resolveSettings(options: RenderOptions): Settings {
   if (typeof options !== 'object' || options === null) {
@@ -589,6 +605,7 @@ export function resolveSettings(options: RenderOptions): Settings {
     regexMatchLimit: checkInteger('regexMatchLimit', options.regexMatchLimit ?? 100_000, 1_000, 10_000_000),
     exposeRouteId: options.exposeRouteId === true,
     requestMetrics: options.requestMetrics !== false,
+    ...withRequestCounting(options),
     localAuthPeers: options.localAuthPeers === true,
     ...(proxyProtocolPorts.length === 0 ? {} : { proxyProtocolPorts }),
     ...(streamServices.length === 0 ? {} : { streamServices }),

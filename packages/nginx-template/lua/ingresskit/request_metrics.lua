@@ -1,16 +1,22 @@
 -- Request metrics: what ingress-nginx's nginx_ingress_controller_requests and its seven histograms
--- count, per route, status, method and backend.
+-- count, per route, status, method, backend and host.
 --
--- The log phase of a routed request counts it in this worker's own table: no lock and no shared
--- memory per request. Once a second a timer adds the table to the shared dict
+-- The log phase of a request on a listener counts it in this worker's own table: no lock and no
+-- shared memory per request. Once a second a timer adds the table to the shared dict
 -- `ingresskit_metrics` and empties it. GET /metrics/requests on the control socket answers the
 -- dict, read when Prometheus scrapes the controller, which names the labels (Ingress, Service,
--- path, host) from the route ids. Requests that matched no route are not counted.
+-- path) from the route ids.
 --
--- Series are kept as counters that only grow: a series is `<route>\t<status>\t<method>\t<backend>`
--- (backend empty when the route has one), and each of its numbers is `<field>\n<series>`, where
--- `n` counts requests, `<prefix><bucket index>` the observations of a histogram's bucket and
--- `<prefix>s` their sum. Buckets are not cumulative here; the controller adds them up.
+-- Which requests count is ingress-nginx's (--metrics-per-host, --metrics-per-undefined-host):
+-- with the host label, only requests whose host is a hostname served (not a wildcard: clients
+-- choose the host, and each would be a series) unless undefined hosts are asked for; without it,
+-- every request. A request that matched no route counts under the empty route.
+--
+-- Series are kept as counters that only grow: a series is
+-- `<route>\t<status>\t<method>\t<backend>\t<host>` (backend empty when the route has one, host
+-- empty without the host label), and each of its numbers is `<field>\n<series>`, where `n` counts
+-- requests, `<prefix><bucket index>` the observations of a histogram's bucket and `<prefix>s` their
+-- sum. Buckets are not cumulative here; the controller adds them up.
 
 
 local ngx = ngx
@@ -20,26 +26,30 @@ local ipairs = ipairs
 local next = next
 local tonumber = tonumber
 
+local store = require("ingresskit.store")
+-- hostname pattern -> entry; store changes it in place.
+local served_hosts = store.hosts
+local str_byte = string.byte
+local str_format = string.format
+local table_concat = table.concat
+
 local _M = {}
 
 -- ingress-nginx's default buckets (--time-buckets, --length-buckets, --size-buckets): Prometheus'
--- DefBuckets, LinearBuckets(10, 10, 10) and ExponentialBuckets(10, 10, 7). A field prefix names
--- each histogram in the answer.
-local TIME_BUCKETS = { 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10 }
-local LENGTH_BUCKETS = { 10, 20, 30, 40, 50, 60, 70, 80, 90, 100 }
-local SIZE_BUCKETS = { 10, 100, 1000, 10000, 100000, 1000000, 10000000 }
-_M.HISTOGRAMS = {
-  d = TIME_BUCKETS,   -- request_duration_seconds: $request_time
-  u = TIME_BUCKETS,   -- response_duration_seconds: $upstream_response_time
-  c = TIME_BUCKETS,   -- connect_duration_seconds: $upstream_connect_time
-  h = TIME_BUCKETS,   -- header_duration_seconds: $upstream_header_time
-  q = LENGTH_BUCKETS, -- request_size: $request_length
-  r = LENGTH_BUCKETS, -- response_size: $bytes_sent
-  b = SIZE_BUCKETS,   -- bytes_sent (deprecated by ingress-nginx): $bytes_sent again
+-- DefBuckets, LinearBuckets(10, 10, 10) and ExponentialBuckets(10, 10, 7); configure() may
+-- replace them.
+local DEFAULT_BUCKETS = {
+  time = { 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10 },
+  length = { 10, 20, 30, 40, 50, 60, 70, 80, 90, 100 },
+  size = { 10, 100, 1000, 10000, 100000, 1000000, 10000000 },
 }
-local TIME_COUNT = #TIME_BUCKETS
-local LENGTH_COUNT = #LENGTH_BUCKETS
-local SIZE_COUNT = #SIZE_BUCKETS
+-- Each histogram's field prefix in the answer, in the order of their places in a series' counts,
+-- and the buckets it takes: request_duration_seconds ($request_time), response_duration_seconds
+-- ($upstream_response_time), connect_duration_seconds ($upstream_connect_time),
+-- header_duration_seconds ($upstream_header_time), request_size ($request_length),
+-- response_size ($bytes_sent) and bytes_sent (deprecated by ingress-nginx: $bytes_sent again).
+local PREFIXES = { "d", "u", "c", "h", "q", "r", "b" }
+local KIND = { d = "time", u = "time", c = "time", h = "time", q = "length", r = "length", b = "size" }
 
 -- How long a series of a worker may wait before it is added to the shared dict.
 local FLUSH_SECONDS = 1
@@ -51,20 +61,57 @@ local METHODS = {
   OPTIONS = true, TRACE = true, PATCH = true,
 }
 
--- This worker's counts since the last flush: route -> status -> method -> backend -> counts, where
--- counts is an array: [1] requests, then per histogram its buckets (one more than its bounds,
--- for +Inf) and its sum. Nested tables rather than one string key: no string is built per request.
+-- Set by configure(). prefix -> bounds of each histogram counted (an excluded one is absent).
+_M.HISTOGRAMS = {}
+-- prefix -> offset of the histogram's first bucket in a series' counts.
+_M.LAYOUT = {}
+-- Each histogram counted as { offset, bounds, number of bounds }; nil when excluded (nor computed,
+-- as ingress-nginx's --exclude-socket-metrics says).
+local HD, HU, HC, HH, HQ, HR, HB
+-- The length of a series' counts, and the field name of each of its places.
+local SIZE
+local FIELDS
+-- --metrics-per-host and --metrics-per-undefined-host.
+local per_host = true
+local per_undefined_host = false
+
+-- init_by_lua, once, before any request: `options` may set `buckets` (kind -> bounds, strictly
+-- increasing), `per_host`, `per_undefined_host` and `excluded` (prefix -> true).
+function _M.configure(options)
+  options = options or {}
+  local buckets = options.buckets or {}
+  local excluded = options.excluded or {}
+  local histograms, layout, fields = {}, {}, { "n" }
+  local offset = 2
+  local of = {}
+  for _, prefix in ipairs(PREFIXES) do
+    if not excluded[prefix] then
+      local kind = KIND[prefix]
+      local bounds = buckets[kind] or DEFAULT_BUCKETS[kind]
+      local count = #bounds
+      histograms[prefix] = bounds
+      layout[prefix] = offset
+      of[prefix] = { offset, bounds, count }
+      for bucket = 1, count + 1 do fields[offset + bucket - 1] = prefix .. bucket end
+      fields[offset + count + 1] = prefix .. "s"
+      offset = offset + count + 2
+    end
+  end
+  _M.HISTOGRAMS, _M.LAYOUT = histograms, layout
+  HD, HU, HC, HH, HQ, HR, HB = of.d, of.u, of.c, of.h, of.q, of.r, of.b
+  SIZE = offset - 1
+  FIELDS = fields
+  per_host = options.per_host ~= false
+  per_undefined_host = options.per_undefined_host == true
+end
+
+_M.configure()
+
+-- This worker's counts since the last flush: route -> status -> method -> backend -> host ->
+-- counts, where counts is an array: [1] requests, then per histogram its buckets (one more than
+-- its bounds, for +Inf) and its sum. Nested tables rather than one string key: no string is built
+-- per request.
 local pending = {}
--- A histogram of `count` bounds at offset o takes o .. o + count (buckets) and o + count + 1 (sum).
-local D = 2
-local U = D + TIME_COUNT + 2
-local C = U + TIME_COUNT + 2
-local H = C + TIME_COUNT + 2
-local Q = H + TIME_COUNT + 2
-local R = Q + LENGTH_COUNT + 2
-local B = R + LENGTH_COUNT + 2
-local SIZE = B + SIZE_COUNT + 1
-_M.LAYOUT = { d = D, u = U, c = C, h = H, q = Q, r = R, b = B }
 
 local function dict()
   return ngx.shared.ingresskit_metrics
@@ -76,8 +123,9 @@ local function new_counts()
   return counts
 end
 
--- Counts `value` into the histogram at `offset` (its buckets, then its sum after `count` + 1).
-local function observe(counts, offset, buckets, count, value)
+-- Counts `value` into `histogram` ({ offset, bounds, count }): its bucket, then its sum.
+local function observe(counts, histogram, value)
+  local offset, buckets, count = histogram[1], histogram[2], histogram[3]
   local index = count + 1
   for bucket = 1, count do
     if value <= buckets[bucket] then
@@ -89,11 +137,26 @@ local function observe(counts, offset, buckets, count, value)
   counts[offset + count + 1] = counts[offset + count + 1] + value
 end
 
+-- The host label of a request, or nil when it is not counted. A hostname served (exactly; "*"
+-- starts only wildcard names) is the host. Any other is the client's word: counted only when
+-- undefined hosts are asked for, escaped as route ids are (it is a field of the dict's keys).
+local function host_of_request()
+  if not per_host then return "" end
+  local host = ngx_var.host or ""
+  if served_hosts[host] ~= nil and str_byte(host, 1) ~= 42 then return host end
+  if not per_undefined_host then return nil end
+  return store.escape(host)
+end
+
 -- log_by_lua of every request. Written for LuaJIT's trace compiler (no pairs, no string
 -- building): it runs for every request nginx serves.
 function _M.record()
-  local route = ngx_var.ingresskit_route
-  if route == nil or route == "" then return end
+  local route = ngx_var.ingresskit_route or ""
+  -- Without a route: a request on a listener the router found nothing for (not one of the
+  -- control or auth socket's, which have no listener port).
+  if route == "" and ngx_var.ingresskit_listener == "" then return end
+  local host = host_of_request()
+  if host == nil then return end
   local by_status = pending[route]
   if by_status == nil then
     by_status = {}
@@ -113,66 +176,75 @@ function _M.record()
     by_method[method] = by_backend
   end
   local backend = ngx_var.ingresskit_backend or ""
-  local counts = by_backend[backend]
+  local by_host = by_backend[backend]
+  if by_host == nil then
+    by_host = {}
+    by_backend[backend] = by_host
+  end
+  local counts = by_host[host]
   if counts == nil then
     counts = new_counts()
-    by_backend[backend] = counts
+    by_host[host] = counts
   end
   counts[1] = counts[1] + 1
-  observe(counts, D, TIME_BUCKETS, TIME_COUNT, ngx.now() - ngx.req.start_time())
+  if HD then observe(counts, HD, ngx.now() - ngx.req.start_time()) end
   -- A retried request has a list of upstream times ("0.001, 0.002"): not a number, not counted,
   -- as ingress-nginx does (monitor.lua's tonumber). A request nginx answered itself has none.
   local upstream = tonumber(ngx_var.upstream_response_time)
   if upstream ~= nil then
-    observe(counts, U, TIME_BUCKETS, TIME_COUNT, upstream)
+    if HU then observe(counts, HU, upstream) end
     -- The other two upstream times exist only when the response time does (one proxied attempt).
-    local connect = tonumber(ngx_var.upstream_connect_time)
-    if connect ~= nil then observe(counts, C, TIME_BUCKETS, TIME_COUNT, connect) end
-    local header = tonumber(ngx_var.upstream_header_time)
-    if header ~= nil then observe(counts, H, TIME_BUCKETS, TIME_COUNT, header) end
+    if HC then
+      local connect = tonumber(ngx_var.upstream_connect_time)
+      if connect ~= nil then observe(counts, HC, connect) end
+    end
+    if HH then
+      local header = tonumber(ngx_var.upstream_header_time)
+      if header ~= nil then observe(counts, HH, header) end
+    end
   end
-  local request_length = tonumber(ngx_var.request_length)
-  if request_length ~= nil then observe(counts, Q, LENGTH_BUCKETS, LENGTH_COUNT, request_length) end
-  local bytes_sent = tonumber(ngx_var.bytes_sent)
-  if bytes_sent ~= nil then
-    observe(counts, R, LENGTH_BUCKETS, LENGTH_COUNT, bytes_sent)
-    observe(counts, B, SIZE_BUCKETS, SIZE_COUNT, bytes_sent)
+  if HQ then
+    local request_length = tonumber(ngx_var.request_length)
+    if request_length ~= nil then observe(counts, HQ, request_length) end
+  end
+  if HR or HB then
+    local bytes_sent = tonumber(ngx_var.bytes_sent)
+    if bytes_sent ~= nil then
+      if HR then observe(counts, HR, bytes_sent) end
+      if HB then observe(counts, HB, bytes_sent) end
+    end
   end
 end
 
--- The fields of a series' numbers in the dict: `n` requests, `<prefix><bucket>` and `<prefix>s`.
-local FIELDS = { "n" }
-for prefix, offset in pairs(_M.LAYOUT) do
-  local count = #_M.HISTOGRAMS[prefix]
-  for bucket = 1, count + 1 do FIELDS[offset + bucket - 1] = prefix .. bucket end
-  FIELDS[offset + count + 1] = prefix .. "s"
-end
-
--- Adds this worker's counts to the shared dict (keys `<field>\n<route>\t<status>\t<method>\t<backend>`)
--- and zeroes them. The tables stay for the next second (a busy route would otherwise allocate them
--- again every second); a series that saw no request since the last flush is dropped, so routes
--- that are gone do not stay. When the dict is full, the least recently used numbers are evicted
--- (incr's init path): a series may then restart from zero, which Prometheus reads as a reset.
+-- Adds this worker's counts to the shared dict (keys
+-- `<field>\n<route>\t<status>\t<method>\t<backend>\t<host>`) and zeroes them. The tables stay for
+-- the next second (a busy route would otherwise allocate them again every second); a series that
+-- saw no request since the last flush is dropped, so routes that are gone do not stay. When the
+-- dict is full, the least recently used numbers are evicted (incr's init path): a series may then
+-- restart from zero, which Prometheus reads as a reset.
 local function flush(premature)
   if premature then return end
   local shared = dict()
   for route, by_status in pairs(pending) do
     for status, by_method in pairs(by_status) do
       for method, by_backend in pairs(by_method) do
-        for backend, counts in pairs(by_backend) do
-          if counts[1] == 0 then
-            by_backend[backend] = nil
-          else
-            local series = route .. "\t" .. status .. "\t" .. method .. "\t" .. backend
-            for index = 1, SIZE do
-              local value = counts[index]
-              if value ~= 0 then
-                counts[index] = 0
-                local _, err = shared:incr(FIELDS[index] .. "\n" .. series, value, 0)
-                if err then ngx.log(ngx.WARN, "ingresskit: request metrics: ", err) end
+        for backend, by_host in pairs(by_backend) do
+          for host, counts in pairs(by_host) do
+            if counts[1] == 0 then
+              by_host[host] = nil
+            else
+              local series = route .. "\t" .. status .. "\t" .. method .. "\t" .. backend .. "\t" .. host
+              for index = 1, SIZE do
+                local value = counts[index]
+                if value ~= 0 then
+                  counts[index] = 0
+                  local _, err = shared:incr(FIELDS[index] .. "\n" .. series, value, 0)
+                  if err then ngx.log(ngx.WARN, "ingresskit: request metrics: ", err) end
+                end
               end
             end
           end
+          if next(by_host) == nil then by_backend[backend] = nil end
         end
         if next(by_backend) == nil then by_method[method] = nil end
       end
@@ -188,15 +260,24 @@ function _M.init_worker()
   if err then ngx.log(ngx.ERR, "ingresskit: request metrics timer: ", err) end
 end
 
--- GET /metrics/requests on the control socket: a first line with the buckets of each histogram,
--- then one line per number, `<field>\t<route>\t<status>\t<method>\t<backend>\t<value>`.
+-- A bound as the shortest text that reads back as the same double (%.14g, Lua's own, may not).
+local function format_bound(bound)
+  local text = str_format("%.15g", bound)
+  if tonumber(text) ~= bound then text = str_format("%.17g", bound) end
+  return text
+end
+
+-- GET /metrics/requests on the control socket: a first line with the buckets of each histogram
+-- counted, then one line per number, `<field>\t<route>\t<status>\t<method>\t<backend>\t<host>\t<value>`.
 function _M.handle()
   local shared = dict()
   local header = {}
   for prefix, buckets in pairs(_M.HISTOGRAMS) do
-    header[#header + 1] = prefix .. "=" .. table.concat(buckets, ",")
+    local bounds = {}
+    for index, bound in ipairs(buckets) do bounds[index] = format_bound(bound) end
+    header[#header + 1] = prefix .. "=" .. table_concat(bounds, ",")
   end
-  local lines = { table.concat(header, " ") }
+  local lines = { table_concat(header, " ") }
   -- 0: every key. The dict holds only these numbers, so its size bounds the answer.
   for _, key in ipairs(shared:get_keys(0)) do
     local value = shared:get(key)
@@ -206,7 +287,7 @@ function _M.handle()
     end
   end
   ngx.header["Content-Type"] = "text/plain"
-  ngx.print(table.concat(lines, "\n"))
+  ngx.print(table_concat(lines, "\n"))
   return ngx.exit(ngx.HTTP_OK)
 end
 
