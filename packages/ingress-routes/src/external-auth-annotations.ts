@@ -16,7 +16,7 @@ import {
 } from '@ingresskit/route-model';
 import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { refusedBackendAddress, type BackendAddressPolicy } from './backend-address-policy.js';
-import { readBoolean } from './grammar.js';
+import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { parseHashKey } from './proxy-annotations.js';
 import { annotationField } from './annotation-field.js';
 import type { AnnotationParser } from './annotations.js';
@@ -169,7 +169,7 @@ export const EXTERNAL_AUTH_PARSERS: Readonly<Record<string, AnnotationParser>> =
   },
   'auth-always-set-cookie': (value, into) => {
     const on = readBoolean(value);
-    if (on === undefined) return 'must be "true" or "false"';
+    if (on === undefined) return BOOLEAN_PROBLEM;
     externalAuthOf(into).alwaysSetCookie = on;
     return undefined;
   },

@@ -23,7 +23,7 @@ import {
   MEMCACHED_HOST_KEY,
   type GlobalRateLimitConfig,
 } from './global-rate-limit-annotations.js';
-import { isIpAddress, parseCidrList, readBoolean } from './grammar.js';
+import { isIpAddress, parseCidrList, BOOLEAN_PROBLEM, readBoolean, saysValue } from './grammar.js';
 import {
   checkConfigMapHeaders,
   createRequestHeaderGrammar,
@@ -45,7 +45,7 @@ export interface IngressNginxConfigKey {
   difference?: string;
   /** For a key we do not apply: why, and how loudly it is reported. */
   unsupported?: { severity: 'error' | 'warning'; reason: string };
-  /** Values (compared case-insensitively) with which not applying the key is what ingress-nginx does. */
+  /** Values (compared as saysValue does) with which not applying the key is what ingress-nginx does. */
   sameAs?: readonly string[];
 }
 
@@ -155,7 +155,8 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
     {
       name: 'allow-snippet-annotations',
       applied: 'live',
-      difference: '"false" (the default) is the only value: snippets are never served',
+      difference:
+        '"false" (the default; or 0, f, F, FALSE, False) is the only value: snippets are never served',
     },
     ...keys(['main-snippet', 'http-snippet', 'server-snippet', 'stream-snippet', 'location-snippet'], {
       unsupported: RAW_CONFIG,
@@ -649,11 +650,11 @@ function seconds(value: string, max: number): number | string {
   return total >= 0 && total <= max ? total : `must be seconds such as 240s or 4m, at most ${max} s`;
 }
 
-/** A reload key of "true" or "false" (in any case). */
+/** A reload key of a boolean (readBoolean). */
 function flag(set: (into: ConfigMapNginxSettings, on: boolean) => void) {
   return (value: string, into: ConfigMapNginxSettings): string | undefined => {
     const on = readBoolean(value);
-    if (on === undefined) return 'must be "true" or "false"';
+    if (on === undefined) return BOOLEAN_PROBLEM;
     set(into, on);
     return undefined;
   };
@@ -695,11 +696,7 @@ const NGINX_KEYS: Readonly<
     if (problem === undefined) into.proxyBodySize = value;
     return problem;
   },
-  'disable-access-log': (value, into) => {
-    if (value !== 'true' && value !== 'false') return 'must be "true" or "false"';
-    into.accessLog = value === 'false';
-    return undefined;
-  },
+  'disable-access-log': flag((into, on) => (into.accessLog = !on)),
   'use-gzip': flag((into, on) => (into.gzip = on)),
   'gzip-level': (value, into) => readNumber(value, 1, 9, (n) => (into.gzipLevel = n)),
   'gzip-min-length': (value, into) => readNumber(value, 0, 1_000_000_000, (n) => (into.gzipMinLength = n)),
@@ -791,7 +788,7 @@ export function parseControllerConfigMap(
         annotationDefaults,
       );
     if (name === 'allow-snippet-annotations')
-      return value === 'false' ? undefined : 'must be "false": snippets are never served';
+      return readBoolean(value) === false ? undefined : 'must be "false": snippets are never served';
     if (HSTS_KEYS.includes(name)) return readHsts(name, value, hsts);
     if (name === 'limit-req-status-code')
       return readNumber(value, 400, 599, (n) => (limitStatusCodes.requests = n));
@@ -827,7 +824,7 @@ export function parseControllerConfigMap(
       continue;
     }
     if (key.applied === undefined) {
-      if (key.sameAs?.includes(value.toLowerCase())) continue;
+      if (key.sameAs?.some((same) => saysValue(value, same)) === true) continue;
       const { severity, reason } = key.unsupported!;
       problems.push({ field, message: `"${name}" is not applied: ${reason}`, severity, value });
       continue;
@@ -891,9 +888,10 @@ function readHsts(
     into.value.maxAgeSeconds = seconds;
     return undefined;
   }
-  if (value !== 'true' && value !== 'false') return 'must be "true" or "false"';
-  if (name === 'hsts') into.enabled = value === 'true';
-  else if (name === 'hsts-include-subdomains') into.value.includeSubdomains = value === 'true';
-  else into.value.preload = value === 'true';
+  const on = readBoolean(value);
+  if (on === undefined) return BOOLEAN_PROBLEM;
+  if (name === 'hsts') into.enabled = on;
+  else if (name === 'hsts-include-subdomains') into.value.includeSubdomains = on;
+  else into.value.preload = on;
   return undefined;
 }
