@@ -38,7 +38,11 @@ import {
 import { combineCanary, type CanaryAnnotations } from './canary-annotations.js';
 import { combineCors } from './cors-annotations.js';
 import type { ConfigMapHeader, ConfigMapReference } from './configmap-headers.js';
-import { combineExternalAuth, type ExternalAuthAnnotations } from './external-auth-annotations.js';
+import {
+  annotationNaming,
+  combineExternalAuth,
+  type ExternalAuthAnnotations,
+} from './external-auth-annotations.js';
 import { refusalOf } from './ingress-nginx-annotations.js';
 import { checkLimitAnnotations, type LimitAnnotations } from './limit-annotations.js';
 import {
@@ -270,7 +274,11 @@ export function parseAnnotations(
     problems,
   );
   if (backendTls !== undefined) into.backendTlsRequest = backendTls;
-  const externalAuth = combineExternalAuth(into.externalAuthAnnotations, withPrefix, problems);
+  const externalAuth = combineExternalAuth(
+    into.externalAuthAnnotations,
+    annotationNaming(withPrefix),
+    problems,
+  );
   if (externalAuth !== undefined) into.externalAuth = externalAuth;
   const affinity = combineAffinity(into.affinity, withPrefix, problems);
   if (affinity !== undefined) into.sessionAffinity = affinity;
