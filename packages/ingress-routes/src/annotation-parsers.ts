@@ -13,6 +13,7 @@ import { CORS_PARSERS } from './cors-annotations.js';
 import { CUSTOM_ERROR_PARSERS } from './custom-error-annotations.js';
 import { CUSTOM_HEADER_PARSERS } from './custom-headers.js';
 import { EXTERNAL_AUTH_PARSERS } from './external-auth-annotations.js';
+import { GLOBAL_AUTH_PARSERS } from './global-auth.js';
 import {
   BOOLEAN_PROBLEM,
   checkHost,
@@ -132,6 +133,7 @@ const PARSERS: Readonly<Record<string, AnnotationParser>> = {
   ...CANARY_PARSERS,
   ...AUTH_PARSERS,
   ...EXTERNAL_AUTH_PARSERS,
+  ...GLOBAL_AUTH_PARSERS,
   ...CLIENT_CERTIFICATE_PARSERS,
   ...BACKEND_TLS_PARSERS,
   ...AFFINITY_PARSERS,

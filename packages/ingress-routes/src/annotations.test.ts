@@ -36,6 +36,7 @@ describe('parseAnnotations', () => {
     ['force-ssl-redirect', 't', { forceSslRedirect: true }],
     ['ssl-redirect', 'F', { sslRedirect: false }],
     ['ssl-redirect', '0', { sslRedirect: false }],
+    ['enable-global-auth', 'False', { enableGlobalAuth: false }],
     ['rewrite-target', '/', { rewriteTarget: '/' }],
     ['rewrite-target', '/v2/api_x-y.z~', { rewriteTarget: '/v2/api_x-y.z~' }],
     ['proxy-connect-timeout', '1', { connectTimeoutSeconds: 1 }],
@@ -267,7 +268,7 @@ describe('parseAnnotations', () => {
     expect(result.problems).toEqual([expect.objectContaining({ severity: 'warning' })]);
   });
 
-  it.each(['limit-burst-multiplier', 'enable-global-auth', 'ssl-prefer-server-ciphers'])(
+  it.each(['limit-burst-multiplier', 'ssl-prefer-server-ciphers'])(
     'serves with a warning %s, which only loosens a protection',
     (name) => {
       const result = parse(name, '5');

@@ -130,8 +130,10 @@ export interface IngressAnnotations {
   backendTls?: BackendTlsPolicy;
   /** auth-url and the other external authentication annotations as written. */
   externalAuthAnnotations?: ExternalAuthAnnotations;
-  /** auth-url: the service that must let each forwarded request through. */
+  /** auth-url or the ConfigMap's global-auth-url: the service that must let each forwarded request through. */
   externalAuth?: ExternalAuthPolicy;
+  /** enable-global-auth: "false" opts the Ingress out of the controller ConfigMap's global-auth-url. */
+  enableGlobalAuth?: boolean;
   /** affinity and session-cookie-* as written. */
   affinity?: AffinityAnnotations;
   /** affinity "cookie": the session affinity of every route. */

@@ -66,7 +66,6 @@ const LISTED: readonly IngressNginxAnnotation[] = [
     'auth-keepalive-timeout',
   ]),
   ...entries('External authentication', ['auth-always-set-cookie']),
-  // "false" opts an Ingress out of the ConfigMap's global-auth-url, which we do not have.
   ...entries('External authentication', ['enable-global-auth']),
   {
     name: 'auth-tls-secret',

@@ -32,6 +32,15 @@ import {
   type HeaderGrammar,
 } from './configmap-headers.js';
 import { RESPONSE_HEADERS } from './custom-headers.js';
+import {
+  createGlobalExternalAuth,
+  GLOBAL_AUTH_KEYS,
+  GLOBAL_AUTH_URL_CLOSED,
+  isGlobalAuthKey,
+  readGlobalAuthKey,
+  type GlobalExternalAuth,
+} from './global-auth-keys.js';
+import type { ExternalAuthAnnotations } from './external-auth-annotations.js';
 import { LIMIT_STATUS_CODE, type LimitStatusCodes } from './limit-annotations.js';
 import { checkDnsSubdomain, type ConfigMapLike } from '@ingresskit/kube-objects';
 import { createSecureContext } from 'node:tls';
@@ -64,6 +73,9 @@ const TRACING = NOT_NEEDED('tracing is not supported');
 
 const HEADERS_DIFFERENCE =
   'a ConfigMap NAMESPACE/NAME of a watched namespace, read again when it changes (no reload), for Ingress routes (not Gateway API ones); values are literal text ("$" is refused: nginx variables are not expanded). An entry that is no valid header is reported on the controller ConfigMap and left out, the rest applied; a missing ConfigMap adds nothing, with an error';
+
+const GLOBAL_AUTH_DIFFERENCE =
+  'as auth-url (see it), for every Ingress route without its own auth-url unless its Ingress says enable-global-auth "false" (any may, as in ingress-nginx); not for --default-backend-service or Gateway API routes. An invalid value keeps the last valid one; with none, or a forbidden address, those routes answer 503 with an error. /.well-known/acme-challenge is not exempt (no-auth-locations is not applied): an ACME HTTP-01 solver Ingress needs enable-global-auth "false"';
 
 const REAL_IP_DIFFERENCE =
   'without use-forwarded-headers and enable-real-ip the client is the peer, and so is X-Forwarded-For, as in ingress-nginx; with either, a peer in proxy-real-ip-cidr may name the client in forwarded-for-header (real_ip_recursive on) for allowlists, limits and X-Real-IP; use-forwarded-headers also passes X-Forwarded-Proto, -Host, -Port on (not Host) and X-Forwarded-For is the client, or with compute-full-forwarded-for the list received and the peer';
@@ -176,20 +188,19 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         unsupported: PROTECTION('filters clients'),
       },
     ),
-    ...keys(
-      [
-        'global-auth-url',
-        'global-auth-method',
-        'global-auth-signin',
-        'global-auth-signin-redirect-param',
-        'global-auth-response-headers',
-        'global-auth-request-redirect',
-        'global-auth-cache-key',
-        'global-auth-cache-duration',
-        'no-auth-locations',
-      ],
-      { unsupported: PROTECTION('authenticates clients') },
-    ),
+    ...GLOBAL_AUTH_KEYS.map((name): IngressNginxConfigKey => ({
+      name,
+      applied: 'live',
+      difference:
+        name === 'global-auth-url'
+          ? GLOBAL_AUTH_DIFFERENCE
+          : `read as the ${name.slice('global-'.length)} annotation (see it), for the Ingress routes global-auth-url protects; "" is the default`,
+    })),
+    {
+      name: 'no-auth-locations',
+      // Not applying it exempts nothing: every route global-auth-url protects stays protected.
+      unsupported: NOT_NEEDED('no route is exempt from authentication here (see global-auth-url)'),
+    },
     ...keys(['enable-modsecurity', 'enable-owasp-modsecurity-crs'], {
       unsupported: PROTECTION('filters requests through a web application firewall'),
       sameAs: ['false'],
@@ -507,6 +518,8 @@ export interface TranslationDefaults {
   responseHeaders: readonly ConfigMapHeader[];
   /** proxy-set-headers: the headers of its ConfigMap, set on every request to a backend. */
   requestHeaders: readonly ConfigMapHeader[];
+  /** global-auth-*: the external authentication of Ingresses without their own (none when undefined). */
+  globalAuth?: GlobalExternalAuth;
 }
 
 /** The translation defaults without a ConfigMap, as ingress-nginx's. */
@@ -777,6 +790,9 @@ export function parseControllerConfigMap(
   const allowedResponseHeaders: string[] = [];
   const limitStatusCodes = { requests: LIMIT_STATUS_CODE, connections: LIMIT_STATUS_CODE };
   const headerReferences: Record<string, { namespace: string; name: string }> = {};
+  const globalAuth: ExternalAuthAnnotations = {};
+  /** Keys whose value is invalid and that have no valid value to keep. */
+  const refused = new Set<string>();
   const values: Record<string, string> = {};
   const problems: ConfigMapProblem[] = [];
   const record = typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};
@@ -804,6 +820,7 @@ export function parseControllerConfigMap(
     }
     if (Object.hasOwn(GLOBAL_RATE_LIMIT_KEYS, name))
       return GLOBAL_RATE_LIMIT_KEYS[name]!(value, globalRateLimit);
+    if (isGlobalAuthKey(name)) return readGlobalAuthKey(name, value, globalAuth);
     return NGINX_KEYS[name]!(value, nginx);
   };
   for (const name of Object.keys(record).sort()) {
@@ -838,13 +855,16 @@ export function parseControllerConfigMap(
       continue;
     }
     const kept = previous[name];
-    problems.push({
-      field,
-      message: `"${name}" ${reason}; ${kept === undefined ? 'the default' : `the last valid value ${JSON.stringify(kept)}`} stays`,
-      severity: 'error',
-      value,
-    });
-    if (kept !== undefined && apply(name, kept) === undefined) values[name] = kept;
+    const isKept = kept !== undefined && apply(name, kept) === undefined;
+    if (isKept) values[name] = kept;
+    else refused.add(name);
+    // A protection whose value is wrong must not fall back to its default, which is off.
+    const stays = isKept
+      ? `the last valid value ${JSON.stringify(kept)} stays`
+      : name === 'global-auth-url'
+        ? GLOBAL_AUTH_URL_CLOSED
+        : 'the default stays';
+    problems.push({ field, message: `"${name}" ${reason}; ${stays}`, severity: 'error', value });
   }
   const headers = { 'add-headers': [], 'proxy-set-headers': [] } as Record<string, ConfigMapHeader[]>;
   for (const [name, reference] of Object.entries(headerReferences)) {
@@ -861,7 +881,8 @@ export function parseControllerConfigMap(
       problems.push({ field, message: `"${name}" ${what}`, severity: 'error', value: key });
     }
   }
-  const translation = {
+  const global = createGlobalExternalAuth(globalAuth, refused.has('global-auth-url'), problems);
+  const translation: TranslationDefaults = {
     annotationDefaults,
     hsts: hsts.enabled ? hsts.value : undefined,
     globalRateLimit: createGlobalRateLimitConfig(globalRateLimit),
@@ -869,6 +890,7 @@ export function parseControllerConfigMap(
     limitStatusCodes,
     responseHeaders: headers['add-headers']!,
     requestHeaders: headers['proxy-set-headers']!,
+    ...(global === undefined ? {} : { globalAuth: global }),
   };
   const configMaps = Object.values(headerReferences)
     .map((reference) => `${reference.namespace}/${reference.name}`)
