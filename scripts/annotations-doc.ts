@@ -81,6 +81,10 @@ export async function renderAnnotationsDoc(): Promise<string> {
     'nginx.conf. Names under the prefix that look like a snippet, auth, canary, limit, ModSecurity or',
     'backend-TLS setting are refused even when ingress-nginx does not know them.',
     '',
+    "A boolean, of an annotation or a ConfigMap key, is read as ingress-nginx reads it (Go's",
+    '`strconv.ParseBool`): `1`, `t`, `T`, `TRUE`, `true`, `True` and `0`, `f`, `F`, `FALSE`, `false`,',
+    '`False`; any other spelling is an invalid value.',
+    '',
     `${INGRESS_NGINX_ANNOTATIONS.length} annotations: ${count('supported')} supported, ` +
       `${count('supported with differences')} supported with differences, ${count('refused')} refused, ` +
       `${count('ignored')} ignored.`,

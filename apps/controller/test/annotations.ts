@@ -145,3 +145,12 @@ export function useAnnotationsCase(options: AnnotationsCaseOptions): () => Annot
     return testCase;
   };
 }
+
+/** Runs `change` and checks that `controller`'s nginx neither reloaded nor changed workers meanwhile. */
+export async function expectNoReload(controller: Controller, change: () => Promise<void>): Promise<void> {
+  const workers = await controller.dataPlane.workerPids();
+  const reloads = controller.dataPlane.reloadCount;
+  await change();
+  expect(controller.dataPlane.reloadCount).toBe(reloads);
+  expect(await controller.dataPlane.workerPids()).toEqual(workers);
+}

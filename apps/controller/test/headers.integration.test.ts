@@ -9,7 +9,7 @@
  */
 import type { RequestListener } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
-import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
+import { A, annotatedIngress, expectNoReload, useAnnotationsCase } from './annotations.js';
 import { endpointSliceManifest, eventually, listEvents, serviceManifests } from './harness.js';
 
 const CONTROLLER = { namespace: 'ingresskit', name: 'ingresskit-controller' };
@@ -74,13 +74,8 @@ const testCase = useAnnotationsCase({
 afterAll(() => releaseHeld());
 
 /** Runs `change` and checks that nginx neither reloaded nor changed workers meanwhile. */
-async function withoutReload(change: () => Promise<void>): Promise<void> {
-  const { controller } = testCase();
-  const workers = await controller.dataPlane.workerPids();
-  const reloads = controller.dataPlane.reloadCount;
-  await change();
-  expect(controller.dataPlane.reloadCount).toBe(reloads);
-  expect(await controller.dataPlane.workerPids()).toEqual(workers);
+function withoutReload(change: () => Promise<void>): Promise<void> {
+  return expectNoReload(testCase().controller, change);
 }
 
 describe('custom-headers', () => {

@@ -4,7 +4,7 @@
  */
 import type { SessionAffinity } from '@ingresskit/route-model';
 import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
-import { checkLiteralPath, readBoolean } from './grammar.js';
+import { checkLiteralPath, BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { annotationField } from './annotation-field.js';
 import type { AnnotationParser } from './annotations.js';
 
@@ -50,7 +50,7 @@ function option<T>(
 
 function readSwitch(value: string): { value: boolean } | string {
   const on = readBoolean(value);
-  return on === undefined ? 'must be "true" or "false"' : { value: on };
+  return on === undefined ? BOOLEAN_PROBLEM : { value: on };
 }
 
 function readSeconds(value: string): { value: number } | string {

@@ -13,7 +13,15 @@ import { CORS_PARSERS } from './cors-annotations.js';
 import { CUSTOM_ERROR_PARSERS } from './custom-error-annotations.js';
 import { CUSTOM_HEADER_PARSERS } from './custom-headers.js';
 import { EXTERNAL_AUTH_PARSERS } from './external-auth-annotations.js';
-import { checkHost, checkHostWithPort, checkLiteralPath, parseCidrList, readBoolean } from './grammar.js';
+import { GLOBAL_AUTH_PARSERS } from './global-auth.js';
+import {
+  BOOLEAN_PROBLEM,
+  checkHost,
+  checkHostWithPort,
+  checkLiteralPath,
+  parseCidrList,
+  readBoolean,
+} from './grammar.js';
 import { LIMIT_PARSERS } from './limit-annotations.js';
 import { GLOBAL_RATE_LIMIT_PARSERS } from './global-rate-limit-annotations.js';
 import { PROXY_PARSERS } from './proxy-annotations.js';
@@ -27,7 +35,7 @@ const MAX_SERVER_ALIASES = 64;
 function parseBoolean(set: (into: IngressAnnotations, value: boolean) => void): AnnotationParser {
   return (value, into) => {
     const on = readBoolean(value);
-    if (on === undefined) return 'must be "true" or "false"';
+    if (on === undefined) return BOOLEAN_PROBLEM;
     set(into, on);
     return undefined;
   };
@@ -125,6 +133,7 @@ const PARSERS: Readonly<Record<string, AnnotationParser>> = {
   ...CANARY_PARSERS,
   ...AUTH_PARSERS,
   ...EXTERNAL_AUTH_PARSERS,
+  ...GLOBAL_AUTH_PARSERS,
   ...CLIENT_CERTIFICATE_PARSERS,
   ...BACKEND_TLS_PARSERS,
   ...AFFINITY_PARSERS,

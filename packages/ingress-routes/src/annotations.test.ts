@@ -32,6 +32,11 @@ describe('parseAnnotations', () => {
     ['ssl-redirect', 'TRUE', { sslRedirect: true }],
     ['force-ssl-redirect', 'true', { forceSslRedirect: true }],
     ['use-regex', 'True', { useRegex: true }],
+    ['use-regex', '1', { useRegex: true }],
+    ['force-ssl-redirect', 't', { forceSslRedirect: true }],
+    ['ssl-redirect', 'F', { sslRedirect: false }],
+    ['ssl-redirect', '0', { sslRedirect: false }],
+    ['enable-global-auth', 'False', { enableGlobalAuth: false }],
     ['rewrite-target', '/', { rewriteTarget: '/' }],
     ['rewrite-target', '/v2/api_x-y.z~', { rewriteTarget: '/v2/api_x-y.z~' }],
     ['proxy-connect-timeout', '1', { connectTimeoutSeconds: 1 }],
@@ -123,7 +128,10 @@ describe('parseAnnotations', () => {
 
   it.each([
     ...['ssl-redirect', 'force-ssl-redirect', 'use-regex'].flatMap((name) =>
-      ['yes', '1', 't', 'true ', ' false', 'truee', ...hostile].map((value) => [name, value]),
+      ['yes', 'tRuE', 'fALSE', 'on', '2', 'true ', ' false', 'truee', ...hostile].map((value) => [
+        name,
+        value,
+      ]),
     ),
     ...[
       '/$2',
@@ -250,6 +258,8 @@ describe('parseAnnotations', () => {
   it.each([
     ['enable-modsecurity', 'false'],
     ['enable-owasp-core-rules', ' FALSE '],
+    ['enable-modsecurity', '0'],
+    ['enable-modsecurity', 'F'],
     ['limit-rate', '0'],
     ['limit-rate-after', '0'],
   ])('serves with a warning %s: %j, which turns the protection off', (name, value) => {
@@ -258,7 +268,7 @@ describe('parseAnnotations', () => {
     expect(result.problems).toEqual([expect.objectContaining({ severity: 'warning' })]);
   });
 
-  it.each(['limit-burst-multiplier', 'enable-global-auth', 'ssl-prefer-server-ciphers'])(
+  it.each(['limit-burst-multiplier', 'ssl-prefer-server-ciphers'])(
     'serves with a warning %s, which only loosens a protection',
     (name) => {
       const result = parse(name, '5');

@@ -38,7 +38,11 @@ import {
 import { combineCanary, type CanaryAnnotations } from './canary-annotations.js';
 import { combineCors } from './cors-annotations.js';
 import type { ConfigMapHeader, ConfigMapReference } from './configmap-headers.js';
-import { combineExternalAuth, type ExternalAuthAnnotations } from './external-auth-annotations.js';
+import {
+  annotationNaming,
+  combineExternalAuth,
+  type ExternalAuthAnnotations,
+} from './external-auth-annotations.js';
 import { refusalOf } from './ingress-nginx-annotations.js';
 import { checkLimitAnnotations, type LimitAnnotations } from './limit-annotations.js';
 import {
@@ -127,8 +131,10 @@ export interface IngressAnnotations {
   backendTls?: BackendTlsPolicy;
   /** auth-url and the other external authentication annotations as written. */
   externalAuthAnnotations?: ExternalAuthAnnotations;
-  /** auth-url: the service that must let each forwarded request through. */
+  /** auth-url or the ConfigMap's global-auth-url: the service that must let each forwarded request through. */
   externalAuth?: ExternalAuthPolicy;
+  /** enable-global-auth: "false" opts the Ingress out of the controller ConfigMap's global-auth-url. */
+  enableGlobalAuth?: boolean;
   /** affinity and session-cookie-* as written. */
   affinity?: AffinityAnnotations;
   /** affinity "cookie": the session affinity of every route. */
@@ -294,7 +300,11 @@ export function parseAnnotations(
     problems,
   );
   if (backendTls !== undefined) into.backendTlsRequest = backendTls;
-  const externalAuth = combineExternalAuth(into.externalAuthAnnotations, withPrefix, problems);
+  const externalAuth = combineExternalAuth(
+    into.externalAuthAnnotations,
+    annotationNaming(withPrefix),
+    problems,
+  );
   if (externalAuth !== undefined) into.externalAuth = externalAuth;
   const affinity = combineAffinity(into.affinity, withPrefix, problems);
   if (affinity !== undefined) into.sessionAffinity = affinity;

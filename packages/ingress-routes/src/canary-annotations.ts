@@ -6,7 +6,7 @@
  */
 import { checkPortableRegex, type CanaryRule } from '@ingresskit/route-model';
 import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
-import { MAX_REGEX_LENGTH, readBoolean } from './grammar.js';
+import { MAX_REGEX_LENGTH, BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { annotationField } from './annotation-field.js';
 import type { AnnotationParser } from './annotations.js';
 
@@ -46,7 +46,7 @@ function parseWeight(min: number, set: (canary: CanaryAnnotations, value: number
 export const CANARY_PARSERS: Readonly<Record<string, AnnotationParser>> = {
   canary: (value, into) => {
     const enabled = readBoolean(value);
-    if (enabled === undefined) return 'must be "true" or "false"';
+    if (enabled === undefined) return BOOLEAN_PROBLEM;
     canaryOf(into).enabled = enabled;
     return undefined;
   },

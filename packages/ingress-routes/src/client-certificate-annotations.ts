@@ -8,7 +8,7 @@ import type { ClientCertificatePolicy } from '@ingresskit/route-model';
 import { annotationField } from './annotation-field.js';
 import type { AnnotationParser, AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { parseSecretAnnotation, warnWithout } from './auth-annotations.js';
-import { readBoolean } from './grammar.js';
+import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 
 /** The auth-tls annotations of one Ingress, as written. */
 export interface ClientCertificateAnnotations {
@@ -68,7 +68,7 @@ export const CLIENT_CERTIFICATE_PARSERS: Readonly<Record<string, AnnotationParse
   },
   'auth-tls-pass-certificate-to-upstream': (value, into) => {
     const on = readBoolean(value);
-    if (on === undefined) return 'must be "true" or "false"';
+    if (on === undefined) return BOOLEAN_PROBLEM;
     clientCertificateOf(into).passCertificate = on;
     return undefined;
   },

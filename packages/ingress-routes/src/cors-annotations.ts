@@ -5,7 +5,7 @@
 import type { CorsPolicy } from '@ingresskit/route-model';
 import type { AnnotationParser, AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { createPendingStore } from './pending-annotations.js';
-import { readBoolean } from './grammar.js';
+import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { annotationField } from './annotation-field.js';
 
 /** ingress-nginx's CORS defaults (its annotations documentation and cors parser). */
@@ -83,7 +83,7 @@ function readCorsOrigins(value: string): { value: string[] } | string {
 export const CORS_PARSERS: Readonly<Record<string, AnnotationParser>> = {
   'enable-cors': (value, into) => {
     const on = readBoolean(value);
-    if (on === undefined) return 'must be "true" or "false"';
+    if (on === undefined) return BOOLEAN_PROBLEM;
     PENDING.of(into).enabled = on;
     return undefined;
   },
@@ -105,7 +105,7 @@ export const CORS_PARSERS: Readonly<Record<string, AnnotationParser>> = {
   ),
   'cors-allow-credentials': parseCorsOption('cors-allow-credentials', 'allowCredentials', (value) => {
     const on = readBoolean(value);
-    return on === undefined ? 'must be "true" or "false"' : { value: on };
+    return on === undefined ? BOOLEAN_PROBLEM : { value: on };
   }),
   'cors-max-age': parseCorsOption('cors-max-age', 'maxAgeSeconds', (value) =>
     /^[0-9]{1,9}$/.test(value) ? { value: Number(value) } : 'must be whole seconds from 0 to 999999999',

@@ -16,7 +16,7 @@ import {
 } from '@ingresskit/route-model';
 import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { refusedBackendAddress, type BackendAddressPolicy } from './backend-address-policy.js';
-import { readBoolean } from './grammar.js';
+import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { parseHashKey } from './proxy-annotations.js';
 import { annotationField } from './annotation-field.js';
 import type { AnnotationParser } from './annotations.js';
@@ -100,18 +100,24 @@ function readHttpUrl(value: string): URL | string {
   return url;
 }
 
-/** The parsers of the external authentication annotations. */
-export const EXTERNAL_AUTH_PARSERS: Readonly<Record<string, AnnotationParser>> = {
+/** Reads one external authentication value into `into`; returns why it is invalid, or undefined. */
+export type ExternalAuthReader = (value: string, into: ExternalAuthAnnotations) => string | undefined;
+
+/**
+ * The readers of the external authentication annotations, by annotation name; the ConfigMap's
+ * global-auth-* keys are read with the same ones (global-auth-keys.ts).
+ */
+export const EXTERNAL_AUTH_READERS: Readonly<Record<string, ExternalAuthReader>> = {
   'auth-url': (value, into) => {
     if (value.includes('$')) return 'must be a literal URL: nginx variables are not supported';
     const url = readHttpUrl(value);
     if (typeof url === 'string') return url;
-    externalAuthOf(into).url = url.href;
+    into.url = url.href;
     return undefined;
   },
   'auth-method': (value, into) => {
     if (!HTTP_METHODS.has(value)) return `must be one of ${[...HTTP_METHODS].join(', ')}`;
-    externalAuthOf(into).method = value;
+    into.method = value;
     return undefined;
   },
   'auth-signin': (value, into) => {
@@ -123,12 +129,12 @@ export const EXTERNAL_AUTH_PARSERS: Readonly<Record<string, AnnotationParser>> =
     }
     const url = readHttpUrl(example);
     if (typeof url === 'string') return url;
-    externalAuthOf(into).signinUrl = value;
+    into.signinUrl = value;
     return undefined;
   },
   'auth-signin-redirect-param': (value, into) => {
     if (!QUERY_PARAMETER.test(value)) return 'must be a query parameter name: A-Z a-z 0-9 . _ ~ -';
-    externalAuthOf(into).redirectParam = value;
+    into.redirectParam = value;
     return undefined;
   },
   'auth-response-headers': (value, into) => {
@@ -140,40 +146,48 @@ export const EXTERNAL_AUTH_PARSERS: Readonly<Record<string, AnnotationParser>> =
     if (names.length > MAX_RESPONSE_HEADERS) return `must list at most ${MAX_RESPONSE_HEADERS} headers`;
     const bad = names.find((name) => !HEADER_NAME.test(name));
     if (bad !== undefined) return `"${bad}" is not a header name (A-Z a-z 0-9 - _)`;
-    externalAuthOf(into).responseHeaders = [...new Set(names)];
+    into.responseHeaders = [...new Set(names)];
     return undefined;
   },
   'auth-request-redirect': (value, into) => {
     if (!HEADER_VALUE.test(value)) return 'must be at most 2048 printable characters';
     if (value.includes('$')) return 'must be literal text: nginx variables are not supported';
-    externalAuthOf(into).requestRedirect = value;
+    into.requestRedirect = value;
     return undefined;
   },
   'auth-cache-key': (value, into) => {
     const key = parseHashKey(value);
     if (typeof key === 'string') return key;
-    externalAuthOf(into).cacheKey = key;
+    into.cacheKey = key;
     return undefined;
   },
   'auth-cache-duration': (value, into) => {
     const durations = parseCacheDurations(value);
     if (typeof durations === 'string') return durations;
-    externalAuthOf(into).cacheDurations = durations;
+    into.cacheDurations = durations;
     return undefined;
   },
   'auth-proxy-set-headers': (value, into) => {
     const reference = parseConfigMapReference(value);
     if (typeof reference === 'string') return reference;
-    externalAuthOf(into).proxySetHeaders = reference;
+    into.proxySetHeaders = reference;
     return undefined;
   },
   'auth-always-set-cookie': (value, into) => {
     const on = readBoolean(value);
-    if (on === undefined) return 'must be "true" or "false"';
-    externalAuthOf(into).alwaysSetCookie = on;
+    if (on === undefined) return BOOLEAN_PROBLEM;
+    into.alwaysSetCookie = on;
     return undefined;
   },
 };
+
+/** The parsers of the external authentication annotations. */
+export const EXTERNAL_AUTH_PARSERS: Readonly<Record<string, AnnotationParser>> = Object.fromEntries(
+  Object.entries(EXTERNAL_AUTH_READERS).map(([name, read]) => [
+    name,
+    (value: string, into: IngressAnnotations) => read(value, externalAuthOf(into)),
+  ]),
+);
 
 /**
  * ingress-nginx adds the original URL to the sign-in URL in `param` unless the URL's query
@@ -187,12 +201,34 @@ function redirectParamOf(signinUrl: string, param: string): string | undefined {
 }
 
 /**
+ * How combineExternalAuth names what it warns about, given an annotation name (`auth-method`):
+ * the annotations of an Ingress, or the ConfigMap's global-auth-* keys.
+ */
+export interface ExternalAuthNaming {
+  /** The name as the user wrote it (`auth-method`, `global-auth-method`). */
+  key(name: string): string;
+  /** The problem's field. */
+  field(name: string): string;
+  /** How a message names it (`annotation "auth-method"`). */
+  label(name: string): string;
+}
+
+/** The naming of the external authentication annotations under `withPrefix` (`prefix/`). */
+export function annotationNaming(withPrefix: string): ExternalAuthNaming {
+  return {
+    key: (name) => name,
+    field: (name) => annotationField(`${withPrefix}${name}`),
+    label: (name) => `annotation "${name}"`,
+  };
+}
+
+/**
  * The external authentication policy the annotations ask for, or undefined without auth-url
  * (then each other external auth annotation set is a warning: it has no effect).
  */
 export function combineExternalAuth(
   annotations: ExternalAuthAnnotations | undefined,
-  withPrefix: string,
+  naming: ExternalAuthNaming,
   problems: AnnotationProblem[],
 ): ExternalAuthPolicy | undefined {
   if (annotations === undefined) return undefined;
@@ -208,7 +244,6 @@ export function combineExternalAuth(
     cacheDurations,
     proxySetHeaders,
   } = annotations;
-  const field = (name: string) => annotationField(`${withPrefix}${name}`);
   if (url === undefined) {
     const set: [string, unknown][] = [
       ['auth-method', method],
@@ -224,8 +259,8 @@ export function combineExternalAuth(
     for (const [name, value] of set) {
       if (value === undefined) continue;
       problems.push({
-        field: field(name),
-        message: `annotation "${name}" has no effect without auth-url`,
+        field: naming.field(name),
+        message: `${naming.label(name)} has no effect without ${naming.key('auth-url')}`,
         severity: 'warning',
       });
     }
@@ -244,8 +279,8 @@ export function combineExternalAuth(
     policy.cache = { key: cacheKey, durations: cacheDurations ?? DEFAULT_CACHE_DURATIONS };
   } else if (cacheDurations !== undefined) {
     problems.push({
-      field: field('auth-cache-duration'),
-      message: 'annotation "auth-cache-duration" has no effect without auth-cache-key',
+      field: naming.field('auth-cache-duration'),
+      message: `${naming.label('auth-cache-duration')} has no effect without ${naming.key('auth-cache-key')}`,
       severity: 'warning',
     });
   }

@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BACKEND_ADDRESS_POLICY, type BackendAddressPolicy } from './backend-address-policy.js';
-import { A, ingress, path, secrets } from './testing/fixtures.js';
-import { translateIngress } from './translate-ingress.js';
+import { A, translateShop } from './testing/fixtures.js';
 import type { IngressTranslationConfig } from './types.js';
 
 function translateWith(annotations: Record<string, string>, config: IngressTranslationConfig = {}) {
-  const result = translateIngress(
-    ingress(
-      'shop',
-      { 'shop.test': [path('/', 'Prefix', 'app')] },
-      { annotations: Object.fromEntries(Object.entries(annotations).map(([k, v]) => [`${A}${k}`, v])) },
-    ),
-    secrets(),
-    config,
-  );
-  const route = result.contribution?.hosts[0]?.routes[0];
+  const { result, route } = translateShop(annotations, config);
   return { result, auth: route?.policy.externalAuth };
 }
 

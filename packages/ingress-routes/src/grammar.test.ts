@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkHost, checkLiteralPath, checkRegexPath, parseCidr } from './grammar.js';
+import { checkHost, checkLiteralPath, checkRegexPath, parseCidr, readBoolean } from './grammar.js';
 
 describe('checkHost', () => {
   it.each([
@@ -111,4 +111,24 @@ describe('parseCidr', () => {
   ])('refuses %j', (value) => {
     expect(parseCidr(value)).toBeUndefined();
   });
+});
+
+describe('readBoolean', () => {
+  it.each(['1', 't', 'T', 'TRUE', 'true', 'True'])("reads %j as true, as Go's strconv.ParseBool", (value) => {
+    expect(readBoolean(value)).toBe(true);
+  });
+
+  it.each(['0', 'f', 'F', 'FALSE', 'false', 'False'])(
+    "reads %j as false, as Go's strconv.ParseBool",
+    (value) => {
+      expect(readBoolean(value)).toBe(false);
+    },
+  );
+
+  it.each(['', 'tRuE', 'fAlse', 'yes', 'no', 'on', 'off', 'y', '01', '2', ' true', 'true ', 'TRUE\n'])(
+    'refuses %j, which ParseBool refuses too',
+    (value) => {
+      expect(readBoolean(value)).toBeUndefined();
+    },
+  );
 });

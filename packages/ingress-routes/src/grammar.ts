@@ -117,8 +117,25 @@ export function parseCidrList(value: string): string[] | string {
   return [...new Set(ranges)].sort();
 }
 
-/** "true" or "false" in any case → the boolean; anything else → undefined. */
+// The spellings Go's strconv.ParseBool accepts, with which ingress-nginx reads every boolean
+// annotation and ConfigMap value: "tRuE" or "yes" are errors there, so they are here.
+const TRUE_SPELLINGS: ReadonlySet<string> = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const FALSE_SPELLINGS: ReadonlySet<string> = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
+/** Why a value readBoolean refuses is invalid, for problems. */
+export const BOOLEAN_PROBLEM = 'must be "true" or "false" (or 1, t, T, TRUE, True, 0, f, F, FALSE, False)';
+
+/** A boolean as Go's strconv.ParseBool reads it → the boolean; anything else → undefined. */
 export function readBoolean(value: string): boolean | undefined {
-  const lower = value.toLowerCase();
-  return lower === 'true' ? true : lower === 'false' ? false : undefined;
+  return TRUE_SPELLINGS.has(value) ? true : FALSE_SPELLINGS.has(value) ? false : undefined;
+}
+
+/**
+ * Whether `value` says `expected` (lower case): the same text without case, or, when `expected`
+ * is "true" or "false", any spelling readBoolean reads as that boolean ("0" says "false").
+ */
+export function saysValue(value: string, expected: string): boolean {
+  if (value.toLowerCase() === expected) return true;
+  const on = readBoolean(value);
+  return on !== undefined && String(on) === expected;
 }

@@ -67,6 +67,7 @@ export {
 } from './ingress-nginx-configmap.js';
 export { DEFAULT_HSTS } from './route-policy.js';
 export type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
+export type { GlobalExternalAuth } from './global-auth-keys.js';
 export { parseGoDuration } from './go-duration.js';
 export {
   createCertificateCache,

@@ -9,12 +9,13 @@
  * warning. A refusal may name an `offValue`: a value that turns the protection off, with which
  * ignoring the annotation is exactly what ingress-nginx does.
  */
+import { saysValue } from './grammar.js';
 
 /** What an unsupported ingress-nginx annotation protects, which we cannot honour. */
 export interface AnnotationRefusal {
   /** Why serving without it would be unsafe, a short phrase ("it authenticates clients"). */
   reason: string;
-  /** A value (compared case-insensitively) that disables the protection; then it is only ignored. */
+  /** A value (compared as saysValue does) that disables the protection; then it is only ignored. */
   offValue?: string;
 }
 
@@ -69,7 +70,6 @@ const LISTED: readonly IngressNginxAnnotation[] = [
     'auth-keepalive-timeout',
   ]),
   ...entries('External authentication', ['auth-always-set-cookie']),
-  // "false" opts an Ingress out of the ConfigMap's global-auth-url, which we do not have.
   ...entries('External authentication', ['enable-global-auth']),
   {
     name: 'auth-tls-secret',
@@ -393,7 +393,7 @@ export function refusalOf(name: string, value: unknown): string | undefined {
     if (
       refusal.offValue !== undefined &&
       typeof value === 'string' &&
-      value.trim().toLowerCase() === refusal.offValue
+      saysValue(value.trim(), refusal.offValue)
     ) {
       return undefined;
     }

@@ -96,6 +96,24 @@ describe('parseControllerConfigMap', () => {
       'data["worker-processes"] error',
     ]);
   });
+
+  it("reads booleans as Go's strconv.ParseBool, also where not applying a key is what ingress-nginx does", () => {
+    const { problems, settings } = parseControllerConfigMap({
+      hsts: 'False',
+      'disable-access-log': '1',
+      'use-gzip': 'T',
+      'allow-snippet-annotations': '0',
+      'use-geoip': '0',
+      'enable-brotli': 'F',
+      'strict-validate-path-type': 'TRUE',
+      'server-tokens': 'tRuE',
+    });
+    expect(settings.translation.hsts).toBeUndefined();
+    expect(settings.nginx).toEqual({ accessLog: false, gzip: true });
+    expect(problems.map(({ field, severity }) => `${field} ${severity}`)).toEqual([
+      'data["server-tokens"] error',
+    ]);
+  });
 });
 
 describe('nginx.conf keys of ingress-nginx', () => {
@@ -316,7 +334,7 @@ describe('real IP keys', () => {
         'forwarded-for-header': 'X-Forwarded-For;\nuser root',
         'proxy-real-ip-cidr': '10.0.0.0/33',
         'compute-full-forwarded-for': '',
-        'enable-real-ip': '1',
+        'enable-real-ip': 'yes',
       },
       first.values,
     );

@@ -23,7 +23,7 @@ import {
   MEMCACHED_HOST_KEY,
   type GlobalRateLimitConfig,
 } from './global-rate-limit-annotations.js';
-import { isIpAddress, parseCidrList, readBoolean } from './grammar.js';
+import { isIpAddress, parseCidrList, BOOLEAN_PROBLEM, readBoolean, saysValue } from './grammar.js';
 import {
   checkConfigMapHeaders,
   createRequestHeaderGrammar,
@@ -32,6 +32,15 @@ import {
   type HeaderGrammar,
 } from './configmap-headers.js';
 import { RESPONSE_HEADERS } from './custom-headers.js';
+import {
+  createGlobalExternalAuth,
+  GLOBAL_AUTH_KEYS,
+  GLOBAL_AUTH_URL_CLOSED,
+  isGlobalAuthKey,
+  readGlobalAuthKey,
+  type GlobalExternalAuth,
+} from './global-auth-keys.js';
+import type { ExternalAuthAnnotations } from './external-auth-annotations.js';
 import { LIMIT_STATUS_CODE, type LimitStatusCodes } from './limit-annotations.js';
 import { checkDnsSubdomain, type ConfigMapLike } from '@ingresskit/kube-objects';
 import { createSecureContext } from 'node:tls';
@@ -45,7 +54,7 @@ export interface IngressNginxConfigKey {
   difference?: string;
   /** For a key we do not apply: why, and how loudly it is reported. */
   unsupported?: { severity: 'error' | 'warning'; reason: string };
-  /** Values (compared case-insensitively) with which not applying the key is what ingress-nginx does. */
+  /** Values (compared as saysValue does) with which not applying the key is what ingress-nginx does. */
   sameAs?: readonly string[];
 }
 
@@ -64,6 +73,9 @@ const TRACING = NOT_NEEDED('tracing is not supported');
 
 const HEADERS_DIFFERENCE =
   'a ConfigMap NAMESPACE/NAME of a watched namespace, read again when it changes (no reload), for Ingress routes (not Gateway API ones); values are literal text ("$" is refused: nginx variables are not expanded). An entry that is no valid header is reported on the controller ConfigMap and left out, the rest applied; a missing ConfigMap adds nothing, with an error';
+
+const GLOBAL_AUTH_DIFFERENCE =
+  'as auth-url (see it), for every Ingress route without its own auth-url unless its Ingress says enable-global-auth "false" (any may, as in ingress-nginx); not for --default-backend-service or Gateway API routes. An invalid value keeps the last valid one; with none, or a forbidden address, those routes answer 503 with an error. /.well-known/acme-challenge is not exempt (no-auth-locations is not applied): an ACME HTTP-01 solver Ingress needs enable-global-auth "false"';
 
 const REAL_IP_DIFFERENCE =
   'without use-forwarded-headers and enable-real-ip the client is the peer, and so is X-Forwarded-For, as in ingress-nginx; with either, a peer in proxy-real-ip-cidr may name the client in forwarded-for-header (real_ip_recursive on) for allowlists, limits and X-Real-IP; use-forwarded-headers also passes X-Forwarded-Proto, -Host, -Port on (not Host) and X-Forwarded-For is the client, or with compute-full-forwarded-for the list received and the peer';
@@ -156,7 +168,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       name: 'allow-snippet-annotations',
       applied: 'live',
       difference:
-        '"false" (the default) is the only value: snippets are never served as nginx configuration. The controller flag --allow-snippet-directives lets configuration-snippet hold the header directives it names, translated into data',
+        '"false" (the default; or 0, f, F, FALSE, False) is the only value: snippets are never served as nginx configuration. The controller flag --allow-snippet-directives lets configuration-snippet hold the header directives it names, translated into data',
     },
     ...keys(['main-snippet', 'http-snippet', 'server-snippet', 'stream-snippet', 'location-snippet'], {
       unsupported: RAW_CONFIG,
@@ -176,20 +188,19 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         unsupported: PROTECTION('filters clients'),
       },
     ),
-    ...keys(
-      [
-        'global-auth-url',
-        'global-auth-method',
-        'global-auth-signin',
-        'global-auth-signin-redirect-param',
-        'global-auth-response-headers',
-        'global-auth-request-redirect',
-        'global-auth-cache-key',
-        'global-auth-cache-duration',
-        'no-auth-locations',
-      ],
-      { unsupported: PROTECTION('authenticates clients') },
-    ),
+    ...GLOBAL_AUTH_KEYS.map((name): IngressNginxConfigKey => ({
+      name,
+      applied: 'live',
+      difference:
+        name === 'global-auth-url'
+          ? GLOBAL_AUTH_DIFFERENCE
+          : `read as the ${name.slice('global-'.length)} annotation (see it), for the Ingress routes global-auth-url protects; "" is the default`,
+    })),
+    {
+      name: 'no-auth-locations',
+      // Not applying it exempts nothing: every route global-auth-url protects stays protected.
+      unsupported: NOT_NEEDED('no route is exempt from authentication here (see global-auth-url)'),
+    },
     ...keys(['enable-modsecurity', 'enable-owasp-modsecurity-crs'], {
       unsupported: PROTECTION('filters requests through a web application firewall'),
       sameAs: ['false'],
@@ -507,6 +518,8 @@ export interface TranslationDefaults {
   responseHeaders: readonly ConfigMapHeader[];
   /** proxy-set-headers: the headers of its ConfigMap, set on every request to a backend. */
   requestHeaders: readonly ConfigMapHeader[];
+  /** global-auth-*: the external authentication of Ingresses without their own (none when undefined). */
+  globalAuth?: GlobalExternalAuth;
 }
 
 /** The translation defaults without a ConfigMap, as ingress-nginx's. */
@@ -650,11 +663,11 @@ function seconds(value: string, max: number): number | string {
   return total >= 0 && total <= max ? total : `must be seconds such as 240s or 4m, at most ${max} s`;
 }
 
-/** A reload key of "true" or "false" (in any case). */
+/** A reload key of a boolean (readBoolean). */
 function flag(set: (into: ConfigMapNginxSettings, on: boolean) => void) {
   return (value: string, into: ConfigMapNginxSettings): string | undefined => {
     const on = readBoolean(value);
-    if (on === undefined) return 'must be "true" or "false"';
+    if (on === undefined) return BOOLEAN_PROBLEM;
     set(into, on);
     return undefined;
   };
@@ -696,11 +709,7 @@ const NGINX_KEYS: Readonly<
     if (problem === undefined) into.proxyBodySize = value;
     return problem;
   },
-  'disable-access-log': (value, into) => {
-    if (value !== 'true' && value !== 'false') return 'must be "true" or "false"';
-    into.accessLog = value === 'false';
-    return undefined;
-  },
+  'disable-access-log': flag((into, on) => (into.accessLog = !on)),
   'use-gzip': flag((into, on) => (into.gzip = on)),
   'gzip-level': (value, into) => readNumber(value, 1, 9, (n) => (into.gzipLevel = n)),
   'gzip-min-length': (value, into) => readNumber(value, 0, 1_000_000_000, (n) => (into.gzipMinLength = n)),
@@ -781,6 +790,9 @@ export function parseControllerConfigMap(
   const allowedResponseHeaders: string[] = [];
   const limitStatusCodes = { requests: LIMIT_STATUS_CODE, connections: LIMIT_STATUS_CODE };
   const headerReferences: Record<string, { namespace: string; name: string }> = {};
+  const globalAuth: ExternalAuthAnnotations = {};
+  /** Keys whose value is invalid and that have no valid value to keep. */
+  const refused = new Set<string>();
   const values: Record<string, string> = {};
   const problems: ConfigMapProblem[] = [];
   const record = typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};
@@ -792,7 +804,7 @@ export function parseControllerConfigMap(
         annotationDefaults,
       );
     if (name === 'allow-snippet-annotations')
-      return value === 'false'
+      return readBoolean(value) === false
         ? undefined
         : 'must be "false": snippets are never served as nginx configuration (--allow-snippet-directives lets configuration-snippet hold header directives)';
     if (HSTS_KEYS.includes(name)) return readHsts(name, value, hsts);
@@ -810,6 +822,7 @@ export function parseControllerConfigMap(
     }
     if (Object.hasOwn(GLOBAL_RATE_LIMIT_KEYS, name))
       return GLOBAL_RATE_LIMIT_KEYS[name]!(value, globalRateLimit);
+    if (isGlobalAuthKey(name)) return readGlobalAuthKey(name, value, globalAuth);
     return NGINX_KEYS[name]!(value, nginx);
   };
   for (const name of Object.keys(record).sort()) {
@@ -830,7 +843,7 @@ export function parseControllerConfigMap(
       continue;
     }
     if (key.applied === undefined) {
-      if (key.sameAs?.includes(value.toLowerCase())) continue;
+      if (key.sameAs?.some((same) => saysValue(value, same)) === true) continue;
       const { severity, reason } = key.unsupported!;
       problems.push({ field, message: `"${name}" is not applied: ${reason}`, severity, value });
       continue;
@@ -844,13 +857,16 @@ export function parseControllerConfigMap(
       continue;
     }
     const kept = previous[name];
-    problems.push({
-      field,
-      message: `"${name}" ${reason}; ${kept === undefined ? 'the default' : `the last valid value ${JSON.stringify(kept)}`} stays`,
-      severity: 'error',
-      value,
-    });
-    if (kept !== undefined && apply(name, kept) === undefined) values[name] = kept;
+    const isKept = kept !== undefined && apply(name, kept) === undefined;
+    if (isKept) values[name] = kept;
+    else refused.add(name);
+    // A protection whose value is wrong must not fall back to its default, which is off.
+    const stays = isKept
+      ? `the last valid value ${JSON.stringify(kept)} stays`
+      : name === 'global-auth-url'
+        ? GLOBAL_AUTH_URL_CLOSED
+        : 'the default stays';
+    problems.push({ field, message: `"${name}" ${reason}; ${stays}`, severity: 'error', value });
   }
   const headers = { 'add-headers': [], 'proxy-set-headers': [] } as Record<string, ConfigMapHeader[]>;
   for (const [name, reference] of Object.entries(headerReferences)) {
@@ -867,7 +883,8 @@ export function parseControllerConfigMap(
       problems.push({ field, message: `"${name}" ${what}`, severity: 'error', value: key });
     }
   }
-  const translation = {
+  const global = createGlobalExternalAuth(globalAuth, refused.has('global-auth-url'), problems);
+  const translation: TranslationDefaults = {
     annotationDefaults,
     hsts: hsts.enabled ? hsts.value : undefined,
     globalRateLimit: createGlobalRateLimitConfig(globalRateLimit),
@@ -875,6 +892,7 @@ export function parseControllerConfigMap(
     limitStatusCodes,
     responseHeaders: headers['add-headers']!,
     requestHeaders: headers['proxy-set-headers']!,
+    ...(global === undefined ? {} : { globalAuth: global }),
   };
   const configMaps = Object.values(headerReferences)
     .map((reference) => `${reference.namespace}/${reference.name}`)
@@ -894,9 +912,10 @@ function readHsts(
     into.value.maxAgeSeconds = seconds;
     return undefined;
   }
-  if (value !== 'true' && value !== 'false') return 'must be "true" or "false"';
-  if (name === 'hsts') into.enabled = value === 'true';
-  else if (name === 'hsts-include-subdomains') into.value.includeSubdomains = value === 'true';
-  else into.value.preload = value === 'true';
+  const on = readBoolean(value);
+  if (on === undefined) return BOOLEAN_PROBLEM;
+  if (name === 'hsts') into.enabled = on;
+  else if (name === 'hsts-include-subdomains') into.value.includeSubdomains = on;
+  else into.value.preload = on;
   return undefined;
 }

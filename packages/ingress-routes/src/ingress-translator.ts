@@ -18,6 +18,7 @@ import type {
 } from './types.js';
 import type { LimitStatusCodes } from './limit-annotations.js';
 import type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
+import type { GlobalExternalAuth } from './global-auth-keys.js';
 
 /** Options of createIngressTranslator. */
 export interface IngressTranslatorConfig {
@@ -53,6 +54,8 @@ export interface IngressTranslatorConfig {
   headers?: IngressTranslationConfig['headers'];
   /** See IngressTranslationConfig.authAddressPolicy; fixed for the translator's life. */
   authAddressPolicy?: BackendAddressPolicy;
+  /** See IngressTranslationConfig.globalAuth; fixed for the translator's life. */
+  globalAuth?: GlobalExternalAuth;
   /** See IngressTranslationConfig.defaultBackend; fixed for the translator's life. */
   defaultBackend?: ServiceReference;
 }
@@ -176,6 +179,7 @@ export function createIngressTranslator(config: IngressTranslatorConfig = {}): I
         ...(config.limitStatusCodes === undefined ? {} : { limitStatusCodes: config.limitStatusCodes }),
         ...(config.authAddressPolicy === undefined ? {} : { authAddressPolicy: config.authAddressPolicy }),
         ...(config.defaultBackend === undefined ? {} : { defaultBackend: config.defaultBackend }),
+        ...(config.globalAuth === undefined ? {} : { globalAuth: config.globalAuth }),
       };
       const { translation, expiresAt } = translateIngressTimed(
         ingress,

@@ -6,7 +6,7 @@
  */
 import type { HashKeyPart, ResponseRewrite } from '@ingresskit/route-model';
 import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
-import { readBoolean } from './grammar.js';
+import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { annotationField } from './annotation-field.js';
 import type { AnnotationParser } from './annotations.js';
 
@@ -114,7 +114,7 @@ export const PROXY_PARSERS: Readonly<Record<string, AnnotationParser>> = {
   },
   'upstream-hash-by-subset': (value, into) => {
     const on = readBoolean(value);
-    if (on === undefined) return 'must be "true" or "false"';
+    if (on === undefined) return BOOLEAN_PROBLEM;
     proxyOf(into).hashSubset = on;
     return undefined;
   },
@@ -137,7 +137,7 @@ export const PROXY_PARSERS: Readonly<Record<string, AnnotationParser>> = {
   },
   'enable-access-log': (value, into) => {
     const on = readBoolean(value);
-    if (on === undefined) return 'must be "true" or "false"';
+    if (on === undefined) return BOOLEAN_PROBLEM;
     proxyOf(into).accessLog = on;
     return undefined;
   },
@@ -148,7 +148,7 @@ export const PROXY_PARSERS: Readonly<Record<string, AnnotationParser>> = {
   },
   'service-upstream': (value, into) => {
     const on = readBoolean(value);
-    if (on === undefined) return 'must be "true" or "false"';
+    if (on === undefined) return BOOLEAN_PROBLEM;
     into.serviceUpstream = on;
     return undefined;
   },

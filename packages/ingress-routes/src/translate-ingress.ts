@@ -27,6 +27,7 @@ import { DEFAULT_BACKEND_ADDRESS_POLICY } from './backend-address-policy.js';
 import { checkExternalAuthAddress } from './external-auth-annotations.js';
 import { checkCustomErrors } from './custom-error-annotations.js';
 import { resolveAuthProxyHeaders } from './auth-proxy-headers.js';
+import { resolveGlobalAuth } from './global-auth.js';
 import { resolveCustomHeaders } from './custom-headers.js';
 import { resolveGlobalRateLimit } from './global-rate-limit-annotations.js';
 import { translateCanarySpec } from './translate-canary.js';
@@ -180,6 +181,8 @@ export function translateIngressTimed(
     };
     context.annotations = resolveDigestAuth(context);
     context.annotations = resolveAuthProxyHeaders(resolveBasicAuth(context), context);
+    // After auth-proxy-set-headers: an Ingress's own headers are for its own auth-url only.
+    context.annotations = resolveGlobalAuth(context);
     context.annotations = resolveClientCertificate(context);
     context.annotations = resolveBackendTls(context);
     context.annotations = resolveGlobalRateLimit(context);

@@ -13,6 +13,7 @@ import type { Problem, RouteContribution, StrictTransportSecurity } from '@ingre
 import type { CertificateCache } from './certificates.js';
 import type { BackendAddressPolicy } from './backend-address-policy.js';
 import type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
+import type { GlobalExternalAuth } from './global-auth-keys.js';
 
 /** A Service port: the controller's `--default-backend-service`, or the target of a backend id. */
 export interface ServiceReference {
@@ -87,6 +88,11 @@ export interface IngressTranslationConfig {
    * DEFAULT_BACKEND_ADDRESS_POLICY (no loopback, link-local or own addresses) when undefined.
    */
   authAddressPolicy?: BackendAddressPolicy;
+  /**
+   * The controller ConfigMap's global-auth-* keys: the external authentication of every Ingress
+   * without an auth-url of its own or enable-global-auth "false". None when undefined.
+   */
+  globalAuth?: GlobalExternalAuth;
   /**
    * `--default-backend-service`: answers custom-http-errors for Ingresses without a
    * default-backend annotation (or whose default-backend has no endpoints).

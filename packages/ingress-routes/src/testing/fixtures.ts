@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { EndpointSliceLike, IngressLike, SecretLike, ServiceLike } from '@ingresskit/kube-objects';
 import { translateIngress } from '../translate-ingress.js';
-import type { IngressReferences } from '../types.js';
+import type { IngressReferences, IngressTranslationConfig } from '../types.js';
 
 const tlsDir = new URL('../../testdata/tls/', import.meta.url);
 
@@ -186,4 +186,21 @@ export function translateAnnotated(annotations: Record<string, string>, ...list:
     references,
   );
   return { result, policy: result.contribution?.hosts[0]?.routes[0]?.policy, lookups: references.lookups };
+}
+
+/**
+ * Ingress `shop` (host shop.test, one Prefix path / to Service app) with `annotations` (names
+ * without the prefix), translated with `config`: the translation and its first route.
+ */
+export function translateShop(annotations: Record<string, string>, config: IngressTranslationConfig = {}) {
+  const result = translateIngress(
+    ingress(
+      'shop',
+      { 'shop.test': [path('/', 'Prefix', 'app')] },
+      { annotations: Object.fromEntries(Object.entries(annotations).map(([k, v]) => [`${A}${k}`, v])) },
+    ),
+    secrets(),
+    config,
+  );
+  return { result, route: result.contribution?.hosts[0]?.routes[0] };
 }
