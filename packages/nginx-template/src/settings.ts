@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import { parseCidr } from './cidr.js';
 import { InvalidRenderOptionsError } from './errors.js';
+import { checkAccessLogOptions, type AccessLogOptions, type AccessLogSettings } from './access-log.js';
 
 /** Options of buildConfiguration. Relative paths are resolved by nginx against its `-p` prefix. */
 export interface RenderOptions {
@@ -54,6 +55,8 @@ export interface RenderOptions {
   errorLogLevel?: 'debug' | 'info' | 'notice' | 'warn' | 'error' | 'crit';
   /** Access log path, or false for none; default `access.log`. */
   accessLogPath?: string | false;
+  /** The access log's format, escaping, buffering and skipped URIs; ingresskit's own by default. */
+  accessLog?: AccessLogOptions;
   /** Directory of nginx's temp directories (client bodies, proxy buffers); default the prefix. */
   tempDir?: string;
   /**
@@ -217,6 +220,8 @@ export interface Settings {
   errorLogPath: string;
   errorLogLevel: 'debug' | 'info' | 'notice' | 'warn' | 'error' | 'crit';
   accessLogPath: string | false;
+  /** Absent at the defaults. */
+  accessLog?: AccessLogSettings;
   /** Empty: the prefix. */
   tempDir: string;
   upstreamKeepalive: KeepaliveSettings | false;
@@ -493,6 +498,7 @@ export function resolveSettings(options: RenderOptions): Settings {
   const workerProcesses = options.workerProcesses ?? 'auto';
   const streamServices = checkStreamServices(options.streamServices ?? []);
   const gzip = checkGzip(options.gzip);
+  const accessLog = checkAccessLogOptions(options.accessLog);
   const clientKeepaliveTimeoutSeconds = checkInteger(
     'clientKeepalive.timeoutSeconds',
     options.clientKeepalive?.timeoutSeconds ?? 75,
@@ -594,6 +600,7 @@ export function resolveSettings(options: RenderOptions): Settings {
     ...(streamServices.length === 0 ? {} : { streamServices }),
     ...(options.realIp === undefined ? {} : { realIp: checkRealIp(options.realIp) }),
     ...(gzip === undefined ? {} : { gzip }),
+    ...(accessLog === undefined ? {} : { accessLog }),
     ...(options.serverTokens === true ? { serverTokens: true as const } : {}),
     ...(clientKeepaliveTimeoutSeconds === 75 ? {} : { clientKeepaliveTimeoutSeconds }),
     ...(options.clientKeepalive?.requests === undefined
