@@ -43,6 +43,19 @@ describe('renderOptionsOfConfigMap', () => {
     expect(renderOptionsOfConfigMap({ accessLog: false }, '/p')).toEqual({ accessLogPath: false });
   });
 
+  it('writes the access log where the ConfigMap says, shaped as it says, only while it is on', () => {
+    const accessLogSettings = { path: '/var/log/ik.log', format: [{ variable: 'status' }], buffer: '16k' };
+    expect(renderOptionsOfConfigMap({ accessLog: true, accessLogSettings }, '/p')).toEqual({
+      accessLogPath: '/var/log/ik.log',
+      accessLog: { format: [{ variable: 'status' }], buffer: '16k' },
+    });
+    expect(renderOptionsOfConfigMap({ accessLog: false, accessLogSettings }, '/p')).toEqual({
+      accessLogPath: false,
+      accessLog: { format: [{ variable: 'status' }], buffer: '16k' },
+    });
+    expect(renderOptionsOfConfigMap({ accessLogSettings: { path: '/var/log/ik.log' } }, '/p')).toEqual({});
+  });
+
   it("turns the realip module on with use-forwarded-headers or enable-real-ip, with ingress-nginx's defaults", () => {
     expect(
       renderOptionsOfConfigMap({ forwardedForHeader: 'X-Client-IP', proxyRealIpCidr: ['10.0.0.0/8'] }, '/p'),

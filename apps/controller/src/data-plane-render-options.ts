@@ -55,6 +55,7 @@ export function renderOptionsOfConfigMap(
 ): Partial<RenderOptions> {
   const {
     accessLog,
+    accessLogSettings,
     upstreamKeepalive,
     useForwardedHeaders,
     enableRealIp,
@@ -73,7 +74,10 @@ export function renderOptionsOfConfigMap(
   if (gzip === true) options.gzip = { level: gzipLevel, minLength: gzipMinLength, types: gzipTypes };
   if (keepaliveTimeoutSeconds !== undefined || keepaliveRequests !== undefined)
     options.clientKeepalive = { timeoutSeconds: keepaliveTimeoutSeconds, requests: keepaliveRequests };
-  if (accessLog !== undefined) options.accessLogPath = accessLog ? join(prefix, 'access.log') : false;
+  const { path: accessLogPath, ...accessLogOptions } = accessLogSettings ?? {};
+  if (accessLog !== undefined)
+    options.accessLogPath = accessLog ? (accessLogPath ?? join(prefix, 'access.log')) : false;
+  if (Object.keys(accessLogOptions).length > 0) options.accessLog = accessLogOptions;
   if (upstreamKeepalive !== undefined)
     options.upstreamKeepalive = upstreamKeepalive.connections === 0 ? false : upstreamKeepalive;
   // As ingress-nginx: the realip module only with use-forwarded-headers or enable-real-ip.

@@ -21,6 +21,7 @@ import {
   sourceKey,
   type AssemblyNote,
   type Problem,
+  type Route,
   type RouteContribution,
   type RouteTable,
   type RouteTableBuilder,
@@ -68,6 +69,9 @@ export class IngressRouting {
   readonly #budget: NamespacePathBudget | undefined;
   /** The owned Ingresses whose translation read each ConfigMap (auth-proxy-set-headers, custom-headers), by its key. */
   readonly #configMapReaders = new Map<string, Set<string>>();
+  /** enable-access-log-for-default-backend; the default route is set again when it changes. */
+  #defaultBackendAccessLog = DEFAULT_TRANSLATION.defaultBackendAccessLog;
+  #initialized = false;
 
   constructor(options: IngressRoutingOptions) {
     this.#options = options;
@@ -100,13 +104,23 @@ export class IngressRouting {
    */
   setTranslationDefaults(defaults: TranslationDefaults): void {
     this.#translator = createTranslatorOf(this.#options, defaults);
+    this.#defaultBackendAccessLog = defaults.defaultBackendAccessLog;
+    // The same backends as before: no Service to resolve again, so no view is needed.
+    if (this.#initialized) this.#builder.setDefaultFallback(this.#defaultBackendRoute());
+  }
+
+  #defaultBackendRoute(): Route {
+    return createDefaultBackendRoute(this.#options.defaultBackend, {
+      accessLog: this.#defaultBackendAccessLog,
+    });
   }
 
   /** Starts a table: reads the IngressClasses and resolves the default backend's Service. */
   initialize(view: ClusterView): void {
     this.setIngressClasses(view);
-    const change = this.#builder.setDefaultFallback(createDefaultBackendRoute(this.#options.defaultBackend));
+    const change = this.#builder.setDefaultFallback(this.#defaultBackendRoute());
     this.#backends.follow(view, change);
+    this.#initialized = true;
   }
 
   /** Reads the IngressClasses again; call {@link updateIngresses} for every Ingress afterwards. */

@@ -16,6 +16,13 @@ describe('createDefaultBackendRoute', () => {
     });
   });
 
+  it('leaves its requests out of the access log when accessLog is false', () => {
+    expect(createDefaultBackendRoute(undefined, { accessLog: false }).policy).toEqual({
+      redirectToHttps: { statusCode: 308, onlyIfHostHasTls: true },
+      accessLog: false,
+    });
+  });
+
   it.each([
     [{ namespace: 'system', name: 'fallback', port: 8080 }, 'system/fallback:8080'],
     [{ namespace: 'system', name: 'fallback', port: 'http' }, 'system/fallback:http'],

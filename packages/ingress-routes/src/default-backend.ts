@@ -10,10 +10,14 @@ const CONTROLLER_KIND = 'Controller';
 /**
  * The route for `createRouteTableBuilder({ defaultFallback })`: it forwards to the controller's
  * `--default-backend-service`, or answers 404 when there is none. Like an Ingress route, it
- * redirects plain HTTP to HTTPS on hosts with TLS (ssl-redirect's default). Throws
+ * redirects plain HTTP to HTTPS on hosts with TLS (ssl-redirect's default). Its requests are
+ * logged unless `accessLog` is false (enable-access-log-for-default-backend). Throws
  * InvalidServiceReferenceError when `reference` cannot name a Service port.
  */
-export function createDefaultBackendRoute(reference: ServiceReference | undefined): Route {
+export function createDefaultBackendRoute(
+  reference: ServiceReference | undefined,
+  { accessLog = true }: { accessLog?: boolean } = {},
+): Route {
   const route: Route = {
     id: `${CONTROLLER_KIND}/default-backend`,
     // The table default is never ranked against Ingress routes; an epoch timestamp keeps the
@@ -23,6 +27,7 @@ export function createDefaultBackendRoute(reference: ServiceReference | undefine
     action: { type: 'respond', statusCode: 404 },
     policy: { redirectToHttps: { statusCode: 308, onlyIfHostHasTls: true } },
   };
+  if (!accessLog) route.policy!.accessLog = false;
   if (reference === undefined) return route;
   const problem = checkServiceReference(reference);
   if (problem !== undefined) {

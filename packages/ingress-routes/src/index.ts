@@ -66,6 +66,13 @@ export {
   type TranslationDefaults,
 } from './ingress-nginx-configmap.js';
 export { DEFAULT_HSTS } from './route-policy.js';
+export {
+  INGRESS_NGINX_LOG_FORMAT,
+  parseAccessLogFormat,
+  type AccessLogField,
+  type AccessLogPart,
+} from './access-log-format.js';
+export type { ConfigMapAccessLog } from './access-log-keys.js';
 export type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
 export type { GlobalExternalAuth } from './global-auth-keys.js';
 export { parseGoDuration } from './go-duration.js';

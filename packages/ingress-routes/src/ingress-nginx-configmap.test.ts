@@ -352,3 +352,45 @@ describe('real IP keys', () => {
       expect(parseControllerConfigMap({ 'proxy-real-ip-cidr': list }).problems).toHaveLength(1);
   });
 });
+
+describe('parseControllerConfigMap access log keys', () => {
+  it('reads the access log keys as nginx.conf settings and the default backend key as a translation default', () => {
+    const { settings, problems } = parseControllerConfigMap({
+      'disable-access-log': 'false',
+      'access-log-path': '/var/log/ingress/access.log',
+      'log-format-upstream': '$status [$proxy_upstream_name]',
+      'log-format-escape-json': 'true',
+      'access-log-params': 'buffer=16k',
+      'skip-access-log-urls': '/healthz',
+      'enable-access-log-for-default-backend': 'true',
+    });
+    expect(problems).toEqual([]);
+    expect(settings.nginx).toEqual({
+      accessLog: true,
+      accessLogSettings: {
+        path: '/var/log/ingress/access.log',
+        format: [{ variable: 'status' }, { text: ' [' }, { field: 'backend' }, { text: ']' }],
+        escape: 'json',
+        buffer: '16k',
+        skipUris: ['/healthz'],
+      },
+    });
+    expect(settings.translation.defaultBackendAccessLog).toBe(true);
+    expect(DEFAULT_TRANSLATION.defaultBackendAccessLog).toBe(false);
+  });
+
+  it('keeps the last valid format when a new one names a variable it cannot log, naming key and variable', () => {
+    const first = parseControllerConfigMap({ 'log-format-upstream': '$status' });
+    const second = parseControllerConfigMap({ 'log-format-upstream': '$status $service_name' }, first.values);
+    expect(second.problems).toEqual([
+      {
+        field: 'data["log-format-upstream"]',
+        message:
+          '"log-format-upstream" names "$service_name", an ingress-nginx variable ingresskit does not provide; the last valid value "$status" stays',
+        severity: 'error',
+        value: '$status $service_name',
+      },
+    ]);
+    expect(second.settings.nginx.accessLogSettings).toEqual({ format: [{ variable: 'status' }] });
+  });
+});

@@ -44,6 +44,13 @@ import type { ExternalAuthAnnotations } from './external-auth-annotations.js';
 import { LIMIT_STATUS_CODE, type LimitStatusCodes } from './limit-annotations.js';
 import { checkDnsSubdomain, type ConfigMapLike } from '@ingresskit/kube-objects';
 import { createSecureContext } from 'node:tls';
+import {
+  ACCESS_LOG_CONFIG_KEYS,
+  ACCESS_LOG_KEYS,
+  createConfigMapAccessLog,
+  type AccessLogKeys,
+  type ConfigMapAccessLog,
+} from './access-log-keys.js';
 
 /** One key of ingress-nginx's ConfigMap. */
 export interface IngressNginxConfigKey {
@@ -141,8 +148,9 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
     {
       name: 'disable-access-log',
       applied: 'reload',
-      difference: 'turns the access log of every request off or on; the log format is our own',
+      difference: 'turns the access log of every request off or on',
     },
+    ...ACCESS_LOG_CONFIG_KEYS,
     {
       name: 'add-headers',
       applied: 'live',
@@ -234,17 +242,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       unsupported: NOT_NEEDED('annotation values never reach nginx.conf, so there is nothing to block'),
     },
     ...keys(['enable-brotli'], { unsupported: NOT_YET, sameAs: ['false'] }),
-    {
-      name: 'log-format-upstream',
-      // Its text is nginx configuration with variables; only a checked subset could reach nginx.conf.
-      unsupported: NOT_NEEDED('the access log format is our own; ConfigMap text never reaches nginx.conf'),
-    },
-    {
-      name: 'access-log-path',
-      unsupported: NOT_NEEDED(
-        "the access log is written in the data plane's directory (disable-access-log turns it off)",
-      ),
-    },
     ...keys(
       ['use-gzip', 'gzip-level', 'gzip-min-length', 'server-tokens', 'keep-alive', 'keep-alive-requests'],
       {
@@ -358,10 +355,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       [
         'allow-backend-server-header',
         'hide-headers',
-        'access-log-params',
-        'http-access-log-path',
         'stream-access-log-path',
-        'enable-access-log-for-default-backend',
         'error-log-path',
         'client-header-buffer-size',
         'client-header-timeout',
@@ -378,8 +372,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'http2-max-requests',
         'http2-max-concurrent-streams',
         'large-client-header-buffers',
-        'log-format-escape-none',
-        'log-format-escape-json',
         'log-format-stream',
         'enable-multi-accept',
         'max-worker-open-files',
@@ -423,7 +415,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'proxy-next-upstream-tries',
         'proxy-redirect-from',
         'proxy-request-buffering',
-        'skip-access-log-urls',
         'http-redirect-code',
         'proxy-buffering',
         'no-tls-redirect-locations',
@@ -448,6 +439,8 @@ export interface ConfigMapNginxSettings {
   /** `0` (no limit) or a size such as `8m`. */
   proxyBodySize?: string;
   accessLog?: boolean;
+  /** The access log keys but disable-access-log (see ConfigMapAccessLog); absent when none is set. */
+  accessLogSettings?: ConfigMapAccessLog;
   upstreamKeepalive?: { connections?: number; timeoutSeconds?: number; requests?: number };
   /** use-forwarded-headers, enable-real-ip, compute-full-forwarded-for, forwarded-for-header, proxy-real-ip-cidr. */
   useForwardedHeaders?: boolean;
@@ -520,6 +513,8 @@ export interface TranslationDefaults {
   requestHeaders: readonly ConfigMapHeader[];
   /** global-auth-*: the external authentication of Ingresses without their own (none when undefined). */
   globalAuth?: GlobalExternalAuth;
+  /** enable-access-log-for-default-backend: log the requests the default backend answers. */
+  defaultBackendAccessLog: boolean;
 }
 
 /** The translation defaults without a ConfigMap, as ingress-nginx's. */
@@ -531,6 +526,7 @@ export const DEFAULT_TRANSLATION: TranslationDefaults = Object.freeze({
   limitStatusCodes: Object.freeze({ requests: LIMIT_STATUS_CODE, connections: LIMIT_STATUS_CODE }),
   responseHeaders: Object.freeze([]),
   requestHeaders: Object.freeze([]),
+  defaultBackendAccessLog: false,
 });
 
 /** The headers of proxy-set-headers: not those the data plane sets itself, or that frame a request. */
@@ -793,6 +789,8 @@ export function parseControllerConfigMap(
   const globalAuth: ExternalAuthAnnotations = {};
   /** Keys whose value is invalid and that have no valid value to keep. */
   const refused = new Set<string>();
+  const accessLogKeys: AccessLogKeys = {};
+  let defaultBackendAccessLog = false;
   const values: Record<string, string> = {};
   const problems: ConfigMapProblem[] = [];
   const record = typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};
@@ -823,6 +821,13 @@ export function parseControllerConfigMap(
     if (Object.hasOwn(GLOBAL_RATE_LIMIT_KEYS, name))
       return GLOBAL_RATE_LIMIT_KEYS[name]!(value, globalRateLimit);
     if (isGlobalAuthKey(name)) return readGlobalAuthKey(name, value, globalAuth);
+    if (Object.hasOwn(ACCESS_LOG_KEYS, name)) return ACCESS_LOG_KEYS[name]!(value, accessLogKeys);
+    if (name === 'enable-access-log-for-default-backend') {
+      const on = readBoolean(value);
+      if (on === undefined) return BOOLEAN_PROBLEM;
+      defaultBackendAccessLog = on;
+      return undefined;
+    }
     return NGINX_KEYS[name]!(value, nginx);
   };
   for (const name of Object.keys(record).sort()) {
@@ -893,7 +898,10 @@ export function parseControllerConfigMap(
     responseHeaders: headers['add-headers']!,
     requestHeaders: headers['proxy-set-headers']!,
     ...(global === undefined ? {} : { globalAuth: global }),
+    defaultBackendAccessLog,
   };
+  const accessLogSettings = createConfigMapAccessLog(accessLogKeys);
+  if (accessLogSettings !== undefined) nginx.accessLogSettings = accessLogSettings;
   const configMaps = Object.values(headerReferences)
     .map((reference) => `${reference.namespace}/${reference.name}`)
     .sort();

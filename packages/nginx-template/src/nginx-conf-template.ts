@@ -233,10 +233,24 @@ http {
     uwsgi_temp_path {{q tempPaths.uwsgi}};
     scgi_temp_path {{q tempPaths.scgi}};
 
-    log_format ingresskit '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_time "$ingresskit_route" "$ingresskit_backend" $upstream_addr $upstream_status';
+{{#if accessLogFormat}}
+    # The operator's format (log-format-upstream), rendered from checked text and variable names.
+    log_format ingresskit{{#if accessLogEscape}} escape={{accessLogEscape}}{{/if}} {{qLiteral accessLogFormat}};
+{{else}}
+    log_format ingresskit{{#if accessLogEscape}} escape={{accessLogEscape}}{{/if}} '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_time "$ingresskit_route" "$ingresskit_backend" $upstream_addr $upstream_status';
+{{/if}}
+{{#if accessLogSkipUris.length}}
+    # Request URIs never logged (skip-access-log-urls); other requests as $ingresskit_log says.
+    map $request_uri $ingresskit_loggable {
+{{#each accessLogSkipUris}}
+        {{q this}} 0;
+{{/each}}
+        default $ingresskit_log;
+    }
+{{/if}}
 {{#if accessLog}}
     # Routes with enable-access-log "false" set $ingresskit_log to 0.
-    access_log {{q accessLog}} ingresskit if=$ingresskit_log;
+    access_log {{q accessLog}} ingresskit{{#each accessLogParams}} {{this}}{{/each}} if={{accessLogCondition}};
 {{else}}
     access_log off;
 {{/if}}
@@ -294,6 +308,16 @@ http {
     map $ingresskit_affinity $ingresskit_affinity_referenced { default ""; }
     map $ingresskit_ewma $ingresskit_ewma_referenced { default ""; }
     map $ingresskit_log $ingresskit_log_referenced { default ""; }
+{{#if accessLogFormat}}
+    # Referred to by ingresskit's own log format only: the router sets them whatever format is used.
+    map $ingresskit_route $ingresskit_route_referenced { default ""; }
+    map $ingresskit_backend $ingresskit_backend_referenced { default ""; }
+{{/if}}
+{{#if logsBackend}}
+    # The canary backend when it served (the log format names it); set by the router.
+    map "" $ingresskit_alternative_backend { default ""; }
+    map $ingresskit_alternative_backend $ingresskit_alternative_backend_referenced { default ""; }
+{{/if}}
     map $ingresskit_mirror $ingresskit_mirror_referenced { default ""; }
     map "" $ingresskit_error_backend { default ""; }
     map $ingresskit_error_backend $ingresskit_error_backend_referenced { default ""; }
@@ -476,6 +500,9 @@ http {
 {{/each}}
             },
             request_metrics = {{#if requestMetrics}}true{{else}}false{{/if}},
+{{#if logsBackend}}
+            log_backend = true,
+{{/if}}
         })
     }
     init_worker_by_lua_block {

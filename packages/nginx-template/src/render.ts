@@ -28,6 +28,7 @@ import {
 } from './settings.js';
 import { quoteNginxLiteral, quoteNginxString } from './quote.js';
 import { viewRequestCounting } from './request-counting.js';
+import { viewAccessLog } from './access-log.js';
 
 const PROFILE_NAME =
   /^ik_(?:http|https|grpc|grpcs)_(?:d|b(?:0|[1-9][0-9]{0,12}))(?:_(?:rq|rs|v|bs|bn|cb|tf|nu|nt)[0-9]{1,13})*(?:_t[0-9a-f]{12})?(?:_e[45][0-9]{2})*$/;
@@ -248,6 +249,7 @@ export function renderNginxConf(configuration: Configuration): string {
       scgi: `${tempDir}scgi_temp`,
     },
     accessLog: settings.accessLogPath,
+    ...viewAccessLog(settings.accessLog),
     connectTimeout: checkInteger('proxyConnectTimeoutSeconds', settings.proxyConnectTimeoutSeconds),
     readTimeout: checkInteger('proxyReadTimeoutSeconds', settings.proxyReadTimeoutSeconds),
     sendTimeout: checkInteger('proxySendTimeoutSeconds', settings.proxySendTimeoutSeconds),

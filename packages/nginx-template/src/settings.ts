@@ -11,6 +11,7 @@ import {
   type RequestCounting,
   type RequestCountingOptions,
 } from './request-counting.js';
+import { checkAccessLogOptions, type AccessLogOptions, type AccessLogSettings } from './access-log.js';
 
 /** Options of buildConfiguration. Relative paths are resolved by nginx against its `-p` prefix. */
 export interface RenderOptions {
@@ -59,6 +60,8 @@ export interface RenderOptions {
   errorLogLevel?: 'debug' | 'info' | 'notice' | 'warn' | 'error' | 'crit';
   /** Access log path, or false for none; default `access.log`. */
   accessLogPath?: string | false;
+  /** The access log's format, escaping, buffering and skipped URIs; ingresskit's own by default. */
+  accessLog?: AccessLogOptions;
   /** Directory of nginx's temp directories (client bodies, proxy buffers); default the prefix. */
   tempDir?: string;
   /**
@@ -224,6 +227,8 @@ export interface Settings {
   errorLogPath: string;
   errorLogLevel: 'debug' | 'info' | 'notice' | 'warn' | 'error' | 'crit';
   accessLogPath: string | false;
+  /** Absent at the defaults. */
+  accessLog?: AccessLogSettings;
   /** Empty: the prefix. */
   tempDir: string;
   upstreamKeepalive: KeepaliveSettings | false;
@@ -509,6 +514,7 @@ export function resolveSettings(options: RenderOptions): Settings {
   const workerProcesses = options.workerProcesses ?? 'auto';
   const streamServices = checkStreamServices(options.streamServices ?? []);
   const gzip = checkGzip(options.gzip);
+  const accessLog = checkAccessLogOptions(options.accessLog);
   const clientKeepaliveTimeoutSeconds = checkInteger(
     'clientKeepalive.timeoutSeconds',
     options.clientKeepalive?.timeoutSeconds ?? 75,
@@ -611,6 +617,7 @@ export function resolveSettings(options: RenderOptions): Settings {
     ...(streamServices.length === 0 ? {} : { streamServices }),
     ...(options.realIp === undefined ? {} : { realIp: checkRealIp(options.realIp) }),
     ...(gzip === undefined ? {} : { gzip }),
+    ...(accessLog === undefined ? {} : { accessLog }),
     ...(options.serverTokens === true ? { serverTokens: true as const } : {}),
     ...(clientKeepaliveTimeoutSeconds === 75 ? {} : { clientKeepaliveTimeoutSeconds }),
     ...(options.clientKeepalive?.requests === undefined

@@ -12,8 +12,9 @@
 -- (location / has the proxy_pass); anything else goes by ngx.exec to the named location of the
 -- route's profile. ngx.ctx does not survive ngx.exec, so what later phases need travels in nginx
 -- variables: $ingresskit_route (the log, the response header filter, the balancer),
--- $ingresskit_backend (the member a split chose), $ingresskit_external, $ingresskit_external_host,
--- $ingresskit_host_override.
+-- $ingresskit_backend (the member a split chose, or any backend when the log format names it;
+-- then also $ingresskit_alternative_backend, the canary's), $ingresskit_external,
+-- $ingresskit_external_host, $ingresskit_host_override.
 
 local store = require("ingresskit.store")
 local networks = require("ingresskit.networks")
@@ -486,7 +487,8 @@ local function dispatch(route, action, body_of_unknown_length)
     if policy.auth or policy.digest then req.clear_header("Authorization") end
   end
   local canary = action.canary
-  local member = pick_member((canary and is_canary_request(canary)) and canary or action)
+  local to_canary = canary and is_canary_request(canary)
+  local member = pick_member(to_canary and canary or action)
   if member == nil then return 500 end
   local id = member.backend
   if id == nil then return member.status end
@@ -512,7 +514,11 @@ local function dispatch(route, action, body_of_unknown_length)
   if sticky and external == nil then affinity.choose(sticky, backend) end
   -- The balancer takes a lone backend from the route; only a choice among several is passed on
   -- (every variable access costs a lookup of the request in this LuaJIT, see the README).
-  if route.only_backend == nil then ngx_var.ingresskit_backend = id end
+  if route.only_backend == nil or conf.log_backend then
+    ngx_var.ingresskit_backend = id
+    -- ingress-nginx's $proxy_alternative_upstream_name: the canary backend, when it serves.
+    if to_canary and conf.log_backend then ngx_var.ingresskit_alternative_backend = id end
+  end
   if policy then
     if policy.host then ngx_var.ingresskit_host_override = policy.host end
     if policy.connection then ngx_var.ingresskit_connection_override = policy.connection end

@@ -80,6 +80,8 @@ function _M.configure(params)
   conf.profiles = params.profiles
   conf.request_metrics = params.request_metrics
   conf.local_auth_peers = params.local_auth_peers == true
+  -- The access log format names the backend: the router sets it for every forwarded request.
+  conf.log_backend = params.log_backend == true
   conf.bind_ports = params.bind_ports or {}
   local https_port
   for port, protocol in pairs(params.listeners) do
