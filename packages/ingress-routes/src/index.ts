@@ -73,6 +73,7 @@ export {
   type AccessLogPart,
 } from './access-log-format.js';
 export type { ConfigMapAccessLog } from './access-log-keys.js';
+export type { ConfigMapHttpSettings } from './configmap-nginx-http-keys.js';
 export type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
 export type { GlobalExternalAuth } from './global-auth-keys.js';
 export { parseGoDuration } from './go-duration.js';

@@ -80,7 +80,7 @@ describe('parseControllerConfigMap', () => {
       'http-snippet': 'server { }',
       'whitelist-source-range': '10.0.0.0/8',
       'enable-modsecurity': 'true',
-      'brotli-level': '5',
+      'disable-ipv6-dns': 'true',
       'no-such-key': 'x',
       'allow-snippet-annotations': 'true',
       'worker-processes': '2\nuser root;',
@@ -88,7 +88,7 @@ describe('parseControllerConfigMap', () => {
     expect(settings).toEqual({ translation: DEFAULT_TRANSLATION, nginx: {} });
     expect(problems.map(({ field, severity }) => `${field} ${severity}`)).toEqual([
       'data["allow-snippet-annotations"] error',
-      'data["brotli-level"] warning',
+      'data["disable-ipv6-dns"] warning',
       'data["enable-modsecurity"] error',
       'data["http-snippet"] error',
       'data["no-such-key"] warning',
@@ -109,7 +109,7 @@ describe('parseControllerConfigMap', () => {
       'server-tokens': 'tRuE',
     });
     expect(settings.translation.hsts).toBeUndefined();
-    expect(settings.nginx).toEqual({ accessLog: false, gzip: true });
+    expect(settings.nginx).toEqual({ accessLog: false, gzip: true, http: { brotli: false } });
     expect(problems.map(({ field, severity }) => `${field} ${severity}`)).toEqual([
       'data["server-tokens"] error',
     ]);

@@ -51,6 +51,12 @@ import {
   type AccessLogKeys,
   type ConfigMapAccessLog,
 } from './access-log-keys.js';
+import {
+  HTTP_SETTINGS_CONFIG_KEYS,
+  HTTP_SETTINGS_KEYS,
+  OBSOLETE_HTTP2_CONFIG_KEYS,
+  type ConfigMapHttpSettings,
+} from './configmap-nginx-http-keys.js';
 
 /** One key of ingress-nginx's ConfigMap. */
 export interface IngressNginxConfigKey {
@@ -151,6 +157,8 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       difference: 'turns the access log of every request off or on',
     },
     ...ACCESS_LOG_CONFIG_KEYS,
+    ...HTTP_SETTINGS_CONFIG_KEYS,
+    ...OBSOLETE_HTTP2_CONFIG_KEYS,
     {
       name: 'add-headers',
       applied: 'live',
@@ -241,7 +249,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       name: 'annotation-value-word-blocklist',
       unsupported: NOT_NEEDED('annotation values never reach nginx.conf, so there is nothing to block'),
     },
-    ...keys(['enable-brotli'], { unsupported: NOT_YET, sameAs: ['false'] }),
     ...keys(
       ['use-gzip', 'gzip-level', 'gzip-min-length', 'server-tokens', 'keep-alive', 'keep-alive-requests'],
       {
@@ -341,61 +348,22 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
     ),
     ...keys(
       [
-        'map-hash-bucket-size',
-        'server-name-hash-max-size',
-        'server-name-hash-bucket-size',
-        'proxy-headers-hash-max-size',
-        'proxy-headers-hash-bucket-size',
-        'variables-hash-bucket-size',
-        'variables-hash-max-size',
-      ],
-      { unsupported: NOT_NEEDED('nginx.conf holds no per-host maps or server names to size') },
-    ),
-    ...keys(
-      [
         'allow-backend-server-header',
         'hide-headers',
         'stream-access-log-path',
-        'error-log-path',
-        'client-header-buffer-size',
-        'client-header-timeout',
         'client-body-buffer-size',
-        'client-body-timeout',
-        'disable-ipv6',
         'disable-ipv6-dns',
-        'enable-underscores-in-headers',
         'enable-ocsp',
-        'ignore-invalid-headers',
         'retry-non-idempotent',
-        'http2-max-field-size',
-        'http2-max-header-size',
-        'http2-max-requests',
-        'http2-max-concurrent-streams',
-        'large-client-header-buffers',
         'log-format-stream',
-        'enable-multi-accept',
-        'max-worker-open-files',
         'nginx-status-ipv4-whitelist',
         'nginx-status-ipv6-whitelist',
-        'reuse-port',
-        'ssl-session-cache',
-        'ssl-session-cache-size',
-        'ssl-session-tickets',
-        'ssl-session-ticket-key',
-        'ssl-session-timeout',
-        'ssl-buffer-size',
         'use-proxy-protocol',
         'proxy-protocol-header-timeout',
-        'brotli-level',
-        'brotli-min-length',
-        'brotli-types',
-        'use-http2',
-        'gzip-disable',
         'grpc-buffer-size-kb',
         'proxy-busy-buffers-size',
         'forwarded-for-proxy-protocol-header',
         'geoip2-autoreload-in-minutes',
-        'worker-cpu-affinity',
         'upstream-keepalive-time',
         'limit-conn-zone-variable',
         'proxy-stream-timeout',
@@ -403,7 +371,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'proxy-stream-next-upstream-timeout',
         'proxy-stream-next-upstream-tries',
         'proxy-stream-responses',
-        'bind-address',
         'proxy-add-original-uri-header',
         'generate-request-id',
         'proxy-buffers-number',
@@ -419,7 +386,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'proxy-buffering',
         'no-tls-redirect-locations',
         'proxy-ssl-location-only',
-        'default-type',
         'service-upstream',
         'debug-connections',
       ],
@@ -462,6 +428,8 @@ export interface ConfigMapNginxSettings {
   sslProtocols?: SslProtocol[];
   /** An OpenSSL cipher list. */
   sslCiphers?: string;
+  /** Header buffers and timeouts, HTTP/2, TLS sessions, hash sizes, workers, brotli, addresses, error log. */
+  http?: ConfigMapHttpSettings;
 }
 
 function readGzipTypes(value: string): string[] | string {
@@ -790,6 +758,7 @@ export function parseControllerConfigMap(
   /** Keys whose value is invalid and that have no valid value to keep. */
   const refused = new Set<string>();
   const accessLogKeys: AccessLogKeys = {};
+  const httpSettings: ConfigMapHttpSettings = {};
   let defaultBackendAccessLog = false;
   const values: Record<string, string> = {};
   const problems: ConfigMapProblem[] = [];
@@ -822,6 +791,7 @@ export function parseControllerConfigMap(
       return GLOBAL_RATE_LIMIT_KEYS[name]!(value, globalRateLimit);
     if (isGlobalAuthKey(name)) return readGlobalAuthKey(name, value, globalAuth);
     if (Object.hasOwn(ACCESS_LOG_KEYS, name)) return ACCESS_LOG_KEYS[name]!(value, accessLogKeys);
+    if (Object.hasOwn(HTTP_SETTINGS_KEYS, name)) return HTTP_SETTINGS_KEYS[name]!(value, httpSettings);
     if (name === 'enable-access-log-for-default-backend') {
       const on = readBoolean(value);
       if (on === undefined) return BOOLEAN_PROBLEM;
@@ -902,6 +872,7 @@ export function parseControllerConfigMap(
   };
   const accessLogSettings = createConfigMapAccessLog(accessLogKeys);
   if (accessLogSettings !== undefined) nginx.accessLogSettings = accessLogSettings;
+  if (Object.keys(httpSettings).length > 0) nginx.http = httpSettings;
   const configMaps = Object.values(headerReferences)
     .map((reference) => `${reference.namespace}/${reference.name}`)
     .sort();
