@@ -132,7 +132,7 @@ export const BACKEND_TLS_PARTIAL = `            {{module}}_ssl_server_name {{ser
  */
 export const SERVER_PARTIAL = `    server {
 {{#each listen}}
-        listen {{q this}}{{#if ../ssl}} ssl http2{{/if}}{{#if ../proxyProtocol}} proxy_protocol{{/if}} default_server;
+        listen {{q this}}{{#if ../ssl}} ssl{{#if @root.http.http2}} http2{{/if}}{{/if}}{{#if ../proxyProtocol}} proxy_protocol{{/if}}{{#if @root.http.reusePort}} reuseport{{/if}} default_server;
 {{/each}}
 {{#if proxyProtocol}}
         # Behind the controller's ssl-passthrough proxy, on loopback only: the client's address is
@@ -213,19 +213,27 @@ pid {{q pid}};
 error_log {{q errorLog}} {{errorLogLevel}};
 worker_processes {{workerProcesses}};
 worker_shutdown_timeout {{workerShutdownTimeout}}s;
+{{#if http.workerCpuAffinity}}
+worker_cpu_affinity {{http.workerCpuAffinity}};
+{{/if}}
+{{#if http.maxWorkerOpenFiles}}
+worker_rlimit_nofile {{http.maxWorkerOpenFiles}};
+{{/if}}
 pcre_jit on;
 
 events {
     worker_connections {{workerConnections}};
+    multi_accept {{http.multiAccept}};
 }
 
 http {
-    default_type application/octet-stream;
+    default_type {{q http.defaultType}};
     server_tokens {{serverTokens}};
     keepalive_timeout {{clientKeepaliveTimeout}}s;
 {{#if clientKeepaliveRequests}}
     keepalive_requests {{clientKeepaliveRequests}};
 {{/if}}
+{{> httpSettings http}}
 
     client_body_temp_path {{q tempPaths.clientBody}};
     proxy_temp_path {{q tempPaths.proxy}};
@@ -263,6 +271,16 @@ http {
     gzip_types{{#each gzip.types}} {{q this}}{{/each}};
     gzip_proxied any;
     gzip_vary on;
+{{#if http.gzipDisable}}
+    gzip_disable {{q http.gzipDisable}};
+{{/if}}
+
+{{/if}}
+{{#if http.brotli}}
+    brotli on;
+    brotli_comp_level {{http.brotli.level}};
+    brotli_min_length {{http.brotli.minLength}};
+    brotli_types{{#each http.brotli.types}} {{q this}}{{/each}};
 
 {{/if}}
     proxy_connect_timeout {{connectTimeout}}s;
@@ -433,8 +451,17 @@ http {
 {{else}}
     ssl_prefer_server_ciphers off;
 {{/if}}
-    ssl_session_cache shared:ingresskit_ssl:10m;
-    ssl_session_timeout 1h;
+{{#if http.sslSessionCache}}
+    ssl_session_cache shared:ingresskit_ssl:{{http.sslSessionCache.size}};
+    ssl_session_timeout {{http.sslSessionCache.timeout}};
+{{else}}
+    ssl_session_cache off;
+{{/if}}
+    ssl_session_tickets {{http.sslSessionTickets}};
+{{#if http.sslSessionTicketKey}}
+    ssl_session_ticket_key {{q http.sslSessionTicketKey}};
+{{/if}}
+    ssl_buffer_size {{http.sslBufferSize}};
 
     lua_package_path {{qLiteral luaPackagePath}};
     lua_shared_dict ingresskit {{sharedDictSize}};
@@ -652,4 +679,47 @@ stream {
 {{/each}}
 }
 {{/if}}
+`;
+
+/**
+ * The http-level directives of the operator's tuning (see http-settings.ts), rendered with its
+ * view as context: header buffers and timeouts, HTTP/2 streams, header name handling, hash sizes.
+ * Each is written only when set but for the hash sizes ingress-nginx raises above nginx's.
+ */
+export const HTTP_SETTINGS_PARTIAL = `{{#if clientHeaderBufferSize}}
+    client_header_buffer_size {{clientHeaderBufferSize}};
+{{/if}}
+{{#if largeClientHeaderBuffers}}
+    large_client_header_buffers {{largeClientHeaderBuffers}};
+{{/if}}
+{{#if clientHeaderTimeout}}
+    client_header_timeout {{clientHeaderTimeout}}s;
+{{/if}}
+{{#if clientBodyTimeout}}
+    client_body_timeout {{clientBodyTimeout}}s;
+{{/if}}
+{{#if http2MaxConcurrentStreams}}
+    http2_max_concurrent_streams {{http2MaxConcurrentStreams}};
+{{/if}}
+{{#if underscoresInHeaders}}
+    underscores_in_headers on;
+{{/if}}
+{{#unless ignoreInvalidHeaders}}
+    ignore_invalid_headers off;
+{{/unless}}
+    server_names_hash_max_size {{serverNamesHashMaxSize}};
+{{#if serverNamesHashBucketSize}}
+    server_names_hash_bucket_size {{serverNamesHashBucketSize}};
+{{/if}}
+{{#if mapHashBucketSize}}
+    map_hash_bucket_size {{mapHashBucketSize}};
+{{/if}}
+{{#if proxyHeadersHashMaxSize}}
+    proxy_headers_hash_max_size {{proxyHeadersHashMaxSize}};
+{{/if}}
+{{#if proxyHeadersHashBucketSize}}
+    proxy_headers_hash_bucket_size {{proxyHeadersHashBucketSize}};
+{{/if}}
+    variables_hash_bucket_size {{variablesHashBucketSize}};
+    variables_hash_max_size {{variablesHashMaxSize}};
 `;

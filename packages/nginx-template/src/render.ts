@@ -8,6 +8,7 @@ import { computeConfigurationHash, type Configuration } from './build-configurat
 import { UnsafeValueError } from './errors.js';
 import {
   BACKEND_TLS_PARTIAL,
+  HTTP_SETTINGS_PARTIAL,
   NGINX_CONF_TEMPLATE,
   PROFILE_PARTIAL,
   SERVER_PARTIAL,
@@ -29,6 +30,7 @@ import {
 import { quoteNginxLiteral, quoteNginxString } from './quote.js';
 import { viewRequestCounting } from './request-counting.js';
 import { viewAccessLog } from './access-log.js';
+import { viewHttpSettings } from './http-settings.js';
 
 const PROFILE_NAME =
   /^ik_(?:http|https|grpc|grpcs)_(?:d|b(?:0|[1-9][0-9]{0,12}))(?:_(?:rq|rs|v|bs|bn|cb|tf|nu|nt)[0-9]{1,13})*(?:_t[0-9a-f]{12})?(?:_e[45][0-9]{2})*$/;
@@ -186,6 +188,7 @@ function getTemplate(): Template {
   handlebars.registerPartial('profile', handlebars.compile(PROFILE_PARTIAL, compileOptions));
   handlebars.registerPartial('backendTls', handlebars.compile(BACKEND_TLS_PARTIAL, compileOptions));
   handlebars.registerPartial('server', handlebars.compile(SERVER_PARTIAL, compileOptions));
+  handlebars.registerPartial('httpSettings', handlebars.compile(HTTP_SETTINGS_PARTIAL, compileOptions));
   compiled = handlebars.compile(NGINX_CONF_TEMPLATE, compileOptions);
   return compiled;
 }
@@ -266,6 +269,7 @@ export function renderNginxConf(configuration: Configuration): string {
         : checkInteger('clientKeepaliveRequests', settings.clientKeepaliveRequests),
     sslProtocols: viewSslProtocols(settings.sslProtocols),
     sslCiphers: viewSslCiphers(settings.sslCiphers),
+    http: viewHttpSettings(settings.http),
     // `$prefix` is expanded by the Lua module to nginx's -p directory.
     luaPackagePath: `${settings.luaDir.startsWith('/') ? settings.luaDir : `$prefix/${settings.luaDir}`}/?.lua;${settings.luaSystemDir}/?.lua;;`,
     sharedDictSize: checkInteger('sharedDictBytes', settings.sharedDictBytes),

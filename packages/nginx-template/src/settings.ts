@@ -12,6 +12,7 @@ import {
   type RequestCountingOptions,
 } from './request-counting.js';
 import { checkAccessLogOptions, type AccessLogOptions, type AccessLogSettings } from './access-log.js';
+import { checkHttpOptions, listHttpModules, type HttpOptions, type HttpSettings } from './http-settings.js';
 
 /** Options of buildConfiguration. Relative paths are resolved by nginx against its `-p` prefix. */
 export interface RenderOptions {
@@ -141,6 +142,8 @@ export interface RenderOptions {
    * address. Absent by default: the peer is the client.
    */
   realIp?: RealIpSettings;
+  /** Header buffers and timeouts, HTTP/2, TLS sessions, hash sizes, workers, brotli (see HttpOptions). */
+  http?: HttpOptions;
 }
 
 /** How the client address and the X-Forwarded-* headers are taken from proxies in front. */
@@ -265,6 +268,8 @@ export interface Settings {
   /** In TLS version order; absent: TLSv1.2 and TLSv1.3. */
   sslProtocols?: string[];
   sslCiphers?: string;
+  /** Absent when no http option is set. */
+  http?: HttpSettings;
 }
 
 /** gzip compression of responses. */
@@ -523,6 +528,7 @@ export function resolveSettings(options: RenderOptions): Settings {
   );
   const sslProtocols = checkSslProtocols(options.sslProtocols);
   const sslCiphers = checkSslCiphers(options.sslCiphers);
+  const http = checkHttpOptions(options.http);
   const proxyProtocolPorts = [
     ...new Set(
       (options.proxyProtocolPorts ?? []).map((port) => checkInteger('proxyProtocolPorts', port, 1, 65535)),
@@ -553,6 +559,7 @@ export function resolveSettings(options: RenderOptions): Settings {
         : [`${modulesDir}/ndk_http_module.so`, `${modulesDir}/ngx_http_lua_module.so`]),
       // Loaded only when used: Debian ships it apart (libnginx-mod-stream).
       ...(streamServices.length > 0 ? [`${modulesDir}/ngx_stream_module.so`] : []),
+      ...listHttpModules(http).map((module) => `${modulesDir}/${module}`),
     ],
     pidPath: checkPath('pidPath', options.pidPath ?? 'nginx.pid'),
     errorLogPath: checkPath('errorLogPath', options.errorLogPath ?? 'error.log'),
@@ -632,5 +639,6 @@ export function resolveSettings(options: RenderOptions): Settings {
         }),
     ...(sslProtocols === undefined ? {} : { sslProtocols }),
     ...(sslCiphers === undefined ? {} : { sslCiphers }),
+    ...(http === undefined ? {} : { http }),
   };
 }
