@@ -154,6 +154,7 @@ describe('HTTP_SETTINGS_KEYS', () => {
     ['gzip-disable', 'msie6"; include /etc/passwd; #'],
     ['gzip-disable', '$http_user_agent'],
     ['gzip-disable', 'a\\'],
+    ['gzip-disable', 'a{2}'],
     ['gzip-disable', '(unclosed'],
     ['brotli-level', '12'],
     ['brotli-types', 'text/css; include /etc/passwd'],

@@ -68,10 +68,10 @@ const CPU_MASK = '[01]{1,64}';
 const CPU_AFFINITY = new RegExp(`^(?:auto(?: ${CPU_MASK})?|${CPU_MASK}(?: ${CPU_MASK}){0,1023})$`);
 /**
  * What gzip-disable may hold: letters, digits, spaces and the regular expression punctuation
- * `. _ - / ( ) [ ] * + ? ^ |`; no `$`, `;`, quotes, braces or backslashes, so the value is one
- * quoted token nginx reads literally.
+ * `. _ - / ( ) [ ] \ * + ? ^ |`; no `$`, `;`, quotes or braces, so the
+ * value is one quoted token (the quoting escapes `\`) that nginx reads literally.
  */
-const GZIP_DISABLE = /^[A-Za-z0-9 ._/()[\]*+?^|-]{1,256}$/;
+const GZIP_DISABLE = /^[A-Za-z0-9 ._/()[\]\\*+?^|-]{1,256}$/;
 const FILE_PATH = /^\/[A-Za-z0-9._~+@/-]{1,1023}$/;
 const MAX_BROTLI_TYPES = 100;
 /** error-log-path values that name nginx's stderr, which the controller reads already. */
@@ -233,7 +233,7 @@ export const HTTP_SETTINGS_KEYS: Readonly<Record<string, Reader>> = {
   'gzip-disable': reader(
     (value) => {
       if (!GZIP_DISABLE.test(value))
-        return 'must be "msie6" or a regular expression of A-Z a-z 0-9, spaces and . _ - / ( ) [ ] * + ? ^ | (at most 256 characters)';
+        return 'must be "msie6" or a regular expression of A-Z a-z 0-9, spaces and . _ - / ( ) [ ] \\ * + ? ^ | (at most 256 characters)';
       try {
         new RegExp(value);
       } catch {
@@ -266,13 +266,13 @@ const HTTP_SETTINGS_DIFFERENCES: Readonly<Record<string, string>> = {
   'default-type':
     'a MIME type TYPE/SUBTYPE, the type of responses nginx makes without one; application/octet-stream while unset (ingress-nginx: text/html)',
   'gzip-disable':
-    '"msie6", or one regular expression of A-Z a-z 0-9, spaces and . _ - / ( ) [ ] * + ? ^ | (at most 256), matched against User-Agent while use-gzip is "true"',
+    '"msie6", or one regular expression of A-Z a-z 0-9, spaces and . _ - / ( ) [ ] \\ * + ? ^ | (at most 256), matched against User-Agent while use-gzip is "true"',
   'enable-brotli':
     'with Debian\'s brotli filter module (libnginx-mod-http-brotli-filter), loaded only while it is "true"; brotli-types defaults to ingress-nginx\'s list',
   'bind-address':
     'IPv4 and IPv6 addresses separated by commas, listened on instead of every address; an entry that is no IP address refuses the whole value (ingress-nginx leaves it out). An address nginx cannot bind keeps the running nginx.conf',
   'disable-ipv6':
-    'IPv4 only while unset, as without the key (ingress-nginx listens on IPv6 too): "false" adds [::] (every IPv6 address), and keeps the IPv6 addresses of bind-address; "true" leaves every IPv6 address out',
+    'IPv4 only while unset, as without the key (ingress-nginx listens on IPv6 too): "false" adds [::] (every IPv6 address) where nginx listens on every address; "true" leaves the IPv6 addresses of bind-address out',
   'error-log-path':
     "/dev/stderr and /var/log/nginx/error.log (ingress-nginx's default, a link to stderr) are nginx's stderr, which the controller logs; any other absolute file path of A-Z a-z 0-9 . _ ~ + @ - / is a file nginx writes, and the controller no longer sees those lines",
   'server-name-hash-bucket-size':

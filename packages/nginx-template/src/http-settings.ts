@@ -217,7 +217,7 @@ export function checkHttpOptions(options: HttpOptions | undefined): HttpSettings
   }
   const brotli = checkBrotli(options);
   if (brotli !== undefined) settings.brotli = brotli;
-  return Object.keys(settings).length === 0 ? undefined : (settings);
+  return Object.keys(settings).length === 0 ? undefined : settings;
 }
 
 /** The modules `settings` need loaded, by file name in modulesDir. */
