@@ -24,7 +24,8 @@ if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version | cut -d. -f1)" != 1
 fi
 
 # System packages from Debian: nginx and its Lua module for the data plane, its stream module
-# for TCP and UDP services (loaded only when a services ConfigMap names some), kubectl for the
+# for TCP and UDP services (loaded only when a services ConfigMap names some), its brotli filter
+# module (loaded only with the ConfigMap's enable-brotli), kubectl for the
 # kubectl compatibility tests and the demo's hints, openssl for the tests' certificates,
 # chromium for the test that runs route-model in a browser and memcached for the global rate
 # limit's tests (in production memcached is a service of its own, named in the ConfigMap).
@@ -32,6 +33,7 @@ apt_packages=()
 dpkg -s nginx >/dev/null 2>&1 || apt_packages+=(nginx)
 dpkg -s libnginx-mod-http-lua >/dev/null 2>&1 || apt_packages+=(libnginx-mod-http-lua)
 dpkg -s libnginx-mod-stream >/dev/null 2>&1 || apt_packages+=(libnginx-mod-stream)
+dpkg -s libnginx-mod-http-brotli-filter >/dev/null 2>&1 || apt_packages+=(libnginx-mod-http-brotli-filter)
 dpkg -s lua-resty-core >/dev/null 2>&1 || apt_packages+=(lua-resty-core)
 dpkg -s lua-cjson >/dev/null 2>&1 || apt_packages+=(lua-cjson)
 command -v memcached >/dev/null 2>&1 || apt_packages+=(memcached)

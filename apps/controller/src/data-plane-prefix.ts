@@ -10,6 +10,7 @@ import {
   authSocketPathOf,
   createSelfSignedCertificate,
   listConfigurationFiles,
+  listHttpSettingsFiles,
   luaFiles,
   type Configuration,
 } from '@ingresskit/nginx-template';
@@ -80,6 +81,20 @@ export async function writeConfigurationFiles(prefix: string, configuration: Con
       continue;
     await mkdir(dirname(path), { recursive: true });
     await writeFile(`${path}.new`, file.content);
+    await rename(`${path}.new`, path);
+  }
+  // The TLS session ticket key: a secret, readable by nginx's master (the controller's user) only.
+  for (const file of listHttpSettingsFiles(configuration.settings.http)) {
+    const path = join(prefix, file.path);
+    if (
+      await readFile(path).then(
+        (content) => content.equals(file.content),
+        () => false,
+      )
+    )
+      continue;
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(`${path}.new`, file.content, { mode: 0o600 });
     await rename(`${path}.new`, path);
   }
 }

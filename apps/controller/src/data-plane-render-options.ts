@@ -7,6 +7,7 @@ import type { RenderOptions } from '@ingresskit/nginx-template';
 import type { Listener } from '@ingresskit/route-model';
 import type { ConfigMapNginxSettings } from '@ingresskit/ingress-routes';
 import type { ControllerConfig } from './config.js';
+import { renderOptionsOfHttpSettings } from './configmap-http-render-options.js';
 
 /** How nginx runs in its prefix, as far as nginx.conf says it. */
 export interface NginxPrefixOptions {
@@ -48,10 +49,14 @@ export function defaultCertificatePathOf(prefix: string): string {
   return join(prefix, 'certs', 'default.pem');
 }
 
-/** The controller ConfigMap's nginx.conf settings as render options (paths in `prefix`). */
+/**
+ * The controller ConfigMap's nginx.conf settings as render options (paths in `prefix`), over the
+ * addresses nginx listens on without it (`listenAddresses`).
+ */
 export function renderOptionsOfConfigMap(
   settings: ConfigMapNginxSettings,
   prefix: string,
+  listenAddresses?: readonly string[],
 ): Partial<RenderOptions> {
   const {
     accessLog,
@@ -68,9 +73,11 @@ export function renderOptionsOfConfigMap(
     gzipTypes,
     keepaliveTimeoutSeconds,
     keepaliveRequests,
+    http,
     ...same
   } = settings;
   const options: Partial<RenderOptions> = { ...same };
+  if (http !== undefined) Object.assign(options, renderOptionsOfHttpSettings(http, listenAddresses));
   if (gzip === true) options.gzip = { level: gzipLevel, minLength: gzipMinLength, types: gzipTypes };
   if (keepaliveTimeoutSeconds !== undefined || keepaliveRequests !== undefined)
     options.clientKeepalive = { timeoutSeconds: keepaliveTimeoutSeconds, requests: keepaliveRequests };

@@ -339,7 +339,7 @@ export class NginxDataPlane {
     return {
       ...nginxRenderOptions(this.#prefix, this.#options),
       ...this.#options.renderOptions,
-      ...renderOptionsOfConfigMap(this.#configMapSettings, this.#prefix),
+      ...renderOptionsOfConfigMap(this.#configMapSettings, this.#prefix, this.#options.listenAddresses),
       streamServices: this.#streamServices,
     };
   }

@@ -22,9 +22,12 @@ export function resolveNginxBinary(configured = ''): string {
   return existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
 }
 
-/** The Debian packages the data plane needs (the stream module for TCP and UDP services). */
+/**
+ * The Debian packages the data plane needs (the stream module for TCP and UDP services, the
+ * brotli filter for enable-brotli).
+ */
 export const NGINX_INSTALL_COMMAND =
-  'sudo apt-get install -y nginx libnginx-mod-http-lua libnginx-mod-stream lua-resty-core lua-cjson';
+  'sudo apt-get install -y nginx libnginx-mod-http-lua libnginx-mod-stream libnginx-mod-http-brotli-filter lua-resty-core lua-cjson';
 
 /** Whether `binary` runs (`nginx -v` succeeds). */
 export async function isNginxAvailable(binary: string): Promise<boolean> {
