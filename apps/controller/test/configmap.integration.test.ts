@@ -89,7 +89,7 @@ describe('controller ConfigMap', () => {
         'proxy-read-timeout': 'soon',
         'worker-processes': '2',
         'block-cidrs': '10.0.0.0/8',
-        'brotli-level': '5',
+        'disable-ipv6-dns': 'true',
       }),
     ]);
     await eventually(async () => {
@@ -99,7 +99,7 @@ describe('controller ConfigMap', () => {
             /^InvalidConfiguration: data\["proxy-read-timeout"\]: .*; the last valid value "5" stays$/,
           ),
           expect.stringMatching(/^InvalidConfiguration: data\["block-cidrs"\]: .* is not enforced$/),
-          expect.stringMatching(/^UnsupportedKey: data\["brotli-level"\]: .*not supported yet$/),
+          expect.stringMatching(/^UnsupportedKey: data\["disable-ipv6-dns"\]: .*not supported yet$/),
         ]),
       );
     });

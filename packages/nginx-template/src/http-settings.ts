@@ -6,6 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { InvalidRenderOptionsError, UnsafeValueError } from './errors.js';
+// Read when options are checked, never while the modules load, so the import cycle is harmless.
+import { DEFAULT_GZIP_TYPES } from './settings.js';
 
 /** RenderOptions.http: every field optional; the defaults are ingress-nginx's. */
 export interface HttpOptions {
@@ -74,27 +76,10 @@ export type HttpSettings = Omit<HttpOptions, 'brotli' | 'brotliLevel' | 'brotliM
   brotli?: { level: number; minLength: number; types: string[] };
 };
 
-/** ingress-nginx's default brotli-types. */
-export const DEFAULT_BROTLI_TYPES: readonly string[] = [
-  'application/xml+rss',
-  'application/atom+xml',
-  'application/javascript',
-  'application/x-javascript',
-  'application/json',
-  'application/rss+xml',
-  'application/vnd.ms-fontobject',
-  'application/x-font-ttf',
-  'application/x-web-app-manifest+json',
-  'application/xhtml+xml',
-  'application/xml',
-  'font/opentype',
-  'image/svg+xml',
-  'image/x-icon',
-  'text/css',
-  'text/javascript',
-  'text/plain',
-  'text/x-component',
-];
+/** ingress-nginx's default brotli-types: its gzip-types and application/xml+rss. */
+function listDefaultBrotliTypes(): string[] {
+  return ['application/xml+rss', ...DEFAULT_GZIP_TYPES];
+}
 
 /** The module brotli takes, in modulesDir (Debian's libnginx-mod-http-brotli-filter). */
 export const BROTLI_MODULE = 'ngx_http_brotli_filter_module.so';
@@ -192,7 +177,7 @@ const CHECKS: Readonly<Record<Exclude<keyof HttpOptions, `brotli${string}`>, Che
 
 function checkBrotli(options: HttpOptions): HttpSettings['brotli'] {
   if (options.brotli === undefined || checkFlag('brotli', options.brotli) === false) return undefined;
-  const types = [...new Set(options.brotliTypes ?? DEFAULT_BROTLI_TYPES)];
+  const types = [...new Set(options.brotliTypes ?? listDefaultBrotliTypes())];
   if (types.length === 0 || types.length > 100)
     invalid('brotliTypes', 'must hold from 1 to 100 MIME types', types);
   for (const type of types) checkPattern('brotliTypes', type, MIME_TYPE, 'MIME types TYPE/SUBTYPE or "*"');

@@ -8,12 +8,7 @@ export {
 } from './build-configuration.js';
 export { renderNginxConf, inPlaceMaxBodyBytes } from './render.js';
 export { listConfigurationFiles } from './backend-tls.js';
-export {
-  DEFAULT_BROTLI_TYPES,
-  listHttpSettingsFiles,
-  type HttpOptions,
-  type HttpSettings,
-} from './http-settings.js';
+export { listHttpSettingsFiles, type HttpOptions, type HttpSettings } from './http-settings.js';
 export { diffConfigurations, type ConfigurationDiff } from './diff-configurations.js';
 export { createProfile, DEFAULT_PROFILE, profileOf, type Profile } from './profiles.js';
 export {
