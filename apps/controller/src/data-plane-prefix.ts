@@ -1,9 +1,20 @@
 /**
  * The files of nginx's prefix directory: the Lua files, the control socket directory, the default
- * certificate, backend CA certificates, and nginx.conf, which is written only after `nginx -t`
- * accepts it.
+ * certificate, backend CA certificates, the TLS session ticket key, and nginx.conf, which is
+ * written only after `nginx -t` accepts it.
  */
-import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  unlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import {
@@ -66,37 +77,39 @@ export async function preparePrefix(requested: string | undefined): Promise<Prep
 }
 
 /**
- * Writes the files `configuration`'s nginx.conf reads (backend CA certificates) into `prefix`.
- * Their names are content hashes, so one already there is left as it is.
+ * Writes the files `configuration`'s nginx.conf reads (backend CA certificates, the TLS session
+ * ticket key) into `prefix`. Their names are content hashes, so one already there is left as it is.
  */
 export async function writeConfigurationFiles(prefix: string, configuration: Configuration): Promise<void> {
-  for (const file of listConfigurationFiles(configuration.profiles)) {
-    const path = join(prefix, file.path);
-    if (
-      await readFile(path, 'utf8').then(
-        (content) => content === file.content,
-        () => false,
-      )
-    )
-      continue;
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(`${path}.new`, file.content);
-    await rename(`${path}.new`, path);
+  for (const file of listConfigurationFiles(configuration.profiles))
+    await writeChangedFile(join(prefix, file.path), Buffer.from(file.content));
+  // The ticket key is a secret: readable by nginx's master (the controller's user) only, and
+  // removed once another replaces it (nginx holds the keys it loaded in memory).
+  const keys = listHttpSettingsFiles(configuration.settings.http);
+  for (const file of keys) await writeChangedFile(join(prefix, file.path), file.content, 0o600);
+  const certs = join(prefix, 'certs');
+  const current = new Set(keys.map((file) => join(prefix, file.path)));
+  for (const name of await readdir(certs).catch(() => [])) {
+    if (TICKET_KEY_FILE.test(name) && !current.has(join(certs, name))) await unlink(join(certs, name));
   }
-  // The TLS session ticket key: a secret, readable by nginx's master (the controller's user) only.
-  for (const file of listHttpSettingsFiles(configuration.settings.http)) {
-    const path = join(prefix, file.path);
-    if (
-      await readFile(path).then(
-        (content) => content.equals(file.content),
-        () => false,
-      )
+}
+
+const TICKET_KEY_FILE = /^session-ticket-[0-9a-f]{64}\.key$/;
+
+/** Writes `content` to `path` through a new file renamed over it, unless it holds that already. */
+async function writeChangedFile(path: string, content: Buffer, mode?: number): Promise<void> {
+  if (
+    await readFile(path).then(
+      (old) => old.equals(content),
+      () => false,
     )
-      continue;
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(`${path}.new`, file.content, { mode: 0o600 });
-    await rename(`${path}.new`, path);
-  }
+  )
+    return;
+  await mkdir(dirname(path), { recursive: true });
+  // A leftover of an interrupted write would keep its own mode.
+  await rm(`${path}.new`, { force: true });
+  await writeFile(`${path}.new`, content, mode === undefined ? {} : { mode });
+  await rename(`${path}.new`, path);
 }
 
 /**

@@ -2,11 +2,13 @@
  * The controller ConfigMap's http-level keys end to end (local API server, the controller, nginx,
  * real HTTP and TLS): large-client-header-buffers refuses a big header, enable-underscores-in-headers
  * passes x_foo on, enable-brotli compresses, use-http2 "false" offers no h2, the session ticket
- * key lands in a file only nginx's user reads, and a bad value keeps the last good nginx.conf.
+ * key lands in a file only nginx's user reads, error-log-path takes nginx's error log, and a bad
+ * value, refused by the controller or by nginx -t, keeps the last good nginx.conf.
  */
 import { randomBytes } from 'node:crypto';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createConnection } from 'node:net';
 import { connect } from 'node:tls';
 import { describe, expect, it } from 'vitest';
 import { annotatedIngress, useAnnotationsCase } from './annotations.js';
@@ -130,14 +132,46 @@ describe('controller ConfigMap http settings', () => {
     expect(await negotiatedProtocol()).toBe('http/1.1');
   });
 
-  it('writes ssl-session-ticket-key into a file of the prefix only its owner reads', async () => {
-    const key = randomBytes(80);
-    await apply({ 'ssl-session-tickets': 'true', 'ssl-session-ticket-key': key.toString('base64') });
+  it('writes ssl-session-ticket-key into a file only its owner reads, and removes the key it replaces', async () => {
     const certs = join(started().controller.dataPlane.prefix, 'certs');
-    const name = (await readdir(certs)).find((file) => file.startsWith('session-ticket-'));
+    const ticketKeys = async () =>
+      (await readdir(certs)).filter((file) => file.startsWith('session-ticket-'));
+    const first = randomBytes(80);
+    await apply({ 'ssl-session-tickets': 'true', 'ssl-session-ticket-key': first.toString('base64') });
+    const [name] = await ticketKeys();
     expect(name).toBeDefined();
-    expect((await readFile(join(certs, name!))).equals(key)).toBe(true);
+    expect((await readFile(join(certs, name!))).equals(first)).toBe(true);
     expect((await stat(join(certs, name!))).mode & 0o077).toBe(0);
     expect(await negotiatedProtocol()).toBe('h2');
+    const second = randomBytes(48);
+    await apply({ 'ssl-session-tickets': 'true', 'ssl-session-ticket-key': second.toString('base64') });
+    const names = await ticketKeys();
+    expect(names).toHaveLength(1);
+    expect((await readFile(join(certs, names[0]!))).equals(second)).toBe(true);
+  });
+
+  it('writes the error log to error-log-path', async () => {
+    const errorLog = join(started().controller.dataPlane.prefix, 'logs-error.log');
+    await apply({ 'error-log-path': errorLog, 'error-log-level': 'info' });
+    // nginx logs each connection a client closes before sending a request at info.
+    await new Promise<void>((resolve, reject) => {
+      const socket = createConnection(started().controller.config.httpPort, '127.0.0.1', () => {
+        socket.end();
+        resolve();
+      });
+      socket.on('error', reject);
+    });
+    await eventually(async () => expect(await readFile(errorLog, 'utf8')).toMatch(/\[info\]/));
+  });
+
+  it('keeps the running nginx.conf when nginx -t refuses a bind-address it cannot bind', async () => {
+    const { controller, server } = started();
+    expect((await get()).status).toBe(200);
+    const reloads = controller.dataPlane.reloadCount;
+    const rejected = join(controller.dataPlane.prefix, 'nginx.conf.rejected');
+    await server.apply([controllerConfigMapManifest({ 'bind-address': '192.0.2.1' })]);
+    await eventually(async () => expect(await readFile(rejected, 'utf8')).toContain('listen "192.0.2.1:'));
+    expect(controller.dataPlane.reloadCount).toBe(reloads);
+    expect((await get()).status).toBe(200);
   });
 });

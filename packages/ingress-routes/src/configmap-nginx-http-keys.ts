@@ -80,12 +80,18 @@ const STDERR_PATHS = ['/dev/stderr', '/var/log/nginx/error.log'];
 const KIB = 1024;
 const MIB = 1024 ** 2;
 
+/** `bytes` in nginx's size syntax, in the largest unit that divides it. */
+function formatSize(bytes: number): string {
+  if (bytes % MIB === 0) return `${bytes / MIB}m`;
+  return bytes % KIB === 0 ? `${bytes / KIB}k` : String(bytes);
+}
+
 function readSize(value: string, min: number, max: number, say: string): string | { size: string } {
   const match = SIZE.exec(value);
   const bytes = match === null ? Number.NaN : Number(match[1]) * UNIT[match[2]!.toLowerCase()]!;
   return bytes >= min && bytes <= max
     ? { size: value }
-    : `must be a size such as ${say}, from ${min} bytes to ${max / KIB}k`;
+    : `must be a size such as ${say}, from ${formatSize(min)} to ${formatSize(max)}`;
 }
 
 function readWhole(value: string, min: number, max: number): number | string {
@@ -188,7 +194,7 @@ export const HTTP_SETTINGS_KEYS: Readonly<Record<string, Reader>> = {
       const number = match === null ? Number.NaN : Number(match[1]);
       const parsed = match === null ? '' : readSize(match[2]!, KIB, MIB, '8k');
       if (!(number >= 1 && number <= 1024) || typeof parsed === 'string')
-        return 'must be a number of buffers from 1 to 1024 and a size from 1k to 1024k, such as "4 8k"';
+        return 'must be a number of buffers from 1 to 1024 and a size from 1k to 1m, such as "4 8k"';
       return { number, size: parsed.size };
     },
     (into, buffers) => (into.largeClientHeaderBuffers = buffers),
@@ -270,7 +276,7 @@ const HTTP_SETTINGS_DIFFERENCES: Readonly<Record<string, string>> = {
   'enable-brotli':
     'with Debian\'s brotli filter module (libnginx-mod-http-brotli-filter), loaded only while it is "true"; brotli-types defaults to ingress-nginx\'s list',
   'bind-address':
-    'IPv4 and IPv6 addresses separated by commas, listened on instead of every address; an entry that is no IP address refuses the whole value (ingress-nginx leaves it out). An address nginx cannot bind keeps the running nginx.conf',
+    'IPv4 and IPv6 addresses separated by commas, listened on instead of every address; an entry that is no IP address refuses the whole value (ingress-nginx leaves it out). An address nginx cannot bind fails nginx -t, and the running nginx.conf stays',
   'disable-ipv6':
     'IPv4 only while unset, as without the key (ingress-nginx listens on IPv6 too): "false" adds [::] (every IPv6 address) where nginx listens on every address; "true" leaves the IPv6 addresses of bind-address out',
   'error-log-path':
