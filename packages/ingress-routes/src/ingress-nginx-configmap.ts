@@ -51,6 +51,12 @@ import {
   type AccessLogKeys,
   type ConfigMapAccessLog,
 } from './access-log-keys.js';
+import {
+  CONNECTION_KEY_ROWS,
+  createConnectionKeyParsers,
+  type ConnectionKeySettings,
+  type SecretDataLookup,
+} from './configmap-connection-keys.js';
 
 /** One key of ingress-nginx's ConfigMap. */
 export interface IngressNginxConfigKey {
@@ -85,7 +91,7 @@ const GLOBAL_AUTH_DIFFERENCE =
   'as auth-url (see it), for every Ingress route without its own auth-url unless its Ingress says enable-global-auth "false" (any may, as in ingress-nginx); not for --default-backend-service or Gateway API routes. An invalid value keeps the last valid one; with none, or a forbidden address, those routes answer 503 with an error. /.well-known/acme-challenge is not exempt (no-auth-locations is not applied): an ACME HTTP-01 solver Ingress needs enable-global-auth "false"';
 
 const REAL_IP_DIFFERENCE =
-  'without use-forwarded-headers and enable-real-ip the client is the peer, and so is X-Forwarded-For, as in ingress-nginx; with either, a peer in proxy-real-ip-cidr may name the client in forwarded-for-header (real_ip_recursive on) for allowlists, limits and X-Real-IP; use-forwarded-headers also passes X-Forwarded-Proto, -Host, -Port on (not Host) and X-Forwarded-For is the client, or with compute-full-forwarded-for the list received and the peer';
+  "without use-forwarded-headers and enable-real-ip the client is the peer, and so is X-Forwarded-For, as in ingress-nginx; with either, a peer in proxy-real-ip-cidr may name the client in forwarded-for-header (real_ip_recursive on) for allowlists, limits and X-Real-IP; use-forwarded-headers also passes X-Forwarded-Proto (sent as X-Forwarded-Scheme too), -Host (the first of a list), -Port on (not Host) and X-Forwarded-For is the client, or with compute-full-forwarded-for the list received and the peer; without it they are the request's, X-Forwarded-Host with the port of the client's Host";
 /** The TLS versions ssl-protocols may name. */
 export const SSL_PROTOCOLS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
 
@@ -137,7 +143,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       name: 'proxy-real-ip-cidr',
       applied: 'reload',
       difference:
-        "IPv4 and IPv6 addresses and CIDRs separated by commas, believed with use-forwarded-headers or enable-real-ip (see them); the default 0.0.0.0/0, as ingress-nginx's, believes any IPv4 peer: set it to the proxies in front before turning either on",
+        "IPv4 and IPv6 addresses and CIDRs separated by commas, believed with use-forwarded-headers, enable-real-ip or use-proxy-protocol (see them); the default 0.0.0.0/0, as ingress-nginx's, believes any IPv4 peer: set it to the proxies in front before turning either on",
     },
     {
       name: 'proxy-body-size',
@@ -218,7 +224,8 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       unsupported: PROTECTION('limits what a client may receive'),
       sameAs: ['0'],
     }),
-    ...keys(['ssl-ecdh-curve', 'ssl-dh-param', 'ssl-reject-handshake'], {
+    ...CONNECTION_KEY_ROWS,
+    ...keys(['ssl-reject-handshake'], {
       unsupported: PROTECTION('chooses the TLS a client may use'),
     }),
     ...keys(
@@ -384,8 +391,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'ssl-session-ticket-key',
         'ssl-session-timeout',
         'ssl-buffer-size',
-        'use-proxy-protocol',
-        'proxy-protocol-header-timeout',
         'brotli-level',
         'brotli-min-length',
         'brotli-types',
@@ -393,10 +398,8 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'gzip-disable',
         'grpc-buffer-size-kb',
         'proxy-busy-buffers-size',
-        'forwarded-for-proxy-protocol-header',
         'geoip2-autoreload-in-minutes',
         'worker-cpu-affinity',
-        'upstream-keepalive-time',
         'limit-conn-zone-variable',
         'proxy-stream-timeout',
         'proxy-stream-next-upstream',
@@ -431,7 +434,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
 const BY_NAME = new Map(INGRESS_NGINX_CONFIGMAP_KEYS.map((key) => [key.name, key]));
 
 /** The nginx.conf settings a ConfigMap sets (names as nginx-template's RenderOptions). */
-export interface ConfigMapNginxSettings {
+export interface ConfigMapNginxSettings extends ConnectionKeySettings {
   workerProcesses?: number | 'auto';
   workerConnections?: number;
   workerShutdownTimeoutSeconds?: number;
@@ -643,6 +646,8 @@ export interface ControllerConfigMapParse {
   problems: ConfigMapProblem[];
   /** `namespace/name` of the ConfigMaps read (add-headers, proxy-set-headers), found or not, sorted. */
   configMaps: string[];
+  /** `namespace/name` of the Secrets read (ssl-dh-param), found or not. */
+  secrets: string[];
 }
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warn', 'error', 'crit'] as const;
@@ -778,7 +783,13 @@ export function parseControllerConfigMap(
   data: unknown,
   previous: Readonly<Record<string, string>> = {},
   configMap: ConfigMapLookup = () => undefined,
+  secret: SecretDataLookup = () => undefined,
 ): ControllerConfigMapParse {
+  const secrets = new Set<string>();
+  const connectionKeys = createConnectionKeyParsers((namespace, name) => {
+    secrets.add(`${namespace}/${name}`);
+    return secret(namespace, name);
+  });
   const annotationDefaults: AnnotationDefaults = {};
   const hsts = { enabled: true, value: { ...DEFAULT_HSTS } };
   const nginx: ConfigMapNginxSettings = {};
@@ -828,6 +839,7 @@ export function parseControllerConfigMap(
       defaultBackendAccessLog = on;
       return undefined;
     }
+    if (Object.hasOwn(connectionKeys, name)) return connectionKeys[name]!(value, nginx);
     return NGINX_KEYS[name]!(value, nginx);
   };
   for (const name of Object.keys(record).sort()) {
@@ -905,7 +917,13 @@ export function parseControllerConfigMap(
   const configMaps = Object.values(headerReferences)
     .map((reference) => `${reference.namespace}/${reference.name}`)
     .sort();
-  return { settings: { translation, nginx }, values, problems, configMaps: [...new Set(configMaps)] };
+  return {
+    settings: { translation, nginx },
+    values,
+    problems,
+    configMaps: [...new Set(configMaps)],
+    secrets: [...secrets].sort(),
+  };
 }
 
 /** One `hsts*` key into `into`; the reason it is invalid, or undefined. */
