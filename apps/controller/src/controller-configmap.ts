@@ -3,8 +3,8 @@
  * defaults handed to the Ingress routing (live: re-translation, no reload) and its nginx.conf
  * settings to the data plane (a reload), every key it cannot apply an Event on the ConfigMap. A
  * value that is not valid keeps the last valid one; a deleted ConfigMap means the defaults. The
- * ConfigMaps it names (add-headers, proxy-set-headers) are read with it, and a change to one of
- * them reads it again.
+ * ConfigMaps it names (add-headers, proxy-set-headers) and the Secret of ssl-dh-param are read
+ * with it, and a change to one of them reads it again.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { namespacedKey } from '@ingresskit/kube-objects';
@@ -50,12 +50,30 @@ export class ControllerConfigMap {
   #settings: ControllerConfigMapSettings = { translation: DEFAULT_TRANSLATION, nginx: {} };
   /** The ConfigMaps it names (add-headers, proxy-set-headers), read with it. */
   #reads: ReadonlySet<string> = new Set();
+  /** The Secrets it names (ssl-dh-param), read with it. */
+  #secretReads: ReadonlySet<string> = new Set();
+  readonly #keepSecrets: (keys: readonly string[]) => void;
 
-  constructor(key: string, options: { recorder: EventRecorder; logger: Logger; isLeader: () => boolean }) {
+  constructor(
+    key: string,
+    options: {
+      recorder: EventRecorder;
+      logger: Logger;
+      isLeader: () => boolean;
+      /** Asks the store to keep the Secrets the ConfigMap names (it keeps only TLS ones otherwise). */
+      keepSecrets?: (keys: readonly string[]) => void;
+    },
+  ) {
     this.key = key;
     this.#recorder = options.recorder;
     this.#logger = options.logger;
     this.#isLeader = options.isLeader;
+    this.#keepSecrets = options.keepSecrets ?? (() => undefined);
+  }
+
+  /** Whether the Secret `key` is one the controller ConfigMap names: a change to it is read. */
+  isReadingSecret(key: string): boolean {
+    return this.#secretReads.has(key);
   }
 
   /** Whether the ConfigMap `key` is one the controller ConfigMap names: a change to it is read. */
@@ -66,13 +84,16 @@ export class ControllerConfigMap {
   /** Reads the ConfigMap from `view` and reports its problems; returns what changed. */
   read(view: ClusterView): ConfigMapChange {
     const configMap = view.configMap(this.key);
-    const { settings, values, problems, configMaps } = parseControllerConfigMap(
+    const { settings, values, problems, configMaps, secrets } = parseControllerConfigMap(
       configMap?.data,
       this.#values,
       (namespace, name) => view.configMap(namespacedKey(namespace, name)),
+      (namespace, name) => view.secret(namespacedKey(namespace, name))?.data,
     );
     this.#values = values;
     this.#reads = new Set(configMaps);
+    if (!isDeepStrictEqual(secrets, [...this.#secretReads])) this.#keepSecrets(secrets);
+    this.#secretReads = new Set(secrets);
     for (const problem of problems) {
       this.#logger.warn({ configMap: this.key, ...problem }, 'controller ConfigMap key not applied');
       // Every replica reads the ConfigMap; one of them says so.
