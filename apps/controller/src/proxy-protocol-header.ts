@@ -86,27 +86,24 @@ function parseV2(bytes: Buffer): ProxyHeaderParse {
   // LOCAL: the load balancer's own connection (a health check), no client behind it.
   if ((versionCommand & 0x0f) === 0) return { state: 'complete', length };
   const body = bytes.subarray(V2_FIXED_LENGTH, length);
-  if (family === 0x11) {
-    if (bodyLength < 12) return { state: 'invalid', reason: 'PROXY v2 TCP4 addresses too short' };
-    return {
-      state: 'complete',
-      length,
-      source: { address: formatIpv4(body.subarray(0, 4)), port: body.readUInt16BE(8) },
-      destination: { address: formatIpv4(body.subarray(4, 8)), port: body.readUInt16BE(10) },
-    };
-  }
-  if (family === 0x21) {
-    if (bodyLength < 36) return { state: 'invalid', reason: 'PROXY v2 TCP6 addresses too short' };
-    return {
-      state: 'complete',
-      length,
-      source: { address: formatIpv6(body.subarray(0, 16)), port: body.readUInt16BE(32) },
-      destination: { address: formatIpv6(body.subarray(16, 32)), port: body.readUInt16BE(34) },
-    };
-  }
+  const tcp = V2_TCP_FAMILIES[family];
   // UNSPEC, UDP and unix sockets name no TCP client: the connection's own address stands.
-  return { state: 'complete', length };
+  if (tcp === undefined) return { state: 'complete', length };
+  const { size, format } = tcp;
+  if (bodyLength < 2 * size + 4) return { state: 'invalid', reason: 'PROXY v2 addresses too short' };
+  return {
+    state: 'complete',
+    length,
+    source: { address: format(body.subarray(0, size)), port: body.readUInt16BE(2 * size) },
+    destination: { address: format(body.subarray(size, 2 * size)), port: body.readUInt16BE(2 * size + 2) },
+  };
 }
+
+/** The v2 families of TCP: the size of an address and how it is written. */
+const V2_TCP_FAMILIES: Readonly<Record<number, { size: number; format: (bytes: Buffer) => string }>> = {
+  0x11: { size: 4, format: formatIpv4 },
+  0x21: { size: 16, format: formatIpv6 },
+};
 
 function formatIpv4(bytes: Buffer): string {
   return [...bytes].join('.');

@@ -6,6 +6,7 @@
 import { createSecureContext } from 'node:tls';
 import { checkDnsSubdomain, checkDnsLabel } from '@ingresskit/kube-objects';
 import { parseGoDuration } from './go-duration.js';
+import { readBoolean } from './grammar.js';
 
 /** The settings these keys make, part of ConfigMapNginxSettings. */
 export interface ConnectionKeySettings {
@@ -143,8 +144,9 @@ export function createConnectionKeyParsers(
 ): Readonly<Record<string, (value: string, into: ConnectionKeySettings) => string | undefined>> {
   return {
     'use-proxy-protocol': (value, into) => {
-      if (value !== 'true' && value !== 'false') return 'must be "true" or "false"';
-      into.useProxyProtocol = value === 'true';
+      const on = readBoolean(value);
+      if (on === undefined) return 'must be "true" or "false"';
+      into.useProxyProtocol = on;
       return undefined;
     },
     'proxy-protocol-header-timeout': (value, into) => {
