@@ -52,7 +52,9 @@ export class ControllerConfigMap {
   #reads: ReadonlySet<string> = new Set();
   /** The Secrets it names (ssl-dh-param), read with it. */
   #secretReads: ReadonlySet<string> = new Set();
-  readonly #keepSecrets: (keys: readonly string[]) => void;
+  /** Secrets the store is reading for it: until one arrives its absence is not reported. */
+  #arriving: ReadonlySet<string> = new Set();
+  readonly #keepSecrets: (keys: readonly string[]) => readonly string[];
 
   constructor(
     key: string,
@@ -60,15 +62,18 @@ export class ControllerConfigMap {
       recorder: EventRecorder;
       logger: Logger;
       isLeader: () => boolean;
-      /** Asks the store to keep the Secrets the ConfigMap names (it keeps only TLS ones otherwise). */
-      keepSecrets?: (keys: readonly string[]) => void;
+      /**
+       * Asks the store to keep the Secrets the ConfigMap names (it keeps only TLS ones otherwise);
+       * returns those it is reading, each arriving as a change.
+       */
+      keepSecrets?: (keys: readonly string[]) => readonly string[];
     },
   ) {
     this.key = key;
     this.#recorder = options.recorder;
     this.#logger = options.logger;
     this.#isLeader = options.isLeader;
-    this.#keepSecrets = options.keepSecrets ?? (() => undefined);
+    this.#keepSecrets = options.keepSecrets ?? (() => []);
   }
 
   /** Whether the Secret `key` is one the controller ConfigMap names: a change to it is read. */
@@ -92,9 +97,17 @@ export class ControllerConfigMap {
     );
     this.#values = values;
     this.#reads = new Set(configMaps);
-    if (!isDeepStrictEqual(secrets, [...this.#secretReads])) this.#keepSecrets(secrets);
+    const arriving = isDeepStrictEqual(secrets, [...this.#secretReads])
+      ? this.#arriving
+      : this.#keepSecrets(secrets);
+    this.#arriving = new Set([...arriving].filter((key) => view.secret(key) === undefined));
     this.#secretReads = new Set(secrets);
     for (const problem of problems) {
+      // Its Secret is on its way, and its arrival reads the ConfigMap again.
+      if (problem.value !== undefined && this.#arriving.has(problem.value)) {
+        this.#logger.debug({ configMap: this.key, secret: problem.value }, 'waiting for a Secret it names');
+        continue;
+      }
       this.#logger.warn({ configMap: this.key, ...problem }, 'controller ConfigMap key not applied');
       // Every replica reads the ConfigMap; one of them says so.
       if (configMap === undefined || !this.#isLeader()) continue;

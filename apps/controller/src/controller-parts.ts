@@ -54,8 +54,8 @@ export interface ControllerLinks {
   externalNamesChanged(hostnames: Iterable<string>): void;
   /** The store's snapshot, once it started. */
   snapshot(): StoreSnapshot | undefined;
-  /** Asks the store to keep these Secrets (the ones the controller ConfigMap names). */
-  keepSecrets(keys: readonly string[]): void;
+  /** Asks the store to keep these Secrets (the ones the controller ConfigMap names); those it reads. */
+  keepSecrets(keys: readonly string[]): readonly string[];
   /** Owned Ingresses changed and nginx serves them: the leader should publish their status. */
   requestStatusSync(): void;
 }

@@ -89,7 +89,7 @@ export class Controller {
         for (const hostname of hostnames) this.#pending.externalNames.add(hostname);
       },
       snapshot: () => this.#store?.snapshot(),
-      keepSecrets: (keys) => this.#store?.keepSecrets(keys),
+      keepSecrets: (keys) => this.#store?.keepSecrets(keys) ?? [],
       requestStatusSync: () => this.#leader?.requestStatusSync(),
     });
     this.metrics = this.#parts.metrics;

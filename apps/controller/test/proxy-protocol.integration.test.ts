@@ -149,6 +149,10 @@ describe('ssl-ecdh-curve and ssl-dh-param', () => {
       controller.dataPlane.nginxConf!,
     )![1]!;
     expect(await readFile(join(prefix, file), 'utf8')).toBe(dhParams);
+    // The store reads the Opaque Secret once the ConfigMap names it; meanwhile nothing is reported.
+    expect(await listConfigMapEvents(started(), CONTROLLER_CONFIGMAP)).not.toContainEqual(
+      expect.stringContaining('ssl-dh-param'),
+    );
 
     // A Secret that no longer holds DH parameters is an error; the last good ones stay.
     await server.apply([dhSecret('-----BEGIN DH PARAMETERS-----\nAAAA\n-----END DH PARAMETERS-----\n')]);
@@ -161,6 +165,14 @@ describe('ssl-ecdh-curve and ssl-dh-param', () => {
     expect((await readdir(join(prefix, 'certs'))).filter((name) => name.startsWith('dhparam-'))).toEqual([
       file.slice('certs/'.length),
     ]);
+
+    // A Secret that does not exist is said at once.
+    await server.apply([controllerConfigMapManifest({ 'ssl-dh-param': 'default/missing' })]);
+    await eventually(async () =>
+      expect(await listConfigMapEvents(started(), CONTROLLER_CONFIGMAP)).toContainEqual(
+        expect.stringMatching(/ssl-dh-param.*names Secret default\/missing, which is not found/),
+      ),
+    );
   });
 });
 

@@ -75,7 +75,7 @@ async function createParts(
       requestSync: () => undefined,
       externalNamesChanged: () => undefined,
       snapshot: () => undefined,
-      keepSecrets: () => undefined,
+      keepSecrets: () => [],
       requestStatusSync: () => undefined,
     },
   );

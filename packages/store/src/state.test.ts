@@ -184,7 +184,7 @@ describe('StoreState', () => {
     state.upsert('Secret', make('Secret', 'infra/dhparam', { type: 'Opaque' }));
     expect(state.snapshot().secrets.has('infra/dhparam')).toBe(false);
 
-    state.setKeptSecrets(['infra/dhparam', 'infra/later']);
+    expect(state.setKeptSecrets(['infra/dhparam', 'infra/later'])).toEqual(['infra/dhparam']);
     const requests = state.takeFetchRequests();
     expect(requests).toEqual([{ key: 'infra/dhparam', token: expect.any(Number) }]);
     state.applyFetchedSecret(requests[0]!, make('Secret', 'infra/dhparam', { type: 'Opaque' }));

@@ -165,15 +165,17 @@ export class StoreState {
   /**
    * Keeps the Secrets `keys` (`namespace/name`) whatever their type, as `keepSecrets` does, in
    * place of those of the last call: one seen but not kept is read again, one no longer asked for
-   * is dropped unless kept for another reason.
+   * is dropped unless kept for another reason. Returns the keys of `keys` being read: each
+   * arrives as a change event (unless it was deleted meanwhile).
    */
-  setKeptSecrets(keys: readonly string[]): void {
+  setKeptSecrets(keys: readonly string[]): string[] {
     const before = this.requestedSecrets;
     const after = new Set(keys);
     this.requestedSecrets = after;
     for (const key of new Set([...before, ...after])) {
       if (before.has(key) !== after.has(key)) this.reconsiderSecret(key);
     }
+    return [...after].filter((key) => this.secretFetches.has(key));
   }
 
   /** Whether a Secret read requested with `token` is still wanted. */
