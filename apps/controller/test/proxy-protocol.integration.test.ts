@@ -67,6 +67,7 @@ const started = useAnnotationsCase({
       endpointSliceManifest('echo-1', 'echo', await listen(echoHeaders)),
       annotatedIngress('echo.test', 'echo', {}),
       annotatedIngress('inside.test', 'echo', { [`${A}whitelist-source-range`]: '10.0.0.0/8' }),
+      annotatedIngress('secure.test', 'echo', { [`${A}force-ssl-redirect`]: 'true' }),
       ...serviceManifests('tls-app', []),
       endpointSliceManifest('tls-app-1', 'tls-app', (passthroughBackend.address() as AddressInfo).port),
       annotatedIngress('passthrough.test', 'tls-app', { [`${A}ssl-passthrough`]: 'true' }),
@@ -206,6 +207,11 @@ describe('use-proxy-protocol', () => {
       }),
     );
     await eventually(async () => expect((await viaProxy('203.0.113.7', 80, 'inside.test')).status).toBe(403));
+    // A load balancer that ended TLS (port 443) gets no redirect to HTTPS, as in ingress-nginx.
+    await eventually(async () =>
+      expect((await viaProxy('203.0.113.7', 443, 'secure.test')).status).toBe(200),
+    );
+    await eventually(async () => expect((await viaProxy('203.0.113.7', 80, 'secure.test')).status).toBe(308));
     // No header: nginx closes the connection without an answer.
     await eventually(async () => expect(await exchange(port, get('echo.test'))).toBe(''));
 

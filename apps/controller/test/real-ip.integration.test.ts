@@ -30,6 +30,7 @@ const started = useAnnotationsCase({
     endpointSliceManifest('echo-1', 'echo', await listen(echoHeaders)),
     annotatedIngress('echo.test', 'echo', {}),
     annotatedIngress('inside.test', 'echo', { [`${A}whitelist-source-range`]: '10.0.0.0/8' }),
+    annotatedIngress('secure.test', 'echo', { [`${A}force-ssl-redirect`]: 'true' }),
   ],
 });
 
@@ -53,6 +54,7 @@ describe('real IP keys', () => {
     const { controller, server } = started();
     // Default: the peer is the client, whatever it claims.
     expect((await seen('inside.test', CLAIM)).status).toBe(403);
+    expect((await seen('secure.test', CLAIM)).status).toBe(308);
     const plain = await seen('echo.test', CLAIM);
     expect(plain.headers).toMatchObject({
       'x-real-ip': '127.0.0.1',
@@ -81,6 +83,9 @@ describe('real IP keys', () => {
         'x-forwarded-port': '8443',
       });
     });
+    // As ingress-nginx: no redirect to HTTPS of what the proxy in front says came as https.
+    expect((await seen('secure.test', CLAIM)).status).toBe(200);
+    expect((await seen('secure.test', {})).status).toBe(308);
     // The first host of a list, as ingress-nginx.
     expect(
       (await seen('echo.test', { ...CLAIM, 'X-Forwarded-Host': 'front.test,proxy.test' })).headers[

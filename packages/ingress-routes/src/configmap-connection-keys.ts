@@ -43,7 +43,7 @@ export const CONNECTION_KEY_ROWS = [
     name: 'use-proxy-protocol',
     applied: 'reload',
     difference:
-      'the HTTP and HTTPS listeners take the PROXY protocol (v1 or v2) and refuse a connection without it; the client address is the one it carries when the peer is in proxy-real-ip-cidr, as ingress-nginx. With use-forwarded-headers too the client address stays the PROXY one: the X-Forwarded-For of the proxy it names is not followed (forwarded-for-proxy-protocol-header). With --enable-ssl-passthrough the passthrough proxy reads the header (proxy-protocol-header-timeout) and believes it on the same terms (ingress-nginx believes any peer there); a connection without it is closed, where ingress-nginx passes it on with the address of the peer',
+      'the HTTP and HTTPS listeners take the PROXY protocol (v1 or v2) and refuse a connection without it; the client address is the one it carries when the peer is in proxy-real-ip-cidr, and a PROXY line to port 443 makes the request https (X-Forwarded-Proto, no redirect to HTTPS), as ingress-nginx. With use-forwarded-headers too the client address stays the PROXY one: the X-Forwarded-For of the proxy it names is not followed (forwarded-for-proxy-protocol-header). With --enable-ssl-passthrough the passthrough proxy reads the header (proxy-protocol-header-timeout) and believes it on the same terms (ingress-nginx believes any peer there); a connection without it is closed, where ingress-nginx passes it on with the address of the peer',
   },
   {
     name: 'proxy-protocol-header-timeout',

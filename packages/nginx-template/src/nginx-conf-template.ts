@@ -413,6 +413,8 @@ http {
     proxy_set_header X-Forwarded-Port $ingresskit_forwarded_port;
     proxy_set_header X-Forwarded-Proto $ingresskit_forwarded_proto;
     proxy_set_header X-Forwarded-Scheme $ingresskit_forwarded_proto;
+    # The scheme the router's HTTPS redirects go by, as ingress-nginx's: the one the proxies say.
+    map "" $ingresskit_client_scheme { default $ingresskit_forwarded_proto; }
     grpc_set_header Host $ingresskit_upstream_host;
     grpc_set_header X-Real-IP $remote_addr;
     grpc_set_header X-Forwarded-For $ingresskit_forwarded_for;
@@ -436,6 +438,7 @@ http {
 {{/if}}
     proxy_set_header X-Forwarded-Proto $ingresskit_scheme;
     proxy_set_header X-Forwarded-Scheme $ingresskit_scheme;
+    map "" $ingresskit_client_scheme { default $ingresskit_scheme; }
     grpc_set_header Host $ingresskit_upstream_host;
     grpc_set_header X-Real-IP $remote_addr;
     grpc_set_header X-Forwarded-For $remote_addr;
