@@ -13,6 +13,7 @@ import {
   parseControllerConfigMap,
   type ConfigMapNginxSettings,
   type ControllerConfigMapSettings,
+  type SecretData,
   type TranslationDefaults,
 } from '@ingresskit/ingress-routes';
 import type { ClusterView } from './cluster-view.js';
@@ -47,6 +48,8 @@ export class ControllerConfigMap {
   readonly #isLeader: () => boolean;
   /** The valid values last read, by key: what an invalid value falls back to. */
   #values: Readonly<Record<string, string>> = {};
+  /** The content of the Secrets last applied: what a Secret that turned bad falls back to. */
+  #secretData: SecretData = {};
   #settings: ControllerConfigMapSettings = { translation: DEFAULT_TRANSLATION, nginx: {} };
   /** The ConfigMaps it names (add-headers, proxy-set-headers), read with it. */
   #reads: ReadonlySet<string> = new Set();
@@ -89,13 +92,15 @@ export class ControllerConfigMap {
   /** Reads the ConfigMap from `view` and reports its problems; returns what changed. */
   read(view: ClusterView): ConfigMapChange {
     const configMap = view.configMap(this.key);
-    const { settings, values, problems, configMaps, secrets } = parseControllerConfigMap(
+    const { settings, values, problems, configMaps, secrets, secretData } = parseControllerConfigMap(
       configMap?.data,
       this.#values,
       (namespace, name) => view.configMap(namespacedKey(namespace, name)),
       (namespace, name) => view.secret(namespacedKey(namespace, name))?.data,
+      this.#secretData,
     );
     this.#values = values;
+    this.#secretData = secretData;
     this.#reads = new Set(configMaps);
     const arriving = isDeepStrictEqual(secrets, [...this.#secretReads])
       ? this.#arriving

@@ -15,7 +15,7 @@ import { connect as connectTls, createServer as createTlsServer, type Connection
 import { createSelfSignedCertificate } from '@ingresskit/nginx-template';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../src/ports.js';
-import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
+import { A, annotatedIngress, expectNoReload, useAnnotationsCase } from './annotations.js';
 import {
   controllerConfigMapManifest,
   CONTROLLER_CONFIGMAP,
@@ -156,12 +156,17 @@ describe('ssl-ecdh-curve and ssl-dh-param', () => {
     );
 
     // A Secret that no longer holds DH parameters is an error; the last good ones stay.
-    await server.apply([dhSecret('-----BEGIN DH PARAMETERS-----\nAAAA\n-----END DH PARAMETERS-----\n')]);
-    await eventually(async () =>
-      expect(await listConfigMapEvents(started(), CONTROLLER_CONFIGMAP)).toContainEqual(
-        expect.stringMatching(/ssl-dh-param.*is not a DH PARAMETERS PEM block; the last valid value/),
-      ),
-    );
+    await expectNoReload(controller, async () => {
+      await server.apply([dhSecret('-----BEGIN DH PARAMETERS-----\nAAAA\n-----END DH PARAMETERS-----\n')]);
+      await eventually(async () =>
+        expect(await listConfigMapEvents(started(), CONTROLLER_CONFIGMAP)).toContainEqual(
+          expect.stringMatching(/ssl-dh-param.*is not a DH PARAMETERS PEM block; the last valid value/),
+        ),
+      );
+      // A later sync (this Ingress) would carry a changed nginx.conf along.
+      await server.apply([annotatedIngress('later.test', 'echo', {})]);
+      await eventually(async () => expect((await started().send('later.test')).status).toBe(200));
+    });
     expect(controller.dataPlane.nginxConf).toContain(`ssl_dhparam "${file}";`);
     expect((await readdir(join(prefix, 'certs'))).filter((name) => name.startsWith('dhparam-'))).toEqual([
       file.slice('certs/'.length),

@@ -74,30 +74,60 @@ describe('parseControllerConfigMap (connection keys)', () => {
       },
       'is not a DH PARAMETERS PEM block',
     ],
+    // The Secret named before, now holding something else: its last good content stays.
+    [
+      'ingress/dhparam',
+      { 'ingress/dhparam': { 'dhparam.pem': base64('nonsense') } },
+      'is not a DH PARAMETERS PEM block',
+    ],
     ['../etc/passwd', {}, 'must name a Secret as NAMESPACE/NAME'],
     ['ingress', {}, 'must name a Secret as NAMESPACE/NAME'],
-  ])('refuses ssl-dh-param %j and keeps the last valid value', (value, data, message) => {
-    const good = parseControllerConfigMap(
+  ])(
+    'refuses ssl-dh-param %j and keeps the last valid value and its DH parameters',
+    (value, data, message) => {
+      const good = parseControllerConfigMap(
+        { 'ssl-dh-param': 'ingress/dhparam' },
+        {},
+        undefined,
+        secrets({ 'ingress/dhparam': { 'dhparam.pem': base64(FFDHE2048) } }),
+      );
+      const { settings, problems, secretData } = parseControllerConfigMap(
+        { 'ssl-dh-param': value },
+        good.values,
+        undefined,
+        secrets(data),
+        good.secretData,
+      );
+      expect(problems).toEqual([
+        expect.objectContaining({
+          field: 'data["ssl-dh-param"]',
+          severity: 'error',
+          message: expect.stringContaining(message),
+        }),
+      ]);
+      expect(problems[0]!.message).toContain('the last valid value "ingress/dhparam" stays');
+      expect(settings.nginx.sslDhParamPem).toBe(FFDHE2048);
+      expect(secretData).toEqual(good.secretData);
+    },
+  );
+
+  it('takes the new content of the Secret it names when it is valid', () => {
+    const first = parseControllerConfigMap(
       { 'ssl-dh-param': 'ingress/dhparam' },
       {},
       undefined,
       secrets({ 'ingress/dhparam': { 'dhparam.pem': base64(FFDHE2048) } }),
     );
-    const { settings, problems } = parseControllerConfigMap(
-      { 'ssl-dh-param': value },
-      good.values,
+    const changed = FFDHE2048.replace('\n', '\r\n');
+    const second = parseControllerConfigMap(
+      { 'ssl-dh-param': 'ingress/dhparam' },
+      first.values,
       undefined,
-      secrets({ ...data, 'ingress/dhparam': { 'dhparam.pem': base64(FFDHE2048) } }),
+      secrets({ 'ingress/dhparam': { 'dhparam.pem': base64(changed) } }),
+      first.secretData,
     );
-    expect(problems).toEqual([
-      expect.objectContaining({
-        field: 'data["ssl-dh-param"]',
-        severity: 'error',
-        message: expect.stringContaining(message),
-      }),
-    ]);
-    expect(problems[0]!.message).toContain('the last valid value "ingress/dhparam" stays');
-    expect(settings.nginx.sslDhParamPem).toBe(FFDHE2048);
+    expect(second.problems).toEqual([]);
+    expect(second.settings.nginx.sslDhParamPem).toBe(changed);
   });
 
   it.each([

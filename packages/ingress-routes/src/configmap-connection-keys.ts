@@ -6,7 +6,7 @@
 import { createSecureContext } from 'node:tls';
 import { checkDnsSubdomain, checkDnsLabel } from '@ingresskit/kube-objects';
 import { parseGoDuration } from './go-duration.js';
-import { readBoolean } from './grammar.js';
+import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 
 /** The settings these keys make, part of ConfigMapNginxSettings. */
 export interface ConnectionKeySettings {
@@ -27,6 +27,9 @@ export type SecretDataLookup = (
   namespace: string,
   name: string,
 ) => Readonly<Record<string, string>> | undefined;
+
+/** The `data` of Secrets by `namespace/name`. */
+export type SecretData = Readonly<Record<string, Readonly<Record<string, string>>>>;
 
 /** The key of the DH parameters in the Secret ssl-dh-param names, as ingress-nginx reads it. */
 export const DH_PARAM_SECRET_KEY = 'dhparam.pem';
@@ -139,13 +142,13 @@ function readDhParam(value: string, secret: SecretDataLookup): { pem: string } |
 }
 
 /** How each key is read into `into`: the reason it is invalid, or undefined. */
-export function createConnectionKeyParsers(
+function createConnectionKeyParsers(
   secret: SecretDataLookup,
 ): Readonly<Record<string, (value: string, into: ConnectionKeySettings) => string | undefined>> {
   return {
     'use-proxy-protocol': (value, into) => {
       const on = readBoolean(value);
-      if (on === undefined) return 'must be "true" or "false"';
+      if (on === undefined) return BOOLEAN_PROBLEM;
       into.useProxyProtocol = on;
       return undefined;
     },
@@ -173,5 +176,52 @@ export function createConnectionKeyParsers(
       into.upstreamKeepaliveTimeSeconds = seconds;
       return undefined;
     },
+  };
+}
+
+/** The connection keys of one parse, with the Secrets they read. */
+export interface ConnectionKeyReader {
+  /** Whether `name` is one of these keys. */
+  has(name: string): boolean;
+  /**
+   * Applies key `name`: the reason it is invalid, or undefined. With `asBefore` (re-applying the
+   * last valid value) its Secrets read as they were when that value was applied, so that a Secret
+   * that turned bad keeps its last good content rather than the default.
+   */
+  apply(name: string, value: string, into: ConnectionKeySettings, asBefore: boolean): string | undefined;
+  /** `namespace/name` of every Secret read, found or not, sorted. */
+  secretsRead(): string[];
+  /** The data of the Secrets whose content was applied: the next parse's `asBefore`. */
+  secretsApplied(): SecretData;
+}
+
+/** The connection keys' reader for one parse; `previous` is the last parse's secretsApplied. */
+export function createConnectionKeyReader(
+  secret: SecretDataLookup,
+  previous: SecretData,
+): ConnectionKeyReader {
+  const read = new Set<string>();
+  const applied: Record<string, Readonly<Record<string, string>>> = {};
+  let asBefore = false;
+  let found: [string, Readonly<Record<string, string>>] | undefined;
+  const parsers = createConnectionKeyParsers((namespace, name) => {
+    const key = `${namespace}/${name}`;
+    read.add(key);
+    const data = asBefore ? previous[key] : secret(namespace, name);
+    found = data === undefined ? undefined : [key, data];
+    return data;
+  });
+  return {
+    has: (name) => Object.hasOwn(parsers, name),
+    apply(name, value, into, again) {
+      asBefore = again;
+      found = undefined;
+      const reason = parsers[name]!(value, into);
+      asBefore = false;
+      if (reason === undefined && found !== undefined) applied[found[0]] = found[1];
+      return reason;
+    },
+    secretsRead: () => [...read].sort(),
+    secretsApplied: () => applied,
   };
 }

@@ -81,6 +81,7 @@ export {
   checkEcdhCurve,
   DH_PARAM_SECRET_KEY,
   type ConnectionKeySettings,
+  type SecretData,
   type SecretDataLookup,
 } from './configmap-connection-keys.js';
 export {

@@ -53,8 +53,9 @@ import {
 } from './access-log-keys.js';
 import {
   CONNECTION_KEY_ROWS,
-  createConnectionKeyParsers,
+  createConnectionKeyReader,
   type ConnectionKeySettings,
+  type SecretData,
   type SecretDataLookup,
 } from './configmap-connection-keys.js';
 
@@ -648,6 +649,8 @@ export interface ControllerConfigMapParse {
   configMaps: string[];
   /** `namespace/name` of the Secrets read (ssl-dh-param), found or not. */
   secrets: string[];
+  /** The data of the Secrets whose content was applied, to give the next parse as `previousSecrets`. */
+  secretData: SecretData;
 }
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warn', 'error', 'crit'] as const;
@@ -777,19 +780,17 @@ const NGINX_KEYS: Readonly<
 /**
  * Reads a controller ConfigMap's `data`. A valid key is applied; an invalid value of a key we
  * apply is an error and the key keeps its value from `previous` (the last good one), or the
- * default; any other key is reported as its catalogue entry says. Never throws.
+ * default; a Secret a key names (ssl-dh-param) keeps its content from `previousSecrets` so. Any
+ * other key is reported as its catalogue entry says. Never throws.
  */
 export function parseControllerConfigMap(
   data: unknown,
   previous: Readonly<Record<string, string>> = {},
   configMap: ConfigMapLookup = () => undefined,
   secret: SecretDataLookup = () => undefined,
+  previousSecrets: SecretData = {},
 ): ControllerConfigMapParse {
-  const secrets = new Set<string>();
-  const connectionKeys = createConnectionKeyParsers((namespace, name) => {
-    secrets.add(`${namespace}/${name}`);
-    return secret(namespace, name);
-  });
+  const connectionKeys = createConnectionKeyReader(secret, previousSecrets);
   const annotationDefaults: AnnotationDefaults = {};
   const hsts = { enabled: true, value: { ...DEFAULT_HSTS } };
   const nginx: ConfigMapNginxSettings = {};
@@ -805,7 +806,8 @@ export function parseControllerConfigMap(
   const values: Record<string, string> = {};
   const problems: ConfigMapProblem[] = [];
   const record = typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};
-  const apply = (name: string, value: string): string | undefined => {
+  // `again`: re-applying the last valid value, whose Secrets read as `previousSecrets` has them.
+  const apply = (name: string, value: string, again = false): string | undefined => {
     if ((ANNOTATION_DEFAULT_KEYS as readonly string[]).includes(name))
       return parseAnnotationDefault(
         name as (typeof ANNOTATION_DEFAULT_KEYS)[number],
@@ -839,7 +841,7 @@ export function parseControllerConfigMap(
       defaultBackendAccessLog = on;
       return undefined;
     }
-    if (Object.hasOwn(connectionKeys, name)) return connectionKeys[name]!(value, nginx);
+    if (connectionKeys.has(name)) return connectionKeys.apply(name, value, nginx, again);
     return NGINX_KEYS[name]!(value, nginx);
   };
   for (const name of Object.keys(record).sort()) {
@@ -874,7 +876,7 @@ export function parseControllerConfigMap(
       continue;
     }
     const kept = previous[name];
-    const isKept = kept !== undefined && apply(name, kept) === undefined;
+    const isKept = kept !== undefined && apply(name, kept, true) === undefined;
     if (isKept) values[name] = kept;
     else refused.add(name);
     // A protection whose value is wrong must not fall back to its default, which is off.
@@ -922,7 +924,8 @@ export function parseControllerConfigMap(
     values,
     problems,
     configMaps: [...new Set(configMaps)],
-    secrets: [...secrets].sort(),
+    secrets: connectionKeys.secretsRead(),
+    secretData: connectionKeys.secretsApplied(),
   };
 }
 
