@@ -144,7 +144,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       name: 'proxy-real-ip-cidr',
       applied: 'reload',
       difference:
-        "IPv4 and IPv6 addresses and CIDRs separated by commas, believed with use-forwarded-headers, enable-real-ip or use-proxy-protocol (see them); the default 0.0.0.0/0, as ingress-nginx's, believes any IPv4 peer: set it to the proxies in front before turning either on",
+        "IPv4 and IPv6 addresses and CIDRs separated by commas, believed with use-forwarded-headers, enable-real-ip or use-proxy-protocol (see them); the default 0.0.0.0/0, as ingress-nginx's, believes any IPv4 peer: set it to the proxies in front before turning any of them on",
     },
     {
       name: 'proxy-body-size',
