@@ -10,6 +10,7 @@ import {
   authSocketPathOf,
   createSelfSignedCertificate,
   listConfigurationFiles,
+  listSettingsFiles,
   luaFiles,
   type Configuration,
 } from '@ingresskit/nginx-template';
@@ -65,11 +66,14 @@ export async function preparePrefix(requested: string | undefined): Promise<Prep
 }
 
 /**
- * Writes the files `configuration`'s nginx.conf reads (backend CA certificates) into `prefix`.
+ * Writes the files `configuration`'s nginx.conf reads (backend CA certificates, DH parameters) into `prefix`.
  * Their names are content hashes, so one already there is left as it is.
  */
 export async function writeConfigurationFiles(prefix: string, configuration: Configuration): Promise<void> {
-  for (const file of listConfigurationFiles(configuration.profiles)) {
+  for (const file of [
+    ...listConfigurationFiles(configuration.profiles),
+    ...listSettingsFiles(configuration.settings),
+  ]) {
     const path = join(prefix, file.path);
     if (
       await readFile(path, 'utf8').then(

@@ -8,6 +8,7 @@ export {
 } from './build-configuration.js';
 export { renderNginxConf, inPlaceMaxBodyBytes } from './render.js';
 export { listConfigurationFiles } from './backend-tls.js';
+export { listSettingsFiles, type DhParamSettings } from './connection-settings.js';
 export { diffConfigurations, type ConfigurationDiff } from './diff-configurations.js';
 export { createProfile, DEFAULT_PROFILE, profileOf, type Profile } from './profiles.js';
 export {
