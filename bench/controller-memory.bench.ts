@@ -27,6 +27,11 @@ const EDIT_EVERY = 10;
 const SAMPLES = 10;
 /** How long the controller is left alone after the last change before the settled sample. */
 const SETTLE_MS = Number(process.env.BENCH_MEMORY_SETTLE_MS ?? 10_000);
+/**
+ * Whole /metrics scrapes made after the settled sample, back to back: what Prometheus costs the
+ * controller (every route that took traffic during the changes has its request series).
+ */
+const SCRAPES = Number(process.env.BENCH_MEMORY_SCRAPES ?? 10);
 
 interface Run {
   ready: MemorySample;
@@ -34,6 +39,10 @@ interface Run {
   end: MemorySample;
   /** After the process has been left alone for SETTLE_MS, as between bursts of changes. */
   settled: MemorySample;
+  /** After SCRAPES whole scrapes. */
+  scraped: MemorySample;
+  /** Size of one whole scrape, MiB, and the median time it took, ms. */
+  scrape: { mib: number; ms: number };
   changes: number;
   seconds: number;
 }
@@ -67,11 +76,25 @@ try {
         const end = await sampleMemory(controller);
         await sleep(SETTLE_MS);
         const settled = await sampleMemory(controller);
+        const scrapeTimes: number[] = [];
+        let scrapeBytes = 0;
+        for (let i = 0; i < SCRAPES; i++) {
+          const began = performance.now();
+          scrapeBytes = Buffer.byteLength(await controller.metricsText());
+          scrapeTimes.push(performance.now() - began);
+        }
+        const scraped = await sampleMemory(controller);
+        scrapeTimes.sort((a, b) => a - b);
         runs.set(`${count}/${side}`, {
           ready,
           samples,
           end,
           settled,
+          scraped,
+          scrape: {
+            mib: scrapeBytes / 2 ** 20,
+            ms: scrapeTimes[Math.floor(scrapeTimes.length / 2)] ?? Number.NaN,
+          },
           changes,
           seconds: (performance.now() - start) / 1000,
         });
@@ -117,6 +140,7 @@ for (const count of SIZES) {
       'V8 heap used / committed MiB at the end': `${formatNumber(run.end.heapUsed, 0)} / ${formatNumber(run.end.heapTotal, 0)}`,
       'external MiB at the end': formatNumber(run.end.external, 0),
       [`V8 heap used / committed MiB after ${SETTLE_MS / 1000} s`]: `${formatNumber(run.settled.heapUsed, 0)} / ${formatNumber(run.settled.heapTotal, 0)}`,
+      [`then ${SCRAPES} whole scrapes: MiB each, median ms, RSS after MiB`]: `${formatNumber(run.scrape.mib, 1)}, ${formatNumber(run.scrape.ms, 0)}, ${formatNumber(run.scraped.rss, 0)}`,
     });
   }
   const current = bySide.get('current');
@@ -153,5 +177,6 @@ printSection(
     `waited for through nginx, until ${formatNumber(SYNCS, 0)} syncs or ${MAX_SECONDS} s (BENCH_MEMORY_SYNCS, ` +
     'BENCH_MEMORY_SECONDS). RSS is VmRSS of the controller process alone (/proc); heap and external memory come from ' +
     "its prom-client process metrics. Committed heap far above heap used is V8's headroom for garbage, not live " +
-    'objects: see bench/RSS-DIAGNOSIS.md.',
+    'objects: see bench/RSS-DIAGNOSIS.md. The samples read only the metrics they need (`/metrics?name=`); the whole ' +
+    `scrapes (BENCH_MEMORY_SCRAPES) come after the settled sample, so their cost shows apart from the syncs'.`,
 );

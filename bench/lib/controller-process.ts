@@ -142,8 +142,11 @@ export interface ControllerProcess {
   memory(): ProcessMemory;
   /** Reads /metrics and returns the value of `name{labels}` (0 when absent). */
   metric(name: string, labels?: Record<string, string>): Promise<number>;
-  /** The text of /metrics. */
-  metricsText(): Promise<string>;
+  /**
+   * The text of /metrics: only the metrics `names` name when given (`?name=`, which a controller
+   * that does not know it ignores), else the whole scrape.
+   */
+  metricsText(names?: readonly string[]): Promise<string>;
   /** SIGTERM, then waits for the exit (SIGKILL after 30 s). */
   stop(): Promise<void>;
   /** The last lines the controller wrote to stderr, for error messages. */
@@ -263,7 +266,12 @@ export async function startControllerProcess(options: ControllerProcessOptions):
       const text = await (await fetch(url)).text();
       return readMetric(text, name, labels);
     },
-    metricsText: async () => (await fetch(`http://127.0.0.1:${ports.healthz}/metrics`)).text(),
+    metricsText: async (names = []) => {
+      const query = names.map((name) => `name=${encodeURIComponent(name)}`).join('&');
+      return (
+        await fetch(`http://127.0.0.1:${ports.healthz}/metrics${query === '' ? '' : `?${query}`}`)
+      ).text();
+    },
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');

@@ -54,6 +54,8 @@ export interface ControllerLinks {
   externalNamesChanged(hostnames: Iterable<string>): void;
   /** The store's snapshot, once it started. */
   snapshot(): StoreSnapshot | undefined;
+  /** Asks the store to keep these Secrets (the ones the controller ConfigMap names); those it reads. */
+  keepSecrets(keys: readonly string[]): readonly string[];
   /** Owned Ingresses changed and nginx serves them: the leader should publish their status. */
   requestStatusSync(): void;
 }
@@ -165,7 +167,12 @@ export function createControllerParts(
   const configMap =
     config.configMap === undefined
       ? undefined
-      : new ControllerConfigMap(config.configMap, { recorder, logger, isLeader });
+      : new ControllerConfigMap(config.configMap, {
+          recorder,
+          logger,
+          isLeader,
+          keepSecrets: (keys) => links.keepSecrets(keys),
+        });
   const gatewayApi =
     config.gatewayControllerName === undefined
       ? undefined

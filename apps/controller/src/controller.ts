@@ -89,6 +89,7 @@ export class Controller {
         for (const hostname of hostnames) this.#pending.externalNames.add(hostname);
       },
       snapshot: () => this.#store?.snapshot(),
+      keepSecrets: (keys) => this.#store?.keepSecrets(keys) ?? [],
       requestStatusSync: () => this.#leader?.requestStatusSync(),
     });
     this.metrics = this.#parts.metrics;
@@ -278,6 +279,7 @@ export class Controller {
         gatewayApiEnabled: this.#parts.gatewayApi !== undefined,
         configMapKey: config.configMap,
         isReadByConfigMap: (key) => this.#parts.configMap?.isReading(key) ?? false,
+        isSecretReadByConfigMap: (key) => this.#parts.configMap?.isReadingSecret(key) ?? false,
         ingressesReadingConfigMap: (key) => this.routing.ingressesReadingConfigMap(key),
         defaultCertificateKey: config.defaultSslCertificate,
       });

@@ -22,6 +22,7 @@ import {
   createSelfSignedCertificate,
   listConfigurationFiles,
   listHttpSettingsFiles,
+  listSettingsFiles,
   luaFiles,
   type Configuration,
 } from '@ingresskit/nginx-template';
@@ -77,11 +78,15 @@ export async function preparePrefix(requested: string | undefined): Promise<Prep
 }
 
 /**
- * Writes the files `configuration`'s nginx.conf reads (backend CA certificates, the TLS session
- * ticket key) into `prefix`. Their names are content hashes, so one already there is left as it is.
+ * Writes the files `configuration`'s nginx.conf reads (backend CA certificates, DH parameters,
+ * the TLS session ticket key) into `prefix`. Their names are content hashes, so one already
+ * there is left as it is.
  */
 export async function writeConfigurationFiles(prefix: string, configuration: Configuration): Promise<void> {
-  for (const file of listConfigurationFiles(configuration.profiles))
+  for (const file of [
+    ...listConfigurationFiles(configuration.profiles),
+    ...listSettingsFiles(configuration.settings),
+  ])
     await writeChangedFile(join(prefix, file.path), Buffer.from(file.content));
   // The ticket key is a secret: readable by nginx's master (the controller's user) only, and
   // removed once another replaces it (nginx holds the keys it loaded in memory).

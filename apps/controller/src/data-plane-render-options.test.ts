@@ -100,6 +100,36 @@ describe('renderOptionsOfConfigMap', () => {
     });
   });
 
+  it('takes the PROXY protocol on every listener with use-proxy-protocol, the client address from it', () => {
+    expect(
+      renderOptionsOfConfigMap(
+        { useProxyProtocol: true, proxyProtocolHeaderTimeoutMs: 2000, proxyRealIpCidr: ['10.0.0.0/8'] },
+        '/p',
+      ),
+    ).toEqual({
+      proxyProtocol: true,
+      realIp: {
+        header: 'X-Forwarded-For',
+        trustedNetworks: ['10.0.0.0/8'],
+        forwardedHeaders: false,
+        fullForwardedFor: false,
+      },
+    });
+    expect(renderOptionsOfConfigMap({ useProxyProtocol: false }, '/p')).toEqual({});
+  });
+
+  it('adds upstream-keepalive-time to the upstream keepalive, unless keepalive is off', () => {
+    expect(renderOptionsOfConfigMap({ upstreamKeepaliveTimeSeconds: 600 }, '/p')).toEqual({
+      upstreamKeepalive: { timeSeconds: 600 },
+    });
+    expect(
+      renderOptionsOfConfigMap(
+        { upstreamKeepaliveTimeSeconds: 600, upstreamKeepalive: { connections: 0 } },
+        '/p',
+      ),
+    ).toEqual({ upstreamKeepalive: false });
+  });
+
   it('gathers the gzip keys, applied only with use-gzip, and the client keep-alive keys', () => {
     expect(
       renderOptionsOfConfigMap(

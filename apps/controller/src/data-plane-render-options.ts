@@ -74,6 +74,10 @@ export function renderOptionsOfConfigMap(
     keepaliveTimeoutSeconds,
     keepaliveRequests,
     http,
+    useProxyProtocol,
+    upstreamKeepaliveTimeSeconds,
+    // The ssl-passthrough proxy's, not nginx's (see L4Services).
+    proxyProtocolHeaderTimeoutMs: _proxyHeaderTimeout,
     ...same
   } = settings;
   const options: Partial<RenderOptions> = { ...same };
@@ -85,10 +89,15 @@ export function renderOptionsOfConfigMap(
   if (accessLog !== undefined)
     options.accessLogPath = accessLog ? (accessLogPath ?? join(prefix, 'access.log')) : false;
   if (Object.keys(accessLogOptions).length > 0) options.accessLog = accessLogOptions;
-  if (upstreamKeepalive !== undefined)
-    options.upstreamKeepalive = upstreamKeepalive.connections === 0 ? false : upstreamKeepalive;
-  // As ingress-nginx: the realip module only with use-forwarded-headers or enable-real-ip.
-  if (useForwardedHeaders === true || enableRealIp === true)
+  if (upstreamKeepalive !== undefined || upstreamKeepaliveTimeSeconds !== undefined)
+    options.upstreamKeepalive =
+      upstreamKeepalive?.connections === 0
+        ? false
+        : { ...upstreamKeepalive, timeSeconds: upstreamKeepaliveTimeSeconds };
+  if (useProxyProtocol === true) options.proxyProtocol = true;
+  // As ingress-nginx: the realip module only with use-forwarded-headers, enable-real-ip or
+  // use-proxy-protocol (nginx-template then reads the client address from the PROXY line).
+  if (useForwardedHeaders === true || enableRealIp === true || useProxyProtocol === true)
     options.realIp = {
       header: forwardedForHeader ?? 'X-Forwarded-For',
       trustedNetworks: proxyRealIpCidr ?? ['0.0.0.0/0'],

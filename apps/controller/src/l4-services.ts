@@ -6,7 +6,7 @@
  * it cannot serve: Events on the ConfigMaps (naming the key) and on the Ingresses.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { BackendAddressPolicy } from '@ingresskit/ingress-routes';
+import type { BackendAddressPolicy, ConfigMapNginxSettings } from '@ingresskit/ingress-routes';
 import type { StreamService } from '@ingresskit/nginx-template';
 import type { Problem } from '@ingresskit/route-model';
 import type { ChangeEvent, Ingress } from '@ingresskit/store';
@@ -114,6 +114,22 @@ export class L4Services {
   /** The passthrough proxy, when enabled. */
   get proxy(): SslPassthroughProxy | undefined {
     return this.#proxy;
+  }
+
+  /**
+   * The controller ConfigMap's say on the passthrough proxy: with use-proxy-protocol clients send
+   * a PROXY header first (within proxy-protocol-header-timeout, 5 s by default, as ingress-nginx),
+   * believed from proxy-real-ip-cidr (default any IPv4 peer, as nginx's listeners believe it).
+   */
+  setConfigMapSettings(settings: ConfigMapNginxSettings): void {
+    this.#proxy?.setProxyProtocol(
+      settings.useProxyProtocol === true
+        ? {
+            trustedNetworks: settings.proxyRealIpCidr ?? ['0.0.0.0/0'],
+            headerTimeoutMs: settings.proxyProtocolHeaderTimeoutMs ?? 5_000,
+          }
+        : undefined,
+    );
   }
 
   /** Starts the ssl-passthrough proxy on the HTTPS port, when enabled. */

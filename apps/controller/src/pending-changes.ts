@@ -53,6 +53,8 @@ export interface RelevanceContext {
   configMapKey?: string | undefined;
   /** Whether the controller ConfigMap names this ConfigMap (add-headers, proxy-set-headers). */
   isReadByConfigMap?: ((key: string) => boolean) | undefined;
+  /** Whether the controller ConfigMap names this Secret (ssl-dh-param). */
+  isSecretReadByConfigMap?: ((key: string) => boolean) | undefined;
   /** The Ingresses whose translation read this ConfigMap (auth-proxy-set-headers, custom-headers); none when absent. */
   ingressesReadingConfigMap?: ((key: string) => string[]) | undefined;
   /** `namespace/name` of the default certificate's Secret (`--default-ssl-certificate`), if any. */
@@ -101,9 +103,11 @@ function recordIngressChange(
     case 'Secret': {
       const isDefault = event.key === context.defaultCertificateKey;
       if (isDefault) pending.defaultCertificate = true;
+      const isReadByConfigMap = context.isSecretReadByConfigMap?.(event.key) === true;
+      if (isReadByConfigMap) pending.configMap = true;
       const ingresses = context.snapshot.ingressesForSecret(event.key);
       for (const ingress of ingresses) pending.ingresses.add(objectKey(ingress));
-      return ingresses.length > 0 || isDefault;
+      return ingresses.length > 0 || isDefault || isReadByConfigMap;
     }
     case 'IngressCheckSum':
       if (!context.checksumEnabled) return false;

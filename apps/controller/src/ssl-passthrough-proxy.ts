@@ -4,10 +4,13 @@
  * passthrough to that Ingress's backend as it is (TLS ends there), and everything else to nginx's
  * HTTPS listener on a loopback port, prefixed with a PROXY protocol v1 line so nginx sees the
  * client's address. A client that sends no valid hello in time loses its own connection only.
+ * With use-proxy-protocol a client (a load balancer) must first send a PROXY header, whose client
+ * address is believed when the peer is trusted and goes on in the line sent to nginx.
  */
 import { isIP, createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { MAX_CLIENT_HELLO_BYTES, parseClientHello } from './client-hello.js';
 import type { Logger } from './logger.js';
+import { createPeerMatcher, parseProxyProtocolHeader } from './proxy-protocol-header.js';
 
 /** One address of a passthrough backend. */
 export interface PassthroughEndpoint {
@@ -35,11 +38,19 @@ export interface SslPassthroughProxyOptions {
   maxConnections?: number;
 }
 
+/** The PROXY protocol clients send first (ingress-nginx's use-proxy-protocol). */
+export interface PassthroughProxyProtocol {
+  /** Peers whose header's client address is believed (proxy-real-ip-cidr); others keep their own. */
+  trustedNetworks: readonly string[];
+  /** How long a client may take to send its header (proxy-protocol-header-timeout). */
+  headerTimeoutMs: number;
+}
+
 /** Counters of what the proxy did, for tests and metrics. */
 export interface PassthroughCounters {
   passedThrough: number;
   toNginx: number;
-  /** Connections closed for a malformed, oversized or missing ClientHello. */
+  /** Connections closed for a malformed, oversized or missing ClientHello (or PROXY header). */
   refused: number;
 }
 
@@ -86,6 +97,8 @@ export class SslPassthroughProxy {
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
   #hosts: PassthroughHosts = new Map();
+  #proxyProtocol:
+    (PassthroughProxyProtocol & { isTrusted: (peer: string | undefined) => boolean }) | undefined;
   #next = 0;
   readonly counters: PassthroughCounters = { passedThrough: 0, toNginx: 0, refused: 0 };
 
@@ -103,6 +116,17 @@ export class SslPassthroughProxy {
   /** Replaces the passthrough hosts; connections already passed through keep their backend. */
   setHosts(hosts: PassthroughHosts): void {
     this.#hosts = hosts;
+  }
+
+  /**
+   * Makes new connections start with a PROXY header (v1 or v2), or not (undefined); connections
+   * already accepted keep what they started with.
+   */
+  setProxyProtocol(settings: PassthroughProxyProtocol | undefined): void {
+    this.#proxyProtocol =
+      settings === undefined
+        ? undefined
+        : { ...settings, isTrusted: createPeerMatcher(settings.trustedNetworks) };
   }
 
   /** Listens on the HTTPS port; rejects when it cannot (the port is taken, say). */
@@ -138,6 +162,11 @@ export class SslPassthroughProxy {
     // Parsing again only once the bytes it waits for are here keeps a client that sends one byte
     // at a time from costing a parse of everything so far per byte.
     let needed = 1;
+    // Who the client is, as the PROXY line to nginx says: the peer, or whom a trusted header names.
+    let source = { address: client.remoteAddress, port: client.remotePort };
+    let destination = { address: client.localAddress, port: client.localPort };
+    const proxyProtocol = this.#proxyProtocol;
+    let awaitingHeader = proxyProtocol !== undefined;
     const refuse = (reason: string) => {
       this.counters.refused += 1;
       this.#options.logger.debug(
@@ -147,15 +176,47 @@ export class SslPassthroughProxy {
       client.destroy();
     };
     const timer = setTimeout(() => refuse('no ClientHello in time'), this.#options.helloTimeoutMs ?? 10_000);
+    const headerTimer =
+      proxyProtocol === undefined
+        ? undefined
+        : setTimeout(() => refuse('no PROXY header in time'), proxyProtocol.headerTimeoutMs);
     const finish = () => {
       clearTimeout(timer);
+      clearTimeout(headerTimer);
       client.off('data', onData);
     };
     const onData = (chunk: Buffer) => {
       chunks.push(chunk);
       received += chunk.length;
       if (received < needed) return;
-      const head = Buffer.concat(chunks, received);
+      let head = Buffer.concat(chunks, received);
+      if (awaitingHeader) {
+        const header = parseProxyProtocolHeader(head);
+        if (header.state === 'incomplete') {
+          chunks.splice(0, chunks.length, head);
+          needed = header.needed;
+          return;
+        }
+        if (header.state === 'invalid') {
+          finish();
+          refuse(header.reason);
+          return;
+        }
+        clearTimeout(headerTimer);
+        awaitingHeader = false;
+        // As nginx's realip module: the header's client only when the peer is trusted.
+        if (header.source !== undefined && proxyProtocol!.isTrusted(client.remoteAddress)) {
+          source = header.source;
+          destination = header.destination!;
+        }
+        head = head.subarray(header.length);
+        received = head.length;
+        needed = 1;
+        if (received === 0) {
+          chunks.splice(0, chunks.length);
+          return;
+        }
+      }
       chunks.splice(0, chunks.length, head);
       const parsed = parseClientHello(head);
       if (parsed.state === 'incomplete' && received <= MAX_CLIENT_HELLO_BYTES * 2) {
@@ -171,10 +232,7 @@ export class SslPassthroughProxy {
       const endpoints = findPassthroughEndpoints(this.#hosts, parsed.serverName);
       if (endpoints === undefined) {
         this.counters.toNginx += 1;
-        const line = formatProxyProtocolV1(
-          { address: client.remoteAddress, port: client.remotePort },
-          { address: client.localAddress, port: client.localPort },
-        );
+        const line = formatProxyProtocolV1(source, destination);
         this.#connect(client, { address: '127.0.0.1', port: this.#options.nginxPort }, [
           Buffer.from(line),
           head,

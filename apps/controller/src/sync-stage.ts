@@ -98,7 +98,10 @@ export class SyncStage {
         routing.setTranslationDefaults(change.translation);
         changes.allIngresses = true;
       }
-      if (change.nginx !== undefined) dataPlane.setConfigMapSettings(change.nginx);
+      if (change.nginx !== undefined) {
+        dataPlane.setConfigMapSettings(change.nginx);
+        this.#options.l4?.setConfigMapSettings(change.nginx);
+      }
     }
     const initializing = !this.#initialized;
     if (initializing) {

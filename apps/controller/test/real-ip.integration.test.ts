@@ -30,6 +30,7 @@ const started = useAnnotationsCase({
     endpointSliceManifest('echo-1', 'echo', await listen(echoHeaders)),
     annotatedIngress('echo.test', 'echo', {}),
     annotatedIngress('inside.test', 'echo', { [`${A}whitelist-source-range`]: '10.0.0.0/8' }),
+    annotatedIngress('secure.test', 'echo', { [`${A}force-ssl-redirect`]: 'true' }),
   ],
 });
 
@@ -45,6 +46,7 @@ const CLAIM = {
   'X-Forwarded-For': '10.1.2.3',
   'X-Forwarded-Proto': 'https',
   'X-Forwarded-Host': 'front.test',
+  'X-Forwarded-Port': '8443',
 };
 
 describe('real IP keys', () => {
@@ -52,13 +54,18 @@ describe('real IP keys', () => {
     const { controller, server } = started();
     // Default: the peer is the client, whatever it claims.
     expect((await seen('inside.test', CLAIM)).status).toBe(403);
+    expect((await seen('secure.test', CLAIM)).status).toBe(308);
     const plain = await seen('echo.test', CLAIM);
     expect(plain.headers).toMatchObject({
       'x-real-ip': '127.0.0.1',
       'x-forwarded-for': '127.0.0.1',
       'x-forwarded-proto': 'http',
+      'x-forwarded-scheme': 'http',
       'x-forwarded-host': 'echo.test',
+      'x-forwarded-port': String(controller.config.httpPort),
     });
+    // As ingress-nginx, X-Forwarded-Host is the Host the client sent, with its port.
+    expect((await seen('echo.test:8080', {})).headers['x-forwarded-host']).toBe('echo.test:8080');
 
     // use-forwarded-headers from a trusted peer: the claim is the address.
     const reloads = controller.dataPlane.reloadCount;
@@ -71,9 +78,20 @@ describe('real IP keys', () => {
         'x-real-ip': '10.1.2.3',
         'x-forwarded-for': '10.1.2.3',
         'x-forwarded-proto': 'https',
+        'x-forwarded-scheme': 'https',
         'x-forwarded-host': 'front.test',
+        'x-forwarded-port': '8443',
       });
     });
+    // As ingress-nginx: no redirect to HTTPS of what the proxy in front says came as https.
+    expect((await seen('secure.test', CLAIM)).status).toBe(200);
+    expect((await seen('secure.test', {})).status).toBe(308);
+    // The first host of a list, as ingress-nginx.
+    expect(
+      (await seen('echo.test', { ...CLAIM, 'X-Forwarded-Host': 'front.test,proxy.test' })).headers[
+        'x-forwarded-host'
+      ],
+    ).toBe('front.test');
     await eventually(() => expect(controller.dataPlane.reloadCount).toBe(reloads + 1));
     // An untrusted address in the list is the client's, even when the peer is trusted.
     expect((await seen('inside.test', { 'X-Forwarded-For': '10.1.2.3, 192.0.2.1' })).status).toBe(403);

@@ -75,6 +75,7 @@ async function createParts(
       requestSync: () => undefined,
       externalNamesChanged: () => undefined,
       snapshot: () => undefined,
+      keepSecrets: () => [],
       requestStatusSync: () => undefined,
     },
   );

@@ -78,6 +78,14 @@ export type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
 export type { GlobalExternalAuth } from './global-auth-keys.js';
 export { parseGoDuration } from './go-duration.js';
 export {
+  checkDhParamPem,
+  checkEcdhCurve,
+  DH_PARAM_SECRET_KEY,
+  type ConnectionKeySettings,
+  type SecretData,
+  type SecretDataLookup,
+} from './configmap-connection-keys.js';
+export {
   createCertificateCache,
   parseTlsSecret,
   type CertificateCache,

@@ -57,6 +57,13 @@ import {
   OBSOLETE_HTTP2_CONFIG_KEYS,
   type ConfigMapHttpSettings,
 } from './configmap-nginx-http-keys.js';
+import {
+  CONNECTION_KEY_ROWS,
+  createConnectionKeyReader,
+  type ConnectionKeySettings,
+  type SecretData,
+  type SecretDataLookup,
+} from './configmap-connection-keys.js';
 
 /** One key of ingress-nginx's ConfigMap. */
 export interface IngressNginxConfigKey {
@@ -91,7 +98,7 @@ const GLOBAL_AUTH_DIFFERENCE =
   'as auth-url (see it), for every Ingress route without its own auth-url unless its Ingress says enable-global-auth "false" (any may, as in ingress-nginx); not for --default-backend-service or Gateway API routes. An invalid value keeps the last valid one; with none, or a forbidden address, those routes answer 503 with an error. /.well-known/acme-challenge is not exempt (no-auth-locations is not applied): an ACME HTTP-01 solver Ingress needs enable-global-auth "false"';
 
 const REAL_IP_DIFFERENCE =
-  'without use-forwarded-headers and enable-real-ip the client is the peer, and so is X-Forwarded-For, as in ingress-nginx; with either, a peer in proxy-real-ip-cidr may name the client in forwarded-for-header (real_ip_recursive on) for allowlists, limits and X-Real-IP; use-forwarded-headers also passes X-Forwarded-Proto, -Host, -Port on (not Host) and X-Forwarded-For is the client, or with compute-full-forwarded-for the list received and the peer';
+  "without use-forwarded-headers and enable-real-ip the client is the peer, and so is X-Forwarded-For, as in ingress-nginx; with either, a peer in proxy-real-ip-cidr may name the client in forwarded-for-header (real_ip_recursive on) for allowlists, limits and X-Real-IP; use-forwarded-headers also passes X-Forwarded-Proto (sent as X-Forwarded-Scheme too), -Host (the first of a list), -Port on (not Host; a request said to be https is not redirected to HTTPS) and X-Forwarded-For is the client, or with compute-full-forwarded-for the list received and the peer; without it they are the request's, X-Forwarded-Host with the port of the client's Host";
 /** The TLS versions ssl-protocols may name. */
 export const SSL_PROTOCOLS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
 
@@ -143,7 +150,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       name: 'proxy-real-ip-cidr',
       applied: 'reload',
       difference:
-        "IPv4 and IPv6 addresses and CIDRs separated by commas, believed with use-forwarded-headers or enable-real-ip (see them); the default 0.0.0.0/0, as ingress-nginx's, believes any IPv4 peer: set it to the proxies in front before turning either on",
+        "IPv4 and IPv6 addresses and CIDRs separated by commas, believed with use-forwarded-headers, enable-real-ip or use-proxy-protocol (see them); the default 0.0.0.0/0, as ingress-nginx's, believes any IPv4 peer: set it to the proxies in front before turning any of them on",
     },
     {
       name: 'proxy-body-size',
@@ -226,7 +233,8 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       unsupported: PROTECTION('limits what a client may receive'),
       sameAs: ['0'],
     }),
-    ...keys(['ssl-ecdh-curve', 'ssl-dh-param', 'ssl-reject-handshake'], {
+    ...CONNECTION_KEY_ROWS,
+    ...keys(['ssl-reject-handshake'], {
       unsupported: PROTECTION('chooses the TLS a client may use'),
     }),
     ...keys(
@@ -358,13 +366,9 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'log-format-stream',
         'nginx-status-ipv4-whitelist',
         'nginx-status-ipv6-whitelist',
-        'use-proxy-protocol',
-        'proxy-protocol-header-timeout',
         'grpc-buffer-size-kb',
         'proxy-busy-buffers-size',
-        'forwarded-for-proxy-protocol-header',
         'geoip2-autoreload-in-minutes',
-        'upstream-keepalive-time',
         'limit-conn-zone-variable',
         'proxy-stream-timeout',
         'proxy-stream-next-upstream',
@@ -397,7 +401,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
 const BY_NAME = new Map(INGRESS_NGINX_CONFIGMAP_KEYS.map((key) => [key.name, key]));
 
 /** The nginx.conf settings a ConfigMap sets (names as nginx-template's RenderOptions). */
-export interface ConfigMapNginxSettings {
+export interface ConfigMapNginxSettings extends ConnectionKeySettings {
   workerProcesses?: number | 'auto';
   workerConnections?: number;
   workerShutdownTimeoutSeconds?: number;
@@ -611,6 +615,10 @@ export interface ControllerConfigMapParse {
   problems: ConfigMapProblem[];
   /** `namespace/name` of the ConfigMaps read (add-headers, proxy-set-headers), found or not, sorted. */
   configMaps: string[];
+  /** `namespace/name` of the Secrets read (ssl-dh-param), found or not. */
+  secrets: string[];
+  /** The data of the Secrets whose content was applied, to give the next parse as `previousSecrets`. */
+  secretData: SecretData;
 }
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warn', 'error', 'crit'] as const;
@@ -740,13 +748,17 @@ const NGINX_KEYS: Readonly<
 /**
  * Reads a controller ConfigMap's `data`. A valid key is applied; an invalid value of a key we
  * apply is an error and the key keeps its value from `previous` (the last good one), or the
- * default; any other key is reported as its catalogue entry says. Never throws.
+ * default; a Secret a key names (ssl-dh-param) keeps its content from `previousSecrets` so. Any
+ * other key is reported as its catalogue entry says. Never throws.
  */
 export function parseControllerConfigMap(
   data: unknown,
   previous: Readonly<Record<string, string>> = {},
   configMap: ConfigMapLookup = () => undefined,
+  secret: SecretDataLookup = () => undefined,
+  previousSecrets: SecretData = {},
 ): ControllerConfigMapParse {
+  const connectionKeys = createConnectionKeyReader(secret, previousSecrets);
   const annotationDefaults: AnnotationDefaults = {};
   const hsts = { enabled: true, value: { ...DEFAULT_HSTS } };
   const nginx: ConfigMapNginxSettings = {};
@@ -763,7 +775,8 @@ export function parseControllerConfigMap(
   const values: Record<string, string> = {};
   const problems: ConfigMapProblem[] = [];
   const record = typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};
-  const apply = (name: string, value: string): string | undefined => {
+  // `again`: re-applying the last valid value, whose Secrets read as `previousSecrets` has them.
+  const apply = (name: string, value: string, again = false): string | undefined => {
     if ((ANNOTATION_DEFAULT_KEYS as readonly string[]).includes(name))
       return parseAnnotationDefault(
         name as (typeof ANNOTATION_DEFAULT_KEYS)[number],
@@ -798,6 +811,7 @@ export function parseControllerConfigMap(
       defaultBackendAccessLog = on;
       return undefined;
     }
+    if (connectionKeys.has(name)) return connectionKeys.apply(name, value, nginx, again);
     return NGINX_KEYS[name]!(value, nginx);
   };
   for (const name of Object.keys(record).sort()) {
@@ -832,7 +846,7 @@ export function parseControllerConfigMap(
       continue;
     }
     const kept = previous[name];
-    const isKept = kept !== undefined && apply(name, kept) === undefined;
+    const isKept = kept !== undefined && apply(name, kept, true) === undefined;
     if (isKept) values[name] = kept;
     else refused.add(name);
     // A protection whose value is wrong must not fall back to its default, which is off.
@@ -876,7 +890,14 @@ export function parseControllerConfigMap(
   const configMaps = Object.values(headerReferences)
     .map((reference) => `${reference.namespace}/${reference.name}`)
     .sort();
-  return { settings: { translation, nginx }, values, problems, configMaps: [...new Set(configMaps)] };
+  return {
+    settings: { translation, nginx },
+    values,
+    problems,
+    configMaps: [...new Set(configMaps)],
+    secrets: connectionKeys.secretsRead(),
+    secretData: connectionKeys.secretsApplied(),
+  };
 }
 
 /** One `hsts*` key into `into`; the reason it is invalid, or undefined. */

@@ -9,6 +9,7 @@ export {
 export { renderNginxConf, inPlaceMaxBodyBytes } from './render.js';
 export { listConfigurationFiles } from './backend-tls.js';
 export { listHttpSettingsFiles, type HttpOptions, type HttpSettings } from './http-settings.js';
+export { listSettingsFiles, type DhParamSettings } from './connection-settings.js';
 export { diffConfigurations, type ConfigurationDiff } from './diff-configurations.js';
 export { createProfile, DEFAULT_PROFILE, profileOf, type Profile } from './profiles.js';
 export {

@@ -134,7 +134,7 @@ export const SERVER_PARTIAL = `    server {
 {{#each listen}}
         listen {{q this}}{{#if ../ssl}} ssl{{#if @root.http.http2}} http2{{/if}}{{/if}}{{#if ../proxyProtocol}} proxy_protocol{{/if}}{{#if @root.http.reusePort}} reuseport{{/if}} default_server;
 {{/each}}
-{{#if proxyProtocol}}
+{{#if passthrough}}
         # Behind the controller's ssl-passthrough proxy, on loopback only: the client's address is
         # the one its PROXY line names, believed from the proxy (127.0.0.1) alone.
         set_real_ip_from 127.0.0.1;
@@ -379,18 +379,34 @@ http {
     set_real_ip_from {{this}};
 {{/each}}
 {{/if}}
+{{#if anyProxyProtocol}}
+    # As ingress-nginx: https when the PROXY line names port 443 (a load balancer in front ended TLS).
+    map $proxy_protocol_server_port $ingresskit_scheme {
+        "443" https;
+        default $scheme;
+    }
+{{else}}
+    map "" $ingresskit_scheme { default $scheme; }
+{{/if}}
+    # The Host the client sent, with its port, as ingress-nginx's X-Forwarded-Host.
+    map $http_host $ingresskit_request_host {
+        "" $host;
+        default $http_host;
+    }
 {{#if forwardedHeaders}}
     # The proxies in front are trusted: their X-Forwarded-* pass on, the peer's when absent.
 {{#if fullForwardedFor}}
     map $http_x_forwarded_for $ingresskit_forwarded_for {
-        "" $realip_remote_addr;
-        default "$http_x_forwarded_for, $realip_remote_addr";
+        "" {{forwardedPeer}};
+        default "$http_x_forwarded_for, {{forwardedPeer}}";
     }
 {{else}}
     map "" $ingresskit_forwarded_for { default $remote_addr; }
 {{/if}}
+    # The first host of a list, as ingress-nginx.
     map $http_x_forwarded_host $ingresskit_forwarded_host {
-        "" $host;
+        "" $ingresskit_request_host;
+        "~^(?<ingresskit_first_forwarded_host>[^,]*)," $ingresskit_first_forwarded_host;
         default $http_x_forwarded_host;
     }
 {{#if anyProxyProtocol}}
@@ -406,7 +422,7 @@ http {
         default $http_x_forwarded_port;
     }
     map $http_x_forwarded_proto $ingresskit_forwarded_proto {
-        "" $scheme;
+        "" $ingresskit_scheme;
         default $http_x_forwarded_proto;
     }
     proxy_set_header X-Real-IP $remote_addr;
@@ -414,16 +430,20 @@ http {
     proxy_set_header X-Forwarded-Host $ingresskit_forwarded_host;
     proxy_set_header X-Forwarded-Port $ingresskit_forwarded_port;
     proxy_set_header X-Forwarded-Proto $ingresskit_forwarded_proto;
+    proxy_set_header X-Forwarded-Scheme $ingresskit_forwarded_proto;
+    # The scheme the router's HTTPS redirects go by, as ingress-nginx's: the one the proxies say.
+    map "" $ingresskit_client_scheme { default $ingresskit_forwarded_proto; }
     grpc_set_header Host $ingresskit_upstream_host;
     grpc_set_header X-Real-IP $remote_addr;
     grpc_set_header X-Forwarded-For $ingresskit_forwarded_for;
     grpc_set_header X-Forwarded-Proto $ingresskit_forwarded_proto;
+    grpc_set_header X-Forwarded-Scheme $ingresskit_forwarded_proto;
 {{else}}
     # As ingress-nginx without use-forwarded-headers: the client's own X-Forwarded-For is not passed
     # on, so a backend never reads an address the client made up.
     proxy_set_header X-Real-IP $remote_addr;
     proxy_set_header X-Forwarded-For $remote_addr;
-    proxy_set_header X-Forwarded-Host $host;
+    proxy_set_header X-Forwarded-Host $ingresskit_request_host;
 {{#if anyProxyProtocol}}
     # Behind the ssl-passthrough proxy the port the client used is the one its PROXY line names.
     map $proxy_protocol_server_port $ingresskit_forwarded_port {
@@ -434,11 +454,14 @@ http {
 {{else}}
     proxy_set_header X-Forwarded-Port $server_port;
 {{/if}}
-    proxy_set_header X-Forwarded-Proto $scheme;
+    proxy_set_header X-Forwarded-Proto $ingresskit_scheme;
+    proxy_set_header X-Forwarded-Scheme $ingresskit_scheme;
+    map "" $ingresskit_client_scheme { default $ingresskit_scheme; }
     grpc_set_header Host $ingresskit_upstream_host;
     grpc_set_header X-Real-IP $remote_addr;
     grpc_set_header X-Forwarded-For $remote_addr;
-    grpc_set_header X-Forwarded-Proto $scheme;
+    grpc_set_header X-Forwarded-Proto $ingresskit_scheme;
+    grpc_set_header X-Forwarded-Scheme $ingresskit_scheme;
 {{/if}}
 {{#if resolvers.length}}
     resolver{{#each resolvers}} {{q this}}{{/each}} valid=30s;
@@ -450,6 +473,12 @@ http {
     ssl_prefer_server_ciphers on;
 {{else}}
     ssl_prefer_server_ciphers off;
+{{/if}}
+{{#if sslEcdhCurve}}
+    ssl_ecdh_curve {{q sslEcdhCurve}};
+{{/if}}
+{{#if sslDhParam}}
+    ssl_dhparam {{q sslDhParam}};
 {{/if}}
 {{#if http.sslSessionCache}}
     ssl_session_cache shared:ingresskit_ssl:{{http.sslSessionCache.size}};
@@ -547,6 +576,9 @@ http {
         }
 {{#if keepalive}}
         keepalive {{keepalive.connections}};
+{{#if keepalive.timeSeconds}}
+        keepalive_time {{keepalive.timeSeconds}}s;
+{{/if}}
         keepalive_timeout {{keepalive.timeoutSeconds}}s;
         keepalive_requests {{keepalive.requests}};
 {{/if}}

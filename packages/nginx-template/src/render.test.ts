@@ -238,7 +238,7 @@ describe('realIp', () => {
       /real_ip_header X-Client-IP;\n\s+real_ip_recursive on;\n\s+set_real_ip_from 10\.0\.0\.0\/8;\n\s+set_real_ip_from 2001:db8::\/32;/,
     );
     // Without forwardedHeaders the X-Forwarded-* headers are as without realIp.
-    expect(realOnly).toContain('proxy_set_header X-Forwarded-Proto $scheme;');
+    expect(realOnly).toContain('proxy_set_header X-Forwarded-Proto $ingresskit_scheme;');
     expect(realOnly).not.toContain('$ingresskit_forwarded_for');
 
     const forwarded = render(table, {

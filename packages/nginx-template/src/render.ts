@@ -31,6 +31,7 @@ import { quoteNginxLiteral, quoteNginxString } from './quote.js';
 import { viewRequestCounting } from './request-counting.js';
 import { viewAccessLog } from './access-log.js';
 import { viewHttpSettings } from './http-settings.js';
+import { DH_PARAM_FILE, ECDH_CURVE_LIST } from './connection-settings.js';
 
 const PROFILE_NAME =
   /^ik_(?:http|https|grpc|grpcs)_(?:d|b(?:0|[1-9][0-9]{0,12}))(?:_(?:rq|rs|v|bs|bn|cb|tf|nu|nt)[0-9]{1,13})*(?:_t[0-9a-f]{12})?(?:_e[45][0-9]{2})*$/;
@@ -65,11 +66,19 @@ function formatListen(address: string | undefined, port: number): string {
   return isIP(address) === 6 ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
-/** A listener behind the ssl-passthrough proxy is bound on loopback only, with the PROXY protocol. */
-function listenView(proxyProtocol: boolean, addresses: (string | undefined)[], bindPort: number) {
-  return proxyProtocol
-    ? { proxyProtocol, listen: [formatListen('127.0.0.1', bindPort)] }
-    : { proxyProtocol, listen: addresses.map((address) => formatListen(address, bindPort)) };
+/**
+ * A listener behind the ssl-passthrough proxy is bound on loopback only, with the PROXY protocol;
+ * with `proxyProtocol` (use-proxy-protocol) every listener takes it.
+ */
+function listenView(
+  passthrough: boolean,
+  proxyProtocol: boolean,
+  addresses: (string | undefined)[],
+  bindPort: number,
+) {
+  return passthrough
+    ? { passthrough, proxyProtocol: true, listen: [formatListen('127.0.0.1', bindPort)] }
+    : { passthrough, proxyProtocol, listen: addresses.map((address) => formatListen(address, bindPort)) };
 }
 
 function viewStreamService(service: Required<StreamService>, addresses: (string | undefined)[]) {
@@ -96,11 +105,15 @@ const TLS_CIPHERS = /^[A-Za-z0-9+:_!-]{1,1024}$/;
 const CA_FILE = /^certs\/backend-ca-[0-9a-f]{64}\.pem$/;
 
 /** The real IP settings as rendered: the header name and the networks checked again. */
-function viewRealIp(realIp: RealIpSettings) {
+function viewRealIp(realIp: RealIpSettings, proxyProtocol: boolean) {
   if (!REAL_IP_HEADER.test(realIp.header)) unsafe('real IP header', realIp.header, 'is no header name');
   for (const network of realIp.trustedNetworks)
     if (!isCidr(network)) unsafe('real IP network', network, 'is no CIDR');
-  return { header: realIp.header, trustedNetworks: realIp.trustedNetworks };
+  // With the PROXY protocol on every listener the client address is the one its line carries.
+  return {
+    header: proxyProtocol ? 'proxy_protocol' : realIp.header,
+    trustedNetworks: realIp.trustedNetworks,
+  };
 }
 
 function viewBackendTls(tls: BackendTlsDirectives | undefined) {
@@ -210,6 +223,16 @@ function viewSslProtocols(protocols: readonly string[] | undefined): string {
   return checked.join(' ');
 }
 
+/** ssl_ecdh_curve and ssl_dhparam, checked again. */
+function viewConnectionSettings(settings: Configuration['settings']) {
+  const { sslEcdhCurve, sslDhParam } = settings;
+  if (sslEcdhCurve !== undefined && !ECDH_CURVE_LIST.test(sslEcdhCurve))
+    unsafe('ssl ecdh curve', sslEcdhCurve, 'is not a curve list');
+  if (sslDhParam !== undefined && !DH_PARAM_FILE.test(sslDhParam.path))
+    unsafe('ssl dhparam', sslDhParam.path, 'is not a DH parameters file name');
+  return { sslEcdhCurve, sslDhParam: sslDhParam?.path };
+}
+
 function viewSslCiphers(ciphers: string | undefined): string | undefined {
   if (ciphers !== undefined && !SSL_CIPHER_LIST.test(ciphers))
     unsafe('ssl ciphers', ciphers, 'is not an OpenSSL cipher list');
@@ -270,6 +293,7 @@ export function renderNginxConf(configuration: Configuration): string {
     sslProtocols: viewSslProtocols(settings.sslProtocols),
     sslCiphers: viewSslCiphers(settings.sslCiphers),
     http: viewHttpSettings(settings.http),
+    ...viewConnectionSettings(settings),
     // `$prefix` is expanded by the Lua module to nginx's -p directory.
     luaPackagePath: `${settings.luaDir.startsWith('/') ? settings.luaDir : `$prefix/${settings.luaDir}`}/?.lua;${settings.luaSystemDir}/?.lua;;`,
     sharedDictSize: checkInteger('sharedDictBytes', settings.sharedDictBytes),
@@ -282,6 +306,10 @@ export function renderNginxConf(configuration: Configuration): string {
             connections: checkInteger('keepalive connections', settings.upstreamKeepalive.connections),
             timeoutSeconds: checkInteger('keepalive timeout', settings.upstreamKeepalive.timeoutSeconds),
             requests: checkInteger('keepalive requests', settings.upstreamKeepalive.requests),
+            timeSeconds:
+              settings.upstreamKeepalive.timeSeconds === undefined
+                ? undefined
+                : checkInteger('keepalive time', settings.upstreamKeepalive.timeSeconds),
           },
     controlListen: `unix:${settings.controlSocketPath}`,
     authListen: `unix:${authSocketPathOf(settings.controlSocketPath)}`,
@@ -304,11 +332,19 @@ export function renderNginxConf(configuration: Configuration): string {
         bindPort,
         protocol: listener.protocol,
         ssl: listener.protocol === 'HTTPS',
-        ...listenView(settings.proxyProtocolPorts?.includes(listener.port) === true, addresses, bindPort),
+        ...listenView(
+          settings.proxyProtocolPorts?.includes(listener.port) === true,
+          settings.proxyProtocol === true,
+          addresses,
+          bindPort,
+        ),
       };
     }),
-    anyProxyProtocol: (settings.proxyProtocolPorts ?? []).length > 0,
-    realIp: settings.realIp === undefined ? false : viewRealIp(settings.realIp),
+    anyProxyProtocol: (settings.proxyProtocolPorts ?? []).length > 0 || settings.proxyProtocol === true,
+    realIp:
+      settings.realIp === undefined ? false : viewRealIp(settings.realIp, settings.proxyProtocol === true),
+    // The peer compute-full-forwarded-for appends: the PROXY line's source, as ingress-nginx.
+    forwardedPeer: settings.proxyProtocol === true ? '$proxy_protocol_addr' : '$realip_remote_addr',
     forwardedHeaders: settings.realIp?.forwardedHeaders === true,
     fullForwardedFor: settings.realIp?.fullForwardedFor === true,
     streams: (settings.streamServices ?? []).map((service) => viewStreamService(service, addresses)),

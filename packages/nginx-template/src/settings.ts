@@ -13,6 +13,7 @@ import {
 } from './request-counting.js';
 import { checkAccessLogOptions, type AccessLogOptions, type AccessLogSettings } from './access-log.js';
 import { checkHttpOptions, listHttpModules, type HttpOptions, type HttpSettings } from './http-settings.js';
+import { checkSslDhParam, checkSslEcdhCurve, type DhParamSettings } from './connection-settings.js';
 
 /** Options of buildConfiguration. Relative paths are resolved by nginx against its `-p` prefix. */
 export interface RenderOptions {
@@ -67,9 +68,11 @@ export interface RenderOptions {
   tempDir?: string;
   /**
    * Idle connections to backends kept open (shared by every backend: size it for many);
-   * false turns it off. Default 320 connections, 60 s, 10000 requests.
+   * false turns it off. Default 320 connections, 60 s, 10000 requests, and nginx's 1 h for
+   * `timeSeconds`, how long one connection may serve requests.
    */
-  upstreamKeepalive?: false | { connections?: number; timeoutSeconds?: number; requests?: number };
+  upstreamKeepalive?:
+    false | { connections?: number; timeoutSeconds?: number; requests?: number; timeSeconds?: number };
   /** DNS servers (IP or IP:port) nginx resolves ExternalName backends with; none by default. */
   resolvers?: string[];
   /**
@@ -85,6 +88,16 @@ export interface RenderOptions {
   sslProtocols?: string[];
   /** OpenSSL cipher list (also preferring the server's order); default nginx's. */
   sslCiphers?: string;
+  /** ECDH curves (`ssl_ecdh_curve`), names separated by colons; default `auto`. */
+  sslEcdhCurve?: string;
+  /** DH parameters (a DH PARAMETERS PEM) for DHE ciphers, written beside nginx.conf; none by default. */
+  sslDhParamPem?: string;
+  /**
+   * Every HTTP and HTTPS listener takes the PROXY protocol (ingress-nginx's use-proxy-protocol):
+   * a connection without it is refused, and with `realIp` the client address is the one it
+   * carries when the peer is in `realIp.trustedNetworks` (its `header` is then not read).
+   */
+  proxyProtocol?: boolean;
   /** Request body limit of routes without `maxBodyBytes`: `0` (none) or a size like `1m`; default `1m`. */
   proxyBodySize?: string;
   /** Defaults of the upstream timeouts, in seconds: 5, 60, 60. */
@@ -209,6 +222,8 @@ export interface KeepaliveSettings {
   connections: number;
   timeoutSeconds: number;
   requests: number;
+  /** Absent: nginx's default (1 h). */
+  timeSeconds?: number;
 }
 
 /** The options, checked and with every default filled in. Plain JSON; part of Configuration. */
@@ -270,6 +285,10 @@ export interface Settings {
   sslCiphers?: string;
   /** Absent when no http option is set. */
   http?: HttpSettings;
+  /** Absent: `auto`. */
+  sslEcdhCurve?: string;
+  sslDhParam?: DhParamSettings;
+  proxyProtocol?: true;
 }
 
 /** gzip compression of responses. */
@@ -591,6 +610,11 @@ export function resolveSettings(options: RenderOptions): Settings {
               1,
               100_000_000,
             ),
+            ...(keepalive?.timeSeconds === undefined
+              ? {}
+              : {
+                  timeSeconds: checkInteger('upstreamKeepalive.timeSeconds', keepalive.timeSeconds, 1, 86400),
+                }),
           },
     resolvers: (options.resolvers ?? []).map(checkResolver),
     proxyConnectTimeoutSeconds: checkInteger(
@@ -640,5 +664,19 @@ export function resolveSettings(options: RenderOptions): Settings {
     ...(sslProtocols === undefined ? {} : { sslProtocols }),
     ...(sslCiphers === undefined ? {} : { sslCiphers }),
     ...(http === undefined ? {} : { http }),
+    ...checkConnectionOptions(options),
+  };
+}
+
+/** The connection and TLS options, absent at their defaults (see connection-settings.ts). */
+function checkConnectionOptions(
+  options: RenderOptions,
+): Pick<Settings, 'sslEcdhCurve' | 'sslDhParam' | 'proxyProtocol'> {
+  const sslEcdhCurve = checkSslEcdhCurve(options.sslEcdhCurve);
+  const sslDhParam = checkSslDhParam(options.sslDhParamPem);
+  return {
+    ...(sslEcdhCurve === undefined ? {} : { sslEcdhCurve }),
+    ...(sslDhParam === undefined ? {} : { sslDhParam }),
+    ...(options.proxyProtocol === true ? { proxyProtocol: true as const } : {}),
   };
 }

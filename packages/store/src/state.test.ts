@@ -179,6 +179,24 @@ describe('StoreState', () => {
     expect(state.snapshot().secrets.has('shop/cert')).toBe(true);
   });
 
+  it('keeps the Secrets setKeptSecrets names while they are named, and reads one seen before', () => {
+    const state = new StoreState();
+    state.upsert('Secret', make('Secret', 'infra/dhparam', { type: 'Opaque' }));
+    expect(state.snapshot().secrets.has('infra/dhparam')).toBe(false);
+
+    expect(state.setKeptSecrets(['infra/dhparam', 'infra/later'])).toEqual(['infra/dhparam']);
+    const requests = state.takeFetchRequests();
+    expect(requests).toEqual([{ key: 'infra/dhparam', token: expect.any(Number) }]);
+    state.applyFetchedSecret(requests[0]!, make('Secret', 'infra/dhparam', { type: 'Opaque' }));
+    state.upsert('Secret', make('Secret', 'infra/later', { type: 'Opaque' }));
+    expect(summarize(state.takeEvents())).toEqual(['added Secret infra/dhparam', 'added Secret infra/later']);
+
+    state.setKeptSecrets(['infra/later']);
+    expect(summarize(state.takeEvents())).toEqual(['deleted Secret infra/dhparam']);
+    expect(state.takeFetchRequests()).toEqual([]);
+    expect([...state.snapshot().secrets.keys()]).toEqual(['infra/later']);
+  });
+
   it('drops a Secret read that an event for the same Secret overtook', () => {
     const state = new StoreState();
     state.upsert('Secret', make('Secret', 'shop/auth', { type: 'Opaque' }));

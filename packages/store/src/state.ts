@@ -84,6 +84,8 @@ export class StoreState {
   private cachedSnapshot: StoreSnapshot | undefined;
   private readonly secretAnnotations: readonly string[];
   private readonly keepSecrets: ReadonlySet<string>;
+  /** Secrets kept on request while the store runs (setKeptSecrets), whatever their type. */
+  private requestedSecrets: ReadonlySet<string> = new Set();
   private readonly namespaceFilter: NamespaceFilter | undefined;
 
   constructor(private readonly options: StoreStateOptions = {}) {
@@ -158,6 +160,22 @@ export class StoreState {
     else next.delete(kind);
     this.available = next;
     this.version += 1;
+  }
+
+  /**
+   * Keeps the Secrets `keys` (`namespace/name`) whatever their type, as `keepSecrets` does, in
+   * place of those of the last call: one seen but not kept is read again, one no longer asked for
+   * is dropped unless kept for another reason. Returns the keys of `keys` being read: each
+   * arrives as a change event (unless it was deleted meanwhile).
+   */
+  setKeptSecrets(keys: readonly string[]): string[] {
+    const before = this.requestedSecrets;
+    const after = new Set(keys);
+    this.requestedSecrets = after;
+    for (const key of new Set([...before, ...after])) {
+      if (before.has(key) !== after.has(key)) this.reconsiderSecret(key);
+    }
+    return [...after].filter((key) => this.secretFetches.has(key));
   }
 
   /** Whether a Secret read requested with `token` is still wanted. */
@@ -361,7 +379,8 @@ export class StoreState {
   /** Whether a Secret is kept whether or not an Ingress references it. */
   private isKeptUnreferenced(secret: Secret): boolean {
     if (this.options.keepAllSecrets === true || secret.type === TLS_SECRET_TYPE) return true;
-    return this.keepSecrets.has(objectKey(secret));
+    const key = objectKey(secret);
+    return this.keepSecrets.has(key) || this.requestedSecrets.has(key);
   }
 
   private upsertSecret(secret: Secret): void {
@@ -377,7 +396,7 @@ export class StoreState {
     }
   }
 
-  /** Called when the set of Ingresses referencing `key` may have changed. */
+  /** Called when the set of Ingresses referencing `key` (or setKeptSecrets) may have changed. */
   private reconsiderSecret(key: string): void {
     if (this.options.watchesSecrets === false) return;
     const kept = this.mapOf('Secret').get(key);
@@ -388,7 +407,7 @@ export class StoreState {
       }
       return;
     }
-    const referenced = this.ingressesBySecret.has(key);
+    const referenced = this.ingressesBySecret.has(key) || this.requestedSecrets.has(key);
     if (!referenced) {
       this.secretFetches.delete(key);
     } else if (this.secretShadow.has(key) && !this.secretFetches.has(key)) {

@@ -55,6 +55,12 @@ export interface Store {
   status(): readonly InformerStatus[];
   /** Whether any informer is stale. */
   isStale(): boolean;
+  /**
+   * Keeps the Secrets `keys` (`namespace/name`) whatever their type and whether or not an Ingress
+   * references them, in place of the last call's (e.g. those a ConfigMap names); one already seen
+   * is read and arrives as a change event. Returns the keys being read so.
+   */
+  keepSecrets(keys: readonly string[]): readonly string[];
   /** Current EndpointSlices of a Service (`namespace/name`). */
   endpointSlicesForService(serviceKey: string): readonly EndpointSlice[];
   /** Current Ingresses referencing a Secret (`namespace/name`). */
@@ -168,6 +174,12 @@ class KubernetesStore implements Store {
 
   isStale(): boolean {
     return this.status().some((informer) => informer.stale && informer.phase !== 'stopped');
+  }
+
+  keepSecrets(keys: readonly string[]): readonly string[] {
+    const reading = this.state.setKeptSecrets(keys);
+    this.flush();
+    return reading;
   }
 
   endpointSlicesForService(serviceKey: string): readonly EndpointSlice[] {

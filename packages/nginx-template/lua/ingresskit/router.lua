@@ -619,7 +619,10 @@ function _M.route(https_server)
   if policy then
     local https = policy.https
     -- The catch-all host `*` holds the default certificate, which gives no host TLS of its own.
-    if https and not is_tls_listener() and (not https.tlsOnly or (vhost ~= "*" and tls[vhost] ~= nil)) then
+    -- As ingress-nginx, only a request the client sent as http is redirected: behind a load balancer
+    -- that ended TLS, its X-Forwarded-Proto (use-forwarded-headers) or PROXY port 443 says https.
+    if https and not is_tls_listener() and (not https.tlsOnly or (vhost ~= "*" and tls[vhost] ~= nil))
+      and ngx_var.ingresskit_client_scheme == "http" then
       local port = conf.https_port
       local request_uri = ngx_var.request_uri
       if https.strip and str_byte(request_uri, -1) == 47 then request_uri = str_sub(request_uri, 1, -2) end
