@@ -145,8 +145,8 @@ export function reviewIngressAdmission(
   const decision = createIngressClassResolver(view.ingressClasses(), options.classConfig).resolve(object);
   // Another controller's Ingress (ingress-nginx's, while both run side by side) is not ours to judge.
   if (!decision.owned) return answer({ allowed: true });
-  // Only the memcached and the allowed response headers are read: global-rate-limit and
-  // custom-headers are judged by whether they could be served.
+  // Only the memcached, the allowed response headers and the Ingress checks are read:
+  // global-rate-limit and custom-headers are judged by whether they could be served.
   const defaults =
     options.controllerConfigMap === undefined
       ? undefined
@@ -171,6 +171,8 @@ export function reviewIngressAdmission(
         : {
             globalRateLimit: defaults.globalRateLimit,
             allowedResponseHeaders: defaults.allowedResponseHeaders,
+            // The ConfigMap's path, word and risk checks refuse here what the controller leaves out.
+            ingressChecks: defaults.ingressChecks,
           }),
     },
   );

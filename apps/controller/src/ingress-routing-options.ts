@@ -59,6 +59,7 @@ export function createTranslatorOf(
     limitStatusCodes: defaults.limitStatusCodes,
     headers: { response: defaults.responseHeaders, request: defaults.requestHeaders },
     ...(defaults.globalAuth === undefined ? {} : { globalAuth: defaults.globalAuth }),
+    ingressChecks: defaults.ingressChecks,
     // An auth-url may point where a backend may: the same guard against loopback and metadata.
     authAddressPolicy: options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY,
     ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),

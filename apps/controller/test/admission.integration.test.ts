@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Controller } from '../src/controller.js';
 import type { DemoBackend } from '../src/demo-backends.js';
 import {
+  controllerConfigMapManifest,
   createTempDir,
   eventually,
   ingressClassManifest,
@@ -334,5 +335,46 @@ describe('the validating admission webhook', () => {
       (await callWebhook(review(ingressManifest('x', { host: 'x.test', service: 'alpha' })), { path: '/' }))
         .status,
     ).toBe(404);
+  });
+
+  it("refuses what the controller ConfigMap's Ingress checks leave out, as ingress-nginx's webhook does", async () => {
+    const tilde = ingressManifest('tilde', {
+      host: 'tilde.test',
+      service: 'alpha',
+      className: 'nginx',
+      path: '/~user',
+    });
+    const denied = await callWebhook(review(tilde));
+    expect(denied.body.response?.allowed).toBe(false);
+    expect(denied.body.response?.status?.message).toContain(
+      'spec.rules[0].http.paths[0].path: path cannot be used with pathType Prefix',
+    );
+    const annotated = (name: string, annotations: Record<string, string>) =>
+      ingressManifest(name, { host: `${name}.test`, service: 'alpha', className: 'nginx', annotations });
+    const blocked = annotated('blocked', { 'nginx.ingress.kubernetes.io/upstream-vhost': 'pwned.test' });
+    const risky = annotated('risky', { 'nginx.ingress.kubernetes.io/server-alias': 'other.test' });
+    expect((await callWebhook(review(blocked))).body.response?.allowed).toBe(true);
+    expect((await callWebhook(review(risky))).body.response?.allowed).toBe(true);
+    await server.apply([
+      controllerConfigMapManifest({
+        'global-rate-limit-memcached-host': '127.0.0.1',
+        'strict-validate-path-type': 'false',
+        'annotation-value-word-blocklist': 'pwned',
+        'annotations-risk-level': 'Medium',
+      }),
+    ]);
+    await eventually(async () => {
+      expect((await callWebhook(review(tilde))).body.response).toMatchObject({ allowed: true });
+      const words = await callWebhook(review(blocked));
+      expect(words.body.response?.allowed).toBe(false);
+      expect(words.body.response?.status?.message).toContain(
+        'annotation "nginx.ingress.kubernetes.io/upstream-vhost" holds "pwned"',
+      );
+      const risk = await callWebhook(review(risky));
+      expect(risk.body.response?.allowed).toBe(false);
+      expect(risk.body.response?.status?.message).toContain(
+        'annotation "nginx.ingress.kubernetes.io/server-alias" is of risk High',
+      );
+    });
   });
 });

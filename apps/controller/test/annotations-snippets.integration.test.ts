@@ -7,8 +7,8 @@
  */
 import type { RequestListener } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { A, annotatedIngress, useAnnotationsCase, type AnnotationsCase } from './annotations.js';
-import { endpointSliceManifest, eventually, listEvents, serviceManifests } from './harness.js';
+import { A, annotatedIngress, listIngressNotes, useAnnotationsCase } from './annotations.js';
+import { endpointSliceManifest, eventually, serviceManifests } from './harness.js';
 
 /** Answers with the request headers it got, and headers a snippet may remove. */
 const echoHeaders: RequestListener = (request, response) => {
@@ -50,14 +50,6 @@ function objectsWith(listen: (handler: RequestListener) => Promise<number>) {
   ];
 }
 
-/** The notes of the Events about the Ingress `name` of `default`. */
-async function notesOf(testCase: AnnotationsCase, name: string): Promise<string[]> {
-  await testCase.controller.events.flush();
-  return (await listEvents(testCase.server.kubeConfig(), 'default'))
-    .filter((event) => event.regarding?.kind === 'Ingress' && event.regarding.name === name)
-    .map((event) => event.note ?? '');
-}
-
 describe('with --allow-snippet-directives', () => {
   const testCase = useAnnotationsCase({
     config: { podName: 'snippets', allowedSnippetDirectives: ALLOWED },
@@ -85,7 +77,7 @@ describe('with --allow-snippet-directives', () => {
     expect((await testCase().send('hidden.test')).status).toBe(404);
     expect((await testCase().send('open.test')).status).toBe(200);
     expect((await testCase().send('open.test')).headers['x-frame-options']).toBeUndefined();
-    expect(await notesOf(testCase(), 'hidden.test')).toEqual(
+    expect(await listIngressNotes(testCase(), 'hidden.test')).toEqual(
       expect.arrayContaining([
         expect.stringMatching(
           /configuration-snippet" cannot be translated \(line 1, directive "proxy_hide_header": it is not allowed by the controller's --allow-snippet-directives\)/,
@@ -97,7 +89,7 @@ describe('with --allow-snippet-directives', () => {
   it('leaves out the Ingress whose snippet holds a variable, and serves it once fixed, without a reload', async () => {
     const { controller, server } = testCase();
     expect((await testCase().send('variable.test')).status).toBe(404);
-    expect(await notesOf(testCase(), 'variable.test')).toEqual(
+    expect(await listIngressNotes(testCase(), 'variable.test')).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/directive "add_header": the value of "X-Host" holds "\$"/),
       ]),
@@ -127,7 +119,7 @@ describe('without --allow-snippet-directives', () => {
   it('leaves out every Ingress with a snippet, with an Event naming the flag, and serves the others', async () => {
     expect((await testCase().send('snippet.test')).status).toBe(404);
     expect((await testCase().send('open.test')).status).toBe(200);
-    expect(await notesOf(testCase(), 'snippet.test')).toEqual(
+    expect(await listIngressNotes(testCase(), 'snippet.test')).toEqual(
       expect.arrayContaining([
         expect.stringMatching(
           /annotation "configuration-snippet" is not supported; the Ingress is not served without it, since it is raw nginx configuration, accepted only when the controller's --allow-snippet-directives allows every directive it holds/,

@@ -15,6 +15,7 @@ import {
   eventually,
   ingressClassManifest,
   ingressManifest,
+  listEvents,
   startBackends,
   startController,
   startLocalApiServer,
@@ -153,4 +154,12 @@ export async function expectNoReload(controller: Controller, change: () => Promi
   await change();
   expect(controller.dataPlane.reloadCount).toBe(reloads);
   expect(await controller.dataPlane.workerPids()).toEqual(workers);
+}
+
+/** The notes of the Events about the Ingress `name` of `default`, once the controller has sent its own. */
+export async function listIngressNotes(testCase: AnnotationsCase, name: string): Promise<string[]> {
+  await testCase.controller.events.flush();
+  return (await listEvents(testCase.server.kubeConfig(), 'default'))
+    .filter((event) => event.regarding?.kind === 'Ingress' && event.regarding.name === name)
+    .map((event) => event.note ?? '');
 }

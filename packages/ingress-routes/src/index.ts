@@ -74,6 +74,18 @@ export {
 } from './access-log-format.js';
 export type { ConfigMapAccessLog } from './access-log-keys.js';
 export type { ConfigMapHttpSettings } from './configmap-nginx-http-keys.js';
+export {
+  DEFAULT_INGRESS_CHECKS,
+  checkIngressAnnotations,
+  type IngressChecks,
+  type IngressCheckFailure,
+} from './ingress-checks.js';
+export {
+  ANNOTATION_RISKS,
+  annotationRiskOf,
+  DEFAULT_ANNOTATIONS_RISK_LEVEL,
+  type AnnotationRisk,
+} from './annotation-risk.js';
 export type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
 export type { GlobalExternalAuth } from './global-auth-keys.js';
 export { parseGoDuration } from './go-duration.js';

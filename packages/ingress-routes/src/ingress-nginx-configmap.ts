@@ -64,6 +64,8 @@ import {
   type SecretData,
   type SecretDataLookup,
 } from './configmap-connection-keys.js';
+import { DEFAULT_INGRESS_CHECKS, type IngressChecks } from './ingress-checks.js';
+import { INGRESS_CHECK_KEYS, SECURITY_CONFIG_KEYS, settleRiskLevel } from './security-keys.js';
 
 /** One key of ingress-nginx's ConfigMap. */
 export interface IngressNginxConfigKey {
@@ -253,10 +255,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       difference:
         "an IP, or a name the data plane's resolvers know; while unset, Ingresses with global-rate-limit get 503 and an error",
     },
-    {
-      name: 'annotation-value-word-blocklist',
-      unsupported: NOT_NEEDED('annotation values never reach nginx.conf, so there is nothing to block'),
-    },
     ...keys(
       ['use-gzip', 'gzip-level', 'gzip-min-length', 'server-tokens', 'keep-alive', 'keep-alive-requests'],
       {
@@ -303,21 +301,8 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       ],
       { unsupported: TRACING },
     ),
-    {
-      name: 'allow-cross-namespace-resources',
-      unsupported: NOT_NEEDED('annotations never name objects of other namespaces here'),
-      sameAs: ['false'],
-    },
-    {
-      name: 'strict-validate-path-type',
-      unsupported: NOT_NEEDED('paths are always checked against their pathType here'),
-      sameAs: ['true'],
-    },
-    {
-      name: 'annotations-risk-level',
-      unsupported: NOT_NEEDED('no annotation writes nginx.conf here, so none is risky'),
-    },
-    ...keys(['relative-redirects', 'enable-aio-write', 'enable-serial-reloads'], {
+    ...SECURITY_CONFIG_KEYS,
+    ...keys(['relative-redirects', 'enable-aio-write'], {
       unsupported: NOT_YET,
       sameAs: ['false'],
     }),
@@ -356,7 +341,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
     ),
     ...keys(
       [
-        'allow-backend-server-header',
         'hide-headers',
         'stream-access-log-path',
         'client-body-buffer-size',
@@ -364,8 +348,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'enable-ocsp',
         'retry-non-idempotent',
         'log-format-stream',
-        'nginx-status-ipv4-whitelist',
-        'nginx-status-ipv6-whitelist',
         'grpc-buffer-size-kb',
         'proxy-busy-buffers-size',
         'geoip2-autoreload-in-minutes',
@@ -391,7 +373,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'no-tls-redirect-locations',
         'proxy-ssl-location-only',
         'service-upstream',
-        'debug-connections',
       ],
       { unsupported: NOT_YET },
     ),
@@ -487,6 +468,8 @@ export interface TranslationDefaults {
   globalAuth?: GlobalExternalAuth;
   /** enable-access-log-for-default-backend: log the requests the default backend answers. */
   defaultBackendAccessLog: boolean;
+  /** strict-validate-path-type, annotation-value-word-blocklist, annotations-risk-level. */
+  ingressChecks: IngressChecks;
 }
 
 /** The translation defaults without a ConfigMap, as ingress-nginx's. */
@@ -499,6 +482,7 @@ export const DEFAULT_TRANSLATION: TranslationDefaults = Object.freeze({
   responseHeaders: Object.freeze([]),
   requestHeaders: Object.freeze([]),
   defaultBackendAccessLog: false,
+  ingressChecks: DEFAULT_INGRESS_CHECKS,
 });
 
 /** The headers of proxy-set-headers: not those the data plane sets itself, or that frame a request. */
@@ -772,6 +756,7 @@ export function parseControllerConfigMap(
   const accessLogKeys: AccessLogKeys = {};
   const httpSettings: ConfigMapHttpSettings = {};
   let defaultBackendAccessLog = false;
+  const ingressChecks: IngressChecks = { ...DEFAULT_INGRESS_CHECKS };
   const values: Record<string, string> = {};
   const problems: ConfigMapProblem[] = [];
   const record = typeof data === 'object' && data !== null && !Array.isArray(data) ? data : {};
@@ -805,6 +790,7 @@ export function parseControllerConfigMap(
     if (isGlobalAuthKey(name)) return readGlobalAuthKey(name, value, globalAuth);
     if (Object.hasOwn(ACCESS_LOG_KEYS, name)) return ACCESS_LOG_KEYS[name]!(value, accessLogKeys);
     if (Object.hasOwn(HTTP_SETTINGS_KEYS, name)) return HTTP_SETTINGS_KEYS[name]!(value, httpSettings);
+    if (Object.hasOwn(INGRESS_CHECK_KEYS, name)) return INGRESS_CHECK_KEYS[name]!(value, ingressChecks);
     if (name === 'enable-access-log-for-default-backend') {
       const on = readBoolean(value);
       if (on === undefined) return BOOLEAN_PROBLEM;
@@ -872,6 +858,7 @@ export function parseControllerConfigMap(
       problems.push({ field, message: `"${name}" ${what}`, severity: 'error', value: key });
     }
   }
+  settleRiskLevel(record, ingressChecks, problems);
   const global = createGlobalExternalAuth(globalAuth, refused.has('global-auth-url'), problems);
   const translation: TranslationDefaults = {
     annotationDefaults,
@@ -883,6 +870,7 @@ export function parseControllerConfigMap(
     requestHeaders: headers['proxy-set-headers']!,
     ...(global === undefined ? {} : { globalAuth: global }),
     defaultBackendAccessLog,
+    ingressChecks,
   };
   const accessLogSettings = createConfigMapAccessLog(accessLogKeys);
   if (accessLogSettings !== undefined) nginx.accessLogSettings = accessLogSettings;

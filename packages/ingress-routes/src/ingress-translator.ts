@@ -19,6 +19,7 @@ import type {
 import type { LimitStatusCodes } from './limit-annotations.js';
 import type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
 import type { GlobalExternalAuth } from './global-auth-keys.js';
+import type { IngressChecks } from './ingress-checks.js';
 
 /** Options of createIngressTranslator. */
 export interface IngressTranslatorConfig {
@@ -58,6 +59,8 @@ export interface IngressTranslatorConfig {
   globalAuth?: GlobalExternalAuth;
   /** See IngressTranslationConfig.defaultBackend; fixed for the translator's life. */
   defaultBackend?: ServiceReference;
+  /** See IngressTranslationConfig.ingressChecks; fixed for the translator's life. */
+  ingressChecks?: IngressChecks;
 }
 
 /** See {@link createIngressTranslator}. */
@@ -180,6 +183,7 @@ export function createIngressTranslator(config: IngressTranslatorConfig = {}): I
         ...(config.authAddressPolicy === undefined ? {} : { authAddressPolicy: config.authAddressPolicy }),
         ...(config.defaultBackend === undefined ? {} : { defaultBackend: config.defaultBackend }),
         ...(config.globalAuth === undefined ? {} : { globalAuth: config.globalAuth }),
+        ...(config.ingressChecks === undefined ? {} : { ingressChecks: config.ingressChecks }),
       };
       const { translation, expiresAt } = translateIngressTimed(
         ingress,

@@ -37,6 +37,7 @@ import { INGRESS_KIND, objectOr, type Context } from './translation-context.js';
 import type { IngressReferences, IngressTranslation, IngressTranslationConfig } from './types.js';
 import { annotationField } from './annotation-field.js';
 import { compactContribution, listOrNone } from './shared-values.js';
+import { checkIngressAnnotations, DEFAULT_INGRESS_CHECKS } from './ingress-checks.js';
 
 function translateSpec(context: Context, rawSpec: unknown): RouteContribution {
   const spec = objectOr<{ rules: unknown; tls: unknown; defaultBackend: unknown }>(rawSpec);
@@ -131,6 +132,12 @@ export function translateIngressTimed(
       log.error(field, `${field} ${namespaceProblem ?? nameProblem}; the Ingress is not served`);
       return leftOut(log);
     }
+    const failures = checkIngressAnnotations(
+      metadata.annotations,
+      config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX,
+      config.ingressChecks ?? DEFAULT_INGRESS_CHECKS,
+    );
+    for (const failure of failures) log.error(failure.field, failure.message, failure.value);
     const parsed = parseAnnotations(
       metadata.annotations,
       config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX,
@@ -141,7 +148,7 @@ export function translateIngressTimed(
       if (problem.severity === 'error') log.error(problem.field, problem.message, problem.value);
       else log.warning(problem.field, problem.message, problem.value);
     }
-    if (parsed.annotations === undefined) return leftOut(log);
+    if (parsed.annotations === undefined || failures.length > 0) return leftOut(log);
     const externalAuth = parsed.annotations.externalAuth;
     if (externalAuth !== undefined) {
       const refusal = checkExternalAuthAddress(

@@ -13,6 +13,8 @@ import { objectOr, originOf, type Context } from './translation-context.js';
 import { annotationField } from './annotation-field.js';
 import { addDefaultBackendPolicy } from './custom-error-annotations.js';
 import { internPathMatch } from './shared-values.js';
+import { DEFAULT_INGRESS_CHECKS } from './ingress-checks.js';
+import { checkStrictPathType } from './path-type-validation.js';
 
 /** Reads a backend and names its Service port, or reports why it cannot be used. */
 function readBackend(context: Context, raw: unknown, field: string): string | undefined {
@@ -82,6 +84,12 @@ function translatePath(
       'pathType must be Exact, Prefix or ImplementationSpecific',
       pathType,
     );
+    return undefined;
+  }
+  const strict = (context.config.ingressChecks ?? DEFAULT_INGRESS_CHECKS).strictPathType;
+  const strictProblem = checkStrictPathType(path, pathType, strict);
+  if (strictProblem !== undefined) {
+    context.log.error(`${field}.path`, `path ${strictProblem}`, path);
     return undefined;
   }
   const isRegex = isRegexPath(pathType, context.annotations.useRegex);

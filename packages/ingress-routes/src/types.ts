@@ -14,6 +14,7 @@ import type { CertificateCache } from './certificates.js';
 import type { BackendAddressPolicy } from './backend-address-policy.js';
 import type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
 import type { GlobalExternalAuth } from './global-auth-keys.js';
+import type { IngressChecks } from './ingress-checks.js';
 
 /** A Service port: the controller's `--default-backend-service`, or the target of a backend id. */
 export interface ServiceReference {
@@ -98,6 +99,12 @@ export interface IngressTranslationConfig {
    * default-backend annotation (or whose default-backend has no endpoints).
    */
   defaultBackend?: ServiceReference;
+  /**
+   * The controller ConfigMap's checks of a whole Ingress (strict-validate-path-type,
+   * annotation-value-word-blocklist, annotations-risk-level); DEFAULT_INGRESS_CHECKS, as
+   * ingress-nginx's defaults, when undefined.
+   */
+  ingressChecks?: IngressChecks;
 }
 
 /** What translateIngress returns for one Ingress. */
