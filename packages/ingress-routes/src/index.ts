@@ -73,6 +73,7 @@ export {
   type AccessLogPart,
 } from './access-log-format.js';
 export type { ConfigMapAccessLog } from './access-log-keys.js';
+export { INGRESS_NGINX_STREAM_LOG_FORMAT, parseStreamLogFormat } from './stream-log-format.js';
 export type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
 export type { GlobalExternalAuth } from './global-auth-keys.js';
 export { parseGoDuration } from './go-duration.js';
