@@ -48,6 +48,7 @@ import {
   ACCESS_LOG_CONFIG_KEYS,
   ACCESS_LOG_KEYS,
   createConfigMapAccessLog,
+  trimConfigMapValue,
   type AccessLogKeys,
   type ConfigMapAccessLog,
 } from './access-log-keys.js';
@@ -347,7 +348,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
     ...keys(
       [
         'hide-headers',
-        'stream-access-log-path',
         'error-log-path',
         'client-header-buffer-size',
         'client-header-timeout',
@@ -364,7 +364,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'http2-max-requests',
         'http2-max-concurrent-streams',
         'large-client-header-buffers',
-        'log-format-stream',
         'enable-multi-accept',
         'max-worker-open-files',
         'reuse-port',
@@ -831,7 +830,8 @@ export function parseControllerConfigMap(
     return NGINX_KEYS[name]!(value, nginx);
   };
   for (const name of Object.keys(record).sort()) {
-    const value: unknown = (record as Record<string, unknown>)[name];
+    const written: unknown = (record as Record<string, unknown>)[name];
+    const value = typeof written === 'string' ? trimConfigMapValue(name, written) : written;
     const field = `data[${JSON.stringify(name)}]`;
     const key = BY_NAME.get(name);
     if (typeof value !== 'string') {
