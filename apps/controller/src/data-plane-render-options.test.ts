@@ -44,11 +44,24 @@ describe('renderOptionsOfConfigMap', () => {
   });
 
   it('writes the access log where the ConfigMap says, shaped as it says, only while it is on', () => {
-    const accessLogSettings = { path: '/var/log/ik.log', format: [{ variable: 'status' }], buffer: '16k' };
+    const accessLogSettings = {
+      path: '/var/log/ik.log',
+      format: [{ variable: 'status' }],
+      buffer: '16k',
+      streamFormat: [{ variable: 'protocol' }],
+    };
     expect(renderOptionsOfConfigMap({ accessLog: true, accessLogSettings }, '/p')).toEqual({
       accessLogPath: '/var/log/ik.log',
       accessLog: { format: [{ variable: 'status' }], buffer: '16k' },
+      // Without stream-access-log-path nor access-log-path (http-access-log-path is the HTTP log's).
+      streamAccessLog: { path: '/p/access.log', format: [{ variable: 'protocol' }] },
     });
+    expect(
+      renderOptionsOfConfigMap(
+        { accessLog: true, accessLogSettings: { streamPath: '/var/log/tcp.log' } },
+        '/p',
+      ),
+    ).toEqual({ accessLogPath: '/p/access.log', streamAccessLog: { path: '/var/log/tcp.log' } });
     expect(renderOptionsOfConfigMap({ accessLog: false, accessLogSettings }, '/p')).toEqual({
       accessLogPath: false,
       accessLog: { format: [{ variable: 'status' }], buffer: '16k' },

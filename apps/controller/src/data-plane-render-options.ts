@@ -85,10 +85,16 @@ export function renderOptionsOfConfigMap(
   if (gzip === true) options.gzip = { level: gzipLevel, minLength: gzipMinLength, types: gzipTypes };
   if (keepaliveTimeoutSeconds !== undefined || keepaliveRequests !== undefined)
     options.clientKeepalive = { timeoutSeconds: keepaliveTimeoutSeconds, requests: keepaliveRequests };
-  const { path: accessLogPath, ...accessLogOptions } = accessLogSettings ?? {};
+  const { path: accessLogPath, streamPath, streamFormat, ...accessLogOptions } = accessLogSettings ?? {};
   if (accessLog !== undefined)
     options.accessLogPath = accessLog ? (accessLogPath ?? join(prefix, 'access.log')) : false;
   if (Object.keys(accessLogOptions).length > 0) options.accessLog = accessLogOptions;
+  // The stream log's path is stream-access-log-path or access-log-path, never http-access-log-path.
+  if (accessLog === true && accessLogSettings !== undefined)
+    options.streamAccessLog = {
+      path: streamPath ?? join(prefix, 'access.log'),
+      ...(streamFormat === undefined ? {} : { format: streamFormat }),
+    };
   if (upstreamKeepalive !== undefined || upstreamKeepaliveTimeSeconds !== undefined)
     options.upstreamKeepalive =
       upstreamKeepalive?.connections === 0

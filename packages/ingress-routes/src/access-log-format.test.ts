@@ -25,6 +25,22 @@ describe('parseAccessLogFormat', () => {
     );
   });
 
+  it("reads ingress-nginx's variables of the route's origin as the fields the gateway provides", () => {
+    expect(
+      parseAccessLogFormat('$namespace/${ingress_name} $service_name:$service_port $location_path'),
+    ).toEqual([
+      { field: 'namespace' },
+      { text: '/' },
+      { field: 'ingress-name' },
+      { text: ' ' },
+      { field: 'service-name' },
+      { text: ':' },
+      { field: 'service-port' },
+      { text: ' ' },
+      { field: 'location-path' },
+    ]);
+  });
+
   it("reads ingress-nginx's JSON example: quotes and braces are text", () => {
     expect(
       parseAccessLogFormat('{"time": "$time_iso8601", "ip": "$the_real_ip", "ua": "$http_user_agent"}'),
@@ -53,8 +69,6 @@ describe('parseAccessLogFormat', () => {
 
   it.each([
     ['$no_such_variable', /names "\$no_such_variable", which is not a variable nginx or ingresskit defines/],
-    ['$namespace', /names "\$namespace", an ingress-nginx variable ingresskit does not provide/],
-    ['${ingress_name}', /"\$ingress_name", an ingress-nginx variable/],
     // The router's own variables hold TLS keys and internal state.
     ['$ingresskit_backend_key', /not a variable nginx or ingresskit defines/],
     ['$Remote_Addr', /not of a-z 0-9 _/],

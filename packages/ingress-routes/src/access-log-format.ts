@@ -10,10 +10,20 @@ export type AccessLogPart = { text: string } | { variable: string } | { field: A
 /**
  * Values ingress-nginx's log format names with variables of its own, provided by the data plane:
  * the backend that served the request (`$proxy_upstream_name`), the canary backend when the
- * canary served it (`$proxy_alternative_upstream_name`), and the request id (`$req_id`: the
- * client's X-Request-ID, else nginx's own).
+ * canary served it (`$proxy_alternative_upstream_name`), the request id (`$req_id`: the
+ * client's X-Request-ID, else nginx's own), and where the route that answered comes from: its
+ * Ingress (`$namespace`, `$ingress_name`), the Service and port its path names (`$service_name`,
+ * `$service_port`) and the path as written (`$location_path`), all empty when no route matched.
  */
-export type AccessLogField = 'backend' | 'alternative-backend' | 'request-id';
+export type AccessLogField =
+  | 'backend'
+  | 'alternative-backend'
+  | 'request-id'
+  | 'namespace'
+  | 'ingress-name'
+  | 'service-name'
+  | 'service-port'
+  | 'location-path';
 
 /** ingress-nginx's default log-format-upstream. */
 export const INGRESS_NGINX_LOG_FORMAT =
@@ -27,13 +37,15 @@ const INGRESS_NGINX_VARIABLES: Readonly<Record<string, AccessLogPart>> = {
   proxy_upstream_name: { field: 'backend' },
   proxy_alternative_upstream_name: { field: 'alternative-backend' },
   req_id: { field: 'request-id' },
+  namespace: { field: 'namespace' },
+  ingress_name: { field: 'ingress-name' },
+  service_name: { field: 'service-name' },
+  service_port: { field: 'service-port' },
+  location_path: { field: 'location-path' },
   // ingress-nginx's client address: the realip module has already put it in $remote_addr here,
   // from the PROXY protocol or the forwarded-for header when they are believed.
   the_real_ip: { variable: 'remote_addr' },
 };
-
-/** ingress-nginx variables no route data carries here yet: named in the error, never left empty. */
-const NOT_PROVIDED = new Set(['namespace', 'ingress_name', 'service_name', 'service_port', 'location_path']);
 
 /** nginx's HTTP variables (core, log, upstream, proxy, ssl, realip, gzip, http2), by name. */
 const NGINX_VARIABLES = new Set([
@@ -133,8 +145,6 @@ function readVariable(name: string): AccessLogPart | string {
   if (!NAME.test(name)) return `names the variable "$${name}", which is not of a-z 0-9 _`;
   const own = INGRESS_NGINX_VARIABLES[name];
   if (own !== undefined) return own;
-  if (NOT_PROVIDED.has(name))
-    return `names "$${name}", an ingress-nginx variable ingresskit does not provide`;
   if (NGINX_VARIABLES.has(name)) return { variable: name };
   const prefix = NGINX_VARIABLE_PREFIXES.find((start) => name.startsWith(start));
   if (prefix !== undefined && name.length > prefix.length) return { variable: name };
@@ -147,6 +157,17 @@ function readVariable(name: string): AccessLogPart | string {
  * character). Adjacent text is merged.
  */
 export function parseAccessLogFormat(format: string): AccessLogPart[] | string {
+  return parseLogFormat(format, readVariable);
+}
+
+/**
+ * Reads a log format into parts, each variable as `readName` says (its part, or why it cannot be
+ * logged); the parser of log-format-upstream and log-format-stream.
+ */
+export function parseLogFormat(
+  format: string,
+  readName: (name: string) => AccessLogPart | string,
+): AccessLogPart[] | string {
   if (format.trim() === '') return 'must not be empty';
   if (format.length > MAX_LOG_FORMAT_LENGTH) return `must be at most ${MAX_LOG_FORMAT_LENGTH} characters`;
   const parts: AccessLogPart[] = [];
@@ -177,7 +198,7 @@ export function parseAccessLogFormat(format: string): AccessLogPart[] | string {
       at += 1 + match.length;
     }
     if (name === '') return `holds a "$" at ${at - 1} that starts no variable`;
-    const part = readVariable(name);
+    const part = readName(name);
     if (typeof part === 'string') return part;
     if ('text' in part) pushText(part.text);
     else parts.push(part);

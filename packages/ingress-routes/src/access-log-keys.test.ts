@@ -4,6 +4,7 @@ import {
   createConfigMapAccessLog,
   parseAccessLogParams,
   parseSkippedUris,
+  trimConfigMapValue,
   type AccessLogKeys,
 } from './access-log-keys.js';
 
@@ -57,16 +58,55 @@ describe('parseSkippedUris', () => {
 });
 
 describe('ACCESS_LOG_KEYS', () => {
-  it('reads the paths, with http-access-log-path over access-log-path', () => {
+  it('reads the paths, with http-access-log-path and stream-access-log-path over access-log-path', () => {
     const { keys, problems } = read({
       'access-log-path': '/var/log/a.log',
       'http-access-log-path': '/var/log/http.log',
     });
     expect(problems).toEqual({});
-    expect(createConfigMapAccessLog(keys)).toEqual({ path: '/var/log/http.log' });
+    expect(createConfigMapAccessLog(keys)).toEqual({
+      path: '/var/log/http.log',
+      streamPath: '/var/log/a.log',
+    });
     expect(createConfigMapAccessLog(read({ 'access-log-path': '/var/log/a.log' }).keys)).toEqual({
       path: '/var/log/a.log',
+      streamPath: '/var/log/a.log',
     });
+    expect(
+      createConfigMapAccessLog(
+        read({ 'access-log-path': '/var/log/a.log', 'stream-access-log-path': '/var/log/tcp.log' }).keys,
+      ),
+    ).toEqual({ path: '/var/log/a.log', streamPath: '/var/log/tcp.log' });
+    expect(read({ 'stream-access-log-path': '/dev/stdout' }).problems['stream-access-log-path']).toMatch(
+      /cannot open here/,
+    );
+  });
+
+  it('reads log-format-stream with the variables of the stream modules only', () => {
+    const { keys, problems } = read({ 'log-format-stream': '$remote_addr $protocol $upstream_addr' });
+    expect(problems).toEqual({});
+    expect(createConfigMapAccessLog(keys)).toEqual({
+      streamFormat: [
+        { variable: 'remote_addr' },
+        { text: ' ' },
+        { variable: 'protocol' },
+        { text: ' ' },
+        { variable: 'upstream_addr' },
+      ],
+    });
+    expect(read({ 'log-format-stream': '$status $request_uri' }).problems['log-format-stream']).toMatch(
+      /"\$request_uri", which is not a variable of nginx's stream modules/,
+    );
+    expect(read({ 'log-format-stream': '$proxy_upstream_name' }).problems['log-format-stream']).toMatch(
+      /does not provide in the stream log/,
+    );
+  });
+
+  it('drops the trailing newline of a block scalar from the log formats only', () => {
+    expect(trimConfigMapValue('log-format-upstream', '{"status": $status}\n')).toBe('{"status": $status}');
+    expect(trimConfigMapValue('log-format-stream', '$status \n\n')).toBe('$status');
+    expect(trimConfigMapValue('log-format-upstream', '$status\n$request\n')).toBe('$status\n$request');
+    expect(trimConfigMapValue('access-log-path', '/var/log/a.log\n')).toBe('/var/log/a.log\n');
   });
 
   it.each([

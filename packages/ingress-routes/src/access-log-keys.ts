@@ -1,10 +1,12 @@
 /**
  * The access log keys of ingress-nginx's ConfigMap (log-format-upstream, its escape keys, the
- * paths, access-log-params, skip-access-log-urls): their catalogue entries, and each read and
- * checked into what the data plane's access log is rendered from.
+ * paths, access-log-params, skip-access-log-urls, and the stream log's log-format-stream and
+ * stream-access-log-path): their catalogue entries, and each read and checked into what the data
+ * plane's access logs are rendered from.
  */
 import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { parseAccessLogFormat, type AccessLogPart } from './access-log-format.js';
+import { parseStreamLogFormat } from './stream-log-format.js';
 import type { IngressNginxConfigKey } from './ingress-nginx-configmap.js';
 
 /** The access log a ConfigMap asks for; absent fields are the data plane's defaults. */
@@ -21,6 +23,10 @@ export interface ConfigMapAccessLog {
   gzipLevel?: number;
   /** skip-access-log-urls: request URIs (path and query, compared as nginx's map does) not logged. */
   skipUris?: string[];
+  /** The TCP/UDP services' log: stream-access-log-path, else access-log-path. */
+  streamPath?: string;
+  /** log-format-stream. */
+  streamFormat?: AccessLogPart[];
 }
 
 /** The keys as read, before the two paths and the two escape keys are combined. */
@@ -32,20 +38,44 @@ export interface AccessLogKeys {
   escapeNone?: boolean;
   params?: Pick<ConfigMapAccessLog, 'buffer' | 'flush' | 'gzipLevel'>;
   skipUris?: string[];
+  streamPath?: string;
+  streamFormat?: AccessLogPart[];
 }
 
 /** Most URIs skip-access-log-urls may list. */
 export const MAX_SKIPPED_URIS = 1000;
 
 const WHEN_LOGGING = 'the access log is written when disable-access-log is "false" (see above)';
+const TRAILING_SPACE =
+  'Trailing spaces and newlines are dropped (a YAML block scalar ends in one, which ingress-nginx would log as an empty line after each entry); a newline inside the value is refused';
+
+/** The log format keys, whose trailing whitespace is dropped before they are read. */
+const LOG_FORMAT_KEYS = new Set(['log-format-upstream', 'log-format-stream']);
+
+/**
+ * A ConfigMap value as the access log keys read it: a log format without its trailing spaces and
+ * newlines (`log-format-upstream: |` ends in a newline); any other value as it is.
+ */
+export function trimConfigMapValue(name: string, value: string): string {
+  return LOG_FORMAT_KEYS.has(name) ? value.trimEnd() : value;
+}
 
 /** The catalogue entries of the access log keys but disable-access-log. */
 export const ACCESS_LOG_CONFIG_KEYS: IngressNginxConfigKey[] = [
   {
     name: 'log-format-upstream',
     applied: 'reload',
-    difference:
-      "read as text and variables, rendered by ingresskit: literal text is printable ASCII without \"\\\"; variables are nginx's and ingress-nginx's $proxy_upstream_name (the backend that served, as NAMESPACE/SERVICE:PORT), $proxy_alternative_upstream_name (the canary backend when it served), $req_id, $the_real_ip; $namespace, $ingress_name, $service_name, $service_port are refused. Without it, ingresskit's own format",
+    difference: `read as text and variables, rendered by ingresskit: literal text is printable ASCII without "\\"; variables are nginx's and ingress-nginx's $proxy_upstream_name (the backend that served, as NAMESPACE/SERVICE:PORT), $proxy_alternative_upstream_name (the canary backend when it served), $req_id, $the_real_ip, $namespace, $ingress_name, $service_name, $service_port (the port as written: a number or a name), $location_path (the path as written), the last five empty when no route matched (of a Gateway API route, $namespace and $ingress_name are its HTTPRoute's, the others empty). ${TRAILING_SPACE}. Without it, ingresskit's own format`,
+  },
+  {
+    name: 'log-format-stream',
+    applied: 'reload',
+    difference: `read as text and variables like log-format-upstream; variables are those of nginx's stream core, log and upstream modules ($proxy_upstream_name is refused). ${TRAILING_SPACE}. The TCP/UDP services' connections are logged when the access log is on (disable-access-log "false")`,
+  },
+  {
+    name: 'stream-access-log-path',
+    applied: 'reload',
+    difference: `as access-log-path, which it defaults to; access-log-params apply to it too`,
   },
   ...['log-format-escape-json', 'log-format-escape-none'].map((name) => ({
     name,
@@ -158,6 +188,8 @@ export const ACCESS_LOG_KEYS: Readonly<
   'http-access-log-path': reader(readPath, (into, { path }) => (into.httpPath = path)),
   'access-log-params': reader(parseAccessLogParams, (into, params) => (into.params = params)),
   'skip-access-log-urls': reader(parseSkippedUris, (into, uris) => (into.skipUris = uris)),
+  'log-format-stream': reader(parseStreamLogFormat, (into, format) => (into.streamFormat = format)),
+  'stream-access-log-path': reader(readPath, (into, { path }) => (into.streamPath = path)),
 };
 
 /** The access log the keys ask for, as ingress-nginx combines them; undefined when none is set. */
@@ -170,5 +202,9 @@ export function createConfigMapAccessLog(keys: AccessLogKeys): ConfigMapAccessLo
   else if (keys.escapeJson === true) log.escape = 'json';
   Object.assign(log, keys.params);
   if (keys.skipUris !== undefined && keys.skipUris.length > 0) log.skipUris = keys.skipUris;
+  // ingress-nginx: `or StreamAccessLogPath AccessLogPath`; http-access-log-path is not the stream's.
+  const streamPath = keys.streamPath ?? keys.path;
+  if (streamPath !== undefined) log.streamPath = streamPath;
+  if (keys.streamFormat !== undefined) log.streamFormat = keys.streamFormat;
   return Object.keys(log).length === 0 ? undefined : log;
 }

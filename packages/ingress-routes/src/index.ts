@@ -86,6 +86,7 @@ export {
   DEFAULT_ANNOTATIONS_RISK_LEVEL,
   type AnnotationRisk,
 } from './annotation-risk.js';
+export { INGRESS_NGINX_STREAM_LOG_FORMAT, parseStreamLogFormat } from './stream-log-format.js';
 export type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
 export type { GlobalExternalAuth } from './global-auth-keys.js';
 export { parseGoDuration } from './go-duration.js';

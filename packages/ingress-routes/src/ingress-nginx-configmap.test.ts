@@ -369,6 +369,7 @@ describe('parseControllerConfigMap access log keys', () => {
       accessLog: true,
       accessLogSettings: {
         path: '/var/log/ingress/access.log',
+        streamPath: '/var/log/ingress/access.log',
         format: [{ variable: 'status' }, { text: ' [' }, { field: 'backend' }, { text: ']' }],
         escape: 'json',
         buffer: '16k',
@@ -381,16 +382,42 @@ describe('parseControllerConfigMap access log keys', () => {
 
   it('keeps the last valid format when a new one names a variable it cannot log, naming key and variable', () => {
     const first = parseControllerConfigMap({ 'log-format-upstream': '$status' });
-    const second = parseControllerConfigMap({ 'log-format-upstream': '$status $service_name' }, first.values);
+    const second = parseControllerConfigMap(
+      { 'log-format-upstream': '$status $geoip_country' },
+      first.values,
+    );
     expect(second.problems).toEqual([
       {
         field: 'data["log-format-upstream"]',
         message:
-          '"log-format-upstream" names "$service_name", an ingress-nginx variable ingresskit does not provide; the last valid value "$status" stays',
+          '"log-format-upstream" names "$geoip_country", which is not a variable nginx or ingresskit defines; the last valid value "$status" stays',
         severity: 'error',
-        value: '$status $service_name',
+        value: '$status $geoip_country',
       },
     ]);
     expect(second.settings.nginx.accessLogSettings).toEqual({ format: [{ variable: 'status' }] });
+  });
+
+  it('takes a log format written as a YAML block scalar, dropping its trailing newline', () => {
+    const { settings, problems, values } = parseControllerConfigMap({
+      'log-format-upstream': '{"ns": "$namespace", "status": $status}\n',
+      'log-format-stream': '[$remote_addr] $status\n',
+    });
+    expect(problems).toEqual([]);
+    expect(values['log-format-upstream']).toBe('{"ns": "$namespace", "status": $status}');
+    expect(settings.nginx.accessLogSettings).toEqual({
+      format: [
+        { text: '{"ns": "' },
+        { field: 'namespace' },
+        { text: '", "status": ' },
+        { variable: 'status' },
+        { text: '}' },
+      ],
+      streamFormat: [{ text: '[' }, { variable: 'remote_addr' }, { text: '] ' }, { variable: 'status' }],
+    });
+    // A newline inside is still refused: nginx would write it into every line.
+    expect(parseControllerConfigMap({ 'log-format-upstream': '$status\n$request\n' }).problems).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/must not hold control characters/) }),
+    ]);
   });
 });

@@ -48,6 +48,7 @@ import {
   ACCESS_LOG_CONFIG_KEYS,
   ACCESS_LOG_KEYS,
   createConfigMapAccessLog,
+  trimConfigMapValue,
   type AccessLogKeys,
   type ConfigMapAccessLog,
 } from './access-log-keys.js';
@@ -342,12 +343,10 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
     ...keys(
       [
         'hide-headers',
-        'stream-access-log-path',
         'client-body-buffer-size',
         'disable-ipv6-dns',
         'enable-ocsp',
         'retry-non-idempotent',
-        'log-format-stream',
         'grpc-buffer-size-kb',
         'proxy-busy-buffers-size',
         'geoip2-autoreload-in-minutes',
@@ -801,7 +800,8 @@ export function parseControllerConfigMap(
     return NGINX_KEYS[name]!(value, nginx);
   };
   for (const name of Object.keys(record).sort()) {
-    const value: unknown = (record as Record<string, unknown>)[name];
+    const written: unknown = (record as Record<string, unknown>)[name];
+    const value = typeof written === 'string' ? trimConfigMapValue(name, written) : written;
     const field = `data[${JSON.stringify(name)}]`;
     const key = BY_NAME.get(name);
     if (typeof value !== 'string') {

@@ -143,8 +143,43 @@ describe('translateIngress', () => {
         createdAt: Date.parse('2024-05-06T07:08:09Z'),
         index: [1, 1],
         field: 'spec.rules[1].http.paths[1]',
+        path: '/z',
+        service: 'app',
+        servicePort: '80',
       });
       expect(result.contribution?.source).toEqual({ kind: 'Ingress', namespace: 'team', name: 'shop' });
+    });
+
+    it('records the path and Service port as written in the origin, for the access log', () => {
+      const result = translate(
+        ingress(
+          'shop',
+          {
+            'a.example.com': [
+              path('/api/', 'Prefix', 'api', 'http'),
+              path('/v[0-9]+/.*', 'ImplementationSpecific', 'app', 8080),
+              path(undefined, 'Prefix', 'app'),
+            ],
+          },
+          {
+            annotations: { 'nginx.ingress.kubernetes.io/use-regex': 'true' },
+            defaultBackend: { service: 'fallback', port: 'web' },
+          },
+        ),
+      );
+      const [api, regex, empty] = hostOf(result, 'a.example.com').routes.map((route) => route.origin);
+      // ingress-nginx's $service_port is the port's name when the Ingress names it, and an empty path is "/".
+      expect([api?.path, api?.service, api?.servicePort]).toEqual(['/api/', 'api', 'http']);
+      expect([regex?.path, regex?.service, regex?.servicePort]).toEqual(['/v[0-9]+/.*', 'app', '8080']);
+      expect(empty?.path).toBe('/');
+      const fallback = hostOf(result, 'a.example.com').fallback;
+      expect(
+        typeof fallback === 'object' && [
+          fallback.origin.path,
+          fallback.origin.service,
+          fallback.origin.servicePort,
+        ],
+      ).toEqual(['/', 'fallback', 'web']);
     });
 
     it('ranks an Ingress without a valid creationTimestamp after every dated one', () => {

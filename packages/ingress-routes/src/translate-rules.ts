@@ -16,8 +16,15 @@ import { internPathMatch } from './shared-values.js';
 import { DEFAULT_INGRESS_CHECKS } from './ingress-checks.js';
 import { checkStrictPathType } from './path-type-validation.js';
 
-/** Reads a backend and names its Service port, or reports why it cannot be used. */
-function readBackend(context: Context, raw: unknown, field: string): string | undefined {
+/**
+ * Reads a backend: the id of its Service port, and the Service and port as written; or reports
+ * why it cannot be used.
+ */
+function readBackend(
+  context: Context,
+  raw: unknown,
+  field: string,
+): { id: string; service: string; port: number | string } | undefined {
   const reference = parseBackendReference(raw);
   if (!reference.ok) {
     context.log.error(field, reference.message, reference.value);
@@ -25,12 +32,13 @@ function readBackend(context: Context, raw: unknown, field: string): string | un
   }
   const { namespace } = context.source;
   context.services.add(namespacedKey(namespace, reference.service));
-  return backendIdOf(
+  const id = backendIdOf(
     namespace,
     reference.service,
     reference.port,
     context.annotations.serviceUpstream === true,
   );
+  return { id, service: reference.service, port: reference.port };
 }
 
 /** The route made of `spec.defaultBackend`: the fallback of the Ingress's hosts and the catch-all. */
@@ -39,11 +47,12 @@ export function translateDefaultBackend(context: Context, raw: unknown): Route |
   if (backend === undefined) return undefined;
   return {
     id: flatString(`${sourceKey(context.source)}/default-backend`),
-    origin: originOf(context, [], 'spec.defaultBackend'),
+    // ingress-nginx logs the default backend's location with the path "/".
+    origin: originOf(context, [], 'spec.defaultBackend', { path: '/', ...backend }),
     // A fallback's match is never consulted; this one says what it answers: every path.
     match: internPathMatch({ type: 'PathPrefix', value: '/' }),
-    action: sharedAction(context, backend),
-    policy: addDefaultBackendPolicy(context, sharedPolicy(context), backend),
+    action: sharedAction(context, backend.id),
+    policy: addDefaultBackendPolicy(context, sharedPolicy(context), backend.id),
   };
 }
 
@@ -110,14 +119,14 @@ function translatePath(
     }
     policy = { ...policy, rewrite };
   }
-  const backendId = readBackend(context, backend, `${field}.backend`);
-  if (backendId === undefined) return undefined;
+  const read = readBackend(context, backend, `${field}.backend`);
+  if (read === undefined) return undefined;
   return {
     id: flatString(`${sourceKey(context.source)}/r${index[0]}/p${index[1]}`),
-    origin: originOf(context, index, field),
+    origin: originOf(context, index, field, { path: value as string, ...read }),
     match: internPathMatch(match),
-    action: sharedAction(context, backendId),
-    policy: addDefaultBackendPolicy(context, policy, backendId),
+    action: sharedAction(context, read.id),
+    policy: addDefaultBackendPolicy(context, policy, read.id),
   };
 }
 

@@ -52,14 +52,40 @@ function shared<T>(cache: Map<string, T>, key: string, make: () => T): T {
   return made;
 }
 
-/** The origin of something the Ingress contributes, at `index` and `field` inside it. */
-export function originOf(context: Context, index: number[], field: string): RouteOrigin {
+/** What an Ingress path wrote, for the data plane's log: the path and the backend's Service port. */
+export interface WrittenRoute {
+  path: string;
+  service: string;
+  port: number | string;
+}
+
+/**
+ * The origin of something the Ingress contributes, at `index` and `field` inside it; with
+ * `written`, the path and Service port it names (ingress-nginx's $location_path, $service_name,
+ * $service_port).
+ */
+export function originOf(
+  context: Context,
+  index: number[],
+  field: string,
+  written?: WrittenRoute,
+): RouteOrigin {
+  const { namespace, name } = context.source;
+  const { createdAt } = context;
+  const shareIndex = shared(sharedIndexes, index.join(), () => Object.freeze([...index]) as number[]);
+  const shareField = shared(sharedFields, field, () => flatString(field));
+  if (written === undefined)
+    return { kind: INGRESS_KIND, namespace, name, createdAt, index: shareIndex, field: shareField };
+  // One literal of every field: properties added afterwards would cost a backing store per route.
   return {
     kind: INGRESS_KIND,
-    namespace: context.source.namespace,
-    name: context.source.name,
-    createdAt: context.createdAt,
-    index: shared(sharedIndexes, index.join(), () => Object.freeze([...index]) as number[]),
-    field: shared(sharedFields, field, () => flatString(field)),
+    namespace,
+    name,
+    createdAt,
+    index: shareIndex,
+    field: shareField,
+    path: written.path,
+    service: written.service,
+    servicePort: String(written.port),
   };
 }

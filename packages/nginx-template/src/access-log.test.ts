@@ -36,6 +36,22 @@ describe('checkAccessLogOptions', () => {
     });
   });
 
+  it("lists the route origin fields the format names, in the order of a route entry's origin", () => {
+    expect(
+      checkAccessLogOptions({
+        format: [
+          { field: 'location-path' },
+          { text: ' ' },
+          { field: 'namespace' },
+          { field: 'location-path' },
+        ],
+      }),
+    ).toEqual({
+      format: '${ingresskit_location_path} ${ingresskit_namespace}${ingresskit_location_path}',
+      logsOrigin: ['namespace', 'location-path'],
+    });
+  });
+
   it('is undefined at the defaults, so that configurations without it hash as before', () => {
     expect(checkAccessLogOptions(undefined)).toBeUndefined();
     expect(checkAccessLogOptions({ escape: 'default', skipUris: [] })).toBeUndefined();
@@ -75,6 +91,7 @@ describe('viewAccessLog', () => {
     expect(() => viewAccessLog({ format: '$status' })).toThrow(UnsafeValueError);
     expect(() => viewAccessLog({ params: ['if=$x'] })).toThrow(UnsafeValueError);
     expect(() => viewAccessLog({ skipUris: ['default'] })).toThrow(UnsafeValueError);
+    expect(() => viewAccessLog({ logsOrigin: ['backend_key' as never] })).toThrow(UnsafeValueError);
   });
 });
 
@@ -118,5 +135,23 @@ describe('renderNginxConf access log', () => {
     );
     expect(conf).toContain('map "" $ingresskit_alternative_backend { default ""; }');
     expect(conf).toContain('log_backend = true,');
+    expect(conf).not.toContain('log_origin');
+  });
+
+  it('declares the origin variables the format names and tells the router their index in the route origin', () => {
+    const conf = render({
+      format: [{ field: 'service-port' }, { text: ' ' }, { field: 'ingress-name' }],
+    });
+    expect(conf).toContain('map "" $ingresskit_ingress_name { default ""; }');
+    expect(conf).toContain('map "" $ingresskit_service_port { default ""; }');
+    expect(conf).not.toContain('$ingresskit_namespace');
+    expect(conf).toContain(
+      [
+        '            log_origin = {',
+        '                [2] = "ingresskit_ingress_name",',
+        '                [4] = "ingresskit_service_port",',
+        '            },',
+      ].join('\n'),
+    );
   });
 });

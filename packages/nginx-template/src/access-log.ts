@@ -8,10 +8,16 @@ import { InvalidRenderOptionsError, UnsafeValueError } from './errors.js';
 
 /**
  * A value the router provides to the log: the backend that served the request, the canary backend
- * when the canary served it (else empty), and the request id (the client's X-Request-ID, else
- * nginx's `$request_id`).
+ * when the canary served it (else empty), the request id (the client's X-Request-ID, else
+ * nginx's `$request_id`), and of the route's origin (route-model RouteOrigin): its namespace and
+ * name, the service and port it names, and its path as written (empty when the origin does not
+ * say, or has no namespace, or no route matched).
  */
-export type AccessLogField = 'backend' | 'alternative-backend' | 'request-id';
+export type AccessLogField = 'backend' | 'alternative-backend' | 'request-id' | OriginField;
+
+/** The fields of a route's origin, in the order of a route entry's `origin`. */
+const ORIGIN_FIELDS = ['namespace', 'ingress-name', 'service-name', 'service-port', 'location-path'] as const;
+type OriginField = (typeof ORIGIN_FIELDS)[number];
 
 /** One piece of an access log format. */
 export type AccessLogPart = { text: string } | { variable: string } | { field: AccessLogField };
@@ -38,6 +44,8 @@ export interface AccessLogSettings {
   format?: string;
   /** The router sets the backend variables for the log (the format names them). */
   logsBackend?: true;
+  /** The origin fields the format names, in the order of ORIGIN_FIELDS; the router sets them. */
+  logsOrigin?: OriginField[];
   escape?: 'json' | 'none';
   /** access_log parameters, such as `buffer=16k`. */
   params?: string[];
@@ -64,38 +72,68 @@ const FIELD_VARIABLES: Readonly<Record<AccessLogField, string>> = {
   backend: 'ingresskit_backend',
   'alternative-backend': 'ingresskit_alternative_backend',
   'request-id': 'ingresskit_request_id',
+  namespace: 'ingresskit_namespace',
+  'ingress-name': 'ingresskit_ingress_name',
+  'service-name': 'ingresskit_service_name',
+  'service-port': 'ingresskit_service_port',
+  'location-path': 'ingresskit_location_path',
 };
 
 function invalid(option: string, message: string, value: unknown): never {
   throw new InvalidRenderOptionsError(option, `${message} (got ${JSON.stringify(value)})`);
 }
 
-function checkFormat(parts: readonly AccessLogPart[]): Pick<AccessLogSettings, 'format' | 'logsBackend'> {
-  if (!Array.isArray(parts) || parts.length === 0)
-    invalid('accessLog.format', 'must hold at least one part', parts);
+function checkFormat(
+  parts: readonly AccessLogPart[],
+  option = 'accessLog.format',
+): Pick<AccessLogSettings, 'format' | 'logsBackend' | 'logsOrigin'> {
+  if (!Array.isArray(parts) || parts.length === 0) invalid(option, 'must hold at least one part', parts);
   let format = '';
   let logsBackend = false;
+  const origin = new Set<string>();
   // Read as untyped data: options come from callers' JSON as much as from typed code.
   for (const part of parts as readonly unknown[]) {
-    if (typeof part !== 'object' || part === null) invalid('accessLog.format', 'must hold parts', part);
+    if (typeof part !== 'object' || part === null) invalid(option, 'must hold parts', part);
     const { text, variable, field } = part as Record<string, unknown>;
     if (text !== undefined) {
       if (typeof text !== 'string' || !TEXT.test(text))
-        invalid('accessLog.format', 'text must be printable ASCII without "\\" and "$"', text);
+        invalid(option, 'text must be printable ASCII without "\\" and "$"', text);
       format += text;
     } else if (variable !== undefined) {
       // The router's own variables hold keys and internal state: never logged by name.
       if (typeof variable !== 'string' || !VARIABLE.test(variable) || variable.startsWith('ingresskit_'))
-        invalid('accessLog.format', 'variables must be nginx variable names of a-z 0-9 _', variable);
+        invalid(option, 'variables must be nginx variable names of a-z 0-9 _', variable);
       format += `\${${variable}}`;
     } else if (typeof field === 'string' && Object.hasOwn(FIELD_VARIABLES, field)) {
-      if (field !== 'request-id') logsBackend = true;
+      if ((ORIGIN_FIELDS as readonly string[]).includes(field)) origin.add(field);
+      else if (field !== 'request-id') logsBackend = true;
       format += `\${${FIELD_VARIABLES[field as AccessLogField]}}`;
-    } else invalid('accessLog.format', 'must hold text, variable or field parts', part);
+    } else invalid(option, 'must hold text, variable or field parts', part);
   }
   if (format.length > MAX_FORMAT_LENGTH)
-    invalid('accessLog.format', `must render to at most ${MAX_FORMAT_LENGTH} characters`, format.length);
-  return logsBackend ? { format, logsBackend: true } : { format };
+    invalid(option, `must render to at most ${MAX_FORMAT_LENGTH} characters`, format.length);
+  const logsOrigin = ORIGIN_FIELDS.filter((field) => origin.has(field));
+  return {
+    format,
+    ...(logsBackend ? { logsBackend: true as const } : {}),
+    ...(logsOrigin.length > 0 ? { logsOrigin } : {}),
+  };
+}
+
+/**
+ * A format of text and variables only (a stream log's, where the router provides nothing) as
+ * log_format's string; throws InvalidRenderOptionsError naming `option`.
+ */
+export function renderPlainLogFormat(parts: readonly AccessLogPart[], option: string): string {
+  for (const part of (Array.isArray(parts) ? parts : []) as readonly unknown[])
+    if (typeof part === 'object' && part !== null && 'field' in part)
+      invalid(option, 'must hold text and variable parts only', part);
+  return checkFormat(parts, option).format!;
+}
+
+/** Whether `format` is of the shape checkFormat renders: text and `${name}` variables. */
+export function isRenderedLogFormat(format: string): boolean {
+  return RENDERED_FORMAT.test(format);
 }
 
 /** Checks `options`; throws InvalidRenderOptionsError naming a bad field. Undefined at the defaults. */
@@ -155,6 +193,8 @@ export interface AccessLogView {
   /** The variable access_log's `if=` reads. */
   accessLogCondition: string;
   logsBackend: boolean;
+  /** The origin variables the router sets, by their (1-based) index in a route entry's `origin`. */
+  accessLogOrigin: { index: number; variable: string }[];
 }
 
 function unsafe(what: string, value: unknown): never {
@@ -173,6 +213,11 @@ export function viewAccessLog(settings: AccessLogSettings | undefined): AccessLo
   for (const param of params) if (!PARAMETER.test(param)) unsafe('parameter', param);
   const skipUris = settings?.skipUris ?? [];
   for (const uri of skipUris) if (!URI.test(uri)) unsafe('skipped URI', uri);
+  const accessLogOrigin = (settings?.logsOrigin ?? []).map((field) => {
+    const index = ORIGIN_FIELDS.indexOf(field);
+    if (index < 0) unsafe('origin field', field);
+    return { index: index + 1, variable: FIELD_VARIABLES[field] };
+  });
   return {
     accessLogFormat: format,
     accessLogEscape: escape,
@@ -180,5 +225,6 @@ export function viewAccessLog(settings: AccessLogSettings | undefined): AccessLo
     accessLogSkipUris: skipUris,
     accessLogCondition: skipUris.length > 0 ? '$ingresskit_loggable' : '$ingresskit_log',
     logsBackend: settings?.logsBackend === true,
+    accessLogOrigin,
   };
 }

@@ -28,7 +28,24 @@ describe('compileRoute', () => {
       action: { type: 'forward', members: [{ backend: 'b', upto: 1 }], total: 1 },
       profile: 'ik_http_d',
       protocol: 'HTTP',
+      origin: ['default', 'r', '', '', ''],
     });
+  });
+
+  it("carries the origin's namespace, name, service, port and path for the access log", () => {
+    const route = createTestRoute('r', { action: forwardAction });
+    route.origin = {
+      ...route.origin,
+      namespace: 'shop',
+      name: 'cart',
+      path: '/api/',
+      service: 'cart',
+      servicePort: 'http',
+    };
+    expect(compileRoute(route).entry.origin).toEqual(['shop', 'cart', 'cart', 'http', '/api/']);
+    // The data plane's own routes have no namespace: their requests log the fields empty.
+    route.origin = { ...route.origin, namespace: '' };
+    expect(compileRoute(route).entry.origin).toBeUndefined();
   });
 
   it.each([

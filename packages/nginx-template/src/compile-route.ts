@@ -10,6 +10,7 @@
 import type { Route } from '@ingresskit/route-model';
 import { compileAction } from './compile-action.js';
 import { compileMatch } from './compile-match.js';
+import { compileOrigin } from './compile-origin.js';
 import { compilePolicy } from './compile-policy.js';
 import type { RouteEntry } from './data-entries.js';
 import { compileBackendTls } from './backend-tls.js';
@@ -31,6 +32,8 @@ export interface CompiledRoute {
 export function compileRoute(route: Route): CompiledRoute {
   const out = new RouteIssueCollector();
   const entry = compileMatch(route, out);
+  const origin = compileOrigin(route.origin);
+  if (origin !== undefined) entry.origin = origin;
   const action = compileAction(route, out);
   const policy = compilePolicy(route, out);
   if (out.fatal || action === undefined) {

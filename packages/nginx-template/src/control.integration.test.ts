@@ -200,6 +200,26 @@ describe('POST /configuration/data', () => {
     expect(keys).toEqual([`host:${canaryHost}`, ...hostnames.map((hostname) => `host:${hostname}`)].sort());
   });
 
+  it('refuses a route whose origin is not five strings', async () => {
+    const hostnames = ['origin0.example.com', 'origin1.example.com', 'origin2.example.com'];
+    const update = JSON.parse(
+      createDataPlaneUpdate(createTable(hostnames.map((hostname) => respondHost(hostname, [good]))), {
+        full: false,
+      }),
+    ) as { set: Record<string, { routes: Record<string, unknown>[] }> };
+    const origins = [['ns', 'name', 'svc', '80'], ['ns', 'name', 'svc', 80, '/'], 'ns/name'];
+    origins.forEach((origin, index) => (update.set[`host:${hostnames[index]}`]!.routes[0]!.origin = origin));
+    const refused = await plane.pushRaw(JSON.stringify(update));
+    expect(refused.status).toBe(422);
+    expect((refused.json as DataPlaneRejection).rejected).toEqual(
+      hostnames.map((hostname) => ({
+        key: `host:${hostname}`,
+        routeId: 'good',
+        message: expect.stringContaining('origin'),
+      })),
+    );
+  });
+
   it('refuses entries of the wrong shape and certificates that do not parse', async () => {
     const certificate = createSelfSignedCertificate({ commonName: 'x.example.com' });
     const update = JSON.parse(

@@ -262,6 +262,11 @@ export interface RouteEntry {
   /** Forwarding routes: the profile location (`@<profile>`) and the protocol it speaks. */
   profile?: string;
   protocol?: BackendProtocol;
+  /**
+   * Where the route comes from, for the access log: `[namespace, name, service, port, path]` of
+   * its origin, `''` for what the origin does not say; absent for origins without a namespace.
+   */
+  origin?: [string, string, string, string, string];
 }
 
 /**

@@ -331,6 +331,10 @@ http {
     map $ingresskit_route $ingresskit_route_referenced { default ""; }
     map $ingresskit_backend $ingresskit_backend_referenced { default ""; }
 {{/if}}
+{{#each accessLogOrigin}}
+    # Of the route's origin (the log format names it); set by the router.
+    map "" \${{variable}} { default ""; }
+{{/each}}
 {{#if logsBackend}}
     # The canary backend when it served (the log format names it); set by the router.
     map "" $ingresskit_alternative_backend { default ""; }
@@ -559,6 +563,13 @@ http {
 {{#if logsBackend}}
             log_backend = true,
 {{/if}}
+{{#if accessLogOrigin.length}}
+            log_origin = {
+{{#each accessLogOrigin}}
+                [{{index}}] = "{{variable}}",
+{{/each}}
+            },
+{{/if}}
         })
     }
     init_worker_by_lua_block {
@@ -685,6 +696,15 @@ http {
 # ports or of the endpoints is a reload.
 stream {
     proxy_connect_timeout {{connectTimeout}}s;
+{{#if streamLog}}
+    # A line per connection (log-format-stream), while the HTTP access log is on.
+{{#if streamLog.format}}
+    log_format ingresskit_stream {{qLiteral streamLog.format}};
+{{else}}
+    log_format ingresskit_stream '[$remote_addr] [$time_local] $protocol $status $bytes_sent $bytes_received $session_time';
+{{/if}}
+    access_log {{q streamLog.path}} ingresskit_stream{{#each streamLog.params}} {{this}}{{/each}};
+{{/if}}
 {{#each streams}}
 
     upstream {{upstream}} {

@@ -32,6 +32,7 @@ import { viewRequestCounting } from './request-counting.js';
 import { viewAccessLog } from './access-log.js';
 import { viewHttpSettings } from './http-settings.js';
 import { DH_PARAM_FILE, ECDH_CURVE_LIST } from './connection-settings.js';
+import { viewStreamAccessLog } from './stream-access-log.js';
 
 const PROFILE_NAME =
   /^ik_(?:http|https|grpc|grpcs)_(?:d|b(?:0|[1-9][0-9]{0,12}))(?:_(?:rq|rs|v|bs|bn|cb|tf|nu|nt)[0-9]{1,13})*(?:_t[0-9a-f]{12})?(?:_e[45][0-9]{2})*$/;
@@ -276,6 +277,7 @@ export function renderNginxConf(configuration: Configuration): string {
     },
     accessLog: settings.accessLogPath,
     ...viewAccessLog(settings.accessLog),
+    ...viewStreamAccessLog(settings.streamAccessLog, viewAccessLog(settings.accessLog).accessLogParams),
     connectTimeout: checkInteger('proxyConnectTimeoutSeconds', settings.proxyConnectTimeoutSeconds),
     readTimeout: checkInteger('proxyReadTimeoutSeconds', settings.proxyReadTimeoutSeconds),
     sendTimeout: checkInteger('proxySendTimeoutSeconds', settings.proxySendTimeoutSeconds),

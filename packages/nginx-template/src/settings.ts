@@ -14,6 +14,11 @@ import {
 import { checkAccessLogOptions, type AccessLogOptions, type AccessLogSettings } from './access-log.js';
 import { checkHttpOptions, listHttpModules, type HttpOptions, type HttpSettings } from './http-settings.js';
 import { checkSslDhParam, checkSslEcdhCurve, type DhParamSettings } from './connection-settings.js';
+import {
+  checkStreamAccessLogOptions,
+  type StreamAccessLogOptions,
+  type StreamAccessLogSettings,
+} from './stream-access-log.js';
 
 /** Options of buildConfiguration. Relative paths are resolved by nginx against its `-p` prefix. */
 export interface RenderOptions {
@@ -147,6 +152,8 @@ export interface RenderOptions {
    * takes the stream module (`ngx_stream_module.so` in `modulesDir`). None by default.
    */
   streamServices?: StreamService[];
+  /** The stream services' access log: path (default accessLogPath) and format (ingress-nginx's default). */
+  streamAccessLog?: StreamAccessLogOptions;
   /**
    * The client address from a header set by proxies in front (ingress-nginx's enable-real-ip,
    * use-forwarded-headers, forwarded-for-header, proxy-real-ip-cidr, compute-full-forwarded-for):
@@ -271,6 +278,8 @@ export interface Settings {
   proxyProtocolPorts?: number[];
   /** Sorted by protocol and port; endpoints sorted, proxy protocol flags always present. */
   streamServices?: Required<StreamService>[];
+  /** Absent without stream services or without an access log. */
+  streamAccessLog?: StreamAccessLogSettings;
   /** Absent when not configured; networks in the order given. */
   realIp?: RealIpSettings;
   // The settings below are absent at their defaults, for the same reason.
@@ -539,6 +548,14 @@ export function resolveSettings(options: RenderOptions): Settings {
   const streamServices = checkStreamServices(options.streamServices ?? []);
   const gzip = checkGzip(options.gzip);
   const accessLog = checkAccessLogOptions(options.accessLog);
+  const streamAccessLog =
+    streamServices.length === 0
+      ? undefined
+      : checkStreamAccessLogOptions(
+          options.streamAccessLog,
+          options.accessLogPath === false ? false : (options.accessLogPath ?? 'access.log'),
+          checkPath,
+        );
   const clientKeepaliveTimeoutSeconds = checkInteger(
     'clientKeepalive.timeoutSeconds',
     options.clientKeepalive?.timeoutSeconds ?? 75,
@@ -646,6 +663,7 @@ export function resolveSettings(options: RenderOptions): Settings {
     localAuthPeers: options.localAuthPeers === true,
     ...(proxyProtocolPorts.length === 0 ? {} : { proxyProtocolPorts }),
     ...(streamServices.length === 0 ? {} : { streamServices }),
+    ...(streamAccessLog === undefined ? {} : { streamAccessLog }),
     ...(options.realIp === undefined ? {} : { realIp: checkRealIp(options.realIp) }),
     ...(gzip === undefined ? {} : { gzip }),
     ...(accessLog === undefined ? {} : { accessLog }),

@@ -641,6 +641,17 @@ export interface RouteOrigin {
   index: number[];
   /** Where in the object the route comes from, e.g. `spec.rules[0].http.paths[1]`. */
   field?: string;
+  /**
+   * The path the object wrote for the route, before any normalising (an Ingress path: `/api/`, a
+   * regular expression), for data planes to log (ingress-nginx's `$location_path`).
+   */
+  path?: string;
+  /**
+   * The service the object sends the route to, and its port as written (a number or a port
+   * name), for data planes to log (ingress-nginx's `$service_name`, `$service_port`).
+   */
+  service?: string;
+  servicePort?: string;
 }
 
 /** One route: a match, an action, a policy, and where it came from. */

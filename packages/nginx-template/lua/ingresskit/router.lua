@@ -13,7 +13,8 @@
 -- route's profile. ngx.ctx does not survive ngx.exec, so what later phases need travels in nginx
 -- variables: $ingresskit_route (the log, the response header filter, the balancer),
 -- $ingresskit_backend (the member a split chose, or any backend when the log format names it;
--- then also $ingresskit_alternative_backend, the canary's), $ingresskit_external,
+-- then also $ingresskit_alternative_backend, the canary's), the route's origin fields the log
+-- format names ($ingresskit_namespace, ...), $ingresskit_external,
 -- $ingresskit_external_host, $ingresskit_host_override.
 
 local store = require("ingresskit.store")
@@ -39,6 +40,7 @@ local re_find = ngx.re.find
 local re_sub = ngx.re.sub
 local req = ngx.req
 local ipairs = ipairs
+local pairs = pairs
 local type = type
 local tonumber = tonumber
 local rawget = rawget
@@ -605,6 +607,13 @@ function _M.route(https_server)
   local route, vhost = select_route(host)
   if route == nil then return ngx_exit(404) end
   ngx_var.ingresskit_route = route.tag
+  -- ingress-nginx's $namespace, $ingress_name, $service_name, $service_port, $location_path,
+  -- only when the log format names them (each assignment costs a variable lookup).
+  local log_origin = conf.log_origin
+  if log_origin and route.origin then
+    local origin = route.origin
+    for index, name in pairs(log_origin) do ngx_var[name] = origin[index] end
+  end
   local policy = route.policy
   if policy and policy.noLog then ngx_var.ingresskit_log = "0" end
   -- nginx verifies client certificates before any phase: before redirects, source lists, CORS.

@@ -82,6 +82,8 @@ function _M.configure(params)
   conf.local_auth_peers = params.local_auth_peers == true
   -- The access log format names the backend: the router sets it for every forwarded request.
   conf.log_backend = params.log_backend == true
+  -- The route origin fields the log format names: variable names by their index in route.origin.
+  conf.log_origin = params.log_origin
   conf.bind_ports = params.bind_ports or {}
   local https_port
   for port, protocol in pairs(params.listeners) do
@@ -131,9 +133,21 @@ end
 -- Also for ids written to the error log, where a newline could forge a line.
 _M.escape = to_variable_value
 
+-- `value` with its control characters as %XX; `%` itself stays, as it was written.
+local function without_controls(value)
+  if not str_find(value, "[%z\1-\31\127]") then return value end
+  return (value:gsub("[%z\1-\31\127]", function(char) return string.format("%%%02X", char:byte()) end))
+end
+
 local function prepare_route(route)
   local conf = _M.conf
   route.tag = to_variable_value(route.id)
+  -- The access log writes them with escape=none too, where a newline (a regex path may escape
+  -- one) would forge a line.
+  local origin = route.origin
+  if origin then
+    for index = 1, 5 do origin[index] = without_controls(origin[index]) end
+  end
   if route.listeners then
     local set = {}
     for _, name in ipairs(route.listeners) do set[name] = true end

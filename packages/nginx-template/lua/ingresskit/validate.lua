@@ -290,6 +290,10 @@ local function check_route(route, field, report)
     return false
   end
   if not check_action(route.action, report) or not check_policy(route.policy, report) then return false end
+  if route.origin ~= nil then
+    if not is_array(route.origin) or #route.origin ~= 5 then return report.fail("origin must hold 5 strings") end
+    if not check_list(route.origin, "origin", report, is_string, "must hold strings") then return false end
+  end
   if route.action.type == "forward" then
     if not is_string(route.profile) or not str_find(route.profile, "^ik_[a-z]+_[db]%d*[_%l%d]*$") then
       return report.fail("profile must name a profile location")
