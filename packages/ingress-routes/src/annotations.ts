@@ -147,6 +147,14 @@ export interface IngressAnnotations {
   serviceUpstream?: boolean;
   /** proxy-buffering, proxy-next-upstream and the other profile directives. */
   upstreamSettings?: UpstreamSettings;
+  /** The controller ConfigMap's http-redirect-code: the status of the redirects to HTTPS and www (308 when absent). */
+  httpRedirectCode?: 301 | 302 | 307 | 308;
+  /** The controller ConfigMap's retry-non-idempotent: every route also retries non-idempotent requests. */
+  retryNonIdempotent?: boolean;
+  /** The controller ConfigMap's no-tls-redirect-locations: path prefixes never redirected to HTTPS. */
+  noTlsRedirectLocations?: string[];
+  /** The controller ConfigMap's no-auth-locations: path prefixes asking for no authentication. */
+  noAuthLocations?: string[];
   /** custom-http-errors: statuses from 400 to 599, sorted, unique. */
   customHttpErrors?: number[];
   /** The controller ConfigMap's custom-http-errors (answered by the controller's default backend only). */

@@ -51,6 +51,12 @@ import {
   type AccessLogKeys,
   type ConfigMapAccessLog,
 } from './access-log-keys.js';
+import {
+  completeProxyDefaults,
+  isProxyDefaultKey,
+  PROXY_DEFAULT_ROWS,
+  readProxyDefault,
+} from './configmap-proxy-defaults.js';
 
 /** One key of ingress-nginx's ConfigMap. */
 export interface IngressNginxConfigKey {
@@ -82,7 +88,7 @@ const HEADERS_DIFFERENCE =
   'a ConfigMap NAMESPACE/NAME of a watched namespace, read again when it changes (no reload), for Ingress routes (not Gateway API ones); values are literal text ("$" is refused: nginx variables are not expanded). An entry that is no valid header is reported on the controller ConfigMap and left out, the rest applied; a missing ConfigMap adds nothing, with an error';
 
 const GLOBAL_AUTH_DIFFERENCE =
-  'as auth-url (see it), for every Ingress route without its own auth-url unless its Ingress says enable-global-auth "false" (any may, as in ingress-nginx); not for --default-backend-service or Gateway API routes. An invalid value keeps the last valid one; with none, or a forbidden address, those routes answer 503 with an error. /.well-known/acme-challenge is not exempt (no-auth-locations is not applied): an ACME HTTP-01 solver Ingress needs enable-global-auth "false"';
+  'as auth-url (see it), for every Ingress route without its own auth-url unless its Ingress says enable-global-auth "false" (any may, as in ingress-nginx); not for --default-backend-service or Gateway API routes. An invalid value keeps the last valid one; with none, or a forbidden address, those routes answer 503 with an error. Paths in no-auth-locations (by default /.well-known/acme-challenge, for ACME HTTP-01 solvers) are exempt';
 
 const REAL_IP_DIFFERENCE =
   'without use-forwarded-headers and enable-real-ip the client is the peer, and so is X-Forwarded-For, as in ingress-nginx; with either, a peer in proxy-real-ip-cidr may name the client in forwarded-for-header (real_ip_recursive on) for allowlists, limits and X-Real-IP; use-forwarded-headers also passes X-Forwarded-Proto, -Host, -Port on (not Host) and X-Forwarded-For is the client, or with compute-full-forwarded-for the list received and the peer';
@@ -151,6 +157,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       difference: 'turns the access log of every request off or on',
     },
     ...ACCESS_LOG_CONFIG_KEYS,
+    ...PROXY_DEFAULT_ROWS,
     {
       name: 'add-headers',
       applied: 'live',
@@ -204,11 +211,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
           ? GLOBAL_AUTH_DIFFERENCE
           : `read as the ${name.slice('global-'.length)} annotation (see it), for the Ingress routes global-auth-url protects; "" is the default`,
     })),
-    {
-      name: 'no-auth-locations',
-      // Not applying it exempts nothing: every route global-auth-url protects stays protected.
-      unsupported: NOT_NEEDED('no route is exempt from authentication here (see global-auth-url)'),
-    },
     ...keys(['enable-modsecurity', 'enable-owasp-modsecurity-crs'], {
       unsupported: PROTECTION('filters requests through a web application firewall'),
       sameAs: ['false'],
@@ -359,14 +361,12 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'error-log-path',
         'client-header-buffer-size',
         'client-header-timeout',
-        'client-body-buffer-size',
         'client-body-timeout',
         'disable-ipv6',
         'disable-ipv6-dns',
         'enable-underscores-in-headers',
         'enable-ocsp',
         'ignore-invalid-headers',
-        'retry-non-idempotent',
         'http2-max-field-size',
         'http2-max-header-size',
         'http2-max-requests',
@@ -406,21 +406,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'bind-address',
         'proxy-add-original-uri-header',
         'generate-request-id',
-        'proxy-buffers-number',
-        'proxy-buffer-size',
-        'proxy-cookie-path',
-        'proxy-cookie-domain',
-        'proxy-next-upstream',
-        'proxy-next-upstream-timeout',
-        'proxy-next-upstream-tries',
-        'proxy-redirect-from',
-        'proxy-request-buffering',
-        'http-redirect-code',
-        'proxy-buffering',
-        'no-tls-redirect-locations',
-        'proxy-ssl-location-only',
         'default-type',
-        'service-upstream',
         'debug-connections',
       ],
       { unsupported: NOT_YET },
@@ -821,6 +807,7 @@ export function parseControllerConfigMap(
     if (Object.hasOwn(GLOBAL_RATE_LIMIT_KEYS, name))
       return GLOBAL_RATE_LIMIT_KEYS[name]!(value, globalRateLimit);
     if (isGlobalAuthKey(name)) return readGlobalAuthKey(name, value, globalAuth);
+    if (isProxyDefaultKey(name)) return readProxyDefault(name, value, annotationDefaults);
     if (Object.hasOwn(ACCESS_LOG_KEYS, name)) return ACCESS_LOG_KEYS[name]!(value, accessLogKeys);
     if (name === 'enable-access-log-for-default-backend') {
       const on = readBoolean(value);
@@ -888,6 +875,7 @@ export function parseControllerConfigMap(
       problems.push({ field, message: `"${name}" ${what}`, severity: 'error', value: key });
     }
   }
+  completeProxyDefaults(annotationDefaults, problems);
   const global = createGlobalExternalAuth(globalAuth, refused.has('global-auth-url'), problems);
   const translation: TranslationDefaults = {
     annotationDefaults,

@@ -13,6 +13,7 @@ import { objectOr, originOf, type Context } from './translation-context.js';
 import { annotationField } from './annotation-field.js';
 import { addDefaultBackendPolicy } from './custom-error-annotations.js';
 import { internPathMatch } from './shared-values.js';
+import { exemptLocation } from './location-exemptions.js';
 
 /** Reads a backend and names its Service port, or reports why it cannot be used. */
 function readBackend(context: Context, raw: unknown, field: string): string | undefined {
@@ -41,7 +42,11 @@ export function translateDefaultBackend(context: Context, raw: unknown): Route |
     // A fallback's match is never consulted; this one says what it answers: every path.
     match: internPathMatch({ type: 'PathPrefix', value: '/' }),
     action: sharedAction(context, backend),
-    policy: addDefaultBackendPolicy(context, sharedPolicy(context), backend),
+    policy: addDefaultBackendPolicy(
+      context,
+      exemptLocation(sharedPolicy(context), '/', context.annotations),
+      backend,
+    ),
   };
 }
 
@@ -92,7 +97,7 @@ function translatePath(
     return undefined;
   }
   const match = pathMatchOf(value as string, pathType, context.annotations.useRegex);
-  let policy = sharedPolicy(context);
+  let policy = exemptLocation(sharedPolicy(context), value as string, context.annotations);
   const target = context.annotations.rewriteTarget;
   if (target !== undefined) {
     const rewrite = rewriteOf(match, target);
