@@ -57,6 +57,11 @@ import {
   PROXY_DEFAULT_ROWS,
   readProxyDefault,
 } from './configmap-proxy-defaults.js';
+import {
+  UPSTREAM_HEADER_KEYS,
+  UPSTREAM_HEADER_ROWS,
+  type ConfigMapUpstreamHeaders,
+} from './configmap-upstream-headers.js';
 
 /** One key of ingress-nginx's ConfigMap. */
 export interface IngressNginxConfigKey {
@@ -158,6 +163,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
     },
     ...ACCESS_LOG_CONFIG_KEYS,
     ...PROXY_DEFAULT_ROWS,
+    ...UPSTREAM_HEADER_ROWS,
     {
       name: 'add-headers',
       applied: 'live',
@@ -356,7 +362,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
     ...keys(
       [
         'allow-backend-server-header',
-        'hide-headers',
         'stream-access-log-path',
         'error-log-path',
         'client-header-buffer-size',
@@ -404,8 +409,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'proxy-stream-next-upstream-tries',
         'proxy-stream-responses',
         'bind-address',
-        'proxy-add-original-uri-header',
-        'generate-request-id',
         'default-type',
         'debug-connections',
       ],
@@ -448,6 +451,8 @@ export interface ConfigMapNginxSettings {
   sslProtocols?: SslProtocol[];
   /** An OpenSSL cipher list. */
   sslCiphers?: string;
+  /** generate-request-id, proxy-add-original-uri-header, hide-headers. */
+  upstreamHeaders?: ConfigMapUpstreamHeaders;
 }
 
 function readGzipTypes(value: string): string[] | string {
@@ -815,6 +820,7 @@ export function parseControllerConfigMap(
       defaultBackendAccessLog = on;
       return undefined;
     }
+    if (Object.hasOwn(UPSTREAM_HEADER_KEYS, name)) return UPSTREAM_HEADER_KEYS[name]!(value, nginx);
     return NGINX_KEYS[name]!(value, nginx);
   };
   for (const name of Object.keys(record).sort()) {

@@ -29,6 +29,7 @@ import {
 import { quoteNginxLiteral, quoteNginxString } from './quote.js';
 import { viewRequestCounting } from './request-counting.js';
 import { viewAccessLog } from './access-log.js';
+import { viewUpstreamHeaders } from './upstream-headers.js';
 
 const PROFILE_NAME =
   /^ik_(?:http|https|grpc|grpcs)_(?:d|b(?:0|[1-9][0-9]{0,12}))(?:_(?:rq|rs|v|bs|bn|cb|tf|nu|nt)[0-9]{1,13})*(?:_t[0-9a-f]{12})?(?:_e[45][0-9]{2})*$/;
@@ -266,6 +267,7 @@ export function renderNginxConf(configuration: Configuration): string {
         : checkInteger('clientKeepaliveRequests', settings.clientKeepaliveRequests),
     sslProtocols: viewSslProtocols(settings.sslProtocols),
     sslCiphers: viewSslCiphers(settings.sslCiphers),
+    upstreamHeaders: viewUpstreamHeaders(settings.upstreamHeaders),
     // `$prefix` is expanded by the Lua module to nginx's -p directory.
     luaPackagePath: `${settings.luaDir.startsWith('/') ? settings.luaDir : `$prefix/${settings.luaDir}`}/?.lua;${settings.luaSystemDir}/?.lua;;`,
     sharedDictSize: checkInteger('sharedDictBytes', settings.sharedDictBytes),

@@ -12,6 +12,11 @@ import {
   type RequestCountingOptions,
 } from './request-counting.js';
 import { checkAccessLogOptions, type AccessLogOptions, type AccessLogSettings } from './access-log.js';
+import {
+  checkUpstreamHeaders,
+  type UpstreamHeaderOptions,
+  type UpstreamHeaderSettings,
+} from './upstream-headers.js';
 
 /** Options of buildConfiguration. Relative paths are resolved by nginx against its `-p` prefix. */
 export interface RenderOptions {
@@ -84,6 +89,8 @@ export interface RenderOptions {
   sslProtocols?: string[];
   /** OpenSSL cipher list (also preferring the server's order); default nginx's. */
   sslCiphers?: string;
+  /** X-Request-ID and X-Original-URI sent to backends, response headers hidden; see UpstreamHeaderOptions. */
+  upstreamHeaders?: UpstreamHeaderOptions;
   /** Request body limit of routes without `maxBodyBytes`: `0` (none) or a size like `1m`; default `1m`. */
   proxyBodySize?: string;
   /** Defaults of the upstream timeouts, in seconds: 5, 60, 60. */
@@ -265,6 +272,7 @@ export interface Settings {
   /** In TLS version order; absent: TLSv1.2 and TLSv1.3. */
   sslProtocols?: string[];
   sslCiphers?: string;
+  upstreamHeaders?: UpstreamHeaderSettings;
 }
 
 /** gzip compression of responses. */
@@ -523,6 +531,7 @@ export function resolveSettings(options: RenderOptions): Settings {
   );
   const sslProtocols = checkSslProtocols(options.sslProtocols);
   const sslCiphers = checkSslCiphers(options.sslCiphers);
+  const upstreamHeaders = checkUpstreamHeaders(options.upstreamHeaders);
   const proxyProtocolPorts = [
     ...new Set(
       (options.proxyProtocolPorts ?? []).map((port) => checkInteger('proxyProtocolPorts', port, 1, 65535)),
@@ -632,5 +641,6 @@ export function resolveSettings(options: RenderOptions): Settings {
         }),
     ...(sslProtocols === undefined ? {} : { sslProtocols }),
     ...(sslCiphers === undefined ? {} : { sslCiphers }),
+    ...(upstreamHeaders === undefined ? {} : { upstreamHeaders }),
   };
 }
