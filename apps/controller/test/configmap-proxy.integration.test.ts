@@ -1,6 +1,6 @@
 /**
  * The controller ConfigMap's proxy defaults end to end (local API server, the controller, nginx,
- * real HTTP): proxy-buffering off streams and proxy-next-upstream retries on routes without the
+ * real HTTP): proxy-buffering off (with proxy-busy-buffers-size) streams and proxy-next-upstream retries on routes without the
  * annotation while an annotation wins over both, http-redirect-code answers the HTTPS redirect,
  * /.well-known/acme-challenge is never redirected nor asks for credentials, and X-Request-ID, X-Original-URI and
  * hide-headers change what backends and clients see; a ConfigMap change applies them again.
@@ -52,6 +52,7 @@ const DEFAULTS = {
   'http-redirect-code': '301',
   'proxy-add-original-uri-header': 'true',
   'hide-headers': 'X-Secret',
+  'proxy-busy-buffers-size': '8k',
 };
 
 const ACME_PATH = '/.well-known/acme-challenge';
@@ -128,6 +129,8 @@ async function echo(headers: Record<string, string> = {}) {
 
 describe('controller ConfigMap proxy defaults', () => {
   it('streams responses of routes without proxy-buffering; the annotation "on" buffers', async () => {
+    // nginx took the busy buffers with the default buffers they were checked against.
+    expect(testCase().controller.dataPlane.nginxConf).toContain('proxy_busy_buffers_size 8192;');
     expect(await isTakenWhileClientWaits('stream.test')).toBe(false);
     expect(await isTakenWhileClientWaits('buffered.test')).toBe(true);
   });

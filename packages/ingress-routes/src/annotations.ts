@@ -54,6 +54,7 @@ import { combineRedirects, type RedirectStatus } from './redirect-annotations.js
 import type { RedirectTarget } from './redirect-target.js';
 import { checkRewriteTarget } from './rewrite-annotations.js';
 import { annotationField } from './annotation-field.js';
+import { checkBusyBuffers } from './upstream-annotations.js';
 import { translateSnippet, type SnippetHeaders } from './snippet-directives.js';
 
 /** The default annotation prefix, shared with ingress-nginx so existing manifests keep working. */
@@ -316,6 +317,16 @@ export function parseAnnotations(
   if (externalAuth !== undefined) into.externalAuth = externalAuth;
   const affinity = combineAffinity(into.affinity, withPrefix, problems);
   if (affinity !== undefined) into.sessionAffinity = affinity;
+  const busyBuffers = checkBusyBuffers(into.upstreamSettings);
+  if (busyBuffers !== undefined) {
+    // Left out, not refused: the response is only buffered as nginx's default says.
+    delete into.upstreamSettings!.busyBuffersBytes;
+    problems.push({
+      field: annotationField(`${withPrefix}proxy-busy-buffers-size`),
+      message: `proxy-busy-buffers-size (the annotation's or the controller ConfigMap's) ${busyBuffers}; it is not applied`,
+      severity: 'warning',
+    });
+  }
   const locationRewrite = combineProxy(into.proxy, withPrefix, problems);
   if (locationRewrite !== undefined) into.locationRewrite = locationRewrite;
   if (problems.some((problem) => problem.severity === 'error')) return { problems };

@@ -85,6 +85,13 @@ const CASES: [key: string, value: string, expected: object, annotation: string, 
     { upstreamSettings: { retryOn: [] } },
   ],
   [
+    'proxy-busy-buffers-size',
+    '8k',
+    { upstreamSettings: { busyBuffersBytes: 8192 } },
+    '6k',
+    { upstreamSettings: { busyBuffersBytes: 6144 } },
+  ],
+  [
     'proxy-next-upstream-timeout',
     '10',
     { upstreamSettings: { retryTimeoutSeconds: 10 } },
@@ -115,6 +122,7 @@ const BAD: [key: string, value: string][] = [
   ['proxy-http-version', '2'],
   ['proxy-buffer-size', '4 k'],
   ['proxy-buffers-number', '2'],
+  ['proxy-busy-buffers-size', '100'],
   ['client-body-buffer-size', '2m'],
   ['proxy-max-temp-file-size', '10k'],
   ['proxy-next-upstream', 'error sometimes'],
@@ -165,6 +173,25 @@ describe('parseControllerConfigMap with the proxy defaults', () => {
     });
     // The defaults stay as the ConfigMap said for the next Ingress.
     expect(policyWith({ 'proxy-buffer-size': '16k' }).upstreamSettings).toEqual({ bufferSizeBytes: 16384 });
+  });
+
+  it('applies proxy-busy-buffers-size only where it fits the buffers, with a warning else', () => {
+    const { parsed } = configOf({ 'proxy-busy-buffers-size': '16k' });
+    expect(parsed.problems).toMatchObject([
+      { field: 'data["proxy-busy-buffers-size"]', severity: 'warning' },
+    ]);
+    expect(parsed.settings.translation.annotationDefaults.upstreamSettings).toEqual({});
+    const fits = configOf({ 'proxy-busy-buffers-size': '16k', 'proxy-buffers-number': '8' });
+    expect(fits.parsed.problems).toEqual([]);
+    // An Ingress with fewer buffers gets a warning on its annotation and nginx's default.
+    const { result, route } = translateShop({ 'proxy-buffers-number': '4' }, fits.config);
+    expect(route?.policy.upstreamSettings).toEqual({ buffersNumber: 4 });
+    expect(result.problems).toMatchObject([
+      {
+        field: 'metadata.annotations["nginx.ingress.kubernetes.io/proxy-busy-buffers-size"]',
+        severity: 'warning',
+      },
+    ]);
   });
 
   it('keeps load-balance beside the proxy keys it shares `proxy` with', () => {

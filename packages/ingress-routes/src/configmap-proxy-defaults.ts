@@ -9,6 +9,7 @@ import { findAnnotationParser } from './annotation-parsers.js';
 import type { ConfigMapProblem, IngressNginxConfigKey } from './ingress-nginx-configmap.js';
 import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { parseLocationList } from './location-exemptions.js';
+import { checkBusyBuffers } from './upstream-annotations.js';
 
 /** Keys whose nginx directive lives in a route's profile location (UPSTREAM_PARSERS). */
 const PROFILE_KEYS = [
@@ -16,6 +17,7 @@ const PROFILE_KEYS = [
   'proxy-buffer-size',
   'proxy-buffering',
   'proxy-buffers-number',
+  'proxy-busy-buffers-size',
   'proxy-http-version',
   'proxy-max-temp-file-size',
   'proxy-next-upstream',
@@ -92,10 +94,20 @@ export function readProxyDefault(name: string, value: string, into: AnnotationDe
 }
 
 /**
- * Leaves out proxy-redirect-from or -to set without the other (an Ingress's annotation of the
- * other one would otherwise be warned about as if it were incomplete), with a warning each.
+ * Leaves out, with a warning each, proxy-busy-buffers-size when it does not fit the ConfigMap's
+ * buffers, and proxy-redirect-from or -to set without the other (an Ingress's annotation of the
+ * other one would otherwise be warned about as if it were incomplete).
  */
 export function completeProxyDefaults(into: AnnotationDefaults, problems: ConfigMapProblem[]): void {
+  const busyBuffers = checkBusyBuffers(into.upstreamSettings);
+  if (busyBuffers !== undefined) {
+    delete into.upstreamSettings!.busyBuffersBytes;
+    problems.push({
+      field: 'data["proxy-busy-buffers-size"]',
+      message: `"proxy-busy-buffers-size" ${busyBuffers}; it is not applied`,
+      severity: 'warning',
+    });
+  }
   const proxy = into.proxy;
   if (proxy === undefined) return;
   const { redirectFrom, redirectTo } = proxy;

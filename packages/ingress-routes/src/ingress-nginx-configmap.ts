@@ -397,7 +397,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'use-http2',
         'gzip-disable',
         'grpc-buffer-size-kb',
-        'proxy-busy-buffers-size',
         'forwarded-for-proxy-protocol-header',
         'geoip2-autoreload-in-minutes',
         'worker-cpu-affinity',
