@@ -1,13 +1,15 @@
 /**
  * The controller ConfigMap's proxy defaults end to end (local API server, the controller, nginx,
- * real HTTP): proxy-buffering off (with proxy-busy-buffers-size) streams and proxy-next-upstream retries on routes without the
- * annotation while an annotation wins over both, http-redirect-code answers the HTTPS redirect,
- * /.well-known/acme-challenge is never redirected nor asks for credentials, and X-Request-ID, X-Original-URI and
- * hide-headers change what backends and clients see; a ConfigMap change applies them again.
+ * real HTTP): proxy-buffering off (with proxy-busy-buffers-size) streams and proxy-next-upstream
+ * retries on routes without the annotation while an annotation wins over both,
+ * http-redirect-code answers the HTTPS redirect, /.well-known/acme-challenge is neither
+ * redirected nor asked for credentials, and X-Request-ID, X-Original-URI and hide-headers change
+ * what backends and clients see; a ConfigMap change applies them again.
  */
-import { request, type RequestListener } from 'node:http';
+import type { RequestListener } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
+import { isTakenWhileClientWaits, writeLargeResponse } from './streaming.js';
 import {
   CONTROLLER_CONFIGMAP,
   controllerConfigMapManifest,
@@ -17,9 +19,6 @@ import {
   serviceManifests,
 } from './harness.js';
 
-/** Requests to /large whose 32 MiB response the backend has written in full, by x-probe header. */
-const finished = new Set<string>();
-
 /**
  * A backend: /large sends 32 MiB as fast as it is read; /echo answers the request headers it got
  * (JSON) with headers X-Secret and X-Public; else its status.
@@ -27,18 +26,8 @@ const finished = new Set<string>();
 function answerWith(status = 200): RequestListener {
   return (incoming, response) => {
     response.statusCode = status;
-    if (incoming.url === '/large') {
-      const chunk = Buffer.alloc(64 * 1024, 120);
-      let left = 512;
-      const write = () => {
-        while (left > 0) {
-          left -= 1;
-          if (!response.write(chunk)) return void response.once('drain', write);
-        }
-        response.end(() => finished.add(String(incoming.headers['x-probe'])));
-      };
-      write();
-    } else if (incoming.url?.startsWith('/echo') === true) {
+    if (incoming.url === '/large') writeLargeResponse(incoming, response);
+    else if (incoming.url?.startsWith('/echo') === true) {
       response.setHeader('x-secret', 'backend internals');
       response.setHeader('x-public', 'fine');
       response.end(JSON.stringify(incoming.headers));
@@ -88,34 +77,6 @@ const testCase = useAnnotationsCase({
   },
 });
 
-/**
- * Whether the backend wrote all of /large while the client, having got the response head, read
- * nothing for a second: with buffering nginx takes it all, without it the backend must wait.
- */
-function isTakenWhileClientWaits(host: string): Promise<boolean> {
-  const id = `${host}-${Date.now()}`;
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      {
-        host: '127.0.0.1',
-        port: testCase().controller.config.httpPort,
-        path: '/large',
-        headers: { host, 'x-probe': id },
-        agent: false,
-      },
-      (response) => {
-        response.pause();
-        setTimeout(() => {
-          resolve(finished.has(id));
-          response.destroy();
-        }, 1_000);
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end();
-  });
-}
-
 function send(host: string, path = '/', headers: Record<string, string> = {}) {
   return testCase().send(host, { path, headers });
 }
@@ -131,8 +92,8 @@ describe('controller ConfigMap proxy defaults', () => {
   it('streams responses of routes without proxy-buffering; the annotation "on" buffers', async () => {
     // nginx took the busy buffers with the default buffers they were checked against.
     expect(testCase().controller.dataPlane.nginxConf).toContain('proxy_busy_buffers_size 8192;');
-    expect(await isTakenWhileClientWaits('stream.test')).toBe(false);
-    expect(await isTakenWhileClientWaits('buffered.test')).toBe(true);
+    expect(await isTakenWhileClientWaits(testCase().controller.config.httpPort, 'stream.test')).toBe(false);
+    expect(await isTakenWhileClientWaits(testCase().controller.config.httpPort, 'buffered.test')).toBe(true);
   });
 
   it("retries a 503 on the next endpoint with the ConfigMap's proxy-next-upstream; the annotation wins", async () => {

@@ -3,7 +3,7 @@
  * headers nginx adds to every request to a backend, and those it hides from every response. nginx
  * takes them from nginx.conf (a reload).
  */
-import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
+import { BOOLEAN_PROBLEM, readBoolean, splitCommaList } from './grammar.js';
 import type { ConfigMapNginxSettings, IngressNginxConfigKey } from './ingress-nginx-configmap.js';
 
 /** What the keys set (names as nginx-template's RenderOptions.upstreamHeaders). */
@@ -39,10 +39,7 @@ export const UPSTREAM_HEADER_KEYS: Readonly<
   'generate-request-id': flag((headers, on) => (headers.requestId = on)),
   'proxy-add-original-uri-header': flag((headers, on) => (headers.originalUri = on)),
   'hide-headers': (value, into) => {
-    const names = value
-      .split(',')
-      .map((name) => name.trim())
-      .filter((name) => name !== '');
+    const names = splitCommaList(value);
     if (names.length > MAX_HIDDEN) return `must name at most ${MAX_HIDDEN} headers`;
     const bad = names.find((name) => !HEADER_NAME.test(name));
     if (bad !== undefined) return `holds "${bad}", which is not a header name (A-Z a-z 0-9 -, at most 64)`;

@@ -4,7 +4,7 @@
  */
 import type { RoutePolicy } from '@ingresskit/route-model';
 import type { IngressAnnotations } from './annotations.js';
-import { checkLiteralPath } from './grammar.js';
+import { checkLiteralPath, splitCommaList } from './grammar.js';
 
 /**
  * ingress-nginx's default of both lists: an ACME HTTP-01 solver (cert-manager's Ingress) must be
@@ -17,10 +17,7 @@ const MAX_LOCATIONS = 64;
 
 /** A comma-separated list of path prefixes (spaces around each ignored, "" for none), or why not. */
 export function parseLocationList(value: string): string[] | string {
-  const locations = value
-    .split(',')
-    .map((location) => location.trim())
-    .filter((location) => location !== '');
+  const locations = splitCommaList(value);
   if (locations.length > MAX_LOCATIONS) return `must hold at most ${MAX_LOCATIONS} paths`;
   for (const location of locations) {
     const problem = checkLiteralPath(location);
