@@ -9,7 +9,7 @@ import type { RequestListener } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { probe } from '../src/http-probe.js';
 import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
-import { isTakenWhileClientWaits, writeLargeResponse } from './streaming.js';
+import { collectStatuses, isTakenWhileClientWaits, writeLargeResponse } from './proxy-probes.js';
 import { endpointSliceManifest, serviceManifests } from './harness.js';
 
 /** A backend: /large sends 32 MiB, as fast as it is read; /big a 3k header; else its status and HTTP version. */
@@ -75,14 +75,8 @@ describe('proxy-http-version', () => {
 
 describe('proxy-next-upstream', () => {
   it('tries the next endpoint after a 503 when asked, not by default', async () => {
-    const retried: number[] = [];
-    const plain: number[] = [];
-    for (let index = 0; index < 6; index += 1) {
-      retried.push((await send('retry.test')).status);
-      plain.push((await send('no-retry.test')).status);
-    }
-    expect(retried).toEqual(Array(6).fill(200));
-    expect(plain).toContain(503);
+    expect(await collectStatuses(() => send('retry.test'))).toEqual(Array(6).fill(200));
+    expect(await collectStatuses(() => send('no-retry.test'))).toContain(503);
   });
 });
 

@@ -9,7 +9,7 @@
 import type { RequestListener } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
-import { isTakenWhileClientWaits, writeLargeResponse } from './streaming.js';
+import { collectStatuses, isTakenWhileClientWaits, writeLargeResponse } from './proxy-probes.js';
 import {
   CONTROLLER_CONFIGMAP,
   controllerConfigMapManifest,
@@ -97,14 +97,8 @@ describe('controller ConfigMap proxy defaults', () => {
   });
 
   it("retries a 503 on the next endpoint with the ConfigMap's proxy-next-upstream; the annotation wins", async () => {
-    const retried: number[] = [];
-    const plain: number[] = [];
-    for (let index = 0; index < 6; index += 1) {
-      retried.push((await send('retry.test')).status);
-      plain.push((await send('no-retry.test')).status);
-    }
-    expect(retried).toEqual(Array(6).fill(200));
-    expect(plain).toContain(503);
+    expect(await collectStatuses(() => send('retry.test'))).toEqual(Array(6).fill(200));
+    expect(await collectStatuses(() => send('no-retry.test'))).toContain(503);
   });
 
   it('redirects to HTTPS with http-redirect-code, never on /.well-known/acme-challenge', async () => {

@@ -1,6 +1,7 @@
 /**
- * Whether nginx buffers a response, seen from the backend: a backend handler writing 32 MiB as
- * fast as it is read, and a client that reads its head and then nothing for a second.
+ * Proxy behaviour seen from backends and clients: whether nginx buffers a response (a backend
+ * handler writing 32 MiB as fast as it is read, and a client that reads its head and then nothing
+ * for a second), and the statuses of repeated requests (whether a failed endpoint is retried).
  */
 import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 
@@ -42,4 +43,11 @@ export function isTakenWhileClientWaits(port: number, host: string, path = '/lar
     outgoing.on('error', reject);
     outgoing.end();
   });
+}
+
+/** The statuses of `count` requests made one after another by `send`. */
+export async function collectStatuses(send: () => Promise<{ status: number }>, count = 6): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let index = 0; index < count; index += 1) statuses.push((await send()).status);
+  return statuses;
 }
