@@ -141,13 +141,17 @@ export const PROXY_DEFAULT_ROWS: readonly IngressNginxConfigKey[] = [
         ? `${PROFILE_DIFFERENCE}. Without the key responses are buffered (nginx's default), where ingress-nginx's default is off`
         : PROFILE_DIFFERENCE,
   })),
-  ...ROUTE_DATA_KEYS.map((name): IngressNginxConfigKey => ({
-    name,
-    applied: 'live',
-    difference: name.startsWith('proxy-redirect-')
-      ? 'the default of routes without the annotation (read as it, see it); applied only with both keys set, else a warning'
-      : 'the default of routes without the annotation (read as it, see it)',
-  })),
+  ...ROUTE_DATA_KEYS.map((name): IngressNginxConfigKey => {
+    if (name === 'proxy-next-upstream-tries' || name === 'service-upstream') return { name, applied: 'live' };
+    const literal = 'read as the annotation (literal text only, see it)';
+    return {
+      name,
+      applied: 'live',
+      difference: name.startsWith('proxy-redirect-')
+        ? `${literal}; applied only with both proxy-redirect-from and -to set, else a warning`
+        : literal,
+    };
+  }),
   {
     name: 'retry-non-idempotent',
     applied: 'reload',
