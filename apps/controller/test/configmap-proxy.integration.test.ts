@@ -3,7 +3,8 @@
  * real HTTP): proxy-buffering off (with proxy-busy-buffers-size) streams and proxy-next-upstream
  * retries on routes without the annotation while an annotation wins over both,
  * http-redirect-code answers the HTTPS redirect, /.well-known/acme-challenge is neither
- * redirected nor asked for credentials, and X-Request-ID, X-Original-URI and hide-headers change
+ * redirected nor asked for credentials, proxy-redirect-from and -to rewrite a backend's Location,
+ * and X-Request-ID, X-Original-URI and hide-headers change
  * what backends and clients see; a ConfigMap change applies them again.
  */
 import type { RequestListener } from 'node:http';
@@ -31,6 +32,9 @@ function answerWith(status = 200): RequestListener {
       response.setHeader('x-secret', 'backend internals');
       response.setHeader('x-public', 'fine');
       response.end(JSON.stringify(incoming.headers));
+    } else if (incoming.url === '/moved') {
+      response.writeHead(302, { location: 'http://backend.local/new' });
+      response.end();
     } else response.end(String(status));
   };
 }
@@ -42,6 +46,8 @@ const DEFAULTS = {
   'proxy-add-original-uri-header': 'true',
   'hide-headers': 'X-Secret',
   'proxy-busy-buffers-size': '8k',
+  'proxy-redirect-from': 'http://backend.local/',
+  'proxy-redirect-to': '/',
 };
 
 const ACME_PATH = '/.well-known/acme-challenge';
@@ -107,6 +113,13 @@ describe('controller ConfigMap proxy defaults', () => {
     expect(redirected.headers.location).toMatch(/^https:\/\/secure\.test(:\d+)?\/cart$/);
     const acme = await send('secure.test', `${ACME_PATH}/token-1`);
     expect(acme.status).toBe(200);
+  });
+
+  it('rewrites the Location of backends with proxy-redirect-from and -to, leaving it relative', async () => {
+    const moved = await send('stream.test', '/moved');
+    expect(moved.status).toBe(302);
+    // As ingress-nginx with relative-redirects "true" (nginx's absolute_redirect off).
+    expect(moved.headers.location).toBe('/new');
   });
 
   it('asks for no credentials on /.well-known/acme-challenge (no-auth-locations by default)', async () => {

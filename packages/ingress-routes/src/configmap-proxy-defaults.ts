@@ -181,4 +181,13 @@ export const PROXY_DEFAULT_ROWS: readonly IngressNginxConfigKey[] = [
     },
     sameAs: ['true'],
   },
+  {
+    name: 'relative-redirects',
+    unsupported: {
+      severity: 'warning',
+      reason:
+        'a Location that proxy-redirect-to makes relative stays relative, as with "true"; the redirects the gateway makes itself are absolute URLs either way, as ingress-nginx\'s',
+    },
+    sameAs: ['true'],
+  },
 ];

@@ -321,7 +321,8 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'upstream-hash-by':
     "keys are spread by rendezvous hashing rather than ingress-nginx's consistent-hash ring (a key keeps its endpoint either way, not necessarily the one ingress-nginx picks), a retry after a failure goes round robin, and only $request_uri, $uri, $document_uri, $host, $remote_addr, $binary_remote_addr, $http_*, $cookie_* and $arg_* may be used",
   'proxy-redirect-from': 'literal text only: "default", regular expressions (~) and variables are refused',
-  'proxy-redirect-to': 'literal text only: variables are refused',
+  'proxy-redirect-to':
+    'literal text only: variables are refused. A Location made relative stays relative (ingress-nginx makes it absolute unless its ConfigMap says relative-redirects "true")',
   'proxy-cookie-domain': 'literal "<from> <to>" only: regular expressions and variables are refused',
   'proxy-cookie-path': 'literal "<from> <to>" only: regular expressions and variables are refused',
   'proxy-buffering': `${PROFILE_NOTE}; without it responses are buffered (nginx's default), where ingress-nginx's ConfigMap default is off`,

@@ -310,7 +310,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       name: 'annotations-risk-level',
       unsupported: NOT_NEEDED('no annotation writes nginx.conf here, so none is risky'),
     },
-    ...keys(['relative-redirects', 'enable-aio-write', 'enable-serial-reloads'], {
+    ...keys(['enable-aio-write', 'enable-serial-reloads'], {
       unsupported: NOT_YET,
       sameAs: ['false'],
     }),
