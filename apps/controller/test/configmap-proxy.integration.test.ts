@@ -4,8 +4,8 @@
  * retries on routes without the annotation while an annotation wins over both,
  * http-redirect-code answers the HTTPS redirect, /.well-known/acme-challenge is neither
  * redirected nor asked for credentials, proxy-redirect-from and -to rewrite a backend's Location,
- * and X-Request-ID, X-Original-URI and hide-headers change
- * what backends and clients see; a ConfigMap change applies them again.
+ * and X-Request-ID, X-Original-URI and hide-headers change what backends and clients see; a
+ * ConfigMap change applies them again.
  */
 import type { RequestListener } from 'node:http';
 import { describe, expect, it } from 'vitest';
