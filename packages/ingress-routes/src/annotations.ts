@@ -54,7 +54,7 @@ import { combineRedirects, type RedirectStatus } from './redirect-annotations.js
 import type { RedirectTarget } from './redirect-target.js';
 import { checkRewriteTarget } from './rewrite-annotations.js';
 import { annotationField } from './annotation-field.js';
-import { checkBusyBuffers } from './upstream-annotations.js';
+import { checkBusyBuffers, dropBusyBuffers } from './upstream-annotations.js';
 import { translateSnippet, type SnippetHeaders } from './snippet-directives.js';
 
 /** The default annotation prefix, shared with ingress-nginx so existing manifests keep working. */
@@ -320,7 +320,7 @@ export function parseAnnotations(
   const busyBuffers = checkBusyBuffers(into.upstreamSettings);
   if (busyBuffers !== undefined) {
     // Left out, not refused: the response is only buffered as nginx's default says.
-    delete into.upstreamSettings!.busyBuffersBytes;
+    dropBusyBuffers(into);
     problems.push({
       field: annotationField(`${withPrefix}proxy-busy-buffers-size`),
       message: `proxy-busy-buffers-size (the annotation's or the controller ConfigMap's) ${busyBuffers}; it is not applied`,

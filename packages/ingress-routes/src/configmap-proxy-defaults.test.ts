@@ -180,7 +180,7 @@ describe('parseControllerConfigMap with the proxy defaults', () => {
     expect(parsed.problems).toMatchObject([
       { field: 'data["proxy-busy-buffers-size"]', severity: 'warning' },
     ]);
-    expect(parsed.settings.translation.annotationDefaults.upstreamSettings).toEqual({});
+    expect(parsed.settings.translation.annotationDefaults).toEqual({});
     const fits = configOf({ 'proxy-busy-buffers-size': '16k', 'proxy-buffers-number': '8' });
     expect(fits.parsed.problems).toEqual([]);
     // An Ingress with fewer buffers gets a warning on its annotation and nginx's default.

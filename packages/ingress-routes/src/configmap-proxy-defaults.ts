@@ -9,7 +9,7 @@ import { findAnnotationParser } from './annotation-parsers.js';
 import type { ConfigMapProblem, IngressNginxConfigKey } from './ingress-nginx-configmap.js';
 import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { parseLocationList } from './location-exemptions.js';
-import { checkBusyBuffers } from './upstream-annotations.js';
+import { checkBusyBuffers, dropBusyBuffers } from './upstream-annotations.js';
 
 /** Keys whose nginx directive lives in a route's profile location (UPSTREAM_PARSERS). */
 const PROFILE_KEYS = [
@@ -101,7 +101,7 @@ export function readProxyDefault(name: string, value: string, into: AnnotationDe
 export function completeProxyDefaults(into: AnnotationDefaults, problems: ConfigMapProblem[]): void {
   const busyBuffers = checkBusyBuffers(into.upstreamSettings);
   if (busyBuffers !== undefined) {
-    delete into.upstreamSettings!.busyBuffersBytes;
+    dropBusyBuffers(into);
     problems.push({
       field: 'data["proxy-busy-buffers-size"]',
       message: `"proxy-busy-buffers-size" ${busyBuffers}; it is not applied`,

@@ -120,3 +120,10 @@ export function checkBusyBuffers(settings: UpstreamSettings | undefined): string
   if (busy >= size && busy < all - size) return undefined;
   return `must be at least proxy-buffer-size (${size}) and less than proxy-buffers-number - 1 buffers (${all - size} bytes)`;
 }
+
+/** Leaves out the busy buffers of `into`, and its upstream settings when nothing else is left. */
+export function dropBusyBuffers(into: { upstreamSettings?: UpstreamSettings }): void {
+  if (into.upstreamSettings === undefined) return;
+  delete into.upstreamSettings.busyBuffersBytes;
+  if (Object.keys(into.upstreamSettings).length === 0) delete into.upstreamSettings;
+}
