@@ -5,31 +5,19 @@
  * version 1.0 reaches the backend, proxy-next-upstream retries on a 503, proxy-buffer-size bounds
  * the response headers, and the other settings render a configuration nginx serves.
  */
-import { request, type RequestListener } from 'node:http';
+import type { RequestListener } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { probe } from '../src/http-probe.js';
 import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
+import { collectStatuses, isTakenWhileClientWaits, writeLargeResponse } from './proxy-probes.js';
 import { endpointSliceManifest, serviceManifests } from './harness.js';
-
-/** Requests to /large whose 32 MiB response the backend has written in full, by x-probe header. */
-const finished = new Set<string>();
 
 /** A backend: /large sends 32 MiB, as fast as it is read; /big a 3k header; else its status and HTTP version. */
 function answerWith(status = 200): RequestListener {
   return (incoming, response) => {
     response.statusCode = status;
-    if (incoming.url === '/large') {
-      const chunk = Buffer.alloc(64 * 1024, 120);
-      let left = 512;
-      const write = () => {
-        while (left > 0) {
-          left -= 1;
-          if (!response.write(chunk)) return void response.once('drain', write);
-        }
-        response.end(() => finished.add(String(incoming.headers['x-probe'])));
-      };
-      write();
-    } else if (incoming.url === '/big') {
+    if (incoming.url === '/large') writeLargeResponse(incoming, response);
+    else if (incoming.url === '/big') {
       response.setHeader('x-big', 'x'.repeat(3000));
       response.end('big');
     } else response.end(`${status}:${incoming.httpVersion}`);
@@ -67,42 +55,14 @@ const testCase = useAnnotationsCase({
   },
 });
 
-/**
- * Whether the backend wrote all of /large while the client, having got the response head, read
- * nothing for a second: with buffering nginx takes it all, without it the backend must wait.
- */
-function isTakenWhileClientWaits(host: string): Promise<boolean> {
-  const id = `${host}-${Date.now()}`;
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      {
-        host: '127.0.0.1',
-        port: testCase().controller.config.httpPort,
-        path: '/large',
-        headers: { host, 'x-probe': id },
-        agent: false,
-      },
-      (response) => {
-        response.pause();
-        setTimeout(() => {
-          resolve(finished.has(id));
-          response.destroy();
-        }, 1_000);
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end();
-  });
-}
-
 function send(host: string, path = '/') {
   return testCase().send(host, { path });
 }
 
 describe('proxy-buffering', () => {
   it('off passes the response on as the client reads it; on takes it from the backend at once', async () => {
-    expect(await isTakenWhileClientWaits('stream.test')).toBe(false);
-    expect(await isTakenWhileClientWaits('buffered.test')).toBe(true);
+    expect(await isTakenWhileClientWaits(testCase().controller.config.httpPort, 'stream.test')).toBe(false);
+    expect(await isTakenWhileClientWaits(testCase().controller.config.httpPort, 'buffered.test')).toBe(true);
   });
 });
 
@@ -115,14 +75,8 @@ describe('proxy-http-version', () => {
 
 describe('proxy-next-upstream', () => {
   it('tries the next endpoint after a 503 when asked, not by default', async () => {
-    const retried: number[] = [];
-    const plain: number[] = [];
-    for (let index = 0; index < 6; index += 1) {
-      retried.push((await send('retry.test')).status);
-      plain.push((await send('no-retry.test')).status);
-    }
-    expect(retried).toEqual(Array(6).fill(200));
-    expect(plain).toContain(503);
+    expect(await collectStatuses(() => send('retry.test'))).toEqual(Array(6).fill(200));
+    expect(await collectStatuses(() => send('no-retry.test'))).toContain(503);
   });
 });
 

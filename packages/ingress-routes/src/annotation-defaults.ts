@@ -15,8 +15,11 @@ export function createAnnotationDefaults(defaults: AnnotationDefaults = {}): Ing
     allowSourceRanges: [],
     backendProtocol: 'HTTP',
     ...defaults,
-    // A copy: the parsers of the Ingress's own proxy annotations write into it.
+    // Copies: the parsers of the Ingress's own proxy annotations write into them.
     ...(defaults.proxy === undefined ? {} : { proxy: { ...defaults.proxy } }),
+    ...(defaults.upstreamSettings === undefined
+      ? {}
+      : { upstreamSettings: { ...defaults.upstreamSettings } }),
   };
 }
 
@@ -44,10 +47,19 @@ export type AnnotationDefaults = Partial<
     | 'readTimeoutSeconds'
     | 'sendTimeoutSeconds'
     | 'defaultCustomHttpErrors'
+    | 'upstreamSettings'
+    | 'serviceUpstream'
+    | 'httpRedirectCode'
+    | 'retryNonIdempotent'
+    | 'noTlsRedirectLocations'
+    | 'noAuthLocations'
   >
 > & {
-  /** load-balance: the only proxy setting a ConfigMap sets. */
-  proxy?: Pick<ProxyAnnotations, 'loadBalancing'>;
+  /** load-balance and the proxy keys of configmap-proxy-defaults. */
+  proxy?: Pick<
+    ProxyAnnotations,
+    'loadBalancing' | 'upstreamTries' | 'cookieDomain' | 'cookiePath' | 'redirectFrom' | 'redirectTo'
+  >;
 };
 
 /**
@@ -84,6 +96,8 @@ export function parseAnnotationDefault(
   )[key];
   // The ConfigMap's error codes are kept apart: they go to the controller's default backend only.
   const target = field === 'customHttpErrors' ? 'defaultCustomHttpErrors' : field;
-  (into as Record<string, unknown>)[target] = parsed[field];
+  // The proxy keys of configmap-proxy-defaults write into `proxy` too.
+  const read = field === 'proxy' ? { ...into.proxy, ...parsed.proxy } : parsed[field];
+  (into as Record<string, unknown>)[target] = read;
   return undefined;
 }

@@ -54,6 +54,7 @@ import { combineRedirects, type RedirectStatus } from './redirect-annotations.js
 import type { RedirectTarget } from './redirect-target.js';
 import { checkRewriteTarget } from './rewrite-annotations.js';
 import { annotationField } from './annotation-field.js';
+import { checkBusyBuffers, dropBusyBuffers } from './upstream-annotations.js';
 import { translateSnippet, type SnippetHeaders } from './snippet-directives.js';
 
 /** The default annotation prefix, shared with ingress-nginx so existing manifests keep working. */
@@ -147,6 +148,14 @@ export interface IngressAnnotations {
   serviceUpstream?: boolean;
   /** proxy-buffering, proxy-next-upstream and the other profile directives. */
   upstreamSettings?: UpstreamSettings;
+  /** The controller ConfigMap's http-redirect-code: the status of the redirects to HTTPS and www (308 when absent). */
+  httpRedirectCode?: 301 | 302 | 307 | 308;
+  /** The controller ConfigMap's retry-non-idempotent: every route also retries non-idempotent requests. */
+  retryNonIdempotent?: boolean;
+  /** The controller ConfigMap's no-tls-redirect-locations: path prefixes never redirected to HTTPS. */
+  noTlsRedirectLocations?: string[];
+  /** The controller ConfigMap's no-auth-locations: path prefixes asking for no authentication. */
+  noAuthLocations?: string[];
   /** custom-http-errors: statuses from 400 to 599, sorted, unique. */
   customHttpErrors?: number[];
   /** The controller ConfigMap's custom-http-errors (answered by the controller's default backend only). */
@@ -308,6 +317,16 @@ export function parseAnnotations(
   if (externalAuth !== undefined) into.externalAuth = externalAuth;
   const affinity = combineAffinity(into.affinity, withPrefix, problems);
   if (affinity !== undefined) into.sessionAffinity = affinity;
+  const busyBuffers = checkBusyBuffers(into.upstreamSettings);
+  if (busyBuffers !== undefined) {
+    // Left out, not refused: the response is only buffered as nginx's default says.
+    dropBusyBuffers(into);
+    problems.push({
+      field: annotationField(`${withPrefix}proxy-busy-buffers-size`),
+      message: `proxy-busy-buffers-size (the annotation's or the controller ConfigMap's) ${busyBuffers}; it is not applied`,
+      severity: 'warning',
+    });
+  }
   const locationRewrite = combineProxy(into.proxy, withPrefix, problems);
   if (locationRewrite !== undefined) into.locationRewrite = locationRewrite;
   if (problems.some((problem) => problem.severity === 'error')) return { problems };

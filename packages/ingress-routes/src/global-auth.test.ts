@@ -107,7 +107,7 @@ describe('parseControllerConfigMap with global-auth-*', () => {
     ]);
   });
 
-  it('still refuses global-auth-snippet, and says no-auth-locations exempts nothing', () => {
+  it('still refuses global-auth-snippet, and applies no-auth-locations', () => {
     const { problems } = parseControllerConfigMap({
       ...GLOBAL,
       'global-auth-snippet': 'proxy_set_header X-A b;',
@@ -115,7 +115,6 @@ describe('parseControllerConfigMap with global-auth-*', () => {
     });
     expect(problems.map(({ field, severity }) => `${field} ${severity}`)).toEqual([
       'data["global-auth-snippet"] error',
-      'data["no-auth-locations"] warning',
     ]);
   });
 });

@@ -139,3 +139,11 @@ export function saysValue(value: string, expected: string): boolean {
   const on = readBoolean(value);
   return on !== undefined && String(on) === expected;
 }
+
+/** The entries of a list separated by commas, each trimmed, empty ones left out. */
+export function splitCommaList(value: string): string[] {
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+}

@@ -22,7 +22,8 @@ function counterpartOf(hostname: string): string | undefined {
 
 /**
  * from-to-www-redirect: for each host whose counterpart the Ingress does not name itself, the
- * counterpart answers 308 to the same URL on the host (ingress-nginx's redirect server). It is the
+ * counterpart answers 308 (the ConfigMap's http-redirect-code) to the same URL on the host
+ * (ingress-nginx's redirect server). It is the
  * counterpart's fallback, so an Ingress that names the counterpart serves its own paths there.
  */
 export function addWwwRedirects(context: Context, hosts: Map<string, HostContribution>): void {
@@ -35,7 +36,10 @@ export function addWwwRedirects(context: Context, hosts: Map<string, HostContrib
       id: flatString(`${sourceKey(context.source)}/www-redirect/${from}`),
       origin: originOf(context, [-1], field),
       match: { path: { type: 'PathPrefix', value: '/' } },
-      action: { type: 'redirect', redirect: { hostname, statusCode: 308 } },
+      action: {
+        type: 'redirect',
+        redirect: { hostname, statusCode: context.annotations.httpRedirectCode ?? 308 },
+      },
       policy: {},
     };
     hosts.set(from, { hostname: from, routes: [], fallback });

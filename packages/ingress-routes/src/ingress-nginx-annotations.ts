@@ -226,6 +226,7 @@ const LISTED: readonly IngressNginxAnnotation[] = [
     'proxy-buffering',
     'proxy-buffers-number',
     'proxy-buffer-size',
+    'proxy-busy-buffers-size',
     'proxy-max-temp-file-size',
     'proxy-http-version',
     'proxy-cookie-domain',
@@ -320,7 +321,8 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'upstream-hash-by':
     "keys are spread by rendezvous hashing rather than ingress-nginx's consistent-hash ring (a key keeps its endpoint either way, not necessarily the one ingress-nginx picks), a retry after a failure goes round robin, and only $request_uri, $uri, $document_uri, $host, $remote_addr, $binary_remote_addr, $http_*, $cookie_* and $arg_* may be used",
   'proxy-redirect-from': 'literal text only: "default", regular expressions (~) and variables are refused',
-  'proxy-redirect-to': 'literal text only: variables are refused',
+  'proxy-redirect-to':
+    'literal text only: variables are refused. A Location made relative stays relative (ingress-nginx makes it absolute unless its ConfigMap says relative-redirects "true")',
   'proxy-cookie-domain': 'literal "<from> <to>" only: regular expressions and variables are refused',
   'proxy-cookie-path': 'literal "<from> <to>" only: regular expressions and variables are refused',
   'proxy-buffering': `${PROFILE_NOTE}; without it responses are buffered (nginx's default), where ingress-nginx's ConfigMap default is off`,
@@ -328,6 +330,7 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'proxy-http-version': PROFILE_NOTE,
   'proxy-buffer-size': `${PROFILE_NOTE}; from 1k to 1m`,
   'proxy-buffers-number': `${PROFILE_NOTE}; from 3 to 64 (nginx refuses fewer with its busy buffers)`,
+  'proxy-busy-buffers-size': `${PROFILE_NOTE}; at least proxy-buffer-size and less than all proxy-buffers-number buffers but one (by default 4k, 4 buffers), else a warning and not applied (ingress-nginx writes it and nginx refuses the configuration)`,
   'client-body-buffer-size': `${PROFILE_NOTE}; from 1k to 1m`,
   'proxy-max-temp-file-size': `${PROFILE_NOTE}; 0 or from 1m to 1024g`,
   'proxy-next-upstream': PROFILE_NOTE,

@@ -67,6 +67,17 @@ import {
 } from './configmap-connection-keys.js';
 import { DEFAULT_INGRESS_CHECKS, type IngressChecks } from './ingress-checks.js';
 import { INGRESS_CHECK_KEYS, SECURITY_CONFIG_KEYS, settleRiskLevel } from './security-keys.js';
+import {
+  completeProxyDefaults,
+  isProxyDefaultKey,
+  PROXY_DEFAULT_ROWS,
+  readProxyDefault,
+} from './configmap-proxy-defaults.js';
+import {
+  UPSTREAM_HEADER_KEYS,
+  UPSTREAM_HEADER_ROWS,
+  type ConfigMapUpstreamHeaders,
+} from './configmap-upstream-headers.js';
 
 /** One key of ingress-nginx's ConfigMap. */
 export interface IngressNginxConfigKey {
@@ -98,7 +109,7 @@ const HEADERS_DIFFERENCE =
   'a ConfigMap NAMESPACE/NAME of a watched namespace, read again when it changes (no reload), for Ingress routes (not Gateway API ones); values are literal text ("$" is refused: nginx variables are not expanded). An entry that is no valid header is reported on the controller ConfigMap and left out, the rest applied; a missing ConfigMap adds nothing, with an error';
 
 const GLOBAL_AUTH_DIFFERENCE =
-  'as auth-url (see it), for every Ingress route without its own auth-url unless its Ingress says enable-global-auth "false" (any may, as in ingress-nginx); not for --default-backend-service or Gateway API routes. An invalid value keeps the last valid one; with none, or a forbidden address, those routes answer 503 with an error. /.well-known/acme-challenge is not exempt (no-auth-locations is not applied): an ACME HTTP-01 solver Ingress needs enable-global-auth "false"';
+  'as auth-url (see it), for every Ingress route without its own auth-url unless its Ingress says enable-global-auth "false" (any may, as in ingress-nginx); not for --default-backend-service or Gateway API routes. An invalid value keeps the last valid one; with none, or a forbidden address, those routes answer 503 with an error. Paths in no-auth-locations (by default /.well-known/acme-challenge, for ACME HTTP-01 solvers) are exempt';
 
 const REAL_IP_DIFFERENCE =
   "without use-forwarded-headers and enable-real-ip the client is the peer, and so is X-Forwarded-For, as in ingress-nginx; with either, a peer in proxy-real-ip-cidr may name the client in forwarded-for-header (real_ip_recursive on) for allowlists, limits and X-Real-IP; use-forwarded-headers also passes X-Forwarded-Proto (sent as X-Forwarded-Scheme too), -Host (the first of a list), -Port on (not Host; a request said to be https is not redirected to HTTPS) and X-Forwarded-For is the client, or with compute-full-forwarded-for the list received and the peer; without it they are the request's, X-Forwarded-Host with the port of the client's Host";
@@ -169,6 +180,8 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
     ...ACCESS_LOG_CONFIG_KEYS,
     ...HTTP_SETTINGS_CONFIG_KEYS,
     ...OBSOLETE_HTTP2_CONFIG_KEYS,
+    ...PROXY_DEFAULT_ROWS,
+    ...UPSTREAM_HEADER_ROWS,
     {
       name: 'add-headers',
       applied: 'live',
@@ -222,11 +235,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
           ? GLOBAL_AUTH_DIFFERENCE
           : `read as the ${name.slice('global-'.length)} annotation (see it), for the Ingress routes global-auth-url protects; "" is the default`,
     })),
-    {
-      name: 'no-auth-locations',
-      // Not applying it exempts nothing: every route global-auth-url protects stays protected.
-      unsupported: NOT_NEEDED('no route is exempt from authentication here (see global-auth-url)'),
-    },
     ...keys(['enable-modsecurity', 'enable-owasp-modsecurity-crs'], {
       unsupported: PROTECTION('filters requests through a web application firewall'),
       sameAs: ['false'],
@@ -303,7 +311,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
       { unsupported: TRACING },
     ),
     ...SECURITY_CONFIG_KEYS,
-    ...keys(['relative-redirects', 'enable-aio-write'], {
+    ...keys(['enable-aio-write'], {
       unsupported: NOT_YET,
       sameAs: ['false'],
     }),
@@ -342,13 +350,9 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
     ),
     ...keys(
       [
-        'hide-headers',
-        'client-body-buffer-size',
         'disable-ipv6-dns',
         'enable-ocsp',
-        'retry-non-idempotent',
         'grpc-buffer-size-kb',
-        'proxy-busy-buffers-size',
         'geoip2-autoreload-in-minutes',
         'limit-conn-zone-variable',
         'proxy-stream-timeout',
@@ -356,22 +360,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'proxy-stream-next-upstream-timeout',
         'proxy-stream-next-upstream-tries',
         'proxy-stream-responses',
-        'proxy-add-original-uri-header',
-        'generate-request-id',
-        'proxy-buffers-number',
-        'proxy-buffer-size',
-        'proxy-cookie-path',
-        'proxy-cookie-domain',
-        'proxy-next-upstream',
-        'proxy-next-upstream-timeout',
-        'proxy-next-upstream-tries',
-        'proxy-redirect-from',
-        'proxy-request-buffering',
-        'http-redirect-code',
-        'proxy-buffering',
-        'no-tls-redirect-locations',
-        'proxy-ssl-location-only',
-        'service-upstream',
       ],
       { unsupported: NOT_YET },
     ),
@@ -414,6 +402,8 @@ export interface ConfigMapNginxSettings extends ConnectionKeySettings {
   sslCiphers?: string;
   /** Header buffers and timeouts, HTTP/2, TLS sessions, hash sizes, workers, brotli, addresses, error log. */
   http?: ConfigMapHttpSettings;
+  /** generate-request-id, proxy-add-original-uri-header, hide-headers. */
+  upstreamHeaders?: ConfigMapUpstreamHeaders;
 }
 
 function readGzipTypes(value: string): string[] | string {
@@ -787,6 +777,7 @@ export function parseControllerConfigMap(
     if (Object.hasOwn(GLOBAL_RATE_LIMIT_KEYS, name))
       return GLOBAL_RATE_LIMIT_KEYS[name]!(value, globalRateLimit);
     if (isGlobalAuthKey(name)) return readGlobalAuthKey(name, value, globalAuth);
+    if (isProxyDefaultKey(name)) return readProxyDefault(name, value, annotationDefaults);
     if (Object.hasOwn(ACCESS_LOG_KEYS, name)) return ACCESS_LOG_KEYS[name]!(value, accessLogKeys);
     if (Object.hasOwn(HTTP_SETTINGS_KEYS, name)) return HTTP_SETTINGS_KEYS[name]!(value, httpSettings);
     if (Object.hasOwn(INGRESS_CHECK_KEYS, name)) return INGRESS_CHECK_KEYS[name]!(value, ingressChecks);
@@ -797,6 +788,7 @@ export function parseControllerConfigMap(
       return undefined;
     }
     if (connectionKeys.has(name)) return connectionKeys.apply(name, value, nginx, again);
+    if (Object.hasOwn(UPSTREAM_HEADER_KEYS, name)) return UPSTREAM_HEADER_KEYS[name]!(value, nginx);
     return NGINX_KEYS[name]!(value, nginx);
   };
   for (const name of Object.keys(record).sort()) {
@@ -859,6 +851,7 @@ export function parseControllerConfigMap(
     }
   }
   settleRiskLevel(record, ingressChecks, problems);
+  completeProxyDefaults(annotationDefaults, problems);
   const global = createGlobalExternalAuth(globalAuth, refused.has('global-auth-url'), problems);
   const translation: TranslationDefaults = {
     annotationDefaults,

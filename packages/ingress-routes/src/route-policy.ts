@@ -7,8 +7,11 @@ import {
   type RouteAction,
   type RoutePolicy,
   type RouteTimeouts,
+  RETRY_CONDITIONS,
+  type RetryCondition,
   sourceKey,
   type StrictTransportSecurity,
+  type UpstreamSettings,
 } from '@ingresskit/route-model';
 import type { IngressAnnotations } from './annotations.js';
 import type { RedirectStatus } from './redirect-annotations.js';
@@ -22,7 +25,7 @@ import type { IngressTranslationConfig } from './types.js';
 /**
  * The policy every route of an Ingress gets from its annotations (a path's rewrite comes on top).
  * ssl-redirect redirects plain HTTP only on hosts with TLS, force-ssl-redirect always, both with
- * 308 so the method and body are kept. Settings at their default are left out. A new object each
+ * 308 so the method and body are kept (or the ConfigMap's http-redirect-code). Settings at their default are left out. A new object each
  * call. `scope` names the Ingress: its routes share their limits, refused with `limitStatusCodes`
  * (ingress-nginx's 503 when undefined).
  */
@@ -35,7 +38,9 @@ export function createRoutePolicy(
   // ingress-nginx answers permanent/temporal-redirect with nginx's `return`, which runs before its
   // HTTPS redirect: a redirecting Ingress never redirects to HTTPS first.
   if (annotations.redirect === undefined && (annotations.forceSslRedirect || annotations.sslRedirect)) {
-    const redirect: NonNullable<RoutePolicy['redirectToHttps']> = { statusCode: 308 };
+    const redirect: NonNullable<RoutePolicy['redirectToHttps']> = {
+      statusCode: annotations.httpRedirectCode ?? 308,
+    };
     if (!annotations.forceSslRedirect) redirect.onlyIfHostHasTls = true;
     // ingress-nginx drops a trailing `/` of the request URI unless preserve-trailing-slash is set.
     if (annotations.preserveTrailingSlash !== true) redirect.stripTrailingSlash = true;
@@ -134,8 +139,9 @@ function addProxyPolicy(policy: RoutePolicy, annotations: IngressAnnotations): v
   if (proxy?.accessLog === false) policy.accessLog = false;
   if (proxy?.satisfyAny === true) policy.satisfy = 'any';
   if (proxy?.upstreamTries !== undefined) policy.upstreamTries = proxy.upstreamTries;
-  if (annotations.upstreamSettings !== undefined) {
-    const { retryOn, ...rest } = annotations.upstreamSettings;
+  const upstreamSettings = withNonIdempotentRetries(annotations);
+  if (upstreamSettings !== undefined) {
+    const { retryOn, ...rest } = upstreamSettings;
     policy.upstreamSettings = retryOn === undefined ? { ...rest } : { ...rest, retryOn: [...retryOn] };
   }
   if (annotations.locationRewrite !== undefined) policy.locationRewrite = { ...annotations.locationRewrite };
@@ -143,6 +149,21 @@ function addProxyPolicy(policy: RoutePolicy, annotations: IngressAnnotations): v
     policy.cookieDomainRewrite = { ...proxy.cookieDomain };
   if (proxy?.cookiePath !== undefined && proxy.cookiePath !== 'off')
     policy.cookiePathRewrite = { ...proxy.cookiePath };
+}
+
+/**
+ * The upstream settings of the Ingress, with non_idempotent among the retry conditions when the
+ * ConfigMap says retry-non-idempotent (ingress-nginx's buildNextUpstream adds it to every
+ * location's proxy_next_upstream, an annotation's too); "off" stays off.
+ */
+function withNonIdempotentRetries(annotations: IngressAnnotations): UpstreamSettings | undefined {
+  const settings = annotations.upstreamSettings;
+  if (annotations.retryNonIdempotent !== true) return settings;
+  // nginx's default conditions, which ingress-nginx's proxy-next-upstream default repeats.
+  const retryOn = settings?.retryOn ?? ['error', 'timeout'];
+  if (retryOn.length === 0) return settings;
+  const conditions = new Set<RetryCondition>([...retryOn, 'non_idempotent']);
+  return { ...settings, retryOn: RETRY_CONDITIONS.filter((condition) => conditions.has(condition)) };
 }
 
 /** A route-model redirect to `target` with `statusCode`. */

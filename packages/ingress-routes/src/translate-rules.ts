@@ -15,6 +15,7 @@ import { addDefaultBackendPolicy } from './custom-error-annotations.js';
 import { internPathMatch } from './shared-values.js';
 import { DEFAULT_INGRESS_CHECKS } from './ingress-checks.js';
 import { checkStrictPathType } from './path-type-validation.js';
+import { exemptLocation } from './location-exemptions.js';
 
 /**
  * Reads a backend: the id of its Service port, and the Service and port as written; or reports
@@ -52,7 +53,11 @@ export function translateDefaultBackend(context: Context, raw: unknown): Route |
     // A fallback's match is never consulted; this one says what it answers: every path.
     match: internPathMatch({ type: 'PathPrefix', value: '/' }),
     action: sharedAction(context, backend.id),
-    policy: addDefaultBackendPolicy(context, sharedPolicy(context), backend.id),
+    policy: addDefaultBackendPolicy(
+      context,
+      exemptLocation(sharedPolicy(context), '/', context.annotations),
+      backend.id,
+    ),
   };
 }
 
@@ -109,7 +114,7 @@ function translatePath(
     return undefined;
   }
   const match = pathMatchOf(value as string, pathType, context.annotations.useRegex);
-  let policy = sharedPolicy(context);
+  let policy = exemptLocation(sharedPolicy(context), value as string, context.annotations);
   const target = context.annotations.rewriteTarget;
   if (target !== undefined) {
     const rewrite = rewriteOf(match, target);

@@ -1,8 +1,8 @@
 /**
  * ingress-nginx proxy annotations that become directives of a route's profile location:
  * proxy-buffering, proxy-request-buffering, proxy-http-version, proxy-buffer-size,
- * proxy-buffers-number, client-body-buffer-size, proxy-max-temp-file-size, proxy-next-upstream
- * and proxy-next-upstream-timeout. Only enumerations and numbers come out of here.
+ * proxy-buffers-number, proxy-busy-buffers-size, client-body-buffer-size, proxy-max-temp-file-size,
+ * proxy-next-upstream and proxy-next-upstream-timeout. Only enumerations and numbers come out of here.
  */
 import { RETRY_CONDITIONS, type RetryCondition, type UpstreamSettings } from '@ingresskit/route-model';
 import type { IngressAnnotations } from './annotations.js';
@@ -67,6 +67,12 @@ export const UPSTREAM_PARSERS: Readonly<Record<string, AnnotationParser>> = {
     settingsOf(into).buffersNumber = Number(value);
     return undefined;
   },
+  // Checked against the buffers once every annotation is read (checkBusyBuffers).
+  'proxy-busy-buffers-size': parseSize(
+    1024,
+    64 * MAX_BUFFER_BYTES,
+    (settings, bytes) => (settings.busyBuffersBytes = bytes),
+  ),
   'client-body-buffer-size': parseSize(
     1024,
     MAX_BUFFER_BYTES,
@@ -100,3 +106,24 @@ export const UPSTREAM_PARSERS: Readonly<Record<string, AnnotationParser>> = {
     return undefined;
   },
 };
+
+/**
+ * Why the busy buffers of `settings` do not fit its buffers (nginx refuses a configuration where
+ * proxy_busy_buffers_size is under one buffer, or not under all buffers but one), or undefined.
+ * Unset buffers count as the data plane's defaults: 4k, 4 of them.
+ */
+export function checkBusyBuffers(settings: UpstreamSettings | undefined): string | undefined {
+  const busy = settings?.busyBuffersBytes;
+  if (busy === undefined) return undefined;
+  const size = settings?.bufferSizeBytes ?? 4096;
+  const all = (settings?.buffersNumber ?? 4) * size;
+  if (busy >= size && busy < all - size) return undefined;
+  return `must be at least proxy-buffer-size (${size}) and less than proxy-buffers-number - 1 buffers (${all - size} bytes)`;
+}
+
+/** Leaves out the busy buffers of `into`, and its upstream settings when nothing else is left. */
+export function dropBusyBuffers(into: { upstreamSettings?: UpstreamSettings }): void {
+  if (into.upstreamSettings === undefined) return;
+  delete into.upstreamSettings.busyBuffersBytes;
+  if (Object.keys(into.upstreamSettings).length === 0) delete into.upstreamSettings;
+}

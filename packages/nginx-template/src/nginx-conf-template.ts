@@ -374,6 +374,17 @@ http {
         default $ingresskit_connection_override;
     }
     proxy_set_header Connection $ingresskit_connection;
+{{#if upstreamHeaders.requestId}}
+    # generate-request-id: the client's X-Request-ID, else nginx's own.
+    proxy_set_header X-Request-ID $ingresskit_request_id;
+    grpc_set_header X-Request-ID $ingresskit_request_id;
+{{/if}}
+{{#if upstreamHeaders.originalUri}}
+    proxy_set_header X-Original-URI $request_uri;
+{{/if}}
+{{#each upstreamHeaders.hide}}
+    proxy_hide_header {{q this}};
+{{/each}}
 {{#if realIp}}
     # The client address: when the peer is one of the trusted networks, the last address of the
     # header not in them (allowlists, limits and X-Real-IP see it).

@@ -33,9 +33,10 @@ import { viewAccessLog } from './access-log.js';
 import { viewHttpSettings } from './http-settings.js';
 import { DH_PARAM_FILE, ECDH_CURVE_LIST } from './connection-settings.js';
 import { viewStreamAccessLog } from './stream-access-log.js';
+import { viewUpstreamHeaders } from './upstream-headers.js';
 
 const PROFILE_NAME =
-  /^ik_(?:http|https|grpc|grpcs)_(?:d|b(?:0|[1-9][0-9]{0,12}))(?:_(?:rq|rs|v|bs|bn|cb|tf|nu|nt)[0-9]{1,13})*(?:_t[0-9a-f]{12})?(?:_e[45][0-9]{2})*$/;
+  /^ik_(?:http|https|grpc|grpcs)_(?:d|b(?:0|[1-9][0-9]{0,12}))(?:_(?:rq|rs|v|bs|bn|bb|cb|tf|nu|nt)[0-9]{1,13})*(?:_t[0-9a-f]{12})?(?:_e[45][0-9]{2})*$/;
 
 function unsafe(what: string, value: unknown, reason: string): never {
   throw new UnsafeValueError(
@@ -296,6 +297,7 @@ export function renderNginxConf(configuration: Configuration): string {
     sslCiphers: viewSslCiphers(settings.sslCiphers),
     http: viewHttpSettings(settings.http),
     ...viewConnectionSettings(settings),
+    upstreamHeaders: viewUpstreamHeaders(settings.upstreamHeaders),
     // `$prefix` is expanded by the Lua module to nginx's -p directory.
     luaPackagePath: `${settings.luaDir.startsWith('/') ? settings.luaDir : `$prefix/${settings.luaDir}`}/?.lua;${settings.luaSystemDir}/?.lua;;`,
     sharedDictSize: checkInteger('sharedDictBytes', settings.sharedDictBytes),

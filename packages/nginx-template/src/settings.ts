@@ -19,6 +19,11 @@ import {
   type StreamAccessLogOptions,
   type StreamAccessLogSettings,
 } from './stream-access-log.js';
+import {
+  checkUpstreamHeaders,
+  type UpstreamHeaderOptions,
+  type UpstreamHeaderSettings,
+} from './upstream-headers.js';
 
 /** Options of buildConfiguration. Relative paths are resolved by nginx against its `-p` prefix. */
 export interface RenderOptions {
@@ -103,6 +108,8 @@ export interface RenderOptions {
    * carries when the peer is in `realIp.trustedNetworks` (its `header` is then not read).
    */
   proxyProtocol?: boolean;
+  /** X-Request-ID and X-Original-URI sent to backends, response headers hidden; see UpstreamHeaderOptions. */
+  upstreamHeaders?: UpstreamHeaderOptions;
   /** Request body limit of routes without `maxBodyBytes`: `0` (none) or a size like `1m`; default `1m`. */
   proxyBodySize?: string;
   /** Defaults of the upstream timeouts, in seconds: 5, 60, 60. */
@@ -298,6 +305,7 @@ export interface Settings {
   sslEcdhCurve?: string;
   sslDhParam?: DhParamSettings;
   proxyProtocol?: true;
+  upstreamHeaders?: UpstreamHeaderSettings;
 }
 
 /** gzip compression of responses. */
@@ -565,6 +573,7 @@ export function resolveSettings(options: RenderOptions): Settings {
   const sslProtocols = checkSslProtocols(options.sslProtocols);
   const sslCiphers = checkSslCiphers(options.sslCiphers);
   const http = checkHttpOptions(options.http);
+  const upstreamHeaders = checkUpstreamHeaders(options.upstreamHeaders);
   const proxyProtocolPorts = [
     ...new Set(
       (options.proxyProtocolPorts ?? []).map((port) => checkInteger('proxyProtocolPorts', port, 1, 65535)),
@@ -682,6 +691,7 @@ export function resolveSettings(options: RenderOptions): Settings {
     ...(sslProtocols === undefined ? {} : { sslProtocols }),
     ...(sslCiphers === undefined ? {} : { sslCiphers }),
     ...(http === undefined ? {} : { http }),
+    ...(upstreamHeaders === undefined ? {} : { upstreamHeaders }),
     ...checkConnectionOptions(options),
   };
 }

@@ -35,6 +35,19 @@ describe('profileOf with upstreamSettings', () => {
       expect.objectContaining({ severity: 'warning', field: 'policy.upstreamSettings.buffersNumber' }),
     ]);
   });
+
+  it('keeps busy buffers only within what the buffers allow, the defaults where unset', () => {
+    expect(profileOf(routeWith({ busyBuffersBytes: 8192 }))?.name).toBe('ik_http_d_bb8192');
+    expect(profileOf(routeWith({ busyBuffersBytes: 12288 }))?.name).toBe('ik_http_d');
+    const route = routeWith({ busyBuffersBytes: 8192, buffersNumber: 3 });
+    expect(profileOf(route)?.name).toBe('ik_http_d_bn3');
+    expect(compileRoute(route).issues).toEqual([
+      expect.objectContaining({ severity: 'warning', field: 'policy.upstreamSettings.busyBuffersBytes' }),
+    ]);
+    expect(profileOf(routeWith({ busyBuffersBytes: 16384, bufferSizeBytes: 8192 }))?.name).toBe(
+      'ik_http_d_bs8192_bb16384',
+    );
+  });
 });
 
 describe('renderNginxConf with upstream directives', () => {
@@ -71,5 +84,25 @@ describe('renderNginxConf with upstream directives', () => {
     expect(body).toContain('proxy_busy_buffers_size 8192;');
     expect(body).toContain('proxy_max_temp_file_size 0;');
     expect(body).toContain('proxy_next_upstream off;');
+  });
+
+  it('renders busy buffers with the buffers they were checked against', () => {
+    const table: RouteTable = {
+      listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }],
+      virtualHosts: [
+        { hostname: 'a.test', hostnameMatch: 'exact', routes: [routeWith({ busyBuffersBytes: 8192 })] },
+      ],
+      tls: [],
+      certificates: [],
+      backends: [],
+    };
+    const conf = renderNginxConf(
+      buildConfiguration(table, { controlSocketPath: '/run/ingresskit/control.sock' }).configuration,
+    );
+    const location = conf.slice(conf.indexOf('location @ik_http_d_bb8192 {'));
+    const body = location.slice(0, location.indexOf('}'));
+    expect(body).toContain('proxy_buffer_size 4096;');
+    expect(body).toContain('proxy_buffers 4 4096;');
+    expect(body).toContain('proxy_busy_buffers_size 8192;');
   });
 });

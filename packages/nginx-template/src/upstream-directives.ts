@@ -13,6 +13,8 @@ export interface UpstreamDirectives {
   /** proxy_buffer_size and the size of each of proxy_buffers. */
   bufferSize?: number;
   buffersNumber?: number;
+  /** proxy_busy_buffers_size; only within what the buffers allow (see busyBuffersRange). */
+  busyBuffersSize?: number;
   bodyBufferSize?: number;
   maxTempFileSize?: number;
   /** proxy_next_upstream conditions; empty: off. */
@@ -21,6 +23,9 @@ export interface UpstreamDirectives {
 }
 
 const MAX_BUFFER = 1024 ** 2;
+// nginx's default buffer is a memory page (4k here), ingress-nginx's default number is 4.
+const DEFAULT_BUFFER_SIZE = 4096;
+const DEFAULT_BUFFERS_NUMBER = 4;
 const MAX_TEMP_FILE = 1024 ** 4;
 
 function isWhole(value: unknown, min: number, max: number): value is number {
@@ -60,6 +65,12 @@ export function upstreamDirectivesOf(settings: UpstreamSettings | undefined): {
   if (bufferSize !== undefined) directives.bufferSize = bufferSize;
   const buffersNumber = whole(settings.buffersNumber, 'buffersNumber', 3, 64);
   if (buffersNumber !== undefined) directives.buffersNumber = buffersNumber;
+  const busy = whole(settings.busyBuffersBytes, 'busyBuffersBytes', 1024, 64 * MAX_BUFFER);
+  if (busy !== undefined) {
+    const range = busyBuffersRange(bufferSize, buffersNumber);
+    if (busy >= range.min && busy <= range.max) directives.busyBuffersSize = busy;
+    else invalid.push('busyBuffersBytes');
+  }
   const bodyBufferSize = whole(settings.requestBodyBufferBytes, 'requestBodyBufferBytes', 1024, MAX_BUFFER);
   if (bodyBufferSize !== undefined) directives.bodyBufferSize = bodyBufferSize;
   const maxTemp = whole(settings.maxTempFileBytes, 'maxTempFileBytes', 0, MAX_TEMP_FILE);
@@ -80,6 +91,18 @@ export function upstreamDirectivesOf(settings: UpstreamSettings | undefined): {
   return { directives: Object.keys(directives).length === 0 ? undefined : directives, invalid };
 }
 
+/**
+ * The proxy_busy_buffers_size nginx accepts with these buffers (the defaults where unset, as the
+ * view renders them): at least one buffer, less than all buffers but one.
+ */
+export function busyBuffersRange(
+  bufferSize: number | undefined,
+  buffersNumber: number | undefined,
+): { min: number; max: number } {
+  const size = bufferSize ?? DEFAULT_BUFFER_SIZE;
+  return { min: size, max: ((buffersNumber ?? DEFAULT_BUFFERS_NUMBER) - 1) * size - 1 };
+}
+
 /** The profile name suffix of `directives`: `_` and a code with a number per directive set. */
 export function upstreamNameSuffix(directives: UpstreamDirectives): string {
   const parts: string[] = [];
@@ -90,6 +113,7 @@ export function upstreamNameSuffix(directives: UpstreamDirectives): string {
   if (directives.httpVersion !== undefined) parts.push(`v${directives.httpVersion === '1.0' ? 10 : 11}`);
   if (directives.bufferSize !== undefined) parts.push(`bs${directives.bufferSize}`);
   if (directives.buffersNumber !== undefined) parts.push(`bn${directives.buffersNumber}`);
+  if (directives.busyBuffersSize !== undefined) parts.push(`bb${directives.busyBuffersSize}`);
   if (directives.bodyBufferSize !== undefined) parts.push(`cb${directives.bodyBufferSize}`);
   if (directives.maxTempFileSize !== undefined) parts.push(`tf${directives.maxTempFileSize}`);
   if (directives.nextUpstream !== undefined) {
@@ -109,20 +133,25 @@ export function upstreamNameSuffix(directives: UpstreamDirectives): string {
  */
 export function viewUpstreamDirectives(directives: UpstreamDirectives | undefined) {
   if (directives === undefined) return false;
-  const { bufferSize, buffersNumber } = directives;
-  const hasBuffers = bufferSize !== undefined || buffersNumber !== undefined;
-  // nginx's default buffer is a memory page (4k here), ingress-nginx's default number is 4.
-  const size = bufferSize ?? 4096;
-  const number = buffersNumber ?? 4;
+  const { bufferSize, buffersNumber, busyBuffersSize } = directives;
+  // A busy size was checked against these buffers: they are rendered with it.
+  const hasBuffers = bufferSize !== undefined || buffersNumber !== undefined || busyBuffersSize !== undefined;
+  const size = bufferSize ?? DEFAULT_BUFFER_SIZE;
+  const number = buffersNumber ?? DEFAULT_BUFFERS_NUMBER;
   const text = (value: number | string | undefined) => (value === undefined ? false : String(value));
   return {
     requestBuffering: directives.requestBuffering ?? false,
     responseBuffering: directives.responseBuffering ?? false,
     httpVersion: directives.httpVersion ?? false,
-    bufferSize: text(bufferSize),
+    bufferSize: text(busyBuffersSize === undefined ? bufferSize : size),
     buffers: hasBuffers ? { number: String(number), size: String(size) } : false,
     // With 3 buffers the default busy size (two buffers) leaves none to read into.
-    busyBuffersSize: hasBuffers && number === 3 ? String(size) : false,
+    busyBuffersSize:
+      busyBuffersSize !== undefined
+        ? String(busyBuffersSize)
+        : hasBuffers && number === 3
+          ? String(size)
+          : false,
     bodyBufferSize: text(directives.bodyBufferSize),
     maxTempFileSize: text(directives.maxTempFileSize),
     nextUpstream:

@@ -495,6 +495,11 @@ export interface UpstreamSettings {
   bufferSizeBytes?: number;
   /** How many buffers of `bufferSizeBytes` a response may use. */
   buffersNumber?: number;
+  /**
+   * How much of those buffers may be busy sending the response to the client while the rest is
+   * still read, in bytes: at least one buffer, less than all of them but one.
+   */
+  busyBuffersBytes?: number;
   /** The buffer for a request body before it is written to a file, in bytes. */
   requestBodyBufferBytes?: number;
   /** Most of a response written to a temporary file, in bytes; 0: none. */
