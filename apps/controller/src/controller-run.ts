@@ -48,7 +48,10 @@ export async function runController(config: ControllerConfig, options: Controlle
     starting.catch(() => undefined);
     await Promise.race([starting, aborted]);
     if (config.optimizeMemoryAfterReady)
-      void controller.whenReady().then(optimizeHeapForSize, () => undefined);
+      void controller.whenReady().then(
+        () => optimizeHeapForSize(signal),
+        () => undefined,
+      );
     if (whileReady === undefined) return await aborted;
     const ready = withTimeout(
       controller.whenReady(),
