@@ -211,6 +211,10 @@ ${TEMP_PATHS}
     proxy_set_header X-Forwarded-Host $host;
     proxy_set_header X-Forwarded-Port $server_port;
     proxy_set_header X-Forwarded-Proto $scheme;
+    # What ingress-nginx's locations send too (generate-request-id is on by default), and so
+    # ingresskit's: the same request upstream on both sides.
+    proxy_set_header X-Forwarded-Scheme $scheme;
+    proxy_set_header X-Request-ID $request_id;
 ${upstreams}
     server {
         listen 127.0.0.1:${listenPort} default_server;
