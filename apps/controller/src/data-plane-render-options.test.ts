@@ -69,6 +69,11 @@ describe('renderOptionsOfConfigMap', () => {
     expect(renderOptionsOfConfigMap({ accessLogSettings: { path: '/var/log/ik.log' } }, '/p')).toEqual({});
   });
 
+  it('passes the proxy-stream-* keys on as the stream services proxying', () => {
+    const streamProxy = { timeoutMs: 1500, nextUpstream: false, nextUpstreamTries: 1, responses: 2 };
+    expect(renderOptionsOfConfigMap({ streamProxy }, '/p')).toEqual({ streamProxy });
+  });
+
   it("turns the realip module on with use-forwarded-headers or enable-real-ip, with ingress-nginx's defaults", () => {
     expect(
       renderOptionsOfConfigMap({ forwardedForHeader: 'X-Client-IP', proxyRealIpCidr: ['10.0.0.0/8'] }, '/p'),

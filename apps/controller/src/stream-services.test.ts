@@ -76,6 +76,8 @@ describe('resolveStreamServices', () => {
         endpoints: [{ address: '10.0.0.7', port: 5432 }],
         decodeProxyProtocol: false,
         encodeProxyProtocol: false,
+        // The port as the entry writes it: ingress-nginx's $proxy_upstream_name is tcp-default-db-sql.
+        source: { namespace: 'default', service: 'db', port: 'sql' },
       },
     ]);
     expect(resolution.problems.map((problem) => problem.key).sort()).toEqual(['80', '9001', 'x']);

@@ -153,6 +153,7 @@ export function resolveStreamServices(
         endpoints: backend.endpoints.map(({ address, port }) => ({ address, port })),
         decodeProxyProtocol: source.protocol === 'TCP' && entry.decodeProxyProtocol,
         encodeProxyProtocol: source.protocol === 'TCP' && entry.encodeProxyProtocol,
+        source: { namespace: entry.namespace, service: entry.service, port: entry.servicePort },
       });
     }
   }

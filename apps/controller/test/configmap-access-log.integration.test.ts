@@ -5,7 +5,8 @@
  * port and path of the route, per request); skip-access-log-urls and the default backend are left
  * out; a format naming a variable that cannot be logged is refused with an Event while the last
  * valid one keeps being written; a format written as a YAML block scalar (ending in a newline) is
- * taken; a TCP service's connections are logged in log-format-stream to stream-access-log-path.
+ * taken; a TCP service's connections are logged in log-format-stream to stream-access-log-path,
+ * with ingress-nginx's $proxy_upstream_name.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -22,6 +23,8 @@ import {
   eventually,
   listConfigMapEvents,
   serviceManifests,
+  tcpServicesConfigMapManifest,
+  TCP_SERVICES_CONFIGMAP,
 } from './harness.js';
 
 const logDir = await mkdtemp(join(tmpdir(), 'ik-access-log-'));
@@ -58,7 +61,7 @@ const started = useAnnotationsCase({
   config: {
     podName: 'configmap-access-log',
     configMap: `${CONTROLLER_CONFIGMAP.namespace}/${CONTROLLER_CONFIGMAP.name}`,
-    tcpServicesConfigMap: 'default/tcp-services',
+    tcpServicesConfigMap: TCP_SERVICES_CONFIGMAP,
   },
   readyHost: 'logged.test',
   objects: async ({ listen }) => {
@@ -72,12 +75,7 @@ const started = useAnnotationsCase({
       ...serviceManifests('web', [], 'shop'),
       endpointSliceManifest('web-1', 'web', port, 'shop'),
       shopIngress,
-      {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: 'tcp-services', namespace: 'default' },
-        data: { [String(tcpPort)]: 'default/app:80' },
-      },
+      tcpServicesConfigMapManifest({ [String(tcpPort)]: 'default/app:80' }),
     ];
   },
 });
@@ -257,7 +255,8 @@ describe('controller ConfigMap access log', () => {
     await server.apply([
       configMap({
         'stream-access-log-path': streamLogPath,
-        'log-format-stream': 'tcp $protocol $status port=$server_port up=$upstream_addr\n',
+        'log-format-stream':
+          'tcp $protocol $status port=$server_port up=$upstream_addr [$proxy_upstream_name]\n',
       }),
     ]);
     await eventually(() => expect(controller.dataPlane.reloadCount).toBeGreaterThan(reloads));
@@ -265,7 +264,9 @@ describe('controller ConfigMap access log', () => {
       expect(await requestThroughTcpService()).toMatch(/^HTTP\/1\.1 200 [\s\S]*ok$/);
       expect(await logLines(streamLogPath)).toEqual(
         expect.arrayContaining([
-          expect.stringMatching(new RegExp(`^tcp TCP 200 port=${tcpPort} up=127\\.0\\.0\\.1:\\d+$`)),
+          expect.stringMatching(
+            new RegExp(`^tcp TCP 200 port=${tcpPort} up=127\\.0\\.0\\.1:\\d+ \\[tcp-default-app-80\\]$`),
+          ),
         ]),
       );
     });

@@ -262,6 +262,19 @@ export function controllerConfigMapManifest(data: Record<string, string>): Recor
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: CONTROLLER_CONFIGMAP, data };
 }
 
+/** The `--tcp-services-configmap` of the test controllers that serve TCP services. */
+export const TCP_SERVICES_CONFIGMAP = 'default/tcp-services';
+
+/** The manifest of TCP_SERVICES_CONFIGMAP holding `data` (`"<port>": "<namespace>/<service>:<port>"`). */
+export function tcpServicesConfigMapManifest(data: Record<string, string>): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'tcp-services', namespace: 'default' },
+    data,
+  };
+}
+
 /** `reason: note` of the Events regarding the ConfigMap `namespace/name`, once the controller has sent its own. */
 export async function listConfigMapEvents(
   started: { controller: Controller; server: LocalApiServer },

@@ -82,7 +82,7 @@ describe('ACCESS_LOG_KEYS', () => {
     );
   });
 
-  it('reads log-format-stream with the variables of the stream modules only', () => {
+  it('reads log-format-stream with the variables of the stream modules and $proxy_upstream_name only', () => {
     const { keys, problems } = read({ 'log-format-stream': '$remote_addr $protocol $upstream_addr' });
     expect(problems).toEqual({});
     expect(createConfigMapAccessLog(keys)).toEqual({
@@ -97,9 +97,11 @@ describe('ACCESS_LOG_KEYS', () => {
     expect(read({ 'log-format-stream': '$status $request_uri' }).problems['log-format-stream']).toMatch(
       /"\$request_uri", which is not a variable of nginx's stream modules/,
     );
-    expect(read({ 'log-format-stream': '$proxy_upstream_name' }).problems['log-format-stream']).toMatch(
-      /does not provide in the stream log/,
-    );
+    expect(read({ 'log-format-stream': '[$proxy_upstream_name]' }).keys.streamFormat).toEqual([
+      { text: '[' },
+      { variable: 'proxy_upstream_name' },
+      { text: ']' },
+    ]);
   });
 
   it('drops the trailing newline of a block scalar from the log formats only', () => {

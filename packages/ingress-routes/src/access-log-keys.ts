@@ -70,7 +70,7 @@ export const ACCESS_LOG_CONFIG_KEYS: IngressNginxConfigKey[] = [
   {
     name: 'log-format-stream',
     applied: 'reload',
-    difference: `read as text and variables like log-format-upstream; variables are those of nginx's stream core, log and upstream modules ($proxy_upstream_name is refused). ${TRAILING_SPACE}. The TCP/UDP services' connections are logged when the access log is on (disable-access-log "false")`,
+    difference: `read as text and variables like log-format-upstream; variables are those of nginx's stream core, log and upstream modules and ingress-nginx's $proxy_upstream_name (tcp-NAMESPACE-SERVICE-PORT or udp-NAMESPACE-SERVICE-PORT, the port as the services ConfigMap entry writes it). ${TRAILING_SPACE}. The TCP/UDP services' connections are logged when the access log is on (disable-access-log "false")`,
   },
   {
     name: 'stream-access-log-path',

@@ -78,6 +78,7 @@ import {
   UPSTREAM_HEADER_ROWS,
   type ConfigMapUpstreamHeaders,
 } from './configmap-upstream-headers.js';
+import { STREAM_PROXY_KEYS, STREAM_PROXY_ROWS, type ConfigMapStreamProxy } from './configmap-stream-keys.js';
 
 /** One key of ingress-nginx's ConfigMap. */
 export interface IngressNginxConfigKey {
@@ -182,6 +183,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
     ...OBSOLETE_HTTP2_CONFIG_KEYS,
     ...PROXY_DEFAULT_ROWS,
     ...UPSTREAM_HEADER_ROWS,
+    ...STREAM_PROXY_ROWS,
     {
       name: 'add-headers',
       applied: 'live',
@@ -355,11 +357,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
         'grpc-buffer-size-kb',
         'geoip2-autoreload-in-minutes',
         'limit-conn-zone-variable',
-        'proxy-stream-timeout',
-        'proxy-stream-next-upstream',
-        'proxy-stream-next-upstream-timeout',
-        'proxy-stream-next-upstream-tries',
-        'proxy-stream-responses',
       ],
       { unsupported: NOT_YET },
     ),
@@ -404,6 +401,8 @@ export interface ConfigMapNginxSettings extends ConnectionKeySettings {
   http?: ConfigMapHttpSettings;
   /** generate-request-id, proxy-add-original-uri-header, hide-headers. */
   upstreamHeaders?: ConfigMapUpstreamHeaders;
+  /** The proxy-stream-* keys: how the TCP and UDP services are proxied. */
+  streamProxy?: ConfigMapStreamProxy;
 }
 
 function readGzipTypes(value: string): string[] | string {
@@ -789,6 +788,7 @@ export function parseControllerConfigMap(
     }
     if (connectionKeys.has(name)) return connectionKeys.apply(name, value, nginx, again);
     if (Object.hasOwn(UPSTREAM_HEADER_KEYS, name)) return UPSTREAM_HEADER_KEYS[name]!(value, nginx);
+    if (Object.hasOwn(STREAM_PROXY_KEYS, name)) return STREAM_PROXY_KEYS[name]!(value, nginx);
     return NGINX_KEYS[name]!(value, nginx);
   };
   for (const name of Object.keys(record).sort()) {

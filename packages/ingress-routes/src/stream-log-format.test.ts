@@ -33,11 +33,19 @@ describe('parseStreamLogFormat', () => {
     ]);
   });
 
+  it("reads ingress-nginx's $proxy_upstream_name, which each stream server sets", () => {
+    expect(parseStreamLogFormat('$proxy_upstream_name $upstream_addr')).toEqual([
+      { variable: 'proxy_upstream_name' },
+      { text: ' ' },
+      { variable: 'upstream_addr' },
+    ]);
+  });
+
   it.each([
     ['$request', /"\$request", which is not a variable of nginx's stream modules/],
     ['$http_host', /not a variable of nginx's stream modules/],
     ['$namespace', /not a variable of nginx's stream modules/],
-    ['$proxy_upstream_name', /does not provide in the stream log/],
+    ['$proxy_alternative_upstream_name', /not a variable of nginx's stream modules/],
     ['$status\n', /holds "\\n"/],
     ['', /must not be empty/],
   ])('refuses %j', (format, message) => {

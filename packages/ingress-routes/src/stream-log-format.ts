@@ -1,6 +1,7 @@
 /**
  * ingress-nginx's `log-format-stream` read as data: the log line of a TCP or UDP service's
- * connection, of literal text and the variables nginx's stream modules define.
+ * connection, of literal text, the variables nginx's stream modules define and ingress-nginx's
+ * `$proxy_upstream_name`.
  */
 import { parseLogFormat, type AccessLogPart } from './access-log-format.js';
 
@@ -45,9 +46,8 @@ const STREAM_VARIABLES = new Set([
 
 function readStreamVariable(name: string): AccessLogPart | string {
   if (STREAM_VARIABLES.has(name)) return { variable: name };
-  // ingress-nginx sets it from Lua in its stream servers; there is no Lua in ours.
-  if (name === 'proxy_upstream_name')
-    return 'names "$proxy_upstream_name", which ingresskit does not provide in the stream log';
+  // ingress-nginx sets it from Lua in its stream servers; ours `set` it (nginx-template).
+  if (name === 'proxy_upstream_name') return { variable: name };
   return `names "$${name}", which is not a variable of nginx's stream modules`;
 }
 

@@ -87,6 +87,7 @@ export {
 } from './settings.js';
 export type { AccessLogField, AccessLogOptions, AccessLogPart, AccessLogSettings } from './access-log.js';
 export type { StreamAccessLogOptions, StreamAccessLogSettings } from './stream-access-log.js';
+export type { StreamProxyOptions, StreamServiceSource } from './stream-proxy.js';
 export { luaDirectory, luaFiles, type LuaFile } from './lua-files.js';
 export { quoteNginxLiteral, quoteNginxString } from './quote.js';
 export { InvalidRenderOptionsError, UnsafeValueError } from './errors.js';

@@ -704,9 +704,15 @@ http {
 
 # TCP and UDP services (--tcp-services-configmap, --udp-services-configmap): a server per port
 # and an upstream of the Service's ready endpoints. There is no Lua in stream, so a change of the
-# ports or of the endpoints is a reload.
+# ports or of the endpoints is a reload. Each server names its Service in $proxy_upstream_name
+# (for log-format-stream), as ingress-nginx does.
 stream {
     proxy_connect_timeout {{connectTimeout}}s;
+    # proxy-stream-timeout and proxy-stream-next-upstream*, as ingress-nginx sets them per server.
+    proxy_timeout {{streamProxy.timeout}};
+    proxy_next_upstream {{streamProxy.nextUpstream}};
+    proxy_next_upstream_timeout {{streamProxy.nextUpstreamTimeout}};
+    proxy_next_upstream_tries {{streamProxy.nextUpstreamTries}};
 {{#if streamLog}}
     # A line per connection (log-format-stream), while the HTTP access log is on.
 {{#if streamLog.format}}
@@ -730,11 +736,11 @@ stream {
 {{#each listen}}
         listen {{q this}}{{#if ../udp}} udp{{/if}}{{#if ../decode}} proxy_protocol{{/if}};
 {{/each}}
+        set $proxy_upstream_name {{q upstreamName}};
         proxy_pass {{upstream}};
 {{#if udp}}
-        proxy_responses 1;
+        proxy_responses {{../streamProxy.responses}};
 {{/if}}
-        proxy_timeout 600s;
 {{#if encode}}
         proxy_protocol on;
 {{/if}}

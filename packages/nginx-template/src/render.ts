@@ -25,7 +25,7 @@ import {
   SSL_CIPHER_LIST,
   TLS_VERSIONS,
   type GzipSettings,
-  type StreamService,
+  type CheckedStreamService,
 } from './settings.js';
 import { quoteNginxLiteral, quoteNginxString } from './quote.js';
 import { viewRequestCounting } from './request-counting.js';
@@ -33,6 +33,7 @@ import { viewAccessLog } from './access-log.js';
 import { viewHttpSettings } from './http-settings.js';
 import { DH_PARAM_FILE, ECDH_CURVE_LIST } from './connection-settings.js';
 import { viewStreamAccessLog } from './stream-access-log.js';
+import { streamUpstreamName, viewStreamProxy } from './stream-proxy.js';
 import { viewUpstreamHeaders } from './upstream-headers.js';
 
 const PROFILE_NAME =
@@ -83,7 +84,7 @@ function listenView(
     : { passthrough, proxyProtocol, listen: addresses.map((address) => formatListen(address, bindPort)) };
 }
 
-function viewStreamService(service: Required<StreamService>, addresses: (string | undefined)[]) {
+function viewStreamService(service: CheckedStreamService, addresses: (string | undefined)[]) {
   if (service.protocol !== 'TCP' && service.protocol !== 'UDP')
     unsafe('stream protocol', service.protocol, 'is not TCP or UDP');
   const port = checkInteger('stream port', service.port);
@@ -93,6 +94,7 @@ function viewStreamService(service: Required<StreamService>, addresses: (string 
     udp,
     decode: service.decodeProxyProtocol === true,
     encode: service.encodeProxyProtocol === true,
+    upstreamName: streamUpstreamName(service.protocol, service.source),
     listen: addresses.map((address) => formatListen(address, port)),
     servers: service.endpoints.map((endpoint) => {
       if (isIP(endpoint.address) === 0) unsafe('stream endpoint', endpoint.address, 'is not an IP address');
@@ -279,6 +281,7 @@ export function renderNginxConf(configuration: Configuration): string {
     accessLog: settings.accessLogPath,
     ...viewAccessLog(settings.accessLog),
     ...viewStreamAccessLog(settings.streamAccessLog, viewAccessLog(settings.accessLog).accessLogParams),
+    ...viewStreamProxy(settings.streamProxy),
     connectTimeout: checkInteger('proxyConnectTimeoutSeconds', settings.proxyConnectTimeoutSeconds),
     readTimeout: checkInteger('proxyReadTimeoutSeconds', settings.proxyReadTimeoutSeconds),
     sendTimeout: checkInteger('proxySendTimeoutSeconds', settings.proxySendTimeoutSeconds),

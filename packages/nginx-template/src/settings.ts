@@ -24,6 +24,13 @@ import {
   type UpstreamHeaderOptions,
   type UpstreamHeaderSettings,
 } from './upstream-headers.js';
+import {
+  checkStreamProxyOptions,
+  checkStreamServiceSource,
+  type StreamProxyOptions,
+  type StreamProxySettings,
+  type StreamServiceSource,
+} from './stream-proxy.js';
 
 /** Options of buildConfiguration. Relative paths are resolved by nginx against its `-p` prefix. */
 export interface RenderOptions {
@@ -161,6 +168,8 @@ export interface RenderOptions {
   streamServices?: StreamService[];
   /** The stream services' access log: path (default accessLogPath) and format (ingress-nginx's default). */
   streamAccessLog?: StreamAccessLogOptions;
+  /** How the stream services are proxied (ingress-nginx's proxy-stream-* keys); its defaults by default. */
+  streamProxy?: StreamProxyOptions;
   /**
    * The client address from a header set by proxies in front (ingress-nginx's enable-real-ip,
    * use-forwarded-headers, forwarded-for-header, proxy-real-ip-cidr, compute-full-forwarded-for):
@@ -198,7 +207,12 @@ export interface StreamService {
   decodeProxyProtocol?: boolean;
   /** Send a PROXY protocol line to the backend (TCP only). */
   encodeProxyProtocol?: boolean;
+  /** The Service it proxies to, which names the server in the stream log ($proxy_upstream_name). */
+  source?: StreamServiceSource;
 }
+
+/** A StreamService checked: every field present but the optional source. */
+export type CheckedStreamService = Required<Omit<StreamService, 'source'>> & Pick<StreamService, 'source'>;
 
 /** A header name realIp may read: A-Z a-z 0-9 -, at most 64. */
 export const REAL_IP_HEADER = /^[A-Za-z0-9-]{1,64}$/;
@@ -284,9 +298,11 @@ export interface Settings {
    */
   proxyProtocolPorts?: number[];
   /** Sorted by protocol and port; endpoints sorted, proxy protocol flags always present. */
-  streamServices?: Required<StreamService>[];
+  streamServices?: CheckedStreamService[];
   /** Absent without stream services or without an access log. */
   streamAccessLog?: StreamAccessLogSettings;
+  /** Absent without stream services or when no streamProxy option is given. */
+  streamProxy?: StreamProxySettings;
   /** Absent when not configured; networks in the order given. */
   realIp?: RealIpSettings;
   // The settings below are absent at their defaults, for the same reason.
@@ -449,9 +465,9 @@ function checkResolver(value: unknown): string {
   return value as string;
 }
 
-function checkStreamServices(services: readonly StreamService[]): Required<StreamService>[] {
+function checkStreamServices(services: readonly StreamService[]): CheckedStreamService[] {
   const seen = new Set<string>();
-  const checked = services.map((service, index): Required<StreamService> => {
+  const checked = services.map((service, index): CheckedStreamService => {
     const option = `streamServices[${index}]`;
     if (service?.protocol !== 'TCP' && service?.protocol !== 'UDP')
       throw new InvalidRenderOptionsError(
@@ -484,6 +500,9 @@ function checkStreamServices(services: readonly StreamService[]): Required<Strea
       endpoints,
       decodeProxyProtocol: decode,
       encodeProxyProtocol: encode,
+      ...(service.source === undefined
+        ? {}
+        : { source: checkStreamServiceSource(`${option}.source`, service.source) }),
     };
   });
   return checked.sort((a, b) =>
@@ -554,6 +573,7 @@ export function resolveSettings(options: RenderOptions): Settings {
   const modulesDir = checkAbsolutePath('modulesDir', options.modulesDir ?? '/usr/lib/nginx/modules');
   const workerProcesses = options.workerProcesses ?? 'auto';
   const streamServices = checkStreamServices(options.streamServices ?? []);
+  const streamProxy = streamServices.length === 0 ? undefined : checkStreamProxyOptions(options.streamProxy);
   const gzip = checkGzip(options.gzip);
   const accessLog = checkAccessLogOptions(options.accessLog);
   const streamAccessLog =
@@ -673,6 +693,7 @@ export function resolveSettings(options: RenderOptions): Settings {
     ...(proxyProtocolPorts.length === 0 ? {} : { proxyProtocolPorts }),
     ...(streamServices.length === 0 ? {} : { streamServices }),
     ...(streamAccessLog === undefined ? {} : { streamAccessLog }),
+    ...(streamProxy === undefined ? {} : { streamProxy }),
     ...(options.realIp === undefined ? {} : { realIp: checkRealIp(options.realIp) }),
     ...(gzip === undefined ? {} : { gzip }),
     ...(accessLog === undefined ? {} : { accessLog }),
