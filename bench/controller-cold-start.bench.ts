@@ -32,6 +32,9 @@ interface Start {
   bootMs: number;
   rss: number;
   peak: number;
+  /** TCP connections the controller opened to the API server until served, and those still open then. */
+  connections: number;
+  openConnections: number;
 }
 
 /** RSS of a side's controller against a cluster without Ingresses, once /healthz answers 200. */
@@ -87,6 +90,7 @@ try {
         const samples: Start[] = [];
         const runs = count >= 10_000 || isQuick() ? 1 : 3;
         for (let run = 0; run < runs; run++) {
+          const connectionsBefore = cluster.server.stats().connections;
           const controller = await startServingController(cluster, side, {
             intervalMs: 10,
             timeoutMs: 1_200_000,
@@ -104,7 +108,10 @@ try {
               },
             );
             const bootedAt = controller.logSeenAt('starting ingresskit');
+            const stats = cluster.server.stats();
             samples.push({
+              connections: stats.connections - connectionsBefore,
+              openConnections: stats.openConnections,
               totalMs: Math.max(controller.servedAt, httpsAt) - controller.spawnedAt,
               bootMs: bootedAt === undefined ? Number.NaN : bootedAt - controller.spawnedAt,
               rss: controller.rssMiB(),
@@ -120,10 +127,13 @@ try {
           bootMs: median((sample) => sample.bootMs),
           rss: median((sample) => sample.rss),
           peak: median((sample) => sample.peak),
+          connections: median((sample) => sample.connections),
+          openConnections: median((sample) => sample.openConnections),
         };
         results.set(side, start);
         process.stderr.write(
-          `cold start: ${side} ${count}: ${Math.round(start.totalMs)} ms, ${Math.round(start.rss)} MiB\n`,
+          `cold start: ${side} ${count}: ${Math.round(start.totalMs)} ms, ${Math.round(start.rss)} MiB, ` +
+            `${start.connections} API connections (${start.openConnections} open)\n`,
         );
         rows.push({
           Ingresses: formatNumber(count, 0),
@@ -137,6 +147,7 @@ try {
             1,
           ),
           'controller peak RSS MiB': formatNumber(start.peak, 0),
+          'API connections opened (open at ready)': `${start.connections} (${start.openConnections})`,
         });
       }
       // The old path's own floor, measured with no controller running.
@@ -199,6 +210,8 @@ printSection(
     'polled every 10 ms; process boot is the spawn until the log line `starting ingresskit`. RSS is the controller ' +
     'process alone (VmRSS / VmHWM from /proc), without nginx and without the API server; the 0 rows are each ' +
     'controller against a cluster without Ingresses (ready = /healthz answers 200). Each Ingress has 2 Prefix paths, ' +
-    `1 Service, 1 EndpointSlice; every ${TLS_EVERY}th has TLS. Medians of 3 runs at 1,000 Ingresses (1 in a quick ` +
+    `1 Service, 1 EndpointSlice; every ${TLS_EVERY}th has TLS. API connections: the TCP connections local-apiserver ` +
+    'accepted from the spawn until served (lists, watches, status writes), and how many were still open then. ' +
+    'Medians of 3 runs at 1,000 Ingresses (1 in a quick ' +
     `run and above). ${notes.join(' ')}`,
 );

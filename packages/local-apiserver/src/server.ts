@@ -38,6 +38,10 @@ export interface LocalApiServerOptions {
 /** Counters for tests that wait on the server rather than on time. */
 export interface LocalApiServerStats {
   requests: number;
+  /** TCP connections accepted since start (how many connections clients opened, pooled or not). */
+  connections: number;
+  /** TCP connections open now (a client's idle pooled ones included). */
+  openConnections: number;
   activeWatches: number;
   resourceVersion: string;
 }
@@ -75,6 +79,7 @@ export async function startLocalApiServer(options: LocalApiServerOptions = {}): 
   const sockets = new Set<Socket>();
   const timers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
   let requests = 0;
+  let connections = 0;
   let port = options.port ?? 0;
   let paused = false;
   let stopped = false;
@@ -105,6 +110,7 @@ export async function startLocalApiServer(options: LocalApiServerOptions = {}): 
   });
   server.keepAliveTimeout = 30_000;
   server.on('connection', (socket: Socket) => {
+    connections += 1;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -163,6 +169,8 @@ export async function startLocalApiServer(options: LocalApiServerOptions = {}): 
     faults,
     stats: () => ({
       requests,
+      connections,
+      openConnections: sockets.size,
       activeWatches: registry.countWatches(),
       resourceVersion: String(registry.currentResourceVersion()),
     }),

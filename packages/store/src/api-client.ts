@@ -7,6 +7,7 @@ import {
   Watch,
 } from '@kubernetes/client-node';
 import { ApiStatusError, StoreConfigError } from './errors.js';
+import { createListDispatcher } from './list-dispatcher.js';
 
 /** Query of a list request. */
 export interface ListRequest {
@@ -57,6 +58,12 @@ export interface ResourceClient {
   ): Promise<WatchHandle>;
 }
 
+/** The default {@link ResourceClient}, which holds pooled connections until it is closed. */
+export interface ApiClient extends ResourceClient {
+  /** Closes the connections kept for lists (once their requests are done); watches end by their own abort. */
+  close(): Promise<void>;
+}
+
 /** Timeouts of the default client. */
 export interface ApiClientOptions {
   /** A watch with no bytes for this long is cut and resumed (client-node's inactivity timeout). */
@@ -68,10 +75,12 @@ export interface ApiClientOptions {
 /**
  * A {@link ResourceClient} over client-node: lists go through client-node's request context,
  * authentication and HTTP library but skip model deserialization, so items stay plain JSON (string
- * timestamps, unknown fields kept) and can be paginated; watches use client-node's `Watch`.
+ * timestamps, unknown fields kept) and can be paginated; watches use client-node's `Watch`. List
+ * pages share one connection pool (see {@link createListDispatcher}).
  */
-export function createApiClient(kubeConfig: KubeConfig, options: ApiClientOptions = {}): ResourceClient {
+export function createApiClient(kubeConfig: KubeConfig, options: ApiClientOptions = {}): ApiClient {
   const http = new IsomorphicFetchHttpLibrary();
+  const listDispatcher = createListDispatcher(kubeConfig);
   const watcher = new Watch(kubeConfig);
   if (options.watchInactivityTimeoutMs !== undefined) {
     // Declared private in 2.0.1's typings but read on every watch; there is no other way to tune it.
@@ -97,11 +106,14 @@ export function createApiClient(kubeConfig: KubeConfig, options: ApiClientOption
       }
       const context = new RequestContext(url.toString(), HttpMethod.GET);
       context.setHeaderParam('Accept', 'application/json');
-      await kubeConfig.applySecurityAuthentication(context);
+      await listDispatcher.authenticate(context);
       const timeout = AbortSignal.timeout(listTimeoutMs);
       context.setSignal(request.signal ? AbortSignal.any([request.signal, timeout]) : timeout);
       const response = await http.send(context).toPromise();
       const text = await response.body.text();
+      // undici hands the connection back to its pool on a later tick; without this yield a caller
+      // asking for the next page at once finds it busy and opens a second one.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       if (response.httpStatusCode !== 200) throw statusError(response.httpStatusCode, text);
       const body = JSON.parse(text) as {
         items?: unknown[];
@@ -136,6 +148,8 @@ export function createApiClient(kubeConfig: KubeConfig, options: ApiClientOption
         return { abort() {} };
       }
     },
+
+    close: () => listDispatcher.close(),
   };
 }
 

@@ -1,5 +1,6 @@
 export {
   createApiClient,
+  type ApiClient,
   type ApiClientOptions,
   type ListPage,
   type ListRequest,

@@ -85,10 +85,10 @@ export interface Store {
  * Gateways) from the API server `kubeConfig` points at. Nothing happens until `start()`.
  */
 export function createStore(kubeConfig: KubeConfig, options: StoreOptions = {}): Store {
-  const client =
-    options.client ??
-    createApiClient(kubeConfig, { watchInactivityTimeoutMs: options.watchInactivityTimeoutMs });
-  return new KubernetesStore(client, options);
+  if (options.client) return new KubernetesStore(options.client, options);
+  // The store owns the client it made, so its stop closes the connections kept for lists.
+  const client = createApiClient(kubeConfig, { watchInactivityTimeoutMs: options.watchInactivityTimeoutMs });
+  return new KubernetesStore(client, options, () => client.close());
 }
 
 class KubernetesStore implements Store {
@@ -101,7 +101,11 @@ class KubernetesStore implements Store {
   private readonly secrets: SecretFetcher;
   private stopPromise: Promise<void> | undefined;
 
-  constructor(client: ResourceClient, options: StoreOptions) {
+  constructor(
+    client: ResourceClient,
+    options: StoreOptions,
+    private readonly closeClient: () => Promise<void> = async () => {},
+  ) {
     const settings = resolveStoreSettings(options);
     const signal = this.stopController.signal;
     const onError = (error: InformerError) => this.events.emit('error', error);
@@ -152,7 +156,8 @@ class KubernetesStore implements Store {
       this.stopController.abort();
       this.staleness.stop();
       const reads = this.secrets.stop();
-      this.stopPromise = Promise.all([reads, this.informers.stop()]).then(() => undefined);
+      // The client closes last, once no list is in flight any more.
+      this.stopPromise = Promise.all([reads, this.informers.stop()]).then(() => this.closeClient());
     }
     await this.stopPromise;
   }

@@ -121,6 +121,7 @@ export async function createHarness(options: StoreOptions = {}, seed?: object[] 
     },
     async stop() {
       await store.stop();
+      await client.close();
       await server.stop();
     },
   };
