@@ -27,7 +27,7 @@ export function createDefaultBackendRoute(
     action: { type: 'respond', statusCode: 404 },
     policy: { redirectToHttps: { statusCode: 308, onlyIfHostHasTls: true } },
   };
-  if (!accessLog) route.policy!.accessLog = false;
+  if (!accessLog) route.policy.accessLog = false;
   if (reference === undefined) return route;
   const problem = checkServiceReference(reference);
   if (problem !== undefined) {
