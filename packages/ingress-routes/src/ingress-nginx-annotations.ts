@@ -353,6 +353,8 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
     "a total below 100 is used as written, where ingress-nginx's balancer counts it as 100",
   'custom-http-errors':
     "a set of statuses no route used before adds a profile location to nginx.conf, so nginx reloads once for it; not applied to gRPC backends. Answers of the backend (and nginx's 502, 503 and 504 for it, and the 503 of a backend without endpoints) are replaced, not the gateway's own refusals (401, 403, 413, 429, ...). The error backend is the default-backend annotation's Service when it has endpoints, else --default-backend-service; without either, intercepted answers become 404, with a warning, as ingress-nginx's built-in default backend answers",
+  'disable-proxy-intercept-errors':
+    "applies to the Ingress's own custom-http-errors only (the ConfigMap's are intercepted whatever it says, as ingress-nginx does, and it is then a warning): the backend's answers pass through as they are, while nginx's own 502 and 504 for the backend and the 503 of a backend without endpoints still go to the error backend; a new combination adds a profile location, so nginx reloads once for it",
   'default-backend':
     "a Service of the Ingress's namespace, its first port (as ingress-nginx); it answers the Ingress's requests whose backend has no endpoints, and its custom-http-errors",
   'limit-connections': LIMIT_DIFFERENCE,

@@ -629,6 +629,11 @@ export interface CustomErrors {
   backends: string[];
   /** More request headers for the error backend (X-Namespace, X-Service-Name, ...). */
   headers?: { name: string; value: string }[];
+  /**
+   * The backend's own answers pass through whatever their status (ingress-nginx's
+   * disable-proxy-intercept-errors); only the data plane's own 502/503/504 are replaced.
+   */
+  passBackendErrors?: boolean;
 }
 
 /**
