@@ -156,6 +156,22 @@ export interface ExternalAuthEntry {
   set?: [string, string][];
   alwaysCookie?: true;
   cache?: { key: ['text' | 'var', string][]; ttl: Record<string, number> };
+  /**
+   * Checks go straight to the service over connections kept per route and worker (`size` idle
+   * ones, `requests` checks and `timeout` idle seconds each), at `address` (absent: the one nginx
+   * last resolved for the host) and `port`, asking for `path`, over TLS with `tls`.
+   * `shareRequestId`: X-Request-ID is the backend's.
+   */
+  keepalive?: {
+    size: number;
+    requests: number;
+    timeout: number;
+    address?: string;
+    port: number;
+    path: string;
+    tls?: true;
+    shareRequestId?: true;
+  };
 }
 
 /**

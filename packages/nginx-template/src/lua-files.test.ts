@@ -21,6 +21,7 @@ describe('luaFiles', () => {
       'ingresskit.client_certificates',
       'ingresskit.basic_auth',
       'ingresskit.digest_auth',
+      'ingresskit.auth_keepalive',
       'ingresskit.external_auth',
       'ingresskit.affinity',
       'ingresskit.response_rewrites',

@@ -44,6 +44,7 @@ export const luaFiles: readonly LuaFile[] = [
   'client_certificates',
   'basic_auth',
   'digest_auth',
+  'auth_keepalive',
   'external_auth',
   'affinity',
   'response_rewrites',

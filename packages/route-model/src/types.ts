@@ -355,6 +355,24 @@ export interface ExternalAuthPolicy {
   alwaysSetCookie?: boolean;
   /** Answers kept and reused per route and key; see {@link ExternalAuthCache}. */
   cache?: ExternalAuthCache;
+  /** Connections to the service kept open between checks; see {@link ExternalAuthKeepalive}. */
+  keepalive?: ExternalAuthKeepalive;
+}
+
+/**
+ * Keep-alive connections to an external auth service (ingress-nginx auth-keepalive*): per route
+ * and data plane worker, at most `connections` idle ones are kept, each for `timeoutSeconds` idle
+ * and `requests` checks at most.
+ */
+export interface ExternalAuthKeepalive {
+  /** 1 to 1024. */
+  connections: number;
+  /** 1 to 100000. */
+  requests: number;
+  /** 1 to 3600. */
+  timeoutSeconds: number;
+  /** The check carries the X-Request-ID the backend gets (ingress-nginx auth-keepalive-share-vars). */
+  shareRequestId?: boolean;
 }
 
 /**
