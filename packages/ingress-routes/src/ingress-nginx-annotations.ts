@@ -321,7 +321,9 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
     'the grammar of upstream-hash-by ($request_uri, $uri, $host, $remote_addr, $http_*, $cookie_*, $arg_* and text; at least one variable, so $remote_user is refused: use $http_authorization). Answers are kept in the memory of the nginx node per route, and never when they set a cookie or say Cache-Control no-store, no-cache or private; Expires and max-age do not lengthen or shorten auth-cache-duration',
   'auth-cache-duration': 'status codes then a time in s, m, h or d (at most 7d) per entry; "any" is refused',
   affinity:
-    'the cookie pins an endpoint of the backend the route chose; with a canary, the canary decides first, per request (affinity-canary-behavior is not supported)',
+    'the cookie pins an endpoint of the backend the route chose; with a canary, see affinity-canary-behavior',
+  'affinity-canary-behavior':
+    'read on the canary Ingress, as ingress-nginx does. As its balancer: a client whose cookie pins it to the main backends stays there whatever the canary rule says (in both modes); with sticky a client the canary served stays on the canary, its cookie value marked ".c" (ingress-nginx adds a backend key), with legacy canary requests get no cookie and are balanced as without affinity, the rule deciding each one. The canary\'s own session-cookie-* annotations are not read: the main route\'s cookie serves both sides',
   'affinity-mode':
     "balanced spreads the cookie's keys over the endpoints by rendezvous hashing, where ingress-nginx uses a consistent-hash ring; either way a change of endpoints moves only some sessions",
   'session-cookie-path':

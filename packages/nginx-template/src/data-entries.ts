@@ -76,6 +76,8 @@ export interface CanaryEntry {
   cookie?: string;
   weight: number;
   weightTotal: number;
+  /** affinity-canary-behavior legacy: canary requests get no session affinity. */
+  legacyAffinity?: true;
 }
 
 /** What a route does. */

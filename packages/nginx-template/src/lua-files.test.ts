@@ -18,6 +18,7 @@ describe('luaFiles', () => {
       'ingresskit.global_limits',
       'ingresskit.memcached',
       'ingresskit.canary',
+      'ingresskit.canary_affinity',
       'ingresskit.client_certificates',
       'ingresskit.basic_auth',
       'ingresskit.digest_auth',

@@ -41,6 +41,7 @@ export const luaFiles: readonly LuaFile[] = [
   'global_limits',
   'memcached',
   'canary',
+  'canary_affinity',
   'client_certificates',
   'basic_auth',
   'digest_auth',

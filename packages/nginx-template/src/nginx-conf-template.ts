@@ -344,6 +344,9 @@ http {
     map $ingresskit_alternative_backend $ingresskit_alternative_backend_referenced { default ""; }
 {{/if}}
     map $ingresskit_mirror $ingresskit_mirror_referenced { default ""; }
+    # "1" when the canary serves a route with session affinity: its cookie is marked (affinity.lua).
+    map "" $ingresskit_affinity_canary { default ""; }
+    map $ingresskit_affinity_canary $ingresskit_affinity_canary_referenced { default ""; }
     map "" $ingresskit_error_backend { default ""; }
     map $ingresskit_error_backend $ingresskit_error_backend_referenced { default ""; }
     # The request id sent to error backends: the client's X-Request-ID, else nginx's own.

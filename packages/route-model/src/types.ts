@@ -134,6 +134,13 @@ export interface CanaryRule {
   weight: number;
   /** At least 1 and at least `weight`. */
   weightTotal: number;
+  /**
+   * How the route's cookie session affinity meets the canary (ingress-nginx
+   * affinity-canary-behavior): `sticky` (absent) pins a client the canary served to the canary,
+   * `legacy` gives canary requests no affinity. Either way a client pinned to the route's own
+   * backends stays there, whatever the rule says.
+   */
+  affinity?: 'sticky' | 'legacy';
 }
 
 /** A route's canary: the rule and where canary requests go (balanced like the route's backends). */

@@ -68,6 +68,9 @@ local function check_canary(canary, report)
   if canary.cookie ~= nil and (not is_string(canary.cookie) or not str_find(canary.cookie, "^cookie_[%w%._%-]+$")) then
     return report.fail("action.canary.cookie must name a cookie variable")
   end
+  if canary.legacyAffinity ~= nil and canary.legacyAffinity ~= true then
+    return report.fail("action.canary.legacyAffinity must be true or absent")
+  end
   return true
 end
 
