@@ -11,7 +11,7 @@ import { backendIdOf, FIRST_SERVICE_PORT, parseBackendId } from './backend-refer
 import type { Context } from './translation-context.js';
 import { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
 import { annotationField } from './annotation-field.js';
-import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
+import { booleanParser } from './grammar.js';
 
 /**
  * A custom-http-errors value: status codes from 400 to 599 (ingress-nginx's range), separated by
@@ -39,12 +39,7 @@ export const CUSTOM_ERROR_PARSERS: Readonly<Record<string, AnnotationParser>> = 
     into.customHttpErrors = statuses;
     return undefined;
   },
-  'disable-proxy-intercept-errors': (value, into) => {
-    const on = readBoolean(value);
-    if (on === undefined) return BOOLEAN_PROBLEM;
-    into.disableProxyInterceptErrors = on;
-    return undefined;
-  },
+  'disable-proxy-intercept-errors': booleanParser((into, on) => (into.disableProxyInterceptErrors = on)),
   'default-backend': (value, into) => {
     const problem = checkDnsLabel(value);
     if (problem !== undefined) return `must name a Service of the Ingress's namespace: ${problem}`;

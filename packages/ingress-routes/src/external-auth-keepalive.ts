@@ -7,7 +7,7 @@
 import type { ExternalAuthKeepalive } from '@ingresskit/route-model';
 import type { AnnotationProblem } from './annotations.js';
 import type { ExternalAuthNaming } from './external-auth-annotations.js';
-import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
+import { booleanParser } from './grammar.js';
 
 /** The keep-alive annotations of one Ingress, as written. */
 export interface ExternalAuthKeepaliveAnnotations {
@@ -58,12 +58,7 @@ export const EXTERNAL_AUTH_KEEPALIVE_READERS: Readonly<Record<string, KeepaliveR
     into.keepaliveTimeout = seconds;
     return undefined;
   },
-  'auth-keepalive-share-vars': (value, into) => {
-    const on = readBoolean(value);
-    if (on === undefined) return BOOLEAN_PROBLEM;
-    into.keepaliveShareVars = on;
-    return undefined;
-  },
+  'auth-keepalive-share-vars': booleanParser((into, on) => (into.keepaliveShareVars = on)),
 };
 
 /**
