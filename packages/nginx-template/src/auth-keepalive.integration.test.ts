@@ -2,11 +2,14 @@
  * auth-keepalive in real nginx: checks of a route with keepalive reuse connections to the auth
  * service (counted where the service accepts them), up to `requests` checks each; a route without
  * it opens one per check. A host name is resolved by nginx first (through a test DNS server here),
- * then its checked address is used for kept connections. Answers with a body, chunked or not, and
- * a service closing a kept connection do not break the checks.
+ * then its checked address is used for kept connections, over TLS too (with the host as TLS
+ * name). Answers with a body, chunked or not, and a service closing a kept connection do not break
+ * the checks; an answer from nginx's own port is refused as without keep-alive.
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExternalAuthKeepalive, RouteTable } from '@ingresskit/route-model';
@@ -18,6 +21,7 @@ import {
   startDataPlane,
   type DataPlane,
 } from './testing/data-plane.js';
+import { createSelfSignedCertificate } from './self-signed-certificate.js';
 
 let app: TestBackend;
 /** The auth service: 401 for /deny*, a chunked 200 for /chunked*, else 200; counts connections. */
@@ -25,6 +29,10 @@ let auth: Server;
 let connections = 0;
 let lastRequestId = '';
 let dns: UdpSocket;
+/** The same service over TLS: its connections, and the TLS name of the last check. */
+let tlsAuth: TlsServer;
+let tlsConnections = 0;
+let lastServerName: string | false | null = null;
 let plane: DataPlane;
 
 /** A DNS server that answers every A question with 127.0.0.1 and every other with no address. */
@@ -52,6 +60,7 @@ const KEEP: ExternalAuthKeepalive = { connections: 8, requests: 1000, timeoutSec
 
 function createTable(ports: { http: number; https: number }): RouteTable {
   const authPort = (auth.address() as AddressInfo).port;
+  const tlsPort = (tlsAuth.address() as AddressInfo).port;
   const guarded = (hostname: string, url: string, keepalive?: ExternalAuthKeepalive) => ({
     hostname,
     hostnameMatch: 'exact' as const,
@@ -70,6 +79,8 @@ function createTable(ports: { http: number; https: number }): RouteTable {
       guarded('shared.example.com', `http://127.0.0.1:${authPort}/check`, { ...KEEP, shareRequestId: true }),
       guarded('named.example.com', `http://auth.test.:${authPort}/check`, KEEP),
       guarded('each.example.com', `http://127.0.0.1:${authPort}/check`),
+      guarded('tls.example.com', `https://auth.test:${tlsPort}/check`, KEEP),
+      guarded('own-port.example.com', `http://127.0.0.1:${ports.http}/check`, KEEP),
     ],
     tls: [],
     certificates: [],
@@ -79,7 +90,7 @@ function createTable(ports: { http: number; https: number }): RouteTable {
 
 beforeAll(async () => {
   app = await startEchoBackend('app');
-  auth = createServer((incoming, response) => {
+  const answer: RequestListener = (incoming, response) => {
     lastRequestId = String(incoming.headers['x-request-id'] ?? '');
     const uri = String(incoming.headers['x-original-uri'] ?? '');
     if (uri.startsWith('/deny')) {
@@ -91,8 +102,19 @@ beforeAll(async () => {
     } else {
       response.end('ok');
     }
-  });
+  };
+  auth = createServer(answer);
   auth.on('connection', () => (connections += 1));
+  const certificate = createSelfSignedCertificate({ commonName: 'auth.test' });
+  tlsAuth = createTlsServer(
+    { cert: certificate.certificatePem, key: certificate.privateKeyPem },
+    (incoming, response) => {
+      lastServerName = (incoming.socket as TLSSocket).servername;
+      answer(incoming, response);
+    },
+  );
+  tlsAuth.on('secureConnection', () => (tlsConnections += 1));
+  await new Promise<void>((resolve) => tlsAuth.listen(0, '127.0.0.1', resolve));
   await new Promise<void>((resolve) => auth.listen(0, '127.0.0.1', resolve));
   dns = await startDns();
   const ports = await allocateListenerPorts();
@@ -113,6 +135,8 @@ afterAll(async () => {
   await app?.close();
   auth?.closeAllConnections();
   await new Promise((resolve) => auth?.close(resolve));
+  tlsAuth?.closeAllConnections();
+  await new Promise((resolve) => tlsAuth?.close(resolve));
   dns?.close();
 });
 
@@ -164,6 +188,19 @@ describe('auth-keepalive in nginx', () => {
     const { statuses, opened } = await ask('named.example.com', 6);
     expect(statuses).toEqual(Array(6).fill(200));
     expect(opened).toBe(2);
+  });
+
+  it('keeps TLS connections, with the host as TLS name', async () => {
+    const before = tlsConnections;
+    const { statuses } = await ask('tls.example.com', 6);
+    expect(statuses).toEqual(Array(6).fill(200));
+    // The first check through nginx, then one kept connection.
+    expect(tlsConnections - before).toBe(2);
+    expect(lastServerName).toBe('auth.test');
+  });
+
+  it("refuses an answer from nginx's own port, as without keep-alive", async () => {
+    expect((await plane.request({ host: 'own-port.example.com' })).status).toBe(500);
   });
 
   it("sends the backend's X-Request-ID with auth-keepalive-share-vars", async () => {
