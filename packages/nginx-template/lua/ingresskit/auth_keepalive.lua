@@ -97,8 +97,8 @@ local function peer_of(address, port)
   return address .. ":" .. port
 end
 
--- One check over a pooled connection: the answer, or nil, why, and whether the connection was
--- a kept one (a service may close those at any time, so the check is then tried once more).
+-- One check over a pooled connection: the answer, or nil, why, and whether to try again (the
+-- connection was a kept one, which a service may close at any time).
 local function ask_once(auth, route_tag, address, headers, read_answer)
   local keep = auth.keepalive
   local sock = ngx.socket.tcp()
@@ -122,7 +122,8 @@ local function ask_once(auth, route_tag, address, headers, read_answer)
   if ok then answer, err = read_answer(sock) end
   if answer == nil then
     sock:close()
-    return nil, err, reused > 0
+    -- A kept connection the service closed fails at once; a slow service is not asked again.
+    return nil, err, reused > 0 and not str_find(tostring(err), "timeout", 1, true)
   end
   answer.header["x-ingresskit-auth-peer"] = peer_of(address, keep.port)
   local closes = answer.header["connection"]
