@@ -10,7 +10,7 @@ import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExternalAuthKeepalive, RouteTable } from '@ingresskit/route-model';
 import { startEchoBackend, type TestBackend } from './testing/backends.js';
@@ -33,6 +33,9 @@ let dns: UdpSocket;
 let tlsAuth: TlsServer;
 let tlsConnections = 0;
 let lastServerName: string | false | null = null;
+/** An HTTP/1.0 service that answers each request without keep-alive but leaves the connection open. */
+let oldAuth: TcpServer;
+let oldConnections = 0;
 let plane: DataPlane;
 
 /** A DNS server that answers every A question with 127.0.0.1 and every other with no address. */
@@ -80,6 +83,7 @@ function createTable(ports: { http: number; https: number }): RouteTable {
       guarded('named.example.com', `http://auth.test.:${authPort}/check`, KEEP),
       guarded('each.example.com', `http://127.0.0.1:${authPort}/check`),
       guarded('tls.example.com', `https://auth.test:${tlsPort}/check`, KEEP),
+      guarded('old.example.com', `http://127.0.0.1:${(oldAuth.address() as AddressInfo).port}/check`, KEEP),
       guarded('own-port.example.com', `http://127.0.0.1:${ports.http}/check`, KEEP),
     ],
     tls: [],
@@ -115,6 +119,13 @@ beforeAll(async () => {
   );
   tlsAuth.on('secureConnection', () => (tlsConnections += 1));
   await new Promise<void>((resolve) => tlsAuth.listen(0, '127.0.0.1', resolve));
+  oldAuth = createTcpServer((socket) => {
+    oldConnections += 1;
+    socket.on('data', (data) => {
+      if (data.includes('\r\n\r\n')) socket.write('HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok');
+    });
+  });
+  await new Promise<void>((resolve) => oldAuth.listen(0, '127.0.0.1', resolve));
   await new Promise<void>((resolve) => auth.listen(0, '127.0.0.1', resolve));
   dns = await startDns();
   const ports = await allocateListenerPorts();
@@ -136,6 +147,7 @@ afterAll(async () => {
   auth?.closeAllConnections();
   await new Promise((resolve) => auth?.close(resolve));
   tlsAuth?.closeAllConnections();
+  oldAuth?.close();
   await new Promise((resolve) => tlsAuth?.close(resolve));
   dns?.close();
 });
@@ -197,6 +209,13 @@ describe('auth-keepalive in nginx', () => {
     // The first check through nginx, then one kept connection.
     expect(tlsConnections - before).toBe(2);
     expect(lastServerName).toBe('auth.test');
+  });
+
+  it('keeps no connection after an HTTP/1.0 answer without keep-alive', async () => {
+    const before = oldConnections;
+    const { statuses } = await ask('old.example.com', 3);
+    expect(statuses).toEqual([200, 200, 200]);
+    expect(oldConnections - before).toBe(3);
   });
 
   it("refuses an answer from nginx's own port, as without keep-alive", async () => {

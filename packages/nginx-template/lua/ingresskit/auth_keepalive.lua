@@ -126,10 +126,16 @@ local function ask_once(auth, route_tag, address, headers, read_answer)
     return nil, err, reused > 0 and not str_find(tostring(err), "timeout", 1, true)
   end
   answer.header["x-ingresskit-auth-peer"] = peer_of(address, keep.port)
-  local closes = answer.header["connection"]
-  local reusable = skip_body(sock, answer, auth.method)
-    and not (type(closes) == "string" and str_find(str_lower(closes), "close", 1, true))
-    and reused + 1 < keep.requests
+  -- HTTP/1.0 keeps a connection only when it says keep-alive, HTTP/1.1 unless it says close.
+  local connection = answer.header["connection"]
+  connection = type(connection) == "string" and str_lower(connection) or ""
+  local keeps
+  if answer.http10 then
+    keeps = str_find(connection, "keep-alive", 1, true) ~= nil
+  else
+    keeps = not str_find(connection, "close", 1, true)
+  end
+  local reusable = keeps and skip_body(sock, answer, auth.method) and reused + 1 < keep.requests
   if reusable then
     sock:setkeepalive(keep.timeout * 1000, keep.size)
   else

@@ -185,13 +185,14 @@ end
 local function read_answer(sock)
   local line, err = sock:receive("*l")
   if not line then return nil, "no status line: " .. tostring(err) end
-  local status = tonumber(str_match(line, "^HTTP/1%.[01] (%d%d%d)"))
+  local minor, code = str_match(line, "^HTTP/1%.([01]) (%d%d%d)")
+  local status = tonumber(code)
   if status == nil then return nil, "not an HTTP status line" end
   local header = {}
   for _ = 1, MAX_ANSWER_HEADERS do
     line, err = sock:receive("*l")
     if not line then return nil, "headers cut short: " .. tostring(err) end
-    if line == "" then return { status = status, header = header } end
+    if line == "" then return { status = status, header = header, http10 = minor == "0" or nil } end
     local name, value = str_match(line, "^([^:]+):%s*(.-)%s*$")
     if name then
       name = str_lower(name)
