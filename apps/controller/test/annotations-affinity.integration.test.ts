@@ -19,11 +19,11 @@ function sticky(host: string, service: string, annotations: Record<string, strin
   return annotatedIngress(host, service, { [`${A}affinity`]: 'cookie', ...annotations }, { path: '/app' });
 }
 
-/** The canary Ingress of `host`'s /app: the Service `beta`, for requests with X-Canary: always. */
-function canaryOf(host: string, annotations: Record<string, string>) {
+/** The canary Ingress of `host`'s /app: `service` (`beta`), for requests with X-Canary: always. */
+function canaryOf(host: string, annotations: Record<string, string>, service = 'beta') {
   return annotatedIngress(
     host,
-    'beta',
+    service,
     { [`${A}canary`]: 'true', [`${A}canary-by-header`]: 'X-Canary', ...annotations },
     { name: `${host}-canary`, path: '/app' },
   );
@@ -43,6 +43,11 @@ const testCase = useAnnotationsCase({
       canaryOf('canary-sticky.test', {}),
       sticky('canary-legacy.test', 'pair', {}),
       canaryOf('canary-legacy.test', { [`${A}affinity-canary-behavior`]: 'legacy' }),
+      sticky('canary-failover.test', 'pair', {
+        [`${A}affinity-mode`]: 'persistent',
+        [`${A}session-cookie-change-on-failure`]: 'true',
+      }),
+      canaryOf('canary-failover.test', {}, 'flaky'),
       endpointSliceManifest('flaky-dead', 'flaky', deadPort),
       sticky('balanced.test', 'pair', {
         [`${A}session-cookie-name`]: 'route',
@@ -161,6 +166,13 @@ describe('affinity-canary-behavior', () => {
       const response = await send(host, pair, undefined, 'always');
       expect(backendOf(response)).toBe(backendOf(first));
     }
+  });
+
+  it('keeps a session moved off a failed canary endpoint on the canary', async () => {
+    const response = await send('canary-failover.test', `INGRESSCOOKIE=${tokenOf(deadPort)}.c`);
+    expect(backendOf(response)).toBe('two');
+    const twoPort = testCase().backends.get('two')!.port;
+    expect(setCookie(response)).toMatch(new RegExp(`^INGRESSCOOKIE=${tokenOf(twoPort)}\\.c;`));
   });
 
   it('legacy: canary requests get no cookie, and the rule decides each request', async () => {
