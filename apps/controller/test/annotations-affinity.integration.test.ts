@@ -3,6 +3,8 @@
  * real HTTP to two endpoints): the first answer sets the cookie with its session-cookie-*
  * attributes, and requests carrying it stay on one endpoint; persistent cookies name an endpoint,
  * and a failed one is tried again, or left for another with session-cookie-change-on-failure.
+ * With a canary (affinity-canary-behavior): sticky keeps a client the canary served on the canary,
+ * legacy does not; a client pinned to the main backend stays there either way.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -17,15 +19,35 @@ function sticky(host: string, service: string, annotations: Record<string, strin
   return annotatedIngress(host, service, { [`${A}affinity`]: 'cookie', ...annotations }, { path: '/app' });
 }
 
+/** The canary Ingress of `host`'s /app: `service` (`beta`), for requests with X-Canary: always. */
+function canaryOf(host: string, annotations: Record<string, string>, service = 'beta') {
+  return annotatedIngress(
+    host,
+    service,
+    { [`${A}canary`]: 'true', [`${A}canary-by-header`]: 'X-Canary', ...annotations },
+    { name: `${host}-canary`, path: '/app' },
+  );
+}
+
 const testCase = useAnnotationsCase({
   config: { podName: 'affinity' },
-  backends: ['one', 'two'],
+  backends: ['one', 'two', 'canary'],
   readyHost: 'plain.test',
   objects: async ({ backends }) => {
     deadPort = await findFreePort();
     return [
       ...serviceManifests('pair', [backends.get('one')!, backends.get('two')!]),
       ...serviceManifests('flaky', [backends.get('two')!]),
+      ...serviceManifests('beta', [backends.get('canary')!]),
+      sticky('canary-sticky.test', 'pair', {}),
+      canaryOf('canary-sticky.test', {}),
+      sticky('canary-legacy.test', 'pair', {}),
+      canaryOf('canary-legacy.test', { [`${A}affinity-canary-behavior`]: 'legacy' }),
+      sticky('canary-failover.test', 'pair', {
+        [`${A}affinity-mode`]: 'persistent',
+        [`${A}session-cookie-change-on-failure`]: 'true',
+      }),
+      canaryOf('canary-failover.test', {}, 'flaky'),
       endpointSliceManifest('flaky-dead', 'flaky', deadPort),
       sticky('balanced.test', 'pair', {
         [`${A}session-cookie-name`]: 'route',
@@ -54,10 +76,11 @@ const testCase = useAnnotationsCase({
   },
 });
 
-function send(host: string, cookie?: string, userAgent?: string): Promise<ProbeResponse> {
+function send(host: string, cookie?: string, userAgent?: string, canary?: string): Promise<ProbeResponse> {
   const headers: Record<string, string> = {};
   if (cookie !== undefined) headers.cookie = cookie;
   if (userAgent !== undefined) headers['user-agent'] = userAgent;
+  if (canary !== undefined) headers['x-canary'] = canary;
   return testCase().send(host, { path: '/app/x', headers });
 }
 
@@ -119,6 +142,47 @@ describe('affinity-mode persistent', () => {
     expect(setCookie(response)).toMatch(
       new RegExp(`^INGRESSCOOKIE=${tokenOf(testCase().backends.get('two')!.port)};`),
     );
+  });
+});
+
+describe('affinity-canary-behavior', () => {
+  it('sticky (the default): a client the canary served stays on the canary, whatever the rule says', async () => {
+    const first = await send('canary-sticky.test', undefined, undefined, 'always');
+    expect(backendOf(first)).toBe('canary');
+    const pair = setCookie(first)!.split(';')[0]!;
+    expect(pair).toMatch(/^INGRESSCOOKIE=[0-9a-f]{16}\.c$/);
+    for (const rule of [undefined, 'never']) {
+      const response = await send('canary-sticky.test', pair, undefined, rule);
+      expect(backendOf(response)).toBe('canary');
+      expect(setCookie(response)).toBeUndefined();
+    }
+  });
+
+  it('keeps a client pinned to the main backend there, in both modes', async () => {
+    for (const host of ['canary-sticky.test', 'canary-legacy.test']) {
+      const first = await send(host);
+      expect(['one', 'two']).toContain(backendOf(first));
+      const pair = setCookie(first)!.split(';')[0]!;
+      const response = await send(host, pair, undefined, 'always');
+      expect(backendOf(response)).toBe(backendOf(first));
+    }
+  });
+
+  it('keeps a session moved off a failed canary endpoint on the canary', async () => {
+    const response = await send('canary-failover.test', `INGRESSCOOKIE=${tokenOf(deadPort)}.c`);
+    expect(backendOf(response)).toBe('two');
+    const twoPort = testCase().backends.get('two')!.port;
+    expect(setCookie(response)).toMatch(new RegExp(`^INGRESSCOOKIE=${tokenOf(twoPort)}\\.c;`));
+  });
+
+  it('legacy: canary requests get no cookie, and the rule decides each request', async () => {
+    const first = await send('canary-legacy.test', undefined, undefined, 'always');
+    expect(backendOf(first)).toBe('canary');
+    expect(setCookie(first)).toBeUndefined();
+    // A cookie the canary would have set under sticky does not keep the client there.
+    const marked = `INGRESSCOOKIE=${'0'.repeat(16)}.c`;
+    expect(backendOf(await send('canary-legacy.test', marked))).not.toBe('canary');
+    expect(backendOf(await send('canary-sticky.test', marked))).toBe('canary');
   });
 });
 

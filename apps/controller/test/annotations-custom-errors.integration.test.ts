@@ -4,6 +4,8 @@
  * default-backend (else --default-backend-service) with ingress-nginx's X-* headers, other
  * statuses pass untouched, default-backend answers for a Service without endpoints, and the
  * ConfigMap's custom-http-errors applies to Ingresses without the annotation and follows changes.
+ * With disable-proxy-intercept-errors the backend's own error page passes through, while nginx's
+ * own 502 for the backend still goes to the error backend.
  */
 import type { RequestListener } from 'node:http';
 import { describe, expect, it } from 'vitest';
@@ -54,6 +56,8 @@ const testCase = useAnnotationsCase({
     const appPort = await listen(app);
     const pagesPort = await listen(errorPages('pages'));
     const globalPort = await listen(errorPages('global'));
+    // A backend that drops every connection: nginx answers 502 itself.
+    const deadPort = await listen((incoming) => incoming.socket.destroy());
     const pages = serviceManifests('pages', []);
     // default-backend takes the Service's first port, whatever its number.
     (pages[0]!.spec as { ports: unknown[] }).ports = [
@@ -69,6 +73,8 @@ const testCase = useAnnotationsCase({
       ...serviceManifests('global-errors', []),
       endpointSliceManifest('global-errors-1', 'global-errors', globalPort),
       ...serviceManifests('empty', []),
+      ...serviceManifests('dead', []),
+      endpointSliceManifest('dead-1', 'dead', deadPort),
       annotatedIngress('errors.test', 'app', {
         [`${A}custom-http-errors`]: '404,503',
         [`${A}default-backend`]: 'pages',
@@ -76,6 +82,16 @@ const testCase = useAnnotationsCase({
       annotatedIngress('global.test', 'app', { [`${A}custom-http-errors`]: '404' }),
       annotatedIngress('down.test', 'empty', { [`${A}default-backend`]: 'pages' }),
       annotatedIngress('plain.test', 'app', {}),
+      annotatedIngress('passthrough.test', 'app', {
+        [`${A}custom-http-errors`]: '404,502',
+        [`${A}default-backend`]: 'pages',
+        [`${A}disable-proxy-intercept-errors`]: 'true',
+      }),
+      annotatedIngress('passthrough-dead.test', 'dead', {
+        [`${A}custom-http-errors`]: '404,502',
+        [`${A}default-backend`]: 'pages',
+        [`${A}disable-proxy-intercept-errors`]: 'true',
+      }),
     ];
   },
 });
@@ -99,6 +115,22 @@ describe('custom-http-errors', () => {
 
   it('sends the errors of an Ingress without default-backend to --default-backend-service', async () => {
     expect((await send('global.test', '/status/404')).body).toMatch(/^global\|404\|\/status\/404\|/);
+  });
+});
+
+describe('disable-proxy-intercept-errors', () => {
+  it("passes the backend's own error page through, status and body", async () => {
+    const response = await send('passthrough.test', '/status/404');
+    expect(response.status).toBe(404);
+    expect(response.body).toBe('app:404');
+    // Interception stays on where the annotation is not set.
+    expect((await send('errors.test', '/status/404')).body).toMatch(/^pages\|404\|/);
+  });
+
+  it("still sends nginx's own 502 for the backend to the error backend", async () => {
+    const response = await send('passthrough-dead.test', '/x');
+    expect(response.status).toBe(502);
+    expect(response.body).toMatch(/^pages\|502\|\/x\|default\|passthrough-dead\.test\|dead\|/);
   });
 });
 

@@ -6,13 +6,14 @@
  * auth-always-set-cookie; auth-proxy-set-headers (the ConfigMap's headers reach the service, a
  * missing ConfigMap closes the routes until it exists, a change applies without touching the
  * Ingress); the check never carries the body; an invalid or forbidden auth-url leaves only its
- * own Ingress out.
+ * own Ingress out. auth-keepalive, set on a served Ingress, applies without a reload and makes
+ * the checks share one connection to the service.
  */
 import type { IncomingHttpHeaders, RequestListener } from 'node:http';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { probe, type ProbeResponse } from '../src/http-probe.js';
-import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
+import { A, annotatedIngress, expectNoReload, useAnnotationsCase } from './annotations.js';
 import { endpointSliceManifest, eventually, serviceManifests } from './harness.js';
 
 /** The ConfigMap `name` in `default` with `data`. */
@@ -26,6 +27,8 @@ interface AuthCall {
   url: string;
   headers: IncomingHttpHeaders;
   bodyBytes: number;
+  /** The port nginx connected from: one per connection. */
+  peerPort: number;
 }
 
 const calls: AuthCall[] = [];
@@ -38,7 +41,13 @@ const authService: RequestListener = (request, response) => {
   let bodyBytes = 0;
   request.on('data', (chunk: Buffer) => (bodyBytes += chunk.length));
   request.on('end', () => {
-    calls.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, bodyBytes });
+    calls.push({
+      method: request.method ?? '',
+      url: request.url ?? '',
+      headers: request.headers,
+      bodyBytes,
+      peerPort: request.socket.remotePort ?? 0,
+    });
     const verdict = request.headers['x-verdict'] ?? 'allow';
     if (verdict === 'allow') {
       response.writeHead(200, {
@@ -125,6 +134,7 @@ const testCase = useAnnotationsCase({
       }),
       configMap('auth-headers', { 'X-Auth-Tenant': 'shop', 'X-Verdict': 'allow' }),
       guarded('headers.test', { [`${A}auth-proxy-set-headers`]: 'auth-headers' }),
+      guarded('keepalive.test'),
       guarded('late-headers.test', { [`${A}auth-proxy-set-headers`]: 'late-headers' }),
       annotatedIngress('down.test', 'echo', { [`${A}auth-url`]: down }),
       annotatedIngress('bad-scheme.test', 'echo', { [`${A}auth-url`]: 'ftp://127.0.0.1/check' }),
@@ -379,6 +389,36 @@ describe('an invalid or forbidden auth-url', () => {
     }
     expect((await send('open.test')).status).toBe(200);
     expect((await send('ext.test')).status).toBe(200);
+  });
+});
+
+describe('auth-keepalive', () => {
+  /** How many connections the checks of `count` requests to `host` came over. */
+  async function connectionsFor(host: string, count: number): Promise<number> {
+    const made = await callsDuring(async () => {
+      for (let index = 0; index < count; index += 1) expect((await send(host)).status).toBe(200);
+    });
+    expect(made).toHaveLength(count);
+    return new Set(made.map((call) => call.peerPort)).size;
+  }
+
+  it('makes the checks reuse one connection to the service, applied without a reload', async () => {
+    expect(await connectionsFor('keepalive.test', 3)).toBe(3);
+    const { controller, server } = testCase();
+    await expectNoReload(controller, async () => {
+      await server.apply([
+        annotatedIngress('keepalive.test', 'echo', {
+          [`${A}auth-url`]: authUrl,
+          [`${A}auth-keepalive`]: '4',
+          [`${A}auth-keepalive-requests`]: '100',
+          [`${A}auth-keepalive-timeout`]: '30',
+        }),
+      ]);
+      await eventually(async () => expect(await connectionsFor('keepalive.test', 2)).toBe(1));
+      expect(await connectionsFor('keepalive.test', 10)).toBe(1);
+    });
+    // Routes without it still connect per check.
+    expect(await connectionsFor('ext.test', 3)).toBe(3);
   });
 });
 

@@ -14,14 +14,7 @@ import { CUSTOM_ERROR_PARSERS } from './custom-error-annotations.js';
 import { CUSTOM_HEADER_PARSERS } from './custom-headers.js';
 import { EXTERNAL_AUTH_PARSERS } from './external-auth-annotations.js';
 import { GLOBAL_AUTH_PARSERS } from './global-auth.js';
-import {
-  BOOLEAN_PROBLEM,
-  checkHost,
-  checkHostWithPort,
-  checkLiteralPath,
-  parseCidrList,
-  readBoolean,
-} from './grammar.js';
+import { booleanParser, checkHost, checkHostWithPort, checkLiteralPath, parseCidrList } from './grammar.js';
 import { LIMIT_PARSERS } from './limit-annotations.js';
 import { GLOBAL_RATE_LIMIT_PARSERS } from './global-rate-limit-annotations.js';
 import { PROXY_PARSERS } from './proxy-annotations.js';
@@ -32,14 +25,8 @@ import { UPSTREAM_PARSERS } from './upstream-annotations.js';
 /** Most hostnames one server-alias may add. */
 const MAX_SERVER_ALIASES = 64;
 
-function parseBoolean(set: (into: IngressAnnotations, value: boolean) => void): AnnotationParser {
-  return (value, into) => {
-    const on = readBoolean(value);
-    if (on === undefined) return BOOLEAN_PROBLEM;
-    set(into, on);
-    return undefined;
-  };
-}
+const parseBoolean: (set: (into: IngressAnnotations, value: boolean) => void) => AnnotationParser =
+  booleanParser;
 
 function parseSeconds(max: number, set: (into: IngressAnnotations, value: number) => void): AnnotationParser {
   return (value, into) => {

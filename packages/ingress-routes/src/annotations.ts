@@ -158,6 +158,8 @@ export interface IngressAnnotations {
   noAuthLocations?: string[];
   /** custom-http-errors: statuses from 400 to 599, sorted, unique. */
   customHttpErrors?: number[];
+  /** disable-proxy-intercept-errors: with custom-http-errors, the backend's own answers pass through. */
+  disableProxyInterceptErrors?: boolean;
   /** The controller ConfigMap's custom-http-errors (answered by the controller's default backend only). */
   defaultCustomHttpErrors?: number[];
   /** default-backend: a Service of the Ingress's namespace (its first port). */

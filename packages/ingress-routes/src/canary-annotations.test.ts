@@ -48,6 +48,22 @@ describe('canary annotations (parseAnnotations)', () => {
     });
   });
 
+  it('reads affinity-canary-behavior on the canary: legacy in the rule, sticky as the default', () => {
+    expect(
+      parse({ canary: 'true', 'affinity-canary-behavior': 'legacy' }).annotations?.canary?.affinity,
+    ).toBe('legacy');
+    const sticky = parse({ canary: 'true', 'affinity-canary-behavior': 'sticky' });
+    expect(sticky.problems).toEqual([]);
+    expect(sticky.annotations?.canary?.affinity).toBeUndefined();
+    const main = parse({ 'affinity-canary-behavior': 'legacy' });
+    expect(main.problems).toEqual([
+      expect.objectContaining({
+        severity: 'warning',
+        field: `metadata.annotations["${A}affinity-canary-behavior"]`,
+      }),
+    ]);
+  });
+
   it('warns that canary-* do nothing without canary "true"', () => {
     const { annotations, problems } = parse({ canary: 'false', 'canary-weight': '50' });
     expect(annotations?.canary).toBeUndefined();
@@ -63,6 +79,7 @@ describe('canary annotations (parseAnnotations)', () => {
     [{ 'canary-weight': '-1' }, 'canary-weight'],
     [{ 'canary-weight': '101' }, 'canary-weight'],
     [{ 'canary-weight': '5', 'canary-weight-total': '0' }, 'canary-weight-total'],
+    [{ 'affinity-canary-behavior': 'Legacy' }, 'affinity-canary-behavior'],
   ])('leaves the Ingress out for %j, naming %s', (extra, name) => {
     const { annotations, problems } = parse({ canary: 'true', ...extra });
     expect(annotations).toBeUndefined();

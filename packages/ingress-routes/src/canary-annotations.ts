@@ -2,7 +2,8 @@
  * ingress-nginx's canary annotations: `canary: "true"` makes an Ingress the canary of the main
  * Ingress with the same host and path; canary-by-header (+ -value or -pattern), canary-by-cookie
  * and canary-weight (out of canary-weight-total, default 100) say which requests it takes, in
- * that order.
+ * that order. affinity-canary-behavior (read on the canary, as ingress-nginx does) says whether
+ * the main route's session affinity keeps clients on the canary.
  */
 import { checkPortableRegex, type CanaryRule } from '@ingresskit/route-model';
 import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
@@ -19,6 +20,7 @@ export interface CanaryAnnotations {
   cookie?: string;
   weight?: number;
   weightTotal?: number;
+  affinityBehavior?: 'sticky' | 'legacy';
 }
 
 /** ingress-nginx's default canary-weight-total. */
@@ -73,6 +75,11 @@ export const CANARY_PARSERS: Readonly<Record<string, AnnotationParser>> = {
     canaryOf(into).cookie = value;
     return undefined;
   },
+  'affinity-canary-behavior': (value, into) => {
+    if (value !== 'sticky' && value !== 'legacy') return 'must be "sticky" or "legacy"';
+    canaryOf(into).affinityBehavior = value;
+    return undefined;
+  },
   'canary-weight': parseWeight(0, (canary, value) => (canary.weight = value)),
   'canary-weight-total': parseWeight(1, (canary, value) => (canary.weightTotal = value)),
 };
@@ -98,6 +105,7 @@ export function combineCanary(
     ['canary-by-cookie', canary.cookie],
     ['canary-weight', canary.weight],
     ['canary-weight-total', canary.weightTotal],
+    ['affinity-canary-behavior', canary.affinityBehavior],
   ];
   if (canary.enabled !== true) {
     for (const [name, value] of set)
@@ -130,5 +138,6 @@ export function combineCanary(
       warn('canary-by-header-pattern', 'has no effect without canary-by-header');
   }
   if (canary.cookie !== undefined) rule.cookie = canary.cookie;
+  if (canary.affinityBehavior === 'legacy') rule.affinity = 'legacy';
   return rule;
 }

@@ -11,6 +11,7 @@ import { backendIdOf, FIRST_SERVICE_PORT, parseBackendId } from './backend-refer
 import type { Context } from './translation-context.js';
 import { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
 import { annotationField } from './annotation-field.js';
+import { booleanParser } from './grammar.js';
 
 /**
  * A custom-http-errors value: status codes from 400 to 599 (ingress-nginx's range), separated by
@@ -30,7 +31,7 @@ export function parseErrorStatuses(value: string): number[] | string {
   return [...statuses].sort((a, b) => a - b);
 }
 
-/** The parsers of custom-http-errors and default-backend. */
+/** The parsers of custom-http-errors, disable-proxy-intercept-errors and default-backend. */
 export const CUSTOM_ERROR_PARSERS: Readonly<Record<string, AnnotationParser>> = {
   'custom-http-errors': (value, into) => {
     const statuses = parseErrorStatuses(value);
@@ -38,6 +39,7 @@ export const CUSTOM_ERROR_PARSERS: Readonly<Record<string, AnnotationParser>> = 
     into.customHttpErrors = statuses;
     return undefined;
   },
+  'disable-proxy-intercept-errors': booleanParser((into, on) => (into.disableProxyInterceptErrors = on)),
   'default-backend': (value, into) => {
     const problem = checkDnsLabel(value);
     if (problem !== undefined) return `must name a Service of the Ingress's namespace: ${problem}`;
@@ -70,10 +72,21 @@ function errorBackendsOf(context: Context): { statuses: number[]; backends: stri
  * then become 404, as ingress-nginx's built-in default backend answers them.
  */
 export function checkCustomErrors(context: Context): void {
-  if (context.annotations.customHttpErrors === undefined) return;
+  const prefix = context.config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX;
+  if (context.annotations.customHttpErrors === undefined) {
+    // ingress-nginx turns interception off only where the Ingress sets its own codes: the
+    // ConfigMap's are intercepted on the whole server whatever the annotation says.
+    if (context.annotations.disableProxyInterceptErrors === true) {
+      context.log.warning(
+        annotationField(`${prefix}/disable-proxy-intercept-errors`),
+        "has no effect without the Ingress's own custom-http-errors annotation (the ConfigMap's custom-http-errors are intercepted whatever it says, as with ingress-nginx)",
+      );
+    }
+    return;
+  }
   if (errorBackendsOf(context)!.backends.length > 0) return;
   context.log.warning(
-    annotationField(`${context.config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX}/custom-http-errors`),
+    annotationField(`${prefix}/custom-http-errors`),
     'has no default backend to answer (no default-backend annotation, no --default-backend-service): intercepted answers become 404, as with ingress-nginx',
   );
 }
@@ -116,6 +129,10 @@ export function addDefaultBackendPolicy(
         { name: 'X-Service-Port', value: service === undefined ? '' : String(service.port) },
       ],
     };
+    const { customHttpErrors, disableProxyInterceptErrors } = context.annotations;
+    if (customHttpErrors !== undefined && disableProxyInterceptErrors === true) {
+      added.customErrors.passBackendErrors = true;
+    }
   }
   if (!shared) return added;
   Object.freeze(added);

@@ -87,6 +87,44 @@ describe('custom-http-errors and default-backend (translateIngress)', () => {
     },
   );
 
+  it("lets the backend's own answers through with disable-proxy-intercept-errors", () => {
+    const translation = translate(
+      { 'custom-http-errors': '404', 'disable-proxy-intercept-errors': 'true', 'default-backend': 'pages' },
+      GLOBAL,
+    );
+    expect(translation.problems).toEqual([]);
+    const route = hostOf(translation, 'shop.example.com').routes[0]!;
+    expect(route.policy.customErrors).toMatchObject({ statuses: [404], passBackendErrors: true });
+    const off = translate({ 'custom-http-errors': '404', 'disable-proxy-intercept-errors': 'false' }, GLOBAL);
+    expect(hostOf(off, 'shop.example.com').routes[0]!.policy.customErrors?.passBackendErrors).toBeUndefined();
+  });
+
+  it("warns that disable-proxy-intercept-errors does nothing to the ConfigMap's statuses, which stay intercepted", () => {
+    const { settings } = parseControllerConfigMap({ 'custom-http-errors': '404' });
+    const config = { ...GLOBAL, annotationDefaults: settings.translation.annotationDefaults };
+    const translation = translate({ 'disable-proxy-intercept-errors': 'true' }, config);
+    expect(translation.problems).toEqual([
+      expect.objectContaining({
+        severity: 'warning',
+        field: `metadata.annotations["${P}disable-proxy-intercept-errors"]`,
+      }),
+    ]);
+    const errors = hostOf(translation, 'shop.example.com').routes[0]!.policy.customErrors;
+    expect(errors?.statuses).toEqual([404]);
+    expect(errors?.passBackendErrors).toBeUndefined();
+  });
+
+  it('leaves the Ingress out for a disable-proxy-intercept-errors that is no boolean', () => {
+    const translation = translate({ 'custom-http-errors': '404', 'disable-proxy-intercept-errors': 'yes' });
+    expect(translation.contribution).toBeUndefined();
+    expect(translation.problems).toContainEqual(
+      expect.objectContaining({
+        severity: 'error',
+        field: `metadata.annotations["${P}disable-proxy-intercept-errors"]`,
+      }),
+    );
+  });
+
   it('leaves the Ingress out for a default-backend that is not a Service name', () => {
     expect(translate({ 'default-backend': 'other/pages' }).contribution).toBeUndefined();
   });

@@ -6,6 +6,7 @@
  * (answers reused per route and key), and auth-proxy-set-headers (a ConfigMap of headers for the
  * service, read by auth-proxy-headers.ts). Values only ever travel as data: nothing here
  * reaches nginx.conf. Where the URL may point is checked at translation (checkExternalAuthAddress).
+ * The auth-keepalive* annotations are read by external-auth-keepalive.ts.
  */
 import { isIP } from 'node:net';
 import {
@@ -21,9 +22,14 @@ import { parseHashKey } from './proxy-annotations.js';
 import { annotationField } from './annotation-field.js';
 import type { AnnotationParser } from './annotations.js';
 import { parseConfigMapReference, type ConfigMapReference } from './configmap-headers.js';
+import {
+  combineExternalAuthKeepalive,
+  EXTERNAL_AUTH_KEEPALIVE_READERS,
+  type ExternalAuthKeepaliveAnnotations,
+} from './external-auth-keepalive.js';
 
 /** The external authentication annotations of one Ingress, as written. */
-export interface ExternalAuthAnnotations {
+export interface ExternalAuthAnnotations extends ExternalAuthKeepaliveAnnotations {
   url?: string;
   method?: string;
   signinUrl?: string;
@@ -179,6 +185,7 @@ export const EXTERNAL_AUTH_READERS: Readonly<Record<string, ExternalAuthReader>>
     into.alwaysSetCookie = on;
     return undefined;
   },
+  ...EXTERNAL_AUTH_KEEPALIVE_READERS,
 };
 
 /** The parsers of the external authentication annotations. */
@@ -255,6 +262,10 @@ export function combineExternalAuth(
       ['auth-cache-key', cacheKey],
       ['auth-cache-duration', cacheDurations],
       ['auth-proxy-set-headers', proxySetHeaders],
+      ['auth-keepalive', annotations.keepaliveConnections],
+      ['auth-keepalive-requests', annotations.keepaliveRequests],
+      ['auth-keepalive-timeout', annotations.keepaliveTimeout],
+      ['auth-keepalive-share-vars', annotations.keepaliveShareVars],
     ];
     for (const [name, value] of set) {
       if (value === undefined) continue;
@@ -284,6 +295,8 @@ export function combineExternalAuth(
       severity: 'warning',
     });
   }
+  const keepalive = combineExternalAuthKeepalive(annotations, naming, problems);
+  if (keepalive !== undefined) policy.keepalive = keepalive;
   return policy;
 }
 

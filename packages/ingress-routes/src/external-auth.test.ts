@@ -169,14 +169,72 @@ describe('translateIngress with auth-url', () => {
     ).toEqual([expect.objectContaining({ message: expect.stringContaining(message) })]);
   });
 
-  it('ignores auth-keepalive with a warning', () => {
-    const { result } = translateWith({ 'auth-url': 'http://auth.example/', 'auth-keepalive': '10' });
-    expect(result.contribution).toBeDefined();
-    expect(result.problems).toEqual([
+  it("keeps connections with auth-keepalive, with ingress-nginx's defaults of 1000 requests and 60 seconds", () => {
+    const { result, auth } = translateWith({ 'auth-url': 'http://auth.example/', 'auth-keepalive': '10' });
+    expect(result.problems).toEqual([]);
+    expect(auth?.keepalive).toEqual({ connections: 10, requests: 1000, timeoutSeconds: 60 });
+    const set = translateWith({
+      'auth-url': 'http://auth.example/',
+      'auth-keepalive': '2',
+      'auth-keepalive-requests': '5',
+      'auth-keepalive-timeout': '7',
+      'auth-keepalive-share-vars': 'true',
+    });
+    expect(set.result.problems).toEqual([]);
+    expect(set.auth?.keepalive).toEqual({
+      connections: 2,
+      requests: 5,
+      timeoutSeconds: 7,
+      shareRequestId: true,
+    });
+  });
+
+  it('warns of keep-alive settings without auth-keepalive above 0, and keeps no connections', () => {
+    const { result, auth } = translateWith({
+      'auth-url': 'http://auth.example/',
+      'auth-keepalive': '0',
+      'auth-keepalive-timeout': '7',
+      'auth-keepalive-share-vars': 'true',
+    });
+    expect(auth?.keepalive).toBeUndefined();
+    expect(result.problems.map(({ severity, field }) => [severity, field])).toEqual([
+      ['warning', `metadata.annotations["${A}auth-keepalive-timeout"]`],
+      ['warning', `metadata.annotations["${A}auth-keepalive-share-vars"]`],
+    ]);
+    const withoutUrl = translateWith({ 'auth-keepalive': '4' });
+    expect(withoutUrl.result.problems).toEqual([
       expect.objectContaining({
         severity: 'warning',
-        message: 'annotation "auth-keepalive" is not supported and is ignored',
+        message: expect.stringContaining('has no effect without auth-url'),
       }),
     ]);
+  });
+
+  it.each([['auth-keepalive-requests'], ['auth-keepalive-timeout']])(
+    'turns keep-alive off with a warning for %s of 0 or less, as ingress-nginx',
+    (name) => {
+      const { result, auth } = translateWith({
+        'auth-url': 'http://auth.example/',
+        'auth-keepalive': '4',
+        [name]: '0',
+      });
+      expect(result.contribution).toBeDefined();
+      expect(auth?.keepalive).toBeUndefined();
+      expect(result.problems).toEqual([
+        expect.objectContaining({ severity: 'warning', field: `metadata.annotations["${A}${name}"]` }),
+      ]);
+    },
+  );
+
+  it.each([
+    ['auth-keepalive', 'ten'],
+    ['auth-keepalive', '-1'],
+    ['auth-keepalive', '1025'],
+    ['auth-keepalive-requests', '1.5'],
+    ['auth-keepalive-timeout', '3601'],
+    ['auth-keepalive-share-vars', 'yes'],
+  ])('leaves the Ingress out for %s %j', (name, value) => {
+    const errors = errorsOf({ 'auth-url': 'http://auth.example/', 'auth-keepalive': '4', [name]: value });
+    expect(errors).toEqual([expect.objectContaining({ field: `metadata.annotations["${A}${name}"]` })]);
   });
 });

@@ -130,6 +130,18 @@ export function readBoolean(value: string): boolean | undefined {
   return TRUE_SPELLINGS.has(value) ? true : FALSE_SPELLINGS.has(value) ? false : undefined;
 }
 
+/** A parser of a boolean value into `T` with `set`: why the value is not a boolean, or undefined. */
+export function booleanParser<T>(
+  set: (into: T, value: boolean) => void,
+): (value: string, into: T) => string | undefined {
+  return (value, into) => {
+    const on = readBoolean(value);
+    if (on === undefined) return BOOLEAN_PROBLEM;
+    set(into, on);
+    return undefined;
+  };
+}
+
 /**
  * Whether `value` says `expected` (lower case): the same text without case, or, when `expected`
  * is "true" or "false", any spelling readBoolean reads as that boolean ("0" says "false").

@@ -302,6 +302,14 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
     "only a Secret of the Ingress's own namespace, where ingress-nginx reads namespace/name of any; a missing Secret, one without users, or a hash outside $apr1$, {SHA}, {SSHA}, {PLAIN} and crypt(3) ($1$, $5$ and $6$ up to 100000 rounds, bcrypt $2a$/$2b$/$2y$ up to cost 12, yescrypt $y$j9T$, DES) gives 401 to every request, with an error on the Ingress. For digest, an htdigest file (user:realm:MD5 lines; auth-map: realm:MD5 per user key) whose users of auth-realm sign in; a malformed line or no user of the realm closes it the same way",
   'auth-url':
     "a literal http or https URL: nginx variables are refused. Like a backend, it may not name loopback, link-local or the gateway's own addresses (with --allow-local-backend-addresses, loopback except the gateway's own ports), and since a host name can resolve anywhere, an answer from such an address gives 500. Host names are resolved by nginx with the nameservers of the controller's /etc/resolv.conf, without search domains (write them fully qualified). X-Original-URI and X-Scheme are sent without auth-method too, and the answer's Set-Cookie reaches the client whatever the backend answers",
+  'auth-keepalive':
+    "0 to 1024 connections (a negative count is refused, where ingress-nginx takes it as 0); applied live, without a reload. The checks of the route then go from Lua straight to the service over HTTP/1.1 on connections kept per route and nginx worker, as ingress-nginx's upstream keepalive is per location and worker, and unlike it this works with HTTP/2 clients too. A host name is first resolved by nginx with a check through it, then its checked address is used for 30 seconds (the resolver's valid=); an https service is asked with its host as TLS name, its certificate not verified, as without keep-alive. Connect timeout 5s, send and read 60s",
+  'auth-keepalive-requests':
+    'up to 1000000; 0 or less turns keep-alive off with a warning, as ingress-nginx does (without a warning). Set without auth-keepalive above 0, a warning',
+  'auth-keepalive-timeout':
+    '1 to 3600 seconds; 0 or less turns keep-alive off with a warning, as ingress-nginx does (without a warning). Set without auth-keepalive above 0, a warning',
+  'auth-keepalive-share-vars':
+    "no nginx variables are shared between a request and its check here; what ingress-nginx documents it for holds: with true the check's X-Request-ID is the backend's (the client's X-Request-ID, else nginx's id of the request), with false nginx's id of the request. As in ingress-nginx, only with auth-keepalive above 0 (else a warning)",
   'auth-proxy-set-headers':
     'a ConfigMap of the Ingress\'s own namespace; header names are A-Z a-z 0-9 - (not the ones the check sets itself) and values literal text ("$" is refused: nginx variables are not expanded). A missing ConfigMap or an entry that is no such header gives 503 to every request, with an error on the Ingress',
   'custom-headers':
@@ -313,7 +321,9 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
     'the grammar of upstream-hash-by ($request_uri, $uri, $host, $remote_addr, $http_*, $cookie_*, $arg_* and text; at least one variable, so $remote_user is refused: use $http_authorization). Answers are kept in the memory of the nginx node per route, and never when they set a cookie or say Cache-Control no-store, no-cache or private; Expires and max-age do not lengthen or shorten auth-cache-duration',
   'auth-cache-duration': 'status codes then a time in s, m, h or d (at most 7d) per entry; "any" is refused',
   affinity:
-    'the cookie pins an endpoint of the backend the route chose; with a canary, the canary decides first, per request (affinity-canary-behavior is not supported)',
+    'the cookie pins an endpoint of the backend the route chose; with a canary, see affinity-canary-behavior',
+  'affinity-canary-behavior':
+    'read on the canary Ingress, as ingress-nginx does. As its balancer: a client whose cookie pins it to the main backends stays there whatever the canary rule says (in both modes); with sticky a client the canary served stays on the canary, its cookie value marked ".c" (ingress-nginx adds a backend key), with legacy canary requests get no cookie and are balanced as without affinity, the rule deciding each one. The canary\'s own session-cookie-* annotations are not read: the main route\'s cookie serves both sides',
   'affinity-mode':
     "balanced spreads the cookie's keys over the endpoints by rendezvous hashing, where ingress-nginx uses a consistent-hash ring; either way a change of endpoints moves only some sessions",
   'session-cookie-path':
@@ -353,6 +363,8 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
     "a total below 100 is used as written, where ingress-nginx's balancer counts it as 100",
   'custom-http-errors':
     "a set of statuses no route used before adds a profile location to nginx.conf, so nginx reloads once for it; not applied to gRPC backends. Answers of the backend (and nginx's 502, 503 and 504 for it, and the 503 of a backend without endpoints) are replaced, not the gateway's own refusals (401, 403, 413, 429, ...). The error backend is the default-backend annotation's Service when it has endpoints, else --default-backend-service; without either, intercepted answers become 404, with a warning, as ingress-nginx's built-in default backend answers",
+  'disable-proxy-intercept-errors':
+    "applies to the Ingress's own custom-http-errors only (the ConfigMap's are intercepted whatever it says, as ingress-nginx does, and it is then a warning): the backend's answers pass through as they are, while nginx's own 502 and 504 for the backend and the 503 of a backend without endpoints still go to the error backend; a new combination adds a profile location, so nginx reloads once for it",
   'default-backend':
     "a Service of the Ingress's namespace, its first port (as ingress-nginx); it answers the Ingress's requests whose backend has no endpoints, and its custom-http-errors",
   'limit-connections': LIMIT_DIFFERENCE,

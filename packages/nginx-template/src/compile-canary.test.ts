@@ -36,6 +36,14 @@ describe('compileRoute: a canary', () => {
     });
   });
 
+  it('tells Lua when canary requests get no session affinity (legacy), and nothing for sticky', () => {
+    const legacy = compileCanary({ weight: 0, weightTotal: 100, backends, affinity: 'legacy' });
+    expect(legacy.entry.action).toMatchObject({ canary: { legacyAffinity: true } });
+    const sticky = compileCanary({ weight: 0, weightTotal: 100, backends, affinity: 'sticky' });
+    expect(sticky.issues).toEqual([]);
+    expect(sticky.entry.action).not.toHaveProperty('canary.legacyAffinity');
+  });
+
   it.each([
     [{ weight: 2, weightTotal: 1, backends }, 'action.canary.weight'],
     [{ weight: 0, weightTotal: 0, backends }, 'action.canary.weightTotal'],

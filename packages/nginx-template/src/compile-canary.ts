@@ -72,6 +72,10 @@ export function compileCanary(canary: CanarySplit, out: MemberIssues): CanaryEnt
   const { members, total } = compileMembers(canary.backends, `${field}.backends`, out);
   if (total === 0) return out.error(`${field}.backends`, 'must hold a member with a weight above 0');
   const entry: CanaryEntry = { members, total, weight: canary.weight, weightTotal: canary.weightTotal };
+  if (canary.affinity === 'legacy') entry.legacyAffinity = true;
+  else if (canary.affinity !== undefined && canary.affinity !== 'sticky') {
+    return out.error(`${field}.affinity`, 'must be "sticky" or "legacy"', canary.affinity);
+  }
   if (canary.header !== undefined) {
     const { name, value, pattern } = canary.header;
     if (typeof name !== 'string' || !HEADER_NAME.test(name)) {

@@ -13,6 +13,44 @@ function compileExternal(externalAuth: ExternalAuthPolicy) {
 }
 
 describe('compileRoute: externalAuth', () => {
+  it('gives Lua where kept connections go: the address of an IP host, the port, path and TLS', () => {
+    const keepalive = { connections: 4, requests: 100, timeoutSeconds: 30 };
+    expect(
+      compileExternal({ url: 'https://[::1]/check?a=1', keepalive }).entry.policy?.extAuth?.keepalive,
+    ).toEqual({
+      size: 4,
+      requests: 100,
+      timeout: 30,
+      address: '::1',
+      port: 443,
+      path: '/check?a=1',
+      tls: true,
+    });
+    const named = compileExternal({
+      url: 'http://auth.example:8080/',
+      keepalive: { ...keepalive, shareRequestId: true },
+    });
+    expect(named.entry.policy?.extAuth?.keepalive).toEqual({
+      size: 4,
+      requests: 100,
+      timeout: 30,
+      port: 8080,
+      path: '/',
+      shareRequestId: true,
+    });
+  });
+
+  it('closes the route for keep-alive bounds out of range', () => {
+    const invalid = compileExternal({
+      url: 'http://auth.example/',
+      keepalive: { connections: 0, requests: 100, timeoutSeconds: 30 },
+    });
+    expect(invalid.entry.action).toEqual({ type: 'respond', status: 500 });
+    expect(invalid.issues).toEqual([
+      expect.objectContaining({ field: 'policy.externalAuth.keepalive', severity: 'error' }),
+    ]);
+  });
+
   it('gives Lua the headers set on the check, and closes the route for an invalid one', () => {
     const headers = [
       { name: 'X-Tenant', value: 'shop' },

@@ -7,6 +7,7 @@ import { HTTP_METHODS, type ExternalAuthPolicy } from '@ingresskit/route-model';
 import type { AuthIssues } from './compile-auth.js';
 import { compileHashPart } from './compile-proxy.js';
 import type { ExternalAuthEntry } from './data-entries.js';
+import { compileAuthKeepalive } from './compile-auth-keepalive.js';
 
 // Printable ASCII without spaces: what a URL in a proxy_pass variable or a Location may hold.
 const URL_TEXT = /^[\x21-\x7e]{1,4096}$/;
@@ -155,6 +156,11 @@ export function compileExternalAuth(
     const cache = compileCache(auth.cache, out);
     if (cache === undefined) return undefined;
     entry.cache = cache;
+  }
+  if (auth.keepalive !== undefined) {
+    const keepalive = compileAuthKeepalive(auth.keepalive, url, out);
+    if (keepalive === undefined) return undefined;
+    entry.keepalive = keepalive;
   }
   return entry;
 }

@@ -76,6 +76,8 @@ export interface CanaryEntry {
   cookie?: string;
   weight: number;
   weightTotal: number;
+  /** affinity-canary-behavior legacy: canary requests get no session affinity. */
+  legacyAffinity?: true;
 }
 
 /** What a route does. */
@@ -156,6 +158,22 @@ export interface ExternalAuthEntry {
   set?: [string, string][];
   alwaysCookie?: true;
   cache?: { key: ['text' | 'var', string][]; ttl: Record<string, number> };
+  /**
+   * Checks go straight to the service over connections kept per route and worker (`size` idle
+   * ones, `requests` checks and `timeout` idle seconds each), at `address` (absent: the one nginx
+   * last resolved for the host) and `port`, asking for `path`, over TLS with `tls`.
+   * `shareRequestId`: X-Request-ID is the backend's.
+   */
+  keepalive?: {
+    size: number;
+    requests: number;
+    timeout: number;
+    address?: string;
+    port: number;
+    path: string;
+    tls?: true;
+    shareRequestId?: true;
+  };
 }
 
 /**

@@ -7,7 +7,8 @@
 /**
  * One named location per profile variant: balanced or ExternalName, with or without the
  * response-header filter, and a balanced one that also mirrors requests. A profile with error
- * statuses intercepts those answers and sends them to the error location of each status.
+ * statuses intercepts those answers and sends them to the error location of each status (with
+ * passBackendErrors only nginx's own answers of those statuses: error_page without interception).
  */
 export const PROFILE_PARTIAL = `{{#each variants}}
         location @{{name}} {
@@ -48,7 +49,9 @@ export const PROFILE_PARTIAL = `{{#each variants}}
 {{/if}}
 {{/with}}
 {{#if ../errorStatuses.length}}
+{{#unless ../passBackendErrors}}
             proxy_intercept_errors on;
+{{/unless}}
 {{#each ../errorStatuses}}
             error_page {{this}} = @ingresskit_error_{{this}};
 {{/each}}
@@ -341,6 +344,9 @@ http {
     map $ingresskit_alternative_backend $ingresskit_alternative_backend_referenced { default ""; }
 {{/if}}
     map $ingresskit_mirror $ingresskit_mirror_referenced { default ""; }
+    # "1" when the canary serves a route with session affinity: its cookie is marked (affinity.lua).
+    map "" $ingresskit_affinity_canary { default ""; }
+    map $ingresskit_affinity_canary $ingresskit_affinity_canary_referenced { default ""; }
     map "" $ingresskit_error_backend { default ""; }
     map $ingresskit_error_backend $ingresskit_error_backend_referenced { default ""; }
     # The request id sent to error backends: the client's X-Request-ID, else nginx's own.

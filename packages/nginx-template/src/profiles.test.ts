@@ -56,6 +56,20 @@ describe('profileOf', () => {
     expect(grpc?.name).toBe('ik_grpc_d');
   });
 
+  it("makes a profile that only sends nginx's own errors for routes passing backend errors through", () => {
+    const customErrors = { statuses: [404], backends: ['errors'], passBackendErrors: true };
+    expect(profileOf(createTestRoute('r', { action: forward, policy: { customErrors } }))).toEqual({
+      name: 'ik_http_d_e404_p',
+      protocol: 'HTTP',
+      errorStatuses: [404],
+      passBackendErrors: true,
+    });
+    const none = { statuses: [302], backends: ['errors'], passBackendErrors: true };
+    expect(profileOf(createTestRoute('r', { action: forward, policy: { customErrors: none } }))).toEqual(
+      DEFAULT_PROFILE,
+    );
+  });
+
   it('intercepts nothing for statuses out of order or outside 400-599', () => {
     for (const statuses of [[503, 404], [302], [404, 404], []]) {
       const route = createTestRoute('r', {

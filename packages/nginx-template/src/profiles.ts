@@ -24,6 +24,11 @@ export interface Profile {
   backendTls?: BackendTlsDirectives;
   /** Statuses (400-599, ascending) whose answers go to the custom error location; absent: none. */
   errorStatuses?: number[];
+  /**
+   * With errorStatuses: the backend's own answers pass through (proxy_intercept_errors off, as
+   * disable-proxy-intercept-errors asks); only nginx's own errors go to the error location.
+   */
+  passBackendErrors?: true;
 }
 
 const PROTOCOLS: readonly BackendProtocol[] = ['HTTP', 'HTTPS', 'GRPC', 'GRPCS'];
@@ -65,7 +70,8 @@ const KNOWN_PROFILES_LIMIT = 256;
 
 /**
  * The profile of a protocol and its directives: body limit (absent: the default limit), upstream
- * directives, backend TLS (`_t<digest>`) and intercepted statuses (`_e<status>` each). Frozen, and the same object for the same
+ * directives, backend TLS (`_t<digest>`) and intercepted statuses (`_e<status>` each, `_p` when
+ * only nginx's own errors are). Frozen, and the same object for the same
  * profile while few profiles exist.
  */
 export function createProfile(
@@ -75,14 +81,18 @@ export function createProfile(
     upstream?: UpstreamDirectives | undefined;
     backendTls?: BackendTlsDirectives | undefined;
     errorStatuses?: number[] | undefined;
+    passBackendErrors?: boolean | undefined;
   } = {},
 ): Profile {
   const { maxBodyBytes, upstream, backendTls, errorStatuses } = directives;
+  const passBackendErrors = errorStatuses !== undefined && directives.passBackendErrors === true;
   const size = maxBodyBytes === undefined ? 'd' : `b${maxBodyBytes}`;
   const suffix =
     (upstream === undefined ? '' : upstreamNameSuffix(upstream)) +
     (backendTls === undefined ? '' : backendTlsNameSuffix(backendTls));
-  const errors = errorStatuses === undefined ? '' : errorStatuses.map((status) => `_e${status}`).join('');
+  const errors =
+    (errorStatuses === undefined ? '' : errorStatuses.map((status) => `_e${status}`).join('')) +
+    (passBackendErrors ? '_p' : '');
   const name = `ik_${protocol.toLowerCase()}_${size}${suffix}${errors}`;
   const known = knownProfiles.get(name);
   if (known !== undefined) return known;
@@ -91,6 +101,7 @@ export function createProfile(
   if (upstream !== undefined) profile.upstream = upstream;
   if (backendTls !== undefined) profile.backendTls = backendTls;
   if (errorStatuses !== undefined) profile.errorStatuses = Object.freeze([...errorStatuses]) as number[];
+  if (passBackendErrors) profile.passBackendErrors = true;
   Object.freeze(profile);
   if (knownProfiles.size < KNOWN_PROFILES_LIMIT) knownProfiles.set(name, profile);
   return profile;
@@ -120,6 +131,7 @@ export function profileOf(route: Route): Profile | undefined {
     upstream: upstreamDirectivesOf(upstreamSettings).directives,
     backendTls: tls === 'closed' ? undefined : tls,
     errorStatuses: intercepts ? statuses : undefined,
+    passBackendErrors: customErrors?.passBackendErrors,
   });
 }
 

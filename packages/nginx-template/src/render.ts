@@ -37,7 +37,7 @@ import { streamUpstreamName, viewStreamProxy } from './stream-proxy.js';
 import { viewUpstreamHeaders } from './upstream-headers.js';
 
 const PROFILE_NAME =
-  /^ik_(?:http|https|grpc|grpcs)_(?:d|b(?:0|[1-9][0-9]{0,12}))(?:_(?:rq|rs|v|bs|bn|bb|cb|tf|nu|nt)[0-9]{1,13})*(?:_t[0-9a-f]{12})?(?:_e[45][0-9]{2})*$/;
+  /^ik_(?:http|https|grpc|grpcs)_(?:d|b(?:0|[1-9][0-9]{0,12}))(?:_(?:rq|rs|v|bs|bn|bb|cb|tf|nu|nt)[0-9]{1,13})*(?:_t[0-9a-f]{12})?(?:_e[45][0-9]{2})*(?:_p)?$/;
 
 function unsafe(what: string, value: unknown, reason: string): never {
   throw new UnsafeValueError(
@@ -151,6 +151,7 @@ function viewProfile(profile: Profile, defaultMaxBody: number) {
     upstream: viewUpstreamDirectives(profile.upstream),
     backendTls: viewBackendTls(profile.backendTls),
     errorStatuses: (profile.errorStatuses ?? []).map((status) => checkErrorStatus(status)),
+    passBackendErrors: profile.passBackendErrors === true,
     variants: [
       { name: profile.name, external: false, filter: false },
       { name: `${profile.name}_h`, external: false, filter: true },

@@ -18,6 +18,7 @@ export type {
   DigestAuthPolicy,
   Endpoint,
   ExternalAuthCache,
+  ExternalAuthKeepalive,
   ExternalAuthPolicy,
   HashKeyPart,
   HeaderMatch,

@@ -134,6 +134,13 @@ export interface CanaryRule {
   weight: number;
   /** At least 1 and at least `weight`. */
   weightTotal: number;
+  /**
+   * How the route's cookie session affinity meets the canary (ingress-nginx
+   * affinity-canary-behavior): `sticky` (absent) pins a client the canary served to the canary,
+   * `legacy` gives canary requests no affinity. Either way a client pinned to the route's own
+   * backends stays there, whatever the rule says.
+   */
+  affinity?: 'sticky' | 'legacy';
 }
 
 /** A route's canary: the rule and where canary requests go (balanced like the route's backends). */
@@ -355,6 +362,24 @@ export interface ExternalAuthPolicy {
   alwaysSetCookie?: boolean;
   /** Answers kept and reused per route and key; see {@link ExternalAuthCache}. */
   cache?: ExternalAuthCache;
+  /** Connections to the service kept open between checks; see {@link ExternalAuthKeepalive}. */
+  keepalive?: ExternalAuthKeepalive;
+}
+
+/**
+ * Keep-alive connections to an external auth service (ingress-nginx auth-keepalive*): per route
+ * and data plane worker, at most `connections` idle ones are kept, each for `timeoutSeconds` idle
+ * and `requests` checks at most.
+ */
+export interface ExternalAuthKeepalive {
+  /** 1 to 1024. */
+  connections: number;
+  /** 1 to 100000. */
+  requests: number;
+  /** 1 to 3600. */
+  timeoutSeconds: number;
+  /** The check carries the X-Request-ID the backend gets (ingress-nginx auth-keepalive-share-vars). */
+  shareRequestId?: boolean;
 }
 
 /**
@@ -629,6 +654,11 @@ export interface CustomErrors {
   backends: string[];
   /** More request headers for the error backend (X-Namespace, X-Service-Name, ...). */
   headers?: { name: string; value: string }[];
+  /**
+   * The backend's own answers pass through whatever their status (ingress-nginx's
+   * disable-proxy-intercept-errors); only the data plane's own 502/503/504 are replaced.
+   */
+  passBackendErrors?: boolean;
 }
 
 /**

@@ -7,6 +7,10 @@
 -- persistent: the cookie is a token of the endpoint itself (a hash of address:port).
 -- balanced: the cookie is a random key; the endpoint is the one with the highest hash of key and
 -- endpoint token (rendezvous hashing), so endpoints coming and going move only some sessions.
+--
+-- A session the route's canary serves has ".c" after its value (affinity-canary-behavior sticky,
+-- see canary_affinity.lua): the cookie says which side it is pinned to, as ingress-nginx's
+-- cookie names its backend.
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -20,6 +24,34 @@ local tonumber = tonumber
 local type = type
 
 local _M = {}
+
+-- After the value of a session pinned to the canary.
+local CANARY_MARK = ".c"
+
+-- Whether the current request goes to the route's canary (the router records it).
+local function on_canary()
+  return ngx_var.ingresskit_affinity_canary == "1"
+end
+
+-- A cookie value as the key of a side's session: `value` without the canary's mark when it is
+-- the canary's (`canary`), else nil.
+local function key_of(value, canary)
+  if value == nil then return nil end
+  local marked = str_sub(value, -2) == CANARY_MARK
+  if marked ~= (canary == true) then return nil end
+  if marked then return str_sub(value, 1, -3) end
+  return value
+end
+
+-- Which side the request's cookie pins it to: "canary", "main", or nil without a session cookie
+-- of this gateway (16 hex digits, then the canary's mark or nothing).
+function _M.pinned_side(affinity)
+  local value = ngx_var[affinity.variable]
+  if value == nil or str_find(str_sub(value, 1, 16), "[^0-9a-f]") then return nil end
+  if #value == 16 then return "main" end
+  if #value == 18 and str_sub(value, -2) == CANARY_MARK then return "canary" end
+  return nil
+end
 
 local function peer_token(peer)
   local token = peer.token
@@ -65,10 +97,11 @@ local function value_for(affinity, peers, index)
   return nil
 end
 
--- Router, rewrite phase: pins the request to an endpoint of `backend`.
-function _M.choose(affinity, backend)
+-- Router, rewrite phase: pins the request to an endpoint of `backend`, of the canary with `canary`.
+function _M.choose(affinity, backend, canary)
   local peers = backend.peers
-  local value = ngx_var[affinity.variable]
+  local value = key_of(ngx_var[affinity.variable], canary)
+  local mark = canary and CANARY_MARK or ""
   local index
   if affinity.persistent then
     if value then
@@ -81,14 +114,14 @@ function _M.choose(affinity, backend)
     end
     if index == nil then
       index = next_round_robin(backend)
-      ngx_var.ingresskit_affinity = peer_token(peers[index])
+      ngx_var.ingresskit_affinity = peer_token(peers[index]) .. mark
     end
   elseif value and #value == 16 and not str_find(value, "[^0-9a-f]") then
     index = rendezvous(peers, value)
   else
     local key = new_key()
     index = rendezvous(peers, key)
-    ngx_var.ingresskit_affinity = key
+    ngx_var.ingresskit_affinity = key .. mark
   end
   ngx_var.ingresskit_peer = index
 end
@@ -102,7 +135,7 @@ function _M.peer_index(affinity, backend, failed)
     index = index % #peers + 1
     ngx_var.ingresskit_peer = index
     local value = value_for(affinity, peers, index)
-    if value then ngx_var.ingresskit_affinity = value end
+    if value then ngx_var.ingresskit_affinity = value .. (on_canary() and CANARY_MARK or "") end
   end
   return index
 end

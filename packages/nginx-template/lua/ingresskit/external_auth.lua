@@ -31,6 +31,7 @@ local table_concat = table.concat
 local pairs = pairs
 local tonumber = tonumber
 local conf = require("ingresskit.store").conf
+local auth_keepalive = require("ingresskit.auth_keepalive")
 local cjson = require("cjson.safe")
 local md5 = ngx.md5
 local auth_cache = ngx.shared.ingresskit_auth_cache
@@ -120,6 +121,8 @@ local NOT_PASSED = {
   ["x-original-url"] = true, ["x-original-method"] = true, ["x-original-uri"] = true,
   ["x-scheme"] = true, ["x-auth-request-redirect"] = true, ["x-sent-from"] = true,
   ["x-real-ip"] = true, ["x-forwarded-for"] = true, ["x-request-id"] = true,
+  -- nginx.conf's auth server sends none either (proxy_set_header X-Forwarded-Proto "").
+  ["x-forwarded-proto"] = true,
 }
 
 local function add_header(lines, name, value)
@@ -130,11 +133,10 @@ local function add_header(lines, name, value)
   end
 end
 
--- The check as an HTTP/1.1 request to the auth server of nginx.conf: the client's headers and
--- what ingress-nginx adds (X-Original-*, X-Scheme, X-Auth-Request-Redirect, X-Sent-From,
--- X-Real-IP, X-Forwarded-For, X-Request-ID), and the target as X-Ingresskit-Auth-* headers.
-local function build_request(auth)
-  local lines = { "GET /check HTTP/1.1", "Host: ingresskit-auth", "Connection: close" }
+-- The check's header lines: the client's headers and what ingress-nginx adds (X-Original-*,
+-- X-Scheme, X-Auth-Request-Redirect, X-Sent-From, X-Real-IP, X-Forwarded-For, X-Request-ID:
+-- the backend's with auth-keepalive-share-vars, else nginx's id of the request).
+local function add_check_headers(auth, lines)
   local headers = req.get_headers(200, true)
   -- auth-proxy-set-headers: the route's headers replace the client's of the same name.
   local set = auth.set
@@ -156,9 +158,6 @@ local function build_request(auth)
   local request_uri = ngx_var.request_uri
   local scheme = ngx_var.scheme
   local remote_addr = ngx_var.remote_addr
-  add_header(lines, "X-Ingresskit-Auth-Url", auth.url)
-  add_header(lines, "X-Ingresskit-Auth-Host", auth.host)
-  add_header(lines, "X-Ingresskit-Auth-Method", auth.method)
   add_header(lines, "X-Original-URL", scheme .. "://" .. (ngx_var.http_host or ngx_var.host) .. request_uri)
   add_header(lines, "X-Original-Method", req.get_method())
   add_header(lines, "X-Original-URI", request_uri)
@@ -167,21 +166,33 @@ local function build_request(auth)
   add_header(lines, "X-Sent-From", "nginx-ingress-controller")
   add_header(lines, "X-Real-IP", remote_addr)
   add_header(lines, "X-Forwarded-For", remote_addr)
-  add_header(lines, "X-Request-ID", ngx_var.request_id)
+  local keep = auth.keepalive
+  add_header(lines, "X-Request-ID", keep and keep.shareRequestId and ngx_var.ingresskit_request_id or ngx_var.request_id)
   return table_concat(lines, "\r\n") .. "\r\n\r\n"
+end
+
+-- The check as an HTTP/1.1 request to the auth server of nginx.conf, with the target as
+-- X-Ingresskit-Auth-* headers.
+local function build_request(auth)
+  local lines = { "GET /check HTTP/1.1", "Host: ingresskit-auth", "Connection: close" }
+  add_header(lines, "X-Ingresskit-Auth-Url", auth.url)
+  add_header(lines, "X-Ingresskit-Auth-Host", auth.host)
+  add_header(lines, "X-Ingresskit-Auth-Method", auth.method)
+  return add_check_headers(auth, lines)
 end
 
 -- The status and headers (lower-case names; repeated ones as a list) of the auth server's answer.
 local function read_answer(sock)
   local line, err = sock:receive("*l")
   if not line then return nil, "no status line: " .. tostring(err) end
-  local status = tonumber(str_match(line, "^HTTP/1%.[01] (%d%d%d)"))
+  local minor, code = str_match(line, "^HTTP/1%.([01]) (%d%d%d)")
+  local status = tonumber(code)
   if status == nil then return nil, "not an HTTP status line" end
   local header = {}
   for _ = 1, MAX_ANSWER_HEADERS do
     line, err = sock:receive("*l")
     if not line then return nil, "headers cut short: " .. tostring(err) end
-    if line == "" then return { status = status, header = header } end
+    if line == "" then return { status = status, header = header, http10 = minor == "0" or nil } end
     local name, value = str_match(line, "^([^:]+):%s*(.-)%s*$")
     if name then
       name = str_lower(name)
@@ -198,8 +209,15 @@ local function read_answer(sock)
   return nil, "too many headers"
 end
 
--- The answer of the auth server for `auth`, or nil and why there is none.
-local function fetch(auth)
+-- The answer of the auth server for `auth` (of the route `route_tag`), or nil and why there is
+-- none; straight from the service over a kept connection when auth-keepalive has an address.
+local function fetch(auth, route_tag)
+  local address = auth.keepalive and auth_keepalive.address_of(auth)
+  if address then
+    local answer, err = auth_keepalive.fetch(auth, route_tag, address, add_check_headers(auth, {}), read_answer)
+    if answer then answer.direct = true end
+    return answer, err
+  end
   local sock = ngx.socket.tcp()
   -- nginx's own proxy timeouts end a slow service first (504, then 500 here).
   sock:settimeouts(5000, 60000, 180000)
@@ -268,12 +286,13 @@ local function answer_of(auth, route_tag)
   local answer = key and recall(key)
   if answer then return answer end
   local err
-  answer, err = fetch(auth)
+  answer, err = fetch(auth, route_tag)
   if answer == nil then return nil, "no answer: " .. tostring(err) end
   local peers = answer.header["x-ingresskit-auth-peer"]
   if not are_allowed_peers(peers) then
     return nil, "an answer from " .. tostring(peers) .. ", where it may not come from"
   end
+  if auth.keepalive and not answer.direct then auth_keepalive.learn(auth, peers) end
   if key then remember(auth, key, answer) end
   return answer
 end

@@ -21,12 +21,12 @@ local store = require("ingresskit.store")
 local networks = require("ingresskit.networks")
 local limits = require("ingresskit.limits")
 local global_limits = require("ingresskit.global_limits")
-local canaries = require("ingresskit.canary")
 local basic_auth = require("ingresskit.basic_auth")
 local digest_auth = require("ingresskit.digest_auth")
 local external_auth = require("ingresskit.external_auth")
 local client_certificates = require("ingresskit.client_certificates")
 local affinity = require("ingresskit.affinity")
+local canary_affinity = require("ingresskit.canary_affinity")
 local response_rewrites = require("ingresskit.response_rewrites")
 local endpoints = require("ingresskit.endpoints")
 local request_metrics = require("ingresskit.request_metrics")
@@ -53,7 +53,6 @@ local table_concat = table.concat
 local contains_client = networks.contains_client
 local is_covered = store.is_covered
 local admit = limits.admit
-local is_canary_request = canaries.is_canary_request
 
 local hosts = store.hosts
 local tls = store.tls
@@ -489,7 +488,8 @@ local function dispatch(route, action, body_of_unknown_length)
     if policy.auth or policy.digest then req.clear_header("Authorization") end
   end
   local canary = action.canary
-  local to_canary = canary and is_canary_request(canary)
+  local sticky = policy and policy.affinity
+  local to_canary = canary and canary_affinity.goes_to_canary(canary, sticky)
   local member = pick_member(to_canary and canary or action)
   if member == nil then return 500 end
   local id = member.backend
@@ -512,8 +512,11 @@ local function dispatch(route, action, body_of_unknown_length)
     ngx.log(ngx.ERR, "ingresskit: route ", route.tag, " needs profile ", route.profile, ", which this nginx.conf lacks")
     return 503
   end
-  local sticky = route.policy and route.policy.affinity
-  if sticky and external == nil then affinity.choose(sticky, backend) end
+  if sticky and external == nil and (canary == nil or canary_affinity.is_pinned(canary, to_canary)) then
+    -- The balancer reads it too, when it moves the session after a failure.
+    if to_canary then ngx_var.ingresskit_affinity_canary = "1" end
+    affinity.choose(sticky, backend, to_canary)
+  end
   -- The balancer takes a lone backend from the route; only a choice among several is passed on
   -- (every variable access costs a lookup of the request in this LuaJIT, see the README).
   if route.only_backend == nil or conf.log_backend then

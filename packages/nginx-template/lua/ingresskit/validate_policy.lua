@@ -68,6 +68,9 @@ local function check_canary(canary, report)
   if canary.cookie ~= nil and (not is_string(canary.cookie) or not str_find(canary.cookie, "^cookie_[%w%._%-]+$")) then
     return report.fail("action.canary.cookie must name a cookie variable")
   end
+  if canary.legacyAffinity ~= nil and canary.legacyAffinity ~= true then
+    return report.fail("action.canary.legacyAffinity must be true or absent")
+  end
   return true
 end
 
@@ -171,6 +174,20 @@ local function is_http_url(value)
     and not str_find(value, "[%z\1-\32\127-\255#]")
 end
 
+-- auth-keepalive: the pool's bounds and where the client connects, as compile-auth-keepalive.ts writes them.
+local function check_auth_keepalive(keep, report)
+  if not is_object(keep) or not is_integer(keep.size, 1, 1024) or not is_integer(keep.requests, 1, 1000000)
+    or not is_integer(keep.timeout, 1, 3600) or not is_integer(keep.port, 1, 65535)
+    or not is_string(keep.path) or not str_find(keep.path, "^/[\33-\126]*$")
+    or (keep.address ~= nil and (not is_string(keep.address) or not str_find(keep.address, "^[%x:%.]+$"))) then
+    return report.fail("policy.extAuth.keepalive must be { size, requests, timeout, port, path, address? }")
+  end
+  for _, flag in ipairs({ "tls", "shareRequestId" }) do
+    if keep[flag] ~= nil and keep[flag] ~= true then return report.fail("policy.extAuth.keepalive." .. flag .. " must be true or absent") end
+  end
+  return true
+end
+
 local function check_external_auth(auth, report)
   if not is_object(auth) or not is_http_url(auth.url) or str_find(auth.url, "$", 1, true) then
     return report.fail("policy.extAuth.url must be an http(s) URL without variables")
@@ -222,6 +239,7 @@ local function check_external_auth(auth, report)
       end
     end
   end
+  if auth.keepalive ~= nil then return check_auth_keepalive(auth.keepalive, report) end
   return true
 end
 
