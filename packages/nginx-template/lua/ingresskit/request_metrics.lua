@@ -109,8 +109,8 @@ _M.configure()
 
 -- This worker's counts since the last flush: route -> status -> method -> backend -> host ->
 -- counts, where counts is an array: [1] requests, then per histogram its buckets (one more than
--- its bounds, for +Inf) and its sum. Nested tables rather than one string key: no string is built
--- per request.
+-- its bounds, for +Inf) and its sum, and `keys`, the series' dict keys once flushed. Nested
+-- tables rather than one string key: no string is built per request.
 local pending = {}
 
 local function dict()
@@ -233,12 +233,25 @@ local function flush(premature)
             if counts[1] == 0 then
               by_host[host] = nil
             else
-              local series = route .. "\t" .. status .. "\t" .. method .. "\t" .. backend .. "\t" .. host
+              -- A series' keys are built at its first flush and kept while it sees requests:
+              -- building and interning them anew every second took a tenth of the flush.
+              local keys = counts.keys
+              if keys == nil then
+                keys = {}
+                counts.keys = keys
+              end
+              local series
               for index = 1, SIZE do
                 local value = counts[index]
                 if value ~= 0 then
                   counts[index] = 0
-                  local _, err = shared:incr(FIELDS[index] .. "\n" .. series, value, 0)
+                  local key = keys[index]
+                  if key == nil then
+                    series = series or (route .. "\t" .. status .. "\t" .. method .. "\t" .. backend .. "\t" .. host)
+                    key = FIELDS[index] .. "\n" .. series
+                    keys[index] = key
+                  end
+                  local _, err = shared:incr(key, value, 0)
                   if err then ngx.log(ngx.WARN, "ingresskit: request metrics: ", err) end
                 end
               end
