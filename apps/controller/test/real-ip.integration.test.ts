@@ -69,9 +69,16 @@ describe('real IP keys', () => {
 
     // use-forwarded-headers from a trusted peer: the claim is the address.
     const reloads = controller.dataPlane.reloadCount;
+    const workers = await controller.dataPlane.workerPids();
     await server.apply([
       configMap({ 'use-forwarded-headers': 'true', 'proxy-real-ip-cidr': '127.0.0.1/32' }),
     ]);
+    // These keys reload nginx: until the old workers are gone, one of them may still answer.
+    await eventually(async () => {
+      expect(controller.dataPlane.reloadCount).toBe(reloads + 1);
+      const now = await controller.dataPlane.workerPids();
+      expect(now.filter((pid) => workers.includes(pid))).toEqual([]);
+    });
     await eventually(async () => {
       expect((await seen('inside.test', CLAIM)).status).toBe(200);
       expect((await seen('echo.test', CLAIM)).headers).toMatchObject({
@@ -92,7 +99,6 @@ describe('real IP keys', () => {
         'x-forwarded-host'
       ],
     ).toBe('front.test');
-    await eventually(() => expect(controller.dataPlane.reloadCount).toBe(reloads + 1));
     // An untrusted address in the list is the client's, even when the peer is trusted.
     expect((await seen('inside.test', { 'X-Forwarded-For': '10.1.2.3, 192.0.2.1' })).status).toBe(403);
 
