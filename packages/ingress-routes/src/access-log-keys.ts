@@ -4,7 +4,7 @@
  * stream-access-log-path): their catalogue entries, and each read and checked into what the data
  * plane's access logs are rendered from.
  */
-import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
+import { BOOLEAN_PROBLEM, checkFilePath, readBoolean } from './grammar.js';
 import { parseAccessLogFormat, type AccessLogPart } from './access-log-format.js';
 import { parseStreamLogFormat } from './stream-log-format.js';
 import type { IngressNginxConfigKey } from './ingress-nginx-configmap.js';
@@ -104,7 +104,6 @@ export const ACCESS_LOG_CONFIG_KEYS: IngressNginxConfigKey[] = [
   },
 ];
 
-const PATH = /^\/[A-Za-z0-9._~+@/-]{1,1023}$/;
 // A request URI as nginx sees it before decoding: RFC 3986's path and query characters (percent
 // escapes included), without the quote, `;` and `$` that nginx.conf would read.
 const URI = /^\/[A-Za-z0-9._~!&()*+,=:@/?%-]{0,1023}$/;
@@ -114,10 +113,7 @@ const TIME = /^[1-9][0-9]{0,5}(?:ms|s|m|h)?$/;
 function readPath(value: string): string | { path: string } {
   if (value === '/dev/stdout' || value === '/dev/stderr')
     return `is ${value}, which nginx cannot open here: its output is a socket to the controller, which logs it; give a file path`;
-  if (!PATH.test(value) || value.split('/').some((segment) => segment === '..' || segment === '.'))
-    return 'must be an absolute file path of A-Z a-z 0-9 . _ ~ + @ - /';
-  if (value.endsWith('/')) return 'must name a file, not a directory';
-  return { path: value };
+  return checkFilePath(value) ?? { path: value };
 }
 
 /** access-log-params: nginx's access_log parameters buffer=, flush= and gzip[=], separated by spaces or commas. */

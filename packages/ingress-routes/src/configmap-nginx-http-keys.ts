@@ -4,7 +4,14 @@
  * the error log): their catalogue entries, and each read strictly into numbers, sizes and
  * enumerations, so that no ConfigMap text reaches nginx.conf as it was written.
  */
-import { BOOLEAN_PROBLEM, isIpAddress, readBoolean } from './grammar.js';
+import {
+  BOOLEAN_PROBLEM,
+  checkFilePath,
+  isIpAddress,
+  MIME_TYPE,
+  readBoolean,
+  readMimeTypeList,
+} from './grammar.js';
 import type { IngressNginxConfigKey } from './ingress-nginx-configmap.js';
 
 /** The http-level nginx.conf settings these keys set; absent fields keep the data plane's defaults. */
@@ -63,7 +70,6 @@ const SIZE = /^([1-9][0-9]{0,9})([kKmMgG]?)$/;
 const UNIT: Readonly<Record<string, number>> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
 const TIME = /^([1-9][0-9]{0,6})(ms|s|m|h|d)?$/;
 const TIME_SECONDS: Readonly<Record<string, number>> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 };
-const MIME_TYPE = /^[A-Za-z0-9][A-Za-z0-9!&.+_-]{0,63}\/[A-Za-z0-9][A-Za-z0-9!&.+_-]{0,63}$/;
 const CPU_MASK = '[01]{1,64}';
 const CPU_AFFINITY = new RegExp(`^(?:auto(?: ${CPU_MASK})?|${CPU_MASK}(?: ${CPU_MASK}){0,1023})$`);
 /**
@@ -72,8 +78,6 @@ const CPU_AFFINITY = new RegExp(`^(?:auto(?: ${CPU_MASK})?|${CPU_MASK}(?: ${CPU_
  * value is one quoted token (the quoting escapes `\`) that nginx reads literally.
  */
 const GZIP_DISABLE = /^[A-Za-z0-9 ._/()[\]\\*+?^|-]{1,256}$/;
-const FILE_PATH = /^\/[A-Za-z0-9._~+@/-]{1,1023}$/;
-const MAX_BROTLI_TYPES = 100;
 /** error-log-path values that name nginx's stderr, which the controller reads already. */
 const STDERR_PATHS = ['/dev/stderr', '/var/log/nginx/error.log'];
 
@@ -113,16 +117,6 @@ function readTime(value: string): string | { time: string } {
     : 'must be an nginx time such as 10m, 600s or 1h, from 1 s to 7d';
 }
 
-function readMimeTypes(value: string): string[] | string {
-  const types = value.split(/\s+/).filter((type) => type !== '');
-  if (types.length === 0 || types.length > MAX_BROTLI_TYPES)
-    return `must hold from 1 to ${MAX_BROTLI_TYPES} MIME types separated by spaces`;
-  const bad = types.find((type) => type !== '*' && !MIME_TYPE.test(type));
-  if (bad !== undefined)
-    return `must hold MIME types such as text/css, or "*" (${JSON.stringify(bad)} is not one)`;
-  return [...new Set(types)];
-}
-
 function readTicketKey(value: string): string | { key: string } {
   if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(value))
     return 'must be base64 (such as the output of `openssl rand 80 | openssl enc -A -base64`)';
@@ -144,10 +138,8 @@ function readAddresses(value: string): string[] | string {
 
 function readErrorLogPath(value: string): string | { path?: string } {
   if (STDERR_PATHS.includes(value)) return {};
-  if (!FILE_PATH.test(value) || value.split('/').some((segment) => segment === '..' || segment === '.'))
-    return 'must be an absolute file path of A-Z a-z 0-9 . _ ~ + @ - /, or /dev/stderr';
-  if (value.endsWith('/')) return 'must name a file, not a directory';
-  return { path: value };
+  const problem = checkFilePath(value);
+  return problem === undefined ? { path: value } : `${problem}, or /dev/stderr`;
 }
 
 type Reader = (value: string, into: ConfigMapHttpSettings) => string | undefined;
@@ -252,7 +244,7 @@ export const HTTP_SETTINGS_KEYS: Readonly<Record<string, Reader>> = {
   'enable-brotli': flag((into, on) => (into.brotli = on)),
   'brotli-level': whole(0, 11, (into, n) => (into.brotliLevel = n)),
   'brotli-min-length': whole(0, 1_000_000_000, (into, n) => (into.brotliMinLength = n)),
-  'brotli-types': reader(readMimeTypes, (into, types) => (into.brotliTypes = types)),
+  'brotli-types': reader(readMimeTypeList, (into, types) => (into.brotliTypes = types)),
   'bind-address': reader(readAddresses, (into, addresses) => (into.bindAddresses = addresses)),
   'disable-ipv6': flag((into, on) => (into.disableIpv6 = on)),
   'error-log-path': reader(readErrorLogPath, (into, { path }) => {

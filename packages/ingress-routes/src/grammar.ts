@@ -159,3 +159,33 @@ export function splitCommaList(value: string): string[] {
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
 }
+
+/** A MIME type TYPE/SUBTYPE as nginx.conf may hold it unquoted. */
+export const MIME_TYPE = /^[A-Za-z0-9][A-Za-z0-9!&.+_-]{0,63}\/[A-Za-z0-9][A-Za-z0-9!&.+_-]{0,63}$/;
+
+/** Most MIME types a list key (gzip-types, brotli-types) may hold. */
+export const MAX_MIME_TYPES = 100;
+
+/** MIME types separated by spaces, or "*" → the distinct types; else the problem. */
+export function readMimeTypeList(value: string): string[] | string {
+  const types = value.split(/\s+/).filter((type) => type !== '');
+  if (types.length === 0 || types.length > MAX_MIME_TYPES)
+    return `must hold from 1 to ${MAX_MIME_TYPES} MIME types separated by spaces`;
+  const bad = types.find((type) => type !== '*' && !MIME_TYPE.test(type));
+  if (bad !== undefined)
+    return `must hold MIME types such as text/css, or "*" (${JSON.stringify(bad)} is not one)`;
+  return [...new Set(types)];
+}
+
+const FILE_PATH = /^\/[A-Za-z0-9._~+@/-]{1,1023}$/;
+
+/**
+ * The problem of a file path a ConfigMap key names for nginx to write (a log), or undefined: an
+ * absolute path of a safe alphabet, without `.` or `..` segments, naming a file.
+ */
+export function checkFilePath(value: string): string | undefined {
+  if (!FILE_PATH.test(value) || value.split('/').some((segment) => segment === '..' || segment === '.'))
+    return 'must be an absolute file path of A-Z a-z 0-9 . _ ~ + @ - /';
+  if (value.endsWith('/')) return 'must name a file, not a directory';
+  return undefined;
+}

@@ -23,7 +23,15 @@ import {
   MEMCACHED_HOST_KEY,
   type GlobalRateLimitConfig,
 } from './global-rate-limit-annotations.js';
-import { isIpAddress, parseCidrList, BOOLEAN_PROBLEM, readBoolean, saysValue } from './grammar.js';
+import {
+  isIpAddress,
+  MAX_MIME_TYPES,
+  parseCidrList,
+  BOOLEAN_PROBLEM,
+  readBoolean,
+  readMimeTypeList,
+  saysValue,
+} from './grammar.js';
 import {
   checkConfigMapHeaders,
   createRequestHeaderGrammar,
@@ -121,8 +129,6 @@ export const SSL_PROTOCOLS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const
 export type SslProtocol = (typeof SSL_PROTOCOLS)[number];
 
 const MIME_PUNCTUATION = '! & . + - _';
-const MIME_TYPE = /^[A-Za-z0-9][A-Za-z0-9!&.+_-]{0,63}\/[A-Za-z0-9][A-Za-z0-9!&.+_-]{0,63}$/;
-const MAX_GZIP_TYPES = 100;
 const SSL_CIPHERS = /^[A-Za-z0-9+:_!@.=-]+$/;
 const MAX_SSL_CIPHERS_LENGTH = 2048;
 
@@ -275,7 +281,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
     {
       name: 'gzip-types',
       applied: 'reload',
-      difference: `MIME types TYPE/SUBTYPE (A-Z a-z 0-9 and ${MIME_PUNCTUATION}) or "*", separated by spaces; at most ${MAX_GZIP_TYPES}`,
+      difference: `MIME types TYPE/SUBTYPE (A-Z a-z 0-9 and ${MIME_PUNCTUATION}) or "*", separated by spaces; at most ${MAX_MIME_TYPES}`,
     },
     {
       name: 'ssl-protocols',
@@ -403,16 +409,6 @@ export interface ConfigMapNginxSettings extends ConnectionKeySettings {
   upstreamHeaders?: ConfigMapUpstreamHeaders;
   /** The proxy-stream-* keys: how the TCP and UDP services are proxied. */
   streamProxy?: ConfigMapStreamProxy;
-}
-
-function readGzipTypes(value: string): string[] | string {
-  const types = value.split(/\s+/).filter((type) => type !== '');
-  if (types.length === 0 || types.length > MAX_GZIP_TYPES)
-    return `must hold from 1 to ${MAX_GZIP_TYPES} MIME types separated by spaces`;
-  const bad = types.find((type) => type !== '*' && !MIME_TYPE.test(type));
-  if (bad !== undefined)
-    return `must hold MIME types such as text/css, or "*" (${JSON.stringify(bad)} is not one)`;
-  return [...new Set(types)];
 }
 
 function readSslProtocols(value: string): SslProtocol[] | string {
@@ -658,7 +654,7 @@ const NGINX_KEYS: Readonly<
   'gzip-level': (value, into) => readNumber(value, 1, 9, (n) => (into.gzipLevel = n)),
   'gzip-min-length': (value, into) => readNumber(value, 0, 1_000_000_000, (n) => (into.gzipMinLength = n)),
   'gzip-types': (value, into) => {
-    const types = readGzipTypes(value);
+    const types = readMimeTypeList(value);
     if (typeof types === 'string') return types;
     into.gzipTypes = types;
     return undefined;
