@@ -12,6 +12,7 @@ import {
   type RequestCountingOptions,
 } from './request-counting.js';
 import { checkAccessLogOptions, type AccessLogOptions, type AccessLogSettings } from './access-log.js';
+import { DEFAULT_GZIP_TYPES } from './gzip-types.js';
 import { checkHttpOptions, listHttpModules, type HttpOptions, type HttpSettings } from './http-settings.js';
 import { checkSslDhParam, checkSslEcdhCurve, type DhParamSettings } from './connection-settings.js';
 import {
@@ -331,27 +332,6 @@ export interface GzipSettings {
   /** MIME types, or `*`; deduplicated, in the order given. */
   types: string[];
 }
-
-/** ingress-nginx's default gzip-types. */
-export const DEFAULT_GZIP_TYPES: readonly string[] = [
-  'application/atom+xml',
-  'application/javascript',
-  'application/x-javascript',
-  'application/json',
-  'application/rss+xml',
-  'application/vnd.ms-fontobject',
-  'application/x-font-ttf',
-  'application/x-web-app-manifest+json',
-  'application/xhtml+xml',
-  'application/xml',
-  'font/opentype',
-  'image/svg+xml',
-  'image/x-icon',
-  'text/css',
-  'text/javascript',
-  'text/plain',
-  'text/x-component',
-];
 
 /** The TLS versions nginx may serve, in order. */
 export const TLS_VERSIONS: readonly string[] = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'];
