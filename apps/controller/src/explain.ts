@@ -3,7 +3,13 @@
  * plain words, the routes it contributes (route-model entries, each marked served or not), and the
  * problems found in it. Served by `/explain` and printed by `ingresskit explain ingress NS/NAME`.
  */
-import type { Problem, Route, RouteContribution, RouteTable } from '@ingresskit/route-model';
+import {
+  NO_CERTIFICATE,
+  type Problem,
+  type Route,
+  type RouteContribution,
+  type RouteTable,
+} from '@ingresskit/route-model';
 import type { IngressRouting } from './ingress-routing.js';
 import { explanationOf } from './ingress-verdict.js';
 
@@ -101,7 +107,9 @@ export function listContributionRoutes(
 ): ExplainedRoute[] {
   const table = routing.table();
   const backends = new Map(table.backends.map((backend) => [backend.id, backend]));
-  const tlsHosts = new Set(table.tls.map((binding) => binding.hostname));
+  const tlsHosts = new Set(
+    table.tls.filter((binding) => binding.certificate !== NO_CERTIFICATE).map((binding) => binding.hostname),
+  );
   const explained: ExplainedRoute[] = [];
   for (const host of contribution.hosts) {
     const virtualHost = routing.virtualHost(host.hostname);

@@ -6,7 +6,7 @@
  * not converted at all.
  */
 import { tlsSecretNameOf } from '@ingresskit/ingress-routes';
-import type { HostContribution, Route, RouteTable } from '@ingresskit/route-model';
+import { NO_CERTIFICATE, type HostContribution, type Route, type RouteTable } from '@ingresskit/route-model';
 import { namespacedKey } from '@ingresskit/kube-objects';
 import type { ClusterView } from './cluster-view.js';
 import { convertRoute, type HTTPRouteRule } from './httproute-rules.js';
@@ -235,7 +235,8 @@ function gatewayListeners(
   for (const binding of table.tls) {
     const { origin } = binding;
     const secretName = tlsSecretNameOf(view.ingress(namespacedKey(origin.namespace, origin.name)), origin);
-    if (secretName === undefined || binding.hostname === '*') continue;
+    if (secretName === undefined || binding.hostname === '*' || binding.certificate === NO_CERTIFICATE)
+      continue;
     tlsHosts.add(binding.hostname);
     listeners.push({
       name: httpsListenerName(binding.hostname),

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   compareRoutes,
   diffRouteTables,
+  NO_CERTIFICATE,
   type Backend,
   type Certificate,
   type Route,
@@ -268,6 +269,12 @@ function createTable(): RouteTable {
         }),
       ]),
       host('*.tlswild.example.com', [route('t-wild', '/', forward('b'))]),
+      // Another tenant's name under the wildcard: bound to NO_CERTIFICATE, it gets none of the wildcard's.
+      host('shielded.tlswild.example.com', [
+        route('t-shielded', '/', forward('a'), {
+          policy: { redirectToHttps: { statusCode: 301, onlyIfHostHasTls: true } },
+        }),
+      ]),
       host('ext.example.com', [route('x-root', '/', forward('external'))]),
       host('pinned.example.com', [route('p-root', '/', forward('pinned'))]),
       host('pinned-secure.example.com', [
@@ -290,6 +297,11 @@ function createTable(): RouteTable {
         hostname: '*.tlswild.example.com',
         certificate: wildCertificate.id,
         origin: createTestOrigin('wild'),
+      },
+      {
+        hostname: 'shielded.tlswild.example.com',
+        certificate: NO_CERTIFICATE,
+        origin: createTestOrigin('shielded'),
       },
       { hostname: 'tls.example.com', certificate: tlsCertificate.id, origin: createTestOrigin('tls') },
     ],
@@ -658,6 +670,10 @@ describe('the nginx data plane', () => {
     expect((await send('a.b.tlswild.example.com', '/', { tls: true })).peerCommonName).toBe(
       plane.prefix.defaultCommonName,
     );
+    // NO_CERTIFICATE: the default certificate, not the wildcard's, and no TLS to redirect to.
+    const shielded = await send('shielded.tlswild.example.com', '/', { tls: true });
+    expect(shielded).toMatchObject({ status: 200, peerCommonName: plane.prefix.defaultCommonName });
+    expect(await answer('shielded.tlswild.example.com', '/')).toBe('a');
     expect((await send('unknown.example.org', '/', { tls: true })).peerCommonName).toBe(
       plane.prefix.defaultCommonName,
     );

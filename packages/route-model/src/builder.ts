@@ -14,7 +14,8 @@ import {
 } from './backend-references.js';
 import { createEmptyDelta } from './diff.js';
 import { isDeepEqual } from './equal.js';
-import { admitOwnedEntries, findHostOwner } from './host-ownership.js';
+import { admitOwnedEntries, HostOwnership, type HostClaimant, type OwningClaim } from './host-ownership.js';
+import { parentDomainOf } from './names-by-domain.js';
 import { SourcesByHost } from './sources-by-host.js';
 import { sortDelta, sortValuesByKey } from './table-order.js';
 import { TlsBindings } from './tls-bindings.js';
@@ -26,9 +27,11 @@ import type {
   Listener,
   Route,
   RouteContribution,
+  RouteOrigin,
   RouteTable,
   RouteTableDelta,
   SourceRef,
+  TlsBinding,
   VirtualHost,
 } from './types.js';
 
@@ -44,9 +47,11 @@ export interface RouteTableBuilderOptions {
   defaultFallback?: Route;
   /**
    * `shared` (the default): every contribution to a hostname is merged. `oldest-tenant`: a
-   * hostname belongs to the tenant (`RouteContribution.tenant`) of its oldest contribution, by
-   * route or TLS claim origin; other tenants' routes and TLS claims for it are left out, with a
-   * `host-owned-elsewhere` note. Contributions without a tenant are always merged.
+   * hostname belongs to the tenant (`RouteContribution.tenant`) of the oldest contribution, by
+   * route or TLS claim origin, to the hostname or to a wildcard that covers it (by the wildcard's
+   * own kind); other tenants' routes and TLS claims for it are left out, with a
+   * `host-owned-elsewhere` note, and an exact name is never served the `*.` certificate of
+   * another tenant (see `NO_CERTIFICATE`). Contributions without a tenant are always merged.
    */
   hostOwnership?: 'shared' | 'oldest-tenant';
 }
@@ -69,9 +74,11 @@ export interface RouteTableBuilder {
   sourcesOfBackend(id: string): string[];
   /**
    * Who owns `hostname` under `hostOwnership: 'oldest-tenant'`, as the contributions set so far
-   * decide (committed or not); undefined in shared mode or when no source with a tenant names it.
+   * decide (committed or not), wildcards that cover it included; with `claimant`, as they would
+   * if its source named `hostname` with its origin (and its current contribution did not count).
+   * Undefined in shared mode or when no source with a tenant names it.
    */
-  hostOwner(hostname: string): HostOwner | undefined;
+  hostOwner(hostname: string, claimant?: HostClaimant): HostOwner | undefined;
   setListeners(listeners: Listener[]): void;
   setDefaultFallback(route: Route | undefined): BackendReferenceChange;
   /** Re-assembles what changed since the last commit and returns the difference. */
@@ -80,6 +87,8 @@ export interface RouteTableBuilder {
   table(): RouteTable;
   /** The virtual host of `hostname` as of the last commit. */
   virtualHost(hostname: string): VirtualHost | undefined;
+  /** The TLS binding of `hostname` as of the last commit. */
+  tlsBinding(hostname: string): TlsBinding | undefined;
   /** What assembly decided against sources (hidden routes, overridden TLS), as of the last commit. */
   notes(): AssemblyNote[];
 }
@@ -87,16 +96,19 @@ export interface RouteTableBuilder {
 class IncrementalRouteTable implements RouteTableBuilder {
   #listeners: Listener[];
   #defaultFallback: Route | undefined;
-  readonly #ownedHosts: boolean;
   readonly #contributions = new Map<string, RouteContribution>();
   readonly #hostIndex = new SourcesByHost<SourcedHostContribution>();
   readonly #tlsIndex = new SourcesByHost<SourcedTlsClaim[]>();
+  /** Under `oldest-tenant` only. */
+  readonly #ownership: HostOwnership | undefined;
   /** Which sources refer to which backends ('' is the table's default fallback). */
   readonly #backendRefs = new BackendReferences();
   readonly #backends = new Map<string, Backend>();
   readonly #virtualHosts = new Map<string, VirtualHost>();
   readonly #hostNotes = new Map<string, AssemblyNote[]>();
   readonly #tls = new TlsBindings();
+  /** The tenant of the source whose certificate each `*.` hostname is bound to, when it has one. */
+  readonly #certificateTenants = new Map<string, string>();
   readonly #dirtyHosts = new Set<string>();
   readonly #dirtyTls = new Set<string>();
   readonly #dirtyBackends = new Set<string>();
@@ -106,7 +118,13 @@ class IncrementalRouteTable implements RouteTableBuilder {
   constructor(options: RouteTableBuilderOptions) {
     this.#listeners = options.listeners ?? [];
     this.#defaultFallback = options.defaultFallback;
-    this.#ownedHosts = options.hostOwnership === 'oldest-tenant';
+    if (options.hostOwnership === 'oldest-tenant') {
+      this.#ownership = new HostOwnership({
+        contributions: this.#contributions,
+        hosts: this.#hostIndex,
+        tls: this.#tlsIndex,
+      });
+    }
     if (this.#defaultFallback !== undefined) {
       this.#backendRefs.refer('', backendIdsOfRoute(this.#defaultFallback));
     }
@@ -193,11 +211,17 @@ class IncrementalRouteTable implements RouteTableBuilder {
 
   commit(): RouteTableDelta {
     const delta = createEmptyDelta();
+    // A wildcard that claims its names differently changes the owner of names no source touched.
+    for (const hostname of this.#ownership?.takeCoveredChanges(this.#dirtyHosts) ?? []) {
+      this.#dirtyHosts.add(hostname);
+      this.#dirtyTls.add(hostname);
+    }
     // A hostname's owner decides both its routes and its certificate: found once per commit.
-    const owners = new Map<string, HostOwner | undefined>();
+    const owners = new Map<string, OwningClaim | undefined>();
     for (const hostname of this.#dirtyHosts) {
-      const owner = this.#ownerOf(hostname);
-      owners.set(hostname, owner);
+      const claim = this.#owningClaim(hostname);
+      owners.set(hostname, claim);
+      const owner = claim?.owner;
       const ownership: AssemblyNote[] = [];
       const admitted = this.#admitted(hostname, owner, this.#hostIndex.sources(hostname), ownership);
       const { virtualHost, notes } = assembleVirtualHost(
@@ -227,9 +251,7 @@ class IncrementalRouteTable implements RouteTableBuilder {
       }
     }
     const certificatesBefore = this.#tls.certificateIds();
-    for (const hostname of this.#dirtyTls) {
-      this.#commitTls(hostname, owners.has(hostname) ? owners.get(hostname) : this.#ownerOf(hostname), delta);
-    }
+    this.#commitTlsHosts(owners, delta);
     this.#tls.diffCertificates(certificatesBefore, delta);
     for (const id of this.#dirtyBackends) {
       const backend = this.#backends.get(id);
@@ -261,36 +283,100 @@ class IncrementalRouteTable implements RouteTableBuilder {
     return this.#virtualHosts.get(hostname);
   }
 
+  tlsBinding(hostname: string): TlsBinding | undefined {
+    return this.#tls.bindings().get(hostname);
+  }
+
   notes(): AssemblyNote[] {
     return [...this.#hostNotes.values(), ...this.#tls.notes()].flat();
   }
 
-  #commitTls(hostname: string, owner: HostOwner | undefined, delta: RouteTableDelta): void {
+  /**
+   * Commits the TLS bindings of the dirty hostnames: wildcards first, since an exact name one
+   * label under a wildcard whose certificate changed tenant must be looked at again (see
+   * `NO_CERTIFICATE`), then exact names.
+   */
+  #commitTlsHosts(owners: Map<string, OwningClaim | undefined>, delta: RouteTableDelta): void {
+    const exact: string[] = [];
+    for (const hostname of this.#dirtyTls) {
+      if (!hostname.startsWith('*.')) {
+        exact.push(hostname);
+        continue;
+      }
+      const winner = this.#commitTls(hostname, this.#ownerOf(owners, hostname), delta);
+      if (this.#ownership === undefined) continue;
+      const tenant =
+        winner === undefined ? undefined : this.#contributions.get(sourceKey(winner.source))?.tenant;
+      if (tenant === this.#certificateTenants.get(hostname)) continue;
+      if (tenant === undefined) this.#certificateTenants.delete(hostname);
+      else this.#certificateTenants.set(hostname, tenant);
+      for (const name of this.#ownership.exactNamesUnder(hostname)) {
+        if (!this.#dirtyTls.has(name)) exact.push(name);
+      }
+    }
+    for (const hostname of exact) this.#commitTls(hostname, this.#ownerOf(owners, hostname), delta);
+  }
+
+  /** The owning claim found for `hostname` at this commit, or found now. */
+  #ownerOf(owners: Map<string, OwningClaim | undefined>, hostname: string): OwningClaim | undefined {
+    return owners.has(hostname) ? owners.get(hostname) : this.#owningClaim(hostname);
+  }
+
+  #commitTls(
+    hostname: string,
+    owner: OwningClaim | undefined,
+    delta: RouteTableDelta,
+  ): SourcedTlsClaim | undefined {
     // Ownership notes for the hostname are made once, with its virtual host.
-    const claims = this.#admitted(hostname, owner, this.#tlsIndex.sources(hostname), [])
+    const claims = this.#admitted(hostname, owner?.owner, this.#tlsIndex.sources(hostname), [])
       .map(([, entries]) => entries)
       .flat();
-    this.#tls.commitHost(hostname, claims, delta);
+    return this.#tls.commitHost(hostname, claims, delta, this.#shieldOf(hostname, owner, claims));
+  }
+
+  /**
+   * The origin to bind an exact `hostname` to `NO_CERTIFICATE` with: when it has no certificate of
+   * its own and the `*.` one label up is another tenant's, whose certificate a data plane would
+   * otherwise serve for it.
+   */
+  #shieldOf(
+    hostname: string,
+    owner: OwningClaim | undefined,
+    claims: readonly SourcedTlsClaim[],
+  ): RouteOrigin | undefined {
+    if (owner === undefined || claims.length > 0 || hostname.startsWith('*.')) return undefined;
+    const domain = parentDomainOf(hostname);
+    const tenant = domain === undefined ? undefined : this.#certificateTenants.get(`*.${domain}`);
+    return tenant === undefined || tenant === owner.owner.tenant ? undefined : owner.origin;
   }
 
   #touch(hostname: string): void {
     this.#dirtyHosts.add(hostname);
     // Who owns a hostname depends on both its routes and its TLS claims.
-    if (this.#ownedHosts) this.#dirtyTls.add(hostname);
+    if (this.#ownership !== undefined) {
+      this.#dirtyTls.add(hostname);
+      this.#ownership.track(hostname);
+    }
   }
 
   #touchTls(hostname: string): void {
     this.#dirtyTls.add(hostname);
-    if (this.#ownedHosts) this.#dirtyHosts.add(hostname);
+    if (this.#ownership !== undefined) {
+      this.#dirtyHosts.add(hostname);
+      this.#ownership.track(hostname);
+    }
   }
 
-  hostOwner(hostname: string): HostOwner | undefined {
-    return this.#ownerOf(hostname);
+  hostOwner(hostname: string, claimant?: HostClaimant): HostOwner | undefined {
+    if (claimant === undefined) return this.#ownership?.find(hostname)?.owner;
+    return this.#ownership?.find(hostname, { ...claimant, key: sourceKey(claimant.source) })?.owner;
   }
 
-  #ownerOf(hostname: string): HostOwner | undefined {
-    if (!this.#ownedHosts) return undefined;
-    return findHostOwner(hostname, this.#contributions, this.#hostIndex, this.#tlsIndex);
+  /** The owning claim on `hostname` (recorded as the one it is committed with); undefined in shared mode. */
+  #owningClaim(hostname: string): OwningClaim | undefined {
+    const claim = this.#ownership?.find(hostname);
+    this.#ownership?.commitOwner(hostname, claim);
+    return claim;
   }
 
   #admitted<T>(

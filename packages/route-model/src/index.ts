@@ -85,6 +85,8 @@ export {
   type RouteTableBuilder,
   type RouteTableBuilderOptions,
 } from './builder.js';
+export type { HostClaimant } from './host-ownership.js';
+export { NO_CERTIFICATE } from './tls-bindings.js';
 export { applyRouteTableDelta, createEmptyDelta, diffRouteTables, isEmptyDelta } from './diff.js';
 export { isDeepEqual } from './equal.js';
 export {

@@ -11,6 +11,11 @@ export class SourcesByHost<T> {
     return this.#entries.keys();
   }
 
+  /** Whether some source contributes to `hostname`. */
+  has(hostname: string): boolean {
+    return this.#entries.has(hostname);
+  }
+
   /** What source `key` contributes to `hostname`. */
   get(hostname: string, key: string): T | undefined {
     const entry = this.#entries.get(hostname);

@@ -4,7 +4,13 @@
  */
 import { assembleTlsBinding, type SourcedTlsClaim } from './assemble.js';
 import { isDeepEqual } from './equal.js';
-import type { AssemblyNote, Certificate, RouteTableDelta, TlsBinding } from './types.js';
+import type { AssemblyNote, Certificate, RouteOrigin, RouteTableDelta, TlsBinding } from './types.js';
+
+/**
+ * The certificate id of a binding that keeps an exact name from the `*.` binding one label up
+ * (owned by another tenant): the data plane serves the name the `*` binding instead.
+ */
+export const NO_CERTIFICATE = '';
 
 interface CertificateEntry {
   certificate: Certificate;
@@ -39,29 +45,42 @@ export class TlsBindings {
 
   /**
    * Re-assembles the binding of `hostname` from the admitted `claims` and pushes a binding that
-   * changed onto `delta.tls`; certificates go to the delta through {@link diffCertificates}.
+   * changed onto `delta.tls`; certificates go to the delta through {@link diffCertificates}. Without
+   * claims, `shield` (the origin of the hostname's owner) binds it to {@link NO_CERTIFICATE}.
+   * Returns the claim that won, if one did.
    */
-  commitHost(hostname: string, claims: readonly SourcedTlsClaim[], delta: RouteTableDelta): void {
-    const { binding, notes } = assembleTlsBinding(hostname, claims);
+  commitHost(
+    hostname: string,
+    claims: readonly SourcedTlsClaim[],
+    delta: RouteTableDelta,
+    shield?: RouteOrigin,
+  ): SourcedTlsClaim | undefined {
+    const assembled = assembleTlsBinding(hostname, claims);
+    const { notes } = assembled;
+    let binding = assembled.binding;
+    if (binding === undefined && shield !== undefined)
+      binding = { hostname, certificate: NO_CERTIFICATE, origin: shield };
     if (notes.length === 0) this.#notes.delete(hostname);
     else this.#notes.set(hostname, notes);
+    const winner = claims.find((entry) => entry.claim.origin === binding?.origin);
     const old = this.#bindings.get(hostname);
-    if (old !== undefined && binding !== undefined && isDeepEqual(old, binding)) return;
+    if (old !== undefined && binding !== undefined && isDeepEqual(old, binding)) return winner;
     if (old !== undefined) this.#releaseCertificate(old.certificate);
     if (binding === undefined) {
       if (old !== undefined) {
         this.#bindings.delete(hostname);
         delta.tls.remove.push(hostname);
       }
-      return;
+      return winner;
     }
-    const certificate = claims.find((entry) => entry.claim.certificate.id === binding.certificate)!.claim
-      .certificate;
+    this.#bindings.set(hostname, binding);
+    delta.tls.upsert.push(binding);
+    if (winner === undefined) return winner;
+    const certificate = winner.claim.certificate;
     const entry = this.#certificates.get(certificate.id);
     if (entry === undefined) this.#certificates.set(certificate.id, { certificate, bindings: 1 });
     else entry.bindings += 1;
-    this.#bindings.set(hostname, binding);
-    delta.tls.upsert.push(binding);
+    return winner;
   }
 
   /** Pushes onto `delta.certificates` the certificates bound since `before` and those no longer bound. */

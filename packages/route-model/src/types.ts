@@ -540,7 +540,7 @@ export interface RoutePolicy {
   /**
    * On a plain-HTTP listener, answer with a redirect to the same URL on the HTTPS listener instead
    * of applying the action (ingress-nginx ssl-redirect). With `onlyIfHostHasTls`, only when the
-   * table has a TLS binding for exactly the virtual host's hostname. With `stripTrailingSlash`, a
+   * table binds a certificate (not `NO_CERTIFICATE`) to exactly the virtual host's hostname. With `stripTrailingSlash`, a
    * request URI (path and query as sent) ending in `/` loses that `/` in the Location, as
    * ingress-nginx does unless preserve-trailing-slash is set.
    */
@@ -751,12 +751,17 @@ export interface Certificate {
 }
 
 /**
- * Which certificate a TLS handshake gets for a server name (SNI). `hostname` matches names like a
- * virtual host's (`exact`, or `*.` for one label); a name without a binding gets the data plane's
- * default certificate.
+ * Which certificate a TLS handshake gets for a server name (SNI). A data plane looks the name up
+ * exactly, then as `*.` with its first label dropped, then as `*` (the default certificate); a
+ * name bound nowhere gets the data plane's own default certificate.
  */
 export interface TlsBinding {
   hostname: string;
+  /**
+   * The id of the certificate; `NO_CERTIFICATE` (`''`) for an exact name that has none of its own
+   * and must not get the `*.` binding one label up, which another tenant owns (host ownership):
+   * the data plane serves it the `*` binding, or its own default certificate.
+   */
   certificate: string;
   /** The object that asked for this binding (the oldest one, when several did). */
   origin: RouteOrigin;
@@ -828,6 +833,8 @@ export interface TlsClaim {
 export interface HostOwner {
   tenant: string;
   source: SourceRef;
+  /** The wildcard covering the hostname that the source named, when it owns the hostname through one. */
+  via?: string;
 }
 
 /** Everything one source object (an Ingress, an HTTPRoute, ...) adds to a table. */

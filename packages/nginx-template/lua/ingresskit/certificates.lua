@@ -3,7 +3,9 @@
 -- client's server name (SNI) from the pushed TLS bindings, exact name first, then `*.` with the first label dropped.
 -- A name without a binding, and a client without SNI, get the binding of `*` (the controller's
 -- default certificate) when there is one, else keep the server's default certificate
--- (ssl_certificate in nginx.conf). Certificates are parsed once per id per worker (store.lua).
+-- (ssl_certificate in nginx.conf). So does a name bound to "" (route-model's NO_CERTIFICATE): it
+-- belongs to another tenant than the `*.` binding above it, whose certificate it must not get.
+-- Certificates are parsed once per id per worker (store.lua).
 
 local ssl = require("ngx.ssl")
 local store = require("ingresskit.store")
@@ -31,7 +33,7 @@ function _M.serve()
     end
   end
   if name ~= nil then client_certificates.ask(name) end
-  if id == nil then id = tls["*"] end
+  if id == nil or id == "" then id = tls["*"] end
   if id == nil then return end
   local pair = store.certificate(id)
   if pair == nil then return end

@@ -630,10 +630,12 @@ function _M.route(https_server)
   if https_server and policy and policy.hsts then ngx_var.ingresskit_hsts = policy.hsts end
   if policy then
     local https = policy.https
-    -- The catch-all host `*` holds the default certificate, which gives no host TLS of its own.
+    -- The catch-all host `*` holds the default certificate, which gives no host TLS of its own, nor
+    -- does "" (a name kept from another tenant's `*.` certificate: route-model's NO_CERTIFICATE).
     -- As ingress-nginx, only a request the client sent as http is redirected: behind a load balancer
     -- that ended TLS, its X-Forwarded-Proto (use-forwarded-headers) or PROXY port 443 says https.
-    if https and not is_tls_listener() and (not https.tlsOnly or (vhost ~= "*" and tls[vhost] ~= nil))
+    local bound = tls[vhost]
+    if https and not is_tls_listener() and (not https.tlsOnly or (vhost ~= "*" and bound ~= nil and bound ~= ""))
       and ngx_var.ingresskit_client_scheme == "http" then
       local port = conf.https_port
       local request_uri = ngx_var.request_uri
