@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { lostHostnamesOf, markHostnamesOwnedElsewhere } from './hostnames-owned-elsewhere.js';
+import {
+  lostHostnamesOf,
+  markHostnamesOwnedElsewhere,
+  markListenersOwnedElsewhere,
+} from './hostnames-owned-elsewhere.js';
+import type { ConditionDraft, GatewayStatusEntry } from './types.js';
 
 const CONTROLLER = 'ingresskit.dev/gateway-controller';
 
@@ -79,5 +84,96 @@ describe('lostHostnamesOf and markHostnamesOwnedElsewhere', () => {
       reason: 'UnsupportedValue',
       message: expect.stringMatching(/^rules left out: r1; host shop.test belongs/),
     });
+  });
+});
+
+describe('markListenersOwnedElsewhere', () => {
+  const wildcardOwner = { kind: 'Gateway', namespace: 'shop', name: 'edge' };
+  const notes = [
+    {
+      type: 'host-owned-elsewhere' as const,
+      source: { kind: 'Gateway', namespace: 'evil', name: 'gw' },
+      hostname: 'pay.apps.test',
+      owner: { tenant: 'shop', source: wildcardOwner, via: '*.apps.test' },
+    },
+  ];
+  const condition = (type: string, status: 'True' | 'False', reason: string): ConditionDraft => ({
+    type,
+    status,
+    reason,
+    message: reason,
+    observedGeneration: 2,
+  });
+  const listener = (name: string, ready: boolean) => ({
+    name,
+    supportedKinds: [],
+    attachedRoutes: 1,
+    conditions: [
+      condition('Accepted', 'True', 'Accepted'),
+      condition('Conflicted', 'False', 'NoConflicts'),
+      condition('ResolvedRefs', 'True', 'ResolvedRefs'),
+      ready ? condition('Programmed', 'False', 'Pending') : condition('Programmed', 'False', 'Invalid'),
+    ],
+  });
+  const entry = (names: [string, string | undefined, boolean][]): GatewayStatusEntry => ({
+    namespace: 'evil',
+    name: 'gw',
+    status: {
+      conditions: [condition('Accepted', 'True', 'Accepted'), condition('Programmed', 'False', 'Pending')],
+      listeners: names.map(([name, , ready]) => listener(name, ready)),
+    },
+    listenerHostnames: names.map(([, hostname]) => hostname),
+  });
+  const summary = (conditions: readonly ConditionDraft[]) =>
+    Object.fromEntries(conditions.map(({ type, status, reason }) => [type, `${status} ${reason}`]));
+
+  it('marks the listeners of a lost hostname Conflicted and not programmed, naming the owner', () => {
+    const [marked] = markListenersOwnedElsewhere(
+      [
+        entry([
+          ['pay', 'pay.apps.test', true],
+          ['other', 'other.test', true],
+          ['any', undefined, true],
+        ]),
+      ],
+      lostHostnamesOf(notes, 'Gateway'),
+    );
+    const [pay, other] = marked!.status.listeners;
+    expect(summary(pay!.conditions)).toEqual({
+      Accepted: 'True Accepted',
+      Conflicted: 'True HostnameConflict',
+      ResolvedRefs: 'True ResolvedRefs',
+      Programmed: 'False Invalid',
+    });
+    expect(pay!.conditions.find(({ type }) => type === 'Conflicted')).toMatchObject({
+      observedGeneration: 2,
+      message:
+        'host pay.apps.test belongs to namespace shop, whose Gateway shop/edge is the oldest to name it (through its wildcard *.apps.test); this listener serves nothing for it (--allow-cross-namespace-hosts)',
+    });
+    expect(other).toEqual(listener('other', true));
+    expect(summary(marked!.status.conditions)).toEqual({
+      Accepted: 'True ListenersNotValid',
+      Programmed: 'False Pending',
+    });
+    expect(marked!.status.conditions[0]!.message).toMatch(
+      /^listeners other, any are accepted; not valid: pay \(host pay/,
+    );
+  });
+
+  it('leaves the Gateway unaccepted when no listener is left, and entries without losses as they are', () => {
+    const lone = entry([['pay', 'pay.apps.test', true]]);
+    const untouched = { ...entry([['pay', 'pay.apps.test', true]]), name: 'fine' };
+    const [marked, same] = markListenersOwnedElsewhere([lone, untouched], lostHostnamesOf(notes, 'Gateway'));
+    expect(summary(marked!.status.conditions)).toEqual({
+      Accepted: 'False ListenersNotValid',
+      Programmed: 'False Invalid',
+    });
+    expect(same).toBe(untouched);
+    // A listener already invalid keeps its own reasons.
+    const [invalid] = markListenersOwnedElsewhere(
+      [entry([['pay', 'pay.apps.test', false]])],
+      lostHostnamesOf(notes, 'Gateway'),
+    );
+    expect(summary(invalid!.status.listeners[0]!.conditions).Conflicted).toBe('False NoConflicts');
   });
 });

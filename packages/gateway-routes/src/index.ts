@@ -37,6 +37,7 @@ export {
 export {
   lostHostnamesOf,
   markHostnamesOwnedElsewhere,
+  markListenersOwnedElsewhere,
   type LostHostname,
 } from './hostnames-owned-elsewhere.js';
 export { formatProblem } from '@ingresskit/route-model';

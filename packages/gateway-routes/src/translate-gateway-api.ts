@@ -191,6 +191,7 @@ export function translateWithHooks(
       namespace: gateway.namespace,
       name: gateway.name,
       status: buildGatewayStatus(gateway, attached.get(key) ?? new Map()),
+      listenerHostnames: gateway.listeners.map((listener) => listener.hostname),
     });
   }
   const routeStatuses = [];

@@ -315,6 +315,11 @@ export interface GatewayStatusEntry {
   namespace: string;
   name: string;
   status: GatewayStatusDraft;
+  /**
+   * The hostname of each listener of `status.listeners`, in order (undefined: none), for
+   * markListenersOwnedElsewhere; not part of the status written.
+   */
+  listenerHostnames?: (string | undefined)[];
 }
 
 /** The parent statuses to write into one HTTPRoute (entries of other controllers are left alone). */
