@@ -43,10 +43,12 @@ export interface IngressAdmissionOptions {
   /** `--configmap` (`namespace/name`): its memcached serves global-rate-limit; none when undefined. */
   controllerConfigMap?: string | undefined;
   /**
-   * What host ownership decides against an Ingress naming these hosts, as the controller's table
-   * stands (IngressRouting.hostOwnershipProblems); not checked when undefined.
+   * What host ownership decides against an Ingress created at `createdAt` (ms) naming these hosts,
+   * as the controller's table would decide with it (IngressRouting.hostOwnershipProblems);
+   * not checked when undefined.
    */
-  hostOwnershipProblems?: ((object: Problem['object'], hostnames: string[]) => Problem[]) | undefined;
+  hostOwnershipProblems?:
+    ((object: Problem['object'], hostnames: string[], createdAt: number) => Problem[]) | undefined;
   /** Wall clock in ms, to warn about expired certificates. */
   now: () => number;
 }
@@ -109,7 +111,14 @@ function isIngress(object: unknown): object is Ingress {
   return typeof metadata === 'object' && metadata !== null && typeof metadata.name === 'string';
 }
 
+/**
+ * The hosts the Ingress would lose to another namespace, a wildcard of which may cover them. Its
+ * age is the one the API server gave it (it sets creationTimestamp before validating admission):
+ * an Ingress that is older than another namespace's claim keeps the host on update, as the
+ * controller decides; without one it counts as the youngest.
+ */
 function hostOwnershipProblemsOf(
+  ingress: Ingress,
   translation: IngressTranslation,
   options: IngressAdmissionOptions,
 ): Problem[] {
@@ -119,7 +128,13 @@ function hostOwnershipProblemsOf(
     ...contribution.hosts.map(({ hostname }) => hostname),
     ...contribution.tls.map(({ hostname }) => hostname),
   ];
-  return options.hostOwnershipProblems(contribution.source, hostnames);
+  const created: unknown = ingress.metadata.creationTimestamp;
+  const createdAt = created instanceof Date ? created.getTime() : Date.parse(String(created));
+  return options.hostOwnershipProblems(
+    contribution.source,
+    hostnames,
+    Number.isNaN(createdAt) ? Number.POSITIVE_INFINITY : createdAt,
+  );
 }
 
 /**
@@ -176,7 +191,7 @@ export function reviewIngressAdmission(
           }),
     },
   );
-  const problems = [...translation.problems, ...hostOwnershipProblemsOf(translation, options)];
+  const problems = [...translation.problems, ...hostOwnershipProblemsOf(object, translation, options)];
   const refusals = problems.filter(
     (problem) => problem.severity === 'error' && !isReferencedObjectProblem(problem),
   );

@@ -163,6 +163,7 @@ export function createControllerParts(
     isLeader,
     isOwned: (key) => routing.verdict(key)?.decision.owned === true,
     hostOwnershipProblems: (object, hostnames) => routing.hostOwnershipProblems(object, hostnames),
+    servesHostname: (hostname) => routing.servesHostname(hostname),
   });
   const configMap =
     config.configMap === undefined

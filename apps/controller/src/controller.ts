@@ -209,7 +209,8 @@ export class Controller {
         defaultBackend: config.defaultBackend,
         controllerConfigMap: config.configMap,
         annotationPrefix: config.annotationPrefix,
-        hostOwnershipProblems: (object, hostnames) => routing.hostOwnershipProblems(object, hostnames),
+        hostOwnershipProblems: (object, hostnames, createdAt) =>
+          routing.hostOwnershipProblems(object, hostnames, createdAt),
         now: () => Date.now(),
         logger: this.#logger,
       });

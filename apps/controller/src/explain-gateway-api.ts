@@ -7,6 +7,7 @@
  */
 import {
   markHostnamesOwnedElsewhere,
+  markListenersOwnedElsewhere,
   type ConditionDraft,
   type GatewayApiTranslation,
   type ListenerStatusDraft,
@@ -45,6 +46,8 @@ export interface GatewayApiState {
   translation: GatewayApiTranslation;
   /** Hostnames each HTTPRoute lost to host ownership (see lostHostnamesOf). */
   lost: ReadonlyMap<string, readonly LostHostname[]>;
+  /** Hostnames each Gateway lost to host ownership (lostHostnamesOf of kind Gateway). */
+  lostByGateways: ReadonlyMap<string, readonly LostHostname[]>;
 }
 
 function problemsOfObject(problems: readonly Problem[], kind: string, key: string): Problem[] {
@@ -59,11 +62,22 @@ function isTrue(conditions: readonly ConditionDraft[], type: string): boolean {
 }
 
 /** Explains the Gateway `key` (`namespace/name`). */
-export function explainGateway(state: GatewayApiState, key: string): GatewayExplanation {
-  const entry = state.translation.statuses.gateways.find(
-    ({ namespace, name }) => namespacedKey(namespace, name) === key,
+export function explainGateway(
+  routing: IngressRouting,
+  state: GatewayApiState,
+  key: string,
+): GatewayExplanation {
+  const [entry] = markListenersOwnedElsewhere(
+    state.translation.statuses.gateways.filter(
+      ({ namespace, name }) => namespacedKey(namespace, name) === key,
+    ),
+    state.lostByGateways,
   );
-  const problems = problemsOfObject(state.translation.problems, 'Gateway', key);
+  const { namespace = '', name } = splitObjectKey(key);
+  const problems = [
+    ...problemsOfObject(state.translation.problems, 'Gateway', key),
+    ...routing.assemblyProblemsOf({ kind: 'Gateway', namespace, name }),
+  ];
   if (entry === undefined) {
     return {
       gateway: key,

@@ -7,6 +7,7 @@
 import {
   lostHostnamesOf,
   markHostnamesOwnedElsewhere,
+  markListenersOwnedElsewhere,
   type GatewayApiTranslation,
   type LostHostname,
 } from '@ingresskit/gateway-routes';
@@ -45,8 +46,11 @@ export class GatewayApiStage {
   #statusWriter: GatewayStatusWriter | undefined;
   /** The statuses changed since they were last handed to the writer. */
   #statusDue = false;
-  /** Hostnames each HTTPRoute lost to host ownership, by route, and as `route\nhostname` keys. */
+  /** Hostnames each HTTPRoute lost to host ownership, by route. */
   #lost = new Map<string, LostHostname[]>();
+  /** Hostnames each Gateway lost to host ownership, by Gateway. */
+  #lostByGateways = new Map<string, LostHostname[]>();
+  /** Both, as `Kind namespace/name\nhostname` keys. */
   #lostKeys = new Set<string>();
 
   constructor(options: GatewayApiStageOptions) {
@@ -78,24 +82,32 @@ export class GatewayApiStage {
 
   /**
    * After the commit: reports the problems, and has the statuses written again when the lost hosts
-   * changed (an Ingress alone can take one from a route).
+   * changed (an Ingress alone can take one from a route or a Gateway's listener).
    */
   report(routing: IngressRouting): void {
-    const lost = lostHostnamesOf(routing.notes());
+    const notes = routing.notes();
+    const lost = { HTTPRoute: lostHostnamesOf(notes), Gateway: lostHostnamesOf(notes, 'Gateway') };
     const keys = new Set(
-      [...lost].flatMap(([route, hostnames]) => hostnames.map(({ hostname }) => `${route}\n${hostname}`)),
+      Object.entries(lost).flatMap(([kind, byObject]) =>
+        [...byObject].flatMap(([key, hostnames]) =>
+          hostnames.map(({ hostname }) => `${kind} ${key}\n${hostname}`),
+        ),
+      ),
     );
     if (!isDeepStrictEqual(keys, this.#lostKeys)) this.#statusDue = true;
-    this.#lost = lost;
+    this.#lost = lost.HTTPRoute;
+    this.#lostByGateways = lost.Gateway;
     this.#lostKeys = keys;
-    const ownership = [...lost.keys()].flatMap((key) => {
-      const slash = key.indexOf('/');
-      return routing.assemblyProblemsOf({
-        kind: 'HTTPRoute',
-        namespace: key.slice(0, slash),
-        name: key.slice(slash + 1),
-      });
-    });
+    const ownership = Object.entries(lost).flatMap(([kind, byObject]) =>
+      [...byObject.keys()].flatMap((key) => {
+        const slash = key.indexOf('/');
+        return routing.assemblyProblemsOf({
+          kind,
+          namespace: key.slice(0, slash),
+          name: key.slice(slash + 1),
+        });
+      }),
+    );
     this.#reports.update([...this.routing.problems(), ...ownership]);
   }
 
@@ -118,13 +130,18 @@ export class GatewayApiStage {
     key: string,
     routing: IngressRouting,
   ): GatewayExplanation | HTTPRouteExplanation {
-    const state = { translation: this.routing.translation, lost: this.#lost };
-    return kind === 'gateway' ? explainGateway(state, key) : explainHTTPRoute(routing, state, key);
+    const state = {
+      translation: this.routing.translation,
+      lost: this.#lost,
+      lostByGateways: this.#lostByGateways,
+    };
+    return kind === 'gateway' ? explainGateway(routing, state, key) : explainHTTPRoute(routing, state, key);
   }
 
   #statusesToWrite(): GatewayApiTranslation {
     const { translation } = this.routing;
     const httpRoutes = markHostnamesOwnedElsewhere(translation.statuses.httpRoutes, this.#lost);
-    return { ...translation, statuses: { ...translation.statuses, httpRoutes } };
+    const gateways = markListenersOwnedElsewhere(translation.statuses.gateways, this.#lostByGateways);
+    return { ...translation, statuses: { gateways, httpRoutes } };
   }
 }

@@ -15,10 +15,11 @@ export function problemOfNote(object: Problem['object'], note: AssemblyNote): Pr
   switch (note.type) {
     case 'host-owned-elsewhere': {
       const owner = note.owner.source;
+      const through = note.owner.via === undefined ? '' : ` (through its wildcard ${note.owner.via})`;
       return {
         object,
         field: 'spec',
-        message: `host ${note.hostname} belongs to namespace ${note.owner.tenant}, whose ${owner.kind} ${owner.namespace}/${owner.name} is the oldest to name it; other namespaces cannot add paths or TLS to it (--allow-cross-namespace-hosts)`,
+        message: `host ${note.hostname} belongs to namespace ${note.owner.tenant}, whose ${owner.kind} ${owner.namespace}/${owner.name} is the oldest to name it${through}; other namespaces cannot add paths or TLS to it (--allow-cross-namespace-hosts)`,
         severity: 'error',
         code: note.type,
         value: note.hostname,

@@ -340,18 +340,38 @@ export class IngressRouting {
   }
 
   /**
-   * What host ownership would decide against an Ingress `object` naming `hostnames`, as the table
-   * stands (with the same messages as problemsOf): what the admission webhook refuses.
+   * What host ownership decides against an Ingress `object` naming `hostnames` (with the same
+   * messages as problemsOf), wildcards that cover them included: as the table stands, or, given
+   * `createdAt` (ms), as it would with this version of the Ingress in it, whatever it holds of the
+   * Ingress now (what the admission webhook refuses).
    */
-  hostOwnershipProblems(object: Problem['object'], hostnames: Iterable<string>): Problem[] {
+  hostOwnershipProblems(
+    object: Problem['object'],
+    hostnames: Iterable<string>,
+    createdAt?: number,
+  ): Problem[] {
     const problems: Problem[] = [];
     const source = { kind: 'Ingress', namespace: object.namespace, name: object.name };
+    const claimant =
+      createdAt === undefined
+        ? undefined
+        : { source, tenant: object.namespace, origin: { ...source, createdAt, index: [] } };
     for (const hostname of new Set(hostnames)) {
-      const owner = this.#builder.hostOwner(hostname);
+      const owner = this.#builder.hostOwner(hostname, claimant);
       if (owner === undefined || owner.tenant === object.namespace) continue;
       problems.push(problemOfNote(object, { type: 'host-owned-elsewhere', source, hostname, owner }));
     }
     return problems;
+  }
+
+  /**
+   * Whether the table as last committed names exactly `hostname` (a virtual host or a TLS
+   * binding): a server name nginx serves there, which a `*.` passthrough host must not take.
+   */
+  servesHostname(hostname: string): boolean {
+    return (
+      this.#builder.virtualHost(hostname) !== undefined || this.#builder.tlsBinding(hostname) !== undefined
+    );
   }
 
   /** What assembly decided against sources, as of the last commit. */

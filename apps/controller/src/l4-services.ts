@@ -72,6 +72,11 @@ export interface L4Dependencies {
   isOwned: (key: string) => boolean;
   /** IngressRouting's hostOwnershipProblems: hosts other namespaces' HTTP routes hold. */
   hostOwnershipProblems?: (object: Problem['object'], hostnames: Iterable<string>) => Problem[];
+  /**
+   * IngressRouting's servesHostname: whether nginx serves exactly this name, which the proxy then
+   * sends to nginx rather than to a `*.` passthrough host; none when undefined.
+   */
+  servesHostname?: (hostname: string) => boolean;
 }
 
 /** What one sync changed. */
@@ -107,6 +112,7 @@ export class L4Services {
         nginxPort: config.sslPassthroughProxyPort,
         logger: deps.logger,
         ...(config.helloTimeoutMs === undefined ? {} : { helloTimeoutMs: config.helloTimeoutMs }),
+        ...(deps.servesHostname === undefined ? {} : { servesHostname: deps.servesHostname }),
       });
     }
   }

@@ -3,7 +3,7 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
 import { connect as connectTls } from 'node:tls';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from './logger.js';
-import { SslPassthroughProxy } from './ssl-passthrough-proxy.js';
+import { findPassthroughEndpoints, SslPassthroughProxy } from './ssl-passthrough-proxy.js';
 
 let nginx: Server;
 let proxy: SslPassthroughProxy;
@@ -81,5 +81,25 @@ describe('SslPassthroughProxy with the PROXY protocol', () => {
     expect(text).toMatch(/^PROXY TCP4 127\.0\.0\.1 127\.0\.0\.1 \d+ \d+\r\n/);
     // The ClientHello follows the line: a TLS handshake record.
     expect(text.charCodeAt(text.indexOf('\n') + 1)).toBe(0x16);
+  });
+});
+
+describe('findPassthroughEndpoints', () => {
+  const exact = [{ address: '10.0.0.1', port: 443 }];
+  const wild = [{ address: '10.0.0.2', port: 443 }];
+  const hosts = new Map([
+    ['pass.apps.test', exact],
+    ['*.apps.test', wild],
+  ]);
+
+  it('takes the most specific match across the passthrough hosts and the names nginx serves', () => {
+    const servedByNginx = (hostname: string) =>
+      hostname === 'shop.apps.test' || hostname === 'pass.apps.test';
+    expect(findPassthroughEndpoints(hosts, 'pass.apps.test', servedByNginx)).toBe(exact);
+    expect(findPassthroughEndpoints(hosts, 'shop.apps.test', servedByNginx)).toBeUndefined();
+    expect(findPassthroughEndpoints(hosts, 'other.apps.test', servedByNginx)).toBe(wild);
+    expect(findPassthroughEndpoints(hosts, 'a.b.apps.test', servedByNginx)).toBeUndefined();
+    expect(findPassthroughEndpoints(hosts, 'shop.apps.test')).toBe(wild);
+    expect(findPassthroughEndpoints(hosts, undefined, servedByNginx)).toBeUndefined();
   });
 });

@@ -36,6 +36,8 @@ export interface SslPassthroughProxyOptions {
   connectTimeoutMs?: number;
   /** Most connections open at once; more are refused at accept. 16384 by default. */
   maxConnections?: number;
+  /** Whether nginx serves exactly this server name (see findPassthroughEndpoints); none by default. */
+  servesHostname?: (hostname: string) => boolean;
 }
 
 /** The PROXY protocol clients send first (ingress-nginx's use-proxy-protocol). */
@@ -79,16 +81,23 @@ function unmapped(address: string | undefined): string | undefined {
   return match === null ? address : match[1];
 }
 
-/** The endpoints `serverName` passes through to, by exact name and then by wildcard. */
+/**
+ * The endpoints `serverName` passes through to, by exact name and then by wildcard: the most
+ * specific match across the passthrough hosts and the names nginx serves, so a `*.` passthrough
+ * host never takes a name nginx serves exactly (`servesHostname`), whoever's it is. Host ownership
+ * has already given each passthrough host to the namespace that owns it.
+ */
 export function findPassthroughEndpoints(
   hosts: PassthroughHosts,
   serverName: string | undefined,
+  servesHostname: (hostname: string) => boolean = () => false,
 ): readonly PassthroughEndpoint[] | undefined {
   if (serverName === undefined) return undefined;
   const exact = hosts.get(serverName);
   if (exact !== undefined) return exact;
   const dot = serverName.indexOf('.');
-  return dot < 0 ? undefined : hosts.get(`*${serverName.slice(dot)}`);
+  if (dot < 0 || servesHostname(serverName)) return undefined;
+  return hosts.get(`*${serverName.slice(dot)}`);
 }
 
 /** The TCP server on the HTTPS port that sends each connection where its server name says. */
@@ -229,7 +238,11 @@ export class SslPassthroughProxy {
         return;
       }
       client.pause();
-      const endpoints = findPassthroughEndpoints(this.#hosts, parsed.serverName);
+      const endpoints = findPassthroughEndpoints(
+        this.#hosts,
+        parsed.serverName,
+        this.#options.servesHostname,
+      );
       if (endpoints === undefined) {
         this.counters.toNginx += 1;
         const line = formatProxyProtocolV1(source, destination);

@@ -133,8 +133,9 @@ export class SyncStage {
       this.#options.reporting.recordChecksum(checksum);
       if (!checksum.ok) return { kind: 'held', error: new ChecksumMismatchError(checksum.message) };
     }
+    // A Gateway can take a host, so Gateway API changes may change who passes through too.
     this.#options.l4?.sync(view, {
-      ingresses: initializing || changes.allIngresses || changes.ingresses.size > 0,
+      ingresses: initializing || changes.allIngresses || changes.ingresses.size > 0 || changes.gatewayApi,
     });
     let flush = await dataPlane.flush();
     // The data plane refused routes (its regex engine said no): leave exactly those out and push again.

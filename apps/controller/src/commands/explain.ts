@@ -73,6 +73,7 @@ Exits 0 when the object exists (and, for Gateway API, is one of ours), 1 when it
       const state = {
         translation: gatewayRouting?.translation ?? emptyGatewayApiTranslation(),
         lost: lostHostnamesOf(routing.notes()),
+        lostByGateways: lostHostnamesOf(routing.notes(), 'Gateway'),
       };
       return explainObject(what, routing, state, key);
     });
@@ -122,7 +123,7 @@ function explainObject(
       return [explanation, formatExplanation(explanation)];
     }
     case 'gateway': {
-      const explanation = explainGateway(state, key);
+      const explanation = explainGateway(routing, state, key);
       return [explanation, formatGatewayExplanation(explanation)];
     }
     case 'httproute': {
