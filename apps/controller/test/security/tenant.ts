@@ -24,7 +24,7 @@ import {
   startController,
 } from '../harness.js';
 import { startCluster, startSteadyTraffic, type ReliabilityCluster } from '../reliability/cluster.js';
-import { formatTrafficReport, type Traffic } from '../reliability/traffic.js';
+import { formatTrafficReport, type Route, type Traffic } from '../reliability/traffic.js';
 
 /** The hostile tenant's namespace. */
 export const TENANT = 'mallory';
@@ -36,8 +36,8 @@ export interface SecurityCase {
   controller: Controller;
   /** The tenant's own backend, Service `evil` in {@link TENANT}. */
   evil: DemoBackend;
-  /** Starts the probe of the victims' routes. */
-  probeVictims(): Traffic;
+  /** Starts the probe of the victims' routes, and of `more` routes a case gave the victims. */
+  probeVictims(more?: readonly Route[]): Traffic;
   stop(): Promise<void>;
 }
 
@@ -58,7 +58,11 @@ export async function startSecurityCase(
     controller: await startController(cluster.server, { podName, ...overrides }, deps),
     evil,
     // The controller of the moment: a case may replace it (a restart).
-    probeVictims: () => startSteadyTraffic(cluster, testCase.controller),
+    probeVictims: (more = []) =>
+      startSteadyTraffic(
+        { ...cluster, steadyRoutes: [...cluster.steadyRoutes, ...more] },
+        testCase.controller,
+      ),
     stop: async () => {
       await testCase.controller.stop();
       await evil.stop();
