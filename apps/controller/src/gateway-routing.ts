@@ -126,6 +126,8 @@ export class GatewayRouting {
         controllerName: this.#options.controllerName,
         gatewayClassNames: classNames,
         ports: GATEWAY_PORTS,
+        // Host ownership decides between namespaces: one's listener must not strip another's routes.
+        isolateListenersByNamespace: this.#options.allowCrossNamespaceHosts !== true,
       });
     }
     const translation = this.#translator.translate(view.gatewayApiObjects());

@@ -49,10 +49,13 @@ export interface EvaluatedGateway {
 export interface GatewayEvaluation {
   gateways: ReadonlyMap<string, EvaluatedGateway>;
   /**
-   * The hostnames of the ready listeners of every Gateway, per data-plane listener: a request is
-   * served by the routes of the most specific listener hostname that covers it (listener isolation).
+   * The hostnames of the ready listeners of every Gateway, per data-plane listener (and per
+   * namespace with `isolateListenersByNamespace`; see isolationKey): a request is served by the
+   * routes of the most specific listener hostname that covers it (listener isolation).
    */
   listenerHostnames: ReadonlyMap<string, readonly string[]>;
+  /** Whether `listenerHostnames` is per namespace too. */
+  isolatesByNamespace: boolean;
   /** A string equal for two evaluations exactly when `listenerHostnames` is; a memo key for routes. */
   listenerHostnamesKey: string;
   problems: Problem[];
@@ -159,6 +162,11 @@ function markCrossGatewayConflicts(drafts: GatewayDraft[]): void {
   }
 }
 
+/** The key of `listenerHostnames` for a listener on `dataPlaneListener` of a Gateway in `namespace`. */
+export function isolationKey(dataPlaneListener: string, namespace: string, byNamespace: boolean): string {
+  return byNamespace ? `${dataPlaneListener}\u0000${namespace}` : dataPlaneListener;
+}
+
 function attachmentKeyOf(listeners: readonly EvaluatedListener[]): string {
   return JSON.stringify(
     listeners.map((listener) => [
@@ -224,16 +232,18 @@ export function evaluateGateways(
     });
     problems.push(...log.problems);
   }
+  const isolatesByNamespace = config.isolateListenersByNamespace === true;
   const listenerHostnames = new Map<string, string[]>();
   for (const gateway of result.values()) {
     for (const listener of gateway.listeners) {
       if (!listener.isReady || listener.hostname === undefined) continue;
-      const names = listenerHostnames.get(listener.dataPlaneListener!) ?? [];
+      const key = isolationKey(listener.dataPlaneListener!, gateway.namespace, isolatesByNamespace);
+      const names = listenerHostnames.get(key) ?? [];
       if (!names.includes(listener.hostname)) names.push(listener.hostname);
-      listenerHostnames.set(listener.dataPlaneListener!, names);
+      listenerHostnames.set(key, names);
     }
   }
   for (const names of listenerHostnames.values()) names.sort(compareHostnames);
   const listenerHostnamesKey = JSON.stringify([...listenerHostnames].sort(([a], [b]) => compareText(a, b)));
-  return { gateways: result, listenerHostnames, listenerHostnamesKey, problems };
+  return { gateways: result, listenerHostnames, isolatesByNamespace, listenerHostnamesKey, problems };
 }

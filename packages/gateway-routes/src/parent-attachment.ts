@@ -4,7 +4,7 @@
  */
 import { RouteReason } from './conditions.js';
 import { HTTP_ROUTE_KIND } from './allowed-routes.js';
-import type { EvaluatedGateway, GatewayEvaluation } from './gateways.js';
+import { isolationKey, type EvaluatedGateway, type GatewayEvaluation } from './gateways.js';
 import { objectOr } from './grammar.js';
 import { intersectHostnames, isolateHostnames } from './hostnames.js';
 import type { EvaluatedListener } from './listeners.js';
@@ -58,7 +58,7 @@ export function decideParent(
   routeNamespace: string,
   routeHostnames: readonly string[] | undefined,
   references: GatewayApiReferences,
-  listenerHostnames: GatewayEvaluation['listenerHostnames'],
+  isolation: Pick<GatewayEvaluation, 'listenerHostnames' | 'isolatesByNamespace'>,
   readLabels: () => void,
 ): ParentDecision {
   const candidates = gateway.listeners.filter(
@@ -106,7 +106,9 @@ export function decideParent(
         : isolateHostnames(
             listener.hostname,
             intersectHostnames(listener.hostname, routeHostnames),
-            listenerHostnames.get(listener.dataPlaneListener!) ?? [],
+            isolation.listenerHostnames.get(
+              isolationKey(listener.dataPlaneListener!, gateway.namespace, isolation.isolatesByNamespace),
+            ) ?? [],
           );
     if (hostnames.length === 0) {
       hostnameMismatch = true;

@@ -303,6 +303,36 @@ describe('translateGatewayApi', () => {
       expect(answer(table, 'admin.example.com', '/console')).toBe('console/r0/m0');
       expect(answer(table, 'admin.example.com', '/')).toBe('404');
     });
+
+    it('isolates listeners within a namespace only with isolateListenersByNamespace (host ownership decides across)', () => {
+      const wild = gateway('wild', [httpListener('http', { hostname: '*.example.com' })], {
+        namespace: 'shop',
+      });
+      const grab = gateway('grab', [httpListener('http', { hostname: 'pay.example.com' })], {
+        namespace: 'evil',
+      });
+      const objects = {
+        gateways: [wild, grab],
+        httpRoutes: [
+          httpRoute(
+            'pay',
+            {
+              parentRefs: [parent('wild', { namespace: 'shop' })],
+              hostnames: ['pay.example.com'],
+              rules: [rule(undefined)],
+            },
+            { namespace: 'shop' },
+          ),
+        ],
+        services: [service('app', 'shop')],
+      };
+      const hostnamesOf = (isolateListenersByNamespace: boolean) =>
+        translateGatewayApi(objects, { ...config, isolateListenersByNamespace })
+          .routes.find(({ source }) => source.kind === 'HTTPRoute')
+          ?.hosts.map(({ hostname }) => hostname);
+      expect(hostnamesOf(true)).toEqual(['pay.example.com']);
+      expect(hostnamesOf(false)).toBeUndefined();
+    });
   });
 
   describe('HTTPRouteMatchingAcrossRoutes (precedence)', () => {

@@ -129,7 +129,7 @@ export function translateHTTPRoute(
       const gateway = gateways.gateways.get(key);
       if (gateway === undefined) continue;
       decisions.push(
-        decideParent(ref, gateway, namespace, hostnames, references, gateways.listenerHostnames, () => {
+        decideParent(ref, gateway, namespace, hostnames, references, gateways, () => {
           readLabels = true;
         }),
       );

@@ -262,6 +262,13 @@ export interface GatewayApiConfig {
   /** Names of the GatewayClasses that are ours and accepted; Gateways of other classes are ignored. */
   gatewayClassNames: readonly string[];
   ports: readonly PortMapping[];
+  /**
+   * Listener isolation (a request goes to the routes of the most specific listener hostname that
+   * covers it) across the Gateways of one namespace only, where the table decides between
+   * namespaces by host ownership: another namespace's listener hostname must not take a name from
+   * a route. Across every Gateway when false or absent (they share the data plane's address).
+   */
+  isolateListenersByNamespace?: boolean;
 }
 
 /** A status condition as the translation decides it; the writer adds `lastTransitionTime`. */
