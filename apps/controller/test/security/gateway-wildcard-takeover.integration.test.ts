@@ -194,7 +194,7 @@ describe("a tenant's Gateway listeners and HTTPRoutes under the victim's wildcar
           PartiallyInvalid: 'True/HostnameOwnedElsewhere',
         });
       }
-    }, 30_000);
+    });
     await expectEvent('Gateway', 'evil', gatewayOwner('shop.gw.reliability.test'));
     await expectEvent('Gateway', 'evil', ingressOwner('shop.ing.reliability.test'));
     await expectEvent('HTTPRoute', 'via-listener', gatewayOwner('shop.gw.reliability.test'));
@@ -215,5 +215,5 @@ describe("a tenant's Gateway listeners and HTTPRoutes under the victim's wildcar
       expect(await answerOf(controller, host!)).toBe(backend);
     }
     await expectVictimsUnharmed(traffic, 'gateway wildcard takeover');
-  });
+  }, 60_000);
 });
