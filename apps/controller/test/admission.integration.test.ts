@@ -24,6 +24,7 @@ import {
   startBackends,
   startController,
   startLocalApiServer,
+  tlsSecretManifest,
   type LocalApiServer,
 } from './harness.js';
 
@@ -263,6 +264,56 @@ describe('the validating admission webhook', () => {
         message.split('\n').find((line) => line.startsWith('spec: host owned.test')),
       );
     });
+  });
+
+  it("refuses another namespace's rule, alias and TLS host under a wildcard the owner's namespace holds", async () => {
+    await server.apply([
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } },
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'mallory' } },
+      ingressManifest('wild', {
+        namespace: 'shop',
+        host: '*.wild.test',
+        service: 'alpha',
+        className: 'nginx',
+      }),
+      tlsSecretManifest('wild-tls', 'shop.wild.test', 'mallory'),
+    ]);
+    await eventually(() => {
+      expect(controller.routing.contributionOf('shop/wild')).toBeDefined();
+      expect(controller.store?.snapshot().secrets.get('mallory/wild-tls')).toBeDefined();
+    });
+    const owner =
+      'belongs to namespace shop, whose Ingress shop/wild is the oldest to name it (through its wildcard *.wild.test)';
+    const refusal = async (ingress: Record<string, unknown>) => {
+      const answer = await callWebhook(review(ingress));
+      return answer.body.response?.allowed === true
+        ? 'allowed'
+        : (answer.body.response?.status?.message ?? '');
+    };
+    const mallory = (name: string, host: string, extra: Record<string, unknown> = {}) => {
+      const ingress = ingressManifest(name, {
+        namespace: 'mallory',
+        host,
+        service: 'alpha',
+        className: 'nginx',
+      });
+      Object.assign(ingress.metadata as Record<string, unknown>, extra);
+      return ingress;
+    };
+    expect(await refusal(mallory('rule', 'pay.wild.test'))).toContain(`spec: host pay.wild.test ${owner}`);
+    const alias = mallory('alias', 'mallory.test', {
+      annotations: { 'nginx.ingress.kubernetes.io/server-alias': 'cart.wild.test' },
+    });
+    expect(await refusal(alias)).toContain(`spec: host cart.wild.test ${owner}`);
+    const tls = mallory('tls', 'mallory.test');
+    (tls.spec as Record<string, unknown>).tls = [{ hosts: ['shop.wild.test'], secretName: 'wild-tls' }];
+    expect(await refusal(tls)).toContain(`spec: host shop.wild.test ${owner}`);
+    // A one-label wildcard covers no deeper name; a wildcard of its own takes no name the owner holds.
+    expect(await refusal(mallory('deeper', 'a.b.wild.test'))).toBe('allowed');
+    expect(await refusal(mallory('wider', '*.test'))).toBe('allowed');
+    // An Ingress older than the wildcard keeps its host, as the controller decides by age.
+    const older = mallory('older', 'old.wild.test', { creationTimestamp: '2001-01-01T00:00:00Z' });
+    expect(await refusal(older)).toBe('allowed');
   });
 
   it('allows an Ingress whose TLS Secret does not exist yet, with a warning: it may be applied next', async () => {

@@ -98,6 +98,39 @@ describe('host ownership', () => {
     await controller.stop();
   });
 
+  it("gives names under an older namespace's wildcard to it, and shares them with --allow-cross-namespace-hosts", async () => {
+    await server.apply([
+      ingressManifest('wild', {
+        namespace: 'victim',
+        host: '*.wild.test',
+        service: 'shop',
+        className: 'nginx',
+      }),
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await server.apply([
+      ingressManifest('under', {
+        namespace: 'attacker',
+        host: 'pay.wild.test',
+        service: 'evil',
+        className: 'nginx',
+      }),
+    ]);
+    const owner = await startController(server, { podName: 'wildcard-owner' });
+    controllers.push(owner);
+    await eventually(async () => expect(await answerOf(owner, 'pay.wild.test', '/')).toBe('victim'));
+    await owner.stop();
+    // ingress-nginx's behaviour: the exact name is the attacker's server, the wildcard the victim's.
+    const shared = await startController(server, {
+      podName: 'wildcard-shared',
+      allowCrossNamespaceHosts: true,
+    });
+    controllers.push(shared);
+    expect(await answerOf(shared, 'pay.wild.test', '/')).toBe('evil');
+    expect(await answerOf(shared, 'other.wild.test', '/')).toBe('victim');
+    await shared.stop();
+  });
+
   it('lets namespaces share the host with --allow-cross-namespace-hosts, as ingress-nginx does', async () => {
     const controller = await startController(server, { podName: 'shared', allowCrossNamespaceHosts: true });
     controllers.push(controller);
