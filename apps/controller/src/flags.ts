@@ -208,7 +208,7 @@ const flagSpecs = {
     type: 'boolean',
     default: false,
     description:
-      "Let Ingresses of several namespaces add paths and TLS to one host, as ingress-nginx does. Off, a host belongs to the namespace of its oldest Ingress, and other namespaces' rules for it are left out with an Event.",
+      "Let Ingresses of several namespaces add paths and TLS to one host, as ingress-nginx does. Off, a host belongs to the namespace of its oldest Ingress, or of an older wildcard that covers it, and other namespaces' rules for it are left out with an Event.",
   },
   'max-paths-per-ingress': {
     type: 'number',
