@@ -3,7 +3,12 @@ import { createRouteTableBuilder, type RouteTableBuilder } from './builder.js';
 import { selectRoute } from './select.js';
 import { createForwardRoute, createOrigin } from './testing.js';
 import { NO_CERTIFICATE } from './tls-bindings.js';
-import type { PathMatch, RouteContribution } from './types.js';
+import type { PathMatch, RouteContribution, RouteOrigin, TlsClaim } from './types.js';
+
+/** A claim of the certificate `id` (made up) for `hostname`. */
+function claimOf(hostname: string, id: string, origin: RouteOrigin): TlsClaim {
+  return { hostname, certificate: { id, certificatePem: `cert ${id}`, privateKeyPem: `key ${id}` }, origin };
+}
 
 /** An Ingress-like contribution of `namespace/name`: one host, some paths, maybe a certificate. */
 function source(
@@ -30,20 +35,7 @@ function source(
               ),
             },
           ],
-    tls:
-      options.certificate === undefined
-        ? []
-        : [
-            {
-              hostname,
-              certificate: {
-                id: options.certificate,
-                certificatePem: `cert ${options.certificate}`,
-                privateKeyPem: `key ${options.certificate}`,
-              },
-              origin: origin([]),
-            },
-          ],
+    tls: options.certificate === undefined ? [] : [claimOf(hostname, options.certificate, origin([]))],
   };
   if (options.tenant !== null) contribution.tenant = options.tenant ?? namespace;
   return contribution;
@@ -185,20 +177,7 @@ function named(
     source: { kind, namespace, name },
     tenant: namespace,
     hosts: [host],
-    tls:
-      options.certificate === undefined
-        ? []
-        : [
-            {
-              hostname,
-              certificate: {
-                id: options.certificate,
-                certificatePem: `cert ${options.certificate}`,
-                privateKeyPem: `key ${options.certificate}`,
-              },
-              origin,
-            },
-          ],
+    tls: options.certificate === undefined ? [] : [claimOf(hostname, options.certificate, origin)],
   };
 }
 

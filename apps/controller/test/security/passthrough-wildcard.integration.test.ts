@@ -24,7 +24,6 @@ import {
   endpointSliceManifest,
   eventually,
   listEvents,
-  presentedCertificate,
   serviceManifests,
   tlsSecretManifest,
 } from '../harness.js';
@@ -32,6 +31,8 @@ import { tlsIngressManifest } from '../reliability/cluster.js';
 import {
   expectTenantEvent,
   expectVictimsUnharmed,
+  presentedFingerprint,
+  secretFingerprint,
   TENANT,
   tenantIngress,
   useSecurityCase,
@@ -54,10 +55,6 @@ afterAll(() => {
 });
 
 const PASSTHROUGH = { 'nginx.ingress.kubernetes.io/ssl-passthrough': 'true' };
-
-async function fingerprintFor(serverName: string): Promise<string> {
-  return (await presentedCertificate(testCase().controller, serverName)).fingerprint256;
-}
 
 /** Waits for an `SslPassthroughRefused` Event on the tenant's Ingress `name` containing `fragment`. */
 function expectPassthroughRefused(name: string, fragment: string): Promise<void> {
@@ -84,12 +81,10 @@ describe("a tenant's ssl-passthrough hosts over the victims' HTTPS hosts", () =>
     await eventually(async () =>
       expect(await answerOf(controller, 'shop.apps.reliability.test', '/', true)).toBe('gamma'),
     );
-    const victimsWildcard = new X509Certificate(
-      Buffer.from((victimTls.data as Record<string, string>)['tls.crt']!, 'base64'),
-    ).fingerprint256;
+    const victimsWildcard = secretFingerprint(victimTls);
     const victimsOwn = new X509Certificate(Buffer.from(cluster.tls.crt, 'base64')).fingerprint256;
     const tenantsOwn = new X509Certificate(tenantCertificate.certificatePem).fingerprint256;
-    expect(await fingerprintFor('s.reliability.test')).toBe(victimsOwn);
+    expect(await presentedFingerprint(testCase(), 's.reliability.test')).toBe(victimsOwn);
     await sleep(1_100);
     const traffic = testCase().probeVictims([
       { name: 'wildcard https', host: 'shop.apps.reliability.test', path: '/', tls: true, expect: 'gamma' },
@@ -110,12 +105,14 @@ describe("a tenant's ssl-passthrough hosts over the victims' HTTPS hosts", () =>
     await expectPassthroughRefused('exact', owner);
     await expectTenantEvent(testCase(), 'exact', owner);
     // The tenant's wildcard serves the tenant's names: they pass through to its backend.
-    await eventually(async () => expect(await fingerprintFor('mine.reliability.test')).toBe(tenantsOwn));
-    expect(await fingerprintFor('s.reliability.test')).toBe(victimsOwn);
+    await eventually(async () =>
+      expect(await presentedFingerprint(testCase(), 'mine.reliability.test')).toBe(tenantsOwn),
+    );
+    expect(await presentedFingerprint(testCase(), 's.reliability.test')).toBe(victimsOwn);
     expect(await answerOf(controller, 's.reliability.test', '/', true)).toBe('gamma');
     expect(await answerOf(controller, 'a.reliability.test', '/', true)).toBe('alpha');
-    expect(await fingerprintFor('a.reliability.test')).not.toBe(tenantsOwn);
-    expect(await fingerprintFor('shop.apps.reliability.test')).toBe(victimsWildcard);
+    expect(await presentedFingerprint(testCase(), 'a.reliability.test')).not.toBe(tenantsOwn);
+    expect(await presentedFingerprint(testCase(), 'shop.apps.reliability.test')).toBe(victimsWildcard);
     expect(await answerOf(controller, 'shop.apps.reliability.test', '/', true)).toBe('gamma');
     await expectVictimsUnharmed(traffic, 'passthrough wildcard');
   });

@@ -10,6 +10,7 @@
  * demo does; the controller's own ports stay refused even then. The production policy (no loopback
  * at all) is checked by ../backend-addresses.integration.test.ts.
  */
+import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { Controller, ControllerDependencies } from '../../src/controller.js';
 import type { ControllerConfig } from '../../src/config.js';
@@ -18,6 +19,7 @@ import {
   eventually,
   ingressManifest,
   listEvents,
+  presentedCertificate,
   regexIngressManifest,
   serviceManifests,
   startBackends,
@@ -132,6 +134,17 @@ export function expectTenantEvent(testCase: SecurityCase, name: string, fragment
       `${TENANT}/${name}: ${notes.join(' | ')}`,
     ).toBe(true);
   });
+}
+
+/** The SHA-256 fingerprint of the certificate the case's controller presents for `serverName`. */
+export async function presentedFingerprint(testCase: SecurityCase, serverName: string): Promise<string> {
+  return (await presentedCertificate(testCase.controller, serverName)).fingerprint256;
+}
+
+/** The SHA-256 fingerprint of the certificate in a `kubernetes.io/tls` Secret manifest. */
+export function secretFingerprint(secret: Record<string, unknown>): string {
+  const data = secret.data as Record<string, string>;
+  return new X509Certificate(Buffer.from(data['tls.crt']!, 'base64')).fingerprint256;
 }
 
 /** Stops the probe once it has sampled enough, prints its report and expects no failed request. */

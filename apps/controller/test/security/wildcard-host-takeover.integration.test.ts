@@ -12,20 +12,15 @@
  * names get the default certificate rather than the tenant's wildcard one. The tenant's own names
  * are served. The probe requests the victims' hosts, wildcard names included, throughout.
  */
-import { X509Certificate } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import {
-  answerOf,
-  eventually,
-  ingressManifest,
-  presentedCertificate,
-  tlsSecretManifest,
-} from '../harness.js';
+import { answerOf, eventually, ingressManifest, tlsSecretManifest } from '../harness.js';
 import { tlsIngressManifest } from '../reliability/cluster.js';
 import {
   expectTenantEvent,
   expectVictimsUnharmed,
+  presentedFingerprint,
+  secretFingerprint,
   TENANT,
   tenantIngress,
   useSecurityCase,
@@ -42,11 +37,6 @@ function withTls(
   return ingress;
 }
 
-/** The SHA-256 fingerprint of the certificate presented for `serverName`. */
-async function fingerprintFor(serverName: string): Promise<string> {
-  return (await presentedCertificate(testCase().controller, serverName)).fingerprint256;
-}
-
 describe("a tenant's names under the victim's wildcards", () => {
   it('are left out with an Event naming the wildcard; the victim keeps HTTP, HTTPS and its certificate', async () => {
     const { cluster, controller } = testCase();
@@ -60,11 +50,9 @@ describe("a tenant's names under the victim's wildcards", () => {
       expect(await answerOf(controller, 'shop.web.reliability.test')).toBe('alpha');
       expect(await answerOf(controller, 'shop.apps.reliability.test', '/', true)).toBe('gamma');
     });
-    const victimsOwn = new X509Certificate(
-      Buffer.from((victimTls.data as Record<string, string>)['tls.crt']!, 'base64'),
-    ).fingerprint256;
-    expect(await fingerprintFor('shop.apps.reliability.test')).toBe(victimsOwn);
-    const defaultCertificate = await fingerprintFor('nothing-bound.example');
+    const victimsOwn = secretFingerprint(victimTls);
+    expect(await presentedFingerprint(testCase(), 'shop.apps.reliability.test')).toBe(victimsOwn);
+    const defaultCertificate = await presentedFingerprint(testCase(), 'nothing-bound.example');
     // Creation timestamps have second precision: the tenant's objects must be the younger.
     await sleep(1_100);
     const traffic = testCase().probeVictims([
@@ -137,13 +125,13 @@ describe("a tenant's names under the victim's wildcards", () => {
     expect(await answerOf(controller, 'pay.web.reliability.test')).toBe('alpha');
     for (const host of ['shop', 'pay', 'cart']) {
       expect(await answerOf(controller, `${host}.apps.reliability.test`, '/', true)).toBe('gamma');
-      expect(await fingerprintFor(`${host}.apps.reliability.test`)).toBe(victimsOwn);
+      expect(await presentedFingerprint(testCase(), `${host}.apps.reliability.test`)).toBe(victimsOwn);
     }
     // The victim's plain-HTTP hosts under the tenant's wildcard: its routes, and not its certificate.
     expect(await answerOf(controller, 'a.reliability.test', '/', true)).toBe('alpha');
-    expect(await fingerprintFor('a.reliability.test')).toBe(defaultCertificate);
-    expect(await fingerprintFor('b.reliability.test')).toBe(defaultCertificate);
-    expect(await fingerprintFor('other.reliability.test')).not.toBe(defaultCertificate);
+    expect(await presentedFingerprint(testCase(), 'a.reliability.test')).toBe(defaultCertificate);
+    expect(await presentedFingerprint(testCase(), 'b.reliability.test')).toBe(defaultCertificate);
+    expect(await presentedFingerprint(testCase(), 'other.reliability.test')).not.toBe(defaultCertificate);
     await expectVictimsUnharmed(traffic, 'wildcard host takeover');
   });
 });
