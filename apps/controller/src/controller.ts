@@ -210,6 +210,7 @@ export class Controller {
         controllerConfigMap: config.configMap,
         annotationPrefix: config.annotationPrefix,
         hostOwnershipProblems: (object, hostnames) => routing.hostOwnershipProblems(object, hostnames),
+        hostLimitProblems: (contribution) => routing.hostLimitProblems(contribution),
         now: () => Date.now(),
         logger: this.#logger,
       });

@@ -6,20 +6,37 @@ import { namespacedKey } from '@ingresskit/kube-objects';
 import type { AssemblyNote, SourceRef } from '@ingresskit/route-model';
 import type { ConditionDraft, HTTPRouteStatusEntry } from './types.js';
 
-/** Hostnames an HTTPRoute lost to another namespace's older source, and who owns each. */
-export interface LostHostname {
-  hostname: string;
-  owner: SourceRef;
-  tenant: string;
+/**
+ * A hostname an HTTPRoute lost: to another namespace's older source (`owner`, `tenant`), or to
+ * the table's limit on a host (`limit`, why: older sources of the host keep theirs).
+ */
+export type LostHostname =
+  { hostname: string; owner: SourceRef; tenant: string } | { hostname: string; limit: string };
+
+function lostHostnameOf(note: AssemblyNote): LostHostname | undefined {
+  if (note.type === 'host-owned-elsewhere')
+    return { hostname: note.hostname, owner: note.owner.source, tenant: note.owner.tenant };
+  if (note.type === 'host-limit-exceeded') return { hostname: note.hostname, limit: note.reason };
+  return undefined;
 }
 
-/** The hostnames each HTTPRoute (by `namespace/name`) lost to host ownership, from assembly notes. */
+function describeLost(lost: LostHostname): string {
+  if ('limit' in lost)
+    return `host ${lost.hostname}: ${lost.limit}; older routes of the host keep theirs, and this route's rules for it are not served`;
+  const { hostname, owner, tenant } = lost;
+  return `host ${hostname} belongs to namespace ${tenant}, whose ${owner.kind} ${owner.namespace}/${owner.name} is the oldest to name it; this route's rules for it are not served (--allow-cross-namespace-hosts)`;
+}
+
+/**
+ * The hostnames each HTTPRoute (by `namespace/name`) lost to host ownership or to a host limit,
+ * from assembly notes.
+ */
 export function lostHostnamesOf(notes: readonly AssemblyNote[]): Map<string, LostHostname[]> {
   const lost = new Map<string, LostHostname[]>();
   for (const note of notes) {
-    if (note.type !== 'host-owned-elsewhere' || note.source.kind !== 'HTTPRoute') continue;
+    const entry = note.source.kind === 'HTTPRoute' ? lostHostnameOf(note) : undefined;
+    if (entry === undefined) continue;
     const key = namespacedKey(note.source.namespace, note.source.name);
-    const entry = { hostname: note.hostname, owner: note.owner.source, tenant: note.owner.tenant };
     const list = lost.get(key);
     if (list === undefined) lost.set(key, [entry]);
     else list.push(entry);
@@ -28,9 +45,10 @@ export function lostHostnamesOf(notes: readonly AssemblyNote[]): Map<string, Los
 }
 
 /**
- * The route statuses with `PartiallyInvalid` `True` (reason `HostnameOwnedElsewhere`) on every
- * parent of a route that lost hostnames to another namespace (host ownership), the message naming
- * each hostname and its owner. Rules left out as invalid keep their own message, before these.
+ * The route statuses with `PartiallyInvalid` `True` (reason `HostnameOwnedElsewhere`, or
+ * `HostLimitExceeded` when the first hostname lost went to a host limit) on every parent of a
+ * route that lost hostnames, the message naming each hostname and its owner or the limit. Rules
+ * left out as invalid keep their own message, before these.
  */
 export function markHostnamesOwnedElsewhere(
   entries: readonly HTTPRouteStatusEntry[],
@@ -39,12 +57,8 @@ export function markHostnamesOwnedElsewhere(
   return entries.map((entry) => {
     const hostnames = lost.get(namespacedKey(entry.namespace, entry.name));
     if (hostnames === undefined || hostnames.length === 0) return entry;
-    const message = hostnames
-      .map(
-        ({ hostname, owner, tenant }) =>
-          `host ${hostname} belongs to namespace ${tenant}, whose ${owner.kind} ${owner.namespace}/${owner.name} is the oldest to name it; this route's rules for it are not served (--allow-cross-namespace-hosts)`,
-      )
-      .join('; ');
+    const message = hostnames.map(describeLost).join('; ');
+    const reason = 'limit' in hostnames[0]! ? 'HostLimitExceeded' : 'HostnameOwnedElsewhere';
     return {
       ...entry,
       parents: entry.parents.map((parent) => {
@@ -54,7 +68,7 @@ export function markHostnamesOwnedElsewhere(
         const condition: ConditionDraft = {
           type: 'PartiallyInvalid',
           status: 'True',
-          reason: invalid?.reason ?? 'HostnameOwnedElsewhere',
+          reason: invalid?.reason ?? reason,
           message: invalid === undefined ? message : `${invalid.message}; ${message}`,
           ...(generation === undefined ? {} : { observedGeneration: generation }),
         };

@@ -52,7 +52,8 @@ export function admitOwnedEntries<T>(
   });
 }
 
-function oldestOriginOf(host: HostContribution): RouteOrigin | undefined {
+/** The oldest origin of a source's routes and fallback for a hostname; undefined when it has none. */
+export function oldestOriginOf(host: HostContribution): RouteOrigin | undefined {
   const origins = host.routes.map((route) => route.origin);
   if (host.fallback !== undefined && host.fallback !== 'table-default') origins.push(host.fallback.origin);
   return origins.sort(compareOrigins)[0];
