@@ -61,7 +61,7 @@ export function problemOfNote(object: Problem['object'], note: AssemblyNote): Pr
       return {
         object,
         field: 'spec',
-        message: `host ${note.hostname}: ${note.reason}; older ${object.kind}s of the host keep theirs, and this ${object.kind}'s paths for it are not served`,
+        message: `host ${note.hostname}: ${note.reason}; the older objects routing on the host keep their paths, and this ${object.kind}'s paths for it are not served`,
         severity: 'error',
         code: note.type,
         value: note.hostname,
