@@ -81,7 +81,7 @@ function _M.configure(params)
   conf.in_place_max_body = params.in_place_max_body
   conf.profiles = params.profiles
   conf.request_metrics = params.request_metrics
-  conf.regex_matches = params.regex_matches
+  conf.regex_matches = params.regex_matches or 16
   conf.local_auth_peers = params.local_auth_peers == true
   -- The access log format names the backend: the router sets it for every forwarded request.
   conf.log_backend = params.log_backend == true
