@@ -20,7 +20,7 @@ import {
   type IngressTranslation,
   type ServiceReference,
 } from '@ingresskit/ingress-routes';
-import type { Problem } from '@ingresskit/route-model';
+import type { Problem, RouteContribution } from '@ingresskit/route-model';
 import type { Ingress } from '@ingresskit/store';
 import { namespacedKey } from '@ingresskit/kube-objects';
 import type { ClusterView } from './cluster-view.js';
@@ -49,6 +49,11 @@ export interface IngressAdmissionOptions {
    */
   hostOwnershipProblems?:
     ((object: Problem['object'], hostnames: string[], createdAt: number) => Problem[]) | undefined;
+  /**
+   * What the per-host regex budget decides against the Ingress's routes, as the controller's
+   * table stands (IngressRouting.hostLimitProblems); not checked when undefined.
+   */
+  hostLimitProblems?: ((contribution: RouteContribution) => Problem[]) | undefined;
   /** Wall clock in ms, to warn about expired certificates. */
   now: () => number;
 }
@@ -191,7 +196,12 @@ export function reviewIngressAdmission(
           }),
     },
   );
-  const problems = [...translation.problems, ...hostOwnershipProblemsOf(object, translation, options)];
+  const contribution = translation.contribution;
+  const problems = [
+    ...translation.problems,
+    ...hostOwnershipProblemsOf(object, translation, options),
+    ...(contribution === undefined ? [] : (options.hostLimitProblems?.(contribution) ?? [])),
+  ];
   const refusals = problems.filter(
     (problem) => problem.severity === 'error' && !isReferencedObjectProblem(problem),
   );

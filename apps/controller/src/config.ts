@@ -60,6 +60,8 @@ export interface ControllerConfig {
   maxPathsPerIngress: number;
   /** Most paths the Ingresses of one namespace may hold together (`--max-paths-per-namespace`); 0 for no limit. */
   maxPathsPerNamespace: number;
+  /** Most regex matches routing one request may run, and a host may need (`--max-regex-matches-per-request`). */
+  maxRegexMatchesPerRequest: number;
   /** `--allow-snippet-directives`: what a configuration-snippet may hold; empty: snippets are refused. */
   allowedSnippetDirectives: string[];
   httpPort: number;
@@ -155,6 +157,12 @@ export function resolveControllerConfig(
       `--gateway-controller-name must look like example.com/controller, not ${JSON.stringify(gateway)}`,
     );
   }
+  const regexMatches = flags['max-regex-matches-per-request'];
+  if (!Number.isInteger(regexMatches) || regexMatches < 1 || regexMatches > 100_000) {
+    throw new FlagError(
+      `--max-regex-matches-per-request must be a whole number from 1 to 100000, not ${regexMatches}`,
+    );
+  }
   if (flags['election-ttl'] < 1)
     throw new FlagError(`--election-ttl must be at least 1 second, not ${flags['election-ttl']}`);
   if (!/^[1-9][0-9]*[kKmMgG]?$/.test(flags['lua-shared-dict-size']))
@@ -200,6 +208,7 @@ export function resolveControllerConfig(
     allowCrossNamespaceHosts: flags['allow-cross-namespace-hosts'],
     maxPathsPerIngress: flags['max-paths-per-ingress'],
     maxPathsPerNamespace: flags['max-paths-per-namespace'],
+    maxRegexMatchesPerRequest: flags['max-regex-matches-per-request'],
     allowedSnippetDirectives: snippetDirectivesFlag(flags),
     backendAddressPolicy: {
       allowExternalName: flags['allow-external-name-services'],

@@ -241,6 +241,7 @@ function createDataPlane(
     accessLog: config.accessLog,
     renderOptions: {
       sharedDictSize: config.luaSharedDictSize,
+      regexMatchesPerRequest: config.maxRegexMatchesPerRequest,
       // auth-url host names are resolved by nginx; its answers are checked like backends'.
       resolvers: readSystemNameservers(),
       localAuthPeers: config.backendAddressPolicy.allowLocalAddresses,

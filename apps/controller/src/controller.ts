@@ -211,6 +211,7 @@ export class Controller {
         annotationPrefix: config.annotationPrefix,
         hostOwnershipProblems: (object, hostnames, createdAt) =>
           routing.hostOwnershipProblems(object, hostnames, createdAt),
+        hostLimitProblems: (contribution) => routing.hostLimitProblems(contribution),
         now: () => Date.now(),
         logger: this.#logger,
       });

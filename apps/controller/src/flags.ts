@@ -5,7 +5,7 @@
  * wins over the environment, which wins over the default.
  */
 import { parseGoDuration } from '@ingresskit/ingress-routes';
-import { DEFAULT_REQUEST_BUCKETS } from '@ingresskit/nginx-template';
+import { DEFAULT_REGEX_MATCHES_PER_REQUEST, DEFAULT_REQUEST_BUCKETS } from '@ingresskit/nginx-template';
 import { FlagError } from './errors.js';
 
 /** `duration`: seconds, written as Go and ingress-nginx write durations (`30s`, `1m30s`, `500ms`) or as a plain number of seconds. */
@@ -222,6 +222,12 @@ const flagSpecs = {
     description:
       'Most paths the Ingresses of one namespace may hold together; oldest first, an Ingress that would pass the limit is left out with an Event. 0 (the default, as ingress-nginx has no such limit): no limit.',
   },
+  'max-regex-matches-per-request': {
+    type: 'number',
+    default: DEFAULT_REGEX_MATCHES_PER_REQUEST,
+    description:
+      "Most regular expression matches nginx runs to route one request, each bounded by 100,000 backtracking steps: one per group of a host's regex paths (matched together, one PCRE match however many paths), one per header or query regex condition. A host whose routes could need more, with the chosen route's regex rewrite, CORS origins, canary pattern and client certificate subject, is served from its oldest Ingresses and routes up to that many; the one that would pass it is left out of the host with an Event. At least 1.",
+  },
   'allow-snippet-directives': {
     type: 'string',
     default: '',
@@ -424,6 +430,7 @@ export const runFlagNames: readonly FlagName[] = [
   'allow-local-backend-addresses',
   'max-paths-per-ingress',
   'max-paths-per-namespace',
+  'max-regex-matches-per-request',
   'allow-snippet-directives',
   'lua-shared-dict-size',
   'http-port',
@@ -460,6 +467,7 @@ export const tenancyFlagNames: readonly FlagName[] = [
   'allow-local-backend-addresses',
   'max-paths-per-ingress',
   'max-paths-per-namespace',
+  'max-regex-matches-per-request',
   'allow-snippet-directives',
 ];
 

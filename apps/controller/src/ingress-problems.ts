@@ -58,6 +58,15 @@ export function problemOfNote(object: Problem['object'], note: AssemblyNote): Pr
         value: path.value,
       };
     }
+    case 'host-limit-exceeded':
+      return {
+        object,
+        field: 'spec',
+        message: `host ${note.hostname}: ${note.reason}; the older objects routing on the host keep their paths, and this ${object.kind}'s paths for it are not served`,
+        severity: 'error',
+        code: note.type,
+        value: note.hostname,
+      };
     case 'tls-overridden':
       return {
         object,

@@ -33,6 +33,11 @@ export interface IngressRoutingOptions {
   maxPathsPerIngress?: number | undefined;
   /** `--max-paths-per-namespace` (see NamespacePathBudget); no limit when undefined or 0. */
   maxPathsPerNamespace?: number | undefined;
+  /**
+   * `--max-regex-matches-per-request`: the most regex matches a host's routes may need per
+   * request (nginx-template's measureRegexWork); no limit when undefined.
+   */
+  maxRegexMatchesPerRequest?: number | undefined;
   /** `--allow-snippet-directives`: what a configuration-snippet may hold; none when undefined. */
   allowedSnippetDirectives?: readonly string[] | undefined;
   /**
@@ -90,6 +95,7 @@ export function routingOptionsOf(
     | 'backendAddressPolicy'
     | 'maxPathsPerIngress'
     | 'maxPathsPerNamespace'
+    | 'maxRegexMatchesPerRequest'
     | 'allowedSnippetDirectives'
     | 'annotationPrefix'
     | 'httpPort'
@@ -107,6 +113,7 @@ export function routingOptionsOf(
     backendAddressPolicy: { ...config.backendAddressPolicy, ownPorts: listOwnPorts(config) },
     maxPathsPerIngress: config.maxPathsPerIngress,
     maxPathsPerNamespace: config.maxPathsPerNamespace,
+    maxRegexMatchesPerRequest: config.maxRegexMatchesPerRequest,
     allowedSnippetDirectives: config.allowedSnippetDirectives,
     annotationPrefix: config.annotationPrefix,
     listeners,

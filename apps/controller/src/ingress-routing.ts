@@ -32,6 +32,7 @@ import type { Ingress } from '@ingresskit/store';
 import type { ClusterView } from './cluster-view.js';
 import { BackendResolver } from './backend-resolver.js';
 import { NamespacePathBudget } from './namespace-path-budget.js';
+import { createRegexBudget } from './regex-budget.js';
 import { createTranslatorOf, type IngressRoutingOptions } from './ingress-routing-options.js';
 import type { IngressVerdict } from './ingress-verdict.js';
 import { problemOfNote, pushBackendProblems, pushRefusalProblems } from './ingress-problems.js';
@@ -78,6 +79,9 @@ export class IngressRouting {
     this.#builder = createRouteTableBuilder({
       listeners: options.listeners,
       hostOwnership: options.allowCrossNamespaceHosts === true ? 'shared' : 'oldest-tenant',
+      ...(options.maxRegexMatchesPerRequest === undefined
+        ? {}
+        : { hostLimit: createRegexBudget(options.maxRegexMatchesPerRequest) }),
     });
     this.#translator = createTranslatorOf(options, DEFAULT_TRANSLATION);
     this.#resolver = createIngressClassResolver([], options.classConfig);
@@ -372,6 +376,17 @@ export class IngressRouting {
     return (
       this.#builder.virtualHost(hostname) !== undefined || this.#builder.tlsBinding(hostname) !== undefined
     );
+  }
+
+  /**
+   * What the host limit (`--max-regex-matches-per-request`) would decide against `contribution`
+   * (an Ingress not created yet counts as the youngest), as the table stands: what the admission
+   * webhook refuses.
+   */
+  hostLimitProblems(contribution: RouteContribution): Problem[] {
+    return this.#builder
+      .previewHostLimit(contribution)
+      .map((note) => problemOfNote(contribution.source, note));
   }
 
   /** What assembly decided against sources, as of the last commit. */

@@ -25,6 +25,7 @@ import {
   startController,
   startLocalApiServer,
   tlsSecretManifest,
+  regexIngressManifest,
   type LocalApiServer,
 } from './harness.js';
 
@@ -54,6 +55,7 @@ beforeAll(async () => {
     configMap: 'ingresskit/ingresskit-controller',
     allowedSnippetDirectives: ['add_header'],
     admissionWebhook: { host: '127.0.0.1', port: 0, certificateFile, keyFile },
+    maxRegexMatchesPerRequest: 2,
   });
 }, 60_000);
 
@@ -314,6 +316,32 @@ describe('the validating admission webhook', () => {
     // An Ingress older than the wildcard keeps its host, as the controller decides by age.
     const older = mallory('older', 'old.wild.test', { creationTimestamp: '2001-01-01T00:00:00Z' });
     expect(await refusal(older)).toBe('allowed');
+  });
+
+  it('refuses an Ingress whose regex paths would take its host past --max-regex-matches-per-request', async () => {
+    // Each path alone fills more than half a group of regex paths matched together: one group each.
+    const regexIngress = (name: string, paths: string[]) => {
+      const ingress = regexIngressManifest(name, {
+        host: 'regex-budget.test',
+        service: 'alpha',
+        className: 'nginx',
+        path: paths[0]!,
+      });
+      const rule = (ingress.spec as { rules: { http: { paths: Record<string, unknown>[] } }[] }).rules[0]!;
+      rule.http.paths = paths.map((path) => ({ ...rule.http.paths[0], path }));
+      return ingress;
+    };
+    await server.apply([regexIngress('regex-old', ['/(?:[a-z][0-9]){300}a', '/(?:[a-z][0-9]){300}b'])]);
+    await eventually(() => expect(controller.routing.contributionOf('default/regex-old')).toBeDefined());
+    const answer = await callWebhook(review(regexIngress('regex-new', ['/(?:[a-z][0-9]){300}c'])));
+    expect(answer.body.response?.allowed).toBe(false);
+    expect(answer.body.response?.status?.message).toContain(
+      'spec: host regex-budget.test: its regex paths and conditions would need up to 3 regex matches per request (3 to choose a route, 0 for the chosen one), more than the 2 this controller runs',
+    );
+    // A path that fits beside the older ones (in the second group) passes.
+    expect((await callWebhook(review(regexIngress('regex-small', ['/small'])))).body.response?.allowed).toBe(
+      true,
+    );
   });
 
   it('allows an Ingress whose TLS Secret does not exist yet, with a warning: it may be applied next', async () => {

@@ -1222,3 +1222,21 @@ describe('backend address policy', () => {
     });
   });
 });
+
+describe('regex budget', () => {
+  it('keeps an HTTPRoute whose regex conditions would pass --max-regex-matches-per-request off its host', async () => {
+    // Each header regex is one match per request: 17 of them pass the default budget of 16.
+    const rules = Array.from({ length: 17 }, (_, index) =>
+      rule('infra-backend-v1', {
+        headers: [{ type: 'RegularExpression', name: 'version', value: `v${index}` }],
+      }),
+    );
+    await applyGatewayAndRoute('regex-budget', 'regex-budget.test', 'regex-budget', rules);
+    await expectRouteConditions(INFRA, 'regex-budget', 'regex-budget', {
+      PartiallyInvalid: 'True/HostLimitExceeded',
+    });
+    await expectAnswers([['regex-budget.test', '/', '404', { version: 'v1' }]]);
+    await applyGatewayAndRoute('regex-budget', 'regex-budget.test', 'regex-budget', rules.slice(1));
+    await expectAnswers([['regex-budget.test', '/', 'infra-backend-v1', { version: 'v1' }]]);
+  });
+});

@@ -85,6 +85,41 @@ describe('lostHostnamesOf and markHostnamesOwnedElsewhere', () => {
       message: expect.stringMatching(/^rules left out: r1; host shop.test belongs/),
     });
   });
+
+  it('marks a route that lost a hostname to a host limit HostLimitExceeded, with the reason', () => {
+    const limited = [
+      {
+        type: 'host-limit-exceeded' as const,
+        source: { kind: 'HTTPRoute', namespace: 'evil', name: 'many' },
+        hostname: 'evil.test',
+        reason: 'its regex paths would need 20 regex matches',
+      },
+    ];
+    const lost = lostHostnamesOf(limited);
+    expect(lost).toEqual(
+      new Map([
+        ['evil/many', [{ hostname: 'evil.test', limit: 'its regex paths would need 20 regex matches' }]],
+      ]),
+    );
+    const [many] = markHostnamesOwnedElsewhere(
+      [
+        {
+          namespace: 'evil',
+          name: 'many',
+          parents: [{ parentRef, controllerName: CONTROLLER, conditions: [accepted] }],
+        },
+      ],
+      lost,
+    );
+    expect(many?.parents[0]?.conditions[1]).toEqual({
+      type: 'PartiallyInvalid',
+      status: 'True',
+      reason: 'HostLimitExceeded',
+      message:
+        "host evil.test: its regex paths would need 20 regex matches; older routes of the host keep theirs, and this route's rules for it are not served",
+      observedGeneration: 3,
+    });
+  });
 });
 
 describe('markListenersOwnedElsewhere', () => {

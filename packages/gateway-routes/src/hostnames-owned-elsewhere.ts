@@ -14,18 +14,44 @@ import type {
   ListenerStatusDraft,
 } from './types.js';
 
-/** Hostnames an HTTPRoute or Gateway lost to another namespace's older source, and who owns each. */
-export interface LostHostname {
+/**
+ * A hostname an HTTPRoute or Gateway lost: to another namespace's older source (`owner`, `tenant`,
+ * and `via`, the owner's wildcard that covers it, when it owns it through one), or to the table's
+ * limit on a host (`limit`, why: older sources of the host keep theirs).
+ */
+export type LostHostname = OwnedElsewhere | { hostname: string; limit: string };
+
+/** A hostname lost to another namespace's older source. */
+export interface OwnedElsewhere {
   hostname: string;
   owner: SourceRef;
   tenant: string;
-  /** The owner's wildcard that covers the hostname, when it owns it through one. */
   via?: string;
+}
+
+function lostHostnameOf(note: AssemblyNote): LostHostname | undefined {
+  if (note.type === 'host-owned-elsewhere') {
+    const lost: OwnedElsewhere = {
+      hostname: note.hostname,
+      owner: note.owner.source,
+      tenant: note.owner.tenant,
+    };
+    if (note.owner.via !== undefined) lost.via = note.owner.via;
+    return lost;
+  }
+  if (note.type === 'host-limit-exceeded') return { hostname: note.hostname, limit: note.reason };
+  return undefined;
+}
+
+function describeLost(lost: LostHostname): string {
+  if ('limit' in lost)
+    return `host ${lost.hostname}: ${lost.limit}; older routes of the host keep theirs, and this route's rules for it are not served`;
+  return `${describeOwner(lost)}; this route's rules for it are not served (--allow-cross-namespace-hosts)`;
 }
 
 /**
  * The hostnames each object of `kind` (`HTTPRoute` by default, or `Gateway`), by `namespace/name`,
- * lost to host ownership, from assembly notes.
+ * lost to host ownership or to a host limit, from assembly notes.
  */
 export function lostHostnamesOf(
   notes: readonly AssemblyNote[],
@@ -33,14 +59,9 @@ export function lostHostnamesOf(
 ): Map<string, LostHostname[]> {
   const lost = new Map<string, LostHostname[]>();
   for (const note of notes) {
-    if (note.type !== 'host-owned-elsewhere' || note.source.kind !== kind) continue;
+    const entry = note.source.kind === kind ? lostHostnameOf(note) : undefined;
+    if (entry === undefined) continue;
     const key = namespacedKey(note.source.namespace, note.source.name);
-    const entry: LostHostname = {
-      hostname: note.hostname,
-      owner: note.owner.source,
-      tenant: note.owner.tenant,
-    };
-    if (note.owner.via !== undefined) entry.via = note.owner.via;
     const list = lost.get(key);
     if (list === undefined) lost.set(key, [entry]);
     else list.push(entry);
@@ -49,15 +70,16 @@ export function lostHostnamesOf(
 }
 
 /** Who owns a lost hostname, in the words of a condition message. */
-function describeOwner({ hostname, owner, tenant, via }: LostHostname): string {
+function describeOwner({ hostname, owner, tenant, via }: OwnedElsewhere): string {
   const through = via === undefined ? '' : ` (through its wildcard ${via})`;
   return `host ${hostname} belongs to namespace ${tenant}, whose ${owner.kind} ${owner.namespace}/${owner.name} is the oldest to name it${through}`;
 }
 
 /**
- * The route statuses with `PartiallyInvalid` `True` (reason `HostnameOwnedElsewhere`) on every
- * parent of a route that lost hostnames to another namespace (host ownership), the message naming
- * each hostname and its owner. Rules left out as invalid keep their own message, before these.
+ * The route statuses with `PartiallyInvalid` `True` (reason `HostnameOwnedElsewhere`, or
+ * `HostLimitExceeded` when the first hostname lost went to a host limit) on every parent of a
+ * route that lost hostnames, the message naming each hostname and its owner or the limit. Rules
+ * left out as invalid keep their own message, before these.
  */
 export function markHostnamesOwnedElsewhere(
   entries: readonly HTTPRouteStatusEntry[],
@@ -66,12 +88,8 @@ export function markHostnamesOwnedElsewhere(
   return entries.map((entry) => {
     const hostnames = lost.get(namespacedKey(entry.namespace, entry.name));
     if (hostnames === undefined || hostnames.length === 0) return entry;
-    const message = hostnames
-      .map(
-        (lostOne) =>
-          `${describeOwner(lostOne)}; this route's rules for it are not served (--allow-cross-namespace-hosts)`,
-      )
-      .join('; ');
+    const message = hostnames.map(describeLost).join('; ');
+    const reason = 'limit' in hostnames[0]! ? 'HostLimitExceeded' : 'HostnameOwnedElsewhere';
     return {
       ...entry,
       parents: entry.parents.map((parent) => {
@@ -81,7 +99,7 @@ export function markHostnamesOwnedElsewhere(
         const condition: ConditionDraft = {
           type: 'PartiallyInvalid',
           status: 'True',
-          reason: invalid?.reason ?? 'HostnameOwnedElsewhere',
+          reason: invalid?.reason ?? reason,
           message: invalid === undefined ? message : `${invalid.message}; ${message}`,
           ...(generation === undefined ? {} : { observedGeneration: generation }),
         };
@@ -106,7 +124,11 @@ export function markListenersOwnedElsewhere(
     const hostnames = lost.get(namespacedKey(entry.namespace, entry.name));
     const listenerHostnames = entry.listenerHostnames;
     if (hostnames === undefined || listenerHostnames === undefined) return entry;
-    const byHostname = new Map(hostnames.map((lostOne) => [lostOne.hostname, lostOne]));
+    const byHostname = new Map(
+      hostnames
+        .filter((lostOne): lostOne is OwnedElsewhere => 'owner' in lostOne)
+        .map((lostOne) => [lostOne.hostname, lostOne]),
+    );
     const conflicted: string[] = [];
     const listeners = entry.status.listeners.map((listener, index) => {
       const hostname = listenerHostnames[index];

@@ -39,6 +39,7 @@ export {
   markHostnamesOwnedElsewhere,
   markListenersOwnedElsewhere,
   type LostHostname,
+  type OwnedElsewhere,
 } from './hostnames-owned-elsewhere.js';
 export { formatProblem } from '@ingresskit/route-model';
 export type {

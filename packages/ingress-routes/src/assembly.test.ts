@@ -31,6 +31,8 @@ function noteSummary(note: ReturnType<ReturnType<typeof assemble>['notes']>[numb
       return `${note.type} ${note.hostname} ${source} by ${note.owner.tenant}`;
     case 'canary-unmatched':
       return `${note.type} ${note.hostname} ${source} ${note.route.id}${note.by ? ` by ${note.by.id}` : ''}`;
+    case 'host-limit-exceeded':
+      return `${note.type} ${note.hostname} ${source}: ${note.reason}`;
   }
 }
 

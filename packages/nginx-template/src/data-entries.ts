@@ -304,9 +304,21 @@ export interface ClientCertEntry {
 }
 
 /**
+ * Regex routes a worker matches with one PCRE match (see regex-groups.ts): `pattern` joins their
+ * paths in route order, and `routes[k]` (a 1-based index) is the route whose marker is capture
+ * `markers[k]`.
+ */
+export interface RegexGroupEntry {
+  pattern: string;
+  routes: number[];
+  markers: number[];
+}
+
+/**
  * `host:<hostname>`: a virtual host. `exact` and `prefix` map a path (a normalised prefix) to the
- * 1-based indexes of the routes with that condition, `regex` lists the indexes of regex routes;
- * each list is in route order, so a worker finds the first matching route without scanning.
+ * 1-based indexes of the routes with that condition, `regex` holds every regex route in groups
+ * matched together; each list is in route order, so a worker finds the first matching route
+ * without scanning.
  */
 export interface HostEntry {
   match: HostnameMatch;
@@ -314,7 +326,7 @@ export interface HostEntry {
   fallback?: RouteEntry;
   exact: Record<string, number[]>;
   prefix: Record<string, number[]>;
-  regex: number[];
+  regex: RegexGroupEntry[];
   clientCert?: ClientCertEntry;
 }
 

@@ -156,7 +156,7 @@ describe('compileVirtualHost', () => {
       ['__proto__', [7]],
     ]);
     expect(Object.getPrototypeOf(host.prefix)).toBe(Object.prototype);
-    expect(host.regex).toEqual([3]);
+    expect(host.regex).toEqual([{ pattern: '^(?:(?i:^/y)())', routes: [3], markers: [1] }]);
     expect(host.routes[2]).toMatchObject({ kind: 'regex', path: '^/y', ignoreCase: true });
     expect(host.fallback?.id).toBe('fallback');
     expect(host.match).toBe('exact');

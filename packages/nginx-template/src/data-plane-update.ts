@@ -6,6 +6,8 @@ import { isIP } from 'node:net';
 import type { Backend, Listener, RouteTable, RouteTableDelta, VirtualHost } from '@ingresskit/route-model';
 import { compileHostClientCertificate } from './compile-client-certificate.js';
 import { compileRoute } from './compile-route.js';
+import { groupRegexPaths, type RegexPath } from './regex-groups.js';
+import { regexPathOfEntry } from './regex-work.js';
 import type {
   BackendEntry,
   DataEntry,
@@ -136,7 +138,7 @@ export function compileVirtualHost(
   // Maps, then Object.fromEntries: a path such as `__proto__` must stay an ordinary key.
   const exact = new Map<string, number[]>();
   const prefix = new Map<string, number[]>();
-  const regex: number[] = [];
+  const regex: RegexPath[] = [];
   for (const route of virtualHost.routes) {
     if (excludeRoutes.has(route.id)) continue;
     const entry = compileRoute(route).entry;
@@ -144,14 +146,14 @@ export function compileVirtualHost(
     const index = routes.length;
     if (entry.kind === 'exact') pushAll(exact, entry.path, index);
     else if (entry.kind === 'prefix') pushAll(prefix, entry.path, index);
-    else regex.push(index);
+    else regex.push(regexPathOfEntry(entry, index));
   }
   const host: HostEntry = {
     match: virtualHost.hostnameMatch,
     routes,
     exact: Object.fromEntries(exact),
     prefix: Object.fromEntries(prefix),
-    regex,
+    regex: groupRegexPaths(regex),
   };
   const fallback = virtualHost.fallbackRoute;
   if (fallback !== undefined && !excludeRoutes.has(fallback.id)) host.fallback = compileRoute(fallback).entry;

@@ -31,6 +31,14 @@ export {
   type DataPlaneUpdateOptions,
 } from './data-plane-update.js';
 export { compileRoute, type CompiledRoute, type RouteIssue } from './compile-route.js';
+export {
+  estimateRegexBytes,
+  groupRegexPaths,
+  REGEX_GROUP_CAPACITY,
+  type RegexGroup,
+  type RegexPath,
+} from './regex-groups.js';
+export { DEFAULT_REGEX_MATCHES_PER_REQUEST, measureRegexWork, type RegexWork } from './regex-work.js';
 export type {
   ActionEntry,
   AffinityEntry,
@@ -49,6 +57,7 @@ export type {
   MemberEntry,
   PathChangeEntry,
   PolicyEntry,
+  RegexGroupEntry,
   RouteEntry,
   TlsEntry,
 } from './data-entries.js';

@@ -577,6 +577,7 @@ http {
 {{/each}}
             },
             request_metrics = {{#if requestMetrics}}true{{else}}false{{/if}},
+            regex_matches = {{regexMatchesPerRequest}},
 {{#if logsBackend}}
             log_backend = true,
 {{/if}}

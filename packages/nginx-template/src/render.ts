@@ -307,6 +307,7 @@ export function renderNginxConf(configuration: Configuration): string {
     sharedDictSize: checkInteger('sharedDictBytes', settings.sharedDictBytes),
     regexCacheEntries: checkInteger('regexCacheEntries', settings.regexCacheEntries),
     regexMatchLimit: checkInteger('regexMatchLimit', settings.regexMatchLimit),
+    regexMatchesPerRequest: checkInteger('regexMatchesPerRequest', settings.regexMatchesPerRequest),
     keepalive:
       settings.upstreamKeepalive === false
         ? undefined

@@ -32,6 +32,7 @@ import {
   type StreamProxySettings,
   type StreamServiceSource,
 } from './stream-proxy.js';
+import { DEFAULT_REGEX_MATCHES_PER_REQUEST } from './regex-work.js';
 
 /** Options of buildConfiguration. Relative paths are resolved by nginx against its `-p` prefix. */
 export interface RenderOptions {
@@ -139,6 +140,15 @@ export interface RenderOptions {
    * request (PCRE's own limit of ten million). A match that reaches the limit does not match.
    */
   regexMatchLimit?: number;
+  /**
+   * Most regex matches the router runs for one request (regex path groups, header and query
+   * regex conditions), each bounded by regexMatchLimit; default 16. Once they are spent, the
+   * request's other regex paths and conditions do not match. The regex paths of a host are
+   * matched together, a group per match (see regex-groups.ts), so a host needs as many matches as
+   * it has groups and regex conditions, however many routes it has; a request that crosses
+   * several virtual hosts (a host, then wildcards) shares the one bound.
+   */
+  regexMatchesPerRequest?: number;
   /** Add `X-Ingresskit-Route: <route id>` to every response (debugging, tests); default false. */
   exposeRouteId?: boolean;
   /**
@@ -288,6 +298,7 @@ export interface Settings {
   sharedDictBytes: number;
   regexCacheEntries: number;
   regexMatchLimit: number;
+  regexMatchesPerRequest: number;
   exposeRouteId: boolean;
   requestMetrics: boolean;
   /** Absent when requests are not counted, or counted as ingress-nginx does by default. */
@@ -666,6 +677,12 @@ export function resolveSettings(options: RenderOptions): Settings {
     sharedDictBytes: checkSize('sharedDictSize', options.sharedDictSize ?? '64m', 1024 ** 2),
     regexCacheEntries: checkInteger('regexCacheEntries', options.regexCacheEntries ?? 16384, 0, 10_000_000),
     regexMatchLimit: checkInteger('regexMatchLimit', options.regexMatchLimit ?? 100_000, 1_000, 10_000_000),
+    regexMatchesPerRequest: checkInteger(
+      'regexMatchesPerRequest',
+      options.regexMatchesPerRequest ?? DEFAULT_REGEX_MATCHES_PER_REQUEST,
+      1,
+      100_000,
+    ),
     exposeRouteId: options.exposeRouteId === true,
     requestMetrics: options.requestMetrics !== false,
     ...withRequestCounting(options),

@@ -4,7 +4,7 @@
  * returns the per-key delta. Work per change is proportional to the hosts it touches, not to the
  * size of the table.
  */
-import { assembleVirtualHost, type SourcedHostContribution, type SourcedTlsClaim } from './assemble.js';
+import type { SourcedHostContribution, SourcedTlsClaim } from './assemble.js';
 import {
   BackendReferences,
   backendIdsOfContribution,
@@ -14,6 +14,7 @@ import {
 } from './backend-references.js';
 import { createEmptyDelta } from './diff.js';
 import { isDeepEqual } from './equal.js';
+import { assembleWithinLimit, type HostLimit } from './host-limit.js';
 import { admitOwnedEntries, HostOwnership, type HostClaimant, type OwningClaim } from './host-ownership.js';
 import { parentDomainOf } from './names-by-domain.js';
 import { SourcesByHost } from './sources-by-host.js';
@@ -54,6 +55,12 @@ export interface RouteTableBuilderOptions {
    * another tenant (see `NO_CERTIFICATE`). Contributions without a tenant are always merged.
    */
   hostOwnership?: 'shared' | 'oldest-tenant';
+  /**
+   * A limit on each assembled virtual host (see HostLimit): the sources of a hostname are admitted
+   * oldest first, and one that would take it past the limit is left out of it with a
+   * `host-limit-exceeded` note. None by default.
+   */
+  hostLimit?: HostLimit;
 }
 
 /** The route table being built: contributions set and deleted one by one, committed as a delta. */
@@ -91,11 +98,17 @@ export interface RouteTableBuilder {
   tlsBinding(hostname: string): TlsBinding | undefined;
   /** What assembly decided against sources (hidden routes, overridden TLS), as of the last commit. */
   notes(): AssemblyNote[];
+  /**
+   * The `host-limit-exceeded` notes `contribution` would get if it were set now, with the
+   * contributions set so far (committed or not); changes nothing. What an admission review asks.
+   */
+  previewHostLimit(contribution: RouteContribution): AssemblyNote[];
 }
 
 class IncrementalRouteTable implements RouteTableBuilder {
   #listeners: Listener[];
   #defaultFallback: Route | undefined;
+  readonly #hostLimit: HostLimit | undefined;
   readonly #contributions = new Map<string, RouteContribution>();
   readonly #hostIndex = new SourcesByHost<SourcedHostContribution>();
   readonly #tlsIndex = new SourcesByHost<SourcedTlsClaim[]>();
@@ -125,6 +138,7 @@ class IncrementalRouteTable implements RouteTableBuilder {
         tls: this.#tlsIndex,
       });
     }
+    this.#hostLimit = options.hostLimit;
     if (this.#defaultFallback !== undefined) {
       this.#backendRefs.refer('', backendIdsOfRoute(this.#defaultFallback));
     }
@@ -224,10 +238,11 @@ class IncrementalRouteTable implements RouteTableBuilder {
       const owner = claim?.owner;
       const ownership: AssemblyNote[] = [];
       const admitted = this.#admitted(hostname, owner, this.#hostIndex.sources(hostname), ownership);
-      const { virtualHost, notes } = assembleVirtualHost(
+      const { virtualHost, notes } = assembleWithinLimit(
         hostname,
         admitted.map(([, entry]) => entry),
         this.#defaultFallback,
+        this.#hostLimit,
       );
       if (owner !== undefined) {
         // Sources that claim only a certificate for the hostname are told too.
@@ -289,6 +304,41 @@ class IncrementalRouteTable implements RouteTableBuilder {
 
   notes(): AssemblyNote[] {
     return [...this.#hostNotes.values(), ...this.#tls.notes()].flat();
+  }
+
+  previewHostLimit(contribution: RouteContribution): AssemblyNote[] {
+    if (this.#hostLimit === undefined) return [];
+    const key = sourceKey(contribution.source);
+    const hosts = new Map<string, HostContribution>();
+    for (const host of contribution.hosts) {
+      const existing = hosts.get(host.hostname);
+      hosts.set(host.hostname, existing === undefined ? host : mergeHosts(existing, host));
+    }
+    const notes: AssemblyNote[] = [];
+    for (const [hostname, host] of hosts) {
+      const entries = this.#hostIndex.sources(hostname).filter(([other]) => other !== key);
+      entries.push([key, { source: contribution.source, host }]);
+      // Only the entries' own contributions are looked up, the previewed one among them.
+      const contributions = new Map(entries.map(([other]) => [other, this.#contributions.get(other)!]));
+      contributions.set(key, contribution);
+      const admitted = admitOwnedEntries(
+        hostname,
+        this.#owningClaim(hostname)?.owner,
+        entries,
+        contributions,
+        [],
+      );
+      const assembled = assembleWithinLimit(
+        hostname,
+        admitted.map(([, entry]) => entry),
+        this.#defaultFallback,
+        this.#hostLimit,
+      );
+      for (const note of assembled.notes) {
+        if (note.type === 'host-limit-exceeded' && sourceKey(note.source) === key) notes.push(note);
+      }
+    }
+    return notes;
   }
 
   /**

@@ -240,7 +240,8 @@ function isSameClaim(a: Claim | undefined, b: Claim | undefined): boolean {
   return a.key === b.key && compareOrigins(a.origin, b.origin) === 0;
 }
 
-function oldestOriginOf(host: HostContribution): RouteOrigin | undefined {
+/** The oldest origin of a source's routes and fallback for a hostname; undefined when it has none. */
+export function oldestOriginOf(host: HostContribution): RouteOrigin | undefined {
   let oldest: RouteOrigin | undefined;
   for (const route of host.routes) {
     if (oldest === undefined || compareOrigins(route.origin, oldest) < 0) oldest = route.origin;

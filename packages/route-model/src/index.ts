@@ -78,6 +78,7 @@ export {
   type SourcedHostContribution,
   type SourcedTlsClaim,
 } from './assemble.js';
+export { assembleWithinLimit, type HostLimit } from './host-limit.js';
 export { backendIdsOfRoute, type BackendReferenceChange } from './backend-references.js';
 export {
   createRouteTableBuilder,

@@ -866,7 +866,12 @@ export type AssemblyNote =
    * A canary that applies to no route: no forwarding route of another source of its namespace has
    * its match (`by` absent), or an older canary took that route (`by`).
    */
-  | { type: 'canary-unmatched'; source: SourceRef; route: Route; hostname: string; by?: Route };
+  | { type: 'canary-unmatched'; source: SourceRef; route: Route; hostname: string; by?: Route }
+  /**
+   * The source's routes would take the host past the builder's `hostLimit`, whose `reason` says
+   * how; older sources of the host keep theirs, and this one is left out of it.
+   */
+  | { type: 'host-limit-exceeded'; source: SourceRef; hostname: string; reason: string };
 
 /**
  * Something in a source object that could not be served as written. `error`: that part (the

@@ -82,6 +82,8 @@ function describeNote(note: AssemblyNote): string {
       return `${note.type}: host ${note.hostname}: ${source} by ${note.by.origin.kind}/${note.by.origin.namespace}/${note.by.origin.name}`;
     case 'host-owned-elsewhere':
       return `${note.type}: host ${note.hostname}: ${source} by tenant ${note.owner.tenant}`;
+    case 'host-limit-exceeded':
+      return `${note.type}: host ${note.hostname}: ${source}: ${note.reason}`;
   }
 }
 

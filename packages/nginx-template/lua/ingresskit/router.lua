@@ -37,6 +37,7 @@ local ngx_exit = ngx.exit
 local ngx_exec = ngx.exec
 local ngx_header = ngx.header
 local re_find = ngx.re.find
+local re_match = ngx.re.match
 local re_sub = ngx.re.sub
 local req = ngx.req
 local ipairs = ipairs
@@ -113,9 +114,17 @@ local function query_value(name)
   return value
 end
 
+-- The regex matches this request may still run while it is routed (conf.regex_matches to start
+-- with): every one may take lua_regex_match_limit steps, and a request crossing several virtual
+-- hosts (a host, then wildcards) must not multiply that without bound. Once spent, regex paths
+-- and conditions do not match, as a match past the step limit does not.
+local regex_left = 0
+
 local function condition_holds(condition, value)
   if value == nil then return false end
   if condition[2] == "exact" then return value == condition[3] end
+  if regex_left <= 0 then return false end
+  regex_left = regex_left - 1
   return re_find(value, condition[3], "jo") ~= nil
 end
 
@@ -158,12 +167,27 @@ local function first_of(routes, list, limit)
   return nil
 end
 
-local function first_regex(routes, regex, path, limit)
-  for position = 1, #regex do
-    local index = regex[position]
-    if index >= limit then return nil end
-    local route = routes[index]
-    if re_find(path, route.path, route.regex_options) and conditions_hold(route) then return index end
+-- The regex routes come in groups matched with one PCRE match each (src/regex-groups.ts): the
+-- one marker capture set names the first route of the group whose path matches. Only the last
+-- route of a group can have other conditions; when they fail, the next group goes on.
+local function first_regex(routes, groups, path, limit)
+  for position = 1, #groups do
+    local group = groups[position]
+    local members = group.routes
+    if members[1] >= limit or regex_left <= 0 then return nil end
+    regex_left = regex_left - 1
+    local captures = re_match(path, group.pattern, "jo")
+    if captures then
+      local markers = group.markers
+      for k = 1, #markers do
+        if captures[markers[k]] then
+          local index = members[k]
+          if index >= limit then return nil end
+          if conditions_hold(routes[index]) then return index end
+          break
+        end
+      end
+    end
   end
   return nil
 end
@@ -606,6 +630,7 @@ function _M.route(https_server)
   request_headers, request_args, request_method, listener_port, listener_port_loaded, request_path =
     nil, nil, nil, nil, false, nil
   source_refused = false
+  regex_left = conf.regex_matches
   local host = ngx_var.host
   local route, vhost = select_route(host)
   if route == nil then return ngx_exit(404) end

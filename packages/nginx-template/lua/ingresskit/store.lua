@@ -43,6 +43,8 @@ _M.conf = {
   https_port = 443,
   -- whether requests are counted (ingresskit.request_metrics)
   request_metrics = false,
+  -- the regex matches routing one request may run (the router's regex_left)
+  regex_matches = 16,
 }
 
 -- The worker's tables.
@@ -79,6 +81,7 @@ function _M.configure(params)
   conf.in_place_max_body = params.in_place_max_body
   conf.profiles = params.profiles
   conf.request_metrics = params.request_metrics
+  conf.regex_matches = params.regex_matches or 16
   conf.local_auth_peers = params.local_auth_peers == true
   -- The access log format names the backend: the router sets it for every forwarded request.
   conf.log_backend = params.log_backend == true
@@ -154,7 +157,6 @@ local function prepare_route(route)
     route.listener_set = set
   end
   route.has_conditions = route.method ~= nil or route.headers ~= nil or route.query ~= nil
-  route.regex_options = route.ignoreCase and "joi" or "jo"
   local policy = route.policy
   route.max_body = policy and policy.maxBody or conf.default_max_body
   if policy and policy.allow then route.allow = to_networks(policy.allow) end

@@ -338,6 +338,42 @@ local function check_client_cert(policy, report)
   return true
 end
 
+-- The groups of regex routes the router matches together: every regex route in exactly one, in
+-- route order, each group a pattern PCRE compiles (a group too large for it names its first route).
+local function check_regex_groups(groups, routes, report)
+  if not is_array(groups) then return report.fail("regex must be an array") end
+  local last, grouped = 0, 0
+  for index, group in ipairs(groups) do
+    local where = "regex[" .. index .. "]"
+    if not is_object(group) or not is_string(group.pattern) or not is_array(group.routes)
+      or not is_array(group.markers) or #group.routes == 0 or #group.routes ~= #group.markers then
+      return report.fail(where .. " must be { pattern, routes, markers } with one marker per route")
+    end
+    for position, route_index in ipairs(group.routes) do
+      if not is_integer(route_index, last + 1, #routes) or routes[route_index].kind ~= "regex" then
+        return report.fail(where .. ".routes must name regex routes in route order")
+      end
+      if not is_integer(group.markers[position], 1, 65535) then
+        return report.fail(where .. ".markers must hold capture numbers")
+      end
+      last = route_index
+      grouped = grouped + 1
+    end
+    local err = compile(group.pattern, "j")
+    if err then
+      report.route(routes[group.routes[1]].id)
+      report.fail("the regex paths matched together with this one do not compile: " .. err)
+      report.route(nil)
+      return false
+    end
+  end
+  for _, route in ipairs(routes) do
+    if route.kind == "regex" then grouped = grouped - 1 end
+  end
+  if grouped ~= 0 then return report.fail("regex must hold every regex route once") end
+  return true
+end
+
 local function check_host(entry, report)
   if not HOST_MATCHES[entry.match] then
     return report.fail("match must be exact, one-label, suffix or any")
@@ -357,11 +393,7 @@ local function check_host(entry, report)
     return false
   end
   if entry.clientCert ~= nil and not check_client_cert(entry.clientCert, report) then return false end
-  if not is_array(entry.regex) then return report.fail("regex must be an array") end
-  for _, index in ipairs(entry.regex) do
-    if not is_integer(index, 1, count) then return report.fail("regex holds an index out of range") end
-  end
-  return true
+  return check_regex_groups(entry.regex, entry.routes, report)
 end
 
 local function check_endpoints(list, field, report)
