@@ -17,7 +17,7 @@ import { compileProxyPolicy } from './compile-proxy.js';
 import { compileTimeouts } from './compile-timeouts.js';
 import type { PolicyEntry } from './data-entries.js';
 import { isBackendProtocol, isValidErrorStatuses, isValidMaxBodyBytes } from './profiles.js';
-import { upstreamDirectivesOf } from './upstream-directives.js';
+import { compileUpstreamSettings } from './upstream-directives.js';
 
 /** What compiling reports: a fatal error, a stricter reading, or a warning, by field. */
 export interface PolicyIssues {
@@ -160,13 +160,7 @@ export function compilePolicy(route: Route, out: PolicyIssues): PolicyEntry {
     if (externalAuth !== undefined) entry.extAuth = externalAuth;
   }
   compileProxyPolicy(policy, entry, out);
-  for (const name of upstreamDirectivesOf(policy.upstreamSettings).invalid) {
-    out.warn(
-      `policy.upstreamSettings.${name}`,
-      'is out of range; the default is used',
-      policy.upstreamSettings?.[name as keyof typeof policy.upstreamSettings],
-    );
-  }
+  compileUpstreamSettings(policy.upstreamSettings, entry, out);
   if (policy.clientLimits !== undefined) {
     const limits = compileClientLimits(policy.clientLimits, out);
     if (limits !== undefined) entry.limits = limits;
@@ -217,7 +211,7 @@ function compileCustomErrors(
   if (!isValidErrorStatuses(errors.statuses)) {
     out.warn(
       'policy.customErrors.statuses',
-      'must be ascending, unique statuses from 400 to 599; answers are not replaced',
+      'must be ascending, unique statuses from 400 to 599 but 499; answers are not replaced',
       errors.statuses,
     );
     return undefined;
@@ -233,5 +227,6 @@ function compileCustomErrors(
     out.warn('policy.customErrors.headers', 'holds invalid headers, which are not sent', errors.headers);
   }
   if (headers.length > 0) entry.headers = headers.map(({ name, value }) => [name, value]);
+  if (errors.passBackendErrors === true) entry.own = true;
   return entry;
 }

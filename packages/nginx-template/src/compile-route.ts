@@ -14,7 +14,7 @@ import { compileOrigin } from './compile-origin.js';
 import { compilePolicy } from './compile-policy.js';
 import type { RouteEntry } from './data-entries.js';
 import { compileBackendTls } from './backend-tls.js';
-import { isTlsProtocol, profileOf } from './profiles.js';
+import { DEFAULT_PROFILES, isBackendProtocol, isTlsProtocol, profileOf } from './profiles.js';
 import { RouteIssueCollector, type RouteIssue } from './route-issues.js';
 
 export type { RouteIssue } from './route-issues.js';
@@ -40,14 +40,20 @@ export function compileRoute(route: Route): CompiledRoute {
     entry.action = { type: 'respond', status: 500 };
     return { entry, issues: out.issues };
   }
-  const profile = profileOf(route);
+  let profile = profileOf(route);
+  if (profile !== undefined && policy.mirror !== undefined && profile !== DEFAULT_PROFILES[profile.family]) {
+    // nginx.conf has a mirroring location for the default directives only.
+    out.warn('policy.mirror', "mirrored routes are proxied with nginx.conf's default directives");
+    profile = DEFAULT_PROFILES[profile.family];
+  }
+  const protocol = isBackendProtocol(route.policy?.backendProtocol) ? route.policy.backendProtocol : 'HTTP';
   if (profile !== undefined) {
     entry.profile = profile.name;
-    entry.protocol = profile.protocol;
+    entry.protocol = protocol;
   }
   entry.action = action;
   const backendTls = route.policy?.backendTls;
-  if (profile !== undefined && backendTls !== undefined && isTlsProtocol(profile.protocol)) {
+  if (profile !== undefined && backendTls !== undefined && isTlsProtocol(protocol)) {
     const tls = compileBackendTls(backendTls);
     if (tls === 'closed') {
       // Never unverified TLS, nor TLS without the client certificate the backend expects.

@@ -6,12 +6,24 @@ export {
   type Configuration,
   type ConfiguredListener,
 } from './build-configuration.js';
-export { renderNginxConf, inPlaceMaxBodyBytes } from './render.js';
-export { listConfigurationFiles } from './backend-tls.js';
+export { renderNginxConf } from './render.js';
 export { listHttpSettingsFiles, type HttpOptions, type HttpSettings } from './http-settings.js';
 export { listSettingsFiles, type DhParamSettings } from './connection-settings.js';
 export { diffConfigurations, type ConfigurationDiff } from './diff-configurations.js';
-export { createProfile, DEFAULT_PROFILE, profileOf, type Profile } from './profiles.js';
+export {
+  DEFAULT_PROFILE,
+  DEFAULT_PROFILES,
+  findProfile,
+  HEADER_BUFFER_CLASSES,
+  INTERCEPTABLE_STATUSES,
+  isInterceptableStatus,
+  profileOf,
+  PROFILES,
+  RETRY_CLASSES,
+  type Profile,
+  type ProfileFamily,
+} from './profiles.js';
+export { BODY_READER_EXPONENTS, HOP_HEADERS, type HopHeader } from './hop.js';
 export {
   compileDataPlaneUpdate,
   compileVirtualHost,
@@ -77,6 +89,7 @@ export {
 } from './self-signed-certificate.js';
 export {
   authSocketPathOf,
+  hopSocketPathOf,
   resolveSettings,
   type GzipSettings,
   type KeepaliveSettings,

@@ -502,8 +502,19 @@ const MAX_SOCKET_PATH = 107;
  * user may enter; nginx makes the socket itself writable for everyone.
  */
 export function authSocketPathOf(controlSocketPath: string): string {
-  const parent = controlSocketPath.replace(/\/[^/]*$/, '').replace(/\/[^/]*$/, '');
-  return `${parent}/ik-auth.sock`;
+  return `${workerSocketDirectoryOf(controlSocketPath)}/ik-auth.sock`;
+}
+
+/**
+ * The socket of the hop server (custom error pages, see nginx-conf-template.ts): `ik-hop.sock`
+ * beside the auth socket, for the same reason.
+ */
+export function hopSocketPathOf(controlSocketPath: string): string {
+  return `${workerSocketDirectoryOf(controlSocketPath)}/ik-hop.sock`;
+}
+
+function workerSocketDirectoryOf(controlSocketPath: string): string {
+  return controlSocketPath.replace(/\/[^/]*$/, '').replace(/\/[^/]*$/, '');
 }
 
 /** The counting of `options` when requests are counted and not as by default. */

@@ -183,8 +183,9 @@ local function check_custom_errors(errors, report)
   end
   local previous = 399
   for _, status in ipairs(errors.statuses) do
-    if not is_integer(status, previous + 1, 599) then
-      return report.fail("policy.errors.statuses must be ascending statuses from 400 to 599")
+    -- nginx.conf has an error location for each status from 400 to 599 but 499.
+    if not is_integer(status, previous + 1, 599) or status == 499 then
+      return report.fail("policy.errors.statuses must be ascending statuses from 400 to 599 but 499")
     end
     previous = status
   end
@@ -192,6 +193,7 @@ local function check_custom_errors(errors, report)
   for _, id in ipairs(errors.backends) do
     if not is_string(id) then return report.fail("policy.errors.backends must hold backend ids") end
   end
+  if errors.own ~= nil and errors.own ~= true then return report.fail("policy.errors.own must be true or absent") end
   if errors.headers ~= nil then
     if not is_array(errors.headers) then return report.fail("policy.errors.headers must be an array") end
     for _, pair in ipairs(errors.headers) do
@@ -295,10 +297,21 @@ local function check_route(route, field, report)
     if not check_list(route.origin, "origin", report, is_string, "must hold strings") then return false end
   end
   if route.action.type == "forward" then
-    if not is_string(route.profile) or not str_find(route.profile, "^ik_[a-z]+_[db]%d*[_%l%d]*$") then
-      return report.fail("profile must name a profile location")
+    -- Every name of nginx-template's catalogue (profiles.ts), and no other: nginx.conf has them all.
+    local profile = route.profile
+    local grpc = is_string(profile) and str_find(profile, "^ik_g_b[0-3]_r[0-2]$") ~= nil
+    if not grpc and not (is_string(profile) and str_find(profile, "^ik_p_q[01]s[01]v1[01]_b[0-3]_r[0-2]$")) then
+      return report.fail("profile must name a profile of the catalogue")
     end
     if not PROTOCOLS[route.protocol] then return report.fail("protocol must be HTTP, HTTPS, GRPC or GRPCS") end
+    if grpc ~= (route.protocol == "GRPC" or route.protocol == "GRPCS") then
+      return report.fail("profile must be of the protocol's backend module")
+    end
+    -- Only the default profiles have a mirroring location.
+    if route.policy and route.policy.mirror ~= nil
+      and profile ~= "ik_p_q1s1v11_b0_r0" and profile ~= "ik_g_b0_r0" then
+      return report.fail("a mirroring route must have its protocol's default profile")
+    end
   elseif route.profile ~= nil or route.protocol ~= nil then
     return report.fail("only forwarding routes have a profile")
   end
