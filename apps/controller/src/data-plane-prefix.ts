@@ -20,6 +20,7 @@ import { dirname, join, resolve } from 'node:path';
 import {
   authSocketPathOf,
   createSelfSignedCertificate,
+  hopSocketPathOf,
   listHttpSettingsFiles,
   listSettingsFiles,
   luaFiles,
@@ -133,6 +134,7 @@ export async function writeTestedConf(binary: string, prefix: string, conf: stri
 export async function removeStaleSockets(prefix: string): Promise<void> {
   const socketPath = controlSocketPathOf(prefix);
   await unlink(socketPath).catch(() => undefined);
-  // The external auth server's socket stays behind after a crash just the same.
+  // The external auth and hop servers' sockets stay behind after a crash just the same.
   await unlink(authSocketPathOf(socketPath)).catch(() => undefined);
+  await unlink(hopSocketPathOf(socketPath)).catch(() => undefined);
 }

@@ -61,12 +61,16 @@ export class StagedRoutes {
     return createDesiredConfiguration(this.#listeners, options);
   }
 
-  /** The body of a push: the whole `table` when given, else the staged changes; refused entries left out. */
-  createUpdate(table?: RouteTable): string {
-    const excludeKeys = [...this.#refusedKeys.keys()];
-    return table !== undefined
-      ? createDataPlaneUpdate(table, { excludeKeys })
-      : createDataPlaneUpdate(pendingDelta(this.#pending), { excludeKeys });
+  /**
+   * The body of a push for nginx running `running`: the whole `table` when given, else the staged
+   * changes; refused entries left out. Routes take profiles of the running nginx.conf's catalogue.
+   */
+  createUpdate(running: Configuration | undefined, table?: RouteTable): string {
+    const options = {
+      excludeKeys: [...this.#refusedKeys.keys()],
+      upstreamDefaults: running?.settings.upstreamDefaults,
+    };
+    return createDataPlaneUpdate(table ?? pendingDelta(this.#pending), options);
   }
 
   /** The entries among `rejected` that are not routes and were not refused before. */

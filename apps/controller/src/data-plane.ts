@@ -251,7 +251,10 @@ export class NginxDataPlane {
       // Entries nginx refuses are left out and the push is made again, at most once per entry.
       for (;;) {
         const startedAt = performance.now();
-        const body = this.#staged.createUpdate(full ? this.#options.readTable() : undefined);
+        const body = this.#staged.createUpdate(
+          this.#nginx.configuration,
+          full ? this.#options.readTable() : undefined,
+        );
         const builtAt = performance.now();
         const { rejected, accepted } = await this.#push(body);
         const routes = rejected.filter((entry) => entry.routeId !== undefined);

@@ -73,7 +73,7 @@ describe('backendTlsDirectivesOf', () => {
 describe('compileRoute with backendTls', () => {
   it('carries the server name and client certificate as route data', () => {
     const { entry } = compileRoute(tlsRoute('r', policy()));
-    expect(entry.profile).toBe('ik_p_q1s1v11_b0_r0');
+    expect(entry.profile).toBe('ik_p_q1s1v11_b0_r3');
     expect(entry.policy?.backendTls).toEqual({
       name: 'backend.internal',
       cert: CLIENT.certificatePem,
@@ -90,7 +90,7 @@ describe('compileRoute with backendTls', () => {
 
   it('leaves a plain-HTTP backend as it was', () => {
     const { entry } = compileRoute(tlsRoute('r', policy(), 'HTTP'));
-    expect(entry.profile).toBe('ik_p_q1s1v11_b0_r0');
+    expect(entry.profile).toBe('ik_p_q1s1v11_b0_r3');
     expect(entry.policy?.backendTls).toBeUndefined();
   });
 });

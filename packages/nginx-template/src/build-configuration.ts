@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Backend, Listener, Problem, Route, RouteTable } from '@ingresskit/route-model';
 import { compileRoute } from './compile-route.js';
+import { createUpstreamDefaults } from './upstream-directives.js';
 import { externalTargetOf, isValidEndpoint, isValidListener } from './data-plane-update.js';
 import { backendProblem, listenerProblem, routeProblem } from './problems.js';
 import { resolveSettings, type RenderOptions, type Settings } from './settings.js';
@@ -137,8 +138,10 @@ export function createConfiguration(
  */
 export function buildConfiguration(table: RouteTable, options: RenderOptions): BuildResult {
   const problems: Problem[] = [];
+  const defaults = createUpstreamDefaults(resolveSettings(options).upstreamDefaults);
   const visit = (route: Route, hostname: string) => {
-    for (const issue of compileRoute(route).issues) problems.push(routeProblem(route, hostname, issue));
+    for (const issue of compileRoute(route, defaults).issues)
+      problems.push(routeProblem(route, hostname, issue));
   };
   for (const virtualHost of table.virtualHosts ?? []) {
     for (const route of virtualHost.routes) visit(route, virtualHost.hostname);

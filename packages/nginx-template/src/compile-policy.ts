@@ -16,8 +16,9 @@ import { compileRewrite } from './compile-path-change.js';
 import { compileProxyPolicy } from './compile-proxy.js';
 import { compileTimeouts } from './compile-timeouts.js';
 import type { PolicyEntry } from './data-entries.js';
-import { isBackendProtocol, isValidErrorStatuses, isValidMaxBodyBytes } from './profiles.js';
-import { compileUpstreamSettings } from './upstream-directives.js';
+import { isBackendProtocol, isValidErrorStatuses } from './profiles.js';
+import { isValidMaxBodyBytes } from './settings.js';
+import { compileUpstreamSettings, type UpstreamDefaults } from './upstream-directives.js';
 
 /** What compiling reports: a fatal error, a stricter reading, or a warning, by field. */
 export interface PolicyIssues {
@@ -52,8 +53,11 @@ function compileHsts(hsts: StrictTransportSecurity, out: PolicyIssues): string |
   ].join('; ');
 }
 
-/** Compiles `route.policy`; every policy with an error is left out, reported through `out`. */
-export function compilePolicy(route: Route, out: PolicyIssues): PolicyEntry {
+/**
+ * Compiles `route.policy` (its upstream settings against the operator's `defaults`); every policy
+ * with an error is left out, reported through `out`.
+ */
+export function compilePolicy(route: Route, defaults: UpstreamDefaults, out: PolicyIssues): PolicyEntry {
   const policy = route.policy ?? {};
   const entry: PolicyEntry = {};
   if (policy.redirectToHttps !== undefined) {
@@ -160,7 +164,7 @@ export function compilePolicy(route: Route, out: PolicyIssues): PolicyEntry {
     if (externalAuth !== undefined) entry.extAuth = externalAuth;
   }
   compileProxyPolicy(policy, entry, out);
-  compileUpstreamSettings(policy.upstreamSettings, entry, out);
+  compileUpstreamSettings(policy.upstreamSettings, defaults, entry, out);
   if (policy.clientLimits !== undefined) {
     const limits = compileClientLimits(policy.clientLimits, out);
     if (limits !== undefined) entry.limits = limits;

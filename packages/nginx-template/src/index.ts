@@ -11,16 +11,18 @@ export { listHttpSettingsFiles, type HttpOptions, type HttpSettings } from './ht
 export { listSettingsFiles, type DhParamSettings } from './connection-settings.js';
 export { diffConfigurations, type ConfigurationDiff } from './diff-configurations.js';
 export {
+  createProfileCatalogue,
+  DEFAULT_CATALOGUE,
   DEFAULT_PROFILE,
   DEFAULT_PROFILES,
-  findProfile,
-  HEADER_BUFFER_CLASSES,
+  HEADER_BUFFER_SIZES,
   INTERCEPTABLE_STATUSES,
   isInterceptableStatus,
   profileOf,
-  PROFILES,
-  RETRY_CLASSES,
+  RETRY_SETS,
+  type CatalogueOptions,
   type Profile,
+  type ProfileCatalogue,
   type ProfileFamily,
 } from './profiles.js';
 export { BODY_READER_EXPONENTS, HOP_HEADERS, type HopHeader } from './hop.js';

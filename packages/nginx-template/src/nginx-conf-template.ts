@@ -27,6 +27,7 @@ export const PROFILE_PARTIAL = `        location @{{name}} {
 {{/if}}
 {{#if directives.buffers}}
             proxy_buffers {{directives.buffers.number}} {{directives.buffers.size}};
+            proxy_busy_buffers_size {{directives.buffers.busy}};
 {{/if}}
             {{module}}_next_upstream {{directives.nextUpstream}};
 {{#if mirror}}
@@ -202,6 +203,7 @@ export const SERVER_PARTIAL = `    server {
             rewrite_by_lua_block {
                 ingresskit_route({{#if ssl}}true{{/if}})
             }
+            proxy_next_upstream {{@root.inPlaceRetry}};
             proxy_pass http://ingresskit_upstream;
         }
         # The copies of requests a mirroring route makes: internal, so no client can ask for it;
@@ -355,6 +357,25 @@ http {
     proxy_http_version 1.1;
     proxy_buffering on;
     proxy_redirect off;
+{{#with upstreamDefaults}}
+    # The operator's buffers (proxy-buffer-size and the like): every profile's but a larger one's.
+{{#if bufferSize}}
+    proxy_buffer_size {{bufferSize}};
+    grpc_buffer_size {{bufferSize}};
+{{/if}}
+{{#if buffers}}
+    proxy_buffers {{buffers.number}} {{buffers.size}};
+{{/if}}
+{{#if busyBuffersSize}}
+    proxy_busy_buffers_size {{busyBuffersSize}};
+{{/if}}
+{{#if bodyBufferSize}}
+    client_body_buffer_size {{bodyBufferSize}};
+{{/if}}
+{{#if maxTempFileSize}}
+    proxy_max_temp_file_size {{maxTempFileSize}};
+{{/if}}
+{{/with}}
 
     # Variables the Lua router sets. A map declares them without costing anything per request
     # (a \`set\` would run on every request); unset, they are empty. Lua can assign only variables
@@ -612,6 +633,12 @@ http {
         require("ingresskit.control").init({
             conf_hash = "{{configHash}}",
             default_max_body = {{defaultMaxBody}},
+            profile_classes = {
+                header_buffers = { {{#each profileClasses.headerBuffers}}[{{this}}] = true, {{/each}} },
+                retry_sets = { {{#each profileClasses.retrySets}}[{{this}}] = true, {{/each}} },
+                defaults = { {{#each profileClasses.defaults}}{{this}} = true, {{/each}} },
+                in_place = "{{profileClasses.defaults.[0]}}",
+            },
             local_auth_peers = {{#if localAuthPeers}}true{{else}}false{{/if}},
             bind_ports = {
 {{#each listeners}}

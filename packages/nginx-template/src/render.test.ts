@@ -3,7 +3,7 @@ import type { Route, RouteTable } from '@ingresskit/route-model';
 import {
   buildConfiguration,
   computeConfigurationHash,
-  PROFILES,
+  DEFAULT_CATALOGUE,
   renderNginxConf,
   UnsafeValueError,
   type Configuration,
@@ -73,17 +73,17 @@ describe('renderNginxConf', () => {
     const conf = render(createTable(1, { backendProtocol: 'HTTPS', maxBodyBytes: 4096 }));
     expect(render(createTable(1))).toBe(conf);
     const names = namedLocations(conf).map((location) => location.args[0]!.value);
-    const profiles = PROFILES.map((profile) => `@${profile.name}`);
+    const profiles = DEFAULT_CATALOGUE.profiles.map((profile) => `@${profile.name}`);
     // Two listener servers and the hop server (which proxies HTTP and HTTPS only).
     for (const name of profiles)
       expect(names.filter((n) => n === name)).toHaveLength(name.startsWith('@ik_g') ? 2 : 3);
-    expect(names.filter((name) => name === '@ik_p_q1s1v11_b0_r0_m')).toHaveLength(3);
-    expect(names.filter((name) => name === '@ik_g_b0_r0_m')).toHaveLength(2);
+    expect(names.filter((name) => name === '@ik_p_q1s1v11_b0_r3_m')).toHaveLength(3);
+    expect(names.filter((name) => name === '@ik_g_b0_r3_m')).toHaveLength(2);
   });
 
   it('proxies each profile to the target the router chose, with its directives', () => {
     const conf = render(createTable(1));
-    const location = namedLocations(conf).find((l) => l.args[0]!.value === '@ik_p_q0s0v10_b2_r1')!;
+    const location = namedLocations(conf).find((l) => l.args[0]!.value === '@ik_p_q0s0v10_b131072_r115')!;
     expect(
       location
         .children!.filter((directive) => !directive.name.endsWith('_by_lua_block'))
@@ -95,12 +95,13 @@ describe('renderNginxConf', () => {
       ['proxy_http_version', '1.0'],
       ['proxy_buffer_size', '131072'],
       ['proxy_buffers', '4', '131072'],
+      ['proxy_busy_buffers_size', '262144'],
       ['proxy_next_upstream', 'error', 'timeout', 'http_502', 'http_503', 'http_504'],
       ['proxy_pass', '$ingresskit_target'],
       ['proxy_ssl_server_name', 'on'],
       ['proxy_ssl_name', '$ingresskit_ssl_name'],
     ]);
-    const grpc = namedLocations(conf).find((l) => l.args[0]!.value === '@ik_g_b0_r0')!;
+    const grpc = namedLocations(conf).find((l) => l.args[0]!.value === '@ik_g_b0_r3')!;
     expect(listDirectivePaths(grpc.children!)).toEqual(
       new Set([
         'client_max_body_size',

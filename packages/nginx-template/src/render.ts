@@ -17,8 +17,17 @@ import {
   SERVER_PARTIAL,
   UPSTREAM_HEADERS_PARTIAL,
 } from './nginx-conf-template.js';
-import { DEFAULT_PROFILES, INTERCEPTABLE_STATUSES, PROFILES, type Profile } from './profiles.js';
-import { viewProfileDirectives } from './upstream-directives.js';
+import {
+  INTERCEPTABLE_STATUSES,
+  retryConditionsOf,
+  type Profile,
+  type ProfileCatalogue,
+} from './profiles.js';
+import {
+  createUpstreamDefaults,
+  viewProfileDirectives,
+  viewUpstreamDefaults,
+} from './upstream-directives.js';
 import { BODY_READER_EXPONENTS, HOP_HEADERS } from './hop.js';
 import {
   authSocketPathOf,
@@ -120,9 +129,11 @@ function viewProfile(profile: Profile, variant: { mirror?: boolean; hop?: boolea
 }
 
 /** Every profile location a server has: the catalogue, and mirroring copies of the defaults. */
-function viewProfiles(hop: boolean) {
-  const profiles = hop ? PROFILES.filter((profile) => profile.family === 'proxy') : PROFILES;
-  const mirrored = hop ? [DEFAULT_PROFILES.proxy] : [DEFAULT_PROFILES.proxy, DEFAULT_PROFILES.grpc];
+function viewProfiles(catalogue: ProfileCatalogue, hop: boolean) {
+  const profiles = hop
+    ? catalogue.profiles.filter((profile) => profile.family === 'proxy')
+    : catalogue.profiles;
+  const mirrored = hop ? [catalogue.defaults.proxy] : [catalogue.defaults.proxy, catalogue.defaults.grpc];
   return [
     ...profiles.map((profile) => viewProfile(profile, { hop })),
     ...mirrored.map((profile) => viewProfile(profile, { mirror: true, hop })),
@@ -208,6 +219,7 @@ export function renderNginxConf(configuration: Configuration): string {
     unsafe('configHash', configuration.configHash, 'does not match the configuration');
   }
   const addresses = settings.listenAddresses.length === 0 ? [undefined] : settings.listenAddresses;
+  const { catalogue } = createUpstreamDefaults(settings.upstreamDefaults);
   const defaultMaxBody = checkInteger('defaultMaxBodyBytes', settings.defaultMaxBodyBytes);
   const tempDir = settings.tempDir === '' ? '' : `${settings.tempDir}/`;
   const view = {
@@ -309,8 +321,17 @@ export function renderNginxConf(configuration: Configuration): string {
     forwardedHeaders: settings.realIp?.forwardedHeaders === true,
     fullForwardedFor: settings.realIp?.fullForwardedFor === true,
     streams: (settings.streamServices ?? []).map((service) => viewStreamService(service, addresses)),
-    profiles: viewProfiles(false),
-    hopProfiles: viewProfiles(true),
+    profiles: viewProfiles(catalogue, false),
+    hopProfiles: viewProfiles(catalogue, true),
+    upstreamDefaults: viewUpstreamDefaults(settings.upstreamDefaults ?? {}),
+    // What the workers check pushed routes against: the profiles nginx.conf has.
+    profileClasses: {
+      headerBuffers: catalogue.headerBuffers,
+      retrySets: catalogue.retrySets,
+      defaults: [catalogue.defaults.proxy.name, catalogue.defaults.grpc.name],
+    },
+    // location / proxies the routes that keep the operator's directives.
+    inPlaceRetry: retryConditionsOf(catalogue.defaults.proxy.retry).join(' '),
     bodyReaders: BODY_READER_EXPONENTS.map((exponent) => ({ exponent, size: 2 ** exponent })),
     errorStatuses: INTERCEPTABLE_STATUSES,
     hopHeaders: HOP_HEADERS,

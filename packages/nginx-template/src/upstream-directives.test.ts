@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RouteAction, UpstreamSettings } from '@ingresskit/route-model';
 import { compileRoute, profileOf } from './index.js';
 import { createTestRoute } from './testing/routes.js';
-import { servedHeaderBufferBytes } from './upstream-directives.js';
+import { createUpstreamDefaults } from './upstream-directives.js';
 
 const forward: RouteAction = { type: 'forward', backends: [{ backend: 'b', weight: 1 }] };
 
@@ -19,16 +19,16 @@ describe('compileRoute with upstreamSettings', () => {
       bufferSizeBytes: 8192,
       retryOn: ['error', 'timeout', 'http_502', 'http_503', 'http_504'],
     });
-    expect(profileOf(route)?.name).toBe('ik_p_q0s0v10_b1_r1');
+    expect(profileOf(route)?.name).toBe('ik_p_q0s0v10_b16384_r115');
     const { entry, issues } = compileRoute(route);
-    expect(entry.profile).toBe('ik_p_q0s0v10_b1_r1');
+    expect(entry.profile).toBe('ik_p_q0s0v10_b16384_r115');
     expect(issues).toEqual([]);
   });
 
   it('makes the retry time limit route data', () => {
     const { entry, issues } = compileRoute(routeWith({ retryTimeoutSeconds: 5 }));
     expect(entry.policy?.retryTimeout).toBe(5);
-    expect(entry.profile).toBe('ik_p_q1s1v11_b0_r0');
+    expect(entry.profile).toBe('ik_p_q1s1v11_b0_r3');
     expect(issues).toEqual([]);
     expect(compileRoute(routeWith({ retryTimeoutSeconds: 0 })).entry.policy?.retryTimeout).toBeUndefined();
   });
@@ -40,7 +40,7 @@ describe('compileRoute with upstreamSettings', () => {
       requestBodyBufferBytes: 16384,
       maxTempFileBytes: 0,
     });
-    expect(profileOf(route)?.name).toBe('ik_p_q1s1v11_b0_r0');
+    expect(profileOf(route)?.name).toBe('ik_p_q1s1v11_b0_r3');
     expect(compileRoute(route).issues.map((issue) => [issue.severity, issue.field])).toEqual([
       ['warning', 'policy.upstreamSettings.buffersNumber'],
       ['warning', 'policy.upstreamSettings.busyBuffersBytes'],
@@ -62,7 +62,7 @@ describe('compileRoute with upstreamSettings', () => {
 
   it('leaves out a setting out of range, with a warning', () => {
     const route = routeWith({ bufferSizeBytes: 100, retryTimeoutSeconds: -1 });
-    expect(profileOf(route)?.name).toBe('ik_p_q1s1v11_b0_r0');
+    expect(profileOf(route)?.name).toBe('ik_p_q1s1v11_b0_r3');
     expect(compileRoute(route).issues.map((issue) => issue.field)).toEqual([
       'policy.upstreamSettings.bufferSizeBytes',
       'policy.upstreamSettings.retryTimeoutSeconds',
@@ -70,13 +70,27 @@ describe('compileRoute with upstreamSettings', () => {
   });
 });
 
-describe('servedHeaderBufferBytes', () => {
-  it('rounds up to the next class, keeps the default up to a page, and caps at the largest', () => {
-    expect(servedHeaderBufferBytes(undefined)).toBeUndefined();
-    expect(servedHeaderBufferBytes(4096)).toBeUndefined();
-    expect(servedHeaderBufferBytes(8192)).toBe(16384);
-    expect(servedHeaderBufferBytes(16384)).toBe(16384);
-    expect(servedHeaderBufferBytes(131072)).toBe(131072);
-    expect(servedHeaderBufferBytes(2 * 1024 * 1024)).toBe(1048576);
+describe("the operator's upstream defaults", () => {
+  const defaults = createUpstreamDefaults({
+    bufferSizeBytes: 8192,
+    buffersNumber: 8,
+    retryOn: ['error', 'timeout', 'http_503'],
+  });
+
+  it('serve routes that keep them exactly, and report what a route asks for otherwise', () => {
+    const keeping = compileRoute(
+      routeWith({ bufferSizeBytes: 8192, buffersNumber: 8, retryOn: ['error', 'timeout', 'http_503'] }),
+      defaults,
+    );
+    expect(keeping.entry.profile).toBe('ik_p_q1s1v11_b0_r35');
+    expect(keeping.issues).toEqual([]);
+    const other = compileRoute(
+      routeWith({ buffersNumber: 16, retryOn: ['error', 'timeout', 'http_404'] }),
+      defaults,
+    );
+    expect(other.issues.map((issue) => issue.field)).toEqual([
+      'policy.upstreamSettings.buffersNumber',
+      'policy.upstreamSettings.retryOn',
+    ]);
   });
 });

@@ -36,6 +36,9 @@ _M.conf = {
   -- port (string, as $ingresskit_listener holds it) -> "HTTP" | "HTTPS"
   listeners = {},
   default_max_body = 0,
+  -- The profile catalogue's classes (nginx-template's profiles.ts): header buffers and retry sets
+  -- nginx.conf has locations for, the operator's profiles, and the one location / proxies like.
+  profile_classes = { header_buffers = {}, retry_sets = {}, defaults = {}, in_place = "" },
   -- where redirectToHttps sends clients
   https_port = 443,
   -- whether requests are counted (ingresskit.request_metrics)
@@ -73,6 +76,7 @@ function _M.configure(params)
   local conf = _M.conf
   conf.conf_hash = params.conf_hash
   conf.default_max_body = params.default_max_body
+  conf.profile_classes = params.profile_classes
   conf.request_metrics = params.request_metrics
   conf.local_auth_peers = params.local_auth_peers == true
   -- The access log format names the backend: the router sets it for every forwarded request.
@@ -123,7 +127,7 @@ local function facts_of(profile)
     facts = {
       location = location,
       location_mirrored = location .. "_m",
-      default = profile == "ik_p_q1s1v11_b0_r0",
+      in_place = profile == _M.conf.profile_classes.in_place,
       -- Buffered requests: a body of unknown length is read (under the route's limit) first.
       reads_body = str_find(profile, "^ik_p_q1") ~= nil,
     }
@@ -217,7 +221,7 @@ local function prepare_route(route)
     if facts.reads_body and route.max_body > 0 then route.body_reader = body_reader_of(route.max_body) end
     -- location / proxies plain HTTP with the default directives and runs no Lua after the response:
     -- only a route that needs nothing else is proxied there.
-    route.in_place = facts.default and route.protocol == "HTTP" and not route.mirror and errors == nil
+    route.in_place = facts.in_place and route.protocol == "HTTP" and not route.mirror and errors == nil
       and not (policy ~= nil
         and (policy.response ~= nil or policy.cors ~= nil or policy.affinity ~= nil or policy.filters_rewrites
           or (policy.limits ~= nil and policy.limits.conn ~= nil) or policy.balance == "ewma"))

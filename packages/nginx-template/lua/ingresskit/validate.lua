@@ -7,6 +7,7 @@
 local ngx_re = ngx.re
 local ssl = require("ngx.ssl")
 local values = require("ingresskit.validate_values")
+local store = require("ingresskit.store")
 local policies = require("ingresskit.validate_policy")
 
 local type = type
@@ -15,6 +16,7 @@ local next = next
 local ipairs = ipairs
 local tostring = tostring
 local str_find = string.find
+local str_match = string.match
 local str_sub = string.sub
 
 local _M = {}
@@ -297,20 +299,26 @@ local function check_route(route, field, report)
     if not check_list(route.origin, "origin", report, is_string, "must hold strings") then return false end
   end
   if route.action.type == "forward" then
-    -- Every name of nginx-template's catalogue (profiles.ts), and no other: nginx.conf has them all.
+    -- A profile of this nginx.conf's catalogue (nginx-template's profiles.ts), whose classes the
+    -- operator's settings decide: nginx.conf has a location for each.
     local profile = route.profile
-    local grpc = is_string(profile) and str_find(profile, "^ik_g_b[0-3]_r[0-2]$") ~= nil
-    if not grpc and not (is_string(profile) and str_find(profile, "^ik_p_q[01]s[01]v1[01]_b[0-3]_r[0-2]$")) then
-      return report.fail("profile must name a profile of the catalogue")
+    local classes = store.conf.profile_classes
+    local buffer, retry = nil, nil
+    if is_string(profile) then
+      buffer, retry = str_match(profile, "^ik_p_q[01]s[01]v1[01]_b(%d+)_r(%d+)$")
+      if buffer == nil then buffer, retry = str_match(profile, "^ik_g_b(%d+)_r(%d+)$") end
+    end
+    if buffer == nil or not classes.header_buffers[tonumber(buffer)] or not classes.retry_sets[tonumber(retry)] then
+      return report.fail("profile must name a profile of this nginx.conf's catalogue")
     end
     if not PROTOCOLS[route.protocol] then return report.fail("protocol must be HTTP, HTTPS, GRPC or GRPCS") end
+    local grpc = str_find(profile, "^ik_g_") ~= nil
     if grpc ~= (route.protocol == "GRPC" or route.protocol == "GRPCS") then
       return report.fail("profile must be of the protocol's backend module")
     end
-    -- Only the default profiles have a mirroring location.
-    if route.policy and route.policy.mirror ~= nil
-      and profile ~= "ik_p_q1s1v11_b0_r0" and profile ~= "ik_g_b0_r0" then
-      return report.fail("a mirroring route must have its protocol's default profile")
+    -- Only the profiles of the operator's directives have a mirroring location.
+    if route.policy and route.policy.mirror ~= nil and not classes.defaults[profile] then
+      return report.fail("a mirroring route must have the profile of the operator's directives")
     end
   elseif route.profile ~= nil or route.protocol ~= nil then
     return report.fail("only forwarding routes have a profile")
