@@ -52,6 +52,8 @@ export const PROFILE_PARTIAL = `        location @{{name}} {
  */
 export const BODY_READER_PARTIAL = `        location @ingresskit_read_{{exponent}} {
             client_max_body_size {{size}};
+            # A body over the limit is the gateway's refusal, as in location /: no error page.
+            error_page 599 = @ingresskit_error_599;
             rewrite_by_lua_block {
                 ingresskit_read_body()
             }
