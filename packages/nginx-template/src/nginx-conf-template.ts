@@ -150,7 +150,8 @@ export const HOP_LOCATION_PARTIAL = `        location @ingresskit_hop {
                 ingresskit_after_request()
             }
             proxy_pass http://ingresskit_hop;
-        }`;
+        }
+`;
 
 /**
  * One server per listener. `location /` routes every request in Lua and proxies the common case
@@ -214,14 +215,16 @@ export const SERVER_PARTIAL = `    server {
             internal;
             proxy_pass http://ingresskit_mirror$request_uri;
         }
-{{> errorPages}}
 {{> hopLocation}}
+        # catalogue: begin (the same in every server; nothing of a route)
+{{> errorPages}}
 {{#each @root.bodyReaders}}
 {{> bodyReader}}
 {{/each}}
 {{#each @root.profiles}}
 {{> profile}}
 {{/each}}
+        # catalogue: end
     }
 `;
 
@@ -264,9 +267,11 @@ export const HOP_SERVER_PARTIAL = `    server {
             internal;
             proxy_pass http://ingresskit_mirror$request_uri;
         }
+        # catalogue: begin (the hop server's)
 {{#each hopProfiles}}
 {{> profile}}
 {{/each}}
+        # catalogue: end
     }
 `;
 
