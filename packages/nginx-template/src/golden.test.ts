@@ -40,9 +40,12 @@ describe('renderNginxConf and createDataPlaneUpdate (golden)', () => {
   });
 
   it('records no catalogue no case renders', () => {
-    const used = new Set(listGoldenCases().flatMap((name) => [...listCatalogues(renderGoldenCase(name).conf).keys()]));
+    const used = new Set(
+      listGoldenCases().flatMap((name) => [...listCatalogues(renderGoldenCase(name).conf).keys()]),
+    );
     const recorded = readdirSync(join(TESTDATA_DIR, 'catalogues')).map((file) => `catalogues/${file}`);
-    if (update) for (const file of recorded.filter((file) => !used.has(file))) rmSync(join(TESTDATA_DIR, file));
+    if (update)
+      for (const file of recorded.filter((file) => !used.has(file))) rmSync(join(TESTDATA_DIR, file));
     else expect(recorded.filter((file) => !used.has(file))).toEqual([]);
   });
 

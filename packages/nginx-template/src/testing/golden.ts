@@ -47,7 +47,8 @@ export function condenseCatalogue(conf: string): string {
 /** The catalogue regions of `conf` by the golden file that records each. */
 export function listCatalogues(conf: string): Map<string, string> {
   const regions = new Map<string, string>();
-  for (const match of conf.matchAll(CATALOGUE)) regions.set(`catalogues/${digestOf(match[2]!)}.conf`, match[2]!);
+  for (const match of conf.matchAll(CATALOGUE))
+    regions.set(`catalogues/${digestOf(match[2]!)}.conf`, match[2]!);
   return regions;
 }
 
