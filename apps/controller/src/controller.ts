@@ -401,11 +401,18 @@ export class Controller {
       const view = viewOfSnapshot(store.snapshot());
       const outcome = await this.#parts.sync.sync(takePendingChanges(this.#pending), view);
       this.#parts.reporting.recordOutcome(outcome);
+      // Ready means nginx serves everything that was asked: an operator setting nginx refused
+      // to reload with leaves it serving the last good nginx.conf, which is still ready (the
+      // refusal is an Event and a metric, and the reload is tried again).
+      if (outcome.kind !== 'held' && this.dataPlane.notServingReason() === undefined) this.#markReady();
       if (outcome.kind !== 'served') throw outcome.error;
     } finally {
       stopTimer();
     }
     this.#lastSyncError = undefined;
+  }
+
+  #markReady(): void {
     if (!this.#firstSyncDone) {
       this.#firstSyncDone = true;
       const totals = this.#parts.reports.totals();

@@ -20,7 +20,7 @@ import { dirname, join, resolve } from 'node:path';
 import {
   authSocketPathOf,
   createSelfSignedCertificate,
-  listConfigurationFiles,
+  hopSocketPathOf,
   listHttpSettingsFiles,
   listSettingsFiles,
   luaFiles,
@@ -78,15 +78,12 @@ export async function preparePrefix(requested: string | undefined): Promise<Prep
 }
 
 /**
- * Writes the files `configuration`'s nginx.conf reads (backend CA certificates, DH parameters,
- * the TLS session ticket key) into `prefix`. Their names are content hashes, so one already
+ * Writes the files `configuration`'s nginx.conf reads (DH parameters, the TLS session ticket
+ * key) into `prefix`. Their names are content hashes, so one already
  * there is left as it is.
  */
 export async function writeConfigurationFiles(prefix: string, configuration: Configuration): Promise<void> {
-  for (const file of [
-    ...listConfigurationFiles(configuration.profiles),
-    ...listSettingsFiles(configuration.settings),
-  ])
+  for (const file of listSettingsFiles(configuration.settings))
     await writeChangedFile(join(prefix, file.path), Buffer.from(file.content));
   // The ticket key is a secret: readable by nginx's master (the controller's user) only, and
   // removed once another replaces it (nginx holds the keys it loaded in memory).
@@ -137,6 +134,7 @@ export async function writeTestedConf(binary: string, prefix: string, conf: stri
 export async function removeStaleSockets(prefix: string): Promise<void> {
   const socketPath = controlSocketPathOf(prefix);
   await unlink(socketPath).catch(() => undefined);
-  // The external auth server's socket stays behind after a crash just the same.
+  // The external auth and hop servers' sockets stay behind after a crash just the same.
   await unlink(authSocketPathOf(socketPath)).catch(() => undefined);
+  await unlink(hopSocketPathOf(socketPath)).catch(() => undefined);
 }

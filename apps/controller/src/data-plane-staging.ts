@@ -1,14 +1,12 @@
 /**
  * What the controller staged for nginx: the route table changes nginx does not have yet, the
- * listeners and directive profiles nginx.conf needs for them, and the entries nginx refused.
+ * listeners nginx.conf needs for them, and the entries nginx refused.
  */
 import {
   certificateKey,
   createDataPlaneUpdate,
-  hostKey,
   type Configuration,
   type DataPlaneRejection,
-  type Profile,
   type RenderOptions,
 } from '@ingresskit/nginx-template';
 import type { Listener, RouteTable, RouteTableDelta } from '@ingresskit/route-model';
@@ -20,12 +18,7 @@ import {
   pendingDelta,
   pendingSize,
 } from './pending-delta.js';
-import {
-  createDesiredConfiguration,
-  findHostsNeedingReload,
-  needsReload,
-  profilesOf,
-} from './data-plane-profiles.js';
+import { createDesiredConfiguration } from './data-plane-configuration.js';
 
 /** An entry nginx refused, as its control socket reports it. */
 export type RejectedEntry = DataPlaneRejection['rejected'][number];
@@ -33,8 +26,6 @@ export type RejectedEntry = DataPlaneRejection['rejected'][number];
 /** What is staged for nginx and not yet pushed, with what nginx.conf needs for it. */
 export class StagedRoutes {
   #listeners: Listener[];
-  /** Profiles the routes of each virtual host use, for the hosts that use more than the default. */
-  readonly #profilesByHost = new Map<string, Profile[]>();
   /**
    * What nginx does not have yet, by key (null: remove it): the route-model objects the builder
    * holds anyway, compiled into data entries only when pushed. A full push compiles the whole
@@ -61,45 +52,25 @@ export class StagedRoutes {
   /** Records what a route table delta changes; a changed key is no longer refused. */
   stage(delta: RouteTableDelta): void {
     if (delta.listeners !== undefined) this.#listeners = delta.listeners;
-    for (const virtualHost of delta.virtualHosts.upsert) {
-      const profiles = profilesOf(virtualHost);
-      if (profiles.length > 0) this.#profilesByHost.set(virtualHost.hostname, profiles);
-      else this.#profilesByHost.delete(virtualHost.hostname);
-    }
-    for (const hostname of delta.virtualHosts.remove) this.#profilesByHost.delete(hostname);
     mergeIntoPending(this.#pending, delta);
     for (const key of changedKeysOf(delta)) this.#refusedKeys.delete(key);
   }
 
-  /** The configuration nginx.conf is rendered from for the staged listeners and profiles. */
+  /** The configuration nginx.conf is rendered from for the staged listeners. */
   createConfiguration(options: RenderOptions): Configuration {
-    return createDesiredConfiguration(this.#listeners, this.#profilesByHost, options);
+    return createDesiredConfiguration(this.#listeners, options);
   }
 
   /**
-   * Hostnames whose routes need a profile the `running` nginx.conf lacks, which wait for the
-   * reload to `next`; none when going to `next` takes no reload.
+   * The body of a push for nginx running `running`: the whole `table` when given, else the staged
+   * changes; refused entries left out. Routes take profiles of the running nginx.conf's catalogue.
    */
-  findHeldHosts(running: Configuration | undefined, next: Configuration): Set<string> {
-    return needsReload(running, next)
-      ? findHostsNeedingReload(running, this.#profilesByHost)
-      : new Set<string>();
-  }
-
-  /** How many staged keys a push would carry when the `held` hosts wait. */
-  countPushable(held: ReadonlySet<string>): number {
-    return this.size - [...held].filter((hostname) => this.#pending.virtualHosts.has(hostname)).length;
-  }
-
-  /**
-   * The body of a push: the whole `table` when given, else the staged changes but the `held`
-   * hosts; the held hosts and the refused entries are left out either way.
-   */
-  createUpdate(held: ReadonlySet<string>, table?: RouteTable): string {
-    const excludeKeys = [...[...held].map(hostKey), ...this.#refusedKeys.keys()];
-    return table !== undefined
-      ? createDataPlaneUpdate(table, { excludeKeys })
-      : createDataPlaneUpdate(pendingDelta(this.#pending, held), { excludeKeys });
+  createUpdate(running: Configuration | undefined, table?: RouteTable): string {
+    const options = {
+      excludeKeys: [...this.#refusedKeys.keys()],
+      upstreamDefaults: running?.settings.upstreamDefaults,
+    };
+    return createDataPlaneUpdate(table ?? pendingDelta(this.#pending), options);
   }
 
   /** The entries among `rejected` that are not routes and were not refused before. */
@@ -112,9 +83,9 @@ export class StagedRoutes {
     for (const entry of entries) this.#refusedKeys.set(entry.key, entry.message);
   }
 
-  /** Forgets the staged changes nginx now has: all but those of the `held` hosts. */
-  clear(held: ReadonlySet<string>): void {
-    clearPending(this.#pending, held);
+  /** Forgets the staged changes: nginx now has them. */
+  clear(): void {
+    clearPending(this.#pending);
   }
 
   /** Entries nginx refused that are not routes, by data key, with the reason. */

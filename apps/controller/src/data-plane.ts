@@ -2,10 +2,10 @@
  * The nginx data plane as the controller drives it. Route table deltas are staged as data entries
  * (one per virtual host, TLS binding, certificate and backend); `flush()` brings nginx there with
  * the least work: it pushes the changed entries to nginx's control socket, and touches nginx.conf
- * only when the listeners or the set of directive profiles in use grow (a reload, at most once per
- * `reloadMinIntervalMs`). A fresh or restarted nginx gets everything in one full push before it
- * counts as serving; until then it answers 503. Whatever fails stays staged and the caller
- * retries; nginx keeps serving what it had.
+ * only when the listeners or the settings change (a reload, at most once per
+ * `reloadMinIntervalMs`): never for a route. A fresh or restarted nginx gets everything in one
+ * full push before it counts as serving; until then it answers 503. Whatever fails stays staged
+ * and the caller retries; nginx keeps serving what it had.
  */
 import { rm } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
@@ -32,7 +32,7 @@ import {
 import { startDriftChecks, type DriftChecks } from './data-plane-drift.js';
 import { NginxRunner, type NginxRunnerOptions } from './data-plane-nginx.js';
 import { preparePrefix } from './data-plane-prefix.js';
-import { needsReload } from './data-plane-profiles.js';
+import { needsReload } from './data-plane-configuration.js';
 import { StagedRoutes } from './data-plane-staging.js';
 import {
   controlSocketPathOf,
@@ -88,7 +88,7 @@ export class NginxDataPlane {
   #prefix = '';
   #isTemporaryPrefix = false;
   readonly #nginx: NginxRunner;
-  /** What nginx does not have yet, with the listeners and profiles nginx.conf needs for it. */
+  /** What nginx does not have yet, with the listeners nginx.conf needs for it. */
   readonly #staged: StagedRoutes;
   /** The nginx instance that holds all desired data but the dirty keys; undefined: push everything. */
   #syncedInstance: string | undefined;
@@ -234,8 +234,8 @@ export class NginxDataPlane {
       await this.#start(next);
       result.started = true;
     } else if (needsReload(this.#nginx.configuration, next)) {
-      // A refused reload holds back only the hosts that need the new nginx.conf: everything else
-      // (other hosts, certificates, endpoints) is pushed all the same.
+      // A refused reload (an operator's setting nginx will not take) keeps the running nginx.conf:
+      // the data is pushed all the same, and the reload is tried again with the next flush.
       try {
         await this.#nginx.reload(next);
         result.reloaded = true;
@@ -246,14 +246,15 @@ export class NginxDataPlane {
     const status = await this.readStatus();
     if (status === undefined) throw new DataPlanePushError('nginx does not answer on its control socket');
     const full = status.instance !== this.#syncedInstance;
-    // Hostnames whose routes need a profile the running nginx.conf lacks wait for the reload.
-    const held = this.#staged.findHeldHosts(this.#nginx.configuration, next);
-    if (full || this.#staged.countPushable(held) > 0) {
+    if (full || this.#staged.size > 0) {
       let drifted = false;
       // Entries nginx refuses are left out and the push is made again, at most once per entry.
       for (;;) {
         const startedAt = performance.now();
-        const body = this.#staged.createUpdate(held, full ? this.#options.readTable() : undefined);
+        const body = this.#staged.createUpdate(
+          this.#nginx.configuration,
+          full ? this.#options.readTable() : undefined,
+        );
         const builtAt = performance.now();
         const { rejected, accepted } = await this.#push(body);
         const routes = rejected.filter((entry) => entry.routeId !== undefined);
@@ -282,7 +283,7 @@ export class NginxDataPlane {
       }
       // After a drift nothing is known to be in sync: the next flush pushes everything.
       if (!drifted) this.#syncedInstance = status.instance;
-      this.#staged.clear(held);
+      this.#staged.clear();
       result.pushed = true;
     }
     if (reloadError !== undefined) throw reloadError;

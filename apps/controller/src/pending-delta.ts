@@ -50,38 +50,31 @@ export function pendingSize(pending: PendingDelta): number {
   );
 }
 
-function split<T>(
-  entries: Map<string, T | null>,
-  skip: ReadonlySet<string>,
-): { upsert: T[]; remove: string[] } {
+function split<T>(entries: Map<string, T | null>): { upsert: T[]; remove: string[] } {
   const upsert: T[] = [];
   const remove: string[] = [];
   for (const [key, value] of entries) {
-    if (skip.has(key)) continue;
     if (value === null) remove.push(key);
     else upsert.push(value);
   }
   return { upsert, remove };
 }
 
-/** What is pending as a delta, leaving out the virtual hosts named in `heldHosts`. */
-export function pendingDelta(pending: PendingDelta, heldHosts: ReadonlySet<string>): RouteTableDelta {
-  const none = new Set<string>();
+/** What is pending as a delta. */
+export function pendingDelta(pending: PendingDelta): RouteTableDelta {
   const delta: RouteTableDelta = {
-    virtualHosts: split(pending.virtualHosts, heldHosts),
-    tls: split(pending.tls, none),
-    certificates: split(pending.certificates, none),
-    backends: split(pending.backends, none),
+    virtualHosts: split(pending.virtualHosts),
+    tls: split(pending.tls),
+    certificates: split(pending.certificates),
+    backends: split(pending.backends),
   };
   if (pending.listeners !== undefined) delta.listeners = pending.listeners;
   return delta;
 }
 
-/** Forgets what was pushed: everything but the virtual hosts named in `heldHosts`. */
-export function clearPending(pending: PendingDelta, heldHosts: ReadonlySet<string>): void {
-  for (const hostname of [...pending.virtualHosts.keys()]) {
-    if (!heldHosts.has(hostname)) pending.virtualHosts.delete(hostname);
-  }
+/** Forgets what was pushed: everything. */
+export function clearPending(pending: PendingDelta): void {
+  pending.virtualHosts.clear();
   pending.tls.clear();
   pending.certificates.clear();
   pending.backends.clear();

@@ -1,9 +1,9 @@
 /**
- * ingress-nginx proxy annotations that become directives of a profile location, end to end
- * (local API server, the controller, nginx, real HTTP): proxy-buffering off keeps the backend at
- * the client's pace, proxy-http-
- * version 1.0 reaches the backend, proxy-next-upstream retries on a 503, proxy-buffer-size bounds
- * the response headers, and the other settings render a configuration nginx serves.
+ * ingress-nginx proxy annotations that pick a profile location, end to end (local API server, the
+ * controller, nginx, real HTTP): proxy-buffering off keeps the backend at the client's pace,
+ * proxy-http-version 1.0 reaches the backend, proxy-next-upstream retries on a 503 of the gateway
+ * errors' set, proxy-buffer-size bounds the response headers (rounded up to the catalogue's
+ * sizes), and the other settings are served by nginx.conf's values.
  */
 import type { RequestListener } from 'node:http';
 import { describe, expect, it } from 'vitest';
@@ -12,13 +12,13 @@ import { A, annotatedIngress, useAnnotationsCase } from './annotations.js';
 import { collectStatuses, isTakenWhileClientWaits, writeLargeResponse } from './proxy-probes.js';
 import { endpointSliceManifest, serviceManifests } from './harness.js';
 
-/** A backend: /large sends 32 MiB, as fast as it is read; /big a 3k header; else its status and HTTP version. */
+/** A backend: /large sends 32 MiB, as fast as it is read; /big a 12k header; else its status and HTTP version. */
 function answerWith(status = 200): RequestListener {
   return (incoming, response) => {
     response.statusCode = status;
     if (incoming.url === '/large') writeLargeResponse(incoming, response);
     else if (incoming.url === '/big') {
-      response.setHeader('x-big', 'x'.repeat(3000));
+      response.setHeader('x-big', 'x'.repeat(12_000));
       response.end('big');
     } else response.end(`${status}:${incoming.httpVersion}`);
   };
@@ -39,9 +39,15 @@ const testCase = useAnnotationsCase({
       annotatedIngress('stream.test', 'ok', { [`${A}proxy-buffering`]: 'off' }),
       annotatedIngress('buffered.test', 'ok', { [`${A}proxy-buffering`]: 'on' }),
       annotatedIngress('v10.test', 'ok', { [`${A}proxy-http-version`]: '1.0' }),
-      annotatedIngress('retry.test', 'half', { [`${A}proxy-next-upstream`]: 'error timeout http_503' }),
+      annotatedIngress('retry.test', 'half', {
+        [`${A}proxy-next-upstream`]: 'error timeout http_502 http_503 http_504',
+      }),
+      // Served as "error timeout", the largest set of the catalogue within it.
+      annotatedIngress('narrow-retry.test', 'half', {
+        [`${A}proxy-next-upstream`]: 'error timeout http_503',
+      }),
       annotatedIngress('no-retry.test', 'half', {}),
-      annotatedIngress('small-buffer.test', 'ok', { [`${A}proxy-buffer-size`]: '1k' }),
+      annotatedIngress('large-buffer.test', 'ok', { [`${A}proxy-buffer-size`]: '24k' }),
       annotatedIngress('all.test', 'ok', {
         [`${A}proxy-request-buffering`]: 'off',
         [`${A}proxy-buffers-number`]: '3',
@@ -74,16 +80,17 @@ describe('proxy-http-version', () => {
 });
 
 describe('proxy-next-upstream', () => {
-  it('tries the next endpoint after a 503 when asked, not by default', async () => {
+  it('tries the next endpoint after a 503 when asked, never for a set the catalogue lacks, not by default', async () => {
     expect(await collectStatuses(() => send('retry.test'))).toEqual(Array(6).fill(200));
+    expect(await collectStatuses(() => send('narrow-retry.test'))).toContain(503);
     expect(await collectStatuses(() => send('no-retry.test'))).toContain(503);
   });
 });
 
 describe('proxy-buffer-size', () => {
-  it('refuses response headers over the buffer (502), which the default takes', async () => {
-    expect((await send('small-buffer.test', '/big')).status).toBe(502);
-    expect((await send('all.test', '/big')).status).toBe(200);
+  it('takes response headers a larger buffer holds, which the default refuses (502)', async () => {
+    expect((await send('large-buffer.test', '/big')).status).toBe(200);
+    expect((await send('buffered.test', '/big')).status).toBe(502);
   });
 });
 

@@ -149,6 +149,13 @@ export function useAnnotationsCase(options: AnnotationsCaseOptions): () => Annot
 
 /** Runs `change` and checks that `controller`'s nginx neither reloaded nor changed workers meanwhile. */
 export async function expectNoReload(controller: Controller, change: () => Promise<void>): Promise<void> {
+  // The workers of an earlier reload may still be finishing: count only the running nginx.conf's.
+  const { workerProcesses } = controller.config;
+  if (typeof workerProcesses === 'number') {
+    await eventually(async () =>
+      expect(await controller.dataPlane.workerPids()).toHaveLength(workerProcesses),
+    );
+  }
   const workers = await controller.dataPlane.workerPids();
   const reloads = controller.dataPlane.reloadCount;
   await change();

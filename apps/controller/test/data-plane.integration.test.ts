@@ -1,9 +1,9 @@
 /**
- * NginxDataPlane with real nginx: route changes are pushed without a reload; a change that needs a
- * new nginx.conf (a new directive profile) reloads, and when `nginx -t` refuses it the running
- * nginx keeps serving, the routes that need no reload are pushed anyway, and a later good attempt
- * applies it. `nginx -t` is made to fail through a wrapper script (nginx-template never renders
- * a configuration nginx refuses, so a real refusal needs help).
+ * NginxDataPlane with real nginx: route changes, whatever directives they ask for, are pushed
+ * without a reload; a change of the operator's settings needs a new nginx.conf and reloads, and
+ * when `nginx -t` refuses it the running nginx keeps serving, every route is pushed anyway, and a
+ * later good attempt applies it. `nginx -t` is made to fail through a wrapper script
+ * (nginx-template never renders a configuration nginx refuses, so a real refusal needs help).
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { createSelfSignedCertificate } from '@ingresskit/nginx-template';
@@ -23,6 +23,8 @@ import { createLogger } from '../src/logger.js';
 import { resolveNginxBinary } from '../src/nginx-process.js';
 import {
   answerOf,
+  CONTROLLER_CONFIGMAP,
+  controllerConfigMapManifest,
   createTempDir,
   eventually,
   ingressClassManifest,
@@ -110,20 +112,32 @@ describe('NginxDataPlane', () => {
     expect(dataPlane.reloadCount).toBe(0);
   });
 
-  it('holds back only the host that needs a refused reload, pushes the rest, and applies it once nginx -t accepts', async () => {
+  it('pushes a route with directives of its own without a reload, even while nginx -t would refuse', async () => {
     await writeFile(failMarker, '');
     setHost('big.test', 8 * 1024 * 1024);
     setHost('three.test');
     dataPlane.stage(builder.commit());
-    await expect(dataPlane.flush()).rejects.toBeInstanceOf(NginxConfigTestError);
+    expect(await dataPlane.flush()).toMatchObject({ reloaded: false, pushed: true });
     expect(await status('three.test')).toBe(200);
-    expect(await status('big.test')).toBe(404);
+    expect(await status('big.test')).toBe(200);
+    expect(await dataPlane.isInSync()).toBe(true);
+    expect(dataPlane.reloadCount).toBe(0);
+    await rm(failMarker);
+  });
+
+  it("keeps serving and pushing when nginx -t refuses an operator's setting, then applies it", async () => {
+    await writeFile(failMarker, '');
+    dataPlane.setConfigMapSettings({ workerConnections: 2048 });
+    setHost('four.test');
+    dataPlane.stage(builder.commit());
+    await expect(dataPlane.flush()).rejects.toBeInstanceOf(NginxConfigTestError);
+    expect(await status('four.test')).toBe(200);
     expect(await status('one.test')).toBe(200);
-    expect(await dataPlane.isInSync()).toBe(false);
+    expect(dataPlane.notServingReason()).toBeUndefined();
 
     await rm(failMarker);
-    expect(await dataPlane.flush()).toMatchObject({ reloaded: true, pushed: true });
-    expect(await status('big.test')).toBe(200);
+    expect(await dataPlane.flush()).toMatchObject({ reloaded: true });
+    expect(dataPlane.nginxConf).toContain('worker_connections 2048;');
     expect(dataPlane.reloadCount).toBe(1);
     expect(await dataPlane.isInSync()).toBe(true);
   });
@@ -150,7 +164,7 @@ describe('NginxDataPlane', () => {
     expect(dataPlane.refusedEntries().size).toBe(0);
   });
 
-  it('does nothing when nothing changed, and keeps unused profiles instead of reloading when routes go', async () => {
+  it('does nothing when nothing changed, and never reloads when routes go', async () => {
     expect(await dataPlane.flush()).toMatchObject({ started: false, reloaded: false, pushed: false });
     builder.deleteContribution('Test/default/big.test');
     dataPlane.stage(builder.commit());
@@ -203,17 +217,26 @@ describe('Controller', () => {
         ...serviceManifests('alpha', [backends.get('alpha')!]),
         ingressManifest('one', { host: 'one.test', service: 'alpha', className: 'nginx' }),
       ]);
-      const controller = await startController(server, { nginxBinary: wrapper, podName: 'refused' });
+      const controller = await startController(server, {
+        nginxBinary: wrapper,
+        podName: 'refused',
+        configMap: `${CONTROLLER_CONFIGMAP.namespace}/${CONTROLLER_CONFIGMAP.name}`,
+      });
       try {
         expect(await answerOf(controller, 'one.test')).toBe('alpha');
         await writeFile(failMarker, '');
-        // A body limit no route had before needs a new profile in nginx.conf: a reload.
+        // An operator's setting changes nginx.conf: a reload, which nginx -t refuses.
+        await server.apply(controllerConfigMapManifest({ 'max-worker-connections': '2048' }));
+        // A tenant's Ingress with directives of its own needs none, and is served meanwhile.
         await server.apply(
           ingressManifest('two', {
             host: 'two.test',
             service: 'alpha',
             className: 'nginx',
-            annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '8m' },
+            annotations: {
+              'nginx.ingress.kubernetes.io/proxy-body-size': '8m',
+              'nginx.ingress.kubernetes.io/proxy-buffer-size': '64k',
+            },
           }),
         );
         await eventually(async () => {
@@ -222,7 +245,9 @@ describe('Controller', () => {
           expect(text).toMatch(/ingresskit_nginx_reloads_total\{result="failure"\} [2-9]/);
         });
         expect(await answerOf(controller, 'one.test')).toBe('alpha');
-        expect(await answerOf(controller, 'two.test')).toBe('404');
+        expect(await answerOf(controller, 'two.test')).toBe('alpha');
+        // nginx serves everything asked of it with the last good nginx.conf: ready.
+        expect(controller.isReady()).toBe(true);
         await eventually(async () => {
           await controller.events.flush();
           const events = await listEvents(server.kubeConfig(), 'ingresskit');
@@ -233,7 +258,10 @@ describe('Controller', () => {
 
         // No new event from the cluster: the retry alone applies the change once nginx accepts it.
         await rm(failMarker);
-        await eventually(async () => expect(await answerOf(controller, 'two.test')).toBe('alpha'), 20_000);
+        await eventually(
+          () => expect(controller.dataPlane.nginxConf).toContain('worker_connections 2048;'),
+          20_000,
+        );
         expect(controller.isReady()).toBe(true);
       } finally {
         await controller.stop();

@@ -11,7 +11,7 @@ import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { parseLocationList } from './location-exemptions.js';
 import { checkBusyBuffers, dropBusyBuffers } from './upstream-annotations.js';
 
-/** Keys whose nginx directive lives in a route's profile location (UPSTREAM_PARSERS). */
+/** Keys of a route's upstream settings (UPSTREAM_PARSERS): profile, nginx.conf or route data. */
 const PROFILE_KEYS = [
   'client-body-buffer-size',
   'proxy-buffer-size',
@@ -126,21 +126,37 @@ export function completeProxyDefaults(into: AnnotationDefaults, problems: Config
 }
 
 const PROFILE_DIFFERENCE =
-  'the default of routes without the annotation (read as it, see it): every route then goes through a profile location, and a combination of proxy settings no route used before adds one to nginx.conf, so nginx reloads once for it; not applied to gRPC backends';
+  'the default of routes without the annotation (read as it, see it), which picks one of the profile locations nginx.conf always holds';
+// Keys nginx.conf takes as its own: its http-level buffers, or a header buffer and a retry set the
+// profile catalogue adds, so routes keeping the key are served exactly. Changing one reloads.
+const NGINX_CONF_KEYS: ReadonlySet<string> = new Set([
+  'client-body-buffer-size',
+  'proxy-buffer-size',
+  'proxy-buffers-number',
+  'proxy-busy-buffers-size',
+  'proxy-max-temp-file-size',
+  'proxy-next-upstream',
+]);
+const NGINX_CONF_DIFFERENCE =
+  "the default of routes without the annotation (read as it, see it) and nginx.conf's own value: its profile locations are served exactly, so changing it reloads nginx once";
 
 const LOCATIONS_DIFFERENCE =
   'path prefixes separated by commas (each starting with "/", A-Z a-z 0-9 . _ ~ - /; "" for none), compared with each Ingress path as written, as ingress-nginx does';
 
 /** The catalogue rows of PROXY_DEFAULT_KEYS and proxy-ssl-location-only. */
 export const PROXY_DEFAULT_ROWS: readonly IngressNginxConfigKey[] = [
-  ...PROFILE_KEYS.map((name): IngressNginxConfigKey => ({
-    name,
-    applied: 'reload',
-    difference:
-      name === 'proxy-buffering'
-        ? `${PROFILE_DIFFERENCE}. Without the key responses are buffered (nginx's default), where ingress-nginx's default is off`
-        : PROFILE_DIFFERENCE,
-  })),
+  ...PROFILE_KEYS.map((name): IngressNginxConfigKey =>
+    NGINX_CONF_KEYS.has(name)
+      ? { name, applied: 'reload', difference: NGINX_CONF_DIFFERENCE }
+      : {
+          name,
+          applied: 'live',
+          difference:
+            name === 'proxy-buffering'
+              ? `${PROFILE_DIFFERENCE}. Without the key responses are buffered (nginx's default), where ingress-nginx's default is off`
+              : PROFILE_DIFFERENCE,
+        },
+  ),
   ...ROUTE_DATA_KEYS.map((name): IngressNginxConfigKey => {
     if (name === 'proxy-next-upstream-tries' || name === 'service-upstream') return { name, applied: 'live' };
     const literal = 'read as the annotation (literal text only, see it)';

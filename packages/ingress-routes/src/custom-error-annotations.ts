@@ -1,8 +1,8 @@
 /**
  * ingress-nginx's custom-http-errors (answers of the backend with these statuses are replaced by
  * the answer of a default backend) and default-backend (a Service of the Ingress's namespace that
- * answers them, and answers for a backend without endpoints). The statuses are numbers only; they
- * become part of the route's profile in the data plane.
+ * answers them, and answers for a backend without endpoints). The statuses are numbers only, data
+ * of the route.
  */
 import { checkDnsLabel } from '@ingresskit/kube-objects';
 import type { RoutePolicy } from '@ingresskit/route-model';
@@ -14,8 +14,9 @@ import { annotationField } from './annotation-field.js';
 import { booleanParser } from './grammar.js';
 
 /**
- * A custom-http-errors value: status codes from 400 to 599 (ingress-nginx's range), separated by
- * commas; sorted and unique. Returns why it is not one.
+ * A custom-http-errors value: status codes from 400 to 599 (ingress-nginx's range) but 499, which
+ * nginx cannot intercept (its error_page refuses it, which broke ingress-nginx's nginx.conf),
+ * separated by commas; sorted and unique. Returns why it is not one.
  */
 export function parseErrorStatuses(value: string): number[] | string {
   const words = value
@@ -26,6 +27,8 @@ export function parseErrorStatuses(value: string): number[] | string {
   const statuses = new Set<number>();
   for (const word of words) {
     if (!/^[45][0-9]{2}$/.test(word)) return `"${word}" is not a status code from 400 to 599`;
+    if (word === '499')
+      return '499 cannot be intercepted: nginx keeps it for a client that closed the request';
     statuses.add(Number(word));
   }
   return [...statuses].sort((a, b) => a - b);

@@ -73,8 +73,8 @@ describe('custom-http-errors and default-backend (translateIngress)', () => {
     ]);
   });
 
-  it.each([['404,302'], ['600'], ['abc'], [''], ['404;500']])(
-    'leaves the Ingress out for custom-http-errors %j',
+  it.each([['404,302'], ['600'], ['abc'], [''], ['404;500'], ['404,499']])(
+    'leaves the Ingress out for custom-http-errors %j (499: nginx cannot intercept it)',
     (value) => {
       const translation = translate({ 'custom-http-errors': value });
       expect(translation.contribution).toBeUndefined();

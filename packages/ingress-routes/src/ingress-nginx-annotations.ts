@@ -251,9 +251,12 @@ const LISTED: readonly IngressNginxAnnotation[] = [
   ...entries('HTTP/2', ['http2-push-preload']),
 ];
 
-// These become directives of a profile location; a new combination adds one to nginx.conf.
+// These pick one of the profile locations nginx.conf always holds (nginx-template's catalogue).
 const PROFILE_NOTE =
-  'a combination of proxy settings no route used before adds a profile location to nginx.conf, so nginx reloads once for it; not applied to gRPC backends';
+  'picks one of the profile locations nginx.conf always holds, so no value reloads nginx; not applied to gRPC backends';
+// Per-route buffer settings nginx cannot take per request; the ConfigMap key sets them for all.
+const BUFFERS_NOTE =
+  "not applied per route (a warning): nginx.conf's value, the ConfigMap key's, is used, since a route's own value would need a location of its own in nginx.conf";
 
 // ingress-nginx limits in nginx's preaccess phase, before its allow/deny lines (access phase).
 const LIMIT_DIFFERENCE =
@@ -338,13 +341,16 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'proxy-buffering': `${PROFILE_NOTE}; without it responses are buffered (nginx's default), where ingress-nginx's ConfigMap default is off`,
   'proxy-request-buffering': PROFILE_NOTE,
   'proxy-http-version': PROFILE_NOTE,
-  'proxy-buffer-size': `${PROFILE_NOTE}; from 1k to 1m`,
-  'proxy-buffers-number': `${PROFILE_NOTE}; from 3 to 64 (nginx refuses fewer with its busy buffers)`,
-  'proxy-busy-buffers-size': `${PROFILE_NOTE}; at least proxy-buffer-size and less than all proxy-buffers-number buffers but one (by default 4k, 4 buffers), else a warning and not applied (ingress-nginx writes it and nginx refuses the configuration)`,
-  'client-body-buffer-size': `${PROFILE_NOTE}; from 1k to 1m`,
-  'proxy-max-temp-file-size': `${PROFILE_NOTE}; 0 or from 1m to 1024g`,
-  'proxy-next-upstream': PROFILE_NOTE,
-  'proxy-next-upstream-timeout': PROFILE_NOTE,
+  'proxy-buffer-size': `${PROFILE_NOTE}; from 1k to 1m, rounded up to the ConfigMap's proxy-buffer-size, 16k, 128k or 1m (a larger buffer only takes longer headers), with four buffers of that size for the body`,
+  'proxy-buffers-number': `${BUFFERS_NOTE}; from 3 to 64 (nginx refuses fewer with its busy buffers)`,
+  'proxy-busy-buffers-size': `${BUFFERS_NOTE}; at least proxy-buffer-size and less than all proxy-buffers-number buffers but one (by default 4k, 4 buffers), else a warning and not applied (ingress-nginx writes it and nginx refuses the configuration)`,
+  'client-body-buffer-size': `${BUFFERS_NOTE}; from 1k to 1m`,
+  'proxy-max-temp-file-size': `${BUFFERS_NOTE}; 0 or from 1m to 1024g`,
+  'proxy-next-upstream': `${PROFILE_NOTE}. The sets are "error timeout", "error timeout http_502 http_503 http_504", "error timeout invalid_header http_500 http_502 http_503 http_504" and the ConfigMap's proxy-next-upstream; another value is served as the largest of them within it (a warning), so a request is never retried on an answer the value does not name; "off" is one try`,
+  'proxy-next-upstream-timeout':
+    'route data (no reload): a retry after the time is refused by the balancer, so the answer is 502 where nginx answers with the last failure (504 after a timeout)',
+  'proxy-body-size':
+    'route data (no reload), checked by the router against Content-Length; a body without Content-Length (chunked, or HTTP/2 without the header) is read under the limit rounded up to a power of two, then held to the limit. On routes with proxy-request-buffering off and gRPC routes such a body streams to the backend unlimited, where ingress-nginx cuts it at the limit',
   'load-balance':
     "ewma takes the lower of two random endpoints by response time times requests in flight, per nginx worker, as a retry after a failure goes round robin; its decay constants are not ingress-nginx's",
   'upstream-hash-by-subset':
@@ -362,9 +368,9 @@ const DIFFERENCES: Readonly<Record<string, string>> = {
   'canary-weight-total':
     "a total below 100 is used as written, where ingress-nginx's balancer counts it as 100",
   'custom-http-errors':
-    "a set of statuses no route used before adds a profile location to nginx.conf, so nginx reloads once for it; not applied to gRPC backends. Answers of the backend (and nginx's 502, 503 and 504 for it, and the 503 of a backend without endpoints) are replaced, not the gateway's own refusals (401, 403, 413, 429, ...). The error backend is the default-backend annotation's Service when it has endpoints, else --default-backend-service; without either, intercepted answers become 404, with a warning, as ingress-nginx's built-in default backend answers",
+    "route data (no reload): the backend's answers reach the route through the hop server of the same nginx, which hands back the statuses the route does not replace (so nginx can intercept every status in one location; the access log's $upstream_addr is the hop's socket); 499 is refused (nginx cannot intercept it); not applied to gRPC backends. Answers of the backend (and nginx's 502, 503 and 504 for it, and the 503 of a backend without endpoints) are replaced, not the gateway's own refusals (401, 403, 413, 429, ...). The error backend is the default-backend annotation's Service when it has endpoints, else --default-backend-service; without either, intercepted answers become 404, with a warning, as ingress-nginx's built-in default backend answers",
   'disable-proxy-intercept-errors':
-    "applies to the Ingress's own custom-http-errors only (the ConfigMap's are intercepted whatever it says, as ingress-nginx does, and it is then a warning): the backend's answers pass through as they are, while nginx's own 502 and 504 for the backend and the 503 of a backend without endpoints still go to the error backend; a new combination adds a profile location, so nginx reloads once for it",
+    "applies to the Ingress's own custom-http-errors only (the ConfigMap's are intercepted whatever it says, as ingress-nginx does, and it is then a warning): the backend's answers pass through as they are, while nginx's own 502 and 504 for the backend and the 503 of a backend without endpoints still go to the error backend",
   'default-backend':
     "a Service of the Ingress's namespace, its first port (as ingress-nginx); it answers the Ingress's requests whose backend has no endpoints, and its custom-http-errors",
   'limit-connections': LIMIT_DIFFERENCE,

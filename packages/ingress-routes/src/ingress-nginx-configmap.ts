@@ -10,7 +10,7 @@
  * protect something or is raw nginx configuration, else as a warning; never silently ignored.
  * Values that mean what we do anyway (`use-gzip: "false"`) are not reported.
  */
-import type { StrictTransportSecurity } from '@ingresskit/route-model';
+import type { StrictTransportSecurity, UpstreamSettings } from '@ingresskit/route-model';
 import {
   ANNOTATION_DEFAULT_KEYS,
   checkAnnotationValue,
@@ -373,6 +373,11 @@ const BY_NAME = new Map(INGRESS_NGINX_CONFIGMAP_KEYS.map((key) => [key.name, key
 
 /** The nginx.conf settings a ConfigMap sets (names as nginx-template's RenderOptions). */
 export interface ConfigMapNginxSettings extends ConnectionKeySettings {
+  /**
+   * The proxy-* keys of a route's upstream settings (proxy-buffer-size, proxy-next-upstream, ...):
+   * the defaults of routes without the annotation, and nginx.conf's own.
+   */
+  upstreamDefaults?: UpstreamSettings;
   workerProcesses?: number | 'auto';
   workerConnections?: number;
   workerShutdownTimeoutSeconds?: number;
@@ -848,6 +853,8 @@ export function parseControllerConfigMap(
   }
   settleRiskLevel(record, ingressChecks, problems);
   completeProxyDefaults(annotationDefaults, problems);
+  if (annotationDefaults.upstreamSettings !== undefined)
+    nginx.upstreamDefaults = annotationDefaults.upstreamSettings;
   const global = createGlobalExternalAuth(globalAuth, refused.has('global-auth-url'), problems);
   const translation: TranslationDefaults = {
     annotationDefaults,

@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BackendTlsPolicy, Route } from '@ingresskit/route-model';
-import { backendTlsDirectivesOf, listConfigurationFiles } from './backend-tls.js';
+import { backendTlsDirectivesOf } from './backend-tls.js';
 import { buildConfiguration } from './build-configuration.js';
 import { compileRoute } from './compile-route.js';
 import { renderNginxConf } from './render.js';
@@ -71,9 +71,9 @@ describe('backendTlsDirectivesOf', () => {
 });
 
 describe('compileRoute with backendTls', () => {
-  it('carries the server name and client certificate as route data, the rest in the profile', () => {
+  it('carries the server name and client certificate as route data', () => {
     const { entry } = compileRoute(tlsRoute('r', policy()));
-    expect(entry.profile).toMatch(/^ik_https_d_t[0-9a-f]{12}$/);
+    expect(entry.profile).toBe('ik_p_q1s1v11_b0_r3');
     expect(entry.policy?.backendTls).toEqual({
       name: 'backend.internal',
       cert: CLIENT.certificatePem,
@@ -90,45 +90,7 @@ describe('compileRoute with backendTls', () => {
 
   it('leaves a plain-HTTP backend as it was', () => {
     const { entry } = compileRoute(tlsRoute('r', policy(), 'HTTP'));
-    expect(entry.profile).toBe('ik_http_d');
+    expect(entry.profile).toBe('ik_p_q1s1v11_b0_r3');
     expect(entry.policy?.backendTls).toBeUndefined();
-  });
-});
-
-describe('renderNginxConf with backend TLS profiles', () => {
-  it('passes nginx -t with the CA file listConfigurationFiles names', async () => {
-    const table = createTestTable({
-      listeners: createListeners({ http: 18080, https: 18443 }),
-      virtualHosts: [
-        createTestHost('a.test', [
-          tlsRoute('verified', policy()),
-          tlsRoute(
-            'unverified',
-            policy({ verify: false, clientCertificate: undefined, sendServerName: false }),
-          ),
-          tlsRoute('grpc', policy(), 'GRPCS'),
-        ]),
-      ],
-    });
-    const prefix = await createNginxPrefix();
-    try {
-      const { configuration } = buildConfiguration(table, {
-        controlSocketPath: prefix.socketPath,
-        listenAddresses: ['127.0.0.1'],
-      });
-      const files = listConfigurationFiles(configuration.profiles);
-      expect(files).toHaveLength(1);
-      for (const file of files) await writeFile(join(prefix.dir, file.path), file.content);
-      const conf = renderNginxConf(configuration);
-      expect(conf).toContain(`proxy_ssl_trusted_certificate "${files[0]!.path}";`);
-      expect(conf).toContain('proxy_ssl_certificate data:$ingresskit_backend_cert;');
-      expect(conf).toContain('grpc_ssl_certificate data:$ingresskit_backend_cert;');
-      await prefix.writeConf(conf);
-      const outcome = await testNginxConf(prefix);
-      expect(outcome.output).toContain('test is successful');
-      expect(outcome.output).not.toMatch(/\[(warn|emerg|alert|crit)\]/);
-    } finally {
-      await prefix.remove();
-    }
   });
 });

@@ -9,7 +9,6 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import type { BackendTlsPolicy } from '@ingresskit/route-model';
 import type { PolicyEntry } from './data-entries.js';
-import type { Profile } from './profiles.js';
 
 /** The profile part of a backend TLS policy: every value safe in nginx.conf. */
 export interface BackendTlsDirectives {
@@ -122,19 +121,4 @@ export function compileBackendTls(policy: BackendTlsPolicy): PolicyEntry['backen
     entry.key = policy.clientCertificate.privateKeyPem;
   }
   return entry;
-}
-
-/**
- * The files an nginx.conf of `profiles` reads besides itself: each backend TLS profile's CA
- * certificates, by path relative to the nginx prefix. A path names its content, so a file once
- * written never changes; write them before testing or loading the nginx.conf.
- */
-export function listConfigurationFiles(profiles: readonly Profile[]): { path: string; content: string }[] {
-  const files = new Map<string, string>();
-  for (const { backendTls } of profiles) {
-    if (backendTls?.trustedCertificatePath !== undefined && backendTls.trustedCertificatesPem !== undefined) {
-      files.set(backendTls.trustedCertificatePath, backendTls.trustedCertificatesPem);
-    }
-  }
-  return [...files].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, content]) => ({ path, content }));
 }

@@ -1,15 +1,15 @@
 /**
  * Route table + options → Configuration: everything nginx.conf is rendered from, and nothing
  * else. Hosts, paths, backends, certificates and policies are data (see createDataPlaneUpdate);
- * only the listeners, the settings and the set of directive profiles the routes use reach the
- * Configuration, so only they can require a reload.
+ * only the listeners and the settings reach the Configuration, so only they can require a
+ * reload. The directive profiles are a fixed catalogue (profiles.ts), the same for every table.
  */
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Backend, Listener, Problem, Route, RouteTable } from '@ingresskit/route-model';
 import { compileRoute } from './compile-route.js';
+import { createUpstreamDefaults } from './upstream-directives.js';
 import { externalTargetOf, isValidEndpoint, isValidListener } from './data-plane-update.js';
-import { compareProfiles, DEFAULT_PROFILE, profileOf, type Profile } from './profiles.js';
 import { backendProblem, listenerProblem, routeProblem } from './problems.js';
 import { resolveSettings, type RenderOptions, type Settings } from './settings.js';
 
@@ -24,13 +24,11 @@ export interface ConfiguredListener {
 
 /** Everything nginx.conf is rendered from. Plain JSON; equal hashes mean equal nginx.conf. */
 export interface Configuration {
-  /** SHA-256 (hex) of settings, listeners and profiles; also reported by the status endpoint as `confHash`. */
+  /** SHA-256 (hex) of settings and listeners; also reported by the status endpoint as `confHash`. */
   configHash: string;
   settings: Settings;
   /** Sorted by port. */
   listeners: ConfiguredListener[];
-  /** The profiles the table's routes use, plus the default one; sorted by name. */
-  profiles: Profile[];
 }
 
 /** What buildConfiguration returns. */
@@ -42,8 +40,8 @@ export interface BuildResult {
 
 /** SHA-256 (hex) of what nginx.conf is rendered from. */
 export function computeConfigurationHash(configuration: Omit<Configuration, 'configHash'>): string {
-  const { settings, listeners, profiles } = configuration;
-  return createHash('sha256').update(JSON.stringify({ settings, listeners, profiles })).digest('hex');
+  const { settings, listeners } = configuration;
+  return createHash('sha256').update(JSON.stringify({ settings, listeners })).digest('hex');
 }
 
 function configureListeners(
@@ -118,21 +116,18 @@ function checkBackend(backend: Backend, settings: Settings, problems: Problem[])
 }
 
 /**
- * The Configuration of listeners and the profiles routes use (the default profile is always
- * added). For a caller that keeps the profiles of its routes itself, as an incremental controller
- * does, instead of walking a whole table per change. Throws InvalidRenderOptionsError for bad
- * options; listeners that cannot be rendered come back as problems.
+ * The Configuration of these listeners: what an incremental controller renders nginx.conf from,
+ * without walking a whole table per change. Throws InvalidRenderOptionsError for bad options;
+ * listeners that cannot be rendered come back as problems.
  */
 export function createConfiguration(
-  parts: { listeners: readonly Listener[]; profiles: Iterable<Profile> },
+  parts: { listeners: readonly Listener[] },
   options: RenderOptions,
 ): BuildResult {
   const settings = resolveSettings(options);
   const problems: Problem[] = [];
   const listeners = configureListeners(parts.listeners, settings, problems);
-  const profiles = new Map<string, Profile>([[DEFAULT_PROFILE.name, DEFAULT_PROFILE]]);
-  for (const profile of parts.profiles) profiles.set(profile.name, profile);
-  const unchecked = { settings, listeners, profiles: [...profiles.values()].sort(compareProfiles) };
+  const unchecked = { settings, listeners };
   return { configuration: { configHash: computeConfigurationHash(unchecked), ...unchecked }, problems };
 }
 
@@ -143,20 +138,16 @@ export function createConfiguration(
  */
 export function buildConfiguration(table: RouteTable, options: RenderOptions): BuildResult {
   const problems: Problem[] = [];
-  const profiles = new Map<string, Profile>();
+  const defaults = createUpstreamDefaults(resolveSettings(options).upstreamDefaults);
   const visit = (route: Route, hostname: string) => {
-    const profile = profileOf(route);
-    if (profile !== undefined) profiles.set(profile.name, profile);
-    for (const issue of compileRoute(route).issues) problems.push(routeProblem(route, hostname, issue));
+    for (const issue of compileRoute(route, defaults).issues)
+      problems.push(routeProblem(route, hostname, issue));
   };
   for (const virtualHost of table.virtualHosts ?? []) {
     for (const route of virtualHost.routes) visit(route, virtualHost.hostname);
     if (virtualHost.fallbackRoute !== undefined) visit(virtualHost.fallbackRoute, virtualHost.hostname);
   }
-  const built = createConfiguration(
-    { listeners: table.listeners ?? [], profiles: profiles.values() },
-    options,
-  );
+  const built = createConfiguration({ listeners: table.listeners ?? [] }, options);
   for (const backend of table.backends ?? []) checkBackend(backend, built.configuration.settings, problems);
   return { configuration: built.configuration, problems: [...built.problems, ...problems] };
 }

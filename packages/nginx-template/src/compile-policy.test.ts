@@ -32,7 +32,7 @@ describe('compileRoute: the policy', () => {
       response: { add: [['X-C', '2']] },
       timeouts: [1.5, 0, 30],
     });
-    expect(entry).toMatchObject({ profile: 'ik_grpc_b100', protocol: 'GRPC' });
+    expect(entry).toMatchObject({ profile: 'ik_g_b0_r3', protocol: 'GRPC' });
   });
 
   it('admits no client through an allowlist entry it cannot parse, and reports it', () => {

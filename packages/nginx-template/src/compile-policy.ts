@@ -16,8 +16,9 @@ import { compileRewrite } from './compile-path-change.js';
 import { compileProxyPolicy } from './compile-proxy.js';
 import { compileTimeouts } from './compile-timeouts.js';
 import type { PolicyEntry } from './data-entries.js';
-import { isBackendProtocol, isValidErrorStatuses, isValidMaxBodyBytes } from './profiles.js';
-import { upstreamDirectivesOf } from './upstream-directives.js';
+import { isBackendProtocol, isValidErrorStatuses } from './profiles.js';
+import { isValidMaxBodyBytes } from './settings.js';
+import { compileUpstreamSettings, type UpstreamDefaults } from './upstream-directives.js';
 
 /** What compiling reports: a fatal error, a stricter reading, or a warning, by field. */
 export interface PolicyIssues {
@@ -52,8 +53,11 @@ function compileHsts(hsts: StrictTransportSecurity, out: PolicyIssues): string |
   ].join('; ');
 }
 
-/** Compiles `route.policy`; every policy with an error is left out, reported through `out`. */
-export function compilePolicy(route: Route, out: PolicyIssues): PolicyEntry {
+/**
+ * Compiles `route.policy` (its upstream settings against the operator's `defaults`); every policy
+ * with an error is left out, reported through `out`.
+ */
+export function compilePolicy(route: Route, defaults: UpstreamDefaults, out: PolicyIssues): PolicyEntry {
   const policy = route.policy ?? {};
   const entry: PolicyEntry = {};
   if (policy.redirectToHttps !== undefined) {
@@ -160,13 +164,7 @@ export function compilePolicy(route: Route, out: PolicyIssues): PolicyEntry {
     if (externalAuth !== undefined) entry.extAuth = externalAuth;
   }
   compileProxyPolicy(policy, entry, out);
-  for (const name of upstreamDirectivesOf(policy.upstreamSettings).invalid) {
-    out.warn(
-      `policy.upstreamSettings.${name}`,
-      'is out of range; the default is used',
-      policy.upstreamSettings?.[name as keyof typeof policy.upstreamSettings],
-    );
-  }
+  compileUpstreamSettings(policy.upstreamSettings, defaults, entry, out);
   if (policy.clientLimits !== undefined) {
     const limits = compileClientLimits(policy.clientLimits, out);
     if (limits !== undefined) entry.limits = limits;
@@ -217,7 +215,7 @@ function compileCustomErrors(
   if (!isValidErrorStatuses(errors.statuses)) {
     out.warn(
       'policy.customErrors.statuses',
-      'must be ascending, unique statuses from 400 to 599; answers are not replaced',
+      'must be ascending, unique statuses from 400 to 599 but 499; answers are not replaced',
       errors.statuses,
     );
     return undefined;
@@ -233,5 +231,6 @@ function compileCustomErrors(
     out.warn('policy.customErrors.headers', 'holds invalid headers, which are not sent', errors.headers);
   }
   if (headers.length > 0) entry.headers = headers.map(({ name, value }) => [name, value]);
+  if (errors.passBackendErrors === true) entry.own = true;
   return entry;
 }

@@ -26,7 +26,7 @@ describe('compileRoute', () => {
       query: [['Q', 'exact', '1']],
       listeners: ['https'],
       action: { type: 'forward', members: [{ backend: 'b', upto: 1 }], total: 1 },
-      profile: 'ik_http_d',
+      profile: 'ik_p_q1s1v11_b0_r3',
       protocol: 'HTTP',
       origin: ['default', 'r', '', '', ''],
     });
@@ -73,7 +73,7 @@ describe('compileRoute', () => {
         },
       }),
     );
-    expect(entry).toMatchObject({ profile: 'ik_http_d', action: { type: 'forward' } });
+    expect(entry).toMatchObject({ profile: 'ik_p_q1s1v11_b0_r3', action: { type: 'forward' } });
     expect(entry.policy).toEqual({ timeouts: [10, 10, 10] });
     expect(issues.map((issue) => [issue.field, issue.severity])).toEqual([
       ['policy.maxBodyBytes', 'warning'],

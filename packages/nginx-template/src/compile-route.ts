@@ -14,7 +14,8 @@ import { compileOrigin } from './compile-origin.js';
 import { compilePolicy } from './compile-policy.js';
 import type { RouteEntry } from './data-entries.js';
 import { compileBackendTls } from './backend-tls.js';
-import { isTlsProtocol, profileOf } from './profiles.js';
+import { isBackendProtocol, isTlsProtocol, profileOf } from './profiles.js';
+import { NO_UPSTREAM_DEFAULTS, type UpstreamDefaults } from './upstream-directives.js';
 import { RouteIssueCollector, type RouteIssue } from './route-issues.js';
 
 export type { RouteIssue } from './route-issues.js';
@@ -26,28 +27,36 @@ export interface CompiledRoute {
 }
 
 /**
- * Compiles one route. A route with an error that could change what it does becomes a route with
- * the same id and match that answers 500, so the rest of its host is still served.
+ * Compiles one route against the profiles of the operator's `defaults` (nginx.conf's). A route
+ * with an error that could change what it does becomes a route with the same id and match that
+ * answers 500, so the rest of its host is still served.
  */
-export function compileRoute(route: Route): CompiledRoute {
+export function compileRoute(route: Route, defaults: UpstreamDefaults = NO_UPSTREAM_DEFAULTS): CompiledRoute {
   const out = new RouteIssueCollector();
   const entry = compileMatch(route, out);
   const origin = compileOrigin(route.origin);
   if (origin !== undefined) entry.origin = origin;
   const action = compileAction(route, out);
-  const policy = compilePolicy(route, out);
+  const policy = compilePolicy(route, defaults, out);
   if (out.fatal || action === undefined) {
     entry.action = { type: 'respond', status: 500 };
     return { entry, issues: out.issues };
   }
-  const profile = profileOf(route);
+  let profile = profileOf(route, defaults.catalogue);
+  const usual = profile && defaults.catalogue.defaults[profile.family];
+  if (profile !== undefined && policy.mirror !== undefined && profile.name !== usual!.name) {
+    // nginx.conf has a mirroring location for the operator's directives only.
+    out.warn('policy.mirror', "mirrored routes are proxied with nginx.conf's default directives");
+    profile = usual;
+  }
+  const protocol = isBackendProtocol(route.policy?.backendProtocol) ? route.policy.backendProtocol : 'HTTP';
   if (profile !== undefined) {
     entry.profile = profile.name;
-    entry.protocol = profile.protocol;
+    entry.protocol = protocol;
   }
   entry.action = action;
   const backendTls = route.policy?.backendTls;
-  if (profile !== undefined && backendTls !== undefined && isTlsProtocol(profile.protocol)) {
+  if (profile !== undefined && backendTls !== undefined && isTlsProtocol(protocol)) {
     const tls = compileBackendTls(backendTls);
     if (tls === 'closed') {
       // Never unverified TLS, nor TLS without the client certificate the backend expects.

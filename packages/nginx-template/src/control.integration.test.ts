@@ -185,7 +185,7 @@ describe('POST /configuration/data', () => {
     update.set[`host:${canaryHost}`]!.routes[0] = {
       ...update.set[`host:${canaryHost}`]!.routes[0]!,
       policy: undefined,
-      profile: 'ik_http_d',
+      profile: 'ik_p_q1s1v11_b0_r3',
       protocol: 'HTTP',
       action: {
         type: 'forward',

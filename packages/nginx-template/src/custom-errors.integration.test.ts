@@ -58,6 +58,20 @@ function createTable(ports: { http: number; https: number }): RouteTable {
         policy: { customErrors: { statuses: [503], backends: ['errors'], headers: HEADERS } },
       }),
       host('plain.example.com', {}),
+      // disable-proxy-intercept-errors: only nginx's own answers of the statuses are replaced.
+      host('own.example.com', {
+        policy: { customErrors: { statuses: [404, 502], backends: ['errors'], passBackendErrors: true } },
+      }),
+      host('owndown.example.com', {
+        action: { type: 'forward', backends: [{ backend: 'closed', weight: 1 }] },
+        policy: { customErrors: { statuses: [404, 502], backends: ['errors'], passBackendErrors: true } },
+      }),
+      host('buffered.example.com', {
+        policy: {
+          customErrors: { statuses: [404], backends: ['errors'] },
+          upstreamSettings: { responseBuffering: false, bufferSizeBytes: 65536 },
+        },
+      }),
     ],
     tls: [],
     certificates: [],
@@ -65,6 +79,8 @@ function createTable(ports: { http: number; https: number }): RouteTable {
       { id: 'app', endpoints: [{ address: app.address, port: app.port }] },
       { id: 'empty', endpoints: [] },
       { id: 'errors', endpoints: [{ address: errors.address, port: errors.port }] },
+      // Nothing listens on port 1.
+      { id: 'closed', endpoints: [{ address: '127.0.0.1', port: 1 }] },
     ],
   };
 }
@@ -159,5 +175,48 @@ describe('custom error pages in nginx', () => {
     const response = await plane.request({ host: 'plain.example.com', path: '/?status=404' });
     expect(response.status).toBe(404);
     expect(response.headers['x-backend']).toBe('app');
+  });
+
+  it('sends the request through the hop as the client sent it, and no hop header reaches the backend', async () => {
+    const response = await plane.request({
+      host: 'errors.example.com',
+      path: '/upload?x=1',
+      method: 'POST',
+      body: 'y'.repeat(100_000),
+      headers: { 'x-ingresskit-route': 'forged', 'x-forwarded-for': '203.0.113.9' },
+    });
+    expect(response.status).toBe(200);
+    const echo = JSON.parse(response.body) as Echo;
+    expect(echo).toMatchObject({ method: 'POST', url: '/upload?x=1', host: 'errors.example.com' });
+    expect(echo.body).toHaveLength(100_000);
+    expect(echo.headers).toMatchObject({ 'x-real-ip': '127.0.0.1', 'x-forwarded-for': '127.0.0.1' });
+    expect(Object.keys(echo.headers).filter((name) => name.startsWith('x-ingresskit'))).toEqual([]);
+  });
+
+  it("takes no status a backend makes up through the hop's own header", async () => {
+    const response = await plane.request({
+      host: 'errors.example.com',
+      path: '/?status=500&answer-header=X-Ingresskit-Status:404',
+    });
+    expect(response.status).toBe(500);
+    expect(response.headers['x-backend']).toBe('app');
+    expect(response.headers['x-ingresskit-status']).toBeUndefined();
+  });
+
+  it("replaces only nginx's own answers for a route passing its backend's errors through", async () => {
+    const own = await plane.request({ host: 'own.example.com', path: '/?status=404' });
+    expect(own.status).toBe(404);
+    expect(own.headers['x-backend']).toBe('app');
+    const down = await plane.request({ host: 'owndown.example.com', path: '/page' });
+    expect(down.headers['x-backend']).toBe('errors');
+    expect((JSON.parse(down.body) as Echo).headers['x-code']).toBe('502');
+  });
+
+  it("keeps the route's own directives behind the hop", async () => {
+    const replaced = await plane.request({ host: 'buffered.example.com', path: '/?status=404' });
+    expect(replaced.headers['x-backend']).toBe('errors');
+    const passed = await plane.request({ host: 'buffered.example.com', path: '/?status=410' });
+    expect(passed.status).toBe(410);
+    expect(passed.headers['x-backend']).toBe('app');
   });
 });

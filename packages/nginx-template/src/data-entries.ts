@@ -219,10 +219,11 @@ export interface PolicyEntry {
   /** The backend id a request goes to when the route's backend has no endpoints. */
   emptyBackend?: string;
   /**
-   * Custom error pages: answers with one of `statuses` (intercepted by the route's profile) go to
-   * the first of `backends` with endpoints, with `headers` added; none: 404.
+   * Custom error pages: answers with one of `statuses` go to the first of `backends` with
+   * endpoints, with `headers` added; none: 404. With `own`, only nginx's own answers of those
+   * statuses (the backend's pass through: disable-proxy-intercept-errors).
    */
-  errors?: { statuses: number[]; backends: string[]; headers?: [string, string][] };
+  errors?: { statuses: number[]; backends: string[]; headers?: [string, string][]; own?: true };
   /** Denied client networks, the same form; checked before `allow`. */
   deny?: [string, number][];
   maxBody?: number;
@@ -258,6 +259,8 @@ export interface PolicyEntry {
   satisfyAny?: true;
   /** Endpoints one request may be tried on; 0: all. */
   tries?: number;
+  /** Seconds after the first try within which a request may be tried again; absent: no limit. */
+  retryTimeout?: number;
   /** Response header rewrites `[from, to]`: Location/Refresh prefix, Set-Cookie Domain, Set-Cookie Path prefix. */
   location?: [string, string];
   cookieDomain?: [string, string];
@@ -277,7 +280,10 @@ export interface RouteEntry {
   listeners?: string[];
   action: ActionEntry;
   policy?: PolicyEntry;
-  /** Forwarding routes: the profile location (`@<profile>`) and the protocol it speaks. */
+  /**
+   * Forwarding routes: the catalogue profile whose location (`@<profile>`) proxies them, and the
+   * protocol it speaks to the backend.
+   */
   profile?: string;
   protocol?: BackendProtocol;
   /**

@@ -3,11 +3,23 @@
  * into lookup maps in TypeScript, so a worker applies a change with a `cjson.decode` per key.
  */
 import { isIP } from 'node:net';
-import type { Backend, Listener, RouteTable, RouteTableDelta, VirtualHost } from '@ingresskit/route-model';
+import type {
+  Backend,
+  Listener,
+  RouteTable,
+  RouteTableDelta,
+  UpstreamSettings,
+  VirtualHost,
+} from '@ingresskit/route-model';
 import { compileHostClientCertificate } from './compile-client-certificate.js';
 import { compileRoute } from './compile-route.js';
 import { groupRegexPaths, type RegexPath } from './regex-groups.js';
 import { regexPathOfEntry } from './regex-work.js';
+import {
+  createUpstreamDefaults,
+  NO_UPSTREAM_DEFAULTS,
+  type UpstreamDefaults,
+} from './upstream-directives.js';
 import type {
   BackendEntry,
   DataEntry,
@@ -97,6 +109,11 @@ export interface DataPlaneUpdateOptions {
   excludeRoutes?: Iterable<string>;
   /** Keys to leave out of `set` (e.g. a `cert:<id>` a 422 named). */
   excludeKeys?: Iterable<string>;
+  /**
+   * The operator's upstream settings of the nginx.conf that serves the update (its
+   * `settings.upstreamDefaults`): they decide the profile catalogue routes are compiled against.
+   */
+  upstreamDefaults?: UpstreamSettings | undefined;
 }
 
 /** The data key of a virtual host. */
@@ -129,10 +146,14 @@ function pushAll(target: Map<string, number[]>, key: string, index: number): voi
   else list.push(index);
 }
 
-/** Compiles a virtual host into the entry workers install for `host:<hostname>`. */
+/**
+ * Compiles a virtual host into the entry workers install for `host:<hostname>`, against the
+ * profiles of the operator's `defaults`.
+ */
 export function compileVirtualHost(
   virtualHost: VirtualHost,
   excludeRoutes: ReadonlySet<string> = new Set(),
+  defaults: UpstreamDefaults = NO_UPSTREAM_DEFAULTS,
 ): HostEntry {
   const routes: RouteEntry[] = [];
   // Maps, then Object.fromEntries: a path such as `__proto__` must stay an ordinary key.
@@ -141,7 +162,7 @@ export function compileVirtualHost(
   const regex: RegexPath[] = [];
   for (const route of virtualHost.routes) {
     if (excludeRoutes.has(route.id)) continue;
-    const entry = compileRoute(route).entry;
+    const entry = compileRoute(route, defaults).entry;
     routes.push(entry);
     const index = routes.length;
     if (entry.kind === 'exact') pushAll(exact, entry.path, index);
@@ -156,7 +177,8 @@ export function compileVirtualHost(
     regex: groupRegexPaths(regex),
   };
   const fallback = virtualHost.fallbackRoute;
-  if (fallback !== undefined && !excludeRoutes.has(fallback.id)) host.fallback = compileRoute(fallback).entry;
+  if (fallback !== undefined && !excludeRoutes.has(fallback.id))
+    host.fallback = compileRoute(fallback, defaults).entry;
   const clientCert = compileHostClientCertificate(virtualHost);
   if (clientCert !== undefined) host.clientCert = clientCert;
   return host;
@@ -228,6 +250,7 @@ export function compileDataPlaneUpdate(
 ): DataPlaneUpdate {
   const excludeRoutes = new Set(options.excludeRoutes ?? []);
   const excludeKeys = new Set(options.excludeKeys ?? []);
+  const defaults = createUpstreamDefaults(options.upstreamDefaults);
   const set = new Map<string, DataEntry>();
   const remove: string[] = [];
   const put = (key: string, entry: () => DataEntry) => {
@@ -250,7 +273,7 @@ export function compileDataPlaneUpdate(
   const listeners = change.listeners;
   if (listeners !== undefined) put('listeners', () => compileListeners(listeners));
   for (const virtualHost of upserts.virtualHosts) {
-    put(hostKey(virtualHost.hostname), () => compileVirtualHost(virtualHost, excludeRoutes));
+    put(hostKey(virtualHost.hostname), () => compileVirtualHost(virtualHost, excludeRoutes, defaults));
   }
   for (const binding of upserts.tls) put(tlsKey(binding.hostname), () => ({ cert: binding.certificate }));
   for (const certificate of upserts.certificates) {

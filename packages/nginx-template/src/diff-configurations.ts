@@ -33,7 +33,7 @@ function describe<T>(
 /**
  * Compares the running configuration (undefined before nginx runs) with the next. Hosts, paths,
  * backends, certificates and policies never appear here: they are pushed as data. A reload is
- * needed exactly when the configuration hashes differ: a listener, a setting or the set of profiles changed.
+ * needed exactly when the configuration hashes differ: a listener or a setting changed.
  */
 export function diffConfigurations(
   previous: Configuration | undefined,
@@ -50,7 +50,6 @@ export function diffConfigurations(
     .map((key) => `setting ${key} changed`);
   const all = [
     ...describe('listener on port', previous.listeners, next.listeners, (listener) => String(listener.port)),
-    ...describe('profile', previous.profiles, next.profiles, (profile) => profile.name),
     ...settings,
   ];
   if (all.length === 0) all.push('rendered configuration changed');

@@ -6,12 +6,26 @@ export {
   type Configuration,
   type ConfiguredListener,
 } from './build-configuration.js';
-export { renderNginxConf, inPlaceMaxBodyBytes } from './render.js';
-export { listConfigurationFiles } from './backend-tls.js';
+export { renderNginxConf } from './render.js';
 export { listHttpSettingsFiles, type HttpOptions, type HttpSettings } from './http-settings.js';
 export { listSettingsFiles, type DhParamSettings } from './connection-settings.js';
 export { diffConfigurations, type ConfigurationDiff } from './diff-configurations.js';
-export { createProfile, DEFAULT_PROFILE, profileOf, type Profile } from './profiles.js';
+export {
+  createProfileCatalogue,
+  DEFAULT_CATALOGUE,
+  DEFAULT_PROFILE,
+  DEFAULT_PROFILES,
+  HEADER_BUFFER_SIZES,
+  INTERCEPTABLE_STATUSES,
+  isInterceptableStatus,
+  profileOf,
+  RETRY_SETS,
+  type CatalogueOptions,
+  type Profile,
+  type ProfileCatalogue,
+  type ProfileFamily,
+} from './profiles.js';
+export { BODY_READER_EXPONENTS, HOP_HEADERS, type HopHeader } from './hop.js';
 export {
   compileDataPlaneUpdate,
   compileVirtualHost,
@@ -86,6 +100,7 @@ export {
 } from './self-signed-certificate.js';
 export {
   authSocketPathOf,
+  hopSocketPathOf,
   resolveSettings,
   type GzipSettings,
   type KeepaliveSettings,

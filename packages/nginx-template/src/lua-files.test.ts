@@ -30,6 +30,7 @@ describe('luaFiles', () => {
       'ingresskit.request_metrics',
       'ingresskit.balancer',
       'ingresskit.custom_errors',
+      'ingresskit.hop',
       'ingresskit.certificates',
     ]);
     for (const file of luaFiles) {

@@ -53,6 +53,7 @@ export const luaFiles: readonly LuaFile[] = [
   'request_metrics',
   'balancer',
   'custom_errors',
+  'hop',
   'certificates',
 ].map((name) => ({
   module: `ingresskit.${name}`,

@@ -5,124 +5,152 @@
  */
 
 /**
- * One named location per profile variant: balanced or ExternalName, with or without the
- * response-header filter, and a balanced one that also mirrors requests. A profile with error
- * statuses intercepts those answers and sends them to the error location of each status (with
- * passBackendErrors only nginx's own answers of those statuses: error_page without interception).
+ * The named location of one catalogue profile (see profiles.ts): every one of them is in every
+ * server, whatever the routes, so no route ever changes nginx.conf. The body limit was checked by
+ * the router (Content-Length) or by a body reader (see BODY_READER_PARTIAL); the backend, its
+ * scheme and the TLS name come from the router in variables. `filter` and `after` name the Lua
+ * that runs on the response headers and after the response: the hop server's differ.
  */
-export const PROFILE_PARTIAL = `{{#each variants}}
-        location @{{name}} {
-            client_max_body_size {{../bodySize}};
+export const PROFILE_PARTIAL = `        location @{{name}} {
+            client_max_body_size 0;
+{{#if directives.requestBuffering}}
+            proxy_request_buffering {{directives.requestBuffering}};
+{{/if}}
+{{#if directives.responseBuffering}}
+            proxy_buffering {{directives.responseBuffering}};
+{{/if}}
+{{#if directives.httpVersion}}
+            proxy_http_version {{directives.httpVersion}};
+{{/if}}
+{{#if directives.bufferSize}}
+            {{module}}_buffer_size {{directives.bufferSize}};
+{{/if}}
+{{#if directives.buffers}}
+            proxy_buffers {{directives.buffers.number}} {{directives.buffers.size}};
+            proxy_busy_buffers_size {{directives.buffers.busy}};
+{{/if}}
+            {{module}}_next_upstream {{directives.nextUpstream}};
 {{#if mirror}}
             mirror /_ingresskit_mirror;
 {{/if}}
-{{#with ../upstream}}
-{{#if requestBuffering}}
-            proxy_request_buffering {{requestBuffering}};
-{{/if}}
-{{#if responseBuffering}}
-            proxy_buffering {{responseBuffering}};
-{{/if}}
-{{#if httpVersion}}
-            proxy_http_version {{httpVersion}};
-{{/if}}
-{{#if bufferSize}}
-            proxy_buffer_size {{bufferSize}};
-{{/if}}
-{{#if buffers}}
-            proxy_buffers {{buffers.number}} {{buffers.size}};
-{{/if}}
-{{#if busyBuffersSize}}
-            proxy_busy_buffers_size {{busyBuffersSize}};
-{{/if}}
-{{#if bodyBufferSize}}
-            client_body_buffer_size {{bodyBufferSize}};
-{{/if}}
-{{#if maxTempFileSize}}
-            proxy_max_temp_file_size {{maxTempFileSize}};
-{{/if}}
-{{#if nextUpstream}}
-            proxy_next_upstream {{nextUpstream}};
-{{/if}}
-{{#if nextUpstreamTimeout}}
-            proxy_next_upstream_timeout {{nextUpstreamTimeout}}s;
-{{/if}}
-{{/with}}
-{{#if ../errorStatuses.length}}
-{{#unless ../passBackendErrors}}
-            proxy_intercept_errors on;
-{{/unless}}
-{{#each ../errorStatuses}}
-            error_page {{this}} = @ingresskit_error_{{this}};
-{{/each}}
-{{/if}}
-{{#if filter}}
             header_filter_by_lua_block {
-                require("ingresskit.router").filter_response_headers()
+                {{filter}}()
+            }
+            log_by_lua_block {
+                {{after}}()
+            }
+            {{module}}_pass $ingresskit_target;
+            {{module}}_ssl_server_name on;
+            {{module}}_ssl_name $ingresskit_ssl_name;
+        }`;
+
+/**
+ * A body reader: a request whose body has no Content-Length, on a route with a body limit, is
+ * read here before it is proxied, under the limit rounded up to a power of two (so nginx stops
+ * reading a body far over it); the Lua then holds the body to the route's own limit and goes on
+ * to the route's profile location.
+ */
+export const BODY_READER_PARTIAL = `        location @ingresskit_read_{{exponent}} {
+            client_max_body_size {{size}};
+            # A body over the limit is the gateway's refusal, as in location /: no error page.
+            error_page 599 = @ingresskit_error_599;
+            rewrite_by_lua_block {
+                ingresskit_read_body()
+            }
+        }`;
+
+/**
+ * The proxy_set_header lines of every request sent upstream, as the http block sets them; the
+ * hop location (which sets headers of its own, and so inherits none) repeats them.
+ */
+export const UPSTREAM_HEADERS_PARTIAL = `{{#with @root}}
+    proxy_set_header Host $ingresskit_upstream_host;
+    proxy_set_header Upgrade $http_upgrade;
+    proxy_set_header Connection $ingresskit_connection;
+{{#if upstreamHeaders.requestId}}
+    proxy_set_header X-Request-ID $ingresskit_request_id;
+{{/if}}
+{{#if upstreamHeaders.originalUri}}
+    proxy_set_header X-Original-URI $request_uri;
+{{/if}}
+    proxy_set_header X-Real-IP $remote_addr;
+{{#if forwardedHeaders}}
+    proxy_set_header X-Forwarded-For $ingresskit_forwarded_for;
+    proxy_set_header X-Forwarded-Host $ingresskit_forwarded_host;
+    proxy_set_header X-Forwarded-Port $ingresskit_forwarded_port;
+    proxy_set_header X-Forwarded-Proto $ingresskit_forwarded_proto;
+    proxy_set_header X-Forwarded-Scheme $ingresskit_forwarded_proto;
+{{else}}
+    proxy_set_header X-Forwarded-For $remote_addr;
+    proxy_set_header X-Forwarded-Host $ingresskit_request_host;
+    proxy_set_header X-Forwarded-Port $ingresskit_forwarded_port;
+    proxy_set_header X-Forwarded-Proto $ingresskit_scheme;
+    proxy_set_header X-Forwarded-Scheme $ingresskit_scheme;
+{{/if}}
+{{/with}}`;
+
+/**
+ * Custom error pages (custom-http-errors). Every status nginx can intercept has a tiny location,
+ * which error_page sends nginx's own answers to (and, in the hop location, the backend's); its Lua
+ * decides: the route asked for this status, so its error backend answers (in
+ * @ingresskit_error, asked for / with X-Code and the others), or it did not, and the answer is
+ * nginx's own page of that status.
+ */
+export const ERROR_PAGES_PARTIAL = `{{#each @root.errorStatuses}}
+        location @ingresskit_error_{{this}} {
+            rewrite_by_lua_block {
+                ingresskit_custom_error({{this}})
+            }
+        }
+{{/each}}
+        location @ingresskit_error {
+            proxy_set_header Host $host;
+            proxy_set_header Connection "";
+            proxy_set_header X-Code $ingresskit_error_code;
+            proxy_set_header X-Format $http_accept;
+            proxy_set_header X-Original-URI $request_uri;
+            proxy_set_header X-Request-ID $ingresskit_request_id;
+            proxy_set_header X-Real-IP $remote_addr;
+            proxy_set_header X-Forwarded-For $remote_addr;
+            proxy_set_header X-Forwarded-Host $host;
+            proxy_set_header X-Forwarded-Port $server_port;
+            proxy_set_header X-Forwarded-Proto $scheme;
+            proxy_pass http://ingresskit_error;
+            log_by_lua_block {
+                ingresskit_after_request()
+            }
+        }`;
+
+/**
+ * Routes that replace some of their backend's error answers (custom-http-errors) go through the
+ * hop: nginx intercepts answers per location and status, and a route's statuses are its own, so
+ * this location intercepts every status, and proxies to the hop server (HOP_SERVER_PARTIAL) of
+ * this same nginx, which proxies to the backend with the route's profile and hands back the
+ * answers the route did not list under status 200 with X-Ingresskit-Status, which the header
+ * filter here restores. Bodies stream both ways; the hop carries what the router chose.
+ */
+export const HOP_LOCATION_PARTIAL = `        location @ingresskit_hop {
+            client_max_body_size 0;
+            proxy_intercept_errors on;
+            proxy_request_buffering off;
+            proxy_buffering off;
+            proxy_http_version 1.1;
+            proxy_next_upstream off;
+            # The hop server applies the route's own timeouts.
+            proxy_read_timeout 86400s;
+            proxy_send_timeout 86400s;
+{{> upstreamHeaders}}
+{{#each @root.hopHeaders}}
+            proxy_set_header {{name}} {{variable}};
+{{/each}}
+            header_filter_by_lua_block {
+                ingresskit_hop_restore()
             }
             log_by_lua_block {
                 ingresskit_after_request()
             }
-{{/if}}
-{{#if ../isGrpc}}
-{{#if external}}
-            grpc_pass {{../scheme}}://$ingresskit_external;
-{{else}}
-            grpc_pass {{../scheme}}://ingresskit_upstream{{#if ../backendTls}}_tls{{/if}};
-{{/if}}
-{{#if ../isTls}}
-{{#if ../backendTls}}
-{{> backendTls ../backendTls module="grpc"}}
-{{else}}
-            grpc_ssl_server_name on;
-{{#if external}}
-            grpc_ssl_name $ingresskit_external_host;
-{{else}}
-            grpc_ssl_name $ingresskit_upstream_host;
-{{/if}}
-{{/if}}
-{{/if}}
-{{else}}
-{{#if external}}
-            proxy_pass {{../scheme}}://$ingresskit_external;
-{{else}}
-            proxy_pass {{../scheme}}://ingresskit_upstream{{#if ../backendTls}}_tls{{/if}};
-{{/if}}
-{{#if ../isTls}}
-{{#if ../backendTls}}
-{{> backendTls ../backendTls module="proxy"}}
-{{else}}
-            proxy_ssl_server_name on;
-{{#if external}}
-            proxy_ssl_name $ingresskit_external_host;
-{{else}}
-            proxy_ssl_name $ingresskit_upstream_host;
-{{/if}}
-{{/if}}
-{{/if}}
-{{/if}}
+            proxy_pass http://ingresskit_hop;
         }
-{{/each}}`;
-
-/**
- * The TLS directives towards the backend of a backend TLS profile, for `module` proxy or grpc.
- * The session is never reused: one made for another route may have been verified with other
- * settings, or carry another client certificate.
- */
-export const BACKEND_TLS_PARTIAL = `            {{module}}_ssl_server_name {{serverName}};
-            {{module}}_ssl_name $ingresskit_backend_ssl_name;
-            {{module}}_ssl_session_reuse off;
-            {{module}}_ssl_verify {{verify}};
-            {{module}}_ssl_verify_depth {{depth}};
-            {{module}}_ssl_protocols {{protocols}};
-            {{module}}_ssl_ciphers {{q ciphers}};
-{{#if trustedCertificate}}
-            {{module}}_ssl_trusted_certificate {{q trustedCertificate}};
-{{/if}}
-{{#if clientCertificate}}
-            {{module}}_ssl_certificate data:$ingresskit_backend_cert;
-            {{module}}_ssl_certificate_key data:$ingresskit_backend_key;
-{{/if}}
 `;
 
 /**
@@ -162,12 +190,23 @@ export const SERVER_PARTIAL = `    server {
 {{#if @root.exposeRouteId}}
         add_header X-Ingresskit-Route $ingresskit_route always;
 {{/if}}
+        # nginx's own error answers in the profile, hop and body reader locations go to the error
+        # pages, which give a route's error backend the statuses it asked for (custom-http-errors).
+{{#each @root.errorStatuses}}
+        error_page {{this}} = @ingresskit_error_{{this}};
+{{/each}}
 
         location / {
-            client_max_body_size {{@root.inPlaceBodySize}};
+            # Each route's limit is checked by the router (see BODY_READER_PARTIAL).
+            client_max_body_size 0;
+            # The router's own answers (401 with its challenge, 403, 404, ...) are final: an
+            # error_page here keeps the server's from applying. Neither nginx nor the router
+            # answers 599.
+            error_page 599 = @ingresskit_error_599;
             rewrite_by_lua_block {
                 ingresskit_route({{#if ssl}}true{{/if}})
             }
+            proxy_next_upstream {{@root.inPlaceRetry}};
             proxy_pass http://ingresskit_upstream;
         }
         # The copies of requests a mirroring route makes: internal, so no client can ask for it;
@@ -176,33 +215,63 @@ export const SERVER_PARTIAL = `    server {
             internal;
             proxy_pass http://ingresskit_mirror$request_uri;
         }
-{{#each @root.errorStatuses}}
-        # Custom error pages: an intercepted answer with this status is replaced by the answer of
-        # the route's error backend, asked for / (the Lua takes the backend and the route's headers).
-        location @ingresskit_error_{{this}} {
-            rewrite_by_lua_block {
-                ingresskit_custom_error({{this}})
-            }
-            proxy_set_header Host $host;
-            proxy_set_header Connection "";
-            proxy_set_header X-Code {{this}};
-            proxy_set_header X-Format $http_accept;
-            proxy_set_header X-Original-URI $request_uri;
-            proxy_set_header X-Request-ID $ingresskit_request_id;
-            proxy_set_header X-Real-IP $remote_addr;
-            proxy_set_header X-Forwarded-For $remote_addr;
-            proxy_set_header X-Forwarded-Host $host;
-            proxy_set_header X-Forwarded-Port $server_port;
-            proxy_set_header X-Forwarded-Proto $scheme;
-            proxy_pass http://ingresskit_error;
-            log_by_lua_block {
-                ingresskit_after_request()
-            }
-        }
+{{> hopLocation}}
+        # catalogue: begin (the same in every server; nothing of a route)
+{{> errorPages}}
+{{#each @root.bodyReaders}}
+{{> bodyReader}}
 {{/each}}
 {{#each @root.profiles}}
 {{> profile}}
 {{/each}}
+        # catalogue: end
+    }
+`;
+
+/**
+ * The hop server (see HOP_LOCATION_PARTIAL), on a unix socket no client, route or tenant can
+ * reach. The request the hop location sends is the one the backend gets, so its headers pass on
+ * as they are (proxy_set_header here replaces the http block's), but for the hop's own, which
+ * carry what the router chose and are taken out; the client address is the one the hop names.
+ * Nothing is logged or counted here: the hop location does that.
+ */
+export const HOP_SERVER_PARTIAL = `    server {
+        listen {{q hopListen}};
+        access_log off;
+        uninitialized_variable_warn off;
+        real_ip_header X-Ingresskit-Client;
+        set_real_ip_from unix:;
+        log_by_lua_block {
+            ingresskit_hop_after()
+        }
+        proxy_set_header Host $http_host;
+        proxy_set_header Connection $http_connection;
+        proxy_set_header Upgrade $http_upgrade;
+{{#each hopHeaders}}
+        proxy_set_header {{name}} "";
+{{/each}}
+{{#each upstreamHeaders.hide}}
+        proxy_hide_header {{q this}};
+{{/each}}
+        # Only the hop server's own filter may say these.
+        proxy_hide_header X-Ingresskit-Status;
+        proxy_hide_header X-Ingresskit-Affinity;
+
+        location / {
+            client_max_body_size 0;
+            rewrite_by_lua_block {
+                ingresskit_hop()
+            }
+        }
+        location = /_ingresskit_mirror {
+            internal;
+            proxy_pass http://ingresskit_mirror$request_uri;
+        }
+        # catalogue: begin (the hop server's)
+{{#each hopProfiles}}
+{{> profile}}
+{{/each}}
+        # catalogue: end
     }
 `;
 
@@ -295,14 +364,43 @@ http {
     proxy_http_version 1.1;
     proxy_buffering on;
     proxy_redirect off;
+{{#with upstreamDefaults}}
+    # The operator's buffers (proxy-buffer-size and the like): every profile's but a larger one's.
+{{#if bufferSize}}
+    proxy_buffer_size {{bufferSize}};
+    grpc_buffer_size {{bufferSize}};
+{{/if}}
+{{#if buffers}}
+    proxy_buffers {{buffers.number}} {{buffers.size}};
+{{/if}}
+{{#if busyBuffersSize}}
+    proxy_busy_buffers_size {{busyBuffersSize}};
+{{/if}}
+{{#if bodyBufferSize}}
+    client_body_buffer_size {{bodyBufferSize}};
+{{/if}}
+{{#if maxTempFileSize}}
+    proxy_max_temp_file_size {{maxTempFileSize}};
+{{/if}}
+{{/with}}
 
     # Variables the Lua router sets. A map declares them without costing anything per request
     # (a \`set\` would run on every request); unset, they are empty. Lua can assign only variables
     # some directive refers to (the log format, proxy_pass, proxy_set_header do).
     map "" $ingresskit_route { default ""; }
     map "" $ingresskit_backend { default ""; }
-    map "" $ingresskit_external { default ""; }
-    map "" $ingresskit_external_host { default ""; }
+    # The backend of a route proxied in a profile location: scheme and upstream (or the pinned
+    # address of an ExternalName), and the TLS name to send and verify (absent: the Host sent).
+    map "" $ingresskit_target { default ""; }
+    map "" $ingresskit_backend_ssl_name { default ""; }
+    map $ingresskit_backend_ssl_name $ingresskit_ssl_name {
+        "" $ingresskit_upstream_host;
+        default $ingresskit_backend_ssl_name;
+    }
+    # The body reader's next location, and the status an error page is made for.
+    map "" $ingresskit_next { default ""; }
+    map $ingresskit_next $ingresskit_next_referenced { default ""; }
+    map "" $ingresskit_error_code { default ""; }
     map "" $ingresskit_host_override { default ""; }
     map "" $ingresskit_limit_conn { default ""; }
     map "" $ingresskit_peer { default ""; }
@@ -312,11 +410,6 @@ http {
     map "" $ingresskit_connection_override { default ""; }
     map "" $ingresskit_hsts { default ""; }
     map "" $ingresskit_mirror { default ""; }
-    # TLS towards backends of routes with backendTls: the name to verify and send, the client
-    # certificate and key (PEM, read per connection).
-    map "" $ingresskit_backend_ssl_name { default ""; }
-    map "" $ingresskit_backend_cert { default ""; }
-    map "" $ingresskit_backend_key { default ""; }
     map "" $ingresskit_auth_url { default ""; }
     map "" $ingresskit_auth_host { default ""; }
     map "" $ingresskit_auth_method { default "GET"; }
@@ -372,21 +465,14 @@ http {
         default upgrade;
         "" "";
     }
-    proxy_set_header Host $ingresskit_upstream_host;
-    proxy_set_header Upgrade $http_upgrade;
     # The route's Connection header (connection-proxy-header), else the upgrade-aware one.
     map $ingresskit_connection_override $ingresskit_connection {
         "" $connection_upgrade;
         default $ingresskit_connection_override;
     }
-    proxy_set_header Connection $ingresskit_connection;
 {{#if upstreamHeaders.requestId}}
     # generate-request-id: the client's X-Request-ID, else nginx's own.
-    proxy_set_header X-Request-ID $ingresskit_request_id;
     grpc_set_header X-Request-ID $ingresskit_request_id;
-{{/if}}
-{{#if upstreamHeaders.originalUri}}
-    proxy_set_header X-Original-URI $request_uri;
 {{/if}}
 {{#each upstreamHeaders.hide}}
     proxy_hide_header {{q this}};
@@ -446,12 +532,6 @@ http {
         "" $ingresskit_scheme;
         default $http_x_forwarded_proto;
     }
-    proxy_set_header X-Real-IP $remote_addr;
-    proxy_set_header X-Forwarded-For $ingresskit_forwarded_for;
-    proxy_set_header X-Forwarded-Host $ingresskit_forwarded_host;
-    proxy_set_header X-Forwarded-Port $ingresskit_forwarded_port;
-    proxy_set_header X-Forwarded-Proto $ingresskit_forwarded_proto;
-    proxy_set_header X-Forwarded-Scheme $ingresskit_forwarded_proto;
     # The scheme the router's HTTPS redirects go by, as ingress-nginx's: the one the proxies say.
     map "" $ingresskit_client_scheme { default $ingresskit_forwarded_proto; }
     grpc_set_header Host $ingresskit_upstream_host;
@@ -462,21 +542,15 @@ http {
 {{else}}
     # As ingress-nginx without use-forwarded-headers: the client's own X-Forwarded-For is not passed
     # on, so a backend never reads an address the client made up.
-    proxy_set_header X-Real-IP $remote_addr;
-    proxy_set_header X-Forwarded-For $remote_addr;
-    proxy_set_header X-Forwarded-Host $ingresskit_request_host;
 {{#if anyProxyProtocol}}
     # Behind the ssl-passthrough proxy the port the client used is the one its PROXY line names.
     map $proxy_protocol_server_port $ingresskit_forwarded_port {
         "" $server_port;
         default $proxy_protocol_server_port;
     }
-    proxy_set_header X-Forwarded-Port $ingresskit_forwarded_port;
 {{else}}
-    proxy_set_header X-Forwarded-Port $server_port;
+    map "" $ingresskit_forwarded_port { default $server_port; }
 {{/if}}
-    proxy_set_header X-Forwarded-Proto $ingresskit_scheme;
-    proxy_set_header X-Forwarded-Scheme $ingresskit_scheme;
     map "" $ingresskit_client_scheme { default $ingresskit_scheme; }
     grpc_set_header Host $ingresskit_upstream_host;
     grpc_set_header X-Real-IP $remote_addr;
@@ -484,6 +558,7 @@ http {
     grpc_set_header X-Forwarded-Proto $ingresskit_scheme;
     grpc_set_header X-Forwarded-Scheme $ingresskit_scheme;
 {{/if}}
+{{> upstreamHeaders}}
 {{#if resolvers.length}}
     resolver{{#each resolvers}} {{q this}}{{/each}} valid=30s;
 {{/if}}
@@ -537,6 +612,12 @@ http {
         ingresskit_balance_error = require("ingresskit.balancer").balance_error
         ingresskit_custom_error = require("ingresskit.custom_errors").take
         ingresskit_after_request = require("ingresskit.router").after_request
+        ingresskit_filter_response = require("ingresskit.router").filter_response_headers
+        ingresskit_read_body = require("ingresskit.router").read_body
+        ingresskit_hop = require("ingresskit.hop").enter
+        ingresskit_hop_filter = require("ingresskit.hop").filter
+        ingresskit_hop_after = require("ingresskit.hop").after_request
+        ingresskit_hop_restore = require("ingresskit.hop").restore
 {{#if requestMetrics}}
         ingresskit_count_request = require("ingresskit.request_metrics").record
 {{/if}}
@@ -559,7 +640,12 @@ http {
         require("ingresskit.control").init({
             conf_hash = "{{configHash}}",
             default_max_body = {{defaultMaxBody}},
-            in_place_max_body = {{inPlaceBodySize}},
+            profile_classes = {
+                header_buffers = { {{#each profileClasses.headerBuffers}}[{{this}}] = true, {{/each}} },
+                retry_sets = { {{#each profileClasses.retrySets}}[{{this}}] = true, {{/each}} },
+                defaults = { {{#each profileClasses.defaults}}{{this}} = true, {{/each}} },
+                in_place = "{{profileClasses.defaults.[0]}}",
+            },
             local_auth_peers = {{#if localAuthPeers}}true{{else}}false{{/if}},
             bind_ports = {
 {{#each listeners}}
@@ -569,11 +655,6 @@ http {
             listeners = {
 {{#each listeners}}
                 [{{port}}] = "{{protocol}}",
-{{/each}}
-            },
-            profiles = {
-{{#each profiles}}
-                {{name}} = true,
 {{/each}}
             },
             request_metrics = {{#if requestMetrics}}true{{else}}false{{/if}},
@@ -613,13 +694,10 @@ http {
 {{/if}}
     }
 
-    # Backends of routes with their own TLS settings towards the backend (backendTls): without
-    # keepalive, since a kept connection was verified with (and presented) another route's.
-    upstream ingresskit_upstream_tls {
-        server 0.0.0.1;
-        balancer_by_lua_block {
-            ingresskit_balance()
-        }
+    # The hop server of routes with custom error pages (see the hop location).
+    upstream ingresskit_hop {
+        server {{q hopListen}};
+        keepalive 64;
     }
 
     # The backends of mirrored copies: the balancer reads $ingresskit_mirror.
@@ -706,6 +784,8 @@ http {
 
 {{> server}}
 {{/each}}
+
+{{> hopServer}}
 }
 {{#if streams.length}}
 

@@ -1,88 +1,139 @@
 import { describe, expect, it } from 'vitest';
-import { createProfile, DEFAULT_PROFILE, profileOf } from './index.js';
+import type { Route } from '@ingresskit/route-model';
+import {
+  createProfileCatalogue,
+  DEFAULT_CATALOGUE,
+  DEFAULT_PROFILE,
+  DEFAULT_PROFILES,
+  INTERCEPTABLE_STATUSES,
+  profileOf,
+} from './index.js';
+import { isValidErrorStatuses } from './profiles.js';
 import { createTestRoute, forwardAction } from './testing/routes.js';
 
 const forward = forwardAction;
 
-describe('profileOf', () => {
-  it('gives the default profile to a forwarding route without protocol or body limit', () => {
-    expect(profileOf(createTestRoute('r', { action: forward }))).toEqual(DEFAULT_PROFILE);
-    expect(DEFAULT_PROFILE).toEqual({ name: 'ik_http_d', protocol: 'HTTP' });
+function profileNameOf(policy: Route['policy']): string | undefined {
+  return profileOf(createTestRoute('r', { action: forward, policy }))?.name;
+}
+
+const PROFILES = DEFAULT_CATALOGUE.profiles;
+
+describe('createProfileCatalogue', () => {
+  it('is a fixed catalogue of unique names nginx can take as named locations', () => {
+    const names = PROFILES.map((profile) => profile.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const name of names) expect(name).toMatch(/^ik_(?:p_q[01]s[01]v1[01]|g)_b\d+_r\d+$/);
+    // proxy: 2 request buffering x 2 response buffering x 2 HTTP versions x 4 buffers x 3 retries; gRPC: 4 x 3.
+    expect(names).toHaveLength(96 + 12);
+    expect(names).toEqual([...names].sort());
+    expect(createProfileCatalogue()).toBe(DEFAULT_CATALOGUE);
   });
 
-  it('names the profile from the protocol and the body limit', () => {
-    expect(
-      profileOf(
-        createTestRoute('r', {
-          action: forward,
-          policy: { backendProtocol: 'GRPCS', maxBodyBytes: 1048576 },
-        }),
-      ),
-    ).toEqual({
-      name: 'ik_grpcs_b1048576',
-      protocol: 'GRPCS',
-      maxBodyBytes: 1048576,
+  it('holds the defaults of both families', () => {
+    expect(PROFILES).toContainEqual(DEFAULT_PROFILES.proxy);
+    expect(PROFILES).toContainEqual(DEFAULT_PROFILES.grpc);
+    expect(DEFAULT_PROFILE.name).toBe('ik_p_q1s1v11_b0_r3');
+  });
+
+  it("adds the operator's retry set and drops buffer sizes the operator's default holds", () => {
+    const catalogue = createProfileCatalogue({
+      headerBufferBytes: 32768,
+      retryOn: ['error', 'timeout', 'http_503'],
     });
-    expect(profileOf(createTestRoute('r', { action: forward, policy: { maxBodyBytes: 0 } }))?.name).toBe(
-      'ik_http_b0',
-    );
+    expect(catalogue.headerBuffers).toEqual([0, 131072, 1048576]);
+    expect(catalogue.retrySets).toEqual([3, 115, 127, 35]);
+    expect(catalogue.defaults.proxy.name).toBe('ik_p_q1s1v11_b0_r35');
+    expect(catalogue.profiles).toHaveLength(8 * 3 * 4 + 3 * 4);
+  });
+});
+
+describe('profileOf', () => {
+  it('gives the default profile to a forwarding route that sets no directive', () => {
+    expect(profileOf(createTestRoute('r', { action: forward }))).toEqual(DEFAULT_PROFILE);
   });
 
   it('gives no profile to routes that do not forward', () => {
     expect(profileOf(createTestRoute('r', { policy: { backendProtocol: 'HTTPS' } }))).toBeUndefined();
   });
 
-  it('falls back to the defaults when the protocol or the limit is invalid', () => {
-    const route = createTestRoute('r', {
-      action: forward,
-      policy: { backendProtocol: 'FTP' as never, maxBodyBytes: 1.5 },
-    });
-    expect(profileOf(route)).toEqual(DEFAULT_PROFILE);
-    expect(profileOf(createTestRoute('r', { action: forward, policy: { maxBodyBytes: -1 } }))).toEqual(
-      DEFAULT_PROFILE,
+  it('takes HTTP and HTTPS to proxy profiles, gRPC to grpc ones', () => {
+    expect(profileNameOf({ backendProtocol: 'HTTPS' })).toBe('ik_p_q1s1v11_b0_r3');
+    expect(profileNameOf({ backendProtocol: 'GRPCS' })).toBe('ik_g_b0_r3');
+  });
+
+  it('keeps body limits, timeouts and other numbers a tenant chooses out of the profile', () => {
+    for (const maxBodyBytes of [0, 1, 3001 * 1024, 1024 ** 4]) {
+      expect(profileNameOf({ maxBodyBytes })).toBe(DEFAULT_PROFILE.name);
+    }
+    expect(profileNameOf({ upstreamSettings: { retryTimeoutSeconds: 7, buffersNumber: 9 } })).toBe(
+      DEFAULT_PROFILE.name,
     );
   });
 
-  it('adds the intercepted statuses of custom errors to HTTP and HTTPS profiles, not to gRPC ones', () => {
-    const customErrors = { statuses: [404, 503], backends: ['errors'] };
-    expect(profileOf(createTestRoute('r', { action: forward, policy: { customErrors } }))).toEqual({
-      name: 'ik_http_d_e404_e503',
-      protocol: 'HTTP',
-      errorStatuses: [404, 503],
-    });
-    const grpc = profileOf(
-      createTestRoute('r', { action: forward, policy: { customErrors, backendProtocol: 'GRPC' } }),
-    );
-    expect(grpc?.name).toBe('ik_grpc_d');
+  it('takes buffering and the HTTP version as written', () => {
+    expect(
+      profileNameOf({
+        upstreamSettings: { requestBuffering: false, responseBuffering: false, httpVersion: '1.0' },
+      }),
+    ).toBe('ik_p_q0s0v10_b0_r3');
   });
 
-  it("makes a profile that only sends nginx's own errors for routes passing backend errors through", () => {
-    const customErrors = { statuses: [404], backends: ['errors'], passBackendErrors: true };
-    expect(profileOf(createTestRoute('r', { action: forward, policy: { customErrors } }))).toEqual({
-      name: 'ik_http_d_e404_p',
-      protocol: 'HTTP',
-      errorStatuses: [404],
-      passBackendErrors: true,
-    });
-    const none = { statuses: [302], backends: ['errors'], passBackendErrors: true };
-    expect(profileOf(createTestRoute('r', { action: forward, policy: { customErrors: none } }))).toEqual(
-      DEFAULT_PROFILE,
-    );
+  it('rounds a header buffer up to the next class, and takes the largest for more', () => {
+    expect(profileNameOf({ upstreamSettings: { bufferSizeBytes: 8192 } })).toBe('ik_p_q1s1v11_b16384_r3');
+    expect(profileNameOf({ upstreamSettings: { bufferSizeBytes: 131072 } })).toBe('ik_p_q1s1v11_b131072_r3');
+    expect(profileNameOf({ upstreamSettings: { bufferSizeBytes: 262144 } })).toBe('ik_p_q1s1v11_b1048576_r3');
+    // Out of range counts as absent.
+    expect(profileNameOf({ upstreamSettings: { bufferSizeBytes: 512 } })).toBe(DEFAULT_PROFILE.name);
   });
 
-  it('intercepts nothing for statuses out of order or outside 400-599', () => {
-    for (const statuses of [[503, 404], [302], [404, 404], []]) {
-      const route = createTestRoute('r', {
-        action: forward,
-        policy: { customErrors: { statuses, backends: [] } },
+  it('retries on the largest set within what the route asks for, never on an answer it did not list', () => {
+    expect(
+      profileNameOf({
+        upstreamSettings: { retryOn: ['error', 'timeout', 'http_502', 'http_503', 'http_504'] },
+      }),
+    ).toBe('ik_p_q1s1v11_b0_r115');
+    const all = [
+      'error',
+      'timeout',
+      'invalid_header',
+      'http_500',
+      'http_502',
+      'http_503',
+      'http_504',
+    ] as const;
+    expect(profileNameOf({ upstreamSettings: { retryOn: [...all, 'http_404'] } })).toBe(
+      'ik_p_q1s1v11_b0_r127',
+    );
+    expect(profileNameOf({ upstreamSettings: { retryOn: ['error', 'http_502'] } })).toBe(
+      'ik_p_q1s1v11_b0_r3',
+    );
+    expect(profileNameOf({ upstreamSettings: { retryOn: [] } })).toBe('ik_p_q1s1v11_b0_r3');
+  });
+
+  it('gives every route one of the catalogue, whatever its values', () => {
+    const names = new Set(PROFILES.map((profile) => profile.name));
+    for (let size = 0; size < 80; size++) {
+      const name = profileNameOf({
+        maxBodyBytes: 3001 * 1024 + size,
+        customErrors: { statuses: [400 + size], backends: ['e'] },
+        upstreamSettings: { bufferSizeBytes: 1024 + size * 997, retryTimeoutSeconds: size },
       });
-      expect(profileOf(route)).toEqual(DEFAULT_PROFILE);
+      expect(names.has(name!)).toBe(true);
     }
   });
 });
 
-describe('createProfile', () => {
-  it('makes names nginx can take as named locations', () => {
-    expect(createProfile('HTTPS', { maxBodyBytes: 512 }).name).toMatch(/^ik_[a-z]+_b[0-9]+$/);
+describe('isValidErrorStatuses', () => {
+  it('takes ascending unique statuses nginx can intercept', () => {
+    expect(isValidErrorStatuses([404, 503])).toBe(true);
+    for (const statuses of [[503, 404], [302], [404, 404], [], [499], [404, 499]]) {
+      expect(isValidErrorStatuses(statuses)).toBe(false);
+    }
+  });
+
+  it('leaves 499 out of the statuses nginx can intercept', () => {
+    expect(INTERCEPTABLE_STATUSES).toHaveLength(199);
+    expect(INTERCEPTABLE_STATUSES).not.toContain(499);
   });
 });

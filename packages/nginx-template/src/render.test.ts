@@ -3,14 +3,16 @@ import type { Route, RouteTable } from '@ingresskit/route-model';
 import {
   buildConfiguration,
   computeConfigurationHash,
-  inPlaceMaxBodyBytes,
+  DEFAULT_CATALOGUE,
   renderNginxConf,
   UnsafeValueError,
   type Configuration,
   type RenderOptions,
 } from './index.js';
 import {
+  balancedUpstreamOf,
   countDirectives,
+  httpSettingsOf,
   listDirectivePaths,
   parseNginxConf,
   type Directive,
@@ -61,57 +63,63 @@ describe('renderNginxConf', () => {
         requestHeaders: { set: [{ name: 'X-Secret', value: 'v' }] },
       }),
     );
-    for (const text of ['h0.example.com', 'r0', 'internal.example.com', 'X-Secret'])
+    for (const text of ['h0.example.com', 'internal.example.com', 'X-Secret'])
       expect(conf).not.toContain(text);
+    // Route ids are r0, r1, ...: never a word of their own (profile names end in _r0, a retry class).
+    expect(conf).not.toMatch(/(?<![_a-z])r0\b/);
   });
 
-  it('renders five named locations per profile in each listener server', () => {
+  it('renders every profile of the catalogue in each listener server, whatever the routes', () => {
     const conf = render(createTable(1, { backendProtocol: 'HTTPS', maxBodyBytes: 4096 }));
+    expect(render(createTable(1))).toBe(conf);
     const names = namedLocations(conf).map((location) => location.args[0]!.value);
-    expect(names.slice(0, 10)).toEqual([
-      '@ik_http_d',
-      '@ik_http_d_h',
-      '@ik_http_d_x',
-      '@ik_http_d_xh',
-      '@ik_http_d_m',
-      '@ik_https_b4096',
-      '@ik_https_b4096_h',
-      '@ik_https_b4096_x',
-      '@ik_https_b4096_xh',
-      '@ik_https_b4096_m',
-    ]);
-    expect(names).toHaveLength(20);
-    const mirrored = namedLocations(conf).find((location) => location.args[0]!.value === '@ik_http_d_m')!;
-    expect(mirrored.children!.map((directive) => directive.name)).toContain('mirror');
-    const https = namedLocations(conf).find((location) => location.args[0]!.value === '@ik_https_b4096_x')!;
+    const profiles = DEFAULT_CATALOGUE.profiles.map((profile) => `@${profile.name}`);
+    // Two listener servers and the hop server (which proxies HTTP and HTTPS only).
+    for (const name of profiles)
+      expect(names.filter((n) => n === name)).toHaveLength(name.startsWith('@ik_g') ? 2 : 3);
+    expect(names.filter((name) => name === '@ik_p_q1s1v11_b0_r3_m')).toHaveLength(3);
+    expect(names.filter((name) => name === '@ik_g_b0_r3_m')).toHaveLength(2);
+  });
+
+  it('proxies each profile to the target the router chose, with its directives', () => {
+    const conf = render(createTable(1));
+    const location = namedLocations(conf).find((l) => l.args[0]!.value === '@ik_p_q0s0v10_b131072_r115')!;
     expect(
-      https.children!.map((directive) => [directive.name, ...directive.args.map((arg) => arg.value)]),
+      location
+        .children!.filter((directive) => !directive.name.endsWith('_by_lua_block'))
+        .map((directive) => [directive.name, ...directive.args.map((arg) => arg.value)]),
     ).toEqual([
-      ['client_max_body_size', '4096'],
-      ['proxy_pass', 'https://$ingresskit_external'],
+      ['client_max_body_size', '0'],
+      ['proxy_request_buffering', 'off'],
+      ['proxy_buffering', 'off'],
+      ['proxy_http_version', '1.0'],
+      ['proxy_buffer_size', '131072'],
+      ['proxy_buffers', '4', '131072'],
+      ['proxy_busy_buffers_size', '262144'],
+      ['proxy_next_upstream', 'error', 'timeout', 'http_502', 'http_503', 'http_504'],
+      ['proxy_pass', '$ingresskit_target'],
       ['proxy_ssl_server_name', 'on'],
-      ['proxy_ssl_name', '$ingresskit_external_host'],
+      ['proxy_ssl_name', '$ingresskit_ssl_name'],
     ]);
+    const grpc = namedLocations(conf).find((l) => l.args[0]!.value === '@ik_g_b0_r3')!;
+    expect(listDirectivePaths(grpc.children!)).toEqual(
+      new Set([
+        'client_max_body_size',
+        'grpc_next_upstream',
+        'header_filter_by_lua_block',
+        'log_by_lua_block',
+        'grpc_pass',
+        'grpc_ssl_server_name',
+        'grpc_ssl_name',
+      ]),
+    );
+    expect(countDirectives(grpc.children!, 'header_filter_by_lua_block')).toBe(1);
   });
 
-  it('uses grpc_pass for gRPC profiles and a header filter only in the _h variants', () => {
-    const conf = render(createTable(1, { backendProtocol: 'GRPCS' }));
-    const locations = new Map(namedLocations(conf).map((location) => [location.args[0]!.value, location]));
-    expect(listDirectivePaths(locations.get('@ik_grpcs_d')!.children!)).toEqual(
-      new Set(['client_max_body_size', 'grpc_pass', 'grpc_ssl_server_name', 'grpc_ssl_name']),
+  it('sets no body limit in location /: every limit is route data', () => {
+    expect(render(createTable(1, { maxBodyBytes: 5 }))).toMatch(
+      /location \/ \{\n\s+# [^\n]*\n\s+client_max_body_size 0;/,
     );
-    expect(countDirectives(locations.get('@ik_grpcs_d_h')!.children!, 'header_filter_by_lua_block')).toBe(1);
-    expect(countDirectives(locations.get('@ik_http_d')!.children!, 'header_filter_by_lua_block')).toBe(0);
-  });
-
-  it('gives location / the largest body limit of all profiles, or none when one has none', () => {
-    const configuration = (table: RouteTable) => buildConfiguration(table, options).configuration;
-    expect(inPlaceMaxBodyBytes(configuration(createTable(1, { maxBodyBytes: 5 })))).toBe(1024 * 1024);
-    expect(inPlaceMaxBodyBytes(configuration(createTable(1, { maxBodyBytes: 5 * 1024 * 1024 })))).toBe(
-      5 * 1024 * 1024,
-    );
-    expect(inPlaceMaxBodyBytes(configuration(createTable(1, { maxBodyBytes: 0 })))).toBe(0);
-    expect(render(createTable(1, { maxBodyBytes: 0 }))).toMatch(/location \/ \{\n\s+client_max_body_size 0;/);
   });
 
   it('renders listeners on every address, at their bind ports, with the default certificate on HTTPS', () => {
@@ -139,7 +147,7 @@ describe('renderNginxConf', () => {
     });
     expect(conf).not.toContain('load_module');
     expect(conf).toContain('resolver "10.96.0.10" "[fd00::a]:5353" valid=30s;');
-    expect(conf).not.toMatch(/^\s+keepalive /m);
+    expect(balancedUpstreamOf(conf)).not.toMatch(/^\s+keepalive /m);
     expect(conf).toContain('access_log off;');
     expect(conf).toContain('add_header X-Ingresskit-Route $ingresskit_route always;');
     expect(conf).toContain('lua_package_path "/opt/ingresskit/lua/?.lua;/usr/share/lua/5.1/?.lua;;";');
@@ -149,13 +157,6 @@ describe('renderNginxConf', () => {
   it('throws UnsafeValueError for a configuration buildConfiguration did not make', () => {
     const { configuration } = buildConfiguration(createTable(1), options);
     expect(() => renderNginxConf({ ...configuration, listeners: [] })).toThrow(UnsafeValueError);
-    const forged: Omit<Configuration, 'configHash'> = {
-      ...configuration,
-      profiles: [{ name: 'ik_http_d; include /etc/passwd', protocol: 'HTTP' }],
-    };
-    expect(() => renderNginxConf({ ...forged, configHash: computeConfigurationHash(forged) })).toThrow(
-      UnsafeValueError,
-    );
     const quoted: Omit<Configuration, 'configHash'> = {
       ...configuration,
       settings: { ...configuration.settings, pidPath: 'x$host' },
@@ -223,7 +224,7 @@ describe('realIp', () => {
   it('renders nothing of the realip module without it, and the header, networks and forwarded headers with it', () => {
     const table = createTable(1);
     const plain = render(table);
-    expect(plain).not.toContain('real_ip_header');
+    expect(httpSettingsOf(plain)).not.toContain('real_ip_header');
     expect(plain).toContain('proxy_set_header X-Forwarded-For $remote_addr;');
 
     const realOnly = render(table, {

@@ -7,17 +7,31 @@ import { isIP } from 'node:net';
 import { computeConfigurationHash, type Configuration } from './build-configuration.js';
 import { UnsafeValueError } from './errors.js';
 import {
-  BACKEND_TLS_PARTIAL,
+  BODY_READER_PARTIAL,
+  ERROR_PAGES_PARTIAL,
+  HOP_LOCATION_PARTIAL,
+  HOP_SERVER_PARTIAL,
   HTTP_SETTINGS_PARTIAL,
   NGINX_CONF_TEMPLATE,
   PROFILE_PARTIAL,
   SERVER_PARTIAL,
+  UPSTREAM_HEADERS_PARTIAL,
 } from './nginx-conf-template.js';
-import type { BackendTlsDirectives } from './backend-tls.js';
-import type { Profile } from './profiles.js';
-import { viewUpstreamDirectives } from './upstream-directives.js';
+import {
+  INTERCEPTABLE_STATUSES,
+  retryConditionsOf,
+  type Profile,
+  type ProfileCatalogue,
+} from './profiles.js';
+import {
+  createUpstreamDefaults,
+  viewProfileDirectives,
+  viewUpstreamDefaults,
+} from './upstream-directives.js';
+import { BODY_READER_EXPONENTS, HOP_HEADERS } from './hop.js';
 import {
   authSocketPathOf,
+  hopSocketPathOf,
   isCidr,
   REAL_IP_HEADER,
   type RealIpSettings,
@@ -36,9 +50,6 @@ import { viewStreamAccessLog } from './stream-access-log.js';
 import { streamUpstreamName, viewStreamProxy } from './stream-proxy.js';
 import { viewUpstreamHeaders } from './upstream-headers.js';
 
-const PROFILE_NAME =
-  /^ik_(?:http|https|grpc|grpcs)_(?:d|b(?:0|[1-9][0-9]{0,12}))(?:_(?:rq|rs|v|bs|bn|bb|cb|tf|nu|nt)[0-9]{1,13})*(?:_t[0-9a-f]{12})?(?:_e[45][0-9]{2})*(?:_p)?$/;
-
 function unsafe(what: string, value: unknown, reason: string): never {
   throw new UnsafeValueError(
     `${what} ${JSON.stringify(value)} ${reason}; render only what buildConfiguration made`,
@@ -49,19 +60,6 @@ function checkInteger(what: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
     unsafe(what, value, 'is not a whole number');
   return value;
-}
-
-function checkErrorStatus(value: unknown): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 400 || value > 599)
-    unsafe('error status', value, 'is not a status from 400 to 599');
-  return value;
-}
-
-/** Every status some profile intercepts, ascending: each gets its error location in every server. */
-function listErrorStatuses(profiles: readonly Profile[]): number[] {
-  const statuses = new Set<number>();
-  for (const profile of profiles) for (const status of profile.errorStatuses ?? []) statuses.add(status);
-  return [...statuses].sort((a, b) => a - b).map((status) => checkErrorStatus(status));
 }
 
 function formatListen(address: string | undefined, port: number): string {
@@ -103,11 +101,6 @@ function viewStreamService(service: CheckedStreamService, addresses: (string | u
   };
 }
 
-// What backend-tls.ts lets through, checked again where it meets nginx.conf.
-const TLS_PROTOCOLS = /^TLSv1\.[23](?: TLSv1\.3)?$/;
-const TLS_CIPHERS = /^[A-Za-z0-9+:_!-]{1,1024}$/;
-const CA_FILE = /^certs\/backend-ca-[0-9a-f]{64}\.pem$/;
-
 /** The real IP settings as rendered: the header name and the networks checked again. */
 function viewRealIp(realIp: RealIpSettings, proxyProtocol: boolean) {
   if (!REAL_IP_HEADER.test(realIp.header)) unsafe('real IP header', realIp.header, 'is no header name');
@@ -120,64 +113,31 @@ function viewRealIp(realIp: RealIpSettings, proxyProtocol: boolean) {
   };
 }
 
-function viewBackendTls(tls: BackendTlsDirectives | undefined) {
-  if (tls === undefined) return false;
-  if (!TLS_PROTOCOLS.test(tls.protocols))
-    unsafe('proxy_ssl_protocols', tls.protocols, 'is not a protocol list');
-  if (!TLS_CIPHERS.test(tls.ciphers)) unsafe('proxy_ssl_ciphers', tls.ciphers, 'is not a cipher list');
-  if (tls.trustedCertificatePath !== undefined && !CA_FILE.test(tls.trustedCertificatePath))
-    unsafe('proxy_ssl_trusted_certificate', tls.trustedCertificatePath, 'is not a CA file name');
-  if (tls.verify && tls.trustedCertificatePath === undefined)
-    unsafe('proxy_ssl_verify', tls.verify, 'needs a CA file');
-  return {
-    verify: tls.verify ? 'on' : 'off',
-    depth: String(checkInteger('proxy_ssl_verify_depth', tls.depth)),
-    protocols: tls.protocols,
-    ciphers: tls.ciphers,
-    serverName: tls.sendServerName ? 'on' : 'off',
-    trustedCertificate: tls.trustedCertificatePath ?? false,
-    clientCertificate: tls.clientCertificate === true,
-  };
-}
-
-function viewProfile(profile: Profile, defaultMaxBody: number) {
-  if (!PROFILE_NAME.test(profile.name)) unsafe('profile', profile.name, 'is not a profile name');
-  const scheme = profile.protocol.toLowerCase();
-  return {
-    bodySize: checkInteger('body size', profile.maxBodyBytes ?? defaultMaxBody),
-    isGrpc: profile.protocol === 'GRPC' || profile.protocol === 'GRPCS',
-    isTls: profile.protocol === 'HTTPS' || profile.protocol === 'GRPCS',
-    scheme,
-    upstream: viewUpstreamDirectives(profile.upstream),
-    backendTls: viewBackendTls(profile.backendTls),
-    errorStatuses: (profile.errorStatuses ?? []).map((status) => checkErrorStatus(status)),
-    passBackendErrors: profile.passBackendErrors === true,
-    variants: [
-      { name: profile.name, external: false, filter: false },
-      { name: `${profile.name}_h`, external: false, filter: true },
-      { name: `${profile.name}_x`, external: true, filter: false },
-      { name: `${profile.name}_xh`, external: true, filter: true },
-      // Routes that mirror requests: a copy of each goes to /_ingresskit_mirror (see SERVER_PARTIAL).
-      { name: `${profile.name}_m`, external: false, filter: true, mirror: true },
-    ],
-    name: profile.name,
-  };
-}
-
 /**
- * The body limit of `location /`, where requests are proxied in place: the largest limit of any
- * profile (0 when one has none), so nginx never refuses a body a route would take. Lua checks
- * each route's own limit against Content-Length and sends bodies of unknown length whose route
- * has a smaller limit to the route's profile location, where nginx enforces it while reading.
+ * A catalogue profile's location as the template writes it; `hop` for the hop server's copy, whose
+ * Lua hands back the answers the route does not replace (see HOP_LOCATION_PARTIAL).
  */
-export function inPlaceMaxBodyBytes(configuration: Pick<Configuration, 'profiles' | 'settings'>): number {
-  let largest = 0;
-  for (const profile of configuration.profiles) {
-    const limit = profile.maxBodyBytes ?? configuration.settings.defaultMaxBodyBytes;
-    if (limit === 0) return 0;
-    largest = Math.max(largest, limit);
-  }
-  return largest;
+function viewProfile(profile: Profile, variant: { mirror?: boolean; hop?: boolean } = {}) {
+  return {
+    name: variant.mirror === true ? `${profile.name}_m` : profile.name,
+    module: profile.family === 'grpc' ? 'grpc' : 'proxy',
+    directives: viewProfileDirectives(profile),
+    mirror: variant.mirror === true,
+    filter: variant.hop === true ? 'ingresskit_hop_filter' : 'ingresskit_filter_response',
+    after: variant.hop === true ? 'ingresskit_hop_after' : 'ingresskit_after_request',
+  };
+}
+
+/** Every profile location a server has: the catalogue, and mirroring copies of the defaults. */
+function viewProfiles(catalogue: ProfileCatalogue, hop: boolean) {
+  const profiles = hop
+    ? catalogue.profiles.filter((profile) => profile.family === 'proxy')
+    : catalogue.profiles;
+  const mirrored = hop ? [catalogue.defaults.proxy] : [catalogue.defaults.proxy, catalogue.defaults.grpc];
+  return [
+    ...profiles.map((profile) => viewProfile(profile, { hop })),
+    ...mirrored.map((profile) => viewProfile(profile, { mirror: true, hop })),
+  ];
 }
 
 type Template = (context: unknown) => string;
@@ -204,7 +164,11 @@ function getTemplate(): Template {
     knownHelpers: { q: true, qLiteral: true },
   };
   handlebars.registerPartial('profile', handlebars.compile(PROFILE_PARTIAL, compileOptions));
-  handlebars.registerPartial('backendTls', handlebars.compile(BACKEND_TLS_PARTIAL, compileOptions));
+  handlebars.registerPartial('bodyReader', handlebars.compile(BODY_READER_PARTIAL, compileOptions));
+  handlebars.registerPartial('errorPages', handlebars.compile(ERROR_PAGES_PARTIAL, compileOptions));
+  handlebars.registerPartial('hopLocation', handlebars.compile(HOP_LOCATION_PARTIAL, compileOptions));
+  handlebars.registerPartial('hopServer', handlebars.compile(HOP_SERVER_PARTIAL, compileOptions));
+  handlebars.registerPartial('upstreamHeaders', handlebars.compile(UPSTREAM_HEADERS_PARTIAL, compileOptions));
   handlebars.registerPartial('server', handlebars.compile(SERVER_PARTIAL, compileOptions));
   handlebars.registerPartial('httpSettings', handlebars.compile(HTTP_SETTINGS_PARTIAL, compileOptions));
   compiled = handlebars.compile(NGINX_CONF_TEMPLATE, compileOptions);
@@ -250,11 +214,12 @@ function viewSslCiphers(ciphers: string | undefined): string | undefined {
  * matches, or a value is out of shape). Run nginx as `nginx -p <prefix> -c <prefix>/nginx.conf`.
  */
 export function renderNginxConf(configuration: Configuration): string {
-  const { settings, listeners, profiles } = configuration;
-  if (computeConfigurationHash({ settings, listeners, profiles }) !== configuration.configHash) {
+  const { settings, listeners } = configuration;
+  if (computeConfigurationHash({ settings, listeners }) !== configuration.configHash) {
     unsafe('configHash', configuration.configHash, 'does not match the configuration');
   }
   const addresses = settings.listenAddresses.length === 0 ? [undefined] : settings.listenAddresses;
+  const { catalogue } = createUpstreamDefaults(settings.upstreamDefaults);
   const defaultMaxBody = checkInteger('defaultMaxBodyBytes', settings.defaultMaxBodyBytes);
   const tempDir = settings.tempDir === '' ? '' : `${settings.tempDir}/`;
   const view = {
@@ -322,6 +287,7 @@ export function renderNginxConf(configuration: Configuration): string {
           },
     controlListen: `unix:${settings.controlSocketPath}`,
     authListen: `unix:${authSocketPathOf(settings.controlSocketPath)}`,
+    hopListen: `unix:${hopSocketPathOf(settings.controlSocketPath)}`,
     defaultCertificate: settings.defaultCertificatePath,
     exposeRouteId: settings.exposeRouteId,
     requestMetrics: settings.requestMetrics,
@@ -331,7 +297,6 @@ export function renderNginxConf(configuration: Configuration): string {
         : undefined,
     localAuthPeers: settings.localAuthPeers,
     defaultMaxBody,
-    inPlaceBodySize: checkInteger('in-place body size', inPlaceMaxBodyBytes(configuration)),
     listeners: listeners.map((listener) => {
       if (listener.protocol !== 'HTTP' && listener.protocol !== 'HTTPS')
         unsafe('listener protocol', listener.protocol, 'is not HTTP or HTTPS');
@@ -357,8 +322,20 @@ export function renderNginxConf(configuration: Configuration): string {
     forwardedHeaders: settings.realIp?.forwardedHeaders === true,
     fullForwardedFor: settings.realIp?.fullForwardedFor === true,
     streams: (settings.streamServices ?? []).map((service) => viewStreamService(service, addresses)),
-    profiles: profiles.map((profile) => viewProfile(profile, defaultMaxBody)),
-    errorStatuses: listErrorStatuses(profiles),
+    profiles: viewProfiles(catalogue, false),
+    hopProfiles: viewProfiles(catalogue, true),
+    upstreamDefaults: viewUpstreamDefaults(settings.upstreamDefaults ?? {}),
+    // What the workers check pushed routes against: the profiles nginx.conf has.
+    profileClasses: {
+      headerBuffers: catalogue.headerBuffers,
+      retrySets: catalogue.retrySets,
+      defaults: [catalogue.defaults.proxy.name, catalogue.defaults.grpc.name],
+    },
+    // location / proxies the routes that keep the operator's directives.
+    inPlaceRetry: retryConditionsOf(catalogue.defaults.proxy.retry).join(' '),
+    bodyReaders: BODY_READER_EXPONENTS.map((exponent) => ({ exponent, size: 2 ** exponent })),
+    errorStatuses: INTERCEPTABLE_STATUSES,
+    hopHeaders: HOP_HEADERS,
   };
   return getTemplate()(view);
 }

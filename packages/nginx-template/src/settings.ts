@@ -15,6 +15,8 @@ import { checkAccessLogOptions, type AccessLogOptions, type AccessLogSettings } 
 import { DEFAULT_GZIP_TYPES } from './gzip-types.js';
 import { checkHttpOptions, listHttpModules, type HttpOptions, type HttpSettings } from './http-settings.js';
 import { checkSslDhParam, checkSslEcdhCurve, type DhParamSettings } from './connection-settings.js';
+import { checkUpstreamDefaults } from './upstream-directives.js';
+import type { UpstreamSettings } from '@ingresskit/route-model';
 import {
   checkStreamAccessLogOptions,
   type StreamAccessLogOptions,
@@ -119,6 +121,14 @@ export interface RenderOptions {
   proxyProtocol?: boolean;
   /** X-Request-ID and X-Original-URI sent to backends, response headers hidden; see UpstreamHeaderOptions. */
   upstreamHeaders?: UpstreamHeaderOptions;
+  /**
+   * The operator's upstream settings (ingress-nginx's proxy-buffer-size, proxy-buffers-number,
+   * proxy-busy-buffers-size, client-body-buffer-size, proxy-max-temp-file-size and
+   * proxy-next-upstream ConfigMap keys): nginx.conf's defaults for every route, and header buffer
+   * and retry classes of the profile catalogue, so routes keeping them are served exactly. The
+   * other fields are ignored (routes carry them).
+   */
+  upstreamDefaults?: UpstreamSettings;
   /** Request body limit of routes without `maxBodyBytes`: `0` (none) or a size like `1m`; default `1m`. */
   proxyBodySize?: string;
   /** Defaults of the upstream timeouts, in seconds: 5, 60, 60. */
@@ -334,6 +344,8 @@ export interface Settings {
   sslDhParam?: DhParamSettings;
   proxyProtocol?: true;
   upstreamHeaders?: UpstreamHeaderSettings;
+  /** The operator's upstream settings nginx.conf takes (see RenderOptions.upstreamDefaults); absent: none. */
+  upstreamDefaults?: UpstreamSettings;
 }
 
 /** gzip compression of responses. */
@@ -430,6 +442,11 @@ const UNIT: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 
 /** Largest size accepted anywhere (1 TiB): far beyond real bodies, exact in JSON and Lua numbers. */
 export const MAX_SIZE_BYTES = 2 ** 40;
 
+/** Whether `value` is a body limit nginx can take: an integer number of bytes from 0 to 1 TiB. */
+export function isValidMaxBodyBytes(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_SIZE_BYTES;
+}
+
 function checkSize(option: string, value: unknown, min: number): number {
   const match = typeof value === 'string' ? SIZE.exec(value) : null;
   const bytes = match === null ? NaN : Number(match[1]) * UNIT[match[2]!.toLowerCase()]!;
@@ -513,8 +530,19 @@ const MAX_SOCKET_PATH = 107;
  * user may enter; nginx makes the socket itself writable for everyone.
  */
 export function authSocketPathOf(controlSocketPath: string): string {
-  const parent = controlSocketPath.replace(/\/[^/]*$/, '').replace(/\/[^/]*$/, '');
-  return `${parent}/ik-auth.sock`;
+  return `${workerSocketDirectoryOf(controlSocketPath)}/ik-auth.sock`;
+}
+
+/**
+ * The socket of the hop server (custom error pages, see nginx-conf-template.ts): `ik-hop.sock`
+ * beside the auth socket, for the same reason.
+ */
+export function hopSocketPathOf(controlSocketPath: string): string {
+  return `${workerSocketDirectoryOf(controlSocketPath)}/ik-hop.sock`;
+}
+
+function workerSocketDirectoryOf(controlSocketPath: string): string {
+  return controlSocketPath.replace(/\/[^/]*$/, '').replace(/\/[^/]*$/, '');
 }
 
 /** The counting of `options` when requests are counted and not as by default. */
@@ -585,6 +613,7 @@ export function resolveSettings(options: RenderOptions): Settings {
   const sslCiphers = checkSslCiphers(options.sslCiphers);
   const http = checkHttpOptions(options.http);
   const upstreamHeaders = checkUpstreamHeaders(options.upstreamHeaders);
+  const upstreamDefaults = checkUpstreamDefaults(options.upstreamDefaults);
   const proxyProtocolPorts = [
     ...new Set(
       (options.proxyProtocolPorts ?? []).map((port) => checkInteger('proxyProtocolPorts', port, 1, 65535)),
@@ -710,6 +739,7 @@ export function resolveSettings(options: RenderOptions): Settings {
     ...(sslCiphers === undefined ? {} : { sslCiphers }),
     ...(http === undefined ? {} : { http }),
     ...(upstreamHeaders === undefined ? {} : { upstreamHeaders }),
+    ...(upstreamDefaults === undefined ? {} : { upstreamDefaults }),
     ...checkConnectionOptions(options),
   };
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { RouteAction, RouteTable, UpstreamSettings } from '@ingresskit/route-model';
-import { buildConfiguration, compileRoute, profileOf, renderNginxConf } from './index.js';
+import type { RouteAction, UpstreamSettings } from '@ingresskit/route-model';
+import { compileRoute, profileOf } from './index.js';
 import { createTestRoute } from './testing/routes.js';
+import { createUpstreamDefaults } from './upstream-directives.js';
 
 const forward: RouteAction = { type: 'forward', backends: [{ backend: 'b', weight: 1 }] };
 
@@ -9,100 +10,87 @@ function routeWith(upstreamSettings: UpstreamSettings) {
   return createTestRoute('r', { action: forward, policy: { upstreamSettings } });
 }
 
-describe('profileOf with upstreamSettings', () => {
-  it('names the profile after each directive, from numbers and enumerations only', () => {
-    expect(
-      profileOf(
-        routeWith({
-          requestBuffering: false,
-          responseBuffering: false,
-          httpVersion: '1.0',
-          bufferSizeBytes: 8192,
-          buffersNumber: 3,
-          requestBodyBufferBytes: 16384,
-          maxTempFileBytes: 0,
-          retryOn: ['http_503', 'error'],
-          retryTimeoutSeconds: 5,
-        }),
-      )?.name,
-    ).toBe('ik_http_d_rq0_rs0_v10_bs8192_bn3_cb16384_tf0_nu33_nt5');
+describe('compileRoute with upstreamSettings', () => {
+  it('takes buffering, the HTTP version, the header buffer and the retry set into the profile', () => {
+    const route = routeWith({
+      requestBuffering: false,
+      responseBuffering: false,
+      httpVersion: '1.0',
+      bufferSizeBytes: 8192,
+      retryOn: ['error', 'timeout', 'http_502', 'http_503', 'http_504'],
+    });
+    expect(profileOf(route)?.name).toBe('ik_p_q0s0v10_b16384_r115');
+    const { entry, issues } = compileRoute(route);
+    expect(entry.profile).toBe('ik_p_q0s0v10_b16384_r115');
+    expect(issues).toEqual([]);
+  });
+
+  it('makes the retry time limit route data', () => {
+    const { entry, issues } = compileRoute(routeWith({ retryTimeoutSeconds: 5 }));
+    expect(entry.policy?.retryTimeout).toBe(5);
+    expect(entry.profile).toBe('ik_p_q1s1v11_b0_r3');
+    expect(issues).toEqual([]);
+    expect(compileRoute(routeWith({ retryTimeoutSeconds: 0 })).entry.policy?.retryTimeout).toBeUndefined();
+  });
+
+  it("reports the buffer settings nginx.conf decides, and keeps the route's profile", () => {
+    const route = routeWith({
+      buffersNumber: 8,
+      busyBuffersBytes: 8192,
+      requestBodyBufferBytes: 16384,
+      maxTempFileBytes: 0,
+    });
+    expect(profileOf(route)?.name).toBe('ik_p_q1s1v11_b0_r3');
+    expect(compileRoute(route).issues.map((issue) => [issue.severity, issue.field])).toEqual([
+      ['warning', 'policy.upstreamSettings.buffersNumber'],
+      ['warning', 'policy.upstreamSettings.busyBuffersBytes'],
+      ['warning', 'policy.upstreamSettings.requestBodyBufferBytes'],
+      ['warning', 'policy.upstreamSettings.maxTempFileBytes'],
+    ]);
+  });
+
+  it('reports retry conditions served as a smaller set', () => {
+    const { issues } = compileRoute(routeWith({ retryOn: ['error', 'timeout', 'http_404'] }));
+    expect(issues).toEqual([
+      expect.objectContaining({
+        severity: 'warning',
+        field: 'policy.upstreamSettings.retryOn',
+        message: 'is served as "error timeout"',
+      }),
+    ]);
   });
 
   it('leaves out a setting out of range, with a warning', () => {
-    const route = routeWith({ buffersNumber: 2, bufferSizeBytes: 4096 });
-    expect(profileOf(route)?.name).toBe('ik_http_d_bs4096');
-    expect(compileRoute(route).issues).toEqual([
-      expect.objectContaining({ severity: 'warning', field: 'policy.upstreamSettings.buffersNumber' }),
+    const route = routeWith({ bufferSizeBytes: 100, retryTimeoutSeconds: -1 });
+    expect(profileOf(route)?.name).toBe('ik_p_q1s1v11_b0_r3');
+    expect(compileRoute(route).issues.map((issue) => issue.field)).toEqual([
+      'policy.upstreamSettings.bufferSizeBytes',
+      'policy.upstreamSettings.retryTimeoutSeconds',
     ]);
-  });
-
-  it('keeps busy buffers only within what the buffers allow, the defaults where unset', () => {
-    expect(profileOf(routeWith({ busyBuffersBytes: 8192 }))?.name).toBe('ik_http_d_bb8192');
-    expect(profileOf(routeWith({ busyBuffersBytes: 12288 }))?.name).toBe('ik_http_d');
-    const route = routeWith({ busyBuffersBytes: 8192, buffersNumber: 3 });
-    expect(profileOf(route)?.name).toBe('ik_http_d_bn3');
-    expect(compileRoute(route).issues).toEqual([
-      expect.objectContaining({ severity: 'warning', field: 'policy.upstreamSettings.busyBuffersBytes' }),
-    ]);
-    expect(profileOf(routeWith({ busyBuffersBytes: 16384, bufferSizeBytes: 8192 }))?.name).toBe(
-      'ik_http_d_bs8192_bb16384',
-    );
   });
 });
 
-describe('renderNginxConf with upstream directives', () => {
-  it("writes the profile's directives into its locations", () => {
-    const table: RouteTable = {
-      listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }],
-      virtualHosts: [
-        {
-          hostname: 'a.test',
-          hostnameMatch: 'exact',
-          routes: [
-            routeWith({
-              responseBuffering: false,
-              bufferSizeBytes: 8192,
-              buffersNumber: 3,
-              maxTempFileBytes: 0,
-              retryOn: [],
-            }),
-          ],
-        },
-      ],
-      tls: [],
-      certificates: [],
-      backends: [],
-    };
-    const conf = renderNginxConf(
-      buildConfiguration(table, { controlSocketPath: '/run/ingresskit/control.sock' }).configuration,
-    );
-    const location = conf.slice(conf.indexOf('location @ik_http_d_rs0_bs8192_bn3_tf0_nu0 {'));
-    const body = location.slice(0, location.indexOf('}'));
-    expect(body).toContain('proxy_buffering off;');
-    expect(body).toContain('proxy_buffer_size 8192;');
-    expect(body).toContain('proxy_buffers 3 8192;');
-    expect(body).toContain('proxy_busy_buffers_size 8192;');
-    expect(body).toContain('proxy_max_temp_file_size 0;');
-    expect(body).toContain('proxy_next_upstream off;');
+describe("the operator's upstream defaults", () => {
+  const defaults = createUpstreamDefaults({
+    bufferSizeBytes: 8192,
+    buffersNumber: 8,
+    retryOn: ['error', 'timeout', 'http_503'],
   });
 
-  it('renders busy buffers with the buffers they were checked against', () => {
-    const table: RouteTable = {
-      listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }],
-      virtualHosts: [
-        { hostname: 'a.test', hostnameMatch: 'exact', routes: [routeWith({ busyBuffersBytes: 8192 })] },
-      ],
-      tls: [],
-      certificates: [],
-      backends: [],
-    };
-    const conf = renderNginxConf(
-      buildConfiguration(table, { controlSocketPath: '/run/ingresskit/control.sock' }).configuration,
+  it('serve routes that keep them exactly, and report what a route asks for otherwise', () => {
+    const keeping = compileRoute(
+      routeWith({ bufferSizeBytes: 8192, buffersNumber: 8, retryOn: ['error', 'timeout', 'http_503'] }),
+      defaults,
     );
-    const location = conf.slice(conf.indexOf('location @ik_http_d_bb8192 {'));
-    const body = location.slice(0, location.indexOf('}'));
-    expect(body).toContain('proxy_buffer_size 4096;');
-    expect(body).toContain('proxy_buffers 4 4096;');
-    expect(body).toContain('proxy_busy_buffers_size 8192;');
+    expect(keeping.entry.profile).toBe('ik_p_q1s1v11_b0_r35');
+    expect(keeping.issues).toEqual([]);
+    const other = compileRoute(
+      routeWith({ buffersNumber: 16, retryOn: ['error', 'timeout', 'http_404'] }),
+      defaults,
+    );
+    expect(other.issues.map((issue) => issue.field)).toEqual([
+      'policy.upstreamSettings.buffersNumber',
+      'policy.upstreamSettings.retryOn',
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidRenderOptionsError } from './errors.js';
 import { buildConfiguration } from './build-configuration.js';
 import { renderNginxConf } from './render.js';
+import { httpSettingsOf } from './testing/nginx-conf-parser.js';
 import { createTestTable } from './testing/routes.js';
 import { checkUpstreamHeaders } from './upstream-headers.js';
 
@@ -28,12 +29,15 @@ describe('checkUpstreamHeaders', () => {
 });
 
 describe('renderNginxConf with upstreamHeaders', () => {
+  // The http block's own lines: the error and hop locations have header lines of their own.
   const render = (upstreamHeaders?: Parameters<typeof checkUpstreamHeaders>[0]) =>
-    renderNginxConf(
-      buildConfiguration(createTestTable({}), {
-        controlSocketPath: '/run/ingresskit/control.sock',
-        ...(upstreamHeaders === undefined ? {} : { upstreamHeaders }),
-      }).configuration,
+    httpSettingsOf(
+      renderNginxConf(
+        buildConfiguration(createTestTable({}), {
+          controlSocketPath: '/run/ingresskit/control.sock',
+          ...(upstreamHeaders === undefined ? {} : { upstreamHeaders }),
+        }).configuration,
+      ),
     );
 
   it('sends X-Request-ID to HTTP and gRPC backends by default, as ingress-nginx', () => {

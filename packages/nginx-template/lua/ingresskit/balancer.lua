@@ -20,6 +20,8 @@ local routes_by_id = store.routes_by_id
 local _M = {}
 
 local MAX_TRIES = 3
+-- Where a retry past the route's time limit goes: nowhere, so nginx ends the request with 502.
+local NO_PEER = "unix:/nonexistent/ingresskit-retry-timeout"
 
 -- Round robin over the `count` endpoints of `backend` (per worker): the index whose turn it is.
 local function next_in_turn(backend, count)
@@ -65,6 +67,12 @@ function _M.balance()
       local ok, err = ngx_balancer.set_timeouts(connect > 0 and connect or nil, send > 0 and send or nil, read > 0 and read or nil)
       if not ok then ngx.log(ngx.ERR, "ingresskit: cannot set timeouts of route ", route.tag, ": ", err) end
     end
+  end
+  -- proxy-next-upstream-timeout: nginx.conf holds no route's limit, so a retry after it fails.
+  local retry_timeout = policy and policy.retryTimeout
+  if retry_timeout and ngx_balancer.get_last_failure() ~= nil
+    and ngx.now() - ngx.req.start_time() >= retry_timeout then
+    return ngx_balancer.set_current_peer(NO_PEER)
   end
   local sticky = policy and policy.affinity
   local index = sticky and affinity.peer_index(sticky, backend, ngx_balancer.get_last_failure() ~= nil)

@@ -451,20 +451,15 @@ local function pick_member(action)
   return members[count]
 end
 
--- Bodies of unknown length: chunked on HTTP/1.1, any body without Content-Length on HTTP/2.
-local function has_unknown_length_body()
-  return ngx_var.http_transfer_encoding ~= nil or req.http_version() >= 2
-end
+-- Methods whose HTTP/2 requests may carry a body without Content-Length (a GET or HEAD with a
+-- body has no meaning nginx or a backend gives it).
+local BODY_METHODS = { POST = true, PUT = true, PATCH = true, DELETE = true, OPTIONS = true }
 
--- The variables of a route's backend TLS profile: the name to verify and send (the policy's, else
--- the host nginx connects to or sends), the client certificate and key.
-local function set_backend_tls(policy, external_host)
-  local tls = policy.backendTls
-  ngx_var.ingresskit_backend_ssl_name = tls.name or external_host or policy.host or ngx_var.host
-  if tls.cert then
-    ngx_var.ingresskit_backend_cert = tls.cert
-    ngx_var.ingresskit_backend_key = tls.key
-  end
+-- Bodies of unknown length: chunked on HTTP/1.1; on HTTP/2 and later, a request that may have a
+-- body and did not say its length.
+local function has_unknown_length_body()
+  if ngx_var.http_transfer_encoding ~= nil then return true end
+  return req.http_version() >= 2 and BODY_METHODS[req.get_method()] == true
 end
 
 -- Basic or digest and external authentication of a forwarded request: the status to end it
@@ -531,11 +526,6 @@ local function dispatch(route, action, body_of_unknown_length)
       return 503, nil, true
     end
   end
-  if not conf.profiles[route.profile] then
-    -- Pushed before the reload that adds its profile location finished.
-    ngx.log(ngx.ERR, "ingresskit: route ", route.tag, " needs profile ", route.profile, ", which this nginx.conf lacks")
-    return 503
-  end
   if sticky and external == nil and (canary == nil or canary_affinity.is_pinned(canary, to_canary)) then
     -- The balancer reads it too, when it moves the session after a failure.
     if to_canary then ngx_var.ingresskit_affinity_canary = "1" end
@@ -554,34 +544,60 @@ local function dispatch(route, action, body_of_unknown_length)
     if policy.rewrite and not rewrite_path(policy.rewrite, get_path()) then return 500 end
     if policy.request then apply_request_headers(policy.request) end
   end
+  local location
+  if route.hop then
+    location = "@ingresskit_hop"
+  elseif route.mirror then
+    ngx_var.ingresskit_mirror = route.mirror
+    location = route.location_mirrored
+  elseif not route.in_place or external or body_of_unknown_length then
+    location = route.location
+  end
+  if location == nil then return nil, nil end
   if external then
     local pinned = backend.pinned
+    local address = external
     if pinned then
       -- Only the addresses the controller checked: nginx never resolves a tenant's name itself.
       local index = backend.next
       backend.next = index % #pinned + 1
-      ngx_var.ingresskit_external = pinned[index]
-    else
-      ngx_var.ingresskit_external = external
+      address = pinned[index]
     end
-    -- Only the TLS locations refer to it, and nginx lets Lua set only variables something refers to.
-    local protocol = route.protocol
-    if protocol == "HTTPS" or protocol == "GRPCS" then ngx_var.ingresskit_external_host = backend.external_host end
-    if policy and policy.backendTls then set_backend_tls(policy, backend.external_host) end
-    return nil, route.filters_response and route.location_external_filtered or route.location_external
+    ngx_var.ingresskit_target = route.scheme .. address
+    if route.tls_backend then ngx_var.ingresskit_backend_ssl_name = backend.external_host end
+  else
+    ngx_var.ingresskit_target = route.target
   end
-  if policy and policy.backendTls then set_backend_tls(policy, nil) end
-  if route.mirror then
-    ngx_var.ingresskit_mirror = route.mirror
-    return nil, route.location_mirrored
+  local backend_tls = policy and policy.backendTls
+  if backend_tls and backend_tls.name then ngx_var.ingresskit_backend_ssl_name = backend_tls.name end
+  -- A body of unknown length is read under the route's limit before it is proxied.
+  if body_of_unknown_length then
+    ngx_var.ingresskit_next = location
+    return nil, route.body_reader
   end
-  if route.filters_response then return nil, route.location_filtered end
-  -- location / has nginx.conf's defaults only: a route with its own directives needs its profile's.
-  if route.protocol ~= "HTTP" or route.tuned then return nil, route.location end
-  -- location / reads bodies under the largest limit of all profiles; a body of unknown length
-  -- whose route allows less must be read where nginx enforces the route's limit.
-  if body_of_unknown_length then return nil, route.location end
-  return nil, nil
+  return nil, location
+end
+
+-- rewrite_by_lua of the body readers: the request's body, read under the reader's power of two,
+-- must also be within the route's own limit; then on to the location the router chose.
+function _M.read_body()
+  req.read_body()
+  local route = routes_by_id[ngx_var.ingresskit_route]
+  local limit = route and route.max_body or 0
+  if limit > 0 then
+    local data = req.get_body_data()
+    local size = data and #data or 0
+    if data == nil then
+      local path = req.get_body_file()
+      local file = path and io.open(path, "rb")
+      if file then
+        size = file:seek("end")
+        file:close()
+      end
+    end
+    if size > limit then return ngx_exit(413) end
+  end
+  return ngx_exec(ngx_var.ingresskit_next)
 end
 
 local function forward(route, action, body_of_unknown_length)
@@ -608,12 +624,10 @@ local function forward(route, action, body_of_unknown_length)
   end
   local status, location, no_endpoints = dispatch(route, action, body_of_unknown_length)
   -- ingress-nginx intercepts the 503 of a backend without endpoints like the backend's own
-  -- answers; the error location exists once the route's profile does.
+  -- answers.
   if no_endpoints then
     local errors = route.policy and route.policy.errors
-    if errors and errors.intercepted[503] and conf.profiles[route.profile] then
-      return ngx_exec("@ingresskit_error_503")
-    end
+    if errors and errors.intercepted[503] then return ngx_exec("@ingresskit_error_503") end
   end
   if status then
     -- The request ends in location /, whose log phase runs no Lua (it would cost every request
@@ -689,15 +703,15 @@ function _M.route(https_server)
       return ngx_exit(ngx.HTTP_OK)
     end
   end
-  -- location / already refused a Content-Length over the largest limit of all profiles, and
-  -- reads other bodies under it: only a route that allows less has to look at the body.
+  -- The route's body limit (nginx.conf sets none: limits are route data). A Content-Length over
+  -- it is refused here; a body of unknown length is read under it before it is proxied.
   local limit = route.max_body
   local body_of_unknown_length = false
-  if limit ~= conf.in_place_max_body then
+  if limit > 0 then
     local content_length = ngx_var.content_length
     if content_length ~= nil then
-      if limit > 0 and tonumber(content_length) > limit then return ngx_exit(413) end
-    else
+      if tonumber(content_length) > limit then return ngx_exit(413) end
+    elseif route.body_reader then
       body_of_unknown_length = has_unknown_length_body()
     end
   end

@@ -35,10 +35,10 @@ _M.conf = {
   conf_hash = "",
   -- port (string, as $ingresskit_listener holds it) -> "HTTP" | "HTTPS"
   listeners = {},
-  -- profile name -> true: the named locations this nginx.conf has
-  profiles = {},
   default_max_body = 0,
-  in_place_max_body = 0,
+  -- The profile catalogue's classes (nginx-template's profiles.ts): header buffers and retry sets
+  -- nginx.conf has locations for, the operator's profiles, and the one location / proxies like.
+  profile_classes = { header_buffers = {}, retry_sets = {}, defaults = {}, in_place = "" },
   -- where redirectToHttps sends clients
   https_port = 443,
   -- whether requests are counted (ingresskit.request_metrics)
@@ -78,8 +78,7 @@ function _M.configure(params)
   local conf = _M.conf
   conf.conf_hash = params.conf_hash
   conf.default_max_body = params.default_max_body
-  conf.in_place_max_body = params.in_place_max_body
-  conf.profiles = params.profiles
+  conf.profile_classes = params.profile_classes
   conf.request_metrics = params.request_metrics
   conf.regex_matches = params.regex_matches or 16
   conf.local_auth_peers = params.local_auth_peers == true
@@ -120,17 +119,40 @@ local function to_variable_value(id)
   return (id:gsub("[%z\1-\31%%\127]", function(char) return string.format("%%%02X", char:byte()) end))
 end
 
--- The four named locations of a profile, made once per profile rather than once per route.
-local locations_of_profile = {}
+-- What a profile means for the router, made once per profile rather than once per route: its
+-- location, the mirroring one (the defaults have it), and whether location / proxies as it does.
+local profile_facts = {}
 
-local function profile_locations(profile)
-  local names = locations_of_profile[profile]
-  if names == nil then
+local function facts_of(profile)
+  local facts = profile_facts[profile]
+  if facts == nil then
     local location = "@" .. profile
-    names = { location, location .. "_h", location .. "_x", location .. "_xh", location .. "_m" }
-    locations_of_profile[profile] = names
+    facts = {
+      location = location,
+      location_mirrored = location .. "_m",
+      in_place = profile == _M.conf.profile_classes.in_place,
+      -- Buffered requests: a body of unknown length is read (under the route's limit) first.
+      reads_body = str_find(profile, "^ik_p_q1") ~= nil,
+    }
+    profile_facts[profile] = facts
   end
-  return names
+  return facts
+end
+
+-- Where each protocol's balanced requests go (profile locations proxy to $ingresskit_target).
+local BALANCED_TARGETS = {
+  HTTP = "http://ingresskit_upstream",
+  HTTPS = "https://ingresskit_upstream",
+  GRPC = "grpc://ingresskit_upstream",
+  GRPCS = "grpcs://ingresskit_upstream",
+}
+local SCHEMES = { HTTP = "http://", HTTPS = "https://", GRPC = "grpc://", GRPCS = "grpcs://" }
+
+-- The body reader of a limit: the power of two at or above it (see BODY_READER_PARTIAL).
+local function body_reader_of(limit)
+  local exponent = 10
+  while 2 ^ exponent < limit and exponent < 40 do exponent = exponent + 1 end
+  return "@ingresskit_read_" .. exponent
 end
 
 -- Also for ids written to the error log, where a newline could forge a line.
@@ -183,22 +205,28 @@ local function prepare_route(route)
     policy.errors.intercepted = intercepted
   end
   if route.profile then
-    local names = profile_locations(route.profile)
-    route.tuned = str_find(route.profile, "^ik_%l+_[db]%d*_") ~= nil
-    route.location = names[1]
-    route.location_filtered = names[2]
-    route.location_external = names[3]
-    route.location_external_filtered = names[4]
-    route.location_mirrored = names[5]
+    local facts = facts_of(route.profile)
+    route.location = facts.location
+    route.location_mirrored = facts.location_mirrored
+    route.target = BALANCED_TARGETS[route.protocol]
+    route.scheme = SCHEMES[route.protocol]
+    route.tls_backend = route.protocol == "HTTPS" or route.protocol == "GRPCS"
     route.mirror = policy and policy.mirror
     if policy ~= nil then
       policy.filters_rewrites = policy.location ~= nil or policy.cookieDomain ~= nil or policy.cookiePath ~= nil
     end
-    -- Routes that count connections or time responses (ewma) need the log phase of those
-    -- locations too; nginx runs no Lua after the response in location /.
-    route.filters_response = policy ~= nil
-      and (policy.response ~= nil or policy.cors ~= nil or policy.affinity ~= nil or policy.filters_rewrites
-        or (policy.limits ~= nil and policy.limits.conn ~= nil) or policy.balance == "ewma")
+    local errors = policy and policy.errors
+    -- Routes that replace their backend's error answers go through the hop (custom errors of
+    -- nginx's own answers only, and gRPC ones, need the error pages every server has).
+    route.hop = errors ~= nil and not errors.own and (route.protocol == "HTTP" or route.protocol == "HTTPS")
+    -- Unknown-length bodies of buffered routes are read under their limit before proxying.
+    if facts.reads_body and route.max_body > 0 then route.body_reader = body_reader_of(route.max_body) end
+    -- location / proxies plain HTTP with the default directives and runs no Lua after the response:
+    -- only a route that needs nothing else is proxied there.
+    route.in_place = facts.in_place and route.protocol == "HTTP" and not route.mirror and errors == nil
+      and not (policy ~= nil
+        and (policy.response ~= nil or policy.cors ~= nil or policy.affinity ~= nil or policy.filters_rewrites
+          or (policy.limits ~= nil and policy.limits.conn ~= nil) or policy.balance == "ewma"))
   end
 end
 

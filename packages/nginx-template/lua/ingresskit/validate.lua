@@ -7,6 +7,7 @@
 local ngx_re = ngx.re
 local ssl = require("ngx.ssl")
 local values = require("ingresskit.validate_values")
+local store = require("ingresskit.store")
 local policies = require("ingresskit.validate_policy")
 
 local type = type
@@ -15,6 +16,7 @@ local next = next
 local ipairs = ipairs
 local tostring = tostring
 local str_find = string.find
+local str_match = string.match
 local str_sub = string.sub
 
 local _M = {}
@@ -183,8 +185,9 @@ local function check_custom_errors(errors, report)
   end
   local previous = 399
   for _, status in ipairs(errors.statuses) do
-    if not is_integer(status, previous + 1, 599) then
-      return report.fail("policy.errors.statuses must be ascending statuses from 400 to 599")
+    -- nginx.conf has an error location for each status from 400 to 599 but 499.
+    if not is_integer(status, previous + 1, 599) or status == 499 then
+      return report.fail("policy.errors.statuses must be ascending statuses from 400 to 599 but 499")
     end
     previous = status
   end
@@ -192,6 +195,7 @@ local function check_custom_errors(errors, report)
   for _, id in ipairs(errors.backends) do
     if not is_string(id) then return report.fail("policy.errors.backends must hold backend ids") end
   end
+  if errors.own ~= nil and errors.own ~= true then return report.fail("policy.errors.own must be true or absent") end
   if errors.headers ~= nil then
     if not is_array(errors.headers) then return report.fail("policy.errors.headers must be an array") end
     for _, pair in ipairs(errors.headers) do
@@ -295,10 +299,27 @@ local function check_route(route, field, report)
     if not check_list(route.origin, "origin", report, is_string, "must hold strings") then return false end
   end
   if route.action.type == "forward" then
-    if not is_string(route.profile) or not str_find(route.profile, "^ik_[a-z]+_[db]%d*[_%l%d]*$") then
-      return report.fail("profile must name a profile location")
+    -- A profile of this nginx.conf's catalogue (nginx-template's profiles.ts), whose classes the
+    -- operator's settings decide: nginx.conf has a location for each.
+    local profile = route.profile
+    local classes = store.conf.profile_classes
+    local buffer, retry = nil, nil
+    if is_string(profile) then
+      buffer, retry = str_match(profile, "^ik_p_q[01]s[01]v1[01]_b(%d+)_r(%d+)$")
+      if buffer == nil then buffer, retry = str_match(profile, "^ik_g_b(%d+)_r(%d+)$") end
+    end
+    if buffer == nil or not classes.header_buffers[tonumber(buffer)] or not classes.retry_sets[tonumber(retry)] then
+      return report.fail("profile must name a profile of this nginx.conf's catalogue")
     end
     if not PROTOCOLS[route.protocol] then return report.fail("protocol must be HTTP, HTTPS, GRPC or GRPCS") end
+    local grpc = str_find(profile, "^ik_g_") ~= nil
+    if grpc ~= (route.protocol == "GRPC" or route.protocol == "GRPCS") then
+      return report.fail("profile must be of the protocol's backend module")
+    end
+    -- Only the profiles of the operator's directives have a mirroring location.
+    if route.policy and route.policy.mirror ~= nil and not classes.defaults[profile] then
+      return report.fail("a mirroring route must have the profile of the operator's directives")
+    end
   elseif route.profile ~= nil or route.protocol ~= nil then
     return report.fail("only forwarding routes have a profile")
   end

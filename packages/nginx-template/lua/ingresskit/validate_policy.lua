@@ -260,6 +260,9 @@ local function check_proxy(policy, report)
     return false
   end
   if policy.tries ~= nil and not is_integer(policy.tries, 0, 100) then return report.fail("policy.tries must be 0-100") end
+  if policy.retryTimeout ~= nil and not is_integer(policy.retryTimeout, 1, 86400) then
+    return report.fail("policy.retryTimeout must be 1-86400 seconds")
+  end
   if policy.subset ~= nil and (policy.hash == nil or not is_integer(policy.subset, 1, 999)) then
     return report.fail("policy.subset must be 1-999, with a hash")
   end

@@ -62,6 +62,9 @@ function answer(name: string, request: IncomingMessage, response: ServerResponse
     response.setHeader('x-backend', name);
     // `?status=<code>` answers with that status, for custom error tests.
     response.statusCode = Number(/[?&]status=([1-5][0-9]{2})/.exec(echo.url)?.[1] ?? 200);
+    // `?answer-header=<name>:<value>` adds that header to the answer (what a backend may say).
+    const extra = /[?&]answer-header=([^&:]+):([^&]*)/.exec(echo.url);
+    if (extra !== null) response.setHeader(decodeURIComponent(extra[1]!), decodeURIComponent(extra[2]!));
     // `?delay=<ms>` answers late, for timeout tests.
     const delay = Number(/[?&]delay=(\d+)/.exec(echo.url)?.[1] ?? 0);
     const timer = setTimeout(() => response.end(JSON.stringify(echo)), delay);

@@ -4,6 +4,7 @@
  * pretty-printed) and `<case>.problems.yaml`. Certificate PEM values of the form `file:tls/x.crt`
  * are read from testdata, so certificates are not pasted into the cases.
  */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,32 @@ export function listGoldenCases(): string[] {
     .filter((file) => file.endsWith('.in.yaml'))
     .map((file) => file.slice(0, -'.in.yaml'.length))
     .sort();
+}
+
+const CATALOGUE = /( *# catalogue: begin[^\n]*\n)([\s\S]*?)( *# catalogue: end\n)/g;
+
+function digestOf(body: string): string {
+  return createHash('sha256').update(body).digest('hex').slice(0, 16);
+}
+
+/**
+ * `conf` with each catalogue region (profile, body reader and error page locations, the same for
+ * every route table) shortened to one line naming its size and digest, so a golden nginx.conf
+ * shows what a case changes; the full text of each is recorded once (`catalogues/<digest>.conf`).
+ */
+export function condenseCatalogue(conf: string): string {
+  return conf.replace(CATALOGUE, (_, begin: string, body: string, end: string) => {
+    const indent = /^ */.exec(begin)![0];
+    return `${begin}${indent}# ... ${body.split('\n').length - 1} lines: catalogues/${digestOf(body)}.conf\n${end}`;
+  });
+}
+
+/** The catalogue regions of `conf` by the golden file that records each. */
+export function listCatalogues(conf: string): Map<string, string> {
+  const regions = new Map<string, string>();
+  for (const match of conf.matchAll(CATALOGUE))
+    regions.set(`catalogues/${digestOf(match[2]!)}.conf`, match[2]!);
+  return regions;
 }
 
 /** What a golden case produces. */

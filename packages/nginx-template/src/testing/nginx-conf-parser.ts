@@ -162,3 +162,17 @@ export function listUnquotedTokens(directives: readonly Directive[]): string[] {
     ...listUnquotedTokens(directive.children ?? []),
   ]);
 }
+
+/**
+ * The text of nginx.conf's http block before its upstreams and servers: the http-level settings,
+ * maps and header lines, without the copies the hop location and server make of some of them.
+ */
+export function httpSettingsOf(conf: string): string {
+  return conf.slice(conf.indexOf('\nhttp {'), conf.indexOf('\n    upstream ingresskit_upstream {'));
+}
+
+/** The text of the `upstream ingresskit_upstream` block. */
+export function balancedUpstreamOf(conf: string): string {
+  const start = conf.indexOf('\n    upstream ingresskit_upstream {');
+  return conf.slice(start, conf.indexOf('\n    }', start));
+}
