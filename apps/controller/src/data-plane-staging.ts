@@ -4,8 +4,9 @@
  */
 import {
   certificateKey,
-  createDataPlaneUpdate,
+  compileDataPlaneUpdate,
   hostKey,
+  serializeDataEntry,
   type Configuration,
   type DataPlaneRejection,
   type Profile,
@@ -26,6 +27,7 @@ import {
   needsReload,
   profilesOf,
 } from './data-plane-profiles.js';
+import { PushedPolicies } from './pushed-policies.js';
 
 /** An entry nginx refused, as its control socket reports it. */
 export type RejectedEntry = DataPlaneRejection['rejected'][number];
@@ -47,6 +49,8 @@ export class StagedRoutes {
    * holds back the others. A host bound to a refused certificate gets the default certificate.
    */
   readonly #refusedKeys = new Map<string, string>();
+  /** The shared policies nginx holds, so that a push deletes those no host names any more. */
+  readonly #policies = new PushedPolicies();
 
   /** Starts with `listeners` and nothing staged. */
   constructor(listeners: Listener[]) {
@@ -93,13 +97,14 @@ export class StagedRoutes {
 
   /**
    * The body of a push: the whole `table` when given, else the staged changes but the `held`
-   * hosts; the held hosts and the refused entries are left out either way.
+   * hosts; the held hosts and the refused entries are left out either way, and the shared
+   * policies no host names once it is applied are deleted.
    */
   createUpdate(held: ReadonlySet<string>, table?: RouteTable): string {
     const excludeKeys = [...[...held].map(hostKey), ...this.#refusedKeys.keys()];
-    return table !== undefined
-      ? createDataPlaneUpdate(table, { excludeKeys })
-      : createDataPlaneUpdate(pendingDelta(this.#pending, held), { excludeKeys });
+    const update = compileDataPlaneUpdate(table ?? pendingDelta(this.#pending, held), { excludeKeys });
+    this.#policies.prepare(update, table !== undefined);
+    return serializeDataEntry(update);
   }
 
   /** The entries among `rejected` that are not routes and were not refused before. */
@@ -112,9 +117,10 @@ export class StagedRoutes {
     for (const entry of entries) this.#refusedKeys.set(entry.key, entry.message);
   }
 
-  /** Forgets the staged changes nginx now has: all but those of the `held` hosts. */
+  /** Forgets the staged changes nginx now has (the last update made): all but those of the `held` hosts. */
   clear(held: ReadonlySet<string>): void {
     clearPending(this.#pending, held);
+    this.#policies.commit();
   }
 
   /** Entries nginx refused that are not routes, by data key, with the reason. */

@@ -31,6 +31,7 @@ export {
   type DataPlaneUpdateOptions,
 } from './data-plane-update.js';
 export { compileRoute, type CompiledRoute, type RouteIssue } from './compile-route.js';
+export { policyKey, sharedPolicyIdsOf, SharedPolicies } from './shared-policies.js';
 export type {
   ActionEntry,
   AffinityEntry,
@@ -50,6 +51,7 @@ export type {
   PathChangeEntry,
   PolicyEntry,
   RouteEntry,
+  SharedPolicyId,
   TlsEntry,
 } from './data-entries.js';
 export {
