@@ -60,6 +60,8 @@ export interface ControllerConfig {
   maxPathsPerIngress: number;
   /** Most paths the Ingresses of one namespace may hold together (`--max-paths-per-namespace`); 0 for no limit. */
   maxPathsPerNamespace: number;
+  /** The largest part of the shared dict one namespace may fill (`--max-namespace-dict-share`), in (0, 1]. */
+  maxNamespaceDictShare: number;
   /** `--allow-snippet-directives`: what a configuration-snippet may hold; empty: snippets are refused. */
   allowedSnippetDirectives: string[];
   httpPort: number;
@@ -161,6 +163,9 @@ export function resolveControllerConfig(
     throw new FlagError(
       `--lua-shared-dict-size must be an nginx size such as 512k, 256m or 1g, not ${JSON.stringify(flags['lua-shared-dict-size'])}`,
     );
+  const share = flags['max-namespace-dict-share'];
+  if (!(share > 0 && share <= 1))
+    throw new FlagError(`--max-namespace-dict-share must be more than 0 and at most 1, not ${share}`);
   const ports = [
     'http-port',
     'https-port',
@@ -200,6 +205,7 @@ export function resolveControllerConfig(
     allowCrossNamespaceHosts: flags['allow-cross-namespace-hosts'],
     maxPathsPerIngress: flags['max-paths-per-ingress'],
     maxPathsPerNamespace: flags['max-paths-per-namespace'],
+    maxNamespaceDictShare: flags['max-namespace-dict-share'],
     allowedSnippetDirectives: snippetDirectivesFlag(flags),
     backendAddressPolicy: {
       allowExternalName: flags['allow-external-name-services'],

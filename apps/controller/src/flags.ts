@@ -246,6 +246,12 @@ const flagSpecs = {
     description:
       "nginx's shared memory for routes, certificates and backends (nginx size syntax: 512k, 256m, 1g). It holds the whole route table, about 1 MiB per 1,000 Ingresses; pages are used only as it fills.",
   },
+  'max-namespace-dict-share': {
+    type: 'number',
+    default: 0.5,
+    description:
+      "The largest part of nginx's shared memory for routes (--lua-shared-dict-size) the Ingresses of one namespace may fill together, more than 0 and at most 1, of the three quarters handed out (the last quarter stays free for changes in flight). When namespaces together need more, each gets an equal part, and one that needs less leaves the rest to the others. Oldest first, an Ingress whose routes, policies and certificates would pass its namespace's part is left out with an Event, so that no tenant can fill the memory and stop everyone's updates.",
+  },
   'http-port': { type: 'port', default: 80, description: 'Port nginx listens on for HTTP.' },
   'https-port': { type: 'port', default: 443, description: 'Port nginx listens on for HTTPS.' },
   'enable-ssl-passthrough': {
@@ -426,6 +432,7 @@ export const runFlagNames: readonly FlagName[] = [
   'max-paths-per-namespace',
   'allow-snippet-directives',
   'lua-shared-dict-size',
+  'max-namespace-dict-share',
   'http-port',
   'https-port',
   'enable-ssl-passthrough',
@@ -460,6 +467,7 @@ export const tenancyFlagNames: readonly FlagName[] = [
   'allow-local-backend-addresses',
   'max-paths-per-ingress',
   'max-paths-per-namespace',
+  'max-namespace-dict-share',
   'allow-snippet-directives',
 ];
 

@@ -12,8 +12,10 @@ import {
   type ServiceReference,
   type TranslationDefaults,
 } from '@ingresskit/ingress-routes';
+import { sharedDictBytesOf } from '@ingresskit/nginx-template';
 import type { Listener } from '@ingresskit/route-model';
 import type { ControllerConfig } from './config.js';
+import type { NamespaceDataBudgetOptions } from './namespace-data-budget.js';
 
 /** Options of IngressRouting. */
 export interface IngressRoutingOptions {
@@ -33,6 +35,8 @@ export interface IngressRoutingOptions {
   maxPathsPerIngress?: number | undefined;
   /** `--max-paths-per-namespace` (see NamespacePathBudget); no limit when undefined or 0. */
   maxPathsPerNamespace?: number | undefined;
+  /** nginx's shared dict and the part of it one namespace may fill (see NamespaceDataBudget); none when undefined. */
+  dataBudget?: NamespaceDataBudgetOptions | undefined;
   /** `--allow-snippet-directives`: what a configuration-snippet may hold; none when undefined. */
   allowedSnippetDirectives?: readonly string[] | undefined;
   /**
@@ -90,6 +94,8 @@ export function routingOptionsOf(
     | 'backendAddressPolicy'
     | 'maxPathsPerIngress'
     | 'maxPathsPerNamespace'
+    | 'maxNamespaceDictShare'
+    | 'luaSharedDictSize'
     | 'allowedSnippetDirectives'
     | 'annotationPrefix'
     | 'httpPort'
@@ -107,6 +113,10 @@ export function routingOptionsOf(
     backendAddressPolicy: { ...config.backendAddressPolicy, ownPorts: listOwnPorts(config) },
     maxPathsPerIngress: config.maxPathsPerIngress,
     maxPathsPerNamespace: config.maxPathsPerNamespace,
+    dataBudget: {
+      capacityBytes: sharedDictBytesOf(config.luaSharedDictSize),
+      namespaceShare: config.maxNamespaceDictShare,
+    },
     allowedSnippetDirectives: config.allowedSnippetDirectives,
     annotationPrefix: config.annotationPrefix,
     listeners,

@@ -32,6 +32,8 @@ import type { Ingress } from '@ingresskit/store';
 import type { ClusterView } from './cluster-view.js';
 import { BackendResolver } from './backend-resolver.js';
 import { NamespacePathBudget } from './namespace-path-budget.js';
+import { NamespaceDataBudget, type ObjectData } from './namespace-data-budget.js';
+import { measureContribution } from './contribution-data.js';
 import { createTranslatorOf, type IngressRoutingOptions } from './ingress-routing-options.js';
 import type { IngressVerdict } from './ingress-verdict.js';
 import { problemOfNote, pushBackendProblems, pushRefusalProblems } from './ingress-problems.js';
@@ -67,6 +69,12 @@ export class IngressRouting {
   /** Contributions of other sources (Gateways, HTTPRoutes), by source key, as given. */
   readonly #foreign = new Map<string, RouteContribution>();
   readonly #budget: NamespacePathBudget | undefined;
+  /** nginx's shared dict shared between namespaces (see NamespaceDataBudget). */
+  readonly #dataBudget: NamespaceDataBudget | undefined;
+  /** What each contribution brings into the shared dict, measured once. */
+  readonly #dataOf = new WeakMap<RouteContribution, ObjectData>();
+  /** When each owned Ingress was created (ms), for the data budget's order. */
+  readonly #createdAt = new Map<string, number>();
   /** The owned Ingresses whose translation read each ConfigMap (auth-proxy-set-headers, custom-headers), by its key. */
   readonly #configMapReaders = new Map<string, Set<string>>();
   /** enable-access-log-for-default-backend; the default route is set again when it changes. */
@@ -95,6 +103,7 @@ export class IngressRouting {
     this.#builder.setContribution(createDefaultBackendContribution());
     const maxPathsPerNamespace = options.maxPathsPerNamespace ?? 0;
     if (maxPathsPerNamespace > 0) this.#budget = new NamespacePathBudget(maxPathsPerNamespace);
+    if (options.dataBudget !== undefined) this.#dataBudget = new NamespaceDataBudget(options.dataBudget);
   }
 
   /**
@@ -157,17 +166,56 @@ export class IngressRouting {
       this.#indexConfigMaps(key, previous, translation);
       this.#translations.set(key, translation);
       const paths = translation.contribution === undefined ? 0 : countIngressPaths(ingress.spec);
-      this.#budget?.set(key, paths, creationMillis(ingress));
+      const createdAt = creationMillis(ingress);
+      this.#budget?.set(key, paths, createdAt);
+      this.#createdAt.set(key, createdAt);
       translated.push(key);
     }
     const moved = this.#budget?.settle() ?? [];
     for (const key of moved) this.#affected.add(key);
-    for (const key of moved.length === 0 ? translated : new Set([...translated, ...moved])) {
+    this.#place(view, moved.length === 0 ? translated : new Set([...translated, ...moved]));
+  }
+
+  /**
+   * Serves or leaves out each of these Ingresses as the budgets decide; the data budget is settled
+   * first, and the Ingresses it moves in or out are placed too.
+   */
+  #place(view: ClusterView, keys: Iterable<string>): void {
+    let candidates: Iterable<string> = keys;
+    if (this.#dataBudget !== undefined) {
+      const measured = [...keys];
+      for (const key of measured) this.#measure(key);
+      const moved = this.#dataBudget.settle();
+      for (const key of moved) this.#affected.add(key);
+      candidates = moved.length === 0 ? measured : new Set([...measured, ...moved]);
+    }
+    for (const key of candidates) {
       const translation = this.#translations.get(key);
       if (translation === undefined) continue;
-      if (this.#budget?.refusal(key) === undefined) this.#contribute(view, key, translation);
+      if (this.#refusalOf(key) === undefined) this.#contribute(view, key, translation);
       else this.#withdraw(view, key, false);
     }
+  }
+
+  /** Tells the data budget what the Ingress would bring into the shared dict, as it would be served. */
+  #measure(key: string): void {
+    const contribution = this.#translations.get(key)?.contribution;
+    if (contribution === undefined || this.#budget?.refusal(key) !== undefined) {
+      this.#dataBudget!.delete(key);
+      return;
+    }
+    const kept = this.#refusals.keptOf(contribution);
+    let data = this.#dataOf.get(kept);
+    if (data === undefined) this.#dataOf.set(kept, (data = measureContribution(kept)));
+    this.#dataBudget!.set(key, key.slice(0, key.indexOf('/')), this.#createdAt.get(key) ?? 0, data);
+  }
+
+  /** Why a budget leaves the Ingress out, or undefined when it is served. */
+  #refusalOf(key: string): string | undefined {
+    const paths = this.#budget?.refusal(key);
+    if (paths !== undefined) return paths;
+    const data = this.#dataBudget?.refusal(key);
+    return data === undefined ? undefined : `${data}; the Ingress is not served`;
   }
 
   /** Resolves the backends of these Services again (their ports, type or EndpointSlices changed). */
@@ -230,11 +278,9 @@ export class IngressRouting {
       if (match[1] === 'Ingress') sources.add(`${match[2]}/${match[3]}`);
       else foreign.add(`${match[1]}/${match[2]}/${match[3]}`);
     }
-    for (const key of sources) {
-      this.#affected.add(key);
-      const translation = this.#translations.get(key);
-      if (translation !== undefined) this.#contribute(view, key, translation);
-    }
+    for (const key of sources) this.#affected.add(key);
+    // Without their refused routes they take less of the shared dict.
+    this.#place(view, sources);
     for (const key of foreign) {
       const contribution = this.#foreign.get(key);
       if (contribution === undefined) continue;
@@ -331,6 +377,17 @@ export class IngressRouting {
     const overBudget = this.#budget?.refusal(key);
     if (overBudget !== undefined)
       problems.push({ object, field: 'spec.rules', message: overBudget, severity: 'error' });
+    else {
+      const overShare = this.#refusalOf(key);
+      if (overShare !== undefined)
+        problems.push({
+          object,
+          field: 'spec',
+          message: overShare,
+          severity: 'error',
+          code: 'namespace-dict-share',
+        });
+    }
     const source = ingressSourceKey(key);
     const contribution = this.#builder.contribution(source);
     pushBackendProblems(problems, object, contribution, this.#backends);
@@ -397,6 +454,8 @@ export class IngressRouting {
     if (forget) {
       this.#indexConfigMaps(key, this.#translations.get(key), undefined);
       this.#budget?.delete(key);
+      this.#dataBudget?.delete(key);
+      this.#createdAt.delete(key);
       this.#translations.delete(key);
       this.#translator.forget(key);
       this.#forgetRefusals(key);

@@ -32,6 +32,14 @@ export {
 } from './data-plane-update.js';
 export { compileRoute, type CompiledRoute, type RouteIssue } from './compile-route.js';
 export { policyKey, sharedPolicyIdsOf, SharedPolicies } from './shared-policies.js';
+export {
+  measureCertificate,
+  measureDictEntry,
+  measureHostEntry,
+  measureRoutes,
+  measureTlsBinding,
+  type RouteDataSize,
+} from './entry-sizes.js';
 export type {
   ActionEntry,
   AffinityEntry,
@@ -80,6 +88,7 @@ export {
 export {
   authSocketPathOf,
   resolveSettings,
+  sharedDictBytesOf,
   type GzipSettings,
   type KeepaliveSettings,
   type RealIpSettings,
