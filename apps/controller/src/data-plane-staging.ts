@@ -16,10 +16,12 @@ import type { Listener, RouteTable, RouteTableDelta } from '@ingresskit/route-mo
 import {
   changedKeysOf,
   clearPending,
+  clearUrgent,
   createPendingDelta,
   mergeIntoPending,
   pendingDelta,
   pendingSize,
+  urgentDelta,
 } from './pending-delta.js';
 import {
   createDesiredConfiguration,
@@ -105,6 +107,24 @@ export class StagedRoutes {
     const update = compileDataPlaneUpdate(table ?? pendingDelta(this.#pending, held), { excludeKeys });
     this.#policies.prepare(update, table !== undefined);
     return serializeDataEntry(update);
+  }
+
+  /**
+   * The body of a push of what cannot wait for room in nginx's memory (see urgentDelta), or
+   * undefined when nothing staged is urgent.
+   */
+  createUrgentUpdate(): string | undefined {
+    const delta = urgentDelta(this.#pending);
+    if (delta.backends.upsert.length + delta.virtualHosts.remove.length === 0) return undefined;
+    const update = compileDataPlaneUpdate(delta, { excludeKeys: this.#refusedKeys.keys() });
+    this.#policies.prepare(update, false);
+    return serializeDataEntry(update);
+  }
+
+  /** Forgets the urgent changes nginx now has (the last urgent update made). */
+  clearUrgent(): void {
+    clearUrgent(this.#pending);
+    this.#policies.commit();
   }
 
   /** The entries among `rejected` that are not routes and were not refused before. */

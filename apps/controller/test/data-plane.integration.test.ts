@@ -193,6 +193,55 @@ describe('NginxDataPlane with too little shared memory', () => {
   });
 });
 
+describe('NginxDataPlane with its shared memory full', () => {
+  it("still pushes the backends' new endpoints and the hosts removed, and keeps the rest staged", async () => {
+    const ownPorts = await pickControllerPorts();
+    const table = createRouteTableBuilder({ listeners: listenersOf(ownPorts) });
+    const plane = new NginxDataPlane({
+      binary: resolveNginxBinary(),
+      ...ownPorts,
+      listenAddresses: ['127.0.0.1'],
+      workerProcesses: 1,
+      logger: createLogger({ level: 'silent' }),
+      renderOptions: { sharedDictSize: '1m' },
+      readTable: () => table.table(),
+    });
+    const first = (await startBackends('alpha')).get('alpha')!;
+    const moved = (await startBackends('alpha')).get('alpha')!;
+    const setSteady = (hostname: string) =>
+      table.setContribution({
+        source: { kind: 'Test', namespace: 'default', name: hostname },
+        hosts: [{ hostname, routes: [routeTo(hostname)] }],
+        tls: [],
+      });
+    try {
+      await plane.prepare();
+      setSteady('steady.example.test');
+      setSteady('gone.example.test');
+      table.setBackend({ id: 'default/alpha:80', endpoints: [{ address: '127.0.0.1', port: first.port }] });
+      plane.stage(table.commit());
+      await plane.flush();
+      const answer = async (host: string) => (await probe({ port: ownPorts.httpPort, host })).body;
+      expect(await answer('steady.example.test')).toMatch(/^alpha:/);
+      // A flood of hosts that cannot fit, the victim's pods moving, a host going away.
+      for (let index = 0; index < 5_000; index++) setSteady(`flood-${index}.example.test`);
+      table.setBackend({ id: 'default/alpha:80', endpoints: [{ address: '127.0.0.1', port: moved.port }] });
+      table.deleteContribution('Test/default/gone.example.test');
+      plane.stage(table.commit());
+      await expect(plane.flush()).rejects.toThrow(/does not fit nginx's shared memory of 1m/);
+      await first.stop();
+      expect(await answer('steady.example.test')).toMatch(/^alpha:/);
+      expect((await probe({ port: ownPorts.httpPort, host: 'gone.example.test' })).status).toBe(404);
+      expect((await probe({ port: ownPorts.httpPort, host: 'flood-0.example.test' })).status).toBe(404);
+      expect(await plane.isInSync()).toBe(false);
+    } finally {
+      await plane.stop();
+      await first.stop();
+      await moved.stop();
+    }
+  });
+});
+
 describe('Controller', () => {
   it('keeps serving, reports and retries with backoff when nginx -t refuses a change, then applies it', async () => {
     const server = await startLocalApiServer({ port: 0 });
