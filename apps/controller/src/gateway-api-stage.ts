@@ -96,7 +96,7 @@ export class GatewayApiStage {
         name: key.slice(slash + 1),
       });
     });
-    this.#reports.update([...this.routing.problems(), ...ownership]);
+    this.#reports.update([...this.routing.problems(), ...ownership, ...routing.foreignBudgetProblems()]);
   }
 
   /** nginx serves the sync: the statuses that describe it may be written now. */

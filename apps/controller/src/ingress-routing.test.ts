@@ -159,3 +159,98 @@ describe('IngressRouting.updateIngresses', () => {
     ]);
   });
 });
+
+describe('IngressRouting with a data budget', () => {
+  const listeners = [{ name: 'http', port: 80, protocol: 'HTTP' as const }];
+
+  function inNamespace(namespace: string, source: Ingress): Ingress {
+    return { ...source, metadata: { ...source.metadata, namespace } };
+  }
+
+  it("leaves out a namespace's youngest Ingresses past its part of the dict, and never another namespace's", () => {
+    // 1 MiB: 768 KiB handed out, at most half of it to one namespace.
+    const routing = new IngressRouting({
+      classConfig: {},
+      listeners,
+      now: Date.now,
+      dataBudget: { capacityBytes: 1024 ** 2, namespaceShare: 0.5 },
+    });
+    const tenant = Array.from({ length: 8 }, (_, index) => ingress(`bulk-${index}`, 500, index + 10));
+    const victim = inNamespace('victim', ingress('shop', 3, 60));
+    const cluster = objects([...tenant, victim]);
+    routing.initialize(viewOfObjects(cluster));
+    routing.updateIngresses(viewOfObjects(cluster), [
+      ...tenant.map((item) => `team/${item.metadata.name}`),
+      'victim/shop',
+    ]);
+    routing.commit();
+    const served = routing
+      .table()
+      .virtualHosts.map((host) => host.hostname)
+      .filter((hostname) => hostname.startsWith('bulk-'));
+    expect(served.length).toBeGreaterThan(0);
+    expect(served.length).toBeLessThan(8);
+    // Oldest first: the ones served are the first ones.
+    expect(served.sort()).toEqual(
+      tenant.slice(0, served.length).map((item) => `${item.metadata.name}.example.com`),
+    );
+    expect(routing.virtualHost('shop.example.com')).toBeDefined();
+    expect(routing.problemsOf('victim/shop').map((problem) => problem.code)).toEqual(['service-not-found']);
+    expect(routing.problemsOf('team/bulk-7')).toContainEqual(
+      expect.objectContaining({
+        code: 'namespace-dict-share',
+        message: expect.stringMatching(
+          /would take namespace team past its part of it: .* the Ingress is not served$/,
+        ),
+      }),
+    );
+    // Deleting an old one makes room for the next.
+    const fewer = objects([...tenant.slice(1), victim]);
+    routing.updateIngresses(viewOfObjects(fewer), ['team/bulk-0']);
+    routing.commit();
+    expect(routing.virtualHost(`bulk-${served.length}.example.com`)).toBeDefined();
+  });
+
+  it('counts Gateway API sources too, and reports those it leaves out', () => {
+    const routing = new IngressRouting({
+      classConfig: {},
+      listeners,
+      now: Date.now,
+      dataBudget: { capacityBytes: 1024 ** 2, namespaceShare: 0.5 },
+    });
+    const view = viewOfObjects(objects([]));
+    routing.initialize(view);
+    const route = (name: string, index: number) => ({
+      id: `HTTPRoute/team/${name}/r${index}`,
+      origin: { kind: 'HTTPRoute', namespace: 'team', name, createdAt: 1000, index: [index] },
+      match: { path: { type: 'PathPrefix' as const, value: `/${'x'.repeat(200)}/${index}` } },
+      action: { type: 'respond' as const, statusCode: 200 },
+      policy: {},
+    });
+    for (const name of ['a', 'b', 'c']) {
+      routing.setContribution(view, {
+        source: { kind: 'HTTPRoute', namespace: 'team', name },
+        hosts: [
+          {
+            hostname: `${name}.example.com`,
+            routes: Array.from({ length: 250 }, (_, index) => route(name, index)),
+          },
+        ],
+        tls: [],
+      });
+    }
+    routing.commit();
+    expect(routing.virtualHost('a.example.com')).toBeDefined();
+    expect(routing.virtualHost('c.example.com')).toBeUndefined();
+    expect(routing.foreignBudgetProblems()).toEqual([
+      expect.objectContaining({
+        object: { kind: 'HTTPRoute', namespace: 'team', name: 'c' },
+        message: expect.stringMatching(/past its part of it: .*; the HTTPRoute is not served$/),
+      }),
+    ]);
+    routing.deleteContribution(view, 'HTTPRoute/team/a');
+    routing.commit();
+    expect(routing.virtualHost('c.example.com')).toBeDefined();
+    expect(routing.foreignBudgetProblems()).toEqual([]);
+  });
+});

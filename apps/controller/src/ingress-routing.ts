@@ -45,6 +45,14 @@ function ingressSourceKey(key: string): string {
   return sourceKey({ kind: 'Ingress', namespace: key.slice(0, slash), name: key.slice(slash + 1) });
 }
 
+const INGRESS_PREFIX = ingressSourceKey('/').slice(0, -1);
+
+/** When a source was created, as its routes and TLS claims say (0 when they do not: the oldest). */
+function createdAtOf(contribution: RouteContribution): number {
+  const host = contribution.hosts.find((candidate) => candidate.routes.length > 0);
+  return host?.routes[0]?.origin.createdAt ?? contribution.tls[0]?.origin.createdAt ?? 0;
+}
+
 /** When an Ingress was created, in ms (0 when unknown: it then counts as the oldest). */
 function creationMillis(ingress: Ingress): number {
   const created: unknown = ingress.metadata?.creationTimestamp;
@@ -73,8 +81,6 @@ export class IngressRouting {
   readonly #dataBudget: NamespaceDataBudget | undefined;
   /** What each contribution brings into the shared dict, measured once. */
   readonly #dataOf = new WeakMap<RouteContribution, ObjectData>();
-  /** When each owned Ingress was created (ms), for the data budget's order. */
-  readonly #createdAt = new Map<string, number>();
   /** The owned Ingresses whose translation read each ConfigMap (auth-proxy-set-headers, custom-headers), by its key. */
   readonly #configMapReaders = new Map<string, Set<string>>();
   /** enable-access-log-for-default-backend; the default route is set again when it changes. */
@@ -166,9 +172,7 @@ export class IngressRouting {
       this.#indexConfigMaps(key, previous, translation);
       this.#translations.set(key, translation);
       const paths = translation.contribution === undefined ? 0 : countIngressPaths(ingress.spec);
-      const createdAt = creationMillis(ingress);
-      this.#budget?.set(key, paths, createdAt);
-      this.#createdAt.set(key, createdAt);
+      this.#budget?.set(key, paths, creationMillis(ingress));
       translated.push(key);
     }
     const moved = this.#budget?.settle() ?? [];
@@ -177,45 +181,83 @@ export class IngressRouting {
   }
 
   /**
-   * Serves or leaves out each of these Ingresses as the budgets decide; the data budget is settled
-   * first, and the Ingresses it moves in or out are placed too.
+   * Serves or leaves out each of these Ingresses and other sources (by source key) as the budgets
+   * decide; the data budget is settled first, and what it moves in or out is placed too.
    */
-  #place(view: ClusterView, keys: Iterable<string>): void {
-    let candidates: Iterable<string> = keys;
+  #place(view: ClusterView, ingressKeys: Iterable<string>, foreignKeys: Iterable<string> = []): void {
+    const ingresses = new Set(ingressKeys);
+    const foreign = new Set(foreignKeys);
     if (this.#dataBudget !== undefined) {
-      const measured = [...keys];
-      for (const key of measured) this.#measure(key);
-      const moved = this.#dataBudget.settle();
-      for (const key of moved) this.#affected.add(key);
-      candidates = moved.length === 0 ? measured : new Set([...measured, ...moved]);
+      for (const key of ingresses) this.#measure(ingressSourceKey(key), this.#servedContributionOf(key));
+      for (const key of foreign) this.#measure(key, this.#foreign.get(key));
+      for (const source of this.#dataBudget.settle()) {
+        if (!source.startsWith(INGRESS_PREFIX)) foreign.add(source);
+        else {
+          const key = source.slice(INGRESS_PREFIX.length);
+          this.#affected.add(key);
+          ingresses.add(key);
+        }
+      }
     }
-    for (const key of candidates) {
+    for (const key of ingresses) {
       const translation = this.#translations.get(key);
       if (translation === undefined) continue;
       if (this.#refusalOf(key) === undefined) this.#contribute(view, key, translation);
       else this.#withdraw(view, key, false);
     }
+    for (const key of foreign) {
+      const contribution = this.#foreign.get(key);
+      if (contribution === undefined) continue;
+      if (this.#dataBudget?.refusal(key) !== undefined) {
+        this.#backends.follow(view, this.#builder.deleteContribution(key));
+        continue;
+      }
+      const kept = this.#refusals.keptOf(contribution);
+      if (this.#builder.contribution(key) !== kept)
+        this.#backends.follow(view, this.#builder.setContribution(kept));
+    }
   }
 
-  /** Tells the data budget what the Ingress would bring into the shared dict, as it would be served. */
-  #measure(key: string): void {
-    const contribution = this.#translations.get(key)?.contribution;
-    if (contribution === undefined || this.#budget?.refusal(key) !== undefined) {
-      this.#dataBudget!.delete(key);
+  /** What an Ingress contributes when the path budget lets it: undefined otherwise. */
+  #servedContributionOf(key: string): RouteContribution | undefined {
+    return this.#budget?.refusal(key) === undefined ? this.#translations.get(key)?.contribution : undefined;
+  }
+
+  /** Tells the data budget what a source (undefined: none) would bring into the shared dict, as it would be served. */
+  #measure(source: string, contribution: RouteContribution | undefined): void {
+    if (contribution === undefined) {
+      this.#dataBudget!.delete(source);
       return;
     }
     const kept = this.#refusals.keptOf(contribution);
     let data = this.#dataOf.get(kept);
     if (data === undefined) this.#dataOf.set(kept, (data = measureContribution(kept)));
-    this.#dataBudget!.set(key, key.slice(0, key.indexOf('/')), this.#createdAt.get(key) ?? 0, data);
+    this.#dataBudget!.set(source, contribution.source.namespace, createdAtOf(contribution), data);
   }
 
   /** Why a budget leaves the Ingress out, or undefined when it is served. */
   #refusalOf(key: string): string | undefined {
     const paths = this.#budget?.refusal(key);
     if (paths !== undefined) return paths;
-    const data = this.#dataBudget?.refusal(key);
+    const data = this.#dataBudget?.refusal(ingressSourceKey(key));
     return data === undefined ? undefined : `${data}; the Ingress is not served`;
+  }
+
+  /** The problems of the sources other than Ingresses (Gateways, HTTPRoutes) that the data budget leaves out. */
+  foreignBudgetProblems(): Problem[] {
+    const problems: Problem[] = [];
+    for (const [key, contribution] of this.#foreign) {
+      const refusal = this.#dataBudget?.refusal(key);
+      if (refusal === undefined) continue;
+      problems.push({
+        object: contribution.source,
+        field: 'spec',
+        message: `${refusal}; the ${contribution.source.kind} is not served`,
+        severity: 'error',
+        code: 'namespace-dict-share',
+      });
+    }
+    return problems;
   }
 
   /** Resolves the backends of these Services again (their ports, type or EndpointSlices changed). */
@@ -234,7 +276,7 @@ export class IngressRouting {
     // A new version may have fixed what the data plane refused: try it again.
     this.#refusals.forgetRoutes(`${key}/`);
     this.#foreign.set(key, contribution);
-    this.#backends.follow(view, this.#builder.setContribution(contribution));
+    this.#place(view, [], [key]);
   }
 
   /** Withdraws what {@link setContribution} set for `key` (`Kind/namespace/name`). */
@@ -242,6 +284,8 @@ export class IngressRouting {
     if (!this.#foreign.delete(key)) return;
     this.#refusals.forgetRoutes(`${key}/`);
     this.#backends.follow(view, this.#builder.deleteContribution(key));
+    // What it took of the shared dict may let others in.
+    this.#place(view, [], [key]);
   }
 
   /** Pins the backends of ExternalNames with these host names again (their addresses changed). */
@@ -280,12 +324,7 @@ export class IngressRouting {
     }
     for (const key of sources) this.#affected.add(key);
     // Without their refused routes they take less of the shared dict.
-    this.#place(view, sources);
-    for (const key of foreign) {
-      const contribution = this.#foreign.get(key);
-      if (contribution === undefined) continue;
-      this.#backends.follow(view, this.#builder.setContribution(this.#refusals.keptOf(contribution)));
-    }
+    this.#place(view, sources, foreign);
     return sources.size + foreign.size > 0;
   }
 
@@ -454,8 +493,7 @@ export class IngressRouting {
     if (forget) {
       this.#indexConfigMaps(key, this.#translations.get(key), undefined);
       this.#budget?.delete(key);
-      this.#dataBudget?.delete(key);
-      this.#createdAt.delete(key);
+      this.#dataBudget?.delete(ingressSourceKey(key));
       this.#translations.delete(key);
       this.#translator.forget(key);
       this.#forgetRefusals(key);
