@@ -253,4 +253,44 @@ describe('IngressRouting with a data budget', () => {
     expect(routing.virtualHost('c.example.com')).toBeDefined();
     expect(routing.foreignBudgetProblems()).toEqual([]);
   });
+
+  it("counts a backend's endpoints, again when they change", () => {
+    const routing = new IngressRouting({
+      classConfig: {},
+      listeners,
+      now: Date.now,
+      dataBudget: { capacityBytes: 1024 ** 2, namespaceShare: 0.5 },
+    });
+    const old = ingress('old', 1, 1);
+    const young = ingress('young', 1, 2);
+    const rules = young.spec!.rules!;
+    rules[0]!.http!.paths[0]!.backend.service!.name = 'crowd';
+    const slice = (addresses: number) => ({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'crowd-1', namespace: 'team', labels: { 'kubernetes.io/service-name': 'crowd' } },
+      addressType: 'IPv4',
+      endpoints: Array.from({ length: addresses }, (_, index) => ({
+        addresses: [`10.${index >> 16}.${(index >> 8) & 255}.${index & 255}`],
+      })),
+      ports: [{ port: 80 }],
+    });
+    const view = (addresses: number) =>
+      viewOfObjects({
+        ...objects([old, young]),
+        endpointSlices: [slice(addresses)] as ClusterObjects['endpointSlices'],
+      });
+    routing.initialize(view(10));
+    routing.updateIngresses(view(10), ['team/old', 'team/young']);
+    routing.commit();
+    expect(routing.virtualHost('young.example.com')).toBeDefined();
+    // The tenant scales the Service behind its younger Ingress to 10,000 endpoints.
+    routing.updateServices(view(10_000), ['team/crowd']);
+    routing.commit();
+    expect(routing.virtualHost('young.example.com')).toBeUndefined();
+    expect(routing.virtualHost('old.example.com')).toBeDefined();
+    expect(routing.problemsOf('team/young')).toContainEqual(
+      expect.objectContaining({ code: 'namespace-dict-share' }),
+    );
+  });
 });

@@ -30,10 +30,15 @@ import {
 } from '@ingresskit/route-model';
 import type { Ingress } from '@ingresskit/store';
 import type { ClusterView } from './cluster-view.js';
-import { BackendResolver } from './backend-resolver.js';
+import { BackendResolver, serviceKeyOfBackend } from './backend-resolver.js';
 import { NamespacePathBudget } from './namespace-path-budget.js';
 import { NamespaceDataBudget, type ObjectData } from './namespace-data-budget.js';
-import { measureContribution } from './contribution-data.js';
+import {
+  countEndpoints,
+  measureContribution,
+  withBackends,
+  type ContributionData,
+} from './contribution-data.js';
 import { createTranslatorOf, type IngressRoutingOptions } from './ingress-routing-options.js';
 import type { IngressVerdict } from './ingress-verdict.js';
 import { problemOfNote, pushBackendProblems, pushRefusalProblems } from './ingress-problems.js';
@@ -79,8 +84,12 @@ export class IngressRouting {
   readonly #budget: NamespacePathBudget | undefined;
   /** nginx's shared dict shared between namespaces (see NamespaceDataBudget). */
   readonly #dataBudget: NamespaceDataBudget | undefined;
-  /** What each contribution brings into the shared dict, measured once. */
-  readonly #dataOf = new WeakMap<RouteContribution, ObjectData>();
+  /** What each contribution brings into the shared dict but its backends, measured once. */
+  readonly #dataOf = new WeakMap<RouteContribution, ContributionData>();
+  /** The sources the data budget counted with the backends of each Service, by Service key. */
+  readonly #sourcesByService = new Map<string, Set<string>>();
+  /** The Services whose backends each source was counted with, by source key. */
+  readonly #servicesBySource = new Map<string, Set<string>>();
   /** The owned Ingresses whose translation read each ConfigMap (auth-proxy-set-headers, custom-headers), by its key. */
   readonly #configMapReaders = new Map<string, Set<string>>();
   /** enable-access-log-for-default-backend; the default route is set again when it changes. */
@@ -188,8 +197,9 @@ export class IngressRouting {
     const ingresses = new Set(ingressKeys);
     const foreign = new Set(foreignKeys);
     if (this.#dataBudget !== undefined) {
-      for (const key of ingresses) this.#measure(ingressSourceKey(key), this.#servedContributionOf(key));
-      for (const key of foreign) this.#measure(key, this.#foreign.get(key));
+      for (const key of ingresses)
+        this.#measure(view, ingressSourceKey(key), this.#servedContributionOf(key));
+      for (const key of foreign) this.#measure(view, key, this.#foreign.get(key));
       for (const source of this.#dataBudget.settle()) {
         if (!source.startsWith(INGRESS_PREFIX)) foreign.add(source);
         else {
@@ -223,16 +233,51 @@ export class IngressRouting {
     return this.#budget?.refusal(key) === undefined ? this.#translations.get(key)?.contribution : undefined;
   }
 
-  /** Tells the data budget what a source (undefined: none) would bring into the shared dict, as it would be served. */
-  #measure(source: string, contribution: RouteContribution | undefined): void {
+  /**
+   * Tells the data budget what a source (undefined: none) would bring into the shared dict, as it
+   * would be served, its backends as big as `view`'s EndpointSlices make them.
+   */
+  #measure(view: ClusterView, source: string, contribution: RouteContribution | undefined): void {
     if (contribution === undefined) {
       this.#dataBudget!.delete(source);
+      this.#indexServices(source, []);
       return;
     }
     const kept = this.#refusals.keptOf(contribution);
     let data = this.#dataOf.get(kept);
     if (data === undefined) this.#dataOf.set(kept, (data = measureContribution(kept)));
-    this.#dataBudget!.set(source, contribution.source.namespace, createdAtOf(contribution), data);
+    const services = new Map<string, number>();
+    const endpointsOf = (id: string): number => {
+      const service = serviceKeyOfBackend(id);
+      if (service === undefined) return 0;
+      let count = services.get(service);
+      if (count === undefined)
+        services.set(service, (count = countEndpoints(view.endpointSlicesForService(service))));
+      return count;
+    };
+    const measured: ObjectData = withBackends(data, endpointsOf);
+    this.#indexServices(source, services.keys());
+    this.#dataBudget!.set(source, contribution.source.namespace, createdAtOf(contribution), measured);
+  }
+
+  /** Records the Services whose endpoints `source` was counted with (see updateServices). */
+  #indexServices(source: string, services: Iterable<string>): void {
+    for (const service of this.#servicesBySource.get(source) ?? []) {
+      const sources = this.#sourcesByService.get(service);
+      sources?.delete(source);
+      if (sources?.size === 0) this.#sourcesByService.delete(service);
+    }
+    const next = new Set(services);
+    if (next.size === 0) {
+      this.#servicesBySource.delete(source);
+      return;
+    }
+    this.#servicesBySource.set(source, next);
+    for (const service of next) {
+      let sources = this.#sourcesByService.get(service);
+      if (sources === undefined) this.#sourcesByService.set(service, (sources = new Set()));
+      sources.add(source);
+    }
   }
 
   /** Why a budget leaves the Ingress out, or undefined when it is served. */
@@ -260,9 +305,23 @@ export class IngressRouting {
     return problems;
   }
 
-  /** Resolves the backends of these Services again (their ports, type or EndpointSlices changed). */
+  /**
+   * Resolves the backends of these Services again (their ports, type or EndpointSlices changed),
+   * and counts again what the sources naming them take of the shared dict.
+   */
   updateServices(view: ClusterView, serviceKeys: Iterable<string>): void {
-    this.#backends.updateServices(view, serviceKeys);
+    const keys = [...serviceKeys];
+    this.#backends.updateServices(view, keys);
+    if (this.#dataBudget === undefined) return;
+    const ingresses = new Set<string>();
+    const foreign = new Set<string>();
+    for (const service of keys) {
+      for (const source of this.#sourcesByService.get(service) ?? []) {
+        if (source.startsWith(INGRESS_PREFIX)) ingresses.add(source.slice(INGRESS_PREFIX.length));
+        else foreign.add(source);
+      }
+    }
+    if (ingresses.size + foreign.size > 0) this.#place(view, ingresses, foreign);
   }
 
   /**
@@ -303,9 +362,10 @@ export class IngressRouting {
     return [...(this.#configMapReaders.get(key) ?? [])];
   }
 
-  /** Whether a route refers to a backend of the Service `namespace/name`. */
+  /** Whether a route, or a source the data budget counted, refers to a backend of the Service `namespace/name`. */
   isServiceReferenced(serviceKey: string): boolean {
-    return this.#backends.isServiceReferenced(serviceKey);
+    // A source the data budget left out for its backends' size may fit once they shrink.
+    return this.#backends.isServiceReferenced(serviceKey) || this.#sourcesByService.has(serviceKey);
   }
 
   /**

@@ -6,13 +6,15 @@
  */
 import type { Certificate, Route } from '@ingresskit/route-model';
 import { compileRoute } from './compile-route.js';
-import { certificateKey, hostKey, tlsKey } from './data-plane-update.js';
+import { backendKey, certificateKey, hostKey, tlsKey } from './data-plane-update.js';
 import { policyKey, sharePolicyOf, SharedPolicies } from './shared-policies.js';
 
 // nginx's slab allocator serves small sizes in powers of two and larger ones in whole pages.
 const PAGE_BYTES = 4096;
 // ngx_rbtree_node_t and ngx_http_lua_shdict_node_t before the key, rounded up.
 const NODE_BYTES = 96;
+// One endpoint of a backend: `["<IPv6 address>",<port>],` at most.
+const ENDPOINT_BYTES = 52;
 // A route's place in its host's path index: the path again, its index and the JSON around them.
 const INDEX_BYTES_PER_ROUTE = 16;
 
@@ -63,4 +65,9 @@ export function measureTlsBinding(hostname: string, certificateId: string): numb
 export function measureCertificate(certificate: Certificate): number {
   const value = JSON.stringify({ cert: certificate.certificatePem, key: certificate.privateKeyPem });
   return measureDictEntry(certificateKey(certificate.id), Buffer.byteLength(value));
+}
+
+/** Bytes the entry of the backend `id` takes with `endpoints` endpoints (an upper bound). */
+export function measureBackend(id: string, endpoints: number): number {
+  return measureDictEntry(backendKey(id), 32 + endpoints * ENDPOINT_BYTES);
 }

@@ -33,6 +33,7 @@ export {
 export { compileRoute, type CompiledRoute, type RouteIssue } from './compile-route.js';
 export { policyKey, sharedPolicyIdsOf, SharedPolicies } from './shared-policies.js';
 export {
+  measureBackend,
   measureCertificate,
   measureDictEntry,
   measureHostEntry,
