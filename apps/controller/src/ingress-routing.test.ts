@@ -1,4 +1,4 @@
-import type { Ingress, IngressClass } from '@ingresskit/store';
+import type { EndpointSlice, Ingress, IngressClass } from '@ingresskit/store';
 import { describe, expect, it } from 'vitest';
 import { viewOfObjects, type ClusterObjects } from './cluster-view.js';
 import { IngressRouting } from './ingress-routing.js';
@@ -10,7 +10,7 @@ const ours: IngressClass = {
   spec: { controller: 'ingresskit.dev/ingress-controller' },
 };
 
-function ingress(name: string, paths: number, createdSecond: number): Ingress {
+function ingress(name: string, paths: number, createdSecond: number, service = 'web'): Ingress {
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'Ingress',
@@ -29,7 +29,7 @@ function ingress(name: string, paths: number, createdSecond: number): Ingress {
             paths: Array.from({ length: paths }, (_, index) => ({
               path: `/p${index}`,
               pathType: 'Prefix',
-              backend: { service: { name: 'web', port: { number: 80 } } },
+              backend: { service: { name: service, port: { number: 80 } } },
             })),
           },
         },
@@ -163,18 +163,22 @@ describe('IngressRouting.updateIngresses', () => {
 describe('IngressRouting with a data budget', () => {
   const listeners = [{ name: 'http', port: 80, protocol: 'HTTP' as const }];
 
-  function inNamespace(namespace: string, source: Ingress): Ingress {
-    return { ...source, metadata: { ...source.metadata, namespace } };
-  }
-
-  it("leaves out a namespace's youngest Ingresses past its part of the dict, and never another namespace's", () => {
-    // 1 MiB: 768 KiB handed out, at most half of it to one namespace.
-    const routing = new IngressRouting({
+  /** 1 MiB of shared dict: 768 KiB handed out, at most half of it to one namespace. */
+  function createBudgetedRouting(): IngressRouting {
+    return new IngressRouting({
       classConfig: {},
       listeners,
       now: Date.now,
       dataBudget: { capacityBytes: 1024 ** 2, namespaceShare: 0.5 },
     });
+  }
+
+  function inNamespace(namespace: string, source: Ingress): Ingress {
+    return { ...source, metadata: { ...source.metadata, namespace } };
+  }
+
+  it("leaves out a namespace's youngest Ingresses past its part of the dict, and never another namespace's", () => {
+    const routing = createBudgetedRouting();
     const tenant = Array.from({ length: 8 }, (_, index) => ingress(`bulk-${index}`, 500, index + 10));
     const victim = inNamespace('victim', ingress('shop', 3, 60));
     const cluster = objects([...tenant, victim]);
@@ -212,12 +216,7 @@ describe('IngressRouting with a data budget', () => {
   });
 
   it('counts Gateway API sources too, and reports those it leaves out', () => {
-    const routing = new IngressRouting({
-      classConfig: {},
-      listeners,
-      now: Date.now,
-      dataBudget: { capacityBytes: 1024 ** 2, namespaceShare: 0.5 },
-    });
+    const routing = createBudgetedRouting();
     const view = viewOfObjects(objects([]));
     routing.initialize(view);
     const route = (name: string, index: number) => ({
@@ -255,16 +254,9 @@ describe('IngressRouting with a data budget', () => {
   });
 
   it("counts a backend's endpoints, again when they change", () => {
-    const routing = new IngressRouting({
-      classConfig: {},
-      listeners,
-      now: Date.now,
-      dataBudget: { capacityBytes: 1024 ** 2, namespaceShare: 0.5 },
-    });
+    const routing = createBudgetedRouting();
     const old = ingress('old', 1, 1);
-    const young = ingress('young', 1, 2);
-    const rules = young.spec!.rules!;
-    rules[0]!.http!.paths[0]!.backend.service!.name = 'crowd';
+    const young = ingress('young', 1, 2, 'crowd');
     const slice = (addresses: number) => ({
       apiVersion: 'discovery.k8s.io/v1',
       kind: 'EndpointSlice',
@@ -278,7 +270,7 @@ describe('IngressRouting with a data budget', () => {
     const view = (addresses: number) =>
       viewOfObjects({
         ...objects([old, young]),
-        endpointSlices: [slice(addresses)] as ClusterObjects['endpointSlices'],
+        endpointSlices: [slice(addresses) as unknown as EndpointSlice],
       });
     routing.initialize(view(10));
     routing.updateIngresses(view(10), ['team/old', 'team/young']);

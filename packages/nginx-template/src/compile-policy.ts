@@ -46,35 +46,25 @@ const basicAuthCache = createCompileCache<PolicyEntry['auth']>();
 const digestAuthCache = createCompileCache<PolicyEntry['digest']>();
 const externalAuthCache = createCompileCache<PolicyEntry['extAuth']>();
 
-/** allowSources → networks; an entry that cannot be read admits no one, with a stricter reading. */
-function compileAllowList(sources: readonly string[], out: PolicyIssues): [string, number][] {
+/**
+ * allowSources or denySources → networks. An entry that cannot be read, with a stricter reading,
+ * admits no one to an allow-list and denies everyone in a deny list: either way it fails closed.
+ */
+function compileNetworks(
+  field: 'allowSources' | 'denySources',
+  sources: readonly string[],
+  out: PolicyIssues,
+): [string, number][] {
   const networks: [string, number][] = [];
   sources.forEach((source, index) => {
     const parsed = parseCidr(source);
-    if (parsed === undefined) {
-      out.strict(
-        `policy.allowSources[${index}]`,
-        'is not an IP address or CIDR; it admits no client',
-        source,
-      );
-    } else networks.push([parsed.hex, parsed.bits]);
-  });
-  return networks;
-}
-
-/** denySources → networks; an entry that cannot be read denies everyone, with a stricter reading. */
-function compileDenyList(sources: readonly string[], out: PolicyIssues): [string, number][] {
-  const networks: [string, number][] = [];
-  sources.forEach((source, index) => {
-    const parsed = parseCidr(source);
-    if (parsed === undefined) {
-      out.strict(
-        `policy.denySources[${index}]`,
-        'is not an IP address or CIDR; it denies every client',
-        source,
-      );
+    if (parsed !== undefined) networks.push([parsed.hex, parsed.bits]);
+    else if (field === 'allowSources') {
+      out.strict(`policy.${field}[${index}]`, 'is not an IP address or CIDR; it admits no client', source);
+    } else {
+      out.strict(`policy.${field}[${index}]`, 'is not an IP address or CIDR; it denies every client', source);
       networks.push(...DENY_EVERYONE);
-    } else networks.push([parsed.hex, parsed.bits]);
+    }
   });
   return networks;
 }
@@ -116,7 +106,9 @@ export function compilePolicy(route: Route, out: PolicyIssues): PolicyEntry {
   }
   if (policy.allowSources !== undefined) {
     const sources = Array.isArray(policy.allowSources) ? policy.allowSources : [];
-    entry.allow = compileOnce(allowCache, sources, out, (issues) => compileAllowList(sources, issues));
+    entry.allow = compileOnce(allowCache, sources, out, (issues) =>
+      compileNetworks('allowSources', sources, issues),
+    );
   }
   if (
     policy.denySources !== undefined &&
@@ -124,7 +116,9 @@ export function compilePolicy(route: Route, out: PolicyIssues): PolicyEntry {
     policy.denySources.length > 0
   ) {
     const sources = policy.denySources;
-    entry.deny = compileOnce(denyCache, sources, out, (issues) => compileDenyList(sources, issues));
+    entry.deny = compileOnce(denyCache, sources, out, (issues) =>
+      compileNetworks('denySources', sources, issues),
+    );
   }
   if (policy.maxBodyBytes !== undefined) {
     if (isValidMaxBodyBytes(policy.maxBodyBytes)) entry.maxBody = policy.maxBodyBytes;
