@@ -30,15 +30,9 @@ import {
 } from '@ingresskit/route-model';
 import type { Ingress } from '@ingresskit/store';
 import type { ClusterView } from './cluster-view.js';
-import { BackendResolver, serviceKeyOfBackend } from './backend-resolver.js';
+import { BackendResolver } from './backend-resolver.js';
 import { NamespacePathBudget } from './namespace-path-budget.js';
-import { NamespaceDataBudget, type ObjectData } from './namespace-data-budget.js';
-import {
-  countEndpoints,
-  measureContribution,
-  withBackends,
-  type ContributionData,
-} from './contribution-data.js';
+import { ContributionBudget } from './contribution-budget.js';
 import { createTranslatorOf, type IngressRoutingOptions } from './ingress-routing-options.js';
 import type { IngressVerdict } from './ingress-verdict.js';
 import { problemOfNote, pushBackendProblems, pushRefusalProblems } from './ingress-problems.js';
@@ -51,12 +45,6 @@ function ingressSourceKey(key: string): string {
 }
 
 const INGRESS_PREFIX = ingressSourceKey('/').slice(0, -1);
-
-/** When a source was created, as its routes and TLS claims say (0 when they do not: the oldest). */
-function createdAtOf(contribution: RouteContribution): number {
-  const host = contribution.hosts.find((candidate) => candidate.routes.length > 0);
-  return host?.routes[0]?.origin.createdAt ?? contribution.tls[0]?.origin.createdAt ?? 0;
-}
 
 /** When an Ingress was created, in ms (0 when unknown: it then counts as the oldest). */
 function creationMillis(ingress: Ingress): number {
@@ -82,14 +70,8 @@ export class IngressRouting {
   /** Contributions of other sources (Gateways, HTTPRoutes), by source key, as given. */
   readonly #foreign = new Map<string, RouteContribution>();
   readonly #budget: NamespacePathBudget | undefined;
-  /** nginx's shared dict shared between namespaces (see NamespaceDataBudget). */
-  readonly #dataBudget: NamespaceDataBudget | undefined;
-  /** What each contribution brings into the shared dict but its backends, measured once. */
-  readonly #dataOf = new WeakMap<RouteContribution, ContributionData>();
-  /** The sources the data budget counted with the backends of each Service, by Service key. */
-  readonly #sourcesByService = new Map<string, Set<string>>();
-  /** The Services whose backends each source was counted with, by source key. */
-  readonly #servicesBySource = new Map<string, Set<string>>();
+  /** nginx's shared dict shared between namespaces, by source key (see NamespaceDataBudget). */
+  readonly #dataBudget: ContributionBudget | undefined;
   /** The owned Ingresses whose translation read each ConfigMap (auth-proxy-set-headers, custom-headers), by its key. */
   readonly #configMapReaders = new Map<string, Set<string>>();
   /** enable-access-log-for-default-backend; the default route is set again when it changes. */
@@ -118,7 +100,7 @@ export class IngressRouting {
     this.#builder.setContribution(createDefaultBackendContribution());
     const maxPathsPerNamespace = options.maxPathsPerNamespace ?? 0;
     if (maxPathsPerNamespace > 0) this.#budget = new NamespacePathBudget(maxPathsPerNamespace);
-    if (options.dataBudget !== undefined) this.#dataBudget = new NamespaceDataBudget(options.dataBudget);
+    if (options.dataBudget !== undefined) this.#dataBudget = new ContributionBudget(options.dataBudget);
   }
 
   /**
@@ -198,8 +180,11 @@ export class IngressRouting {
     const foreign = new Set(foreignKeys);
     if (this.#dataBudget !== undefined) {
       for (const key of ingresses)
-        this.#measure(view, ingressSourceKey(key), this.#servedContributionOf(key));
-      for (const key of foreign) this.#measure(view, key, this.#foreign.get(key));
+        this.#dataBudget.measure(view, ingressSourceKey(key), this.#keptContributionOf(key));
+      for (const key of foreign) {
+        const contribution = this.#foreign.get(key);
+        this.#dataBudget.measure(view, key, contribution && this.#refusals.keptOf(contribution));
+      }
       for (const source of this.#dataBudget.settle()) {
         if (!source.startsWith(INGRESS_PREFIX)) foreign.add(source);
         else {
@@ -228,56 +213,11 @@ export class IngressRouting {
     }
   }
 
-  /** What an Ingress contributes when the path budget lets it: undefined otherwise. */
-  #servedContributionOf(key: string): RouteContribution | undefined {
-    return this.#budget?.refusal(key) === undefined ? this.#translations.get(key)?.contribution : undefined;
-  }
-
-  /**
-   * Tells the data budget what a source (undefined: none) would bring into the shared dict, as it
-   * would be served, its backends as big as `view`'s EndpointSlices make them.
-   */
-  #measure(view: ClusterView, source: string, contribution: RouteContribution | undefined): void {
-    if (contribution === undefined) {
-      this.#dataBudget!.delete(source);
-      this.#indexServices(source, []);
-      return;
-    }
-    const kept = this.#refusals.keptOf(contribution);
-    let data = this.#dataOf.get(kept);
-    if (data === undefined) this.#dataOf.set(kept, (data = measureContribution(kept)));
-    const services = new Map<string, number>();
-    const endpointsOf = (id: string): number => {
-      const service = serviceKeyOfBackend(id);
-      if (service === undefined) return 0;
-      let count = services.get(service);
-      if (count === undefined)
-        services.set(service, (count = countEndpoints(view.endpointSlicesForService(service))));
-      return count;
-    };
-    const measured: ObjectData = withBackends(data, endpointsOf);
-    this.#indexServices(source, services.keys());
-    this.#dataBudget!.set(source, contribution.source.namespace, createdAtOf(contribution), measured);
-  }
-
-  /** Records the Services whose endpoints `source` was counted with (see updateServices). */
-  #indexServices(source: string, services: Iterable<string>): void {
-    for (const service of this.#servicesBySource.get(source) ?? []) {
-      const sources = this.#sourcesByService.get(service);
-      sources?.delete(source);
-      if (sources?.size === 0) this.#sourcesByService.delete(service);
-    }
-    const next = new Set(services);
-    if (next.size === 0) {
-      this.#servicesBySource.delete(source);
-      return;
-    }
-    this.#servicesBySource.set(source, next);
-    for (const service of next) {
-      let sources = this.#sourcesByService.get(service);
-      if (sources === undefined) this.#sourcesByService.set(service, (sources = new Set()));
-      sources.add(source);
-    }
+  /** What an Ingress contributes without its refused routes, when the path budget lets it: undefined otherwise. */
+  #keptContributionOf(key: string): RouteContribution | undefined {
+    const contribution = this.#translations.get(key)?.contribution;
+    if (contribution === undefined || this.#budget?.refusal(key) !== undefined) return undefined;
+    return this.#refusals.keptOf(contribution);
   }
 
   /** Why a budget leaves the Ingress out, or undefined when it is served. */
@@ -315,11 +255,9 @@ export class IngressRouting {
     if (this.#dataBudget === undefined) return;
     const ingresses = new Set<string>();
     const foreign = new Set<string>();
-    for (const service of keys) {
-      for (const source of this.#sourcesByService.get(service) ?? []) {
-        if (source.startsWith(INGRESS_PREFIX)) ingresses.add(source.slice(INGRESS_PREFIX.length));
-        else foreign.add(source);
-      }
+    for (const source of this.#dataBudget.sourcesOfServices(keys)) {
+      if (source.startsWith(INGRESS_PREFIX)) ingresses.add(source.slice(INGRESS_PREFIX.length));
+      else foreign.add(source);
     }
     if (ingresses.size + foreign.size > 0) this.#place(view, ingresses, foreign);
   }
@@ -365,7 +303,9 @@ export class IngressRouting {
   /** Whether a route, or a source the data budget counted, refers to a backend of the Service `namespace/name`. */
   isServiceReferenced(serviceKey: string): boolean {
     // A source the data budget left out for its backends' size may fit once they shrink.
-    return this.#backends.isServiceReferenced(serviceKey) || this.#sourcesByService.has(serviceKey);
+    return (
+      this.#backends.isServiceReferenced(serviceKey) || this.#dataBudget?.countsService(serviceKey) === true
+    );
   }
 
   /**
