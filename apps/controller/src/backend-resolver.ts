@@ -33,7 +33,8 @@ export interface BackendResolverOptions {
   onProblemChange: (id: string) => void;
 }
 
-function serviceKeyOfBackend(id: string): string | undefined {
+/** The `namespace/name` of the Service a backend id names; undefined for other backends. */
+export function serviceKeyOfBackend(id: string): string | undefined {
   const reference = parseBackendId(id);
   // A map key for as long as the backend: flat, not a tree of pieces (namespacedKey).
   return reference === undefined ? undefined : namespacedKey(reference.namespace, reference.name);

@@ -62,6 +62,8 @@ export interface ControllerConfig {
   maxPathsPerNamespace: number;
   /** Most regex matches routing one request may run, and a host may need (`--max-regex-matches-per-request`). */
   maxRegexMatchesPerRequest: number;
+  /** The largest part of the shared dict one namespace may fill (`--max-namespace-dict-share`), in (0, 1]. */
+  maxNamespaceDictShare: number;
   /** `--allow-snippet-directives`: what a configuration-snippet may hold; empty: snippets are refused. */
   allowedSnippetDirectives: string[];
   httpPort: number;
@@ -169,6 +171,9 @@ export function resolveControllerConfig(
     throw new FlagError(
       `--lua-shared-dict-size must be an nginx size such as 512k, 256m or 1g, not ${JSON.stringify(flags['lua-shared-dict-size'])}`,
     );
+  const share = flags['max-namespace-dict-share'];
+  if (!(share > 0 && share <= 1))
+    throw new FlagError(`--max-namespace-dict-share must be more than 0 and at most 1, not ${share}`);
   const ports = [
     'http-port',
     'https-port',
@@ -209,6 +214,7 @@ export function resolveControllerConfig(
     maxPathsPerIngress: flags['max-paths-per-ingress'],
     maxPathsPerNamespace: flags['max-paths-per-namespace'],
     maxRegexMatchesPerRequest: flags['max-regex-matches-per-request'],
+    maxNamespaceDictShare: flags['max-namespace-dict-share'],
     allowedSnippetDirectives: snippetDirectivesFlag(flags),
     backendAddressPolicy: {
       allowExternalName: flags['allow-external-name-services'],

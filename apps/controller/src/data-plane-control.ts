@@ -19,7 +19,7 @@ import {
   type RequestMetrics,
 } from '@ingresskit/nginx-template';
 import { computeBackoffDelay, systemClock, type BackoffPolicy } from '@ingresskit/task-queue';
-import { DataPlanePushError, NginxReloadError } from './errors.js';
+import { DataPlaneFullError, DataPlanePushError, NginxReloadError } from './errors.js';
 
 /** How often the status endpoint is asked whether nginx runs a new nginx.conf yet. */
 const STATUS_POLL_MS = 10;
@@ -137,7 +137,7 @@ export async function pushData(socketPath: string, body: string, sharedMemory: s
         return { rejected: (JSON.parse(response.body) as DataPlaneRejection).rejected };
       if (response.status === 413 || response.status === 507) {
         // Retrying cannot help: the data does not fit the shared memory nginx was started with.
-        lastError = new DataPlanePushError(
+        lastError = new DataPlaneFullError(
           `the route data (${(Buffer.byteLength(body) / 1024 ** 2).toFixed(1)} MiB in this push) does not fit nginx's shared memory of ${sharedMemory}; raise --lua-shared-dict-size`,
         );
         break;

@@ -4,7 +4,8 @@
  */
 import {
   certificateKey,
-  createDataPlaneUpdate,
+  compileDataPlaneUpdate,
+  serializeDataEntry,
   type Configuration,
   type DataPlaneRejection,
   type RenderOptions,
@@ -13,12 +14,15 @@ import type { Listener, RouteTable, RouteTableDelta } from '@ingresskit/route-mo
 import {
   changedKeysOf,
   clearPending,
+  clearUrgent,
   createPendingDelta,
   mergeIntoPending,
   pendingDelta,
   pendingSize,
+  urgentDelta,
 } from './pending-delta.js';
 import { createDesiredConfiguration } from './data-plane-configuration.js';
+import { PushedPolicies } from './pushed-policies.js';
 
 /** An entry nginx refused, as its control socket reports it. */
 export type RejectedEntry = DataPlaneRejection['rejected'][number];
@@ -38,6 +42,8 @@ export class StagedRoutes {
    * holds back the others. A host bound to a refused certificate gets the default certificate.
    */
   readonly #refusedKeys = new Map<string, string>();
+  /** The shared policies nginx holds, so that a push deletes those no host names any more. */
+  readonly #policies = new PushedPolicies();
 
   /** Starts with `listeners` and nothing staged. */
   constructor(listeners: Listener[]) {
@@ -63,14 +69,36 @@ export class StagedRoutes {
 
   /**
    * The body of a push for nginx running `running`: the whole `table` when given, else the staged
-   * changes; refused entries left out. Routes take profiles of the running nginx.conf's catalogue.
+   * changes; refused entries left out, and the shared policies no host names once it is applied
+   * deleted. Routes take profiles of the running nginx.conf's catalogue.
    */
   createUpdate(running: Configuration | undefined, table?: RouteTable): string {
-    const options = {
-      excludeKeys: [...this.#refusedKeys.keys()],
+    return this.#compile(running, table ?? pendingDelta(this.#pending), table !== undefined);
+  }
+
+  /**
+   * The body of a push of what cannot wait for room in nginx's memory (see urgentDelta) for nginx
+   * running `running`, or undefined when nothing staged is urgent.
+   */
+  createUrgentUpdate(running: Configuration | undefined): string | undefined {
+    const delta = urgentDelta(this.#pending);
+    if (delta.backends.upsert.length + delta.virtualHosts.remove.length === 0) return undefined;
+    return this.#compile(running, delta, false);
+  }
+
+  #compile(running: Configuration | undefined, change: RouteTable | RouteTableDelta, full: boolean): string {
+    const update = compileDataPlaneUpdate(change, {
+      excludeKeys: this.#refusedKeys.keys(),
       upstreamDefaults: running?.settings.upstreamDefaults,
-    };
-    return createDataPlaneUpdate(table ?? pendingDelta(this.#pending), options);
+    });
+    this.#policies.prepare(update, full);
+    return serializeDataEntry(update);
+  }
+
+  /** Forgets the urgent changes nginx now has (the last urgent update made). */
+  clearUrgent(): void {
+    clearUrgent(this.#pending);
+    this.#policies.commit();
   }
 
   /** The entries among `rejected` that are not routes and were not refused before. */
@@ -83,9 +111,10 @@ export class StagedRoutes {
     for (const entry of entries) this.#refusedKeys.set(entry.key, entry.message);
   }
 
-  /** Forgets the staged changes: nginx now has them. */
+  /** Forgets the staged changes: nginx now has them (the last update made). */
   clear(): void {
     clearPending(this.#pending);
+    this.#policies.commit();
   }
 
   /** Entries nginx refused that are not routes, by data key, with the reason. */

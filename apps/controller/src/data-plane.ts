@@ -40,7 +40,7 @@ import {
   renderOptionsOfConfigMap,
   type NginxPrefixOptions,
 } from './data-plane-render-options.js';
-import { DataPlanePushError, NginxReloadError } from './errors.js';
+import { DataPlaneFullError, DataPlanePushError, NginxReloadError } from './errors.js';
 import type { RefusedRoute } from './route-refusals.js';
 import { PushedContent } from './pushed-content.js';
 
@@ -256,7 +256,7 @@ export class NginxDataPlane {
           full ? this.#options.readTable() : undefined,
         );
         const builtAt = performance.now();
-        const { rejected, accepted } = await this.#push(body);
+        const { rejected, accepted } = await this.#pushDelta(body, full);
         const routes = rejected.filter((entry) => entry.routeId !== undefined);
         const entries = this.#staged.findNewlyRefused(rejected);
         if (routes.length > 0) {
@@ -369,6 +369,34 @@ export class NginxDataPlane {
   /** The certificates among the refused entries, by certificate id, with the reason. */
   refusedCertificates(): Map<string, string> {
     return this.#staged.refusedCertificates();
+  }
+
+  /**
+   * Pushes `body`. When it does not fit nginx's memory, first pushes what cannot wait for room
+   * (the backends' endpoints, the hosts removed: see StagedRoutes.createUrgentUpdate), so that
+   * whoever filled the memory holds back no one's endpoint changes; then rejects all the same, and
+   * the rest stays staged for the retry.
+   */
+  async #pushDelta(body: string, full: boolean): Promise<PushOutcome> {
+    try {
+      return await this.#push(body);
+    } catch (error) {
+      const urgent =
+        full || !(error instanceof DataPlaneFullError)
+          ? undefined
+          : this.#staged.createUrgentUpdate(this.#nginx.configuration);
+      if (urgent === undefined) throw error;
+      const { rejected, accepted } = await this.#push(urgent);
+      if (rejected.length === 0) {
+        if (accepted !== undefined) this.#takeAccepted(accepted, false);
+        this.#staged.clearUrgent();
+        this.#options.logger.warn(
+          { err: error },
+          "nginx's memory has no room for the staged changes: pushed the backends' endpoints and removals only",
+        );
+      }
+      throw error;
+    }
   }
 
   // A push that fails leaves nginx's data unknown until the next full push.

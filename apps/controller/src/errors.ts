@@ -32,8 +32,14 @@ export class NginxStartError extends Error {
 
 /** nginx's control endpoint did not take a data push (not answering, full, or refusing). */
 export class DataPlanePushError extends Error {
-  override readonly name = 'DataPlanePushError';
-  readonly code = 'ERR_DATA_PLANE_PUSH_FAILED' as const;
+  override readonly name: string = 'DataPlanePushError';
+  readonly code: 'ERR_DATA_PLANE_PUSH_FAILED' | 'ERR_DATA_PLANE_FULL' = 'ERR_DATA_PLANE_PUSH_FAILED';
+}
+
+/** nginx's shared memory has no room for a push; it stored nothing of it. */
+export class DataPlaneFullError extends DataPlanePushError {
+  override readonly name = 'DataPlaneFullError';
+  override readonly code = 'ERR_DATA_PLANE_FULL' as const;
 }
 
 /** The local Ingress ids do not match the newest IngressCheckSum; the last good configuration stays. */

@@ -252,6 +252,12 @@ const flagSpecs = {
     description:
       "nginx's shared memory for routes, certificates and backends (nginx size syntax: 512k, 256m, 1g). It holds the whole route table, about 1 MiB per 1,000 Ingresses; pages are used only as it fills.",
   },
+  'max-namespace-dict-share': {
+    type: 'number',
+    default: 0.5,
+    description:
+      "The largest part of nginx's shared memory for routes (--lua-shared-dict-size) the Ingresses of one namespace may fill together, more than 0 and at most 1, of the three quarters handed out (the last quarter stays free for changes in flight). When namespaces together need more, each gets an equal part, and one that needs less leaves the rest to the others. Oldest first, an Ingress whose routes, policies and certificates would pass its namespace's part is left out with an Event, so that no tenant can fill the memory and stop everyone's updates.",
+  },
   'http-port': { type: 'port', default: 80, description: 'Port nginx listens on for HTTP.' },
   'https-port': { type: 'port', default: 443, description: 'Port nginx listens on for HTTPS.' },
   'enable-ssl-passthrough': {
@@ -433,6 +439,7 @@ export const runFlagNames: readonly FlagName[] = [
   'max-regex-matches-per-request',
   'allow-snippet-directives',
   'lua-shared-dict-size',
+  'max-namespace-dict-share',
   'http-port',
   'https-port',
   'enable-ssl-passthrough',
@@ -468,6 +475,7 @@ export const tenancyFlagNames: readonly FlagName[] = [
   'max-paths-per-ingress',
   'max-paths-per-namespace',
   'max-regex-matches-per-request',
+  'max-namespace-dict-share',
   'allow-snippet-directives',
 ];
 

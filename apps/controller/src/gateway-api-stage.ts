@@ -108,7 +108,7 @@ export class GatewayApiStage {
         });
       }),
     );
-    this.#reports.update([...this.routing.problems(), ...ownership]);
+    this.#reports.update([...this.routing.problems(), ...ownership, ...routing.foreignBudgetProblems()]);
   }
 
   /** nginx serves the sync: the statuses that describe it may be written now. */

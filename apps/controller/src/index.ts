@@ -50,6 +50,7 @@ export {
 } from './nginx-process.js';
 export {
   ChecksumMismatchError,
+  DataPlaneFullError,
   DataPlanePushError,
   ControllerConfigError,
   FlagError,

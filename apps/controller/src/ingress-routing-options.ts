@@ -12,8 +12,10 @@ import {
   type ServiceReference,
   type TranslationDefaults,
 } from '@ingresskit/ingress-routes';
+import { sharedDictBytesOf } from '@ingresskit/nginx-template';
 import type { Listener } from '@ingresskit/route-model';
 import type { ControllerConfig } from './config.js';
+import type { NamespaceDataBudgetOptions } from './namespace-data-budget.js';
 
 /** Options of IngressRouting. */
 export interface IngressRoutingOptions {
@@ -38,6 +40,8 @@ export interface IngressRoutingOptions {
    * request (nginx-template's measureRegexWork); no limit when undefined.
    */
   maxRegexMatchesPerRequest?: number | undefined;
+  /** nginx's shared dict and the part of it one namespace may fill (see NamespaceDataBudget); none when undefined. */
+  dataBudget?: NamespaceDataBudgetOptions | undefined;
   /** `--allow-snippet-directives`: what a configuration-snippet may hold; none when undefined. */
   allowedSnippetDirectives?: readonly string[] | undefined;
   /**
@@ -96,6 +100,8 @@ export function routingOptionsOf(
     | 'maxPathsPerIngress'
     | 'maxPathsPerNamespace'
     | 'maxRegexMatchesPerRequest'
+    | 'maxNamespaceDictShare'
+    | 'luaSharedDictSize'
     | 'allowedSnippetDirectives'
     | 'annotationPrefix'
     | 'httpPort'
@@ -114,6 +120,10 @@ export function routingOptionsOf(
     maxPathsPerIngress: config.maxPathsPerIngress,
     maxPathsPerNamespace: config.maxPathsPerNamespace,
     maxRegexMatchesPerRequest: config.maxRegexMatchesPerRequest,
+    dataBudget: {
+      capacityBytes: sharedDictBytesOf(config.luaSharedDictSize),
+      namespaceShare: config.maxNamespaceDictShare,
+    },
     allowedSnippetDirectives: config.allowedSnippetDirectives,
     annotationPrefix: config.annotationPrefix,
     listeners,

@@ -1,4 +1,4 @@
-import type { Ingress, IngressClass } from '@ingresskit/store';
+import type { EndpointSlice, Ingress, IngressClass } from '@ingresskit/store';
 import { describe, expect, it } from 'vitest';
 import { viewOfObjects, type ClusterObjects } from './cluster-view.js';
 import { IngressRouting } from './ingress-routing.js';
@@ -10,7 +10,7 @@ const ours: IngressClass = {
   spec: { controller: 'ingresskit.dev/ingress-controller' },
 };
 
-function ingress(name: string, paths: number, createdSecond: number): Ingress {
+function ingress(name: string, paths: number, createdSecond: number, service = 'web'): Ingress {
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'Ingress',
@@ -29,7 +29,7 @@ function ingress(name: string, paths: number, createdSecond: number): Ingress {
             paths: Array.from({ length: paths }, (_, index) => ({
               path: `/p${index}`,
               pathType: 'Prefix',
-              backend: { service: { name: 'web', port: { number: 80 } } },
+              backend: { service: { name: service, port: { number: 80 } } },
             })),
           },
         },
@@ -157,5 +157,132 @@ describe('IngressRouting.updateIngresses', () => {
     expect(routing.virtualHost('shop.example.com')?.routes.map((route) => route.id)).toEqual([
       'Ingress/team/shop/r0/p0',
     ]);
+  });
+});
+
+describe('IngressRouting with a data budget', () => {
+  const listeners = [{ name: 'http', port: 80, protocol: 'HTTP' as const }];
+
+  /** 1 MiB of shared dict: 768 KiB handed out, at most half of it to one namespace. */
+  function createBudgetedRouting(): IngressRouting {
+    return new IngressRouting({
+      classConfig: {},
+      listeners,
+      now: Date.now,
+      dataBudget: { capacityBytes: 1024 ** 2, namespaceShare: 0.5 },
+    });
+  }
+
+  function inNamespace(namespace: string, source: Ingress): Ingress {
+    return { ...source, metadata: { ...source.metadata, namespace } };
+  }
+
+  it("leaves out a namespace's youngest Ingresses past its part of the dict, and never another namespace's", () => {
+    const routing = createBudgetedRouting();
+    const tenant = Array.from({ length: 8 }, (_, index) => ingress(`bulk-${index}`, 500, index + 10));
+    const victim = inNamespace('victim', ingress('shop', 3, 60));
+    const cluster = objects([...tenant, victim]);
+    routing.initialize(viewOfObjects(cluster));
+    routing.updateIngresses(viewOfObjects(cluster), [
+      ...tenant.map((item) => `team/${item.metadata.name}`),
+      'victim/shop',
+    ]);
+    routing.commit();
+    const served = routing
+      .table()
+      .virtualHosts.map((host) => host.hostname)
+      .filter((hostname) => hostname.startsWith('bulk-'));
+    expect(served.length).toBeGreaterThan(0);
+    expect(served.length).toBeLessThan(8);
+    // Oldest first: the ones served are the first ones.
+    expect(served.sort()).toEqual(
+      tenant.slice(0, served.length).map((item) => `${item.metadata.name}.example.com`),
+    );
+    expect(routing.virtualHost('shop.example.com')).toBeDefined();
+    expect(routing.problemsOf('victim/shop').map((problem) => problem.code)).toEqual(['service-not-found']);
+    expect(routing.problemsOf('team/bulk-7')).toContainEqual(
+      expect.objectContaining({
+        code: 'namespace-dict-share',
+        message: expect.stringMatching(
+          /would take namespace team past its part of it: .* the Ingress is not served$/,
+        ),
+      }),
+    );
+    // Deleting an old one makes room for the next.
+    const fewer = objects([...tenant.slice(1), victim]);
+    routing.updateIngresses(viewOfObjects(fewer), ['team/bulk-0']);
+    routing.commit();
+    expect(routing.virtualHost(`bulk-${served.length}.example.com`)).toBeDefined();
+  });
+
+  it('counts Gateway API sources too, and reports those it leaves out', () => {
+    const routing = createBudgetedRouting();
+    const view = viewOfObjects(objects([]));
+    routing.initialize(view);
+    const route = (name: string, index: number) => ({
+      id: `HTTPRoute/team/${name}/r${index}`,
+      origin: { kind: 'HTTPRoute', namespace: 'team', name, createdAt: 1000, index: [index] },
+      match: { path: { type: 'PathPrefix' as const, value: `/${'x'.repeat(200)}/${index}` } },
+      action: { type: 'respond' as const, statusCode: 200 },
+      policy: {},
+    });
+    for (const name of ['a', 'b', 'c']) {
+      routing.setContribution(view, {
+        source: { kind: 'HTTPRoute', namespace: 'team', name },
+        hosts: [
+          {
+            hostname: `${name}.example.com`,
+            routes: Array.from({ length: 250 }, (_, index) => route(name, index)),
+          },
+        ],
+        tls: [],
+      });
+    }
+    routing.commit();
+    expect(routing.virtualHost('a.example.com')).toBeDefined();
+    expect(routing.virtualHost('c.example.com')).toBeUndefined();
+    expect(routing.foreignBudgetProblems()).toEqual([
+      expect.objectContaining({
+        object: { kind: 'HTTPRoute', namespace: 'team', name: 'c' },
+        message: expect.stringMatching(/past its part of it: .*; the HTTPRoute is not served$/),
+      }),
+    ]);
+    routing.deleteContribution(view, 'HTTPRoute/team/a');
+    routing.commit();
+    expect(routing.virtualHost('c.example.com')).toBeDefined();
+    expect(routing.foreignBudgetProblems()).toEqual([]);
+  });
+
+  it("counts a backend's endpoints, again when they change", () => {
+    const routing = createBudgetedRouting();
+    const old = ingress('old', 1, 1);
+    const young = ingress('young', 1, 2, 'crowd');
+    const slice = (addresses: number) => ({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'crowd-1', namespace: 'team', labels: { 'kubernetes.io/service-name': 'crowd' } },
+      addressType: 'IPv4',
+      endpoints: Array.from({ length: addresses }, (_, index) => ({
+        addresses: [`10.${index >> 16}.${(index >> 8) & 255}.${index & 255}`],
+      })),
+      ports: [{ port: 80 }],
+    });
+    const view = (addresses: number) =>
+      viewOfObjects({
+        ...objects([old, young]),
+        endpointSlices: [slice(addresses) as unknown as EndpointSlice],
+      });
+    routing.initialize(view(10));
+    routing.updateIngresses(view(10), ['team/old', 'team/young']);
+    routing.commit();
+    expect(routing.virtualHost('young.example.com')).toBeDefined();
+    // The tenant scales the Service behind its younger Ingress to 10,000 endpoints.
+    routing.updateServices(view(10_000), ['team/crowd']);
+    routing.commit();
+    expect(routing.virtualHost('young.example.com')).toBeUndefined();
+    expect(routing.virtualHost('old.example.com')).toBeDefined();
+    expect(routing.problemsOf('team/young')).toContainEqual(
+      expect.objectContaining({ code: 'namespace-dict-share' }),
+    );
   });
 });

@@ -33,6 +33,7 @@ import type { ClusterView } from './cluster-view.js';
 import { BackendResolver } from './backend-resolver.js';
 import { NamespacePathBudget } from './namespace-path-budget.js';
 import { createRegexBudget } from './regex-budget.js';
+import { ContributionBudget } from './contribution-budget.js';
 import { createTranslatorOf, type IngressRoutingOptions } from './ingress-routing-options.js';
 import type { IngressVerdict } from './ingress-verdict.js';
 import { problemOfNote, pushBackendProblems, pushRefusalProblems } from './ingress-problems.js';
@@ -43,6 +44,8 @@ function ingressSourceKey(key: string): string {
   const slash = key.indexOf('/');
   return sourceKey({ kind: 'Ingress', namespace: key.slice(0, slash), name: key.slice(slash + 1) });
 }
+
+const INGRESS_PREFIX = ingressSourceKey('/').slice(0, -1);
 
 /** When an Ingress was created, in ms (0 when unknown: it then counts as the oldest). */
 function creationMillis(ingress: Ingress): number {
@@ -68,6 +71,8 @@ export class IngressRouting {
   /** Contributions of other sources (Gateways, HTTPRoutes), by source key, as given. */
   readonly #foreign = new Map<string, RouteContribution>();
   readonly #budget: NamespacePathBudget | undefined;
+  /** nginx's shared dict shared between namespaces, by source key (see NamespaceDataBudget). */
+  readonly #dataBudget: ContributionBudget | undefined;
   /** The owned Ingresses whose translation read each ConfigMap (auth-proxy-set-headers, custom-headers), by its key. */
   readonly #configMapReaders = new Map<string, Set<string>>();
   /** enable-access-log-for-default-backend; the default route is set again when it changes. */
@@ -99,6 +104,7 @@ export class IngressRouting {
     this.#builder.setContribution(createDefaultBackendContribution());
     const maxPathsPerNamespace = options.maxPathsPerNamespace ?? 0;
     if (maxPathsPerNamespace > 0) this.#budget = new NamespacePathBudget(maxPathsPerNamespace);
+    if (options.dataBudget !== undefined) this.#dataBudget = new ContributionBudget(options.dataBudget);
   }
 
   /**
@@ -108,6 +114,7 @@ export class IngressRouting {
    */
   setTranslationDefaults(defaults: TranslationDefaults): void {
     this.#translator = createTranslatorOf(this.#options, defaults);
+    this.#dataBudget?.setUpstreamDefaults(defaults.annotationDefaults.upstreamSettings);
     this.#defaultBackendAccessLog = defaults.defaultBackendAccessLog;
     // The same backends as before: no Service to resolve again, so no view is needed.
     if (this.#initialized) this.#builder.setDefaultFallback(this.#defaultBackendRoute());
@@ -166,17 +173,98 @@ export class IngressRouting {
     }
     const moved = this.#budget?.settle() ?? [];
     for (const key of moved) this.#affected.add(key);
-    for (const key of moved.length === 0 ? translated : new Set([...translated, ...moved])) {
+    this.#place(view, moved.length === 0 ? translated : new Set([...translated, ...moved]));
+  }
+
+  /**
+   * Serves or leaves out each of these Ingresses and other sources (by source key) as the budgets
+   * decide; the data budget is settled first, and what it moves in or out is placed too.
+   */
+  #place(view: ClusterView, ingressKeys: Iterable<string>, foreignKeys: Iterable<string> = []): void {
+    const ingresses = new Set(ingressKeys);
+    const foreign = new Set(foreignKeys);
+    if (this.#dataBudget !== undefined) {
+      for (const key of ingresses)
+        this.#dataBudget.measure(view, ingressSourceKey(key), this.#keptContributionOf(key));
+      for (const key of foreign) {
+        const contribution = this.#foreign.get(key);
+        this.#dataBudget.measure(view, key, contribution && this.#refusals.keptOf(contribution));
+      }
+      for (const source of this.#dataBudget.settle()) {
+        if (!source.startsWith(INGRESS_PREFIX)) foreign.add(source);
+        else {
+          const key = source.slice(INGRESS_PREFIX.length);
+          this.#affected.add(key);
+          ingresses.add(key);
+        }
+      }
+    }
+    for (const key of ingresses) {
       const translation = this.#translations.get(key);
       if (translation === undefined) continue;
-      if (this.#budget?.refusal(key) === undefined) this.#contribute(view, key, translation);
+      if (this.#refusalOf(key) === undefined) this.#contribute(view, key, translation);
       else this.#withdraw(view, key, false);
+    }
+    for (const key of foreign) {
+      const contribution = this.#foreign.get(key);
+      if (contribution === undefined) continue;
+      if (this.#dataBudget?.refusal(key) !== undefined) {
+        this.#backends.follow(view, this.#builder.deleteContribution(key));
+        continue;
+      }
+      const kept = this.#refusals.keptOf(contribution);
+      if (this.#builder.contribution(key) !== kept)
+        this.#backends.follow(view, this.#builder.setContribution(kept));
     }
   }
 
-  /** Resolves the backends of these Services again (their ports, type or EndpointSlices changed). */
+  /** What an Ingress contributes without its refused routes, when the path budget lets it: undefined otherwise. */
+  #keptContributionOf(key: string): RouteContribution | undefined {
+    const contribution = this.#translations.get(key)?.contribution;
+    if (contribution === undefined || this.#budget?.refusal(key) !== undefined) return undefined;
+    return this.#refusals.keptOf(contribution);
+  }
+
+  /** Why a budget leaves the Ingress out, or undefined when it is served. */
+  #refusalOf(key: string): string | undefined {
+    const paths = this.#budget?.refusal(key);
+    if (paths !== undefined) return paths;
+    const data = this.#dataBudget?.refusal(ingressSourceKey(key));
+    return data === undefined ? undefined : `${data}; the Ingress is not served`;
+  }
+
+  /** The problems of the sources other than Ingresses (Gateways, HTTPRoutes) that the data budget leaves out. */
+  foreignBudgetProblems(): Problem[] {
+    const problems: Problem[] = [];
+    for (const [key, contribution] of this.#foreign) {
+      const refusal = this.#dataBudget?.refusal(key);
+      if (refusal === undefined) continue;
+      problems.push({
+        object: contribution.source,
+        field: 'spec',
+        message: `${refusal}; the ${contribution.source.kind} is not served`,
+        severity: 'error',
+        code: 'namespace-dict-share',
+      });
+    }
+    return problems;
+  }
+
+  /**
+   * Resolves the backends of these Services again (their ports, type or EndpointSlices changed),
+   * and counts again what the sources naming them take of the shared dict.
+   */
   updateServices(view: ClusterView, serviceKeys: Iterable<string>): void {
-    this.#backends.updateServices(view, serviceKeys);
+    const keys = [...serviceKeys];
+    this.#backends.updateServices(view, keys);
+    if (this.#dataBudget === undefined) return;
+    const ingresses = new Set<string>();
+    const foreign = new Set<string>();
+    for (const source of this.#dataBudget.sourcesOfServices(keys)) {
+      if (source.startsWith(INGRESS_PREFIX)) ingresses.add(source.slice(INGRESS_PREFIX.length));
+      else foreign.add(source);
+    }
+    if (ingresses.size + foreign.size > 0) this.#place(view, ingresses, foreign);
   }
 
   /**
@@ -190,7 +278,7 @@ export class IngressRouting {
     // A new version may have fixed what the data plane refused: try it again.
     this.#refusals.forgetRoutes(`${key}/`);
     this.#foreign.set(key, contribution);
-    this.#backends.follow(view, this.#builder.setContribution(contribution));
+    this.#place(view, [], [key]);
   }
 
   /** Withdraws what {@link setContribution} set for `key` (`Kind/namespace/name`). */
@@ -198,6 +286,8 @@ export class IngressRouting {
     if (!this.#foreign.delete(key)) return;
     this.#refusals.forgetRoutes(`${key}/`);
     this.#backends.follow(view, this.#builder.deleteContribution(key));
+    // What it took of the shared dict may let others in.
+    this.#place(view, [], [key]);
   }
 
   /** Pins the backends of ExternalNames with these host names again (their addresses changed). */
@@ -215,9 +305,12 @@ export class IngressRouting {
     return [...(this.#configMapReaders.get(key) ?? [])];
   }
 
-  /** Whether a route refers to a backend of the Service `namespace/name`. */
+  /** Whether a route, or a source the data budget counted, refers to a backend of the Service `namespace/name`. */
   isServiceReferenced(serviceKey: string): boolean {
-    return this.#backends.isServiceReferenced(serviceKey);
+    // A source the data budget left out for its backends' size may fit once they shrink.
+    return (
+      this.#backends.isServiceReferenced(serviceKey) || this.#dataBudget?.countsService(serviceKey) === true
+    );
   }
 
   /**
@@ -234,16 +327,9 @@ export class IngressRouting {
       if (match[1] === 'Ingress') sources.add(`${match[2]}/${match[3]}`);
       else foreign.add(`${match[1]}/${match[2]}/${match[3]}`);
     }
-    for (const key of sources) {
-      this.#affected.add(key);
-      const translation = this.#translations.get(key);
-      if (translation !== undefined) this.#contribute(view, key, translation);
-    }
-    for (const key of foreign) {
-      const contribution = this.#foreign.get(key);
-      if (contribution === undefined) continue;
-      this.#backends.follow(view, this.#builder.setContribution(this.#refusals.keptOf(contribution)));
-    }
+    for (const key of sources) this.#affected.add(key);
+    // Without their refused routes they take less of the shared dict.
+    this.#place(view, sources, foreign);
     return sources.size + foreign.size > 0;
   }
 
@@ -335,6 +421,17 @@ export class IngressRouting {
     const overBudget = this.#budget?.refusal(key);
     if (overBudget !== undefined)
       problems.push({ object, field: 'spec.rules', message: overBudget, severity: 'error' });
+    else {
+      const overShare = this.#refusalOf(key);
+      if (overShare !== undefined)
+        problems.push({
+          object,
+          field: 'spec',
+          message: overShare,
+          severity: 'error',
+          code: 'namespace-dict-share',
+        });
+    }
     const source = ingressSourceKey(key);
     const contribution = this.#builder.contribution(source);
     pushBackendProblems(problems, object, contribution, this.#backends);
@@ -432,6 +529,7 @@ export class IngressRouting {
     if (forget) {
       this.#indexConfigMaps(key, this.#translations.get(key), undefined);
       this.#budget?.delete(key);
+      this.#dataBudget?.delete(ingressSourceKey(key));
       this.#translations.delete(key);
       this.#translator.forget(key);
       this.#forgetRefusals(key);

@@ -72,6 +72,29 @@ export function pendingDelta(pending: PendingDelta): RouteTableDelta {
   return delta;
 }
 
+/**
+ * What cannot wait for room in nginx's memory: the backends' new endpoints (a victim's pods that
+ * moved) and the virtual hosts removed (which make room). Small, and safe on their own: no entry
+ * they leave behind names what they change.
+ */
+export function urgentDelta(pending: PendingDelta): RouteTableDelta {
+  const upserted = [...pending.backends.values()].filter((backend) => backend !== null);
+  const removed = [...pending.virtualHosts].filter(([, host]) => host === null).map(([hostname]) => hostname);
+  return {
+    virtualHosts: { upsert: [], remove: removed },
+    tls: { upsert: [], remove: [] },
+    certificates: { upsert: [], remove: [] },
+    backends: { upsert: upserted, remove: [] },
+  };
+}
+
+/** Forgets what urgentDelta took, once nginx has it. */
+export function clearUrgent(pending: PendingDelta): void {
+  for (const [id, backend] of [...pending.backends]) if (backend !== null) pending.backends.delete(id);
+  for (const [hostname, host] of [...pending.virtualHosts])
+    if (host === null) pending.virtualHosts.delete(hostname);
+}
+
 /** Forgets what was pushed: everything. */
 export function clearPending(pending: PendingDelta): void {
   pending.virtualHosts.clear();

@@ -175,26 +175,33 @@ describe('NginxDataPlane', () => {
 });
 
 describe('NginxDataPlane with too little shared memory', () => {
-  it('says the data does not fit and which flag to raise, instead of retrying', async () => {
-    const ownPorts = await pickControllerPorts();
-    const small = new NginxDataPlane({
+  /** A data plane on `ownPorts` with 1m of shared memory, pushing what `table` holds. */
+  function createSmallDataPlane(ownPorts: typeof ports, table: RouteTableBuilder): NginxDataPlane {
+    return new NginxDataPlane({
       binary: resolveNginxBinary(),
       ...ownPorts,
       listenAddresses: ['127.0.0.1'],
       workerProcesses: 1,
       logger: createLogger({ level: 'silent' }),
       renderOptions: { sharedDictSize: '1m' },
-      readTable: () => big.table(),
+      readTable: () => table.table(),
     });
+  }
+
+  /** Adds `hostname` to `table`, its one route to default/alpha:80. */
+  function addHost(table: RouteTableBuilder, hostname: string): void {
+    table.setContribution({
+      source: { kind: 'Test', namespace: 'default', name: hostname },
+      hosts: [{ hostname, routes: [routeTo(hostname)] }],
+      tls: [],
+    });
+  }
+
+  it('says the data does not fit and which flag to raise, instead of retrying', async () => {
+    const ownPorts = await pickControllerPorts();
     const big = createRouteTableBuilder({ listeners: listenersOf(ownPorts) });
-    for (let index = 0; index < 5_000; index++) {
-      const hostname = `host-${index}.example.test`;
-      big.setContribution({
-        source: { kind: 'Test', namespace: 'default', name: hostname },
-        hosts: [{ hostname, routes: [routeTo(hostname)] }],
-        tls: [],
-      });
-    }
+    const small = createSmallDataPlane(ownPorts, big);
+    for (let index = 0; index < 5_000; index++) addHost(big, `host-${index}.example.test`);
     try {
       await small.prepare();
       small.stage(big.commit());
@@ -203,6 +210,39 @@ describe('NginxDataPlane with too little shared memory', () => {
       );
     } finally {
       await small.stop();
+    }
+  });
+
+  it("still pushes the backends' new endpoints and the hosts removed, and keeps the rest staged", async () => {
+    const ownPorts = await pickControllerPorts();
+    const table = createRouteTableBuilder({ listeners: listenersOf(ownPorts) });
+    const plane = createSmallDataPlane(ownPorts, table);
+    const first = (await startBackends('alpha')).get('alpha')!;
+    const moved = (await startBackends('alpha')).get('alpha')!;
+    const statusOf = async (host: string) => (await probe({ port: ownPorts.httpPort, host })).status;
+    try {
+      await plane.prepare();
+      addHost(table, 'steady.example.test');
+      addHost(table, 'gone.example.test');
+      table.setBackend({ id: 'default/alpha:80', endpoints: [{ address: '127.0.0.1', port: first.port }] });
+      plane.stage(table.commit());
+      await plane.flush();
+      expect(await statusOf('gone.example.test')).toBe(200);
+      // A flood of hosts that cannot fit, the victim's pods moving, a host going away.
+      for (let index = 0; index < 5_000; index++) addHost(table, `flood-${index}.example.test`);
+      table.setBackend({ id: 'default/alpha:80', endpoints: [{ address: '127.0.0.1', port: moved.port }] });
+      table.deleteContribution('Test/default/gone.example.test');
+      plane.stage(table.commit());
+      await expect(plane.flush()).rejects.toThrow(/does not fit nginx's shared memory of 1m/);
+      await first.stop();
+      expect((await probe({ port: ownPorts.httpPort, host: 'steady.example.test' })).body).toMatch(/^alpha:/);
+      expect(await statusOf('gone.example.test')).toBe(404);
+      expect(await statusOf('flood-0.example.test')).toBe(404);
+      expect(await plane.isInSync()).toBe(false);
+    } finally {
+      await plane.stop();
+      await first.stop();
+      await moved.stop();
     }
   });
 });

@@ -43,6 +43,21 @@ describe('readTlsSecret', () => {
   ])('refuses %j: %s', (secret, message) => {
     expect(readTlsSecret(secret)).toEqual({ ok: false, message });
   });
+
+  it('refuses chains of more certificates or bytes than a chain may take, before parsing them', () => {
+    const crt = read('p256.crt');
+    const key = read('p256.key');
+    const secret = (chain: string) => readTlsSecret({ stringData: { 'tls.crt': chain, 'tls.key': key } });
+    expect(secret(crt.repeat(10)).ok).toBe(true);
+    expect(secret(crt.repeat(11))).toEqual({
+      ok: false,
+      message: 'tls.crt holds 11 certificates; a chain may hold at most 10',
+    });
+    expect(secret(crt + 'x'.repeat(128 * 1024))).toEqual({
+      ok: false,
+      message: `tls.crt takes ${Math.ceil((crt.length + 128 * 1024) / 1024)} KiB; a certificate chain may take at most 128 KiB`,
+    });
+  });
 });
 
 describe('tlsSecretContentKey', () => {

@@ -29,6 +29,14 @@ const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE
 const BASE64 = /^[A-Za-z0-9+/=\r\n]*$/;
 /** Largest certificate or key accepted (base64 or text), far above real chains. */
 const MAX_SECRET_VALUE = 1024 * 1024;
+/**
+ * Most certificates and bytes a chain may hold, and bytes a key: several times what real chains
+ * take (a leaf with hundreds of names and its intermediates), so that one Secret cannot make every
+ * data plane worker parse and keep megabytes (each handshake of its hosts reads the chain).
+ */
+const MAX_CHAIN_CERTIFICATES = 10;
+const MAX_CHAIN_BYTES = 128 * 1024;
+const MAX_KEY_BYTES = 32 * 1024;
 
 interface SecretEntry {
   source: 'stringData' | 'data';
@@ -80,8 +88,25 @@ export function readTlsSecret(secret: Pick<SecretLike, 'data' | 'stringData'>): 
         : 'tls.crt and tls.key must be base64',
     };
   }
+  if (certificateText.length > MAX_CHAIN_BYTES) {
+    return {
+      ok: false,
+      message: `tls.crt takes ${Math.ceil(certificateText.length / 1024)} KiB; a certificate chain may take at most ${MAX_CHAIN_BYTES / 1024} KiB`,
+    };
+  }
+  if (keyText.length > MAX_KEY_BYTES)
+    return {
+      ok: false,
+      message: `tls.key takes more than the ${MAX_KEY_BYTES / 1024} KiB a private key may take`,
+    };
   const blocks = certificateText.match(PEM_CERTIFICATE) ?? [];
   if (blocks.length === 0) return { ok: false, message: 'tls.crt holds no PEM certificate' };
+  if (blocks.length > MAX_CHAIN_CERTIFICATES) {
+    return {
+      ok: false,
+      message: `tls.crt holds ${blocks.length} certificates; a chain may hold at most ${MAX_CHAIN_CERTIFICATES}`,
+    };
+  }
   const chain: X509Certificate[] = [];
   for (const block of blocks) {
     try {

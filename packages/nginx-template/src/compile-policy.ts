@@ -11,6 +11,7 @@ import { compileCors } from './compile-cors.js';
 import { compileExternalAuth } from './compile-external-auth.js';
 import { compileHeaders, isHeaderName, isHeaderValue } from './compile-headers.js';
 import { compileClientLimits } from './compile-limits.js';
+import { compileOnce, createCompileCache } from './compile-once.js';
 import { compileGlobalRateLimit } from './compile-global-rate-limit.js';
 import { compileRewrite } from './compile-path-change.js';
 import { compileProxyPolicy } from './compile-proxy.js';
@@ -35,6 +36,39 @@ const DENY_EVERYONE: [string, number][] = [
   ['00000000', 0],
   ['0'.repeat(32), 0],
 ];
+
+// The values routes share, each compiled once (see compile-once.ts): the large ones a tenant writes.
+const allowCache = createCompileCache<[string, number][]>();
+const denyCache = createCompileCache<[string, number][]>();
+const corsCache = createCompileCache<PolicyEntry['cors']>();
+const requestHeadersCache = createCompileCache<PolicyEntry['request']>();
+const responseHeadersCache = createCompileCache<PolicyEntry['response']>();
+const basicAuthCache = createCompileCache<PolicyEntry['auth']>();
+const digestAuthCache = createCompileCache<PolicyEntry['digest']>();
+const externalAuthCache = createCompileCache<PolicyEntry['extAuth']>();
+
+/**
+ * allowSources or denySources → networks. An entry that cannot be read, with a stricter reading,
+ * admits no one to an allow-list and denies everyone in a deny list: either way it fails closed.
+ */
+function compileNetworks(
+  field: 'allowSources' | 'denySources',
+  sources: readonly string[],
+  out: PolicyIssues,
+): [string, number][] {
+  const networks: [string, number][] = [];
+  sources.forEach((source, index) => {
+    const parsed = parseCidr(source);
+    if (parsed !== undefined) networks.push([parsed.hex, parsed.bits]);
+    else if (field === 'allowSources') {
+      out.strict(`policy.${field}[${index}]`, 'is not an IP address or CIDR; it admits no client', source);
+    } else {
+      out.strict(`policy.${field}[${index}]`, 'is not an IP address or CIDR; it denies every client', source);
+      networks.push(...DENY_EVERYONE);
+    }
+  });
+  return networks;
+}
 
 /** StrictTransportSecurity → the header value; an invalid max-age is left out with a warning. */
 function compileHsts(hsts: StrictTransportSecurity, out: PolicyIssues): string | undefined {
@@ -75,35 +109,20 @@ export function compilePolicy(route: Route, defaults: UpstreamDefaults, out: Pol
     }
   }
   if (policy.allowSources !== undefined) {
-    entry.allow = [];
-    (Array.isArray(policy.allowSources) ? policy.allowSources : []).forEach((source, index) => {
-      const parsed = parseCidr(source);
-      if (parsed === undefined) {
-        out.strict(
-          `policy.allowSources[${index}]`,
-          'is not an IP address or CIDR; it admits no client',
-          source,
-        );
-      } else entry.allow!.push([parsed.hex, parsed.bits]);
-    });
+    const sources = Array.isArray(policy.allowSources) ? policy.allowSources : [];
+    entry.allow = compileOnce(allowCache, sources, out, (issues) =>
+      compileNetworks('allowSources', sources, issues),
+    );
   }
   if (
     policy.denySources !== undefined &&
     Array.isArray(policy.denySources) &&
     policy.denySources.length > 0
   ) {
-    entry.deny = [];
-    policy.denySources.forEach((source, index) => {
-      const parsed = parseCidr(source);
-      if (parsed === undefined) {
-        out.strict(
-          `policy.denySources[${index}]`,
-          'is not an IP address or CIDR; it denies every client',
-          source,
-        );
-        entry.deny!.push(...DENY_EVERYONE);
-      } else entry.deny!.push([parsed.hex, parsed.bits]);
-    });
+    const sources = policy.denySources;
+    entry.deny = compileOnce(denyCache, sources, out, (issues) =>
+      compileNetworks('denySources', sources, issues),
+    );
   }
   if (policy.maxBodyBytes !== undefined) {
     if (isValidMaxBodyBytes(policy.maxBodyBytes)) entry.maxBody = policy.maxBodyBytes;
@@ -128,15 +147,22 @@ export function compilePolicy(route: Route, defaults: UpstreamDefaults, out: Pol
     } else entry.host = policy.upstreamHost;
   }
   if (policy.requestHeaders !== undefined) {
-    const headers = compileHeaders(policy.requestHeaders, 'policy.requestHeaders', out);
+    const modifier = policy.requestHeaders;
+    const headers = compileOnce(requestHeadersCache, modifier, out, (issues) =>
+      compileHeaders(modifier, 'policy.requestHeaders', issues),
+    );
     if (headers !== undefined) entry.request = headers;
   }
   if (policy.responseHeaders !== undefined) {
-    const headers = compileHeaders(policy.responseHeaders, 'policy.responseHeaders', out);
+    const modifier = policy.responseHeaders;
+    const headers = compileOnce(responseHeadersCache, modifier, out, (issues) =>
+      compileHeaders(modifier, 'policy.responseHeaders', issues),
+    );
     if (headers !== undefined) entry.response = headers;
   }
   if (policy.cors !== undefined) {
-    const cors = compileCors(policy.cors, out);
+    const source = policy.cors;
+    const cors = compileOnce(corsCache, source, out, (issues) => compileCors(source, issues));
     if (cors !== undefined) entry.cors = cors;
   }
   if (policy.hsts !== undefined) {
@@ -152,15 +178,20 @@ export function compilePolicy(route: Route, defaults: UpstreamDefaults, out: Pol
     if (affinity !== undefined) entry.affinity = affinity;
   }
   if (policy.basicAuth !== undefined) {
-    const auth = compileBasicAuth(policy.basicAuth, out);
+    const source = policy.basicAuth;
+    const auth = compileOnce(basicAuthCache, source, out, (issues) => compileBasicAuth(source, issues));
     if (auth !== undefined) entry.auth = auth;
   }
   if (policy.digestAuth !== undefined) {
-    const digest = compileDigestAuth(policy.digestAuth, out);
+    const source = policy.digestAuth;
+    const digest = compileOnce(digestAuthCache, source, out, (issues) => compileDigestAuth(source, issues));
     if (digest !== undefined) entry.digest = digest;
   }
   if (policy.externalAuth !== undefined) {
-    const externalAuth = compileExternalAuth(policy.externalAuth, out);
+    const source = policy.externalAuth;
+    const externalAuth = compileOnce(externalAuthCache, source, out, (issues) =>
+      compileExternalAuth(source, issues),
+    );
     if (externalAuth !== undefined) entry.extAuth = externalAuth;
   }
   compileProxyPolicy(policy, entry, out);

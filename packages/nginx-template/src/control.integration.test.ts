@@ -200,6 +200,46 @@ describe('POST /configuration/data', () => {
     expect(keys).toEqual([`host:${canaryHost}`, ...hostnames.map((hostname) => `host:${hostname}`)].sort());
   });
 
+  it('checks a shared policy once for the routes naming it, and refuses those naming one it refuses or lacks', async () => {
+    const shared = createTestRoute('shared', { policy: { maxBodyBytes: 5 } });
+    const update = JSON.parse(
+      createDataPlaneUpdate(createTable([respondHost('shared.example.com', [shared])]), { full: false }),
+    ) as { set: Record<string, { routes?: { sharedPolicy?: string }[]; cors?: unknown }> };
+    const [policyKey] = Object.keys(update.set).filter((key) => key.startsWith('policy:'));
+    const id = policyKey!.slice('policy:'.length);
+    expect(update.set['host:shared.example.com']!.routes![0]!.sharedPolicy).toBe(id);
+    const broken = structuredClone(update);
+    broken.set[policyKey!] = { cors: { origin: '(?<', headers: [] } };
+    const refused = await plane.pushRaw(JSON.stringify(broken));
+    expect(refused.status).toBe(422);
+    expect((refused.json as DataPlaneRejection).rejected).toEqual([
+      {
+        key: 'host:shared.example.com',
+        routeId: 'shared',
+        message: expect.stringContaining(`its policy ${id} is refused`),
+      },
+      { key: policyKey, message: expect.stringContaining('policy.cors.origin does not compile') },
+    ]);
+    const missing = structuredClone(update);
+    delete missing.set[policyKey!];
+    const lacking = await plane.pushRaw(JSON.stringify(missing));
+    expect(lacking.status).toBe(422);
+    expect((lacking.json as DataPlaneRejection).rejected).toEqual([
+      {
+        key: 'host:shared.example.com',
+        routeId: 'shared',
+        message: `names policy ${id}, which is neither pushed nor stored`,
+      },
+    ]);
+    // Once stored, a later push may name it without carrying it again.
+    expect((await plane.pushRaw(JSON.stringify(update))).status).toBe(201);
+    expect((await plane.pushRaw(JSON.stringify(missing))).status).toBe(201);
+    expect(
+      (await plane.request({ host: 'shared.example.com', path: '/', method: 'POST', body: 'too large' }))
+        .status,
+    ).toBe(413);
+  });
+
   it('refuses a route whose origin is not five strings', async () => {
     const hostnames = ['origin0.example.com', 'origin1.example.com', 'origin2.example.com'];
     const update = JSON.parse(

@@ -4,7 +4,7 @@
  * endpoint checks every entry against exactly these shapes (lua/ingresskit/validate.lua).
  *
  * Keys: `listeners`, `host:<hostname>`, `tls:<hostname>`, `cert:<certificate id>`,
- * `backend:<backend id>`.
+ * `backend:<backend id>`, `policy:<policy id>`.
  */
 import type { BackendProtocol, HostnameMatch } from '@ingresskit/route-model';
 
@@ -267,6 +267,12 @@ export interface PolicyEntry {
   cookiePath?: [string, string];
 }
 
+/**
+ * The id of a shared policy (`policy:<id>`): a digest of its content, so that equal policies are
+ * one entry whichever routes, hosts or objects have them. Made by sharedPolicyIdOf only.
+ */
+export type SharedPolicyId = string & { readonly __sharedPolicyId: true };
+
 /** A compiled route. */
 export interface RouteEntry {
   id: string;
@@ -279,7 +285,13 @@ export interface RouteEntry {
   query?: ConditionEntry[];
   listeners?: string[];
   action: ActionEntry;
+  /**
+   * The policy fields that depend on the route itself (its rewrite, its affinity cookie's path);
+   * the rest is in the `policy:<sharedPolicy>` entry, pushed once for every route that has it.
+   */
   policy?: PolicyEntry;
+  /** The `policy:<id>` entry whose fields the route has too. */
+  sharedPolicy?: SharedPolicyId;
   /**
    * Forwarding routes: the catalogue profile whose location (`@<profile>`) proxies them, and the
    * protocol it speaks to the backend.
@@ -336,8 +348,8 @@ export interface HostEntry {
   clientCert?: ClientCertEntry;
 }
 
-/** Any entry. */
-export type DataEntry = ListenersEntry | BackendEntry | CertificateEntry | TlsEntry | HostEntry;
+/** Any entry (`policy:<id>` holds a PolicyEntry). */
+export type DataEntry = ListenersEntry | BackendEntry | CertificateEntry | TlsEntry | HostEntry | PolicyEntry;
 
 /**
  * The body of `POST /configuration/data`. `full`: the entries in `set` are everything; keys not

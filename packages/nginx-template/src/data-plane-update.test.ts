@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { diffRouteTables, type RouteTable, type RouteAction } from '@ingresskit/route-model';
-import { compileVirtualHost, createDataPlaneUpdate, type DataPlaneUpdate, type HostEntry } from './index.js';
+import {
+  compileRoute,
+  compileVirtualHost,
+  createDataPlaneUpdate,
+  sharedPolicyIdsOf,
+  type DataPlaneUpdate,
+  type HostEntry,
+  type PolicyEntry,
+} from './index.js';
 import { createTestHost, createTestOrigin, createTestRoute, createTestTable } from './testing/routes.js';
 
 function parse(body: string): DataPlaneUpdate {
@@ -160,5 +168,82 @@ describe('compileVirtualHost', () => {
     expect(host.routes[2]).toMatchObject({ kind: 'regex', path: '^/y', ignoreCase: true });
     expect(host.fallback?.id).toBe('fallback');
     expect(host.match).toBe('exact');
+  });
+});
+
+describe('sharing route policies', () => {
+  const allowSources = Array.from({ length: 256 }, (_, index) => `10.${index}.0.0/16`);
+  const cors = {
+    allowOrigins: ['https://a.example.com'],
+    allowMethods: 'GET',
+    allowHeaders: 'X-A',
+    exposeHeaders: '',
+    allowCredentials: false,
+    maxAgeSeconds: 5,
+  };
+  const policy = { allowSources, cors };
+
+  it('pushes a policy once for every route and host that has it, each route naming it', () => {
+    const routes = (host: string) =>
+      Array.from({ length: 100 }, (_, index) =>
+        createTestRoute(`${host}-${index}`, {
+          match: { path: { type: 'PathPrefix', value: `/p${index}` } },
+          policy,
+        }),
+      );
+    const update = parse(
+      createDataPlaneUpdate(
+        createTestTable({
+          virtualHosts: [
+            createTestHost('a.example.com', routes('a')),
+            createTestHost('b.example.com', routes('b')),
+          ],
+        }),
+      ),
+    );
+    const policyKeys = Object.keys(update.set).filter((key) => key.startsWith('policy:'));
+    expect(policyKeys).toHaveLength(1);
+    const id = policyKeys[0]!.slice('policy:'.length);
+    const shared = update.set[policyKeys[0]!] as PolicyEntry;
+    expect(shared.allow).toHaveLength(256);
+    for (const key of ['host:a.example.com', 'host:b.example.com']) {
+      const host = update.set[key] as HostEntry;
+      expect(host.routes.every((route) => route.sharedPolicy === id && route.policy === undefined)).toBe(
+        true,
+      );
+      expect(sharedPolicyIdsOf(host)).toEqual(new Set([id]));
+    }
+    // One copy of the list, not two hundred.
+    expect(JSON.stringify(update).split('"0a000000"').length - 1).toBeLessThan(2);
+  });
+
+  it('keeps on each route what depends on its path, and gives equal policies the same id', () => {
+    const rewritten = (index: number) =>
+      createTestRoute(`rw-${index}`, {
+        match: { path: { type: 'PathPrefix', value: `/p${index}` } },
+        policy: { ...policy, rewrite: { type: 'ReplacePrefixMatch', value: '/' } },
+      });
+    const host = compileVirtualHost(createTestHost('a.example.com', [rewritten(1), rewritten(22)]));
+    expect(host.routes.map((route) => route.policy?.rewrite)).toEqual([
+      { type: 'prefix', strip: 3, value: '' },
+      { type: 'prefix', strip: 4, value: '' },
+    ]);
+    expect(host.routes[0]!.sharedPolicy).toBeDefined();
+    expect(host.routes[1]!.sharedPolicy).toBe(host.routes[0]!.sharedPolicy);
+    const again = compileVirtualHost(
+      createTestHost('b.example.com', [
+        createTestRoute('x', { policy: { ...policy, allowSources: [...allowSources] } }),
+      ]),
+    );
+    expect(again.routes[0]!.sharedPolicy).toBe(host.routes[0]!.sharedPolicy);
+  });
+
+  it('still reports what compiling a shared value found, for every route that has it', () => {
+    const shared = { allowSources: ['10.0.0.0/8', 'not a network'] };
+    const issues = [1, 2].map(
+      (index) => compileRoute(createTestRoute(`r${index}`, { policy: shared })).issues,
+    );
+    expect(issues[0]).toEqual(issues[1]);
+    expect(issues[0]).toEqual([expect.objectContaining({ field: 'policy.allowSources[1]' })]);
   });
 });

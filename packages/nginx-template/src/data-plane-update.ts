@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import type {
   Backend,
   Listener,
+  Route,
   RouteTable,
   RouteTableDelta,
   UpstreamSettings,
@@ -28,6 +29,7 @@ import type {
   ListenersEntry,
   RouteEntry,
 } from './data-entries.js';
+import { policyKey, sharePolicyOf, SharedPolicies } from './shared-policies.js';
 
 /** Path of the data endpoint on the control socket: POST a createDataPlaneUpdate body. */
 export const DATA_ENDPOINT_PATH = '/configuration/data';
@@ -147,13 +149,30 @@ function pushAll(target: Map<string, number[]>, key: string, index: number): voi
 }
 
 /**
+ * Compiles `route` as a host entry holds it: against the profiles of the operator's `defaults`,
+ * the shared part of its policy moved into `policies` (see sharePolicyOf). What the push and the
+ * data budget's measure (entry-sizes.ts) both compile.
+ */
+export function compileHostRoute(
+  route: Route,
+  defaults: UpstreamDefaults,
+  policies: SharedPolicies,
+): RouteEntry {
+  const entry = compileRoute(route, defaults).entry;
+  sharePolicyOf(entry, policies);
+  return entry;
+}
+
+/**
  * Compiles a virtual host into the entry workers install for `host:<hostname>`, against the
- * profiles of the operator's `defaults`.
+ * profiles of the operator's `defaults`. The shared part of each route's policy goes into
+ * `policies` (see sharePolicyOf): push those entries with it.
  */
 export function compileVirtualHost(
   virtualHost: VirtualHost,
   excludeRoutes: ReadonlySet<string> = new Set(),
   defaults: UpstreamDefaults = NO_UPSTREAM_DEFAULTS,
+  policies: SharedPolicies = new SharedPolicies(),
 ): HostEntry {
   const routes: RouteEntry[] = [];
   // Maps, then Object.fromEntries: a path such as `__proto__` must stay an ordinary key.
@@ -162,7 +181,7 @@ export function compileVirtualHost(
   const regex: RegexPath[] = [];
   for (const route of virtualHost.routes) {
     if (excludeRoutes.has(route.id)) continue;
-    const entry = compileRoute(route, defaults).entry;
+    const entry = compileHostRoute(route, defaults, policies);
     routes.push(entry);
     const index = routes.length;
     if (entry.kind === 'exact') pushAll(exact, entry.path, index);
@@ -178,7 +197,7 @@ export function compileVirtualHost(
   };
   const fallback = virtualHost.fallbackRoute;
   if (fallback !== undefined && !excludeRoutes.has(fallback.id))
-    host.fallback = compileRoute(fallback, defaults).entry;
+    host.fallback = compileHostRoute(fallback, defaults, policies);
   const clientCert = compileHostClientCertificate(virtualHost);
   if (clientCert !== undefined) host.clientCert = clientCert;
   return host;
@@ -242,7 +261,10 @@ const LONE_SURROGATE = /(?<!\\)((?:\\\\)*)\\u(d[89a-f][0-9a-f]{2})/g;
  * The update for `POST /configuration/data` as data (see {@link createDataPlaneUpdate}): for a
  * RouteTable, every listener, virtual host, TLS binding, certificate and backend, replacing all
  * the data plane holds unless `full: false`; for a RouteTableDelta (route-model's
- * `diffRouteTables` or a builder's `commit()`), what it upserts and removes. Keys are sorted.
+ * `diffRouteTables` or a builder's `commit()`), what it upserts and removes. Either way with the
+ * shared policies its virtual hosts name (`policy:<id>`); a delta removes none of them, since
+ * hosts it does not carry may name them too: a caller that keeps nginx's data over many deltas
+ * deletes the ones no host names any more (see sharedPolicyIdsOf). Keys are sorted.
  */
 export function compileDataPlaneUpdate(
   change: RouteTable | RouteTableDelta,
@@ -272,9 +294,13 @@ export function compileDataPlaneUpdate(
       };
   const listeners = change.listeners;
   if (listeners !== undefined) put('listeners', () => compileListeners(listeners));
+  const policies = new SharedPolicies();
   for (const virtualHost of upserts.virtualHosts) {
-    put(hostKey(virtualHost.hostname), () => compileVirtualHost(virtualHost, excludeRoutes, defaults));
+    put(hostKey(virtualHost.hostname), () =>
+      compileVirtualHost(virtualHost, excludeRoutes, defaults, policies),
+    );
   }
+  for (const [id, policy] of policies.entries()) put(policyKey(id), () => policy);
   for (const binding of upserts.tls) put(tlsKey(binding.hostname), () => ({ cert: binding.certificate }));
   for (const certificate of upserts.certificates) {
     put(certificateKey(certificate.id), () => ({

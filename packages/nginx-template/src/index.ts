@@ -53,6 +53,16 @@ export {
   type RegexPath,
 } from './regex-groups.js';
 export { DEFAULT_REGEX_MATCHES_PER_REQUEST, measureRegexWork, type RegexWork } from './regex-work.js';
+export { policyKey, sharedPolicyIdsOf, SharedPolicies } from './shared-policies.js';
+export {
+  measureBackend,
+  measureCertificate,
+  measureDictEntry,
+  measureHostEntry,
+  measureRoutes,
+  measureTlsBinding,
+  type RouteDataSize,
+} from './entry-sizes.js';
 export type {
   ActionEntry,
   AffinityEntry,
@@ -73,6 +83,7 @@ export type {
   PolicyEntry,
   RegexGroupEntry,
   RouteEntry,
+  SharedPolicyId,
   TlsEntry,
 } from './data-entries.js';
 export {
@@ -102,6 +113,7 @@ export {
   authSocketPathOf,
   hopSocketPathOf,
   resolveSettings,
+  sharedDictBytesOf,
   type GzipSettings,
   type KeepaliveSettings,
   type RealIpSettings,

@@ -459,6 +459,14 @@ function checkSize(option: string, value: unknown, min: number): number {
   return bytes;
 }
 
+/**
+ * Bytes of the shared dict the `sharedDictSize` option gives (64m when undefined); throws an
+ * InvalidRenderOptionsError for a size nginx would not take or below 1 MiB.
+ */
+export function sharedDictBytesOf(size: string | undefined): number {
+  return checkSize('sharedDictSize', size ?? '64m', 1024 ** 2);
+}
+
 function checkResolver(value: unknown): string {
   const match =
     typeof value === 'string' ? /^(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+))(?::(\d{1,5}))?$/.exec(value) : null;
@@ -703,7 +711,7 @@ export function resolveSettings(options: RenderOptions): Settings {
     ),
     defaultMaxBodyBytes: checkSize('proxyBodySize', options.proxyBodySize ?? '1m', 0),
     // Below a megabyte a single full push of a small table would not fit.
-    sharedDictBytes: checkSize('sharedDictSize', options.sharedDictSize ?? '64m', 1024 ** 2),
+    sharedDictBytes: sharedDictBytesOf(options.sharedDictSize),
     regexCacheEntries: checkInteger('regexCacheEntries', options.regexCacheEntries ?? 16384, 0, 10_000_000),
     regexMatchLimit: checkInteger('regexMatchLimit', options.regexMatchLimit ?? 100_000, 1_000, 10_000_000),
     regexMatchesPerRequest: checkInteger(

@@ -13,15 +13,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startDemoBackend } from '../../src/demo-backends.js';
-import { answerOf, endpointSliceManifest, eventually, startController } from '../harness.js';
+import { answerOf, startController } from '../harness.js';
 import {
   expectVictimsUnharmed,
+  moveVictimPods,
   useSecurityCase,
-  TENANT,
   expectTenantEvent,
-  tenantIngress,
   tenantRegexIngress,
+  tenantTlsObjects,
 } from './tenant.js';
 
 const testCase = useSecurityCase('outage');
@@ -85,21 +84,10 @@ async function weakCertificateObjects(
     ],
     { stdio: 'ignore' },
   );
-  const ingress = tenantIngress(name, { host, service: 'evil' });
-  (ingress.spec as Record<string, unknown>).tls = [{ hosts: [host], secretName: name }];
-  return [
-    {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name, namespace: TENANT },
-      type: 'kubernetes.io/tls',
-      data: {
-        'tls.crt': (await readFile(crtFile)).toString('base64'),
-        'tls.key': (await readFile(keyFile)).toString('base64'),
-      },
-    },
-    ingress,
-  ];
+  return tenantTlsObjects(name, host, {
+    crt: await readFile(crtFile, 'utf8'),
+    key: await readFile(keyFile, 'utf8'),
+  });
 }
 
 describe('objects the data plane cannot run', () => {
@@ -122,20 +110,8 @@ describe('objects the data plane cannot run', () => {
       await expectTenantEvent(testCase(), name, event);
     }
 
-    // The victim's pods move: a new alpha answers on another port, then the old one stops. Were
-    // endpoint changes held back by the tenant's objects, the probe would fail from here on.
-    const moved = await startDemoBackend('alpha');
-    const old = cluster.backends.get('alpha')!;
-    cluster.backends.set('alpha', moved);
-    await cluster.server.apply(endpointSliceManifest('alpha-alpha', 'alpha', moved.port));
-    await eventually(async () => {
-      const backend = testCase()
-        .controller.routeTable()
-        .backends.find(({ id }) => id === 'default/alpha:80');
-      expect(backend?.endpoints).toEqual([{ address: '127.0.0.1', port: moved.port }]);
-      expect(await testCase().controller.dataPlane.isInSync()).toBe(true);
-    });
-    await old.stop();
+    // Were endpoint changes held back by the tenant's objects, the probe would fail from here on.
+    await moveVictimPods(testCase());
     await expectVictimsUnharmed(traffic, 'objects the data plane cannot run');
   }, 90_000);
 

@@ -15,7 +15,9 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import type { Controller, ControllerDependencies } from '../../src/controller.js';
 import type { ControllerConfig } from '../../src/config.js';
 import type { DemoBackend } from '../../src/demo-backends.js';
+import { startDemoBackend } from '../../src/demo-backends.js';
 import {
+  endpointSliceManifest,
   eventually,
   ingressManifest,
   listEvents,
@@ -119,6 +121,29 @@ export function tenantRegexIngress(name: string, host: string, path: string): Re
   return regexIngressManifest(name, { namespace: TENANT, className: 'nginx', host, service: 'evil', path });
 }
 
+/** The tenant's TLS Secret `name` holding `certificate` (PEM), and its Ingress `name` serving `host` with it. */
+export function tenantTlsObjects(
+  name: string,
+  host: string,
+  certificate: { crt: string; key: string },
+): Record<string, unknown>[] {
+  const ingress = tenantIngress(name, { host, service: 'evil' });
+  (ingress.spec as Record<string, unknown>).tls = [{ hosts: [host], secretName: name }];
+  return [
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace: TENANT },
+      type: 'kubernetes.io/tls',
+      data: {
+        'tls.crt': Buffer.from(certificate.crt).toString('base64'),
+        'tls.key': Buffer.from(certificate.key).toString('base64'),
+      },
+    },
+    ingress,
+  ];
+}
+
 /**
  * Waits for an `InvalidConfiguration` Event on the tenant's Ingress `name` whose note contains
  * `fragment` (an Ingress seen before its Secret may have an earlier Event, saying so).
@@ -145,6 +170,25 @@ export async function presentedFingerprint(testCase: SecurityCase, serverName: s
 export function secretFingerprint(secret: Record<string, unknown>): string {
   const data = secret.data as Record<string, string>;
   return new X509Certificate(Buffer.from(data['tls.crt']!, 'base64')).fingerprint256;
+}
+
+/**
+ * The victim's pods move: a new `alpha` answers on another port, its EndpointSlice says so, and
+ * once nginx has all the controller staged the old one stops. Were the victims' endpoint changes
+ * held back by the tenant's objects, the probe would fail from then on.
+ */
+export async function moveVictimPods(testCase: SecurityCase): Promise<void> {
+  const { cluster } = testCase;
+  const moved = await startDemoBackend('alpha');
+  const old = cluster.backends.get('alpha')!;
+  cluster.backends.set('alpha', moved);
+  await cluster.server.apply(endpointSliceManifest('alpha-alpha', 'alpha', moved.port));
+  await eventually(async () => {
+    const backend = testCase.controller.routeTable().backends.find(({ id }) => id === 'default/alpha:80');
+    expect(backend?.endpoints).toEqual([{ address: '127.0.0.1', port: moved.port }]);
+    expect(await testCase.controller.dataPlane.isInSync()).toBe(true);
+  });
+  await old.stop();
 }
 
 /** Stops the probe once it has sampled enough, prints its report and expects no failed request. */

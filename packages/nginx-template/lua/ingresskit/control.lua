@@ -2,9 +2,9 @@
 --
 -- POST /configuration/data takes { full?, set?, delete? } (see createDataPlaneUpdate). Every
 -- entry is validated and every regex compiled before anything is stored; then the entries are
--- written (backends and certificates first, then TLS bindings and listeners, then hosts; deletes
--- of hosts before those of backends and certificates) so a worker rebuilding concurrently never
--- sees a host before what it refers to. The keys a push changed go into the change log under
+-- written (backends, certificates and shared policies first, then TLS bindings and listeners,
+-- then hosts; deletes of hosts before those of the others) so a worker rebuilding concurrently
+-- never sees a host before what it refers to. The keys a push changed go into the change log under
 -- its version, and the version is bumped last: workers pick the change up on their next request.
 --
 -- Each push also keeps the content digest (ingresskit.digest) up to date and answers it, with the
@@ -215,10 +215,34 @@ function _M.handle_data()
   local rejected = {}
   local shared = dict()
   local work = 0
+  -- Each shared policy is checked once, however many routes name it; a route naming one that
+  -- is refused, or neither pushed nor stored, is refused with that reason.
+  local policy_problems = {}
+  local function names_policy(id)
+    local problem = policy_problems[id]
+    if problem == nil then
+      local key = "policy:" .. id
+      local entry = set[key]
+      if entry ~= nil then
+        local found = {}
+        validate.entry(key, entry, found)
+        problem = found[1] ~= nil and ("its policy " .. id .. " is refused: " .. found[1].message) or false
+      else
+        problem = shared:get("d:" .. key) == nil and ("names policy " .. id .. ", which is neither pushed nor stored") or false
+      end
+      policy_problems[id] = problem
+    end
+    return problem or nil
+  end
   for key, entry in pairs(set) do
-    validate.entry(key, entry, rejected, function()
-      return shared:get("d:" .. key) == cjson.encode(entry)
-    end)
+    if str_sub(key, 1, 7) == "policy:" and type(entry) == "table" and validate.is_key(key) then
+      local problem = names_policy(str_sub(key, 8))
+      if problem then rejected[#rejected + 1] = { key = key, message = problem } end
+    else
+      validate.entry(key, entry, rejected, function()
+        return shared:get("d:" .. key) == cjson.encode(entry)
+      end, names_policy)
+    end
     -- A large push must not keep this worker's other requests waiting: let them run now and
     -- then (a certificate costs about as much to check as a hundred other entries).
     work = work + (str_sub(key, 1, 5) == "cert:" and 100 or 1)

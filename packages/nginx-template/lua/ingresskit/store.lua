@@ -56,6 +56,7 @@ _M.listener_names = {} -- port (string) -> listener name
 _M.routes_by_id = {}   -- route tag -> prepared route (for the response header filter and the balancer)
 _M.parsed = {}         -- certificate id -> { cert, key } (cdata) or false when it cannot be parsed
 _M.client_cert_hosts = {} -- hostname pattern -> true: the hosts that require client certificates
+_M.policies = {}       -- shared policy id -> prepared policy (read when a route first names it)
 -- How many hosts require client certificates: a number the router can test without a call
 -- (`next` would end the JIT trace of every request).
 _M.client_cert_count = 0
@@ -68,6 +69,7 @@ local listener_names = _M.listener_names
 local routes_by_id = _M.routes_by_id
 local parsed = _M.parsed
 local client_cert_hosts = _M.client_cert_hosts
+local policies = _M.policies
 
 local dict = ngx.shared.ingresskit
 -- nil until the first push was applied (sync answers false until then).
@@ -164,6 +166,61 @@ local function without_controls(value)
   return (value:gsub("[%z\1-\31\127]", function(char) return string.format("%%%02X", char:byte()) end))
 end
 
+-- What every route with this policy reads, made once per policy: the networks as bytes, the
+-- intercepted statuses, whether responses are rewritten. Shared policies are prepared once per
+-- worker however many routes name them.
+local function prepare_policy(policy)
+  if policy.allow then policy.allow_networks = to_networks(policy.allow) end
+  if policy.deny then policy.deny_networks = to_networks(policy.deny) end
+  if policy.limits and policy.limits.exempt then policy.limit_exempt = to_networks(policy.limits.exempt) end
+  if policy.glimit and policy.glimit.exempt then policy.global_limit_exempt = to_networks(policy.glimit.exempt) end
+  if policy.affinity then policy.affinity.variable = "cookie_" .. policy.affinity.name end
+  if policy.errors then
+    local intercepted = {}
+    for _, status in ipairs(policy.errors.statuses) do intercepted[status] = true end
+    policy.errors.intercepted = intercepted
+  end
+  policy.filters_rewrites = policy.location ~= nil or policy.cookieDomain ~= nil or policy.cookiePath ~= nil
+  return policy
+end
+
+-- The shared policy `id`, prepared; read from the dict the first time a route names it, so a host
+-- never depends on the order in which a worker applies the keys of a push. nil when not stored.
+local function shared_policy(id)
+  local policy = policies[id]
+  if policy ~= nil then return policy end
+  local entry = cjson.decode(dict:get("d:policy:" .. id) or "")
+  if type(entry) ~= "table" then return nil end
+  policy = prepare_policy(entry)
+  policies[id] = policy
+  return policy
+end
+
+-- The route's whole policy: its shared policy with its own fields over it (a copy of the shared
+-- table's fields only, whose values stay shared), or either alone. Fails closed: a route whose
+-- shared policy is not stored answers 500 rather than be served without its allow-list.
+local function resolve_policy(route)
+  local own = route.policy
+  if own ~= nil then prepare_policy(own) end
+  local id = route.sharedPolicy
+  if id == nil then return own end
+  local shared = shared_policy(id)
+  if shared == nil then
+    ngx.log(ngx.ERR, "ingresskit: route ", to_variable_value(route.id), " names policy ", to_variable_value(id),
+      ", which is not stored; it answers 500")
+    route.action = { type = "respond", status = 500 }
+    route.profile = nil
+    route.protocol = nil
+    return nil
+  end
+  if own == nil then return shared end
+  local merged = {}
+  for field, value in pairs(shared) do merged[field] = value end
+  for field, value in pairs(own) do merged[field] = value end
+  merged.filters_rewrites = shared.filters_rewrites or own.filters_rewrites
+  return merged
+end
+
 local function prepare_route(route)
   local conf = _M.conf
   route.tag = to_variable_value(route.id)
@@ -179,18 +236,18 @@ local function prepare_route(route)
     route.listener_set = set
   end
   route.has_conditions = route.method ~= nil or route.headers ~= nil or route.query ~= nil
-  local policy = route.policy
+  -- First: a route whose shared policy is not stored answers 500 without a profile, and what
+  -- follows (body reader, hop, in place) reads the whole policy.
+  local policy = resolve_policy(route)
+  route.policy = policy
   route.max_body = policy and policy.maxBody or conf.default_max_body
-  if policy and policy.allow then route.allow = to_networks(policy.allow) end
-  if policy and policy.deny then route.deny = to_networks(policy.deny) end
-  if policy and policy.affinity then policy.affinity.variable = "cookie_" .. policy.affinity.name end
-  if policy and policy.limits then
+  if policy then
+    route.allow = policy.allow_networks
+    route.deny = policy.deny_networks
     route.limits = policy.limits
-    if policy.limits.exempt then route.limit_exempt = to_networks(policy.limits.exempt) end
-  end
-  if policy and policy.glimit then
+    route.limit_exempt = policy.limit_exempt
     route.global_limit = policy.glimit
-    if policy.glimit.exempt then route.global_limit_exempt = to_networks(policy.glimit.exempt) end
+    route.global_limit_exempt = policy.global_limit_exempt
   end
   local action = route.action
   -- A canary may choose another backend, and a backend without endpoints may give way to the
@@ -198,11 +255,6 @@ local function prepare_route(route)
   if action.type == "forward" and #action.members == 1 and action.canary == nil
     and not (policy and policy.emptyBackend) then
     route.only_backend = action.members[1].backend
-  end
-  if policy and policy.errors then
-    local intercepted = {}
-    for _, status in ipairs(policy.errors.statuses) do intercepted[status] = true end
-    policy.errors.intercepted = intercepted
   end
   if route.profile then
     local facts = facts_of(route.profile)
@@ -212,9 +264,6 @@ local function prepare_route(route)
     route.scheme = SCHEMES[route.protocol]
     route.tls_backend = route.protocol == "HTTPS" or route.protocol == "GRPCS"
     route.mirror = policy and policy.mirror
-    if policy ~= nil then
-      policy.filters_rewrites = policy.location ~= nil or policy.cookieDomain ~= nil or policy.cookiePath ~= nil
-    end
     local errors = policy and policy.errors
     -- Routes that replace their backend's error answers go through the hop (custom errors of
     -- nginx's own answers only, and gRPC ones, need the error pages every server has).
@@ -342,6 +391,9 @@ local function remove_key(key)
     parsed[name] = nil
   elseif kind == "backend" then
     backends[name] = nil
+  elseif kind == "policy" then
+    -- Hosts that still name it hold the prepared table itself.
+    policies[name] = nil
   end
 end
 
@@ -350,6 +402,11 @@ local function install_key(key, raw)
     -- Ids are content hashes: a cached parse of the same id is never stale, and the PEM stays
     -- in the dict until a handshake needs it.
     certificates[str_sub(key, 6)] = true
+    return
+  end
+  if str_sub(key, 1, 7) == "policy:" then
+    -- Ids are content hashes: a policy prepared under this id is this very policy. Routes read
+    -- it when they first name it (shared_policy).
     return
   end
   local entry, err = cjson.decode(raw)
@@ -392,6 +449,7 @@ local function rebuild(version)
   clear_tab(listener_names)
   clear_tab(routes_by_id)
   clear_tab(client_cert_hosts)
+  clear_tab(policies)
   _M.client_cert_count = 0
   local old_backends = {}
   for id, backend in pairs(backends) do old_backends[id] = backend end
@@ -402,7 +460,8 @@ local function rebuild(version)
       if str_sub(name, 1, 5) == "cert:" then
         -- Not even read: a handshake reads the PEM when it first needs it.
         certificates[str_sub(name, 6)] = true
-      else
+      elseif str_sub(name, 1, 7) ~= "policy:" then
+        -- (A policy is read when a route first names it: shared_policy.)
         local raw = dict:get(key)
         if raw ~= nil then
           if str_sub(name, 1, 8) == "backend:" then

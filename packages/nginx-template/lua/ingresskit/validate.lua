@@ -277,7 +277,8 @@ local function check_policy(policy, report)
   return true
 end
 
-local function check_route(route, field, report)
+-- `names_policy(id)`: the problem of the shared policy `id` for the routes that name it, or nil.
+local function check_route(route, field, report, names_policy)
   if not is_object(route) then return report.fail(field .. " must be an object") end
   if is_string(route.id) then report.route(route.id) else return report.fail(field .. ".id must be a string") end
   if not PATH_KINDS[route.kind] then return report.fail("kind must be exact, prefix or regex") end
@@ -294,6 +295,13 @@ local function check_route(route, field, report)
     return false
   end
   if not check_action(route.action, report) or not check_policy(route.policy, report) then return false end
+  if route.sharedPolicy ~= nil then
+    if not is_string(route.sharedPolicy) or not str_find(route.sharedPolicy, "^%x+$") then
+      return report.fail("sharedPolicy must be a policy id")
+    end
+    local problem = names_policy(route.sharedPolicy)
+    if problem then return report.fail(problem) end
+  end
   if route.origin ~= nil then
     if not is_array(route.origin) or #route.origin ~= 5 then return report.fail("origin must hold 5 strings") end
     if not check_list(route.origin, "origin", report, is_string, "must hold strings") then return false end
@@ -395,7 +403,7 @@ local function check_regex_groups(groups, routes, report)
   return true
 end
 
-local function check_host(entry, report)
+local function check_host(entry, report, names_policy)
   if not HOST_MATCHES[entry.match] then
     return report.fail("match must be exact, one-label, suffix or any")
   end
@@ -403,10 +411,10 @@ local function check_host(entry, report)
   local ok = true
   for index, route in ipairs(entry.routes) do
     -- Every route is checked, so one push reports every bad regex of a host at once.
-    if not check_route(route, "routes[" .. index .. "]", report) then ok = false end
+    if not check_route(route, "routes[" .. index .. "]", report, names_policy) then ok = false end
     report.route(nil)
   end
-  if entry.fallback ~= nil and not check_route(entry.fallback, "fallback", report) then ok = false end
+  if entry.fallback ~= nil and not check_route(entry.fallback, "fallback", report, names_policy) then ok = false end
   report.route(nil)
   if not ok then return false end
   local count = #entry.routes
@@ -463,7 +471,7 @@ local function check_listeners(entry, report)
   return check_list(entry.listeners, "listeners", report, is_listener, "must hold { name, port, protocol }")
 end
 
-local KINDS = { host = true, tls = true, cert = true, backend = true }
+local KINDS = { host = true, tls = true, cert = true, backend = true, policy = true }
 
 -- Whether `key` names an entry: `listeners` or `<kind>:<name>`.
 function _M.is_key(key)
@@ -475,14 +483,19 @@ end
 
 -- Checks one entry of `set`; appends { key, routeId?, message } to `rejected` for each problem.
 -- `is_stored()` tells whether this very entry is stored already (so an expensive check can be
--- skipped).
-function _M.entry(key, entry, rejected, is_stored)
+-- skipped); `names_policy(id)` answers the problem of a shared policy a route names, or nil (the
+-- caller checks each policy once, however many routes name it).
+function _M.entry(key, entry, rejected, is_stored, names_policy)
   local report = reporter(rejected, key)
   if not _M.is_key(key) then return report.fail("unknown key") end
   if not is_object(entry) then return report.fail("entry must be an object") end
   if key == "listeners" then return check_listeners(entry, report) end
   local kind = str_sub(key, 1, str_find(key, ":", 1, true) - 1)
-  if kind == "host" then return check_host(entry, report) end
+  if kind == "host" then return check_host(entry, report, names_policy) end
+  if kind == "policy" then
+    if not str_find(key, "^policy:%x+$") then return report.fail("a policy id must be hex digits") end
+    return check_policy(entry, report)
+  end
   if kind == "backend" then return check_backend(entry, report) end
   if kind == "cert" then return check_certificate(entry, report, is_stored) end
   if not is_string(entry.cert) then return report.fail("cert must be a certificate id") end
