@@ -240,6 +240,41 @@ describe('POST /configuration/data', () => {
     ).toBe(413);
   });
 
+  it("refuses a mirroring route without the operator's profile when its mirror is in its shared policy", async () => {
+    const mirrored = createTestRoute('mirrored', {
+      action: { type: 'forward', backends: [{ backend: 'b', weight: 1 }] },
+      policy: { mirror: { backend: 'shadow' } },
+    });
+    const update = JSON.parse(
+      createDataPlaneUpdate(createTable([respondHost('mirror.example.com', [mirrored])]), { full: false }),
+    ) as {
+      set: Record<string, { routes?: { sharedPolicy?: string; profile?: string; policy?: unknown }[] }>;
+    };
+    const route = update.set['host:mirror.example.com']!.routes![0]!;
+    expect(route.policy).toBeUndefined();
+    expect(update.set[`policy:${route.sharedPolicy}`]).toEqual({ mirror: 'shadow' });
+    expect((await plane.pushRaw(JSON.stringify(update))).status).toBe(201);
+    // A profile of the catalogue, but not the operator's: nginx.conf has no mirroring location for it.
+    route.profile = 'ik_p_q0s1v11_b0_r3';
+    const refusal = [
+      {
+        key: 'host:mirror.example.com',
+        routeId: 'mirrored',
+        message: expect.stringContaining(
+          "a mirroring route must have the profile of the operator's directives",
+        ),
+      },
+    ];
+    const refused = await plane.pushRaw(JSON.stringify(update));
+    expect(refused.status).toBe(422);
+    expect((refused.json as DataPlaneRejection).rejected).toEqual(refusal);
+    // The same when the policy is stored already and the push does not carry it.
+    delete update.set[`policy:${route.sharedPolicy}`];
+    const stored = await plane.pushRaw(JSON.stringify(update));
+    expect(stored.status).toBe(422);
+    expect((stored.json as DataPlaneRejection).rejected).toEqual(refusal);
+  });
+
   it('refuses a route whose origin is not five strings', async () => {
     const hostnames = ['origin0.example.com', 'origin1.example.com', 'origin2.example.com'];
     const update = JSON.parse(

@@ -216,23 +216,27 @@ function _M.handle_data()
   local shared = dict()
   local work = 0
   -- Each shared policy is checked once, however many routes name it; a route naming one that
-  -- is refused, or neither pushed nor stored, is refused with that reason.
-  local policy_problems = {}
+  -- is refused, or neither pushed nor stored, is refused with that reason. The policy is answered
+  -- too: a route's checks read fields of it (a mirror needs a mirroring profile).
+  local policy_checks = {}
   local function names_policy(id)
-    local problem = policy_problems[id]
-    if problem == nil then
+    local check = policy_checks[id]
+    if check == nil then
       local key = "policy:" .. id
       local entry = set[key]
+      local problem
       if entry ~= nil then
         local found = {}
         validate.entry(key, entry, found)
         problem = found[1] ~= nil and ("its policy " .. id .. " is refused: " .. found[1].message) or false
       else
-        problem = shared:get("d:" .. key) == nil and ("names policy " .. id .. ", which is neither pushed nor stored") or false
+        entry = cjson.decode(shared:get("d:" .. key) or "")
+        problem = type(entry) ~= "table" and ("names policy " .. id .. ", which is neither pushed nor stored") or false
       end
-      policy_problems[id] = problem
+      check = { problem = problem, policy = not problem and entry or nil }
+      policy_checks[id] = check
     end
-    return problem or nil
+    return check.problem or nil, check.policy
   end
   for key, entry in pairs(set) do
     if str_sub(key, 1, 7) == "policy:" and type(entry) == "table" and validate.is_key(key) then

@@ -277,7 +277,8 @@ local function check_policy(policy, report)
   return true
 end
 
--- `names_policy(id)`: the problem of the shared policy `id` for the routes that name it, or nil.
+-- `names_policy(id)`: the problem of the shared policy `id` for the routes that name it, or nil
+-- and the policy.
 local function check_route(route, field, report, names_policy)
   if not is_object(route) then return report.fail(field .. " must be an object") end
   if is_string(route.id) then report.route(route.id) else return report.fail(field .. ".id must be a string") end
@@ -295,11 +296,13 @@ local function check_route(route, field, report, names_policy)
     return false
   end
   if not check_action(route.action, report) or not check_policy(route.policy, report) then return false end
+  local shared = nil
   if route.sharedPolicy ~= nil then
     if not is_string(route.sharedPolicy) or not str_find(route.sharedPolicy, "^%x+$") then
       return report.fail("sharedPolicy must be a policy id")
     end
-    local problem = names_policy(route.sharedPolicy)
+    local problem
+    problem, shared = names_policy(route.sharedPolicy)
     if problem then return report.fail(problem) end
   end
   if route.origin ~= nil then
@@ -324,8 +327,10 @@ local function check_route(route, field, report, names_policy)
     if grpc ~= (route.protocol == "GRPC" or route.protocol == "GRPCS") then
       return report.fail("profile must be of the protocol's backend module")
     end
-    -- Only the profiles of the operator's directives have a mirroring location.
-    if route.policy and route.policy.mirror ~= nil and not classes.defaults[profile] then
+    -- Only the profiles of the operator's directives have a mirroring location (the mirror is in
+    -- the route's shared policy, or in its own).
+    local mirror = (route.policy and route.policy.mirror) or (shared and shared.mirror)
+    if mirror ~= nil and not classes.defaults[profile] then
       return report.fail("a mirroring route must have the profile of the operator's directives")
     end
   elseif route.profile ~= nil or route.protocol ~= nil then
@@ -483,8 +488,8 @@ end
 
 -- Checks one entry of `set`; appends { key, routeId?, message } to `rejected` for each problem.
 -- `is_stored()` tells whether this very entry is stored already (so an expensive check can be
--- skipped); `names_policy(id)` answers the problem of a shared policy a route names, or nil (the
--- caller checks each policy once, however many routes name it).
+-- skipped); `names_policy(id)` answers the problem of a shared policy a route names, or nil and
+-- the policy (the caller checks each policy once, however many routes name it).
 function _M.entry(key, entry, rejected, is_stored, names_policy)
   local report = reporter(rejected, key)
   if not _M.is_key(key) then return report.fail("unknown key") end
