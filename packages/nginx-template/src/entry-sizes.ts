@@ -15,8 +15,11 @@ const PAGE_BYTES = 4096;
 const NODE_BYTES = 96;
 // One endpoint of a backend: `["<IPv6 address>",<port>],` at most.
 const ENDPOINT_BYTES = 52;
-// A route's place in its host's path index: the path again, its index and the JSON around them.
+// A route's place in its host's path index besides its path: its index and the JSON around them.
 const INDEX_BYTES_PER_ROUTE = 16;
+// A regex route's place in its host's regex groups besides its path: the lazy any-run, group and
+// marker capture around its alternative (as JSON), its index and its marker.
+const REGEX_INDEX_BYTES_PER_ROUTE = 36;
 
 /** Bytes one dict entry of `key` with a value of `valueBytes` takes in nginx's shared memory. */
 export function measureDictEntry(key: string, valueBytes: number): number {
@@ -44,7 +47,11 @@ export function measureRoutes(routes: Iterable<Route>, upstreamDefaults?: Upstre
   let bytes = 0;
   for (const route of routes) {
     const entry = compileHostRoute(route, defaults, policies);
-    bytes += Buffer.byteLength(JSON.stringify(entry)) + Buffer.byteLength(entry.path) + INDEX_BYTES_PER_ROUTE;
+    // The path again: a key of the exact or prefix index, or in its regex group's pattern.
+    bytes +=
+      Buffer.byteLength(JSON.stringify(entry)) +
+      Buffer.byteLength(JSON.stringify(entry.path)) +
+      (entry.kind === 'regex' ? REGEX_INDEX_BYTES_PER_ROUTE : INDEX_BYTES_PER_ROUTE);
   }
   const sizes = new Map<string, number>();
   for (const [id, policy] of policies.entries()) {
