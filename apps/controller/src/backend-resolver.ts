@@ -53,6 +53,7 @@ function problemOf(
 export class BackendResolver {
   readonly #builder: RouteTableBuilder;
   readonly #options: BackendResolverOptions;
+  #policy: BackendAddressPolicy;
   /** Backend ids by Service key; nearly always one, so an array, not a Set. */
   readonly #idsByService = new Map<string, string[]>();
   /** Why a backend answers 503 (a missing Service or port, a refused address), by backend id. */
@@ -64,6 +65,13 @@ export class BackendResolver {
   constructor(builder: RouteTableBuilder, options: BackendResolverOptions) {
     this.#builder = builder;
     this.#options = options;
+    this.#policy = options.policy;
+  }
+
+  /** Resolves every backend again under `policy` (the controller's own ports changed). */
+  setPolicy(view: ClusterView, policy: BackendAddressPolicy): void {
+    this.#policy = policy;
+    for (const ids of this.#idsByService.values()) for (const id of ids) this.#resolve(view, id);
   }
 
   /** Resolves the backends the routes started to name, and forgets those they stopped naming. */
@@ -125,7 +133,7 @@ export class BackendResolver {
       reference,
       view.service(serviceKey),
       view.endpointSlicesForService(serviceKey),
-      this.#options.policy,
+      this.#policy,
     );
     const { backend, problem } = this.#pin(serviceKey, resolved);
     this.#builder.setBackend(backend);
@@ -146,7 +154,7 @@ export class BackendResolver {
     this.#indexExternalName(resolved.backend.id, hostname);
     if (resolve === undefined || hostname === undefined)
       return { backend: resolved.backend, ...problemOf(resolved) };
-    const pinned = pinExternalName(resolved.backend, resolve(hostname), this.#options.policy);
+    const pinned = pinExternalName(resolved.backend, resolve(hostname), this.#policy);
     return {
       backend: pinned.backend,
       ...(problemOf(resolved) ?? problemOf(pinned, `Service ${serviceKey} `)),

@@ -35,7 +35,6 @@ import type { GatewayRouting } from './gateway-routing.js';
 import type { GatewayStatusWriter } from './gateway-status-writer.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
 import type { IngressRouting } from './ingress-routing.js';
-import { routingOptionsOf } from './ingress-routing-options.js';
 import { LeaderRole } from './leader.js';
 import type { Logger } from './logger.js';
 import type { ControllerMetrics } from './metrics.js';
@@ -205,7 +204,7 @@ export class Controller {
         classConfig: config.classConfig,
         maxPathsPerIngress: config.maxPathsPerIngress,
         allowedSnippetDirectives: config.allowedSnippetDirectives,
-        authAddressPolicy: routingOptionsOf(config, [], () => Date.now()).backendAddressPolicy,
+        authAddressPolicy: () => routing.backendAddressPolicy,
         defaultBackend: config.defaultBackend,
         controllerConfigMap: config.configMap,
         annotationPrefix: config.annotationPrefix,

@@ -14,6 +14,7 @@ import {
 } from '@ingresskit/ingress-routes';
 import type { Listener } from '@ingresskit/route-model';
 import type { ControllerConfig } from './config.js';
+import { listOwnPorts } from './own-ports.js';
 
 /** Options of IngressRouting. */
 export interface IngressRoutingOptions {
@@ -72,14 +73,6 @@ export function createTranslatorOf(
   });
 }
 
-/** The ports this controller and its nginx listen on: never a backend's, even in development. */
-function listOwnPorts(
-  config: Pick<ControllerConfig, 'httpPort' | 'httpsPort' | 'healthzPort' | 'admissionWebhook'>,
-): Set<number> {
-  const ports = [config.httpPort, config.httpsPort, config.healthzPort, config.admissionWebhook?.port];
-  return new Set(ports.filter((port): port is number => port !== undefined));
-}
-
 /** The routing settings of a controller config: one place for `run`, `render` and `explain`. */
 export function routingOptionsOf(
   config: Pick<
@@ -96,6 +89,8 @@ export function routingOptionsOf(
     | 'httpsPort'
     | 'healthzPort'
     | 'admissionWebhook'
+    | 'sslPassthrough'
+    | 'sslPassthroughProxyPort'
   >,
   listeners: Listener[],
   now: () => number,
@@ -104,6 +99,7 @@ export function routingOptionsOf(
     classConfig: config.classConfig,
     defaultBackend: config.defaultBackend,
     allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
+    // Stream services' ports join at run time (IngressRouting.setOwnPorts).
     backendAddressPolicy: { ...config.backendAddressPolicy, ownPorts: listOwnPorts(config) },
     maxPathsPerIngress: config.maxPathsPerIngress,
     maxPathsPerNamespace: config.maxPathsPerNamespace,

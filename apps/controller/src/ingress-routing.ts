@@ -12,6 +12,7 @@ import {
   countIngressPaths,
   DEFAULT_BACKEND_ADDRESS_POLICY,
   DEFAULT_TRANSLATION,
+  type BackendAddressPolicy,
   type IngressTranslation,
   type IngressTranslator,
   type TranslationDefaults,
@@ -35,6 +36,7 @@ import { NamespacePathBudget } from './namespace-path-budget.js';
 import { createTranslatorOf, type IngressRoutingOptions } from './ingress-routing-options.js';
 import type { IngressVerdict } from './ingress-verdict.js';
 import { problemOfNote, pushBackendProblems, pushRefusalProblems } from './ingress-problems.js';
+import { isSamePorts } from './own-ports.js';
 import { RouteRefusals, type RefusedRoute } from './route-refusals.js';
 
 /** The key of the Ingress `namespace/name` as a route-model source. */
@@ -55,6 +57,10 @@ export class IngressRouting {
   readonly #options: IngressRoutingOptions;
   readonly #builder: RouteTableBuilder;
   #translator: IngressTranslator;
+  /** What the controller ConfigMap says of every Ingress; the translator is made with them. */
+  #defaults: TranslationDefaults = DEFAULT_TRANSLATION;
+  /** What backends and auth URLs may point at; its own ports follow the stream services. */
+  #policy: BackendAddressPolicy;
   #resolver: IngressClassResolver;
   readonly #verdicts = new Map<string, IngressVerdict>();
   /** Translations of the owned Ingresses, by `namespace/name`. */
@@ -79,10 +85,11 @@ export class IngressRouting {
       listeners: options.listeners,
       hostOwnership: options.allowCrossNamespaceHosts === true ? 'shared' : 'oldest-tenant',
     });
-    this.#translator = createTranslatorOf(options, DEFAULT_TRANSLATION);
+    this.#policy = options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY;
+    this.#translator = this.#createTranslator();
     this.#resolver = createIngressClassResolver([], options.classConfig);
     this.#backends = new BackendResolver(this.#builder, {
-      policy: options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY,
+      policy: this.#policy,
       resolveExternalName: options.resolveExternalName,
       // A backend that starts or stops answering 503 changes the problems of the Ingresses using it.
       onProblemChange: (id) => {
@@ -103,10 +110,34 @@ export class IngressRouting {
    * dropped with the translator that cached them.
    */
   setTranslationDefaults(defaults: TranslationDefaults): void {
-    this.#translator = createTranslatorOf(this.#options, defaults);
+    this.#defaults = defaults;
+    this.#translator = this.#createTranslator();
     this.#defaultBackendAccessLog = defaults.defaultBackendAccessLog;
     // The same backends as before: no Service to resolve again, so no view is needed.
     if (this.#initialized) this.#builder.setDefaultFallback(this.#defaultBackendRoute());
+  }
+
+  #createTranslator(): IngressTranslator {
+    return createTranslatorOf({ ...this.#options, backendAddressPolicy: this.#policy }, this.#defaults);
+  }
+
+  /** What backends and auth URLs may point at now. */
+  get backendAddressPolicy(): BackendAddressPolicy {
+    return this.#policy;
+  }
+
+  /**
+   * Sets the ports the controller listens on (own-ports.ts: the stream services' change at run
+   * time). When they changed, every backend is resolved again and translations made under the old
+   * ones are dropped: call {@link updateIngresses} for every Ingress afterwards. Returns whether
+   * they changed.
+   */
+  setOwnPorts(view: ClusterView, ports: ReadonlySet<number>): boolean {
+    if (isSamePorts(this.#policy.ownPorts, ports)) return false;
+    this.#policy = { ...this.#policy, ownPorts: ports };
+    this.#translator = this.#createTranslator();
+    this.#backends.setPolicy(view, this.#policy);
+    return true;
   }
 
   #defaultBackendRoute(): Route {
