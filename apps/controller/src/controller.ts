@@ -84,8 +84,8 @@ export class Controller {
     this.#parts = createControllerParts(config, deps, {
       isLeader: () => this.isLeader(),
       requestSync: (reason, forced) => this.#requestSync(reason, forced),
-      externalNamesChanged: (hostnames) => {
-        for (const hostname of hostnames) this.#pending.externalNames.add(hostname);
+      externalNamesChanged: (keys) => {
+        for (const key of keys) this.#pending.externalNames.add(key);
       },
       snapshot: () => this.#store?.snapshot(),
       keepSecrets: (keys) => this.#store?.keepSecrets(keys) ?? [],

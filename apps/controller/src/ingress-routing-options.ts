@@ -37,11 +37,11 @@ export interface IngressRoutingOptions {
   /** `--allow-snippet-directives`: what a configuration-snippet may hold; none when undefined. */
   allowedSnippetDirectives?: readonly string[] | undefined;
   /**
-   * The addresses an ExternalName's host name resolved to (see ExternalNames), to pin its
-   * backends to; undefined while not resolved yet. Without it, the data plane resolves names
-   * itself (render and explain, which run once).
+   * The addresses an ExternalName's host name resolved to for the Services of `namespace` (see
+   * ExternalNames), to pin its backends to; undefined while not resolved yet. Without it, the data
+   * plane resolves names itself (render and explain, which run once).
    */
-  resolveExternalName?: ((hostname: string) => NameResolution | undefined) | undefined;
+  resolveExternalName?: ((namespace: string, hostname: string) => NameResolution | undefined) | undefined;
   /** Wall clock in ms, to warn about expired certificates. */
   now: () => number;
 }

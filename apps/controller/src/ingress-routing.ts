@@ -227,14 +227,14 @@ export class IngressRouting {
     this.#backends.follow(view, this.#builder.deleteContribution(key));
   }
 
-  /** Pins the backends of ExternalNames with these host names again (their addresses changed). */
-  updateExternalNames(view: ClusterView, hostnames: Iterable<string>): void {
-    this.#backends.updateExternalNames(view, hostnames);
+  /** Pins the backends of these ExternalName names (externalNameKey) again: their addresses changed. */
+  updateExternalNames(view: ClusterView, keys: Iterable<string>): void {
+    this.#backends.updateExternalNames(view, keys);
   }
 
-  /** Whether a backend is pinned to the addresses of this ExternalName host name. */
-  usesExternalName(hostname: string): boolean {
-    return this.#backends.usesExternalName(hostname);
+  /** Whether a backend of a Service of `namespace` is pinned to the addresses of `hostname`. */
+  usesExternalName(namespace: string, hostname: string): boolean {
+    return this.#backends.usesExternalName(namespace, hostname);
   }
 
   /** `namespace/name` of the owned Ingresses whose translation read the ConfigMap `key`. */
