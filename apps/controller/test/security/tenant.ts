@@ -114,14 +114,20 @@ export function tenantRegexIngress(name: string, host: string, path: string): Re
 }
 
 /**
- * Waits for an `InvalidConfiguration` Event on the tenant's Ingress `name` whose note contains
- * `fragment` (an Ingress seen before its Secret may have an earlier Event, saying so).
+ * Waits for an Event of `reason` (`InvalidConfiguration` by default) on the tenant's Ingress
+ * `name` whose note contains `fragment` (an Ingress seen before its Secret may have an earlier
+ * Event, saying so).
  */
-export function expectTenantEvent(testCase: SecurityCase, name: string, fragment: string): Promise<void> {
+export function expectTenantEvent(
+  testCase: SecurityCase,
+  name: string,
+  fragment: string,
+  reason = 'InvalidConfiguration',
+): Promise<void> {
   return eventually(async () => {
     await testCase.controller.events.flush();
     const notes = (await listEvents(testCase.cluster.server.kubeConfig(), TENANT))
-      .filter((event) => event.regarding?.name === name && event.reason === 'InvalidConfiguration')
+      .filter((event) => event.regarding?.name === name && event.reason === reason)
       .map((event) => event.note ?? '');
     expect(
       notes.some((note) => note.includes(fragment)),
