@@ -4,6 +4,7 @@
  * place, so the controller only starts, runs and stops them. `run` and `demo` both go through it.
  */
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { canonicalAddress, CLOUD_METADATA_NETWORKS } from '@ingresskit/ingress-routes';
 import { resolveStatusAddresses } from '@ingresskit/status-sync';
 import type { StoreSnapshot } from '@ingresskit/store';
 import type { ControllerConfig } from './config.js';
@@ -25,6 +26,7 @@ import { statusAddressOptionsOf } from './leader.js';
 import type { Logger } from './logger.js';
 import { createControllerMetrics, type ControllerMetrics } from './metrics.js';
 import { registerNginxProcessMetrics } from './nginx-process-metrics.js';
+import { listOwnPorts } from './own-ports.js';
 import { createRequestMetrics } from './request-metrics.js';
 import { requestCountingOf } from './request-metrics-options.js';
 import { readResolvConf, readSystemNameservers } from './resolv-conf.js';
@@ -251,6 +253,15 @@ function createDataPlane(
       // auth-url host names are resolved by nginx; its answers are checked like backends'.
       resolvers: readSystemNameservers(),
       localAuthPeers: config.backendAddressPolicy.allowLocalAddresses,
+      // The rest of the backend address policy, for auth services' answers to host names nginx
+      // resolved: metadata networks, this pod's addresses and the controller's ports.
+      authPeerRules: {
+        refusedNetworks: CLOUD_METADATA_NETWORKS.map((network) => network.cidr),
+        ownAddresses: [...config.backendAddressPolicy.forbiddenAddresses]
+          .map(canonicalAddress)
+          .filter((address) => address !== undefined),
+        ownPorts: [...listOwnPorts(config)],
+      },
       requestMetrics: config.requestMetrics,
       requestCounting: requestCountingOf(config.requestMetricsOptions),
       ...(config.sslPassthrough
