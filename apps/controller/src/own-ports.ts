@@ -22,6 +22,8 @@ export function listOwnPorts(config: OwnPortsConfig, streamPorts: Iterable<numbe
   const ports = new Set([config.httpPort, config.httpsPort, config.healthzPort, ...streamPorts]);
   if (config.admissionWebhook !== undefined) ports.add(config.admissionWebhook.port);
   if (config.sslPassthrough) ports.add(config.sslPassthroughProxyPort);
+  // Port 0 asks the system for a free port when listening (tests): no port a backend could name.
+  ports.delete(0);
   return ports;
 }
 
