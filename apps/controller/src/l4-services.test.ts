@@ -32,10 +32,10 @@ function viewWith(data: Record<string, string>): ClusterView {
   };
 }
 
-function create(isLeader: () => boolean) {
+function create(isLeader: () => boolean, l4Config: L4Config = config) {
   const events: EventReport[] = [];
   const given: StreamService[][] = [];
-  const l4 = new L4Services(config, {
+  const l4 = new L4Services(l4Config, {
     dataPlane: { setStreamServices: (services) => given.push(services) },
     recorder: { record: (event) => events.push(event) },
     logger: createLogger({ level: 'silent' }),
@@ -163,15 +163,7 @@ describe('L4Services', () => {
       ...config,
       backendAddressPolicy: { ...config.backendAddressPolicy, allowLocalAddresses: true },
     };
-    const events: EventReport[] = [];
-    const given: StreamService[][] = [];
-    const l4 = new L4Services(local, {
-      dataPlane: { setStreamServices: (services) => given.push(services) },
-      recorder: { record: (event) => events.push(event) },
-      logger: createLogger({ level: 'silent' }),
-      isLeader: () => true,
-      isOwned: () => true,
-    });
+    const { l4, events, given } = create(() => true, local);
     const objects = viewOfObjects(
       toClusterObjects([
         {

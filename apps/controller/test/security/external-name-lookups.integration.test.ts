@@ -19,7 +19,14 @@ import { CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { LookupName } from '../../src/system-lookup.js';
 import { answerOf, eventually, ingressManifest, startBackends } from '../harness.js';
-import { expectTenantEvent, expectVictimsUnharmed, TENANT, useSecurityCase } from './tenant.js';
+import type { DemoBackend } from '../../src/demo-backends.js';
+import {
+  expectTenantEvent,
+  expectVictimsUnharmed,
+  TENANT,
+  tenantExternalNameService,
+  useSecurityCase,
+} from './tenant.js';
 
 /**
  * A resolver with `workers` threads, as libuv's threadpool: names of `zone` answer at once, names
@@ -67,15 +74,6 @@ const testCase = useSecurityCase(
   { externalNames: { lookup: resolver.lookup, refreshMs: 500, timeoutMs: 1_000 } },
 );
 
-function externalNameService(name: string, namespace: string, externalName: string, port: number) {
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name, namespace },
-    spec: { type: 'ExternalName', externalName, ports: [{ name: 'http', port }] },
-  };
-}
-
 /** The tenant's one Ingress, a host per hanging name. */
 function hangingIngress(): Record<string, unknown> {
   return {
@@ -100,6 +98,24 @@ function hangingIngress(): Record<string, unknown> {
   };
 }
 
+/**
+ * Gives the victims (namespace default) an ExternalName `<name>.example` for `backend` and an
+ * Ingress `<name>.reliability.test` to it, and expects it served within 5 s.
+ */
+async function serveVictimExternalName(backend: DemoBackend): Promise<void> {
+  const { cluster, controller } = testCase();
+  const { name, port } = backend;
+  resolver.zone.set(`${name}.example`, ['127.0.0.1']);
+  await cluster.server.apply([
+    tenantExternalNameService(name, `${name}.example`, port, 'default'),
+    ingressManifest(name, { host: `${name}.reliability.test`, service: name, port, className: 'nginx' }),
+  ]);
+  await eventually(
+    async () => expect(await answerOf(controller, `${name}.reliability.test`)).toBe(name),
+    5_000,
+  );
+}
+
 describe('ExternalName names whose DNS never answers', () => {
   it("hold no lookup of another namespace's: a victim's new ExternalName is served at once, also after the tenant left", async () => {
     const { cluster, controller } = testCase();
@@ -107,28 +123,14 @@ describe('ExternalName names whose DNS never answers', () => {
     try {
       const traffic = testCase().probeVictims();
       await cluster.server.apply([
-        ...HANGING.map((name, i) => externalNameService(`hang${i}`, TENANT, name, 80)),
+        ...HANGING.map((name, i) => tenantExternalNameService(`hang${i}`, name, 80)),
         hangingIngress(),
       ]);
       // The tenant's names are being looked up, and hang for good.
       await eventually(() => expect(resolver.stuck()).toBeGreaterThanOrEqual(2));
 
       // A victim's new ExternalName, while the tenant's names hang.
-      const partner = partners.get('partner')!;
-      resolver.zone.set('partner.example', ['127.0.0.1']);
-      await cluster.server.apply([
-        externalNameService('partner', 'default', 'partner.example', partner.port),
-        ingressManifest('partner', {
-          host: 'partner.reliability.test',
-          service: 'partner',
-          port: partner.port,
-          className: 'nginx',
-        }),
-      ]);
-      await eventually(
-        async () => expect(await answerOf(controller, 'partner.reliability.test')).toBe('partner'),
-        5_000,
-      );
+      await serveVictimExternalName(partners.get('partner')!);
       // The tenant is told why their hosts answer 503.
       await expectTenantEvent(testCase(), 'hang', 'does not resolve (ETIMEOUT); requests get 503');
       expect(await answerOf(controller, 'hang0.mallory.test')).toBe('503');
@@ -141,21 +143,7 @@ describe('ExternalName names whose DNS never answers', () => {
       const core = kubeConfig.makeApiClient(CoreV1Api);
       for (let i = 0; i < HANGING.length; i += 1)
         await core.deleteNamespacedService({ name: `hang${i}`, namespace: TENANT });
-      const second = partners.get('partner-2')!;
-      resolver.zone.set('partner-2.example', ['127.0.0.1']);
-      await cluster.server.apply([
-        externalNameService('partner-2', 'default', 'partner-2.example', second.port),
-        ingressManifest('partner-2', {
-          host: 'partner-2.reliability.test',
-          service: 'partner-2',
-          port: second.port,
-          className: 'nginx',
-        }),
-      ]);
-      await eventually(
-        async () => expect(await answerOf(controller, 'partner-2.reliability.test')).toBe('partner-2'),
-        5_000,
-      );
+      await serveVictimExternalName(partners.get('partner-2')!);
       // The victim's first name is still looked up again, and still served.
       expect(await answerOf(controller, 'partner.reliability.test')).toBe('partner');
       await expectVictimsUnharmed(traffic, 'ExternalName names that never resolve');

@@ -21,6 +21,7 @@ import { request } from '../harness.js';
 import {
   expectTenantEvent,
   expectVictimsUnharmed,
+  lookupInZone,
   TENANT,
   tenantExternalNameService,
   tenantIngress,
@@ -39,12 +40,7 @@ const testCase = useSecurityCase(
   { sslPassthrough: true, sslPassthroughProxyPort: await findFreePort(), healthzHost: '::' },
   {
     externalNames: {
-      lookup: (hostname) => {
-        const addresses = zone.get(hostname);
-        return addresses === undefined
-          ? Promise.reject(Object.assign(new Error(`${hostname} not found`), { code: 'ENOTFOUND' }))
-          : Promise.resolve(addresses);
-      },
+      lookup: lookupInZone(zone),
     },
   },
 );

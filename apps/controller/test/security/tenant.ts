@@ -14,6 +14,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import type { Controller, ControllerDependencies } from '../../src/controller.js';
 import type { ControllerConfig } from '../../src/config.js';
 import type { DemoBackend } from '../../src/demo-backends.js';
+import type { LookupName } from '../../src/system-lookup.js';
 import {
   eventually,
   ingressManifest,
@@ -86,17 +87,31 @@ export function useSecurityCase(...args: Parameters<typeof startSecurityCase>): 
   };
 }
 
-/** An ExternalName Service of the tenant's, aimed at `externalName:port`. */
+/** An ExternalName Service of the tenant's (or of `namespace`), aimed at `externalName:port`. */
 export function tenantExternalNameService(
   name: string,
   externalName: string,
   port: number,
+  namespace = TENANT,
 ): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name, namespace: TENANT },
+    metadata: { name, namespace },
     spec: { type: 'ExternalName', externalName, ports: [{ name: 'http', port }] },
+  };
+}
+
+/**
+ * A lookup of ExternalName names in `zone`, a tenant's DNS as far as a test is concerned (no DNS
+ * server a tenant controls can run here); a name it does not hold does not resolve (ENOTFOUND).
+ */
+export function lookupInZone(zone: ReadonlyMap<string, string[]>): LookupName {
+  return (hostname) => {
+    const addresses = zone.get(hostname);
+    return addresses === undefined
+      ? Promise.reject(Object.assign(new Error(`${hostname} not found`), { code: 'ENOTFOUND' }))
+      : Promise.resolve(addresses);
   };
 }
 
