@@ -36,8 +36,11 @@ export interface IngressAdmissionOptions {
   maxPathsPerIngress?: number | undefined;
   /** `--allow-snippet-directives`: what a configuration-snippet may hold; none when undefined. */
   allowedSnippetDirectives?: readonly string[] | undefined;
-  /** Where an auth-url may point (the backend address policy); the strict default when undefined. */
-  authAddressPolicy?: BackendAddressPolicy | undefined;
+  /**
+   * Where an auth-url may point: the controller's backend address policy of the moment (its own
+   * ports follow the stream services); the strict default when undefined.
+   */
+  authAddressPolicy?: (() => BackendAddressPolicy) | undefined;
   /** `--default-backend-service`, which answers custom-http-errors; none when undefined. */
   defaultBackend?: ServiceReference | undefined;
   /** `--configmap` (`namespace/name`): its memcached serves global-rate-limit; none when undefined. */
@@ -181,7 +184,7 @@ export function reviewIngressAdmission(
       annotationPrefix: options.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX,
       now: options.now(),
       ...(options.maxPathsPerIngress === undefined ? {} : { maxPathsPerIngress: options.maxPathsPerIngress }),
-      ...(options.authAddressPolicy === undefined ? {} : { authAddressPolicy: options.authAddressPolicy }),
+      ...(options.authAddressPolicy === undefined ? {} : { authAddressPolicy: options.authAddressPolicy() }),
       ...(options.allowedSnippetDirectives === undefined
         ? {}
         : { allowedSnippetDirectives: options.allowedSnippetDirectives }),

@@ -17,6 +17,7 @@ import {
 } from '@ingresskit/ingress-routes';
 import type { Backend, BackendReferenceChange, RouteTableBuilder } from '@ingresskit/route-model';
 import type { ClusterView } from './cluster-view.js';
+import { externalNameKey } from './external-names.js';
 
 /** Why a backend answers 503 (or lost endpoints): what kind of problem, and the words status shows. */
 export interface BackendProblem {
@@ -28,7 +29,7 @@ export interface BackendProblem {
 export interface BackendResolverOptions {
   policy: BackendAddressPolicy;
   /** See IngressRoutingOptions.resolveExternalName. */
-  resolveExternalName?: ((hostname: string) => NameResolution | undefined) | undefined;
+  resolveExternalName?: ((namespace: string, hostname: string) => NameResolution | undefined) | undefined;
   /** Why the backend `id` answers 503 changed. */
   onProblemChange: (id: string) => void;
 }
@@ -54,17 +55,25 @@ function problemOf(
 export class BackendResolver {
   readonly #builder: RouteTableBuilder;
   readonly #options: BackendResolverOptions;
+  #policy: BackendAddressPolicy;
   /** Backend ids by Service key; nearly always one, so an array, not a Set. */
   readonly #idsByService = new Map<string, string[]>();
   /** Why a backend answers 503 (a missing Service or port, a refused address), by backend id. */
   readonly #problems = new Map<string, BackendProblem>();
-  /** Backend ids by the ExternalName host name they are pinned to, and the other way round. */
+  /** Backend ids by the ExternalName name (externalNameKey) they are pinned to, and the other way round. */
   readonly #idsByExternalName = new Map<string, Set<string>>();
   readonly #externalNameOf = new Map<string, string>();
 
   constructor(builder: RouteTableBuilder, options: BackendResolverOptions) {
     this.#builder = builder;
     this.#options = options;
+    this.#policy = options.policy;
+  }
+
+  /** Resolves every backend again under `policy` (the controller's own ports changed). */
+  setPolicy(view: ClusterView, policy: BackendAddressPolicy): void {
+    this.#policy = policy;
+    for (const ids of this.#idsByService.values()) for (const id of ids) this.#resolve(view, id);
   }
 
   /** Resolves the backends the routes started to name, and forgets those they stopped naming. */
@@ -96,10 +105,10 @@ export class BackendResolver {
     }
   }
 
-  /** Pins the backends of ExternalNames with these host names again (their addresses changed). */
-  updateExternalNames(view: ClusterView, hostnames: Iterable<string>): void {
-    for (const hostname of hostnames) {
-      for (const id of this.#idsByExternalName.get(hostname) ?? []) this.#resolve(view, id);
+  /** Pins the backends of these ExternalName names (externalNameKey) again: their addresses changed. */
+  updateExternalNames(view: ClusterView, keys: Iterable<string>): void {
+    for (const key of keys) {
+      for (const id of this.#idsByExternalName.get(key) ?? []) this.#resolve(view, id);
     }
   }
 
@@ -108,9 +117,9 @@ export class BackendResolver {
     return this.#idsByService.has(serviceKey);
   }
 
-  /** Whether a backend is pinned to the addresses of this ExternalName host name. */
-  usesExternalName(hostname: string): boolean {
-    return this.#idsByExternalName.has(hostname);
+  /** Whether a backend of a Service of `namespace` is pinned to the addresses of `hostname`. */
+  usesExternalName(namespace: string, hostname: string): boolean {
+    return this.#idsByExternalName.has(externalNameKey(namespace, hostname));
   }
 
   /** Why the backend `id` answers 503, if it does for a reason worth telling. */
@@ -126,9 +135,9 @@ export class BackendResolver {
       reference,
       view.service(serviceKey),
       view.endpointSlicesForService(serviceKey),
-      this.#options.policy,
+      this.#policy,
     );
-    const { backend, problem } = this.#pin(serviceKey, resolved);
+    const { backend, problem } = this.#pin(reference.namespace, serviceKey, resolved);
     this.#builder.setBackend(backend);
     const previous = this.#problems.get(id);
     if (problem?.code === previous?.code && problem?.message === previous?.message) return;
@@ -139,34 +148,39 @@ export class BackendResolver {
 
   /** An ExternalName backend pinned to its name's addresses, when names are resolved here. */
   #pin(
+    namespace: string,
     serviceKey: string,
     resolved: ServiceBackendResolution,
   ): { backend: Backend; problem?: BackendProblem } {
     const resolve = this.#options.resolveExternalName;
     const hostname = resolve === undefined ? undefined : resolved.backend.externalName?.hostname;
-    this.#indexExternalName(resolved.backend.id, hostname);
+    this.#indexExternalName(
+      resolved.backend.id,
+      hostname === undefined ? undefined : externalNameKey(namespace, hostname),
+    );
     if (resolve === undefined || hostname === undefined)
       return { backend: resolved.backend, ...problemOf(resolved) };
-    const pinned = pinExternalName(resolved.backend, resolve(hostname), this.#options.policy);
+    // Each namespace's names are resolved on their own: another tenant's lookups never delay them.
+    const pinned = pinExternalName(resolved.backend, resolve(namespace, hostname), this.#policy);
     return {
       backend: pinned.backend,
       ...(problemOf(resolved) ?? problemOf(pinned, `Service ${serviceKey} `)),
     };
   }
 
-  #indexExternalName(id: string, hostname: string | undefined): void {
+  #indexExternalName(id: string, key: string | undefined): void {
     const previous = this.#externalNameOf.get(id);
-    if (previous === hostname) return;
+    if (previous === key) return;
     if (previous !== undefined) {
       const ids = this.#idsByExternalName.get(previous)!;
       ids.delete(id);
       if (ids.size === 0) this.#idsByExternalName.delete(previous);
       this.#externalNameOf.delete(id);
     }
-    if (hostname === undefined) return;
-    this.#externalNameOf.set(id, hostname);
-    const ids = this.#idsByExternalName.get(hostname);
-    if (ids === undefined) this.#idsByExternalName.set(hostname, new Set([id]));
+    if (key === undefined) return;
+    this.#externalNameOf.set(id, key);
+    const ids = this.#idsByExternalName.get(key);
+    if (ids === undefined) this.#idsByExternalName.set(key, new Set([id]));
     else ids.add(id);
   }
 }

@@ -4,6 +4,7 @@
  * place, so the controller only starts, runs and stops them. `run` and `demo` both go through it.
  */
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { canonicalAddress, CLOUD_METADATA_NETWORKS } from '@ingresskit/ingress-routes';
 import { resolveStatusAddresses } from '@ingresskit/status-sync';
 import type { StoreSnapshot } from '@ingresskit/store';
 import type { ControllerConfig } from './config.js';
@@ -11,7 +12,8 @@ import { ControllerConfigMap } from './controller-configmap.js';
 import { NginxDataPlane } from './data-plane.js';
 import { listenersOf, sslPassthroughRenderOptions } from './data-plane-render-options.js';
 import { createEventsApiSink, EventRecorder, type EventSink } from './events.js';
-import { ExternalNames, type LookupName } from './external-names.js';
+import { ExternalNames } from './external-names.js';
+import { readHostsFile } from './hosts-file.js';
 import { GatewayApiStage } from './gateway-api-stage.js';
 import { toGatewayAddresses } from './gateway-status.js';
 import { GatewayStatusWriter } from './gateway-status-writer.js';
@@ -24,9 +26,11 @@ import { statusAddressOptionsOf } from './leader.js';
 import type { Logger } from './logger.js';
 import { createControllerMetrics, type ControllerMetrics } from './metrics.js';
 import { registerNginxProcessMetrics } from './nginx-process-metrics.js';
+import { listOwnPorts } from './own-ports.js';
 import { createRequestMetrics } from './request-metrics.js';
 import { requestCountingOf } from './request-metrics-options.js';
-import { readSystemNameservers } from './resolv-conf.js';
+import { readResolvConf, readSystemNameservers } from './resolv-conf.js';
+import { createSystemLookup, type LookupName } from './system-lookup.js';
 import { SyncReporting } from './sync-reporting.js';
 import type { StreamedMetrics } from './streamed-metrics.js';
 import { SyncStage } from './sync-stage.js';
@@ -41,8 +45,11 @@ export interface ControllerDependencies {
   eventSink?: EventSink;
   /** Wall clock in ms; `Date.now` by default. */
   now?: () => number;
-  /** How ExternalName host names are resolved (the system resolver by default), and how often again (30 s). */
-  externalNames?: { lookup?: LookupName; refreshMs?: number };
+  /**
+   * How ExternalName host names are resolved (system-lookup.ts over /etc/resolv.conf and
+   * /etc/hosts by default), how often again (30 s) and how long one lookup may take (10 s).
+   */
+  externalNames?: { lookup?: LookupName; refreshMs?: number; timeoutMs?: number };
 }
 
 /** What the parts ask of the running controller; bound late, as the parts exist before it starts. */
@@ -50,8 +57,8 @@ export interface ControllerLinks {
   isLeader(): boolean;
   /** Asks for a sync; a forced one is never skipped. */
   requestSync(reason: string, forced: boolean): void;
-  /** ExternalName host names whose addresses changed: the next sync pins their backends again. */
-  externalNamesChanged(hostnames: Iterable<string>): void;
+  /** ExternalName names (externalNameKey) whose addresses changed: the next sync pins their backends again. */
+  externalNamesChanged(keys: Iterable<string>): void;
   /** The store's snapshot, once it started. */
   snapshot(): StoreSnapshot | undefined;
   /** Asks the store to keep these Secrets (the ones the controller ConfigMap names); those it reads. */
@@ -91,16 +98,19 @@ export function createControllerParts(
   const metrics = deps.metrics ?? createControllerMetrics();
   const externalNames: ExternalNames = new ExternalNames({
     ...deps.externalNames,
-    inUse: (hostname) => routing.usesExternalName(hostname),
-    onChange: (hostnames) => {
-      links.externalNamesChanged(hostnames);
+    lookup:
+      deps.externalNames?.lookup ??
+      createSystemLookup({ resolvConf: readResolvConf(), hosts: readHostsFile() }),
+    inUse: (namespace, hostname) => routing.usesExternalName(namespace, hostname),
+    onChange: (keys) => {
+      links.externalNamesChanged(keys);
       links.requestSync('ExternalName addresses changed', false);
     },
     logger,
   });
   const routing: IngressRouting = new IngressRouting({
     ...routingOptionsOf(config, listenersOf(config), now),
-    resolveExternalName: (hostname) => externalNames.resolution(hostname),
+    resolveExternalName: (namespace, hostname) => externalNames.resolution(namespace, hostname),
   });
   const dataPlane = createDataPlane(config, { logger, metrics, routing, links });
   // ingress-nginx's metric names and labels, for the dashboards and alerts its users have.
@@ -245,6 +255,15 @@ function createDataPlane(
       // auth-url host names are resolved by nginx; its answers are checked like backends'.
       resolvers: readSystemNameservers(),
       localAuthPeers: config.backendAddressPolicy.allowLocalAddresses,
+      // The rest of the backend address policy, for auth services' answers to host names nginx
+      // resolved: metadata networks, this pod's addresses and the controller's ports.
+      authPeerRules: {
+        refusedNetworks: CLOUD_METADATA_NETWORKS.map((network) => network.cidr),
+        ownAddresses: [...config.backendAddressPolicy.forbiddenAddresses]
+          .map(canonicalAddress)
+          .filter((address) => address !== undefined),
+        ownPorts: [...listOwnPorts(config)],
+      },
       requestMetrics: config.requestMetrics,
       requestCounting: requestCountingOf(config.requestMetricsOptions),
       ...(config.sslPassthrough

@@ -35,7 +35,6 @@ import type { GatewayRouting } from './gateway-routing.js';
 import type { GatewayStatusWriter } from './gateway-status-writer.js';
 import { startHttpServer, type HttpServer } from './http-server.js';
 import type { IngressRouting } from './ingress-routing.js';
-import { routingOptionsOf } from './ingress-routing-options.js';
 import { LeaderRole } from './leader.js';
 import type { Logger } from './logger.js';
 import type { ControllerMetrics } from './metrics.js';
@@ -85,8 +84,8 @@ export class Controller {
     this.#parts = createControllerParts(config, deps, {
       isLeader: () => this.isLeader(),
       requestSync: (reason, forced) => this.#requestSync(reason, forced),
-      externalNamesChanged: (hostnames) => {
-        for (const hostname of hostnames) this.#pending.externalNames.add(hostname);
+      externalNamesChanged: (keys) => {
+        for (const key of keys) this.#pending.externalNames.add(key);
       },
       snapshot: () => this.#store?.snapshot(),
       keepSecrets: (keys) => this.#store?.keepSecrets(keys) ?? [],
@@ -205,7 +204,7 @@ export class Controller {
         classConfig: config.classConfig,
         maxPathsPerIngress: config.maxPathsPerIngress,
         allowedSnippetDirectives: config.allowedSnippetDirectives,
-        authAddressPolicy: routingOptionsOf(config, [], () => Date.now()).backendAddressPolicy,
+        authAddressPolicy: () => routing.backendAddressPolicy,
         defaultBackend: config.defaultBackend,
         controllerConfigMap: config.configMap,
         annotationPrefix: config.annotationPrefix,

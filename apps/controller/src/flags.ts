@@ -238,13 +238,13 @@ const flagSpecs = {
     type: 'boolean',
     default: true,
     description:
-      'Serve Ingresses whose backend is an ExternalName Service (as ingress-nginx). Either way no backend may point at a loopback, link-local or unspecified address, or at this pod.',
+      'Serve Ingresses whose backend is an ExternalName Service (as ingress-nginx). Either way no backend may point at a loopback, link-local, unspecified or cloud metadata address, or at this pod.',
   },
   'allow-local-backend-addresses': {
     type: 'boolean',
     default: false,
     description:
-      "Let backends point at loopback and this pod's own addresses, except the controller's own ports: only for development, where the backends run beside the controller (the demo does this). Link-local addresses stay refused.",
+      "Let backends point at loopback and this pod's own addresses, except the controller's own ports: only for development, where the backends run beside the controller (the demo does this). Link-local, unspecified and cloud metadata addresses stay refused.",
   },
   'lua-shared-dict-size': {
     type: 'string',

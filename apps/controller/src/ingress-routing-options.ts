@@ -16,6 +16,7 @@ import { sharedDictBytesOf } from '@ingresskit/nginx-template';
 import type { Listener } from '@ingresskit/route-model';
 import type { ControllerConfig } from './config.js';
 import type { NamespaceDataBudgetOptions } from './namespace-data-budget.js';
+import { listOwnPorts } from './own-ports.js';
 
 /** Options of IngressRouting. */
 export interface IngressRoutingOptions {
@@ -45,11 +46,11 @@ export interface IngressRoutingOptions {
   /** `--allow-snippet-directives`: what a configuration-snippet may hold; none when undefined. */
   allowedSnippetDirectives?: readonly string[] | undefined;
   /**
-   * The addresses an ExternalName's host name resolved to (see ExternalNames), to pin its
-   * backends to; undefined while not resolved yet. Without it, the data plane resolves names
-   * itself (render and explain, which run once).
+   * The addresses an ExternalName's host name resolved to for the Services of `namespace` (see
+   * ExternalNames), to pin its backends to; undefined while not resolved yet. Without it, the data
+   * plane resolves names itself (render and explain, which run once).
    */
-  resolveExternalName?: ((hostname: string) => NameResolution | undefined) | undefined;
+  resolveExternalName?: ((namespace: string, hostname: string) => NameResolution | undefined) | undefined;
   /** Wall clock in ms, to warn about expired certificates. */
   now: () => number;
 }
@@ -81,14 +82,6 @@ export function createTranslatorOf(
   });
 }
 
-/** The ports this controller and its nginx listen on: never a backend's, even in development. */
-function listOwnPorts(
-  config: Pick<ControllerConfig, 'httpPort' | 'httpsPort' | 'healthzPort' | 'admissionWebhook'>,
-): Set<number> {
-  const ports = [config.httpPort, config.httpsPort, config.healthzPort, config.admissionWebhook?.port];
-  return new Set(ports.filter((port): port is number => port !== undefined));
-}
-
 /** The routing settings of a controller config: one place for `run`, `render` and `explain`. */
 export function routingOptionsOf(
   config: Pick<
@@ -108,6 +101,8 @@ export function routingOptionsOf(
     | 'httpsPort'
     | 'healthzPort'
     | 'admissionWebhook'
+    | 'sslPassthrough'
+    | 'sslPassthroughProxyPort'
   >,
   listeners: Listener[],
   now: () => number,
@@ -116,6 +111,7 @@ export function routingOptionsOf(
     classConfig: config.classConfig,
     defaultBackend: config.defaultBackend,
     allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
+    // Stream services' ports join at run time (IngressRouting.setOwnPorts).
     backendAddressPolicy: { ...config.backendAddressPolicy, ownPorts: listOwnPorts(config) },
     maxPathsPerIngress: config.maxPathsPerIngress,
     maxPathsPerNamespace: config.maxPathsPerNamespace,

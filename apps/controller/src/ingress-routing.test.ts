@@ -286,3 +286,45 @@ describe('IngressRouting with a data budget', () => {
     );
   });
 });
+
+describe('IngressRouting.setOwnPorts', () => {
+  const listeners = [{ name: 'http', port: 80, protocol: 'HTTP' as const }];
+
+  it('judges every backend again when the ports change (a stream service took one)', () => {
+    const routing = new IngressRouting({
+      classConfig: {},
+      listeners,
+      now: Date.now,
+      backendAddressPolicy: {
+        allowExternalName: true,
+        allowLocalAddresses: true,
+        forbiddenAddresses: new Set(),
+        ownPorts: new Set([80]),
+      },
+    });
+    const view = viewOfObjects({
+      ...objects([shop('1', ['/'])]),
+      services: [{ metadata: { name: 'web', namespace: 'team' }, spec: { ports: [{ port: 80 }] } }],
+      endpointSlices: [
+        {
+          metadata: { name: 'web-1', namespace: 'team', labels: { 'kubernetes.io/service-name': 'web' } },
+          addressType: 'IPv4',
+          endpoints: [{ addresses: ['127.0.0.1'] }],
+          ports: [{ port: 9000 }],
+        },
+      ],
+    } as never);
+    routing.initialize(view);
+    routing.updateIngresses(view, ['team/shop']);
+    routing.commit();
+    expect(routing.problemsOf('team/shop')).toEqual([]);
+    expect(routing.setOwnPorts(view, new Set([80]))).toBe(false);
+    expect(routing.setOwnPorts(view, new Set([80, 9000]))).toBe(true);
+    expect(routing.backendAddressPolicy.ownPorts).toEqual(new Set([80, 9000]));
+    routing.updateIngresses(view, ['team/shop']);
+    routing.commit();
+    expect(routing.problemsOf('team/shop').map((problem) => problem.message)).toEqual([
+      expect.stringContaining('127.0.0.1:9000 is a port of the gateway itself'),
+    ]);
+  });
+});

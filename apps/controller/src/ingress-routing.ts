@@ -12,6 +12,7 @@ import {
   countIngressPaths,
   DEFAULT_BACKEND_ADDRESS_POLICY,
   DEFAULT_TRANSLATION,
+  type BackendAddressPolicy,
   type IngressTranslation,
   type IngressTranslator,
   type TranslationDefaults,
@@ -37,6 +38,7 @@ import { ContributionBudget } from './contribution-budget.js';
 import { createTranslatorOf, type IngressRoutingOptions } from './ingress-routing-options.js';
 import type { IngressVerdict } from './ingress-verdict.js';
 import { problemOfNote, pushBackendProblems, pushRefusalProblems } from './ingress-problems.js';
+import { isSamePorts } from './own-ports.js';
 import { RouteRefusals, type RefusedRoute } from './route-refusals.js';
 
 /** The key of the Ingress `namespace/name` as a route-model source. */
@@ -59,6 +61,10 @@ export class IngressRouting {
   readonly #options: IngressRoutingOptions;
   readonly #builder: RouteTableBuilder;
   #translator: IngressTranslator;
+  /** What the controller ConfigMap says of every Ingress; the translator is made with them. */
+  #defaults: TranslationDefaults = DEFAULT_TRANSLATION;
+  /** What backends and auth URLs may point at; its own ports follow the stream services. */
+  #policy: BackendAddressPolicy;
   #resolver: IngressClassResolver;
   readonly #verdicts = new Map<string, IngressVerdict>();
   /** Translations of the owned Ingresses, by `namespace/name`. */
@@ -88,10 +94,11 @@ export class IngressRouting {
         ? {}
         : { hostLimit: createRegexBudget(options.maxRegexMatchesPerRequest) }),
     });
-    this.#translator = createTranslatorOf(options, DEFAULT_TRANSLATION);
+    this.#policy = options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY;
+    this.#translator = this.#createTranslator();
     this.#resolver = createIngressClassResolver([], options.classConfig);
     this.#backends = new BackendResolver(this.#builder, {
-      policy: options.backendAddressPolicy ?? DEFAULT_BACKEND_ADDRESS_POLICY,
+      policy: this.#policy,
       resolveExternalName: options.resolveExternalName,
       // A backend that starts or stops answering 503 changes the problems of the Ingresses using it.
       onProblemChange: (id) => {
@@ -113,11 +120,35 @@ export class IngressRouting {
    * dropped with the translator that cached them.
    */
   setTranslationDefaults(defaults: TranslationDefaults): void {
-    this.#translator = createTranslatorOf(this.#options, defaults);
+    this.#defaults = defaults;
+    this.#translator = this.#createTranslator();
     this.#dataBudget?.setUpstreamDefaults(defaults.annotationDefaults.upstreamSettings);
     this.#defaultBackendAccessLog = defaults.defaultBackendAccessLog;
     // The same backends as before: no Service to resolve again, so no view is needed.
     if (this.#initialized) this.#builder.setDefaultFallback(this.#defaultBackendRoute());
+  }
+
+  #createTranslator(): IngressTranslator {
+    return createTranslatorOf({ ...this.#options, backendAddressPolicy: this.#policy }, this.#defaults);
+  }
+
+  /** What backends and auth URLs may point at now. */
+  get backendAddressPolicy(): BackendAddressPolicy {
+    return this.#policy;
+  }
+
+  /**
+   * Sets the ports the controller listens on (own-ports.ts: the stream services' change at run
+   * time). When they changed, every backend is resolved again and translations made under the old
+   * ones are dropped: call {@link updateIngresses} for every Ingress afterwards. Returns whether
+   * they changed.
+   */
+  setOwnPorts(view: ClusterView, ports: ReadonlySet<number>): boolean {
+    if (isSamePorts(this.#policy.ownPorts, ports)) return false;
+    this.#policy = { ...this.#policy, ownPorts: ports };
+    this.#translator = this.#createTranslator();
+    this.#backends.setPolicy(view, this.#policy);
+    return true;
   }
 
   #defaultBackendRoute(): Route {
@@ -290,14 +321,14 @@ export class IngressRouting {
     this.#place(view, [], [key]);
   }
 
-  /** Pins the backends of ExternalNames with these host names again (their addresses changed). */
-  updateExternalNames(view: ClusterView, hostnames: Iterable<string>): void {
-    this.#backends.updateExternalNames(view, hostnames);
+  /** Pins the backends of these ExternalName names (externalNameKey) again: their addresses changed. */
+  updateExternalNames(view: ClusterView, keys: Iterable<string>): void {
+    this.#backends.updateExternalNames(view, keys);
   }
 
-  /** Whether a backend is pinned to the addresses of this ExternalName host name. */
-  usesExternalName(hostname: string): boolean {
-    return this.#backends.usesExternalName(hostname);
+  /** Whether a backend of a Service of `namespace` is pinned to the addresses of `hostname`. */
+  usesExternalName(namespace: string, hostname: string): boolean {
+    return this.#backends.usesExternalName(namespace, hostname);
   }
 
   /** `namespace/name` of the owned Ingresses whose translation read the ConfigMap `key`. */

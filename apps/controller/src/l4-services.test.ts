@@ -32,10 +32,10 @@ function viewWith(data: Record<string, string>): ClusterView {
   };
 }
 
-function create(isLeader: () => boolean) {
+function create(isLeader: () => boolean, l4Config: L4Config = config) {
   const events: EventReport[] = [];
   const given: StreamService[][] = [];
-  const l4 = new L4Services(config, {
+  const l4 = new L4Services(l4Config, {
     dataPlane: { setStreamServices: (services) => given.push(services) },
     recorder: { record: (event) => events.push(event) },
     logger: createLogger({ level: 'silent' }),
@@ -156,5 +156,43 @@ describe('L4Services', () => {
     l4.sync(view, { ingresses: true });
     expect(walks).toBe(1);
     expect(new Set(read)).toEqual(new Set(['default/a', 'default/b']));
+  });
+
+  it("counts the stream services' ports as its own: no stream or passthrough backend may loop into them", () => {
+    const local = {
+      ...config,
+      backendAddressPolicy: { ...config.backendAddressPolicy, allowLocalAddresses: true },
+    };
+    const { l4, events, given } = create(() => true, local);
+    const objects = viewOfObjects(
+      toClusterObjects([
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 'loop', namespace: 'default' },
+          spec: { ports: [{ port: 80 }] },
+        },
+        {
+          apiVersion: 'discovery.k8s.io/v1',
+          kind: 'EndpointSlice',
+          metadata: {
+            name: 'loop-1',
+            namespace: 'default',
+            labels: { 'kubernetes.io/service-name': 'loop' },
+          },
+          addressType: 'IPv4',
+          endpoints: [{ addresses: ['127.0.0.1'] }],
+          ports: [{ port: 9000 }],
+        },
+      ] as never),
+    );
+    const streams = viewWith({ '9000': 'default/loop:80', ' 9001 ': 'x' });
+    const view: ClusterView = { ...objects, configMap: (key) => streams.configMap(key) };
+    expect([...l4.ownPorts(view)].sort((a, b) => a - b)).toEqual([80, 443, 9000, 9001]);
+    l4.sync(view);
+    expect(given.at(-1)?.[0]?.endpoints).toEqual([]);
+    expect(events.map((event) => event.note)).toContain(
+      'TCP service "9000": EndpointSlices of Service default/loop name addresses a backend may not point at, left out: 127.0.0.1:9000 is a port of the gateway itself',
+    );
   });
 });

@@ -20,7 +20,8 @@ import type { EventRecorder, EventReport } from './events.js';
 import type { Logger } from './logger.js';
 import { resolvePassthroughHosts } from './ssl-passthrough-hosts.js';
 import { SslPassthroughProxy } from './ssl-passthrough-proxy.js';
-import { resolveStreamServices, type StreamServicesSource } from './stream-services.js';
+import { listOwnPorts } from './own-ports.js';
+import { listStreamPorts, resolveStreamServices, type StreamServicesSource } from './stream-services.js';
 
 /** What the controller's config says of the layer-4 features. */
 export interface L4Config {
@@ -32,7 +33,7 @@ export interface L4Config {
   /** `namespace/name` of `--tcp-services-configmap` and `--udp-services-configmap`. */
   tcpServicesConfigMap: string | undefined;
   udpServicesConfigMap: string | undefined;
-  /** The controller's own ports (HTTP, HTTPS, healthz and metrics, admission webhook, the proxy port). */
+  /** The controller's own ports (own-ports.ts), without the stream services' own. */
   reservedPorts: readonly number[];
   annotationPrefix: string;
   allowCrossNamespaceHosts: boolean;
@@ -45,9 +46,7 @@ export interface L4Config {
 
 /** The layer-4 config of a controller config; its own ports are the ones stream services may not take. */
 export function l4ConfigOf(config: ControllerConfig): L4Config {
-  const reserved = [config.httpPort, config.httpsPort, config.healthzPort];
-  if (config.admissionWebhook !== undefined) reserved.push(config.admissionWebhook.port);
-  if (config.sslPassthrough) reserved.push(config.sslPassthroughProxyPort);
+  const reserved = [...listOwnPorts(config)];
   return {
     sslPassthrough: config.sslPassthrough,
     httpsPort: config.httpsPort,
@@ -186,6 +185,23 @@ export class L4Services {
     return ingress.metadata.annotations?.[`${this.#config.annotationPrefix}/ssl-passthrough`] !== undefined;
   }
 
+  #streamSources(): StreamServicesSource[] {
+    const sources: StreamServicesSource[] = [];
+    if (this.#config.tcpServicesConfigMap !== undefined)
+      sources.push({ protocol: 'TCP', configMap: this.#config.tcpServicesConfigMap });
+    if (this.#config.udpServicesConfigMap !== undefined)
+      sources.push({ protocol: 'UDP', configMap: this.#config.udpServicesConfigMap });
+    return sources;
+  }
+
+  /**
+   * Every port the controller listens on as `view` has it: the reserved ones and those of the TCP
+   * and UDP services ConfigMaps (own-ports.ts). Cheap: two ConfigMaps' keys.
+   */
+  ownPorts(view: Pick<ClusterView, 'configMap'>): Set<number> {
+    return new Set([...this.#config.reservedPorts, ...listStreamPorts(view, this.#streamSources())]);
+  }
+
   /** The annotated Ingresses, found by walking every Ingress once. */
   #annotatedKeys(view: ClusterView): Set<string> {
     if (this.#annotated === undefined) {
@@ -207,12 +223,14 @@ export class L4Services {
     if (!this.#dirty && !changed.ingresses) return { streamServicesChanged: false };
     this.#dirty = false;
     const annotated = this.#annotatedKeys(view);
+    // The stream services' ports are the controller's own too: no backend may loop into them.
+    const policy = { ...this.#config.backendAddressPolicy, ownPorts: this.ownPorts(view) };
     const passthrough = resolvePassthroughHosts(
       { ...view, ingressKeys: () => annotated },
       {
         enabled: this.#config.sslPassthrough,
         annotationPrefix: this.#config.annotationPrefix,
-        policy: this.#config.backendAddressPolicy,
+        policy,
         allowCrossNamespaceHosts: this.#config.allowCrossNamespaceHosts,
         isOwned: this.#deps.isOwned,
         ...(this.#deps.hostOwnershipProblems === undefined
@@ -221,14 +239,9 @@ export class L4Services {
       },
     );
     this.#proxy?.setHosts(passthrough.hosts);
-    const sources: StreamServicesSource[] = [];
-    if (this.#config.tcpServicesConfigMap !== undefined)
-      sources.push({ protocol: 'TCP', configMap: this.#config.tcpServicesConfigMap });
-    if (this.#config.udpServicesConfigMap !== undefined)
-      sources.push({ protocol: 'UDP', configMap: this.#config.udpServicesConfigMap });
-    const streams = resolveStreamServices(view, sources, {
+    const streams = resolveStreamServices(view, this.#streamSources(), {
       reservedPorts: new Set(this.#config.reservedPorts),
-      policy: this.#config.backendAddressPolicy,
+      policy,
     });
     this.#serviceKeys = new Set([...passthrough.serviceKeys, ...streams.serviceKeys]);
     const streamServicesChanged = !isDeepStrictEqual(streams.services, this.#streamServices);

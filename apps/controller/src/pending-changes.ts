@@ -13,7 +13,7 @@ export interface PendingChanges {
   ingresses: Set<string>;
   /** Services whose backends to resolve again. */
   services: Set<string>;
-  /** ExternalName host names whose addresses changed: their backends are pinned again. */
+  /** ExternalName names (`namespace/hostname`) whose addresses changed: their backends are pinned again. */
   externalNames: Set<string>;
   /** IngressClasses changed: every Ingress is decided again (translations stay cached). */
   allIngresses: boolean;

@@ -80,6 +80,24 @@ export function parseStreamServiceEntry(key: string, value: string): StreamServi
 }
 
 /**
+ * The ports the ConfigMaps `sources` name as keys, served or not: nginx listens on each one it
+ * serves, so all of them count as the controller's own (own-ports.ts).
+ */
+export function listStreamPorts(
+  view: Pick<ClusterView, 'configMap'>,
+  sources: readonly StreamServicesSource[],
+): number[] {
+  const ports: number[] = [];
+  for (const source of sources) {
+    for (const key of Object.keys(view.configMap(source.configMap)?.data ?? {})) {
+      const port = parsePort(key.trim());
+      if (port !== undefined) ports.push(port);
+    }
+  }
+  return ports;
+}
+
+/**
  * The stream services of the ConfigMaps `sources` name, in `view`. Ports in `reservedPorts` (the
  * controller's own listeners) are refused; a Service that is missing, has no such port, is an
  * ExternalName or has its port for another protocol gives a problem; a Service without ready

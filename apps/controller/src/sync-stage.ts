@@ -111,6 +111,10 @@ export class SyncStage {
     } else if (changes.allIngresses) {
       routing.setIngressClasses(view);
     }
+    // The stream services' ports are the controller's own: when they change, every backend and
+    // auth URL is judged again.
+    const { l4 } = this.#options;
+    if (l4 !== undefined && routing.setOwnPorts(view, l4.ownPorts(view))) changes.allIngresses = true;
     if (initializing || changes.defaultCertificate) this.#setDefaultCertificate(view);
     const startedAt = performance.now();
     routing.updateIngresses(

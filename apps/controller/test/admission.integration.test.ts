@@ -184,6 +184,30 @@ describe('the validating admission webhook', () => {
     }
   });
 
+  it("refuses an auth-url at a cloud metadata address or the controller's own port, in any spelling", async () => {
+    const withAuthUrl = (name: string, url: string) =>
+      ingressManifest(name, {
+        host: `${name}.test`,
+        service: 'alpha',
+        className: 'nginx',
+        annotations: { 'nginx.ingress.kubernetes.io/auth-url': url },
+      });
+    for (const [url, reason] of [
+      ['http://[fd00:ec2::254]/latest/meta-data/', 'fd00:ec2::254 is a cloud metadata address'],
+      ['http://100.100.100.200/', '100.100.100.200 is a cloud metadata address'],
+      ['http://[::ffff:a83f:8110]/', '(168.63.129.16) is a cloud metadata address'],
+      // Local backends are allowed here (tests), the controller's own ports never.
+      [
+        `http://127.1:${controller.healthzPort}/metrics`,
+        `127.0.0.1:${controller.healthzPort} is a port of the gateway itself`,
+      ],
+    ] as const) {
+      const answer = await callWebhook(review(withAuthUrl('metadata-auth', url)));
+      expect({ url, allowed: answer.body.response?.allowed }).toEqual({ url, allowed: false });
+      expect(answer.body.response?.status?.message).toContain(reason);
+    }
+  });
+
   it('judges a configuration-snippet by the directives --allow-snippet-directives allows', async () => {
     const withSnippet = (name: string, snippet: string) =>
       ingressManifest(name, {

@@ -26,6 +26,8 @@ import {
 let server: LocalApiServer;
 let controller: Controller;
 let tcpPort: number;
+let spoofPort: number;
+let proxyPort: number;
 const certificate = createSelfSignedCertificate({ commonName: 'passthrough-backend' });
 const closers: (() => void)[] = [];
 
@@ -48,6 +50,8 @@ beforeAll(async () => {
     () => void backends.get('web')!.stop(),
   );
   tcpPort = await findFreePort();
+  spoofPort = await findFreePort();
+  proxyPort = await findFreePort();
   server = await startLocalApiServer();
   await server.apply([
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ingresskit' } },
@@ -68,12 +72,24 @@ beforeAll(async () => {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'tcp', namespace: 'default' },
-      data: { [String(tcpPort)]: 'default/echo:80', '1': 'default/missing:80' },
+      data: {
+        [String(tcpPort)]: 'default/echo:80',
+        '1': 'default/missing:80',
+        // A stream service into nginx's PROXY-protocol listener behind the passthrough proxy,
+        // where a client's own PROXY line would be believed.
+        [String(spoofPort)]: 'default/loop:80',
+      },
     },
+    // Backends on the controller's own ports: nginx's listener behind the proxy, a stream service's.
+    ...serviceManifests('loop', []),
+    endpointSliceManifest('loop-1', 'loop', proxyPort),
+    ...serviceManifests('stream-loop', []),
+    endpointSliceManifest('stream-loop-1', 'stream-loop', tcpPort),
+    ingressManifest('stream-loop', { host: 'stream-loop.test', service: 'stream-loop', className: 'nginx' }),
   ] as never);
   controller = await startController(server, {
     sslPassthrough: true,
-    sslPassthroughProxyPort: await findFreePort(),
+    sslPassthroughProxyPort: proxyPort,
     tcpServicesConfigMap: 'default/tcp',
   });
 });
@@ -129,4 +145,20 @@ it('serves a TCP services entry and reports the broken one on the ConfigMap', as
       events.some((event) => event.regarding?.kind === 'ConfigMap' && /"1"/.test(event.note ?? '')),
     ).toBe(true);
   }, 10_000);
+});
+
+it("refuses backends on the controller's own ports: the listener behind the proxy, a stream service's", async () => {
+  await eventually(async () => {
+    await controller.events.flush();
+    const notes = (await listEvents(server.kubeConfig(), 'default')).map((event) => event.note ?? '');
+    expect(notes).toContainEqual(
+      expect.stringContaining(
+        `TCP service "${spoofPort}": EndpointSlices of Service default/loop name addresses a backend may not point at, left out: 127.0.0.1:${proxyPort} is a port of the gateway itself`,
+      ),
+    );
+    expect(notes).toContainEqual(
+      expect.stringContaining(`127.0.0.1:${tcpPort} is a port of the gateway itself`),
+    );
+  }, 10_000);
+  expect(await answerOf(controller, 'stream-loop.test')).toBe('503');
 });

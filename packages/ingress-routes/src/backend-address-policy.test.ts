@@ -11,10 +11,7 @@ describe('refusedBackendAddress', () => {
     ['127.0.0.1', 'loopback'],
     ['127.255.0.9', 'loopback'],
     ['::1', 'loopback'],
-    ['0:0:0:0:0:0:0:1', 'loopback'],
-    ['::ffff:127.0.0.1', 'loopback'],
     ['169.254.169.254', 'link-local'],
-    ['::ffff:169.254.169.254', 'link-local'],
     ['fe80::1', 'link-local'],
     ['FEBF::1', 'link-local'],
     ['0.0.0.0', 'unspecified'],
@@ -23,6 +20,60 @@ describe('refusedBackendAddress', () => {
     expect(refusedBackendAddress(address, 80, policy)).toBe(
       `${address} is ${kind === 'unspecified' ? 'an' : 'a'} ${kind} address`,
     );
+  });
+
+  it.each([
+    ['0:0:0:0:0:0:0:1', '::1', 'a loopback'],
+    ['::ffff:127.0.0.1', '127.0.0.1', 'a loopback'],
+    ['::ffff:7f00:1', '127.0.0.1', 'a loopback'],
+    ['[::1]', '::1', 'a loopback'],
+    ['127.1', '127.0.0.1', 'a loopback'],
+    ['0x7f.0.0.1', '127.0.0.1', 'a loopback'],
+    ['0177.0.0.1', '127.0.0.1', 'a loopback'],
+    ['2130706433', '127.0.0.1', 'a loopback'],
+    ['0', '0.0.0.0', 'an unspecified'],
+    ['::ffff:169.254.169.254', '169.254.169.254', 'a link-local'],
+    ['0xa9.0xfe.0xa9.0xfe', '169.254.169.254', 'a link-local'],
+    ['fe80::1%eth0', 'fe80::1', 'a link-local'],
+  ])('refuses %s, another spelling of %s, as %s address', (address, canonical, kind) => {
+    expect(refusedBackendAddress(address, 80, policy)).toBe(`${address} (${canonical}) is ${kind} address`);
+  });
+
+  it.each([
+    ['fd00:ec2::254', 'AWS'],
+    ['fd00:ec2::23', 'AWS'],
+    ['fd20:ce::254', 'Google'],
+    ['168.63.129.16', 'Azure'],
+    ['100.100.100.200', 'Alibaba'],
+    ['192.0.0.192', 'Oracle'],
+    ['fd00:c1::a9fe:a9fe', 'Oracle'],
+    ['fd00:42::42', 'Scaleway'],
+    ['fd00:a9fe:a9fe::1', 'Akamai'],
+  ])('refuses the cloud metadata address %s (%s)', (address, cloud) => {
+    const refusal = refusedBackendAddress(address, 80, policy);
+    expect(refusal).toMatch(
+      new RegExp(`^${address.replaceAll('.', '\\.')} is a cloud metadata address \\(.*${cloud}`),
+    );
+  });
+
+  it('refuses metadata addresses in every spelling', () => {
+    for (const address of [
+      'FD00:0EC2:0:0:0:0:0:254',
+      '::ffff:100.100.100.200',
+      '::ffff:a83f:8110',
+      '0250.077.0201.020',
+    ])
+      expect(refusedBackendAddress(address, 80, policy)).toMatch(/is a cloud metadata address/);
+  });
+
+  it('judges the IPv4 address a NAT64 or IPv4-compatible address carries', () => {
+    expect(refusedBackendAddress('64:ff9b::a9fe:a9fe', 80, policy)).toBe(
+      '64:ff9b::a9fe:a9fe carries 169.254.169.254 is a link-local address',
+    );
+    expect(refusedBackendAddress('::127.0.0.1', 80, policy)).toBe(
+      '::127.0.0.1 (::7f00:1) carries 127.0.0.1 is a loopback address',
+    );
+    expect(refusedBackendAddress('64:ff9b::808:808', 80, policy)).toBeUndefined();
   });
 
   it.each(['localhost', 'LOCALHOST', 'api.localhost'])('refuses the loopback name %s', (name) => {
@@ -35,8 +86,12 @@ describe('refusedBackendAddress', () => {
     '169.255.0.1',
     'fec0::1',
     '2001:db8::1',
+    'fd00:ec3::254',
+    '100.100.100.201',
     'db.example.com',
     'localhost.example',
+    '0x7f.example',
+    '1.2.3.4.5',
   ])('lets %s through', (address) => {
     expect(refusedBackendAddress(address, 80, policy)).toBeUndefined();
   });
@@ -46,8 +101,21 @@ describe('refusedBackendAddress', () => {
     expect(refusedBackendAddress('10.1.2.3', 80, own)).toBe(
       "10.1.2.3 is an address of the gateway's own pod",
     );
-    expect(refusedBackendAddress('::ffff:10.1.2.3', 80, own)).toMatch(/own pod/);
+    for (const spelling of [
+      '::ffff:10.1.2.3',
+      '::ffff:a01:203',
+      '10.66051',
+      '012.1.2.3',
+      'FD00:0:0:0:0:0:0:5',
+      'fd00::0005',
+    ])
+      expect(refusedBackendAddress(spelling, 80, own)).toMatch(/own pod/);
     expect(refusedBackendAddress('10.1.2.4', 80, own)).toBeUndefined();
+    // The set itself may be written in any spelling too.
+    const written = { ...policy, forbiddenAddresses: new Set(['FD00:0:0:0:0:0:0:5']) };
+    expect(refusedBackendAddress('fd00::5', 80, written)).toBe(
+      "fd00::5 is an address of the gateway's own pod",
+    );
   });
 
   it("allows loopback and the pod's addresses when local addresses are allowed (backends beside the controller)", () => {
@@ -57,13 +125,15 @@ describe('refusedBackendAddress', () => {
     }
   });
 
-  it('still refuses link-local and unspecified addresses when local addresses are allowed', () => {
+  it('still refuses link-local, unspecified and metadata addresses when local addresses are allowed', () => {
     const local = { ...policy, allowLocalAddresses: true };
     expect(refusedBackendAddress('169.254.169.254', 80, local)).toBe(
       '169.254.169.254 is a link-local address',
     );
     expect(refusedBackendAddress('fe80::1', 80, local)).toBe('fe80::1 is a link-local address');
     expect(refusedBackendAddress('0.0.0.0', 80, local)).toBe('0.0.0.0 is an unspecified address');
+    expect(refusedBackendAddress('fd00:ec2::254', 80, local)).toMatch(/cloud metadata address/);
+    expect(refusedBackendAddress('100.100.100.200', 80, local)).toMatch(/cloud metadata address/);
   });
 
   it("refuses the gateway's own ports on local addresses even when those are allowed", () => {
@@ -80,6 +150,13 @@ describe('refusedBackendAddress', () => {
       'localhost:80 is a port of the gateway itself',
     );
     expect(refusedBackendAddress('10.1.2.3', 80, local)).toBe('10.1.2.3:80 is a port of the gateway itself');
+    // Another spelling of an own address skips the own-ports check no more.
+    expect(refusedBackendAddress('::ffff:a01:203', 80, local)).toBe(
+      '[::ffff:a01:203]:80 is a port of the gateway itself',
+    );
+    expect(refusedBackendAddress('0:0:0:0:0:0:0:1', 10254, local)).toBe(
+      '[0:0:0:0:0:0:0:1]:10254 is a port of the gateway itself',
+    );
     expect(refusedBackendAddress('127.0.0.1', 8080, local)).toBeUndefined();
     // Other machines may listen on the same ports.
     expect(refusedBackendAddress('10.0.0.9', 80, local)).toBeUndefined();

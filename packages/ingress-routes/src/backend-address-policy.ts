@@ -1,10 +1,21 @@
 /**
  * Which addresses a backend may point at. A tenant who can write a Service or an EndpointSlice in
  * one namespace must not be able to aim a route at the node or the gateway's own pod: loopback
- * reaches the controller's health, metrics and explain endpoints, link-local reaches the cloud
- * metadata service (SSRF), and the pod's own addresses reach everything the pod listens on.
+ * reaches the controller's health, metrics and explain endpoints, link-local and the clouds'
+ * other metadata addresses (metadata-addresses.ts) reach the node's credentials (SSRF), and the
+ * pod's own addresses reach everything the pod listens on. Every address is compared in canonical
+ * form (ip-address.ts), so no other spelling of the same address gets through.
  */
-import { BlockList, isIP } from 'node:net';
+import {
+  embeddedIpv4,
+  formatIpAddress,
+  isInNetwork,
+  parseIpAddress,
+  parseIpNetwork,
+  type IpAddress,
+  type IpNetwork,
+} from './ip-address.js';
+import { findMetadataNetwork } from './metadata-addresses.js';
 
 /** What backends may point at; see DEFAULT_BACKEND_ADDRESS_POLICY. */
 export interface BackendAddressPolicy {
@@ -12,16 +23,17 @@ export interface BackendAddressPolicy {
   readonly allowExternalName: boolean;
   /**
    * Loopback addresses and `forbiddenAddresses` are allowed, except on `ownPorts`: only for a
-   * controller whose backends run on its own machine (the demo, tests). Link-local (the cloud
-   * metadata service) and unspecified addresses stay refused.
+   * controller whose backends run on its own machine (the demo, tests). Link-local, unspecified
+   * and cloud metadata addresses (CLOUD_METADATA_NETWORKS) stay refused.
    */
   readonly allowLocalAddresses: boolean;
-  /** Addresses of the gateway's own pod, refused like loopback. */
+  /** Addresses of the gateway's own pod, refused like loopback; compared in canonical form, whatever their spelling. */
   readonly forbiddenAddresses: ReadonlySet<string>;
   /**
-   * Ports the gateway itself listens on (nginx's listeners, health and metrics, the webhook). With
-   * `allowLocalAddresses` they stay refused on loopback and own addresses, so a development set-up
-   * cannot be aimed at the controller's endpoints or loop nginx into itself.
+   * Ports the gateway itself listens on (nginx's listeners, the ssl-passthrough proxy's internal
+   * one, stream services, health and metrics, the webhook). With `allowLocalAddresses` they stay
+   * refused on loopback and own addresses, so a development set-up cannot be aimed at the
+   * controller's endpoints or loop nginx into itself.
    */
   readonly ownPorts?: ReadonlySet<number>;
 }
@@ -34,54 +46,85 @@ export const DEFAULT_BACKEND_ADDRESS_POLICY: BackendAddressPolicy = {
 
 type LocalKind = 'loopback' | 'link-local' | 'unspecified';
 
-const RANGES: readonly [LocalKind, BlockList][] = [
-  ['loopback', blockList(['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6'])],
-  ['link-local', blockList(['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6'])],
-  ['unspecified', blockList(['0.0.0.0', 8, 'ipv4'], ['::', 128, 'ipv6'])],
+const RANGES: readonly (readonly [LocalKind, IpNetwork[]])[] = [
+  ['loopback', [parseIpNetwork('127.0.0.0/8'), parseIpNetwork('::1/128')]],
+  ['link-local', [parseIpNetwork('169.254.0.0/16'), parseIpNetwork('fe80::/10')]],
+  ['unspecified', [parseIpNetwork('0.0.0.0/8'), parseIpNetwork('::/128')]],
 ];
 
-function blockList(...subnets: [string, number, 'ipv4' | 'ipv6'][]): BlockList {
-  const list = new BlockList();
-  for (const [network, prefix, family] of subnets) list.addSubnet(network, prefix, family);
-  return list;
+function localKindOf(address: IpAddress): LocalKind | undefined {
+  return RANGES.find(([, networks]) => networks.some((network) => isInNetwork(address, network)))?.[0];
 }
 
-/** The IPv4 address an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) stands for, else the address. */
-function unmapped(address: string): string {
-  const mapped = /^(?:0{0,4}:){0,5}:?ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped?.[1] ?? address;
+/** The canonical forms of each set of own addresses, computed once per set. */
+const canonicalOwnAddresses = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+
+function isOwnAddress(address: IpAddress, policy: BackendAddressPolicy): boolean {
+  let own = canonicalOwnAddresses.get(policy.forbiddenAddresses);
+  if (own === undefined) {
+    const parsed = [...policy.forbiddenAddresses].map(parseIpAddress);
+    own = new Set(parsed.filter((entry) => entry !== undefined).map(formatIpAddress));
+    canonicalOwnAddresses.set(policy.forbiddenAddresses, own);
+  }
+  return own.has(formatIpAddress(address));
 }
 
-function localKindOf(address: string): LocalKind | undefined {
-  const plain = unmapped(address);
-  const family = isIP(plain);
-  if (family === 0) return undefined;
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  return RANGES.find(([, list]) => list.check(plain, type))?.[0];
+/** Why `address` is refused, and whether `allowLocalAddresses` lifts that (loopback, own addresses). */
+interface Refusal {
+  readonly reason: string;
+  readonly isLocal: boolean;
+}
+
+function judgeAddress(shown: string, address: IpAddress, policy: BackendAddressPolicy): Refusal | undefined {
+  const kind = localKindOf(address);
+  if (kind !== undefined)
+    return {
+      reason: `${shown} is ${kind === 'unspecified' ? 'an' : 'a'} ${kind} address`,
+      isLocal: kind === 'loopback',
+    };
+  const metadata = findMetadataNetwork(address);
+  if (metadata !== undefined)
+    return { reason: `${shown} is a cloud metadata address (${metadata.service})`, isLocal: false };
+  if (isOwnAddress(address, policy))
+    return { reason: `${shown} is an address of the gateway's own pod`, isLocal: true };
+  return undefined;
+}
+
+function refusalOf(address: string, policy: BackendAddressPolicy): Refusal | undefined {
+  const lower = address.toLowerCase();
+  if (lower === 'localhost' || lower.endsWith('.localhost'))
+    return { reason: `${address} is a loopback name`, isLocal: true };
+  const parsed = parseIpAddress(address);
+  if (parsed === undefined) return undefined;
+  const canonical = formatIpAddress(parsed);
+  // Say which address another spelling stands for: `0x7f.1` is read as 127.0.0.1.
+  const shown = canonical === lower ? address : `${address} (${canonical})`;
+  const refusal = judgeAddress(shown, parsed, policy);
+  if (refusal !== undefined) return refusal;
+  const embedded = embeddedIpv4(parsed);
+  if (embedded === undefined) return undefined;
+  const carried = judgeAddress(formatIpAddress(embedded), embedded, policy);
+  return carried === undefined
+    ? undefined
+    : { reason: `${shown} carries ${carried.reason}`, isLocal: carried.isLocal };
 }
 
 /**
- * Why a backend may not point at `address` (an IP address or a host name) and `port` under
- * `policy`, or undefined when it may. Names are judged only by their text here (`localhost` and
- * `*.localhost` always resolve to loopback); what a name resolves to is not known at translation
- * time.
+ * Why a backend may not point at `address` (an IP address in any spelling, or a host name) and
+ * `port` under `policy`, or undefined when it may. Addresses are compared in canonical form
+ * (ip-address.ts: `127.1`, `::ffff:7f00:1` and `fd00:0:0:0:0:0:0:2` are the addresses they spell).
+ * Names are judged only by their text here (`localhost` and `*.localhost` always resolve to
+ * loopback); what a name resolves to is not known at translation time.
  */
 export function refusedBackendAddress(
   address: string,
   port: number | undefined,
   policy: BackendAddressPolicy,
 ): string | undefined {
-  const lower = address.toLowerCase();
-  const kind = localKindOf(address);
-  let reason: string;
-  if (lower === 'localhost' || lower.endsWith('.localhost')) reason = `${address} is a loopback name`;
-  else if (kind !== undefined)
-    reason = `${address} is ${kind === 'unspecified' ? 'an' : 'a'} ${kind} address`;
-  else if (policy.forbiddenAddresses.has(unmapped(lower)))
-    reason = `${address} is an address of the gateway's own pod`;
-  else return undefined;
-  if (!policy.allowLocalAddresses || kind === 'link-local' || kind === 'unspecified') return reason;
+  const refusal = refusalOf(address, policy);
+  if (refusal === undefined) return undefined;
+  if (!policy.allowLocalAddresses || !refusal.isLocal) return refusal.reason;
   if (port !== undefined && policy.ownPorts?.has(port) === true)
-    return `${address}:${port} is a port of the gateway itself`;
+    return `${address.includes(':') ? `[${address}]` : address}:${port} is a port of the gateway itself`;
   return undefined;
 }

@@ -302,8 +302,9 @@ export function combineExternalAuth(
 
 /**
  * Why the auth service at `url` may not be asked under `policy` (the rule backends follow: no
- * loopback, link-local or own addresses of the gateway unless local addresses are allowed, never
- * the gateway's own ports), or undefined when it may. A host name is judged by its text only.
+ * link-local or cloud metadata address, no loopback or own address of the gateway unless local
+ * addresses are allowed, never the gateway's own ports), or undefined when it may. A host name
+ * is judged by its text only.
  */
 export function checkExternalAuthAddress(url: string, policy: BackendAddressPolicy): string | undefined {
   const parsed = new URL(url);

@@ -20,6 +20,17 @@ export {
   type BackendAddressPolicy,
 } from './backend-address-policy.js';
 export {
+  canonicalAddress,
+  embeddedIpv4,
+  formatIpAddress,
+  isInNetwork,
+  parseIpAddress,
+  parseIpNetwork,
+  type IpAddress,
+  type IpNetwork,
+} from './ip-address.js';
+export { CLOUD_METADATA_NETWORKS, findMetadataNetwork, type MetadataNetwork } from './metadata-addresses.js';
+export {
   createDefaultBackendContribution,
   createDefaultBackendRoute,
   createDefaultCertificateContribution,

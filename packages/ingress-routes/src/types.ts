@@ -86,7 +86,7 @@ export interface IngressTranslationConfig {
   certificateCache?: CertificateCache;
   /**
    * Where an auth-url may point: the rule backends follow (see BackendAddressPolicy);
-   * DEFAULT_BACKEND_ADDRESS_POLICY (no loopback, link-local or own addresses) when undefined.
+   * DEFAULT_BACKEND_ADDRESS_POLICY (no loopback, link-local, cloud metadata or own addresses) when undefined.
    */
   authAddressPolicy?: BackendAddressPolicy;
   /**

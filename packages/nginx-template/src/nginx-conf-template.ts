@@ -647,6 +647,23 @@ http {
                 in_place = "{{profileClasses.defaults.[0]}}",
             },
             local_auth_peers = {{#if localAuthPeers}}true{{else}}false{{/if}},
+{{#if authPeerRules}}
+            refused_peers = {
+{{#each authPeerRules.refused}}
+                { "{{hex}}", {{bits}} },
+{{/each}}
+            },
+            own_peers = {
+{{#each authPeerRules.own}}
+                { "{{hex}}", {{bits}} },
+{{/each}}
+            },
+            own_ports = {
+{{#each authPeerRules.ownPorts}}
+                [{{this}}] = true,
+{{/each}}
+            },
+{{/if}}
             bind_ports = {
 {{#each listeners}}
                 [{{bindPort}}] = true,

@@ -266,3 +266,37 @@ describe('realIp', () => {
     expect(full).toContain('default "$http_x_forwarded_for, $realip_remote_addr";');
   });
 });
+
+describe('authPeerRules', () => {
+  it('renders the refused and own networks as hex, and own ports with the stream services', () => {
+    const table = createTable(1);
+    expect(render(table)).not.toContain('refused_peers');
+    const conf = render(table, {
+      authPeerRules: {
+        refusedNetworks: ['fd00:ec2::/32', '100.100.100.200/32'],
+        ownAddresses: ['10.1.2.3'],
+        ownPorts: [10254, 80, 10254],
+      },
+      streamServices: [{ protocol: 'TCP', port: 5432, endpoints: [] }],
+    });
+    expect(conf).toMatch(
+      /refused_peers = \{\n\s+\{ "fd000ec2000000000000000000000000", 32 \},\n\s+\{ "646464c8", 32 \},\n\s+\},/,
+    );
+    expect(conf).toMatch(/own_peers = \{\n\s+\{ "0a010203", 32 \},\n\s+\},/);
+    expect(conf).toMatch(
+      /own_ports = \{\n\s+\[80\] = true,\n\s+\[5432\] = true,\n\s+\[10254\] = true,\n\s+\},/,
+    );
+  });
+
+  it('refuses what is not a network, an address or a port', () => {
+    expect(() => render(createTable(1), { authPeerRules: { refusedNetworks: ['fd00:ec2::/200'] } })).toThrow(
+      /authPeerRules\.refusedNetworks/,
+    );
+    expect(() => render(createTable(1), { authPeerRules: { ownAddresses: ['fe80::1%eth0'] } })).toThrow(
+      /authPeerRules\.ownAddresses/,
+    );
+    expect(() => render(createTable(1), { authPeerRules: { ownPorts: [70000] } })).toThrow(
+      /authPeerRules\.ownPorts/,
+    );
+  });
+});

@@ -40,7 +40,9 @@ import {
   TLS_VERSIONS,
   type GzipSettings,
   type CheckedStreamService,
+  type Settings,
 } from './settings.js';
+import { parseCidr } from './cidr.js';
 import { quoteNginxLiteral, quoteNginxString } from './quote.js';
 import { viewRequestCounting } from './request-counting.js';
 import { viewAccessLog } from './access-log.js';
@@ -296,6 +298,7 @@ export function renderNginxConf(configuration: Configuration): string {
         ? viewRequestCounting(settings.requestCounting)
         : undefined,
     localAuthPeers: settings.localAuthPeers,
+    authPeerRules: viewAuthPeerRules(settings),
     defaultMaxBody,
     listeners: listeners.map((listener) => {
       if (listener.protocol !== 'HTTP' && listener.protocol !== 'HTTPS')
@@ -338,4 +341,27 @@ export function renderNginxConf(configuration: Configuration): string {
     hopHeaders: HOP_HEADERS,
   };
   return getTemplate()(view);
+}
+
+/**
+ * The auth peer rules as Lua data: networks as hex bytes and prefix length (parsed here once, as
+ * the allowlists are), and the own ports with the stream services' listeners, which are nginx's
+ * own too.
+ */
+function viewAuthPeerRules(settings: Settings) {
+  const rules = settings.authPeerRules;
+  if (rules === undefined) return undefined;
+  const toNetwork = (text: string) => {
+    const parsed = parseCidr(text);
+    if (parsed === undefined) unsafe('auth peer network', text, 'is not a CIDR');
+    return { hex: parsed.hex, bits: checkInteger('auth peer prefix', parsed.bits) };
+  };
+  const streamPorts = (settings.streamServices ?? []).map((service) => service.port);
+  return {
+    refused: rules.refusedNetworks.map(toNetwork),
+    own: rules.ownAddresses.map(toNetwork),
+    ownPorts: [...new Set([...rules.ownPorts, ...streamPorts])]
+      .sort((a, b) => a - b)
+      .map((port) => checkInteger('own port', port)),
+  };
 }

@@ -176,6 +176,14 @@ export interface RenderOptions {
    */
   localAuthPeers?: boolean;
   /**
+   * The rest of the backend address policy for auth services' answers (a host name nginx resolves
+   * may lead anywhere): `refusedNetworks` (`address/prefix`: the clouds' metadata networks) are
+   * never accepted; `ownAddresses` (the gateway pod's) count as loopback; `ownPorts` (the
+   * gateway's besides nginx's listeners: health, webhook; stream services' ports are added) are
+   * never accepted on loopback or own addresses. None by default.
+   */
+  authPeerRules?: AuthPeerRulesOptions;
+  /**
    * Listener ports (of the route table) whose server nginx binds on 127.0.0.1 only, taking the
    * PROXY protocol and the client address it carries from 127.0.0.1 only: the HTTPS listener
    * behind the controller's ssl-passthrough proxy. None by default.
@@ -266,6 +274,41 @@ function checkRealIp(realIp: RealIpSettings): RealIpSettings {
   };
 }
 
+/** See RenderOptions.authPeerRules. */
+export interface AuthPeerRulesOptions {
+  refusedNetworks?: string[];
+  ownAddresses?: string[];
+  ownPorts?: number[];
+}
+
+/** Checked auth peer rules: networks and addresses as given, ports sorted and once each. */
+export interface AuthPeerRules {
+  refusedNetworks: string[];
+  ownAddresses: string[];
+  ownPorts: number[];
+}
+
+function checkAuthPeerRules(rules: AuthPeerRulesOptions): AuthPeerRules {
+  const refusedNetworks = (rules.refusedNetworks ?? []).map((network) => {
+    if (typeof network !== 'string' || !isCidr(network))
+      throw new InvalidRenderOptionsError(
+        'authPeerRules.refusedNetworks',
+        `must hold CIDRs (got ${JSON.stringify(network)})`,
+      );
+    return network;
+  });
+  const ownAddresses = (rules.ownAddresses ?? []).map((address) => {
+    if (typeof address !== 'string' || isIP(address) === 0 || address.includes('%'))
+      throw new InvalidRenderOptionsError(
+        'authPeerRules.ownAddresses',
+        `must hold IP addresses (got ${JSON.stringify(address)})`,
+      );
+    return address;
+  });
+  const ports = (rules.ownPorts ?? []).map((port) => checkInteger('authPeerRules.ownPorts', port, 1, 65535));
+  return { refusedNetworks, ownAddresses, ownPorts: [...new Set(ports)].sort((a, b) => a - b) };
+}
+
 /** Upstream keep-alive settings. */
 export interface KeepaliveSettings {
   connections: number;
@@ -314,6 +357,8 @@ export interface Settings {
   /** Absent when requests are not counted, or counted as ingress-nginx does by default. */
   requestCounting?: RequestCounting;
   localAuthPeers: boolean;
+  /** Absent when not given, so that the hash of a configuration without them is what it was. */
+  authPeerRules?: AuthPeerRules;
   /**
    * Sorted; absent when none, as is `streamServices` (so that the hash of a configuration
    * without them is what it was before they existed).
@@ -724,6 +769,9 @@ export function resolveSettings(options: RenderOptions): Settings {
     requestMetrics: options.requestMetrics !== false,
     ...withRequestCounting(options),
     localAuthPeers: options.localAuthPeers === true,
+    ...(options.authPeerRules === undefined
+      ? {}
+      : { authPeerRules: checkAuthPeerRules(options.authPeerRules) }),
     ...(proxyProtocolPorts.length === 0 ? {} : { proxyProtocolPorts }),
     ...(streamServices.length === 0 ? {} : { streamServices }),
     ...(streamAccessLog === undefined ? {} : { streamAccessLog }),

@@ -13,6 +13,7 @@ import { answerOf, eventually } from '../harness.js';
 import {
   expectTenantEvent,
   expectVictimsUnharmed,
+  lookupInZone,
   useSecurityCase,
   tenantExternalNameService,
   tenantIngress,
@@ -26,12 +27,7 @@ const testCase = useSecurityCase(
   {},
   {
     externalNames: {
-      lookup: (hostname) => {
-        const addresses = zone.get(hostname);
-        return addresses === undefined
-          ? Promise.reject(Object.assign(new Error(`${hostname} not found`), { code: 'ENOTFOUND' }))
-          : Promise.resolve(addresses);
-      },
+      lookup: lookupInZone(zone),
       refreshMs: 200,
     },
   },

@@ -16,6 +16,7 @@ import type { Controller, ControllerDependencies } from '../../src/controller.js
 import type { ControllerConfig } from '../../src/config.js';
 import type { DemoBackend } from '../../src/demo-backends.js';
 import { startDemoBackend } from '../../src/demo-backends.js';
+import type { LookupName } from '../../src/system-lookup.js';
 import {
   endpointSliceManifest,
   eventually,
@@ -94,17 +95,31 @@ export function useSecurityCase(...args: Parameters<typeof startSecurityCase>): 
   };
 }
 
-/** An ExternalName Service of the tenant's, aimed at `externalName:port`. */
+/** An ExternalName Service of the tenant's (or of `namespace`), aimed at `externalName:port`. */
 export function tenantExternalNameService(
   name: string,
   externalName: string,
   port: number,
+  namespace = TENANT,
 ): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name, namespace: TENANT },
+    metadata: { name, namespace },
     spec: { type: 'ExternalName', externalName, ports: [{ name: 'http', port }] },
+  };
+}
+
+/**
+ * A lookup of ExternalName names in `zone`, a tenant's DNS as far as a test is concerned (no DNS
+ * server a tenant controls can run here); a name it does not hold does not resolve (ENOTFOUND).
+ */
+export function lookupInZone(zone: ReadonlyMap<string, string[]>): LookupName {
+  return (hostname) => {
+    const addresses = zone.get(hostname);
+    return addresses === undefined
+      ? Promise.reject(Object.assign(new Error(`${hostname} not found`), { code: 'ENOTFOUND' }))
+      : Promise.resolve(addresses);
   };
 }
 
@@ -145,14 +160,20 @@ export function tenantTlsObjects(
 }
 
 /**
- * Waits for an `InvalidConfiguration` Event on the tenant's Ingress `name` whose note contains
- * `fragment` (an Ingress seen before its Secret may have an earlier Event, saying so).
+ * Waits for an Event of `reason` (`InvalidConfiguration` by default) on the tenant's Ingress
+ * `name` whose note contains `fragment` (an Ingress seen before its Secret may have an earlier
+ * Event, saying so).
  */
-export function expectTenantEvent(testCase: SecurityCase, name: string, fragment: string): Promise<void> {
+export function expectTenantEvent(
+  testCase: SecurityCase,
+  name: string,
+  fragment: string,
+  reason = 'InvalidConfiguration',
+): Promise<void> {
   return eventually(async () => {
     await testCase.controller.events.flush();
     const notes = (await listEvents(testCase.cluster.server.kubeConfig(), TENANT))
-      .filter((event) => event.regarding?.name === name && event.reason === 'InvalidConfiguration')
+      .filter((event) => event.regarding?.name === name && event.reason === reason)
       .map((event) => event.note ?? '');
     expect(
       notes.some((note) => note.includes(fragment)),

@@ -9,9 +9,9 @@
 -- client. 401: the answer's WWW-Authenticate, or a 302 to the sign-in URL with the original URL.
 -- 403: 403. Anything else, no answer, or a Lua error: 500. The route never opens on a failure.
 --
--- The controller refuses auth URLs naming loopback, link-local or its own addresses, but a host
--- name is resolved by nginx per request and its owner may point it anywhere (DNS rebinding): an
--- answer from such an address is never used either, whatever it says (500).
+-- The controller refuses auth URLs naming loopback, link-local, cloud metadata or its own
+-- addresses, but a host name is resolved by nginx per request and its owner may point it anywhere
+-- (DNS rebinding): an answer from such an address is never used either, whatever it says (500).
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -32,6 +32,7 @@ local pairs = pairs
 local tonumber = tonumber
 local conf = require("ingresskit.store").conf
 local auth_keepalive = require("ingresskit.auth_keepalive")
+local networks = require("ingresskit.networks")
 local cjson = require("cjson.safe")
 local md5 = ngx.md5
 local auth_cache = ngx.shared.ingresskit_auth_cache
@@ -88,15 +89,34 @@ local function local_kind(address)
   return nil
 end
 
--- Whether an auth service may answer from `peer` (`address:port` or `[address]:port`).
+-- The refused and own networks of conf as bytes, parsed on first use (conf is set in init_by_lua).
+local peer_networks
+local function get_peer_networks()
+  if peer_networks == nil then
+    peer_networks = { refused = networks.from_hex(conf.refused_peers), own = networks.from_hex(conf.own_peers) }
+  end
+  return peer_networks
+end
+
+-- Whether an auth service may answer from `peer` (`address:port` or `[address]:port`): as the
+-- backend address policy says, never from a refused (cloud metadata) network, link-local or
+-- unspecified address; from loopback and the pod's own addresses only with local peers allowed,
+-- and never on a port of the gateway's own.
 local function is_allowed_peer(peer)
   local address, port = str_match(peer, "^%[([%x:%.]+)%]:(%d+)$")
   if address == nil then address, port = str_match(peer, "^([%d%.]+):(%d+)$") end
   -- Unix sockets and anything unreadable: nothing a route may point at.
   if address == nil then return false end
+  local bytes = networks.parse_address(address)
+  if bytes == nil then return false end
+  local rules = get_peer_networks()
+  if networks.contains(rules.refused, bytes) then return false end
   local kind = local_kind(address)
+  if kind == nil and networks.contains(rules.own, bytes) then kind = "own" end
   if kind == nil then return true end
-  return kind == "loopback" and conf.local_auth_peers and not conf.bind_ports[tonumber(port)]
+  port = tonumber(port)
+  return (kind == "loopback" or kind == "own") and conf.local_auth_peers
+    and not conf.bind_ports[port] and not conf.own_ports[port]
 end
 
 -- Whether every address nginx tried ($upstream_addr: "a:1, b:2 : c:3") may answer.

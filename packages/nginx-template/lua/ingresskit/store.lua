@@ -84,6 +84,11 @@ function _M.configure(params)
   conf.request_metrics = params.request_metrics
   conf.regex_matches = params.regex_matches or 16
   conf.local_auth_peers = params.local_auth_peers == true
+  -- What else an auth service may not answer from (external_auth.lua): { hex, prefix length }
+  -- networks and port → true, as nginx.conf gives them.
+  conf.refused_peers = params.refused_peers or {}
+  conf.own_peers = params.own_peers or {}
+  conf.own_ports = params.own_ports or {}
   -- The access log format names the backend: the router sets it for every forwarded request.
   conf.log_backend = params.log_backend == true
   -- The route origin fields the log format names: variable names by their index in route.origin.
