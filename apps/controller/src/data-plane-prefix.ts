@@ -1,7 +1,7 @@
 /**
  * The files of nginx's prefix directory: the Lua files, the control socket directory, the default
- * certificate, backend CA certificates, the TLS session ticket key, and nginx.conf, which is
- * written only after `nginx -t` accepts it.
+ * certificate, the TLS session ticket key, and nginx.conf, which is written only after `nginx -t`
+ * accepts it.
  */
 import {
   chmod,
@@ -20,7 +20,6 @@ import { dirname, join, resolve } from 'node:path';
 import {
   authSocketPathOf,
   createSelfSignedCertificate,
-  listConfigurationFiles,
   listHttpSettingsFiles,
   listSettingsFiles,
   luaFiles,
@@ -78,15 +77,12 @@ export async function preparePrefix(requested: string | undefined): Promise<Prep
 }
 
 /**
- * Writes the files `configuration`'s nginx.conf reads (backend CA certificates, DH parameters,
- * the TLS session ticket key) into `prefix`. Their names are content hashes, so one already
+ * Writes the files `configuration`'s nginx.conf reads (DH parameters, the TLS session ticket
+ * key) into `prefix`. Their names are content hashes, so one already
  * there is left as it is.
  */
 export async function writeConfigurationFiles(prefix: string, configuration: Configuration): Promise<void> {
-  for (const file of [
-    ...listConfigurationFiles(configuration.profiles),
-    ...listSettingsFiles(configuration.settings),
-  ])
+  for (const file of listSettingsFiles(configuration.settings))
     await writeChangedFile(join(prefix, file.path), Buffer.from(file.content));
   // The ticket key is a secret: readable by nginx's master (the controller's user) only, and
   // removed once another replaces it (nginx holds the keys it loaded in memory).

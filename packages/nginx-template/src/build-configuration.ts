@@ -147,7 +147,8 @@ export function buildConfiguration(table: RouteTable, options: RenderOptions): B
   const visit = (route: Route, hostname: string) => {
     const profile = profileOf(route);
     if (profile !== undefined) profiles.set(profile.name, profile);
-    for (const issue of compileRoute(route).issues) problems.push(routeProblem(route, hostname, issue));
+    for (const issue of compileRoute(route, hostname).issues)
+      problems.push(routeProblem(route, hostname, issue));
   };
   for (const virtualHost of table.virtualHosts ?? []) {
     for (const route of virtualHost.routes) visit(route, virtualHost.hostname);

@@ -13,8 +13,8 @@ import { compileMatch } from './compile-match.js';
 import { compileOrigin } from './compile-origin.js';
 import { compilePolicy } from './compile-policy.js';
 import type { RouteEntry } from './data-entries.js';
-import { compileBackendTls } from './backend-tls.js';
-import { isTlsProtocol, profileOf } from './profiles.js';
+import { compileBackendTlsRelay } from './backend-tls.js';
+import { profileOf } from './profiles.js';
 import { RouteIssueCollector, type RouteIssue } from './route-issues.js';
 
 export type { RouteIssue } from './route-issues.js';
@@ -26,10 +26,12 @@ export interface CompiledRoute {
 }
 
 /**
- * Compiles one route. A route with an error that could change what it does becomes a route with
- * the same id and match that answers 500, so the rest of its host is still served.
+ * Compiles one route of the virtual host `hostname` (`*.example.com`, `*`; it names the backend
+ * of a backend TLS policy when nothing else does). A route with an error that could change what
+ * it does becomes a route with the same id and match that answers 500, so the rest of its host is
+ * still served.
  */
-export function compileRoute(route: Route): CompiledRoute {
+export function compileRoute(route: Route, hostname?: string): CompiledRoute {
   const out = new RouteIssueCollector();
   const entry = compileMatch(route, out);
   const origin = compileOrigin(route.origin);
@@ -46,18 +48,18 @@ export function compileRoute(route: Route): CompiledRoute {
     entry.protocol = profile.protocol;
   }
   entry.action = action;
-  const backendTls = route.policy?.backendTls;
-  if (profile !== undefined && backendTls !== undefined && isTlsProtocol(profile.protocol)) {
-    const tls = compileBackendTls(backendTls);
-    if (tls === 'closed') {
-      // Never unverified TLS, nor TLS without the client certificate the backend expects.
-      delete entry.profile;
-      delete entry.protocol;
-      entry.action = { type: 'respond', status: 503 };
-      out.strict('policy.backendTls', 'cannot be served as written; the route answers 503');
-    } else {
-      policy.backendTls = tls;
-    }
+  const relay = profile === undefined ? undefined : compileBackendTlsRelay(route, hostname);
+  if (relay === 'closed') {
+    // Never unverified TLS, nor TLS without the client certificate the backend expects.
+    delete entry.profile;
+    delete entry.protocol;
+    entry.action = { type: 'respond', status: 503 };
+    out.strict(
+      'policy.backendTls',
+      'cannot be served as written (or verifies without a server name on a wildcard or catch-all host); the route answers 503',
+    );
+  } else if (relay !== undefined) {
+    policy.relay = relay.id;
   }
   if (Object.keys(policy).length > 0) entry.policy = policy;
   return { entry, issues: out.issues };

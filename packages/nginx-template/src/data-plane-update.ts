@@ -139,7 +139,7 @@ export function compileVirtualHost(
   const regex: number[] = [];
   for (const route of virtualHost.routes) {
     if (excludeRoutes.has(route.id)) continue;
-    const entry = compileRoute(route).entry;
+    const entry = compileRoute(route, virtualHost.hostname).entry;
     routes.push(entry);
     const index = routes.length;
     if (entry.kind === 'exact') pushAll(exact, entry.path, index);
@@ -154,7 +154,8 @@ export function compileVirtualHost(
     regex,
   };
   const fallback = virtualHost.fallbackRoute;
-  if (fallback !== undefined && !excludeRoutes.has(fallback.id)) host.fallback = compileRoute(fallback).entry;
+  if (fallback !== undefined && !excludeRoutes.has(fallback.id))
+    host.fallback = compileRoute(fallback, virtualHost.hostname).entry;
   const clientCert = compileHostClientCertificate(virtualHost);
   if (clientCert !== undefined) host.clientCert = clientCert;
   return host;

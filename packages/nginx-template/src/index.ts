@@ -7,7 +7,12 @@ export {
   type ConfiguredListener,
 } from './build-configuration.js';
 export { renderNginxConf, inPlaceMaxBodyBytes } from './render.js';
-export { listConfigurationFiles } from './backend-tls.js';
+export {
+  compileBackendTlsRelay,
+  relaySocketName,
+  RELAY_SOCKET_DIRECTORY,
+  type BackendTlsRelay,
+} from './backend-tls.js';
 export { listHttpSettingsFiles, type HttpOptions, type HttpSettings } from './http-settings.js';
 export { listSettingsFiles, type DhParamSettings } from './connection-settings.js';
 export { diffConfigurations, type ConfigurationDiff } from './diff-configurations.js';

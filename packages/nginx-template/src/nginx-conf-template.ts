@@ -68,12 +68,9 @@ export const PROFILE_PARTIAL = `{{#each variants}}
 {{#if external}}
             grpc_pass {{../scheme}}://$ingresskit_external;
 {{else}}
-            grpc_pass {{../scheme}}://ingresskit_upstream{{#if ../backendTls}}_tls{{/if}};
+            grpc_pass {{../scheme}}://ingresskit_upstream;
 {{/if}}
 {{#if ../isTls}}
-{{#if ../backendTls}}
-{{> backendTls ../backendTls module="grpc"}}
-{{else}}
             grpc_ssl_server_name on;
 {{#if external}}
             grpc_ssl_name $ingresskit_external_host;
@@ -81,17 +78,13 @@ export const PROFILE_PARTIAL = `{{#each variants}}
             grpc_ssl_name $ingresskit_upstream_host;
 {{/if}}
 {{/if}}
-{{/if}}
 {{else}}
 {{#if external}}
             proxy_pass {{../scheme}}://$ingresskit_external;
 {{else}}
-            proxy_pass {{../scheme}}://ingresskit_upstream{{#if ../backendTls}}_tls{{/if}};
+            proxy_pass {{../scheme}}://ingresskit_upstream;
 {{/if}}
 {{#if ../isTls}}
-{{#if ../backendTls}}
-{{> backendTls ../backendTls module="proxy"}}
-{{else}}
             proxy_ssl_server_name on;
 {{#if external}}
             proxy_ssl_name $ingresskit_external_host;
@@ -100,30 +93,8 @@ export const PROFILE_PARTIAL = `{{#each variants}}
 {{/if}}
 {{/if}}
 {{/if}}
-{{/if}}
         }
 {{/each}}`;
-
-/**
- * The TLS directives towards the backend of a backend TLS profile, for `module` proxy or grpc.
- * The session is never reused: one made for another route may have been verified with other
- * settings, or carry another client certificate.
- */
-export const BACKEND_TLS_PARTIAL = `            {{module}}_ssl_server_name {{serverName}};
-            {{module}}_ssl_name $ingresskit_backend_ssl_name;
-            {{module}}_ssl_session_reuse off;
-            {{module}}_ssl_verify {{verify}};
-            {{module}}_ssl_verify_depth {{depth}};
-            {{module}}_ssl_protocols {{protocols}};
-            {{module}}_ssl_ciphers {{q ciphers}};
-{{#if trustedCertificate}}
-            {{module}}_ssl_trusted_certificate {{q trustedCertificate}};
-{{/if}}
-{{#if clientCertificate}}
-            {{module}}_ssl_certificate data:$ingresskit_backend_cert;
-            {{module}}_ssl_certificate_key data:$ingresskit_backend_key;
-{{/if}}
-`;
 
 /**
  * One server per listener. `location /` routes every request in Lua and proxies the common case
@@ -312,11 +283,6 @@ http {
     map "" $ingresskit_connection_override { default ""; }
     map "" $ingresskit_hsts { default ""; }
     map "" $ingresskit_mirror { default ""; }
-    # TLS towards backends of routes with backendTls: the name to verify and send, the client
-    # certificate and key (PEM, read per connection).
-    map "" $ingresskit_backend_ssl_name { default ""; }
-    map "" $ingresskit_backend_cert { default ""; }
-    map "" $ingresskit_backend_key { default ""; }
     map "" $ingresskit_auth_url { default ""; }
     map "" $ingresskit_auth_host { default ""; }
     map "" $ingresskit_auth_method { default "GET"; }
@@ -610,15 +576,6 @@ http {
         keepalive_timeout {{keepalive.timeoutSeconds}}s;
         keepalive_requests {{keepalive.requests}};
 {{/if}}
-    }
-
-    # Backends of routes with their own TLS settings towards the backend (backendTls): without
-    # keepalive, since a kept connection was verified with (and presented) another route's.
-    upstream ingresskit_upstream_tls {
-        server 0.0.0.1;
-        balancer_by_lua_block {
-            ingresskit_balance()
-        }
     }
 
     # The backends of mirrored copies: the balancer reads $ingresskit_mirror.

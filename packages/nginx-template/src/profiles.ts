@@ -6,7 +6,6 @@
  */
 import type { BackendProtocol, Route } from '@ingresskit/route-model';
 import { MAX_SIZE_BYTES } from './settings.js';
-import { backendTlsDirectivesOf, backendTlsNameSuffix, type BackendTlsDirectives } from './backend-tls.js';
 import { upstreamDirectivesOf, upstreamNameSuffix, type UpstreamDirectives } from './upstream-directives.js';
 
 /**
@@ -20,8 +19,6 @@ export interface Profile {
   maxBodyBytes?: number;
   /** Buffering and retry directives; absent: nginx.conf's defaults. */
   upstream?: UpstreamDirectives;
-  /** TLS towards the backend (HTTPS and GRPCS only); absent: nginx.conf's defaults. */
-  backendTls?: BackendTlsDirectives;
   /** Statuses (400-599, ascending) whose answers go to the custom error location; absent: none. */
   errorStatuses?: number[];
   /**
@@ -70,7 +67,7 @@ const KNOWN_PROFILES_LIMIT = 256;
 
 /**
  * The profile of a protocol and its directives: body limit (absent: the default limit), upstream
- * directives, backend TLS (`_t<digest>`) and intercepted statuses (`_e<status>` each, `_p` when
+ * directives and intercepted statuses (`_e<status>` each, `_p` when
  * only nginx's own errors are). Frozen, and the same object for the same
  * profile while few profiles exist.
  */
@@ -79,17 +76,14 @@ export function createProfile(
   directives: {
     maxBodyBytes?: number | undefined;
     upstream?: UpstreamDirectives | undefined;
-    backendTls?: BackendTlsDirectives | undefined;
     errorStatuses?: number[] | undefined;
     passBackendErrors?: boolean | undefined;
   } = {},
 ): Profile {
-  const { maxBodyBytes, upstream, backendTls, errorStatuses } = directives;
+  const { maxBodyBytes, upstream, errorStatuses } = directives;
   const passBackendErrors = errorStatuses !== undefined && directives.passBackendErrors === true;
   const size = maxBodyBytes === undefined ? 'd' : `b${maxBodyBytes}`;
-  const suffix =
-    (upstream === undefined ? '' : upstreamNameSuffix(upstream)) +
-    (backendTls === undefined ? '' : backendTlsNameSuffix(backendTls));
+  const suffix = upstream === undefined ? '' : upstreamNameSuffix(upstream);
   const errors =
     (errorStatuses === undefined ? '' : errorStatuses.map((status) => `_e${status}`).join('')) +
     (passBackendErrors ? '_p' : '');
@@ -99,7 +93,6 @@ export function createProfile(
   const profile: Profile = { name, protocol };
   if (maxBodyBytes !== undefined) profile.maxBodyBytes = maxBodyBytes;
   if (upstream !== undefined) profile.upstream = upstream;
-  if (backendTls !== undefined) profile.backendTls = backendTls;
   if (errorStatuses !== undefined) profile.errorStatuses = Object.freeze([...errorStatuses]) as number[];
   if (passBackendErrors) profile.passBackendErrors = true;
   Object.freeze(profile);
@@ -119,17 +112,17 @@ export const DEFAULT_PROFILE: Profile = createProfile('HTTP');
 export function profileOf(route: Route): Profile | undefined {
   if (route.action.type !== 'forward') return undefined;
   const { backendProtocol, maxBodyBytes, upstreamSettings, backendTls, customErrors } = route.policy;
-  const protocol = isBackendProtocol(backendProtocol) ? backendProtocol : 'HTTP';
-  // A closed policy makes the route answer 503 (compileRoute): it needs no directives.
-  const tls =
-    backendTls !== undefined && isTlsProtocol(protocol) ? backendTlsDirectivesOf(backendTls) : undefined;
+  const declared = isBackendProtocol(backendProtocol) ? backendProtocol : 'HTTP';
+  // The controller's TLS relay opens TLS with a route's own backend TLS settings (backend-tls.ts):
+  // nginx speaks plain text to it.
+  const protocol =
+    backendTls !== undefined && isTlsProtocol(declared) ? (declared === 'GRPCS' ? 'GRPC' : 'HTTP') : declared;
   // gRPC answers errors in trailers, which nginx cannot intercept.
   const statuses = customErrors?.statuses;
   const intercepts = (protocol === 'HTTP' || protocol === 'HTTPS') && isValidErrorStatuses(statuses);
   return createProfile(protocol, {
     maxBodyBytes: isValidMaxBodyBytes(maxBodyBytes) ? maxBodyBytes : undefined,
     upstream: upstreamDirectivesOf(upstreamSettings).directives,
-    backendTls: tls === 'closed' ? undefined : tls,
     errorStatuses: intercepts ? statuses : undefined,
     passBackendErrors: customErrors?.passBackendErrors,
   });

@@ -7,13 +7,11 @@ import { isIP } from 'node:net';
 import { computeConfigurationHash, type Configuration } from './build-configuration.js';
 import { UnsafeValueError } from './errors.js';
 import {
-  BACKEND_TLS_PARTIAL,
   HTTP_SETTINGS_PARTIAL,
   NGINX_CONF_TEMPLATE,
   PROFILE_PARTIAL,
   SERVER_PARTIAL,
 } from './nginx-conf-template.js';
-import type { BackendTlsDirectives } from './backend-tls.js';
 import type { Profile } from './profiles.js';
 import { viewUpstreamDirectives } from './upstream-directives.js';
 import {
@@ -103,11 +101,6 @@ function viewStreamService(service: CheckedStreamService, addresses: (string | u
   };
 }
 
-// What backend-tls.ts lets through, checked again where it meets nginx.conf.
-const TLS_PROTOCOLS = /^TLSv1\.[23](?: TLSv1\.3)?$/;
-const TLS_CIPHERS = /^[A-Za-z0-9+:_!-]{1,1024}$/;
-const CA_FILE = /^certs\/backend-ca-[0-9a-f]{64}\.pem$/;
-
 /** The real IP settings as rendered: the header name and the networks checked again. */
 function viewRealIp(realIp: RealIpSettings, proxyProtocol: boolean) {
   if (!REAL_IP_HEADER.test(realIp.header)) unsafe('real IP header', realIp.header, 'is no header name');
@@ -120,26 +113,6 @@ function viewRealIp(realIp: RealIpSettings, proxyProtocol: boolean) {
   };
 }
 
-function viewBackendTls(tls: BackendTlsDirectives | undefined) {
-  if (tls === undefined) return false;
-  if (!TLS_PROTOCOLS.test(tls.protocols))
-    unsafe('proxy_ssl_protocols', tls.protocols, 'is not a protocol list');
-  if (!TLS_CIPHERS.test(tls.ciphers)) unsafe('proxy_ssl_ciphers', tls.ciphers, 'is not a cipher list');
-  if (tls.trustedCertificatePath !== undefined && !CA_FILE.test(tls.trustedCertificatePath))
-    unsafe('proxy_ssl_trusted_certificate', tls.trustedCertificatePath, 'is not a CA file name');
-  if (tls.verify && tls.trustedCertificatePath === undefined)
-    unsafe('proxy_ssl_verify', tls.verify, 'needs a CA file');
-  return {
-    verify: tls.verify ? 'on' : 'off',
-    depth: String(checkInteger('proxy_ssl_verify_depth', tls.depth)),
-    protocols: tls.protocols,
-    ciphers: tls.ciphers,
-    serverName: tls.sendServerName ? 'on' : 'off',
-    trustedCertificate: tls.trustedCertificatePath ?? false,
-    clientCertificate: tls.clientCertificate === true,
-  };
-}
-
 function viewProfile(profile: Profile, defaultMaxBody: number) {
   if (!PROFILE_NAME.test(profile.name)) unsafe('profile', profile.name, 'is not a profile name');
   const scheme = profile.protocol.toLowerCase();
@@ -149,7 +122,6 @@ function viewProfile(profile: Profile, defaultMaxBody: number) {
     isTls: profile.protocol === 'HTTPS' || profile.protocol === 'GRPCS',
     scheme,
     upstream: viewUpstreamDirectives(profile.upstream),
-    backendTls: viewBackendTls(profile.backendTls),
     errorStatuses: (profile.errorStatuses ?? []).map((status) => checkErrorStatus(status)),
     passBackendErrors: profile.passBackendErrors === true,
     variants: [
@@ -204,7 +176,6 @@ function getTemplate(): Template {
     knownHelpers: { q: true, qLiteral: true },
   };
   handlebars.registerPartial('profile', handlebars.compile(PROFILE_PARTIAL, compileOptions));
-  handlebars.registerPartial('backendTls', handlebars.compile(BACKEND_TLS_PARTIAL, compileOptions));
   handlebars.registerPartial('server', handlebars.compile(SERVER_PARTIAL, compileOptions));
   handlebars.registerPartial('httpSettings', handlebars.compile(HTTP_SETTINGS_PARTIAL, compileOptions));
   compiled = handlebars.compile(NGINX_CONF_TEMPLATE, compileOptions);

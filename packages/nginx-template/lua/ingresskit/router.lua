@@ -29,6 +29,7 @@ local affinity = require("ingresskit.affinity")
 local canary_affinity = require("ingresskit.canary_affinity")
 local response_rewrites = require("ingresskit.response_rewrites")
 local endpoints = require("ingresskit.endpoints")
+local relay_address = require("ingresskit.relay").address
 local request_metrics = require("ingresskit.request_metrics")
 
 local ngx = ngx
@@ -432,17 +433,6 @@ local function has_unknown_length_body()
   return ngx_var.http_transfer_encoding ~= nil or req.http_version() >= 2
 end
 
--- The variables of a route's backend TLS profile: the name to verify and send (the policy's, else
--- the host nginx connects to or sends), the client certificate and key.
-local function set_backend_tls(policy, external_host)
-  local tls = policy.backendTls
-  ngx_var.ingresskit_backend_ssl_name = tls.name or external_host or policy.host or ngx_var.host
-  if tls.cert then
-    ngx_var.ingresskit_backend_cert = tls.cert
-    ngx_var.ingresskit_backend_key = tls.key
-  end
-end
-
 -- Basic or digest and external authentication of a forwarded request: the status to end it
 -- with, or nil. Under satisfy any, a client the source lists admit needs neither, and either one
 -- suffices.
@@ -532,21 +522,29 @@ local function dispatch(route, action, body_of_unknown_length)
   end
   if external then
     local pinned = backend.pinned
+    local relay = policy and policy.relay
     if pinned then
       -- Only the addresses the controller checked: nginx never resolves a tenant's name itself.
       local index = backend.next
       backend.next = index % #pinned + 1
-      ngx_var.ingresskit_external = pinned[index]
+      if relay then
+        -- proxy_pass reads what follows a unix socket path's `:` as the URI; grpc_pass takes none.
+        local address = relay_address(relay, backend.pinned_peers[index])
+        ngx_var.ingresskit_external = route.protocol == "GRPC" and address or address .. ":"
+      else
+        ngx_var.ingresskit_external = pinned[index]
+      end
+    elseif relay then
+      -- The relay has sockets for the addresses the controller resolved only.
+      return 503
     else
       ngx_var.ingresskit_external = external
     end
     -- Only the TLS locations refer to it, and nginx lets Lua set only variables something refers to.
     local protocol = route.protocol
     if protocol == "HTTPS" or protocol == "GRPCS" then ngx_var.ingresskit_external_host = backend.external_host end
-    if policy and policy.backendTls then set_backend_tls(policy, backend.external_host) end
     return nil, route.filters_response and route.location_external_filtered or route.location_external
   end
-  if policy and policy.backendTls then set_backend_tls(policy, nil) end
   if route.mirror then
     ngx_var.ingresskit_mirror = route.mirror
     return nil, route.location_mirrored

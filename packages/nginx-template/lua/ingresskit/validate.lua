@@ -158,23 +158,6 @@ local function check_action(action, report)
   return true
 end
 
--- The client certificate is parsed here, so a connection to the backend never meets one nginx
--- cannot use.
-local function check_backend_tls(tls, report)
-  if not is_object(tls) or (tls.name ~= nil and (not is_string(tls.name) or not str_find(tls.name, "^[%w][%w%.%-]*$")))
-    or (tls.cert == nil) ~= (tls.key == nil) then
-    return report.fail("policy.backendTls must be { name?, cert?, key? }")
-  end
-  if tls.cert ~= nil then
-    if not is_string(tls.cert) or not is_string(tls.key) then return report.fail("policy.backendTls.cert and key must be PEM") end
-    local cert, cert_err = ssl.parse_pem_cert(tls.cert)
-    if not cert then return report.fail("policy.backendTls.cert cannot be parsed: " .. tostring(cert_err)) end
-    local key, key_err = ssl.parse_pem_priv_key(tls.key)
-    if not key then return report.fail("policy.backendTls.key cannot be parsed: " .. tostring(key_err)) end
-  end
-  return true
-end
-
 -- Custom error pages: statuses 400-599 ascending, error backend ids, headers for them.
 local function check_custom_errors(errors, report)
   if not is_object(errors) then return report.fail("policy.errors must be an object") end
@@ -260,7 +243,11 @@ local function check_policy(policy, report)
   if policy.maxBody ~= nil and not is_integer(policy.maxBody, 0, 2 ^ 40) then return report.fail("policy.maxBody must be a byte count") end
   if policy.rewrite ~= nil and not check_path_change(policy.rewrite, "policy.rewrite", report, true) then return false end
   if policy.host ~= nil and not is_host(policy.host) then return report.fail("policy.host must be a host") end
-  if policy.backendTls ~= nil and not check_backend_tls(policy.backendTls, report) then return false end
+  -- 20 lower-case hex digits (nginx-template's relay ids): a socket name, never a path.
+  if policy.relay ~= nil and (not is_string(policy.relay) or #policy.relay ~= 20
+    or not str_find(policy.relay, "^[0-9a-f]+$")) then
+    return report.fail("policy.relay must be a relay id")
+  end
   if not check_headers(policy.request, "policy.request", report) then return false end
   if not check_headers(policy.response, "policy.response", report) then return false end
   if policy.timeouts ~= nil then
