@@ -168,10 +168,14 @@ function isPort(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 65535;
 }
 
-/** The `host:port` nginx proxies an ExternalName backend to, or undefined when it is not valid. */
+/**
+ * The `host:port` nginx proxies an ExternalName backend to, or undefined when it is not valid; a
+ * host named `unix` is not, as nginx would read `unix:<port>` as a unix socket path.
+ */
 export function externalTargetOf(backend: Backend): string | undefined {
   const target = backend.externalName;
   if (target === undefined || !isPort(target.port) || typeof target.hostname !== 'string') return undefined;
+  if (target.hostname.toLowerCase() === 'unix') return undefined;
   if (isIP(target.hostname) === 6) return `[${target.hostname}]:${target.port}`;
   if (isIP(target.hostname) === 4 || DNS_NAME.test(target.hostname))
     return `${target.hostname}:${target.port}`;

@@ -368,6 +368,8 @@ local function check_backend(entry, report)
     if not is_string(entry.external) or not (str_find(entry.external, "^[%w%.%-]+:%d+$") or str_find(entry.external, "^%[[%x:%.]+%]:%d+$")) then
       return report.fail("external must be host:port")
     end
+    -- nginx reads a proxy_pass target `unix:...` as a unix socket path, never as a host.
+    if str_find(entry.external, "^[Uu][Nn][Ii][Xx]:") then return report.fail("external must not name a unix socket") end
   end
   if entry.pinned ~= nil then
     if entry.external == nil then return report.fail("pinned needs external") end
