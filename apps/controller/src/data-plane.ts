@@ -43,6 +43,8 @@ import {
 import { DataPlanePushError, NginxReloadError } from './errors.js';
 import type { RefusedRoute } from './route-refusals.js';
 import { PushedContent } from './pushed-content.js';
+import { TlsRelay } from './tls-relay.js';
+import { RelayPlan } from './tls-relay-plan.js';
 
 /** Options of {@link NginxDataPlane}. */
 export interface NginxDataPlaneOptions
@@ -99,6 +101,9 @@ export class NginxDataPlane {
   /** Why the next full push is a repair, to report what it rewrote. */
   #repairing: string | undefined;
   #stopped = false;
+  /** TLS towards the backends of routes with a backend TLS policy, and the sockets it needs. */
+  readonly #relay: TlsRelay;
+  readonly #relayPlan = new RelayPlan();
 
   constructor(options: NginxDataPlaneOptions) {
     this.#options = options;
@@ -117,6 +122,10 @@ export class NginxDataPlane {
         this.#options.onRestart?.();
       },
       onRestarted: () => this.#options.onDrift?.('nginx restarted'),
+    });
+    this.#relay = new TlsRelay({
+      logger: options.logger,
+      onRestart: () => this.#options.onDrift?.('the TLS relay restarted'),
     });
   }
 
@@ -163,11 +172,15 @@ export class NginxDataPlane {
     return (await this.readStatus())?.instance === this.#syncedInstance;
   }
 
-  /** Creates the prefix: Lua files, the control socket directory, a default certificate. */
+  /**
+   * Creates the prefix: Lua files, the control socket directory, a default certificate, and the
+   * TLS relay's socket directory, emptied.
+   */
   async prepare(): Promise<void> {
     const { prefix, isTemporary } = await preparePrefix(this.#options.prefix);
     this.#prefix = prefix;
     this.#isTemporaryPrefix = isTemporary;
+    await this.#relay.start(prefix);
   }
 
   /**
@@ -187,6 +200,7 @@ export class NginxDataPlane {
   /** Records what a route table delta changes; nothing reaches nginx before {@link flush}. */
   stage(delta: RouteTableDelta): void {
     this.#staged.stage(delta);
+    this.#relayPlan.stage(delta);
   }
 
   /** Brings nginx to what is staged; see the module comment. Calls are serialized. */
@@ -220,6 +234,7 @@ export class NginxDataPlane {
     this.#driftChecks?.stop();
     await this.#exclusive(async () => {
       await this.#nginx.stop();
+      await this.#relay.stop();
       if (this.#isTemporaryPrefix && this.#prefix !== '')
         await rm(this.#prefix, { recursive: true, force: true });
     });
@@ -243,6 +258,9 @@ export class NginxDataPlane {
         reloadError = error instanceof Error ? error : new NginxReloadError(String(error));
       }
     }
+    // The relay's sockets exist before the data naming them is pushed.
+    const relaySockets = this.#relayPlan.sockets();
+    await this.#relay.open(relaySockets, next.settings.proxyConnectTimeoutSeconds * 1000);
     const status = await this.readStatus();
     if (status === undefined) throw new DataPlanePushError('nginx does not answer on its control socket');
     const full = status.instance !== this.#syncedInstance;
@@ -285,6 +303,8 @@ export class NginxDataPlane {
       this.#staged.clear(held);
       result.pushed = true;
     }
+    // nginx names no other socket now, unless a held host still has data from before.
+    if (held.size === 0) await this.#relay.retain(relaySockets);
     if (reloadError !== undefined) throw reloadError;
     return result;
   }

@@ -21,6 +21,7 @@ export {
   compileDataPlaneUpdate,
   compileVirtualHost,
   createDataPlaneUpdate,
+  isValidEndpoint,
   backendKey,
   certificateKey,
   hostKey,
