@@ -48,21 +48,27 @@ export function relayConnection(
   track(plain);
   track(backend);
   let established = false;
-  const refuse = (reason: string) => {
+  const closeBoth = () => {
     clearTimeout(timer);
-    if (!established) onRefused(reason);
     backend.destroy();
     plain.destroy();
+  };
+  const refuse = (reason: string) => {
+    if (!established) onRefused(reason);
+    closeBoth();
   };
   const timeoutMs = options.connectTimeoutMs ?? defaultConnectTimeoutMs;
   const timer = setTimeout(() => refuse(`no TLS connection within ${timeoutMs} ms`), timeoutMs);
   backend.once('secureConnect', () => {
     clearTimeout(timer);
-    const reason = refuseBackend(options.verify, {
-      authorized: backend.authorized,
-      authorizationError: backend.authorizationError,
-      peer: backend.getPeerCertificate(true),
-    });
+    const reason =
+      options.verify === undefined
+        ? undefined
+        : refuseBackend(options.verify, {
+            authorized: backend.authorized,
+            authorizationError: backend.authorizationError,
+            peer: backend.getPeerCertificate(true),
+          });
     if (reason !== undefined) {
       refuse(reason);
       return;
@@ -72,7 +78,8 @@ export function relayConnection(
     backend.pipe(plain);
   });
   backend.on('error', (error: Error) => refuse(error.message));
-  plain.on('error', () => refuse('nginx closed the connection'));
+  // nginx gave up on the request (its client left, a timeout): nothing to report.
+  plain.on('error', closeBoth);
   // Whatever the backend still sends has no one to go to.
   plain.on('close', () => {
     clearTimeout(timer);

@@ -36,12 +36,11 @@ export function countIntermediates(peer: DetailedPeerCertificate): number {
   return Math.max(0, count - 1);
 }
 
-/** Why the relay must not use the connection, or undefined when it may (always, without `verify`). */
+/** Why the relay must not use the connection, verified by `verify`, or undefined when it may. */
 export function refuseBackend(
-  verify: { name: string; depth: number } | undefined,
+  verify: { name: string; depth: number },
   handshake: BackendHandshake,
 ): string | undefined {
-  if (verify === undefined) return undefined;
   if (!handshake.authorized) {
     const error = handshake.authorizationError;
     return `certificate verify error: ${error instanceof Error ? error.message : (error ?? 'not trusted')}`;

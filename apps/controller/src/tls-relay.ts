@@ -56,6 +56,8 @@ export class TlsRelay {
   /** The sockets the worker listens on (or could not), by name. */
   readonly #sockets = new Map<string, { failed?: string }>();
   readonly #lastRefusalLog = new Map<string, number>();
+  /** The connect timeout the worker has (or starts with) for relays without their own. */
+  #connectTimeoutMs: number | undefined;
   #stopped = false;
 
   constructor(options: TlsRelayOptions) {
@@ -100,7 +102,10 @@ export class TlsRelay {
       }
       specs.push({ name, relayId: relay.id, address, port });
     }
-    if (specs.length === 0) return;
+    const timeoutChanged = connectTimeoutMs !== this.#connectTimeoutMs;
+    this.#connectTimeoutMs = connectTimeoutMs;
+    // A worker that is not running yet starts with the timeout.
+    if (specs.length === 0 && (!timeoutChanged || this.#worker === undefined)) return;
     const failed = await this.#ask({
       type: 'open',
       connectTimeoutMs,
