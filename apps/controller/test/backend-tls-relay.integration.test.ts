@@ -37,6 +37,8 @@ const deep = certificates.signedBy(second, 'deep', '/CN=deep', ['backend.interna
 const deepChain: CertificatePair = { ...deep, cert: deep.cert + second.cert + first.cert };
 
 const servers: (Server | Http2SecureServer)[] = [];
+/** A second backend like `plain`'s, where its endpoint moves. */
+let movedPort = 0;
 /** The controllers' nginx prefix: a restarted controller finds what the first one left. */
 const prefix = mkdtempSync(join(tmpdir(), 'ingresskit-relay-'));
 afterAll(() => {
@@ -126,6 +128,7 @@ const testCase = useAnnotationsCase({
   readyHost: 'open.test',
   objects: async ({ backends }) => {
     const plain = await startTlsBackend(leaf);
+    movedPort = await startTlsBackend(leaf);
     const deepPort = await startTlsBackend(deepChain);
     const tls13 = await startTlsBackend(leaf, { minVersion: 'TLSv1.3' });
     const tls12 = await startTlsBackend(leaf, {
@@ -208,7 +211,7 @@ describe('gRPC over TLS through the relay', () => {
 describe("the relay's sockets", () => {
   const directory = join(prefix, RELAY_SOCKET_DIRECTORY);
 
-  it('are one per policy and endpoint, and go when no route uses them', async () => {
+  it('are one per policy and endpoint, follow the endpoints, and go when no route uses them', async () => {
     const { server, controller } = testCase();
     // Each of the 10 TLS Ingresses uses its own pair of policy and endpoint.
     const before = new Set(await readdir(directory));
@@ -219,6 +222,17 @@ describe("the relay's sockets", () => {
       const after = new Set(await readdir(directory));
       expect([...after].filter((name) => !before.has(name))).toHaveLength(1);
       expect([...before].filter((name) => !after.has(name))).toHaveLength(1);
+    });
+    expect((await seenBy('verified.test')).status).toBe(200);
+    // The pod moves: a socket for the new endpoint, none left for the old one.
+    const moved = new Set(await readdir(directory));
+    await server.apply(endpointSliceManifest('plain-1', 'plain', movedPort));
+    await eventually(async () => {
+      const after = new Set(await readdir(directory));
+      expect([...after].filter((name) => !moved.has(name))).toEqual([
+        expect.stringMatching(new RegExp(`_127\\.0\\.0\\.1_${movedPort}$`)),
+      ]);
+      expect(after.size).toBe(10);
     });
     expect((await seenBy('verified.test')).status).toBe(200);
     expect(controller.dataPlane.reloadCount).toBe(reloads);
