@@ -7,12 +7,13 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createServer as createTlsServer, type Server, type TLSSocket } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { relaySocketName, type BackendTlsRelay } from '@ingresskit/nginx-template';
 import { createLogger } from '../src/logger.js';
+import { findFreePort } from '../src/ports.js';
 import { relayDirectoryOf, TlsRelay } from '../src/tls-relay.js';
 import type { RelaySocket } from '../src/tls-relay-plan.js';
 import { createTempDir, eventually } from './harness.js';
@@ -80,14 +81,6 @@ function describeTls(socket: TLSSocket): void {
       protocol: socket.getProtocol(),
     }),
   );
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Resolves once something accepts connections on `port`; rejects otherwise. */
@@ -242,7 +235,7 @@ describe('TlsRelay', () => {
 
   it("serves while the controller's event loop is blocked", async () => {
     // The backend runs in a process of its own: this thread is about to block.
-    const port = await freePort();
+    const port = await findFreePort();
     const server: ChildProcess = spawn(
       'openssl',
       [
