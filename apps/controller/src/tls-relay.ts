@@ -40,8 +40,8 @@ export function relayDirectoryOf(prefix: string): string {
   return join(prefix, RELAY_SOCKET_DIRECTORY);
 }
 
-/** A request before its sequence number. */
-type Request = RelayRequest extends infer R ? (R extends unknown ? Omit<R, 'seq'> : never) : never;
+/** Each kind of `T` without its sequence number. */
+type WithoutSeq<T> = T extends unknown ? Omit<T, 'seq'> : never;
 
 /** The controller's side of the TLS relay: which sockets the worker has, and asking it for more or fewer. */
 export class TlsRelay {
@@ -62,11 +62,6 @@ export class TlsRelay {
 
   constructor(options: TlsRelayOptions) {
     this.#options = options;
-  }
-
-  /** How many sockets the worker listens on. */
-  get socketCount(): number {
-    return [...this.#sockets.values()].filter((socket) => socket.failed === undefined).length;
   }
 
   /**
@@ -135,11 +130,12 @@ export class TlsRelay {
   async stop(): Promise<void> {
     this.#stopped = true;
     const worker = this.#worker;
-    if (worker === undefined) return;
-    await this.#ask({ type: 'stop' }).catch(() => undefined);
-    await worker.terminate();
-    this.#worker = undefined;
-    await rm(this.#directory, { recursive: true, force: true });
+    if (worker !== undefined) {
+      await this.#ask({ type: 'stop' }).catch(() => undefined);
+      await worker.terminate();
+      this.#worker = undefined;
+    }
+    if (this.#directory !== '') await rm(this.#directory, { recursive: true, force: true });
   }
 
   #refuseSocket(name: string, message: string): void {
@@ -188,7 +184,7 @@ export class TlsRelay {
     pending?.resolve(reply.failed);
   }
 
-  #ask(request: Request): Promise<{ name: string; message: string }[]> {
+  #ask(request: WithoutSeq<RelayRequest>): Promise<{ name: string; message: string }[]> {
     if (this.#worker === undefined && request.type === 'open' && !this.#stopped) this.#startWorker();
     const worker = this.#worker;
     if (worker === undefined) return Promise.reject(new TlsRelayError('is not running'));
