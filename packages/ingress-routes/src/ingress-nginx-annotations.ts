@@ -110,7 +110,7 @@ const LISTED: readonly IngressNginxAnnotation[] = [
     name: 'proxy-ssl-verify',
     group: 'Backend certificate authentication',
     difference:
-      'without proxy-ssl-name the name verified is upstream-vhost, else the rule\'s host; on a rule without a host or with a wildcard host that is no name, and its requests get 503 with an error (ingress-nginx verifies the name "upstream_balancer", which no certificate holds)',
+      'without proxy-ssl-name the name verified is upstream-vhost, else the rule\'s host; a rule without a host or with a wildcard host has none, so its requests get 503, with an error on the Ingress (ingress-nginx verifies the name "upstream_balancer", which no certificate holds)',
   },
   ...entries('Backend certificate authentication', ['proxy-ssl-verify-depth', 'proxy-ssl-name']),
   {
