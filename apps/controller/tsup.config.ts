@@ -9,7 +9,8 @@ export default [
   // The build script empties dist/ first: two builds into one directory must not clean each other.
   definePackageConfig({ entry: ['src/index.ts'], clean: false }),
   definePackageConfig({
-    entry: ['src/cli.ts'],
+    // The TLS relay's worker thread loads its own file, next to the one that starts it.
+    entry: ['src/cli.ts', 'src/tls-relay-worker.ts'],
     clean: false,
     dts: false,
     noExternal: [

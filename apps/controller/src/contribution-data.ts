@@ -21,13 +21,14 @@ import {
 import type { EndpointSlice } from '@ingresskit/store';
 import type { ObjectData } from './namespace-data-budget.js';
 
-/** The routes of a contribution that reach the data plane: its hosts' routes, fallbacks and canaries. */
-function* routesOf(contribution: RouteContribution): Generator<Route> {
-  for (const host of contribution.hosts) {
-    yield* host.routes;
-    if (host.fallback !== undefined && host.fallback !== 'table-default') yield host.fallback;
-    for (const canary of host.canaries ?? []) yield canary.route;
-  }
+/** The routes of a contribution that reach the data plane, by host: its routes, fallbacks and canaries. */
+function routesByHostOf(contribution: RouteContribution): { hostname: string; routes: Route[] }[] {
+  return contribution.hosts.map((host) => {
+    const routes = [...host.routes];
+    if (host.fallback !== undefined && host.fallback !== 'table-default') routes.push(host.fallback);
+    for (const canary of host.canaries ?? []) routes.push(canary.route);
+    return { hostname: host.hostname, routes };
+  });
 }
 
 /** What a contribution brings into the shared dict but its backends, and the backends it names. */
@@ -43,8 +44,8 @@ export function measureContribution(
   contribution: RouteContribution,
   upstreamDefaults?: UpstreamSettings,
 ): ContributionData {
-  const routes = [...routesOf(contribution)];
-  const size = measureRoutes(routes, upstreamDefaults);
+  const hosts = routesByHostOf(contribution);
+  const size = measureRoutes(hosts, upstreamDefaults);
   let own = size.routes;
   for (const host of contribution.hosts) own += measureHostEntry(host.hostname);
   const shared = new Map(size.policies);
@@ -52,7 +53,7 @@ export function measureContribution(
     own += measureTlsBinding(claim.hostname, claim.certificate.id);
     shared.set(certificateKey(claim.certificate.id), measureCertificate(claim.certificate));
   }
-  const backends = new Set(routes.flatMap(backendIdsOfRoute));
+  const backends = new Set(hosts.flatMap((host) => host.routes.flatMap(backendIdsOfRoute)));
   return { own, shared, backends };
 }
 

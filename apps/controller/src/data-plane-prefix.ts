@@ -1,7 +1,7 @@
 /**
  * The files of nginx's prefix directory: the Lua files, the control socket directory, the default
- * certificate, backend CA certificates, the TLS session ticket key, and nginx.conf, which is
- * written only after `nginx -t` accepts it.
+ * certificate, the TLS session ticket key, and nginx.conf, which is written only after `nginx -t`
+ * accepts it.
  */
 import {
   chmod,

@@ -1,6 +1,7 @@
 /**
  * What the controller staged for nginx: the route table changes nginx does not have yet, the
- * listeners nginx.conf needs for them, and the entries nginx refused.
+ * listeners nginx.conf needs for them, the entries nginx refused, and the TLS relay's sockets the
+ * data nginx has and the staged data name.
  */
 import {
   certificateKey,
@@ -23,6 +24,7 @@ import {
 } from './pending-delta.js';
 import { createDesiredConfiguration } from './data-plane-configuration.js';
 import { PushedPolicies } from './pushed-policies.js';
+import { RelayPlan, type RelaySocket } from './tls-relay-plan.js';
 
 /** An entry nginx refused, as its control socket reports it. */
 export type RejectedEntry = DataPlaneRejection['rejected'][number];
@@ -44,6 +46,8 @@ export class StagedRoutes {
   readonly #refusedKeys = new Map<string, string>();
   /** The shared policies nginx holds, so that a push deletes those no host names any more. */
   readonly #policies = new PushedPolicies();
+  /** The TLS relay's sockets, following the same pushes. */
+  readonly #relayPlan = new RelayPlan();
 
   /** Starts with `listeners` and nothing staged. */
   constructor(listeners: Listener[]) {
@@ -59,7 +63,17 @@ export class StagedRoutes {
   stage(delta: RouteTableDelta): void {
     if (delta.listeners !== undefined) this.#listeners = delta.listeners;
     mergeIntoPending(this.#pending, delta);
+    this.#relayPlan.stage(delta);
     for (const key of changedKeysOf(delta)) this.#refusedKeys.delete(key);
+  }
+
+  /**
+   * The TLS relay's sockets nginx's data names now or may name once it has what is staged, whole
+   * or only its urgent part: to open before a push, and to keep once nginx has one (when nothing
+   * is staged, exactly those nginx names).
+   */
+  relaySockets(): Map<string, RelaySocket> {
+    return this.#relayPlan.sockets();
   }
 
   /** The configuration nginx.conf is rendered from for the staged listeners. */
@@ -99,6 +113,7 @@ export class StagedRoutes {
   clearUrgent(): void {
     clearUrgent(this.#pending);
     this.#policies.commit();
+    this.#relayPlan.commitUrgent();
   }
 
   /** The entries among `rejected` that are not routes and were not refused before. */
@@ -115,6 +130,8 @@ export class StagedRoutes {
   clear(): void {
     clearPending(this.#pending);
     this.#policies.commit();
+    // nginx kept what it had for the entries it refused.
+    this.#relayPlan.commit((key) => this.#refusedKeys.has(key));
   }
 
   /** Entries nginx refused that are not routes, by data key, with the reason. */

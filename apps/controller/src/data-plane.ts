@@ -43,6 +43,7 @@ import {
 import { DataPlaneFullError, DataPlanePushError, NginxReloadError } from './errors.js';
 import type { RefusedRoute } from './route-refusals.js';
 import { PushedContent } from './pushed-content.js';
+import { TlsRelay } from './tls-relay.js';
 
 /** Options of {@link NginxDataPlane}. */
 export interface NginxDataPlaneOptions
@@ -99,6 +100,8 @@ export class NginxDataPlane {
   /** Why the next full push is a repair, to report what it rewrote. */
   #repairing: string | undefined;
   #stopped = false;
+  /** TLS towards the backends of routes with a backend TLS policy (its sockets: StagedRoutes.relaySockets). */
+  readonly #relay: TlsRelay;
 
   constructor(options: NginxDataPlaneOptions) {
     this.#options = options;
@@ -117,6 +120,10 @@ export class NginxDataPlane {
         this.#options.onRestart?.();
       },
       onRestarted: () => this.#options.onDrift?.('nginx restarted'),
+    });
+    this.#relay = new TlsRelay({
+      logger: options.logger,
+      onRestart: () => this.#options.onDrift?.('the TLS relay restarted'),
     });
   }
 
@@ -163,11 +170,15 @@ export class NginxDataPlane {
     return (await this.readStatus())?.instance === this.#syncedInstance;
   }
 
-  /** Creates the prefix: Lua files, the control socket directory, a default certificate. */
+  /**
+   * Creates the prefix: Lua files, the control socket directory, a default certificate, and the
+   * TLS relay's socket directory, emptied.
+   */
   async prepare(): Promise<void> {
     const { prefix, isTemporary } = await preparePrefix(this.#options.prefix);
     this.#prefix = prefix;
     this.#isTemporaryPrefix = isTemporary;
+    await this.#relay.start(prefix);
   }
 
   /**
@@ -220,6 +231,7 @@ export class NginxDataPlane {
     this.#driftChecks?.stop();
     await this.#exclusive(async () => {
       await this.#nginx.stop();
+      await this.#relay.stop();
       if (this.#isTemporaryPrefix && this.#prefix !== '')
         await rm(this.#prefix, { recursive: true, force: true });
     });
@@ -243,6 +255,8 @@ export class NginxDataPlane {
         reloadError = error instanceof Error ? error : new NginxReloadError(String(error));
       }
     }
+    // The relay's sockets exist before the data naming them is pushed (the urgent part included).
+    await this.#relay.open(this.#staged.relaySockets(), next.settings.proxyConnectTimeoutSeconds * 1000);
     const status = await this.readStatus();
     if (status === undefined) throw new DataPlanePushError('nginx does not answer on its control socket');
     const full = status.instance !== this.#syncedInstance;
@@ -286,6 +300,8 @@ export class NginxDataPlane {
       this.#staged.clear();
       result.pushed = true;
     }
+    // Nothing is staged now: nginx names no other socket.
+    await this.#relay.retain(this.#staged.relaySockets());
     if (reloadError !== undefined) throw reloadError;
     return result;
   }

@@ -22,8 +22,17 @@ export interface CertificateMaker {
   dir: string;
   /** A self-signed certificate with subject `subject` (`/CN=...`). */
   selfSigned(name: string, subject: string): CertificatePair;
-  /** A certificate with subject `subject` signed by `ca`, with DNS names `dnsNames` if any. */
-  signedBy(ca: CertificatePair, name: string, subject: string, dnsNames?: string[]): CertificatePair;
+  /**
+   * A certificate with subject `subject` signed by `ca`, with DNS names `dnsNames` if any; an
+   * intermediate CA with `options.ca`. Its `cert` is the certificate alone.
+   */
+  signedBy(
+    ca: CertificatePair,
+    name: string,
+    subject: string,
+    dnsNames?: string[],
+    options?: { ca?: boolean },
+  ): CertificatePair;
 }
 
 /** A CertificateMaker whose directory is removed after the calling file's tests. */
@@ -44,12 +53,16 @@ export function useCertificateMaker(): CertificateMaker {
       openssl(['req', '-x509', ...newKey, '-sha256', '-days', '2', '-subj', subject, ...files]);
       return read(name);
     },
-    signedBy(ca, name, subject, dnsNames = []) {
+    signedBy(ca, name, subject, dnsNames = [], options = {}) {
       const csr = join(dir, `${name}.csr`);
       const names =
         dnsNames.length === 0
           ? []
           : ['-addext', `subjectAltName=${dnsNames.map((dns) => `DNS:${dns}`).join(',')}`];
+      if (options.ca === true) {
+        names.push('-addext', 'basicConstraints=critical,CA:TRUE');
+        names.push('-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+      }
       openssl([
         'req',
         '-new',

@@ -4,6 +4,7 @@
  * proxy-ssl-protocols, proxy-ssl-ciphers, proxy-ssl-name and proxy-ssl-server-name, with
  * ingress-nginx's defaults. The Secret itself is read by backend-tls-secret.ts.
  */
+import { createSecureContext } from 'node:tls';
 import type { BackendTlsPolicy } from '@ingresskit/route-model';
 import { annotationField } from './annotation-field.js';
 import type { AnnotationParser, AnnotationProblem, IngressAnnotations } from './annotations.js';
@@ -39,6 +40,25 @@ const DEFAULT_CIPHERS = 'DEFAULT';
 const MAX_DEPTH = 100;
 // ingress-nginx's proxySSLCiphersRegex, not empty.
 const CIPHERS = /^[A-Za-z0-9+:_!-]{1,1024}$/;
+
+/**
+ * Whether OpenSSL selects a cipher from `list` as proxy_ssl_ciphers reads it: the TLSv1.2 list
+ * (TLSv1.3 suites, named `TLS_...`, are OpenSSL's own whatever it says). One that selects none
+ * is refused here, with an Event, rather than by every connection to the backend.
+ */
+function selectsTls12Cipher(list: string): boolean {
+  const tls12 = list
+    .split(':')
+    .filter((name) => name !== '' && !name.startsWith('TLS_'))
+    .join(':');
+  if (tls12 === '') return false;
+  try {
+    createSecureContext({ ciphers: tls12 });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function backendTlsOf(into: IngressAnnotations): BackendTlsAnnotations {
   return (into.backendTlsAnnotations ??= {});
@@ -77,6 +97,7 @@ export const BACKEND_TLS_PARSERS: Readonly<Record<string, AnnotationParser>> = {
   },
   'proxy-ssl-ciphers': (value, into) => {
     if (!CIPHERS.test(value)) return 'must be an OpenSSL cipher list: letters, digits and +:_-!';
+    if (!selectsTls12Cipher(value)) return 'must name a TLSv1.2 cipher OpenSSL knows';
     backendTlsOf(into).ciphers = value;
     return undefined;
   },

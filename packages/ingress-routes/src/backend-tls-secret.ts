@@ -6,7 +6,8 @@
  * the certificate the backend expects.
  */
 import { readTlsSecret } from '@ingresskit/kube-objects';
-import type { IngressAnnotations } from './annotations.js';
+import { annotationField } from './annotation-field.js';
+import { DEFAULT_ANNOTATION_PREFIX, type IngressAnnotations } from './annotations.js';
 import { AUTH_SECRET_PROBLEM, findReferencedSecret, readSecretText } from './basic-auth-secret.js';
 import { readCaCertificates } from './client-certificate-secret.js';
 import type { Context } from './translation-context.js';
@@ -43,4 +44,22 @@ export function resolveBackendTls(context: Context): IngressAnnotations {
     };
   }
   return { ...context.annotations, backendTls: policy };
+}
+
+/**
+ * Reports the hosts of `hostnames` whose backends a verifying proxy-ssl policy cannot name: without
+ * proxy-ssl-name or upstream-vhost the name verified is the host, which a rule without a host or
+ * with a wildcard does not fix. The data plane answers their requests 503.
+ */
+export function checkBackendTlsNames(context: Context, hostnames: readonly string[]): void {
+  const { backendTls, upstreamHost } = context.annotations;
+  if (backendTls === undefined || !backendTls.verify || backendTls.caCertificatesPem === '') return;
+  if (backendTls.serverName !== undefined || upstreamHost !== undefined) return;
+  const unnamed = hostnames.filter((hostname) => hostname.includes('*'));
+  if (unnamed.length === 0) return;
+  const prefix = context.config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX;
+  context.log.error(
+    annotationField(`${prefix}/proxy-ssl-name`),
+    `is needed to verify the backend of ${unnamed.join(', ')}, a host that names no server; their requests get 503`,
+  );
 }

@@ -3,7 +3,16 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { SecretLike } from '@ingresskit/kube-objects';
 import { isReferencedObjectProblem } from './translate-tls.js';
-import { A, opaqueSecret, readTlsFixture, translateAnnotated } from './testing/fixtures.js';
+import { translateIngress } from './translate-ingress.js';
+import {
+  A,
+  ingress,
+  opaqueSecret,
+  path,
+  readTlsFixture,
+  secrets,
+  translateAnnotated,
+} from './testing/fixtures.js';
 
 /** Any certificate does as a CA here; the translation writes it back in canonical PEM. */
 const CA = new X509Certificate(
@@ -91,6 +100,8 @@ describe('translateIngress with proxy-ssl-secret', () => {
     ['proxy-ssl-verify-depth', 'deep'],
     ['proxy-ssl-protocols', 'TLSv1 TLSv1.2'],
     ['proxy-ssl-ciphers', 'HIGH; include /etc/passwd'],
+    ['proxy-ssl-ciphers', 'NO-SUCH-CIPHER'],
+    ['proxy-ssl-ciphers', 'TLS_AES_128_GCM_SHA256'],
     ['proxy-ssl-name', 'not a name'],
     ['proxy-ssl-server-name', 'true'],
   ])('leaves the Ingress out for %s %j', (name, value) => {
@@ -121,5 +132,32 @@ describe('translateIngress with proxy-ssl-secret', () => {
         message: expect.stringContaining('without backend-protocol HTTPS or GRPCS'),
       }),
     ]);
+  });
+
+  it('needs proxy-ssl-name to verify the backend of a wildcard or catch-all host', () => {
+    const translate = (hosts: string[], annotations: Record<string, string> = {}) =>
+      translateIngress(
+        ingress('shop', Object.fromEntries(hosts.map((host) => [host, [path('/', 'Prefix', 'app')]])), {
+          annotations: Object.fromEntries(
+            Object.entries({
+              'backend-protocol': 'HTTPS',
+              'proxy-ssl-secret': 'backend',
+              'proxy-ssl-verify': 'on',
+              ...annotations,
+            }).map(([name, value]) => [`${A}${name}`, value]),
+          ),
+        }),
+        secrets(opaqueSecret('backend', { 'ca.crt': CA })),
+      ).problems ?? [];
+    expect(translate(['*.shop.test', 'shop.test'])).toEqual([
+      expect.objectContaining({
+        field: `metadata.annotations["${A}proxy-ssl-name"]`,
+        severity: 'error',
+        message: expect.stringContaining('*.shop.test'),
+      }),
+    ]);
+    expect(translate(['shop.test'])).toEqual([]);
+    expect(translate(['*.shop.test'], { 'proxy-ssl-name': 'backend.internal' })).toEqual([]);
+    expect(translate(['*.shop.test'], { 'upstream-vhost': 'backend.internal' })).toEqual([]);
   });
 });

@@ -309,6 +309,8 @@ export function combineExternalAuth(
 export function checkExternalAuthAddress(url: string, policy: BackendAddressPolicy): string | undefined {
   const parsed = new URL(url);
   const host = parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname;
+  // nginx's proxy_pass reads http://unix:<port>/... as the unix socket path <port>/...
+  if (host === 'unix') return 'unix is no host nginx can ask: it reads unix: as a unix socket';
   const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
   const refusal = refusedBackendAddress(host, port, policy);
   if (refusal !== undefined) return refusal;

@@ -88,6 +88,7 @@ describe('translateIngress with auth-url', () => {
     ['http://169.254.169.254/latest/meta-data', 'is a link-local address'],
     ['http://0x7f.1/', 'is a loopback address'],
     ['http://0.0.0.0:8080/', 'is an unspecified address'],
+    ['http://UNIX:81/var/lib/ingresskit/relay/x', 'reads unix: as a unix socket'],
   ])('refuses %s by default, as a backend there would be', (url, message) => {
     expect(errorsOf({ 'auth-url': url })).toEqual([
       expect.objectContaining({

@@ -104,15 +104,27 @@ const LISTED: readonly IngressNginxAnnotation[] = [
     name: 'proxy-ssl-secret',
     group: 'Backend certificate authentication',
     difference:
-      "a Secret of the Ingress's own namespace whose ca.crt is required (ingress-nginx then silently leaves backend TLS as it was); one that is missing or cannot be used answers 503. It holds for the Ingress's own paths (ingress-nginx's proxy-ssl-location-only), which keep no upstream connections alive. A CA certificate nginx has not loaded yet takes one reload; a client certificate (tls.crt, tls.key) takes none",
+      "a Secret of the Ingress's own namespace whose ca.crt is required (ingress-nginx then silently leaves backend TLS as it was); one that is missing or cannot be used answers 503. It holds for the Ingress's own paths (ingress-nginx's proxy-ssl-location-only). nginx reaches these backends through the controller's TLS relay, which opens TLS with the Ingress's settings, so a new CA, client certificate or cipher list takes no reload; while the controller is down these paths answer 502, and a POST whose TLS connection fails is not tried on another endpoint (nginx had handed it to the relay)",
   },
-  ...entries('Backend certificate authentication', [
-    'proxy-ssl-verify',
-    'proxy-ssl-verify-depth',
-    'proxy-ssl-ciphers',
-    'proxy-ssl-name',
-    'proxy-ssl-server-name',
-  ]),
+  {
+    name: 'proxy-ssl-verify',
+    group: 'Backend certificate authentication',
+    difference:
+      'without proxy-ssl-name the name verified is upstream-vhost, else the rule\'s host; a rule without a host or with a wildcard host has none, so its requests get 503, with an error on the Ingress (ingress-nginx verifies the name "upstream_balancer", which no certificate holds)',
+  },
+  ...entries('Backend certificate authentication', ['proxy-ssl-verify-depth', 'proxy-ssl-name']),
+  {
+    name: 'proxy-ssl-ciphers',
+    group: 'Backend certificate authentication',
+    difference:
+      "the TLSv1.2 cipher list, as nginx's proxy_ssl_ciphers reads it (TLSv1.3 keeps OpenSSL's suites); one that names no TLSv1.2 cipher the controller's OpenSSL knows is an error (ingress-nginx's nginx -t fails on it)",
+  },
+  {
+    name: 'proxy-ssl-server-name',
+    group: 'Backend certificate authentication',
+    difference:
+      'the name sent is proxy-ssl-name, else upstream-vhost or the rule\'s host (ingress-nginx sends "upstream_balancer" without proxy-ssl-name); an IP address or a wildcard host sends none',
+  },
   {
     name: 'proxy-ssl-protocols',
     group: 'Backend certificate authentication',

@@ -21,7 +21,7 @@ import { addServerAliases, addWwwRedirects } from './host-annotations.js';
 import { toMillis } from './timestamps.js';
 import { resolveBasicAuth } from './basic-auth-secret.js';
 import { resolveDigestAuth } from './digest-auth-secret.js';
-import { resolveBackendTls } from './backend-tls-secret.js';
+import { checkBackendTlsNames, resolveBackendTls } from './backend-tls-secret.js';
 import { resolveClientCertificate } from './client-certificate-secret.js';
 import { DEFAULT_BACKEND_ADDRESS_POLICY } from './backend-address-policy.js';
 import { checkExternalAuthAddress } from './external-auth-annotations.js';
@@ -56,6 +56,7 @@ function translateSpec(context: Context, rawSpec: unknown): RouteContribution {
     hosts.set(ANY_HOSTNAME, { hostname: ANY_HOSTNAME, routes: [], fallback: defaultRoute });
   }
   const hostnames = [...hosts.keys()].sort(compareText);
+  checkBackendTlsNames(context, hostnames);
   return {
     // The translation's own SourceRef, read-only like the rest of it: no copy per Ingress.
     source: context.source,

@@ -1,96 +1,207 @@
 /**
- * Backend TLS (route-model backendTls) from route to nginx.conf: the profile it makes, the route
- * data, closed routes, and a rendered nginx.conf with its CA file that passes `nginx -t`.
+ * Backend TLS (route-model backendTls) through real nginx: nginx.conf holds nothing of it (the
+ * same text whatever the policies), and the Lua router and balancer send each request to the TLS
+ * relay's unix socket of the route's relay and the chosen endpoint, named as relaySocketName
+ * names it: balanced, ExternalName, IPv6 and gRPC backends, with upstream keep-alive per socket.
+ * The relay itself is the controller's; here a plain HTTP (or h2c) server stands in for each socket.
  */
-import { writeFile } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { createServer as createHttp2Server } from 'node:http2';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import type { BackendTlsPolicy, Route } from '@ingresskit/route-model';
-import { backendTlsDirectivesOf } from './backend-tls.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BackendTlsPolicy, Route, RoutePolicy, RouteTable } from '@ingresskit/route-model';
+import { compileBackendTlsRelay, RELAY_SOCKET_DIRECTORY, relaySocketName } from './backend-tls.js';
 import { buildConfiguration } from './build-configuration.js';
-import { compileRoute } from './compile-route.js';
 import { renderNginxConf } from './render.js';
 import { createSelfSignedCertificate } from './self-signed-certificate.js';
-import { createNginxPrefix, testNginxConf } from './testing/nginx-process.js';
 import {
+  allocateListenerPorts,
   createListeners,
-  createTestHost,
   createTestRoute,
-  createTestTable,
-  forwardAction,
-} from './testing/routes.js';
+  startDataPlane,
+  type DataPlane,
+} from './testing/data-plane.js';
+import { createTestHost, createTestTable } from './testing/routes.js';
 
 const CA = createSelfSignedCertificate({ commonName: 'Backend CA' }).certificatePem;
-const CLIENT = createSelfSignedCertificate({ commonName: 'gateway' });
+const OTHER_CA = createSelfSignedCertificate({ commonName: 'Other CA' }).certificatePem;
 
 function policy(overrides: Partial<BackendTlsPolicy> = {}): BackendTlsPolicy {
   return {
     caCertificatesPem: CA,
     verify: true,
-    depth: 2,
-    protocols: ['TLSv1.3', 'TLSv1.2'],
-    ciphers: 'HIGH:!aNULL',
+    depth: 1,
+    protocols: ['TLSv1.2'],
+    ciphers: 'DEFAULT',
     serverName: 'backend.internal',
     sendServerName: true,
-    clientCertificate: { certificatePem: CLIENT.certificatePem, privateKeyPem: CLIENT.privateKeyPem },
     ...overrides,
   };
 }
 
 function tlsRoute(
   id: string,
+  path: string,
+  backend: string,
   backendTls: BackendTlsPolicy,
-  backendProtocol: 'HTTPS' | 'GRPCS' | 'HTTP' = 'HTTPS',
+  backendProtocol: RoutePolicy['backendProtocol'] = 'HTTPS',
 ): Route {
-  return createTestRoute(id, { action: forwardAction, policy: { backendProtocol, backendTls } });
+  return createTestRoute(id, {
+    match: { path: { type: 'PathPrefix', value: path } },
+    action: { type: 'forward', backends: [{ backend, weight: 1 }] },
+    policy: { backendProtocol, backendTls },
+  });
 }
 
-describe('backendTlsDirectivesOf', () => {
-  it('names the CA file by its content and sorts the protocols', () => {
-    const directives = backendTlsDirectivesOf(policy());
-    expect(directives).toMatchObject({
-      verify: true,
-      depth: 2,
-      protocols: 'TLSv1.2 TLSv1.3',
-      ciphers: 'HIGH:!aNULL',
-      sendServerName: true,
-      clientCertificate: true,
-      trustedCertificatePath: expect.stringMatching(/^certs\/backend-ca-[0-9a-f]{64}\.pem$/),
-    });
-  });
+const HOST = 'relay.test';
 
-  it.each([
-    ['verification without CA certificates', { caCertificatesPem: '' }],
-    ['an unknown protocol', { protocols: ['TLSv1'] as unknown as BackendTlsPolicy['protocols'] }],
-    ['no protocol', { protocols: [] }],
-    ['a cipher list outside the grammar', { ciphers: 'HIGH; evil' }],
-    ['a depth out of range', { depth: 0 }],
-  ])('is closed for %s', (_, overrides) => {
-    expect(backendTlsDirectivesOf(policy(overrides))).toBe('closed');
+function createTable(ports: { http: number; https: number }, backendTls: BackendTlsPolicy): RouteTable {
+  return createTestTable({
+    listeners: createListeners(ports),
+    virtualHosts: [
+      createTestHost(HOST, [
+        tlsRoute('pair', '/pair', 'pair', backendTls),
+        tlsRoute('v6', '/v6', 'v6', backendTls),
+        tlsRoute('external', '/external', 'external', backendTls),
+        tlsRoute('grpc', '/grpc', 'pair', backendTls, 'GRPCS'),
+        tlsRoute('missing', '/missing', 'missing', backendTls),
+      ]),
+    ],
+    backends: [
+      {
+        id: 'pair',
+        endpoints: [
+          { address: '10.0.0.1', port: 8443 },
+          { address: '10.0.0.2', port: 8443 },
+        ],
+      },
+      { id: 'v6', endpoints: [{ address: 'fd00::7', port: 443 }] },
+      {
+        id: 'external',
+        endpoints: [{ address: '10.0.0.9', port: 443 }],
+        externalName: { hostname: 'api.example.com', port: 443 },
+      },
+      { id: 'missing', endpoints: [{ address: '10.0.0.99', port: 443 }] },
+    ],
+  });
+}
+
+function relayIdOf(table: RouteTable, routeId: string): string {
+  const route = table.virtualHosts[0]!.routes.find((candidate) => candidate.id === routeId)!;
+  const relay = compileBackendTlsRelay(route, HOST);
+  if (relay === undefined || relay === 'closed') throw new Error(`route ${routeId} has no relay`);
+  return relay.id;
+}
+
+let plane: DataPlane;
+let table: RouteTable;
+const servers: Server[] = [];
+const http2Servers: ReturnType<typeof createHttp2Server>[] = [];
+/** Connections each stand-in socket accepted, by socket name. */
+const connections = new Map<string, number>();
+
+/** A stand-in for the relay socket `name`: answers with its name and what nginx sent. */
+async function standIn(name: string, grpc = false): Promise<void> {
+  const path = join(plane.prefix.dir, RELAY_SOCKET_DIRECTORY, name);
+  const answer = (url: string | undefined, host: string | undefined) =>
+    JSON.stringify({ socket: name, url, host });
+  const server = grpc
+    ? createHttp2Server((request, response) =>
+        response.end(answer(request.url, request.headers[':authority'])),
+      )
+    : createServer((request, response) => response.end(answer(request.url, request.headers.host)));
+  server.on('connection', () => connections.set(name, (connections.get(name) ?? 0) + 1));
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  // nginx's workers run as nobody when the tests run as root.
+  await chmod(path, 0o666);
+  if (grpc) http2Servers.push(server as ReturnType<typeof createHttp2Server>);
+  else servers.push(server as Server);
+}
+
+beforeAll(async () => {
+  const ports = await allocateListenerPorts();
+  table = createTable(ports, policy());
+  plane = await startDataPlane({ table, ports });
+  await mkdir(join(plane.prefix.dir, RELAY_SOCKET_DIRECTORY), { mode: 0o755 });
+  const pair = relayIdOf(table, 'pair');
+  await standIn(relaySocketName(pair, '10.0.0.1', 8443));
+  await standIn(relaySocketName(pair, '10.0.0.2', 8443));
+  await standIn(relaySocketName(pair, 'fd00::7', 443));
+  await standIn(relaySocketName(pair, '10.0.0.9', 443));
+  await standIn(relaySocketName(relayIdOf(table, 'grpc'), '10.0.0.1', 8443), true);
+  expect((await plane.push(table)).status).toBe(201);
+});
+
+afterAll(async () => {
+  for (const server of servers) server.closeAllConnections();
+  await Promise.all(
+    [...servers, ...http2Servers].map((server) => new Promise((resolve) => server.close(resolve))),
+  );
+  await plane?.stop();
+});
+
+async function relayed(path: string): Promise<{ socket: string; url: string; host: string }> {
+  const response = await plane.request({ path, host: HOST });
+  expect(response.status, response.body).toBe(200);
+  return JSON.parse(response.body) as { socket: string; url: string; host: string };
+}
+
+describe('renderNginxConf with backend TLS routes', () => {
+  it('renders the same nginx.conf whatever the policies, with no TLS setting towards backends', () => {
+    const options = { controlSocketPath: plane.prefix.socketPath, listenAddresses: ['127.0.0.1'] };
+    const render = (backendTls: BackendTlsPolicy | undefined) => {
+      const next = createTable(plane.ports, backendTls ?? policy());
+      if (backendTls === undefined) {
+        // The same routes to plain HTTP and gRPC backends.
+        for (const route of next.virtualHosts[0]!.routes) {
+          const protocol = route.policy.backendProtocol === 'GRPCS' ? 'GRPC' : 'HTTP';
+          route.policy = { backendProtocol: protocol };
+        }
+      }
+      return renderNginxConf(buildConfiguration(next, options).configuration);
+    };
+    const conf = render(policy());
+    expect(render(policy({ caCertificatesPem: OTHER_CA, ciphers: 'ECDHE+AESGCM', depth: 9 }))).toBe(conf);
+    expect(render(policy({ verify: false, serverName: undefined, protocols: ['TLSv1.3'] }))).toBe(conf);
+    expect(render(undefined)).toBe(conf);
+    expect(conf).not.toMatch(/_ssl_(verify|trusted_certificate|ciphers|protocols|certificate)\b/);
   });
 });
 
-describe('compileRoute with backendTls', () => {
-  it('carries the server name and client certificate as route data', () => {
-    const { entry } = compileRoute(tlsRoute('r', policy()));
-    expect(entry.profile).toBe('ik_p_q1s1v11_b0_r3');
-    expect(entry.policy?.backendTls).toEqual({
-      name: 'backend.internal',
-      cert: CLIENT.certificatePem,
-      key: CLIENT.privateKeyPem,
+describe('routes with a backend TLS policy', () => {
+  it("send each request to the relay's socket of the endpoint the balancer chose", async () => {
+    const pair = relayIdOf(table, 'pair');
+    const seen = new Set<string>();
+    for (let i = 0; i < 4; i++) seen.add((await relayed('/pair/x?y=1')).socket);
+    expect(seen).toEqual(
+      new Set([relaySocketName(pair, '10.0.0.1', 8443), relaySocketName(pair, '10.0.0.2', 8443)]),
+    );
+    expect(await relayed('/pair/x?y=1')).toMatchObject({ url: '/pair/x?y=1', host: HOST });
+  });
+
+  it('keep connections to each socket alive, as to any peer', async () => {
+    const name = relaySocketName(relayIdOf(table, 'pair'), '10.0.0.1', 8443);
+    const before = connections.get(name) ?? 0;
+    for (let i = 0; i < 10; i++) await relayed('/pair/keepalive');
+    // Two workers, each with its own pool: at most one new connection each.
+    expect((connections.get(name) ?? 0) - before).toBeLessThanOrEqual(2);
+  });
+
+  it('reach IPv6 endpoints and the pinned addresses of an ExternalName', async () => {
+    const pair = relayIdOf(table, 'pair');
+    expect((await relayed('/v6')).socket).toBe(relaySocketName(pair, 'fd00::7', 443));
+    expect(await relayed('/external/a')).toMatchObject({
+      socket: relaySocketName(pair, '10.0.0.9', 443),
+      url: '/external/a',
     });
   });
 
-  it('answers 503 for a policy that cannot be served, never plain TLS', () => {
-    const { entry, issues } = compileRoute(tlsRoute('r', policy({ caCertificatesPem: '' })));
-    expect(entry.action).toEqual({ type: 'respond', status: 503 });
-    expect(entry.profile).toBeUndefined();
-    expect(issues).toContainEqual(expect.objectContaining({ severity: 'error', field: 'policy.backendTls' }));
+  it('speak h2c to the relay of a gRPC backend', async () => {
+    expect((await relayed('/grpc')).socket).toBe(relaySocketName(relayIdOf(table, 'grpc'), '10.0.0.1', 8443));
   });
 
-  it('leaves a plain-HTTP backend as it was', () => {
-    const { entry } = compileRoute(tlsRoute('r', policy(), 'HTTP'));
-    expect(entry.profile).toBe('ik_p_q1s1v11_b0_r3');
-    expect(entry.policy?.backendTls).toBeUndefined();
+  it('answer 502 when the relay has no socket for the endpoint, never reaching it otherwise', async () => {
+    expect((await plane.request({ path: '/missing', host: HOST })).status).toBe(502);
   });
 });

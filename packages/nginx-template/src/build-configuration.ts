@@ -140,7 +140,7 @@ export function buildConfiguration(table: RouteTable, options: RenderOptions): B
   const problems: Problem[] = [];
   const defaults = createUpstreamDefaults(resolveSettings(options).upstreamDefaults);
   const visit = (route: Route, hostname: string) => {
-    for (const issue of compileRoute(route, defaults).issues)
+    for (const issue of compileRoute(route, hostname, defaults).issues)
       problems.push(routeProblem(route, hostname, issue));
   };
   for (const virtualHost of table.virtualHosts ?? []) {

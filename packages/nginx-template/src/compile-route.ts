@@ -7,14 +7,14 @@
  * precision (an unknown protocol, an invalid limit) falls back to the default; an allowlist entry
  * that cannot be parsed admits no one.
  */
-import type { Route } from '@ingresskit/route-model';
+import type { BackendProtocol, Route } from '@ingresskit/route-model';
 import { compileAction } from './compile-action.js';
 import { compileMatch } from './compile-match.js';
 import { compileOrigin } from './compile-origin.js';
 import { compilePolicy } from './compile-policy.js';
 import type { RouteEntry } from './data-entries.js';
-import { compileBackendTls } from './backend-tls.js';
-import { isBackendProtocol, isTlsProtocol, profileOf } from './profiles.js';
+import { compileBackendTlsRelay } from './backend-tls.js';
+import { isBackendProtocol, profileOf } from './profiles.js';
 import { NO_UPSTREAM_DEFAULTS, type UpstreamDefaults } from './upstream-directives.js';
 import { RouteIssueCollector, type RouteIssue } from './route-issues.js';
 
@@ -27,11 +27,16 @@ export interface CompiledRoute {
 }
 
 /**
- * Compiles one route against the profiles of the operator's `defaults` (nginx.conf's). A route
- * with an error that could change what it does becomes a route with the same id and match that
- * answers 500, so the rest of its host is still served.
+ * Compiles one route of the virtual host `hostname` (`*.example.com`, `*`; it names the backend
+ * of a backend TLS policy when nothing else does) against the profiles of the operator's
+ * `defaults` (nginx.conf's). A route with an error that could change what it does becomes a route
+ * with the same id and match that answers 500, so the rest of its host is still served.
  */
-export function compileRoute(route: Route, defaults: UpstreamDefaults = NO_UPSTREAM_DEFAULTS): CompiledRoute {
+export function compileRoute(
+  route: Route,
+  hostname?: string,
+  defaults: UpstreamDefaults = NO_UPSTREAM_DEFAULTS,
+): CompiledRoute {
   const out = new RouteIssueCollector();
   const entry = compileMatch(route, out);
   const origin = compileOrigin(route.origin);
@@ -49,25 +54,30 @@ export function compileRoute(route: Route, defaults: UpstreamDefaults = NO_UPSTR
     out.warn('policy.mirror', "mirrored routes are proxied with nginx.conf's default directives");
     profile = usual;
   }
-  const protocol = isBackendProtocol(route.policy?.backendProtocol) ? route.policy.backendProtocol : 'HTTP';
-  if (profile !== undefined) {
+  const relay = profile === undefined ? undefined : compileBackendTlsRelay(route, hostname);
+  if (profile !== undefined && relay !== 'closed') {
+    const declared = isBackendProtocol(route.policy.backendProtocol) ? route.policy.backendProtocol : 'HTTP';
     entry.profile = profile.name;
-    entry.protocol = protocol;
+    // nginx speaks plain text to the TLS relay's socket (HTTP/1.1, or h2c for gRPC): the relay
+    // opens TLS to the endpoint with the route's backend TLS settings.
+    entry.protocol = relay === undefined ? declared : plainProtocolOf(declared);
   }
   entry.action = action;
-  const backendTls = route.policy?.backendTls;
-  if (profile !== undefined && backendTls !== undefined && isTlsProtocol(protocol)) {
-    const tls = compileBackendTls(backendTls);
-    if (tls === 'closed') {
-      // Never unverified TLS, nor TLS without the client certificate the backend expects.
-      delete entry.profile;
-      delete entry.protocol;
-      entry.action = { type: 'respond', status: 503 };
-      out.strict('policy.backendTls', 'cannot be served as written; the route answers 503');
-    } else {
-      policy.backendTls = tls;
-    }
+  if (relay === 'closed') {
+    // Never unverified TLS, nor TLS without the client certificate the backend expects.
+    entry.action = { type: 'respond', status: 503 };
+    out.strict(
+      'policy.backendTls',
+      'cannot be served as written (or verifies without a server name on a wildcard or catch-all host); the route answers 503',
+    );
+  } else if (relay !== undefined) {
+    policy.relay = relay.id;
   }
   if (Object.keys(policy).length > 0) entry.policy = policy;
   return { entry, issues: out.issues };
+}
+
+/** The protocol of the same backend module without TLS. */
+function plainProtocolOf(protocol: BackendProtocol): BackendProtocol {
+  return protocol === 'GRPCS' ? 'GRPC' : protocol === 'HTTPS' ? 'HTTP' : protocol;
 }

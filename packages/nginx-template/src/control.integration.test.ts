@@ -328,6 +328,29 @@ describe('POST /configuration/data', () => {
     ]);
   });
 
+  it('refuses an ExternalName or auth-url naming a unix socket and a relay id that could be a path', async () => {
+    const relayed = createTestRoute('relayed', {
+      action: { type: 'forward', backends: [{ backend: 'b', weight: 1 }] },
+    });
+    const update = JSON.parse(
+      createDataPlaneUpdate(createTable([respondHost('relay.example.com', [relayed])]), { full: false }),
+    ) as { set: Record<string, unknown> };
+    const host = update.set['host:relay.example.com'] as { routes: { policy?: unknown }[] };
+    host.routes[0]!.policy = { relay: '../../control/ingres' };
+    const authed = structuredClone(host.routes[0]!) as { id: string; policy: unknown };
+    authed.id = 'authed';
+    authed.policy = { extAuth: { url: 'http://unix:81/x', host: 'unix', method: 'GET' } };
+    host.routes.push(authed);
+    update.set['backend:unix'] = { endpoints: [], external: 'Unix:443' };
+    const refused = await plane.pushRaw(JSON.stringify(update));
+    expect(refused.status).toBe(422);
+    expect((refused.json as DataPlaneRejection).rejected).toEqual([
+      { key: 'backend:unix', message: expect.stringContaining('unix socket') },
+      { key: 'host:relay.example.com', routeId: 'authed', message: expect.stringContaining('unix socket') },
+      { key: 'host:relay.example.com', routeId: 'relayed', message: expect.stringContaining('relay id') },
+    ]);
+  });
+
   it('refuses a host whose client certificate policy has a CA or subject pattern nginx cannot use', async () => {
     const ca = createSelfSignedCertificate({ commonName: 'Client CA' }).certificatePem;
     const guarded = (hostname: string) =>

@@ -251,10 +251,10 @@ export interface PolicyEntry {
   /** Left out of the access log. */
   noLog?: true;
   /**
-   * TLS towards the backend, for routes whose profile has backend TLS directives: the name to
-   * verify and send (absent: the upstream host), and the client certificate chain and key (PEM).
+   * A backend TLS policy: the id of the controller's TLS relay that opens TLS to the route's
+   * endpoints with it, over the unix socket `<prefix>/relay/<id>_<address>_<port>` of each.
    */
-  backendTls?: { name?: string; cert?: string; key?: string };
+  relay?: string;
   /** Source lists or authentication (basic or external), either suffices. */
   satisfyAny?: true;
   /** Endpoints one request may be tried on; 0: all. */

@@ -85,6 +85,14 @@ describe('createDataPlaneUpdate', () => {
     });
   });
 
+  it('gives an ExternalName named unix no target, which nginx would read as a unix socket', () => {
+    const table = createTable();
+    const unix = { id: 'ext', endpoints: [], externalName: { hostname: 'UNIX', port: 443 } };
+    expect(parse(createDataPlaneUpdate({ ...table, backends: [unix] })).set['backend:ext']).toEqual({
+      endpoints: [],
+    });
+  });
+
   it('upserts without deleting when full is false', () => {
     expect(parse(createDataPlaneUpdate(createTable(), { full: false })).full).toBeUndefined();
   });

@@ -149,16 +149,17 @@ function pushAll(target: Map<string, number[]>, key: string, index: number): voi
 }
 
 /**
- * Compiles `route` as a host entry holds it: against the profiles of the operator's `defaults`,
- * the shared part of its policy moved into `policies` (see sharePolicyOf). What the push and the
- * data budget's measure (entry-sizes.ts) both compile.
+ * Compiles `route` as the entry of the virtual host `hostname` holds it: against the profiles of
+ * the operator's `defaults`, the shared part of its policy moved into `policies` (see
+ * sharePolicyOf). What the push and the data budget's measure (entry-sizes.ts) both compile.
  */
 export function compileHostRoute(
   route: Route,
+  hostname: string,
   defaults: UpstreamDefaults,
   policies: SharedPolicies,
 ): RouteEntry {
-  const entry = compileRoute(route, defaults).entry;
+  const entry = compileRoute(route, hostname, defaults).entry;
   sharePolicyOf(entry, policies);
   return entry;
 }
@@ -181,7 +182,7 @@ export function compileVirtualHost(
   const regex: RegexPath[] = [];
   for (const route of virtualHost.routes) {
     if (excludeRoutes.has(route.id)) continue;
-    const entry = compileHostRoute(route, defaults, policies);
+    const entry = compileHostRoute(route, virtualHost.hostname, defaults, policies);
     routes.push(entry);
     const index = routes.length;
     if (entry.kind === 'exact') pushAll(exact, entry.path, index);
@@ -197,7 +198,7 @@ export function compileVirtualHost(
   };
   const fallback = virtualHost.fallbackRoute;
   if (fallback !== undefined && !excludeRoutes.has(fallback.id))
-    host.fallback = compileHostRoute(fallback, defaults, policies);
+    host.fallback = compileHostRoute(fallback, virtualHost.hostname, defaults, policies);
   const clientCert = compileHostClientCertificate(virtualHost);
   if (clientCert !== undefined) host.clientCert = clientCert;
   return host;
@@ -210,10 +211,14 @@ function isPort(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 65535;
 }
 
-/** The `host:port` nginx proxies an ExternalName backend to, or undefined when it is not valid. */
+/**
+ * The `host:port` nginx proxies an ExternalName backend to, or undefined when it is not valid; a
+ * host named `unix` is not, as nginx would read `unix:<port>` as a unix socket path.
+ */
 export function externalTargetOf(backend: Backend): string | undefined {
   const target = backend.externalName;
   if (target === undefined || !isPort(target.port) || typeof target.hostname !== 'string') return undefined;
+  if (target.hostname.toLowerCase() === 'unix') return undefined;
   if (isIP(target.hostname) === 6) return `[${target.hostname}]:${target.port}`;
   if (isIP(target.hostname) === 4 || DNS_NAME.test(target.hostname))
     return `${target.hostname}:${target.port}`;

@@ -37,7 +37,7 @@ describe('measureRoutes', () => {
   it('counts at least what the routes take in their host entry, regex groups included, and each shared policy once', () => {
     const routes = createRoutes();
     const pushed = pushedBytes(routes);
-    const measured = measureRoutes(routes);
+    const measured = measureRoutes([{ hostname: 'a.example.com', routes }]);
     expect(measured.routes).toBeGreaterThanOrEqual(pushed.routes);
     // An estimate, not a multiple of it.
     expect(measured.routes).toBeLessThan(pushed.routes * 1.5);
@@ -49,8 +49,8 @@ describe('measureRoutes', () => {
     const routes = createRoutes();
     // The routes' 8k header buffer is the operator's default: their profile needs no buffer of its own.
     const upstreamDefaults = { bufferSizeBytes: 16384 };
-    const plain = measureRoutes(routes).routes;
-    const tuned = measureRoutes(routes, upstreamDefaults).routes;
+    const plain = measureRoutes([{ hostname: 'a.example.com', routes }]).routes;
+    const tuned = measureRoutes([{ hostname: 'a.example.com', routes }], upstreamDefaults).routes;
     expect(tuned).toBeLessThan(plain);
     expect(tuned - plain).toBe(pushedBytes(routes, upstreamDefaults).routes - pushedBytes(routes).routes);
   });

@@ -37,21 +37,33 @@ export interface RouteDataSize {
   policies: Map<string, number>;
 }
 
+/** Routes of one virtual host, as measureRoutes takes them. */
+export interface HostRoutes {
+  hostname: string;
+  routes: Iterable<Route>;
+}
+
 /**
- * Measures the data entries `routes` make, compiled as a push compiles them (compileVirtualHost)
- * against the operator's `upstreamDefaults` (see DataPlaneUpdateOptions).
+ * Measures the data entries the routes of `hosts` make, compiled as a push compiles them
+ * (compileVirtualHost: on their host, against the operator's `upstreamDefaults`, see
+ * DataPlaneUpdateOptions).
  */
-export function measureRoutes(routes: Iterable<Route>, upstreamDefaults?: UpstreamSettings): RouteDataSize {
+export function measureRoutes(
+  hosts: Iterable<HostRoutes>,
+  upstreamDefaults?: UpstreamSettings,
+): RouteDataSize {
   const defaults = createUpstreamDefaults(upstreamDefaults);
   const policies = new SharedPolicies();
   let bytes = 0;
-  for (const route of routes) {
-    const entry = compileHostRoute(route, defaults, policies);
-    // The path again: a key of the exact or prefix index, or in its regex group's pattern.
-    bytes +=
-      Buffer.byteLength(JSON.stringify(entry)) +
-      Buffer.byteLength(JSON.stringify(entry.path)) +
-      (entry.kind === 'regex' ? REGEX_INDEX_BYTES_PER_ROUTE : INDEX_BYTES_PER_ROUTE);
+  for (const { hostname, routes } of hosts) {
+    for (const route of routes) {
+      const entry = compileHostRoute(route, hostname, defaults, policies);
+      // The path again: a key of the exact or prefix index, or in its regex group's pattern.
+      bytes +=
+        Buffer.byteLength(JSON.stringify(entry)) +
+        Buffer.byteLength(JSON.stringify(entry.path)) +
+        (entry.kind === 'regex' ? REGEX_INDEX_BYTES_PER_ROUTE : INDEX_BYTES_PER_ROUTE);
+    }
   }
   const sizes = new Map<string, number>();
   for (const [id, policy] of policies.entries()) {

@@ -1,6 +1,6 @@
 /**
  * Fuzz: hostile strings (quotes, braces, `;`, newlines, `$`, NUL, unicode, nginx and Lua
- * syntax, template syntax) in every user-text field of a route table. nginx.conf must be byte
+ * syntax, template syntax) in every user-text field of a route table, backend TLS settings too. nginx.conf must be byte
  * for byte the one of the same table without them (user text never reaches it), it must pass
  * `nginx -t`, and a running nginx must take the data: entries it refuses come back as a 422
  * naming their route (or key), and once those are left out, it serves the good routes next to
@@ -166,6 +166,10 @@ const ROUTE_FIELDS = [
   'maxBodyBytes',
   'timeout',
   'mirror',
+  'backendTlsCa',
+  'backendTlsCiphers',
+  'backendTlsServerName',
+  'backendTlsClientCertificate',
 ] as const;
 const TABLE_FIELDS = [
   'listenerName',
@@ -229,6 +233,22 @@ function createHostileRoute(index: number, field: Field, value: string): { host:
   if (field === 'maxBodyBytes') route.policy.maxBodyBytes = v;
   if (field === 'timeout') route.policy.timeouts = { readMs: v };
   if (field === 'mirror') route.policy.mirror = { backend: value };
+  if (field.startsWith('backendTls')) {
+    // No relay socket listens here: a backend that does not exist answers 503 before any connect.
+    route.action = { type: 'forward', backends: [{ backend: 'nowhere', weight: 1 }] };
+    route.policy.backendProtocol = 'HTTPS';
+    route.policy.backendTls = {
+      caCertificatesPem: field === 'backendTlsCa' ? value : certificate.certificatePem,
+      verify: true,
+      depth: 1,
+      protocols: ['TLSv1.2'],
+      ciphers: field === 'backendTlsCiphers' ? value : 'DEFAULT',
+      serverName: field === 'backendTlsServerName' ? value : 'backend.internal',
+      sendServerName: true,
+    };
+    if (field === 'backendTlsClientCertificate')
+      route.policy.backendTls.clientCertificate = { certificatePem: value, privateKeyPem: value };
+  }
   const host: VirtualHost = {
     hostname: field === 'hostname' ? value : `h${index}.example.com`,
     hostnameMatch: 'exact',

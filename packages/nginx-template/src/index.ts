@@ -7,6 +7,12 @@ export {
   type ConfiguredListener,
 } from './build-configuration.js';
 export { renderNginxConf } from './render.js';
+export {
+  compileBackendTlsRelay,
+  relaySocketName,
+  RELAY_SOCKET_DIRECTORY,
+  type BackendTlsRelay,
+} from './backend-tls.js';
 export { listHttpSettingsFiles, type HttpOptions, type HttpSettings } from './http-settings.js';
 export { listSettingsFiles, type DhParamSettings } from './connection-settings.js';
 export { diffConfigurations, type ConfigurationDiff } from './diff-configurations.js';
@@ -30,6 +36,7 @@ export {
   compileDataPlaneUpdate,
   compileVirtualHost,
   createDataPlaneUpdate,
+  isValidEndpoint,
   backendKey,
   certificateKey,
   hostKey,
@@ -61,6 +68,7 @@ export {
   measureHostEntry,
   measureRoutes,
   measureTlsBinding,
+  type HostRoutes,
   type RouteDataSize,
 } from './entry-sizes.js';
 export type {

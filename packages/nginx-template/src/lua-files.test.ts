@@ -29,6 +29,7 @@ describe('luaFiles', () => {
       'ingresskit.endpoints',
       'ingresskit.request_metrics',
       'ingresskit.balancer',
+      'ingresskit.relay',
       'ingresskit.custom_errors',
       'ingresskit.hop',
       'ingresskit.certificates',

@@ -26,7 +26,7 @@ export const luaDirectory: string = fileURLToPath(root);
  * The shipped Lua modules: the control endpoint and its content digest, the worker-side store of
  * pushed data and its validation, the router with its client networks, limits (global ones through
  * a memcached client) and authentication,
- * the request counts, the balancer and the certificate selection.
+ * the request counts, the balancer and its TLS relay sockets, and the certificate selection.
  */
 export const luaFiles: readonly LuaFile[] = [
   'control',
@@ -52,6 +52,7 @@ export const luaFiles: readonly LuaFile[] = [
   'endpoints',
   'request_metrics',
   'balancer',
+  'relay',
   'custom_errors',
   'hop',
   'certificates',

@@ -390,7 +390,9 @@ http {
     map "" $ingresskit_route { default ""; }
     map "" $ingresskit_backend { default ""; }
     # The backend of a route proxied in a profile location: scheme and upstream (or the pinned
-    # address of an ExternalName), and the TLS name to send and verify (absent: the Host sent).
+    # address of an ExternalName, or the TLS relay's socket for it), and the TLS server name an
+    # HTTPS or gRPCS ExternalName gets (absent: the Host sent). Routes with a backend TLS policy
+    # reach their backends in plain text through the controller's TLS relay.
     map "" $ingresskit_target { default ""; }
     map "" $ingresskit_backend_ssl_name { default ""; }
     map $ingresskit_backend_ssl_name $ingresskit_ssl_name {

@@ -2,15 +2,20 @@
  * Route policies shared by reference. What a compiled route policy holds that does not depend on
  * the route itself (source lists, CORS, authentication, headers, limits, ...) goes into one
  * `policy:<id>` entry, named by every route that has it; the route keeps only what compiling read
- * of its own path (its rewrite, its affinity cookie's path). The thousand routes of an Ingress
- * with a 256-network allow-list so carry one copy of the list, not a thousand: in the pushed data,
- * in nginx's shared memory, and in each worker, which checks and prepares a policy once.
+ * of its own path (its rewrite, its affinity cookie's path) or host (its TLS relay). The thousand
+ * routes of an Ingress with a 256-network allow-list so carry one copy of the list, not a
+ * thousand: in the pushed data, in nginx's shared memory, and in each worker, which checks and
+ * prepares a policy once.
  */
 import { createHash } from 'node:crypto';
 import type { HostEntry, PolicyEntry, RouteEntry, SharedPolicyId } from './data-entries.js';
 
-/** The policy fields a route keeps for itself: compiling them reads the route's own path. */
-const ROUTE_OWN_FIELDS: ReadonlySet<string> = new Set<keyof PolicyEntry>(['rewrite', 'affinity']);
+/**
+ * The policy fields a route keeps for itself: compiling them reads the route's own path, or (the
+ * TLS relay's id) its virtual host's name and its protocol, so that the routes of every host of an
+ * Ingress still share one copy of the rest.
+ */
+const ROUTE_OWN_FIELDS: ReadonlySet<string> = new Set<keyof PolicyEntry>(['rewrite', 'affinity', 'relay']);
 
 /** The data key of a shared policy. */
 export function policyKey(id: SharedPolicyId): string {

@@ -80,12 +80,14 @@ describe("the operator's upstream defaults", () => {
   it('serve routes that keep them exactly, and report what a route asks for otherwise', () => {
     const keeping = compileRoute(
       routeWith({ bufferSizeBytes: 8192, buffersNumber: 8, retryOn: ['error', 'timeout', 'http_503'] }),
+      'app.test',
       defaults,
     );
     expect(keeping.entry.profile).toBe('ik_p_q1s1v11_b0_r35');
     expect(keeping.issues).toEqual([]);
     const other = compileRoute(
       routeWith({ buffersNumber: 16, retryOn: ['error', 'timeout', 'http_404'] }),
+      'app.test',
       defaults,
     );
     expect(other.issues.map((issue) => issue.field)).toEqual([

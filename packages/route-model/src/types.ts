@@ -411,10 +411,11 @@ export interface ClientCertificatePolicy {
 
 /**
  * TLS towards an HTTPS or gRPCS backend (ingress-nginx proxy-ssl-*); no effect on other protocols.
- * With `verify`, the backend's certificate must chain to `caCertificatesPem` within `depth` and
- * name `serverName` (else the upstream host), or the request gets 502. `clientCertificate` is
- * presented to the backend. `serverName` is also sent as SNI when `sendServerName`. Empty
- * `caCertificatesPem` with `verify`: closed, every forwarded request gets 503.
+ * With `verify`, the backend's certificate must chain to `caCertificatesPem` within `depth`
+ * intermediates and name `serverName` (else the route's upstreamHost, else its virtual host's
+ * exact hostname), or the request gets 502. `clientCertificate` is presented to the backend. That
+ * name is also sent as SNI when `sendServerName`. Empty `caCertificatesPem` with `verify`, or
+ * `verify` with no name (a wildcard or catch-all host): closed, every forwarded request gets 503.
  */
 export interface BackendTlsPolicy {
   caCertificatesPem: string;

@@ -9,6 +9,7 @@ local ngx_balancer = require("ngx.balancer")
 local store = require("ingresskit.store")
 local affinity = require("ingresskit.affinity")
 local endpoints = require("ingresskit.endpoints")
+local relay_address = require("ingresskit.relay").address
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -31,9 +32,15 @@ local function next_in_turn(backend, count)
   return index
 end
 
--- Connects the request to `peer` ({ address, port }); a peer nginx cannot take ends it.
-local function use_peer(peer)
-  local ok, err = ngx_balancer.set_current_peer(peer[1], peer[2])
+-- Connects the request to `peer` ({ address, port }), through the TLS relay's socket for it
+-- when the route has a `relay`; a peer nginx cannot take ends it.
+local function use_peer(peer, relay)
+  local ok, err
+  if relay then
+    ok, err = ngx_balancer.set_current_peer(relay_address(relay, peer))
+  else
+    ok, err = ngx_balancer.set_current_peer(peer[1], peer[2])
+  end
   if not ok then
     ngx.log(ngx.ERR, "ingresskit: cannot use endpoint ", peer[1], ":", peer[2], ": ", err)
     return ngx.exit(ngx.ERROR)
@@ -82,7 +89,7 @@ function _M.balance()
   if index == nil then index = next_in_turn(backend, count) end
   local peer = peers[index]
   if policy and policy.balance == "ewma" then endpoints.track(peer) end
-  return use_peer(peer)
+  return use_peer(peer, policy and policy.relay)
 end
 
 -- balancer_by_lua of the upstream of mirrored copies: an endpoint of the backend the router put

@@ -29,6 +29,7 @@ local affinity = require("ingresskit.affinity")
 local canary_affinity = require("ingresskit.canary_affinity")
 local response_rewrites = require("ingresskit.response_rewrites")
 local endpoints = require("ingresskit.endpoints")
+local relay_address = require("ingresskit.relay").address
 local request_metrics = require("ingresskit.request_metrics")
 
 local ngx = ngx
@@ -556,20 +557,29 @@ local function dispatch(route, action, body_of_unknown_length)
   if location == nil then return nil, nil end
   if external then
     local pinned = backend.pinned
-    local address = external
+    local relay = policy and policy.relay
     if pinned then
       -- Only the addresses the controller checked: nginx never resolves a tenant's name itself.
       local index = backend.next
       backend.next = index % #pinned + 1
-      address = pinned[index]
+      if relay then
+        -- The TLS relay's socket towards the address: proxy_pass reads what follows a unix
+        -- socket path's `:` as the URI, grpc_pass takes none.
+        local address = relay_address(relay, backend.pinned_peers[index])
+        ngx_var.ingresskit_target = route.scheme .. (route.protocol == "GRPC" and address or address .. ":")
+      else
+        ngx_var.ingresskit_target = route.scheme .. pinned[index]
+      end
+    elseif relay then
+      -- The relay has sockets for the addresses the controller resolved only.
+      return 503
+    else
+      ngx_var.ingresskit_target = route.scheme .. external
     end
-    ngx_var.ingresskit_target = route.scheme .. address
     if route.tls_backend then ngx_var.ingresskit_backend_ssl_name = backend.external_host end
   else
     ngx_var.ingresskit_target = route.target
   end
-  local backend_tls = policy and policy.backendTls
-  if backend_tls and backend_tls.name then ngx_var.ingresskit_backend_ssl_name = backend_tls.name end
   -- A body of unknown length is read under the route's limit before it is proxied.
   if body_of_unknown_length then
     ngx_var.ingresskit_next = location

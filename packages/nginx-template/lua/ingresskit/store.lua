@@ -356,7 +356,9 @@ local function prepare_backend(entry, previous)
     local backend = { external = entry.external, external_host = entry.external:match("^(.*):%d+$"), peers = {} }
     if entry.pinned then
       backend.pinned = {}
-      for index, peer in ipairs(peers_of(entry.pinned)) do backend.pinned[index] = peer[1] .. ":" .. peer[2] end
+      -- As peers too, for routes that reach them through the TLS relay's sockets.
+      backend.pinned_peers = peers_of(entry.pinned)
+      for index, peer in ipairs(backend.pinned_peers) do backend.pinned[index] = peer[1] .. ":" .. peer[2] end
       backend.next = next_index_after(previous, backend.pinned)
     end
     return backend

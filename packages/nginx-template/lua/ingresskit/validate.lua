@@ -160,23 +160,6 @@ local function check_action(action, report)
   return true
 end
 
--- The client certificate is parsed here, so a connection to the backend never meets one nginx
--- cannot use.
-local function check_backend_tls(tls, report)
-  if not is_object(tls) or (tls.name ~= nil and (not is_string(tls.name) or not str_find(tls.name, "^[%w][%w%.%-]*$")))
-    or (tls.cert == nil) ~= (tls.key == nil) then
-    return report.fail("policy.backendTls must be { name?, cert?, key? }")
-  end
-  if tls.cert ~= nil then
-    if not is_string(tls.cert) or not is_string(tls.key) then return report.fail("policy.backendTls.cert and key must be PEM") end
-    local cert, cert_err = ssl.parse_pem_cert(tls.cert)
-    if not cert then return report.fail("policy.backendTls.cert cannot be parsed: " .. tostring(cert_err)) end
-    local key, key_err = ssl.parse_pem_priv_key(tls.key)
-    if not key then return report.fail("policy.backendTls.key cannot be parsed: " .. tostring(key_err)) end
-  end
-  return true
-end
-
 -- Custom error pages: statuses 400-599 ascending, error backend ids, headers for them.
 local function check_custom_errors(errors, report)
   if not is_object(errors) then return report.fail("policy.errors must be an object") end
@@ -264,7 +247,11 @@ local function check_policy(policy, report)
   if policy.maxBody ~= nil and not is_integer(policy.maxBody, 0, 2 ^ 40) then return report.fail("policy.maxBody must be a byte count") end
   if policy.rewrite ~= nil and not check_path_change(policy.rewrite, "policy.rewrite", report, true) then return false end
   if policy.host ~= nil and not is_host(policy.host) then return report.fail("policy.host must be a host") end
-  if policy.backendTls ~= nil and not check_backend_tls(policy.backendTls, report) then return false end
+  -- 20 lower-case hex digits (nginx-template's relay ids): a socket name, never a path.
+  if policy.relay ~= nil and (not is_string(policy.relay) or #policy.relay ~= 20
+    or not str_find(policy.relay, "^[0-9a-f]+$")) then
+    return report.fail("policy.relay must be a relay id")
+  end
   if not check_headers(policy.request, "policy.request", report) then return false end
   if not check_headers(policy.response, "policy.response", report) then return false end
   if policy.timeouts ~= nil then
@@ -332,6 +319,12 @@ local function check_route(route, field, report, names_policy)
     local mirror = (route.policy and route.policy.mirror) or (shared and shared.mirror)
     if mirror ~= nil and not classes.defaults[profile] then
       return report.fail("a mirroring route must have the profile of the operator's directives")
+    end
+    -- nginx speaks plain text to the TLS relay's sockets: HTTP/1.1, or h2c for gRPC (the relay
+    -- is the route's own, see shared-policies.ts, but a shared one would be read the same).
+    local relay = (route.policy and route.policy.relay) or (shared and shared.relay)
+    if relay ~= nil and route.protocol ~= "HTTP" and route.protocol ~= "GRPC" then
+      return report.fail("a route with policy.relay must have protocol HTTP or GRPC")
     end
   elseif route.profile ~= nil or route.protocol ~= nil then
     return report.fail("only forwarding routes have a profile")
@@ -447,6 +440,8 @@ local function check_backend(entry, report)
     if not is_string(entry.external) or not (str_find(entry.external, "^[%w%.%-]+:%d+$") or str_find(entry.external, "^%[[%x:%.]+%]:%d+$")) then
       return report.fail("external must be host:port")
     end
+    -- nginx reads a proxy_pass target `unix:...` as a unix socket path, never as a host.
+    if str_find(entry.external, "^[Uu][Nn][Ii][Xx]:") then return report.fail("external must not name a unix socket") end
   end
   if entry.pinned ~= nil then
     if entry.external == nil then return report.fail("pinned needs external") end

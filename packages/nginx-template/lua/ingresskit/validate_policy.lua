@@ -192,6 +192,10 @@ local function check_external_auth(auth, report)
   if not is_object(auth) or not is_http_url(auth.url) or str_find(auth.url, "$", 1, true) then
     return report.fail("policy.extAuth.url must be an http(s) URL without variables")
   end
+  -- proxy_pass reads http://unix:<port>/... as a unix socket path, never as a host.
+  if str_find(string.lower(auth.url), "^https?://unix:") then
+    return report.fail("policy.extAuth.url must not name a unix socket")
+  end
   if not is_string(auth.host) or auth.host == "" or str_find(auth.host, "[^%w%.%-:%[%]]") then
     return report.fail("policy.extAuth.host must be a host")
   end
