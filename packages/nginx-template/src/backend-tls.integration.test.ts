@@ -2,8 +2,9 @@
  * Backend TLS (route-model backendTls) through real nginx: nginx.conf holds nothing of it (the
  * same text whatever the policies), and the Lua router and balancer send each request to the TLS
  * relay's unix socket of the route's relay and the chosen endpoint, named as relaySocketName
- * names it: balanced, ExternalName, IPv6 and gRPC backends, with upstream keep-alive per socket.
- * The relay itself is the controller's; here a plain HTTP (or h2c) server stands in for each socket.
+ * names it: balanced, ExternalName, IPv6 and gRPC backends, in place, through a profile location
+ * and through the hop of custom error pages, with upstream keep-alive per socket. The relay itself
+ * is the controller's; here a plain HTTP (or h2c) server stands in for each socket.
  */
 import { chmod, mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -15,6 +16,7 @@ import { compileBackendTlsRelay, RELAY_SOCKET_DIRECTORY, relaySocketName } from 
 import { buildConfiguration } from './build-configuration.js';
 import { renderNginxConf } from './render.js';
 import { createSelfSignedCertificate } from './self-signed-certificate.js';
+import { startEchoBackend, type TestBackend } from './testing/backends.js';
 import {
   allocateListenerPorts,
   createListeners,
@@ -46,13 +48,17 @@ function tlsRoute(
   backend: string,
   backendTls: BackendTlsPolicy,
   backendProtocol: RoutePolicy['backendProtocol'] = 'HTTPS',
+  more: RoutePolicy = {},
 ): Route {
   return createTestRoute(id, {
     match: { path: { type: 'PathPrefix', value: path } },
     action: { type: 'forward', backends: [{ backend, weight: 1 }] },
-    policy: { backendProtocol, backendTls },
+    policy: { backendProtocol, backendTls, ...more },
   });
 }
+
+// Custom error pages: the route goes through the hop server, which proxies it to the relay.
+const WITH_ERRORS: RoutePolicy = { customErrors: { statuses: [404], backends: ['errors'] } };
 
 const HOST = 'relay.test';
 
@@ -65,7 +71,14 @@ function createTable(ports: { http: number; https: number }, backendTls: Backend
         tlsRoute('v6', '/v6', 'v6', backendTls),
         tlsRoute('external', '/external', 'external', backendTls),
         tlsRoute('grpc', '/grpc', 'pair', backendTls, 'GRPCS'),
+        tlsRoute('grpc-external', '/grpc-external', 'external', backendTls, 'GRPCS'),
         tlsRoute('missing', '/missing', 'missing', backendTls),
+        // A profile of its own: proxied in its profile location, not in place.
+        tlsRoute('unbuffered', '/unbuffered', 'pair', backendTls, 'HTTPS', {
+          upstreamSettings: { responseBuffering: false },
+        }),
+        tlsRoute('hop', '/hop', 'pair', backendTls, 'HTTPS', WITH_ERRORS),
+        tlsRoute('hop-external', '/hop-external', 'external', backendTls, 'HTTPS', WITH_ERRORS),
       ]),
     ],
     backends: [
@@ -83,6 +96,7 @@ function createTable(ports: { http: number; https: number }, backendTls: Backend
         externalName: { hostname: 'api.example.com', port: 443 },
       },
       { id: 'missing', endpoints: [{ address: '10.0.0.99', port: 443 }] },
+      { id: 'errors', endpoints: [{ address: errors.address, port: errors.port }] },
     ],
   });
 }
@@ -96,12 +110,16 @@ function relayIdOf(table: RouteTable, routeId: string): string {
 
 let plane: DataPlane;
 let table: RouteTable;
+let errors: TestBackend;
 const servers: Server[] = [];
 const http2Servers: ReturnType<typeof createHttp2Server>[] = [];
 /** Connections each stand-in socket accepted, by socket name. */
 const connections = new Map<string, number>();
 
-/** A stand-in for the relay socket `name`: answers with its name and what nginx sent. */
+/**
+ * A stand-in for the relay socket `name`: answers with its name and what nginx sent, with status
+ * 404 when the query asks for it.
+ */
 async function standIn(name: string, grpc = false): Promise<void> {
   const path = join(plane.prefix.dir, RELAY_SOCKET_DIRECTORY, name);
   const answer = (url: string | undefined, host: string | undefined) =>
@@ -110,7 +128,10 @@ async function standIn(name: string, grpc = false): Promise<void> {
     ? createHttp2Server((request, response) =>
         response.end(answer(request.url, request.headers[':authority'])),
       )
-    : createServer((request, response) => response.end(answer(request.url, request.headers.host)));
+    : createServer((request, response) => {
+        if (request.url?.endsWith('?status=404') === true) response.statusCode = 404;
+        response.end(answer(request.url, request.headers.host));
+      });
   server.on('connection', () => connections.set(name, (connections.get(name) ?? 0) + 1));
   await new Promise<void>((resolve) => server.listen(path, resolve));
   // nginx's workers run as nobody when the tests run as root.
@@ -120,6 +141,7 @@ async function standIn(name: string, grpc = false): Promise<void> {
 }
 
 beforeAll(async () => {
+  errors = await startEchoBackend('errors');
   const ports = await allocateListenerPorts();
   table = createTable(ports, policy());
   plane = await startDataPlane({ table, ports });
@@ -129,7 +151,9 @@ beforeAll(async () => {
   await standIn(relaySocketName(pair, '10.0.0.2', 8443));
   await standIn(relaySocketName(pair, 'fd00::7', 443));
   await standIn(relaySocketName(pair, '10.0.0.9', 443));
-  await standIn(relaySocketName(relayIdOf(table, 'grpc'), '10.0.0.1', 8443), true);
+  const grpc = relayIdOf(table, 'grpc');
+  await standIn(relaySocketName(grpc, '10.0.0.1', 8443), true);
+  await standIn(relaySocketName(grpc, '10.0.0.9', 443), true);
   expect((await plane.push(table)).status).toBe(201);
 });
 
@@ -139,6 +163,7 @@ afterAll(async () => {
     [...servers, ...http2Servers].map((server) => new Promise((resolve) => server.close(resolve))),
   );
   await plane?.stop();
+  await errors?.close();
 });
 
 async function relayed(path: string): Promise<{ socket: string; url: string; host: string }> {
@@ -199,6 +224,36 @@ describe('routes with a backend TLS policy', () => {
 
   it('speak h2c to the relay of a gRPC backend', async () => {
     expect((await relayed('/grpc')).socket).toBe(relaySocketName(relayIdOf(table, 'grpc'), '10.0.0.1', 8443));
+  });
+
+  it('speak h2c to the relay socket of an ExternalName address too (grpc_pass takes no URI)', async () => {
+    expect(await relayed('/grpc-external/a')).toMatchObject({
+      socket: relaySocketName(relayIdOf(table, 'grpc'), '10.0.0.9', 443),
+      url: '/grpc-external/a',
+    });
+  });
+
+  it('reach the relay from a profile location as in place', async () => {
+    const pair = relayIdOf(table, 'pair');
+    const seen = new Set<string>();
+    for (let i = 0; i < 4; i++) seen.add((await relayed('/unbuffered/x')).socket);
+    expect(seen).toEqual(
+      new Set([relaySocketName(pair, '10.0.0.1', 8443), relaySocketName(pair, '10.0.0.2', 8443)]),
+    );
+  });
+
+  it('reach the relay through the hop of custom error pages, whose statuses the error backend answers', async () => {
+    const pair = relayIdOf(table, 'pair');
+    expect(await relayed('/hop/a')).toMatchObject({ url: '/hop/a', host: HOST });
+    expect(await relayed('/hop-external/a')).toMatchObject({
+      socket: relaySocketName(pair, '10.0.0.9', 443),
+      url: '/hop-external/a',
+    });
+    for (const path of ['/hop/a?status=404', '/hop-external/a?status=404']) {
+      const response = await plane.request({ path, host: HOST });
+      expect(response.status, path).toBe(404);
+      expect(response.headers['x-backend'], path).toBe('errors');
+    }
   });
 
   it('answer 502 when the relay has no socket for the endpoint, never reaching it otherwise', async () => {

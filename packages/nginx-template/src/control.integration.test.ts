@@ -351,6 +351,37 @@ describe('POST /configuration/data', () => {
     ]);
   });
 
+  it("refuses a route that would speak TLS to the relay's plain-text socket, its relay its own or shared", async () => {
+    const route = (id: string) =>
+      createTestRoute(id, { action: { type: 'forward', backends: [{ backend: 'b', weight: 1 }] } });
+    const update = JSON.parse(
+      createDataPlaneUpdate(
+        createTable([respondHost('tls-relay.example.com', [route('own'), route('shared'), route('plain')])]),
+        { full: false },
+      ),
+    ) as { set: Record<string, unknown> };
+    const host = update.set['host:tls-relay.example.com'] as {
+      routes: { policy?: unknown; sharedPolicy?: string; protocol?: string }[];
+    };
+    const [own, shared, plain] = host.routes;
+    own!.protocol = 'HTTPS';
+    own!.policy = { relay: '0123456789abcdef0123' };
+    shared!.protocol = 'HTTPS';
+    shared!.sharedPolicy = 'ab12';
+    update.set['policy:ab12'] = { relay: '0123456789abcdef0123' };
+    plain!.policy = { relay: '0123456789abcdef0123' };
+    const refused = await plane.pushRaw(JSON.stringify(update));
+    expect(refused.status).toBe(422);
+    expect((refused.json as DataPlaneRejection).rejected).toEqual([
+      { key: 'host:tls-relay.example.com', routeId: 'own', message: expect.stringContaining('HTTP or GRPC') },
+      {
+        key: 'host:tls-relay.example.com',
+        routeId: 'shared',
+        message: expect.stringContaining('HTTP or GRPC'),
+      },
+    ]);
+  });
+
   it('refuses a host whose client certificate policy has a CA or subject pattern nginx cannot use', async () => {
     const ca = createSelfSignedCertificate({ commonName: 'Client CA' }).certificatePem;
     const guarded = (hostname: string) =>
