@@ -4,7 +4,9 @@ import { compileBackendTlsRelay, relaySocketName } from './backend-tls.js';
 import { compileRoute } from './compile-route.js';
 import { DEFAULT_PROFILE } from './profiles.js';
 import { createSelfSignedCertificate } from './self-signed-certificate.js';
-import { createTestRoute, forwardAction } from './testing/routes.js';
+import { compileDataPlaneUpdate } from './data-plane-update.js';
+import type { HostEntry } from './data-entries.js';
+import { createTestHost, createTestRoute, createTestTable, forwardAction } from './testing/routes.js';
 
 const CA = createSelfSignedCertificate({ commonName: 'Backend CA' }).certificatePem;
 const OTHER_CA = createSelfSignedCertificate({ commonName: 'Other CA' }).certificatePem;
@@ -156,5 +158,24 @@ describe('compileRoute with backendTls', () => {
     const { entry } = compileRoute(tlsRoute(policy(), 'HTTP'), 'app.test');
     expect(entry.profile).toBe(DEFAULT_PROFILE.name);
     expect(entry.policy?.relay).toBeUndefined();
+  });
+});
+
+describe('compileDataPlaneUpdate with backendTls', () => {
+  it("keeps each route's relay its own, so the hosts of an Ingress share one copy of the rest", () => {
+    // Without serverName each host's relay verifies its own name.
+    const route = tlsRoute(policy({ serverName: undefined }), 'HTTPS', { allowSources: ['10.0.0.0/8'] });
+    const table = createTestTable({
+      virtualHosts: [createTestHost('a.test', [route]), createTestHost('b.test', [route])],
+    });
+    const update = compileDataPlaneUpdate(table);
+    const [a, b] = ['a.test', 'b.test'].map(
+      (hostname) => (update.set[`host:${hostname}`] as HostEntry).routes[0]!,
+    );
+    expect(a!.policy).toEqual({ relay: relayOf(route, 'a.test').id });
+    expect(b!.policy).toEqual({ relay: relayOf(route, 'b.test').id });
+    expect(a!.policy?.relay).not.toBe(b!.policy?.relay);
+    expect(a!.sharedPolicy).toBe(b!.sharedPolicy);
+    expect(update.set[`policy:${a!.sharedPolicy!}`]).toEqual({ allow: [['0a000000', 8]] });
   });
 });

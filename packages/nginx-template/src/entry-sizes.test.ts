@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Route, RouteAction } from '@ingresskit/route-model';
 import { compileDataPlaneUpdate, measureRoutes, type HostEntry } from './index.js';
+import { createSelfSignedCertificate } from './self-signed-certificate.js';
 import { createTestHost, createTestRoute, createTestTable } from './testing/routes.js';
 
 const forward: RouteAction = { type: 'forward', backends: [{ backend: 'app', weight: 1 }] };
@@ -24,10 +25,14 @@ function createRoutes(): Route[] {
 }
 
 /** The bytes of the host entry of `routes`, and of the shared policies it names, as pushed. */
-function pushedBytes(routes: Route[], upstreamDefaults?: Route['policy']['upstreamSettings']) {
-  const table = createTestTable({ virtualHosts: [createTestHost('a.example.com', routes)] });
+function pushedBytes(
+  routes: Route[],
+  upstreamDefaults?: Route['policy']['upstreamSettings'],
+  hostname = 'a.example.com',
+) {
+  const table = createTestTable({ virtualHosts: [createTestHost(hostname, routes)] });
   const update = compileDataPlaneUpdate(table, { upstreamDefaults });
-  const host = update.set['host:a.example.com'] as HostEntry;
+  const host = update.set[`host:${hostname}`] as HostEntry;
   const empty: HostEntry = { ...host, routes: [], exact: {}, prefix: {}, regex: [] };
   const policies = Object.keys(update.set).filter((key) => key.startsWith('policy:'));
   return { routes: JSON.stringify(host).length - JSON.stringify(empty).length, policies };
@@ -53,5 +58,27 @@ describe('measureRoutes', () => {
     const tuned = measureRoutes([{ hostname: 'a.example.com', routes }], upstreamDefaults).routes;
     expect(tuned).toBeLessThan(plain);
     expect(tuned - plain).toBe(pushedBytes(routes, upstreamDefaults).routes - pushedBytes(routes).routes);
+  });
+
+  it('compiles each route on its own host, as the push does: the name a backend TLS policy verifies', () => {
+    // Without serverName the relay verifies the exact host name; a wildcard host has none to
+    // verify, so its route answers 503 and names no relay.
+    const backendTls = {
+      caCertificatesPem: createSelfSignedCertificate({ commonName: 'Backend CA' }).certificatePem,
+      verify: true,
+      depth: 1,
+      protocols: ['TLSv1.2' as const],
+      ciphers: 'DEFAULT',
+      sendServerName: true,
+    };
+    const routes = [
+      createTestRoute('tls', { action: forward, policy: { backendProtocol: 'HTTPS', backendTls } }),
+    ];
+    const measure = (hostname: string) => measureRoutes([{ hostname, routes }]).routes;
+    const pushed = (hostname: string) => pushedBytes(routes, undefined, hostname).routes;
+    expect(measure('a.example.com')).toBeGreaterThan(measure('*.example.com'));
+    expect(measure('a.example.com') - measure('*.example.com')).toBe(
+      pushed('a.example.com') - pushed('*.example.com'),
+    );
   });
 });
