@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileBackendTlsRelay, relaySocketName } from '@ingresskit/nginx-template';
+import { backendKey, compileBackendTlsRelay, hostKey, relaySocketName } from '@ingresskit/nginx-template';
 import type { Backend, BackendTlsPolicy, Route, RouteTableDelta, VirtualHost } from '@ingresskit/route-model';
 import { listRelayUses, RelayPlan } from './tls-relay-plan.js';
 
@@ -31,15 +31,22 @@ function backend(id: string, ...addresses: string[]): Backend {
 }
 
 function delta(
-  parts: Partial<{ hosts: VirtualHost[]; removeHosts: string[]; backends: Backend[] }>,
+  parts: Partial<{
+    hosts: VirtualHost[];
+    removeHosts: string[];
+    backends: Backend[];
+    removeBackends: string[];
+  }>,
 ): RouteTableDelta {
   return {
     virtualHosts: { upsert: parts.hosts ?? [], remove: parts.removeHosts ?? [] },
     tls: { upsert: [], remove: [] },
     certificates: { upsert: [], remove: [] },
-    backends: { upsert: parts.backends ?? [], remove: [] },
+    backends: { upsert: parts.backends ?? [], remove: parts.removeBackends ?? [] },
   };
 }
+
+const nothingRefused = () => false;
 
 const relayed = route('relayed', { backendProtocol: 'HTTPS', backendTls: TLS });
 const relayId = (compileBackendTlsRelay(relayed, 'a.test') as { id: string }).id;
@@ -87,6 +94,54 @@ describe('RelayPlan', () => {
     plan.stage(delta({ backends: [backend('relayed', '10.0.0.2')] }));
     expect([...plan.sockets().keys()]).toEqual([relaySocketName(relayId, '10.0.0.2', 443)]);
     plan.stage(delta({ removeHosts: ['a.test'] }));
+    expect(plan.sockets().size).toBe(0);
+  });
+
+  it('keeps what nginx has until it has the staged changes, and then only what it names', () => {
+    const plan = new RelayPlan();
+    plan.stage(delta({ hosts: [host('a.test', [relayed])], backends: [backend('relayed', '10.0.0.1')] }));
+    plan.commit(nothingRefused);
+    plan.stage(delta({ backends: [backend('relayed', '10.0.0.2')] }));
+    // Before the push both: nginx names the old endpoint until it has the new one.
+    expect([...plan.sockets().keys()]).toEqual([
+      relaySocketName(relayId, '10.0.0.1', 443),
+      relaySocketName(relayId, '10.0.0.2', 443),
+    ]);
+    plan.commit(nothingRefused);
+    expect([...plan.sockets().keys()]).toEqual([relaySocketName(relayId, '10.0.0.2', 443)]);
+  });
+
+  it('has the sockets of the hosts nginx keeps towards the new endpoints an urgent push brings', () => {
+    const plan = new RelayPlan();
+    const other = route(
+      'other',
+      { backendProtocol: 'HTTPS', backendTls: { ...TLS, depth: 2 } },
+      relayed.action,
+    );
+    const otherId = (compileBackendTlsRelay(other, 'a.test') as { id: string }).id;
+    plan.stage(delta({ hosts: [host('a.test', [relayed])], backends: [backend('relayed', '10.0.0.1')] }));
+    plan.commit(nothingRefused);
+    // The host changes its relay and the endpoint moves; only the endpoint is urgent.
+    plan.stage(delta({ hosts: [host('a.test', [other])], backends: [backend('relayed', '10.0.0.2')] }));
+    expect(plan.sockets()).toHaveProperty('size', 4);
+    plan.commitUrgent();
+    // nginx has the old host with the new endpoint; the new host waits.
+    expect([...plan.sockets().keys()].sort()).toEqual(
+      [relaySocketName(relayId, '10.0.0.2', 443), relaySocketName(otherId, '10.0.0.2', 443)].sort(),
+    );
+    plan.commit(nothingRefused);
+    expect([...plan.sockets().keys()]).toEqual([relaySocketName(otherId, '10.0.0.2', 443)]);
+  });
+
+  it('keeps what nginx has of a host or backend whose entry nginx refused', () => {
+    const plan = new RelayPlan();
+    plan.stage(delta({ hosts: [host('a.test', [relayed])], backends: [backend('relayed', '10.0.0.1')] }));
+    plan.commit(nothingRefused);
+    plan.stage(delta({ removeHosts: ['a.test'], removeBackends: ['relayed'] }));
+    plan.commit((key) => key === hostKey('a.test') || key === backendKey('relayed'));
+    expect([...plan.sockets().keys()]).toEqual([relaySocketName(relayId, '10.0.0.1', 443)]);
+    plan.stage(delta({ removeHosts: ['a.test'] }));
+    plan.commit(nothingRefused);
     expect(plan.sockets().size).toBe(0);
   });
 });
