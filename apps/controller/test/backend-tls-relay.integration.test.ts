@@ -2,8 +2,9 @@
  * Backend TLS through the controller's TLS relay, end to end (local API server, the controller,
  * nginx, TLS backends with certificates made by openssl): proxy-ssl-verify-depth against chains
  * with intermediates, proxy-ssl-protocols and proxy-ssl-ciphers as the backend sees them, gRPC
- * over TLS with a custom CA (ALPN h2), and the relay's sockets: one per route policy and
- * endpoint, gone when no route uses them, and made again by a restarted controller.
+ * over TLS with a custom CA (ALPN h2), custom-http-errors (the hop server) in front of the relay,
+ * and the relay's sockets: one per route policy and endpoint, gone when no route uses them, and
+ * made again by a restarted controller.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -53,7 +54,7 @@ interface Seen {
   authority?: string;
 }
 
-/** An HTTPS backend answering with the TLS it was reached with, as JSON. */
+/** An HTTPS backend answering with the TLS it was reached with, as JSON; `/status/404` with 404. */
 async function startTlsBackend(
   certificate: CertificatePair,
   tls: { minVersion?: 'TLSv1.2' | 'TLSv1.3'; maxVersion?: 'TLSv1.2' | 'TLSv1.3'; ciphers?: string } = {},
@@ -67,6 +68,7 @@ async function startTlsBackend(
         cipher: socket.getCipher().name,
         alpn: socket.alpnProtocol,
       };
+      if (request.url?.startsWith('/status/404') === true) response.statusCode = 404;
       response.end(JSON.stringify(seen));
     },
   );
@@ -136,12 +138,14 @@ const testCase = useAnnotationsCase({
       ciphers: 'ECDHE-ECDSA-AES128-GCM-SHA256',
     });
     const grpc = await startGrpcBackend(leaf);
+    const pages = await startTlsBackend(leaf);
     return [
       ...service('plain', plain),
       ...service('deep', deepPort),
       ...service('tls13', tls13),
       ...service('tls12', tls12),
       ...service('grpc', grpc),
+      ...service('pages', pages),
       ...service('app', backends.get('app')!.port, 80),
       opaqueSecretManifest('root', { 'ca.crt': root.cert }),
       opaqueSecretManifest('other-root', { 'ca.crt': otherRoot.cert }),
@@ -161,6 +165,11 @@ const testCase = useAnnotationsCase({
       tlsIngress('grpc-other-ca.test', 'grpc', {
         [`${A}backend-protocol`]: 'GRPCS',
         [`${A}proxy-ssl-secret`]: 'other-root',
+      }),
+      // Custom error pages: the route goes through the hop server, then the relay.
+      tlsIngress('errors.test', 'pages', {
+        [`${A}custom-http-errors`]: '404',
+        [`${A}default-backend`]: 'app',
       }),
       ingressManifest('open', { host: 'open.test', service: 'app', className: 'nginx' }),
     ];
@@ -208,14 +217,23 @@ describe('gRPC over TLS through the relay', () => {
   });
 });
 
+describe('custom-http-errors in front of the relay', () => {
+  it('reaches the backend through the hop and the relay, and gives a listed status to the error backend', async () => {
+    expect(await seenBy('errors.test')).toMatchObject({ status: 200, seen: { protocol: 'TLSv1.2' } });
+    const replaced = await testCase().send('errors.test', { path: '/status/404' });
+    expect(replaced.body).toMatch(/^app: GET /);
+  });
+});
+
 describe("the relay's sockets", () => {
   const directory = join(prefix, RELAY_SOCKET_DIRECTORY);
 
   it('are one per policy and endpoint, follow the endpoints, and go when no route uses them', async () => {
     const { server, controller } = testCase();
-    // Each of the 10 TLS Ingresses uses its own pair of policy and endpoint.
+    // Each of the 11 TLS Ingresses uses its own pair of policy and endpoint, and errors.test its
+    // default-backend's too (it serves the route, with its TLS, when the Service has no endpoints).
     const before = new Set(await readdir(directory));
-    expect(before.size).toBe(10);
+    expect(before.size).toBe(12);
     const reloads = controller.dataPlane.reloadCount;
     await server.apply(tlsIngress('verified.test', 'plain', { [`${A}proxy-ssl-verify-depth`]: '3' }));
     await eventually(async () => {
@@ -232,7 +250,7 @@ describe("the relay's sockets", () => {
       expect([...after].filter((name) => !moved.has(name))).toEqual([
         expect.stringMatching(new RegExp(`_127\\.0\\.0\\.1_${movedPort}$`)),
       ]);
-      expect(after.size).toBe(10);
+      expect(after.size).toBe(12);
     });
     expect((await seenBy('verified.test')).status).toBe(200);
     expect(controller.dataPlane.reloadCount).toBe(reloads);
