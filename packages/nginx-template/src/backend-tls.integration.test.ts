@@ -172,6 +172,19 @@ async function relayed(path: string): Promise<{ socket: string; url: string; hos
   return JSON.parse(response.body) as { socket: string; url: string; host: string };
 }
 
+/** The sockets four requests for `path` reached: round robin over the backend's endpoints. */
+async function socketsSeen(path: string): Promise<Set<string>> {
+  const seen = new Set<string>();
+  for (let i = 0; i < 4; i++) seen.add((await relayed(path)).socket);
+  return seen;
+}
+
+/** The sockets of the `pair` backend's two endpoints. */
+function pairSockets(): Set<string> {
+  const pair = relayIdOf(table, 'pair');
+  return new Set([relaySocketName(pair, '10.0.0.1', 8443), relaySocketName(pair, '10.0.0.2', 8443)]);
+}
+
 describe('renderNginxConf with backend TLS routes', () => {
   it('renders the same nginx.conf whatever the policies, with no TLS setting towards backends', () => {
     const options = { controlSocketPath: plane.prefix.socketPath, listenAddresses: ['127.0.0.1'] };
@@ -196,12 +209,7 @@ describe('renderNginxConf with backend TLS routes', () => {
 
 describe('routes with a backend TLS policy', () => {
   it("send each request to the relay's socket of the endpoint the balancer chose", async () => {
-    const pair = relayIdOf(table, 'pair');
-    const seen = new Set<string>();
-    for (let i = 0; i < 4; i++) seen.add((await relayed('/pair/x?y=1')).socket);
-    expect(seen).toEqual(
-      new Set([relaySocketName(pair, '10.0.0.1', 8443), relaySocketName(pair, '10.0.0.2', 8443)]),
-    );
+    expect(await socketsSeen('/pair/x?y=1')).toEqual(pairSockets());
     expect(await relayed('/pair/x?y=1')).toMatchObject({ url: '/pair/x?y=1', host: HOST });
   });
 
@@ -234,12 +242,7 @@ describe('routes with a backend TLS policy', () => {
   });
 
   it('reach the relay from a profile location as in place', async () => {
-    const pair = relayIdOf(table, 'pair');
-    const seen = new Set<string>();
-    for (let i = 0; i < 4; i++) seen.add((await relayed('/unbuffered/x')).socket);
-    expect(seen).toEqual(
-      new Set([relaySocketName(pair, '10.0.0.1', 8443), relaySocketName(pair, '10.0.0.2', 8443)]),
-    );
+    expect(await socketsSeen('/unbuffered/x')).toEqual(pairSockets());
   });
 
   it('reach the relay through the hop of custom error pages, whose statuses the error backend answers', async () => {
