@@ -35,13 +35,22 @@ export class SecretFetcher {
   private readonly sleeps = new Set<() => void>();
   private readonly active = new Set<Promise<void>>();
   private exactReadsUnsupported = false;
+  private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly options: SecretFetcherOptions) {}
 
-  /** Queues `requests`; reads start at once up to the concurrency limit. */
+  /** Queues `requests`; reads start on the next microtask, up to the concurrency limit. */
   enqueue(requests: readonly SecretFetchRequest[]): void {
     this.queue.push(...requests);
-    this.pump();
+    // A list being applied asks for reads before its reflector takes the list's resourceVersion,
+    // which is what a read is pinned to: start them once the list is applied.
+    queueMicrotask(() => this.pump());
+  }
+
+  /** Resolves once no read is queued or in flight (at once when none is). */
+  idle(): Promise<void> {
+    if (this.queue.length === 0 && this.active.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   /** Drops queued reads and cuts retry waits short; resolves when the reads in flight have ended. Call after aborting the signal. */
@@ -61,6 +70,11 @@ export class SecretFetcher {
         this.pump();
       });
       this.active.add(fetching);
+    }
+    if (this.active.size === 0 && (this.queue.length === 0 || this.options.signal.aborted)) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const resolve of waiters) resolve();
     }
   }
 
