@@ -30,6 +30,7 @@ import {
 } from './controller-parts.js';
 import type { NginxDataPlane } from './data-plane.js';
 import type { EventRecorder } from './events.js';
+import { createForeignClassCheck } from './foreign-classes.js';
 import { explainIngress, type IngressExplanation } from './explain.js';
 import type { GatewayRouting } from './gateway-routing.js';
 import type { GatewayStatusWriter } from './gateway-status-writer.js';
@@ -38,7 +39,7 @@ import type { IngressRouting } from './ingress-routing.js';
 import { routingOptionsOf } from './ingress-routing-options.js';
 import { LeaderRole } from './leader.js';
 import type { Logger } from './logger.js';
-import type { ControllerMetrics } from './metrics.js';
+import { registerStoreSecretMetrics, type ControllerMetrics } from './metrics.js';
 import { createPendingChanges, recordChange, takePendingChanges } from './pending-changes.js';
 
 export type { ControllerDependencies } from './controller-parts.js';
@@ -269,8 +270,10 @@ export class Controller {
       kinds: storeKindsOf(config),
       secretAnnotations: secretAnnotationsOf(config.annotationPrefix),
       ...(config.defaultSslCertificate === undefined ? {} : { keepSecrets: [config.defaultSslCertificate] }),
+      isForeignClass: createForeignClassCheck(config),
     });
     this.#store = store;
+    registerStoreSecretMetrics(this.metrics.registry, () => store.secretStats());
     store.on('change', (event) => {
       const isRelevant = recordChange(this.#pending, event, {
         snapshot: store.snapshot(),
