@@ -213,6 +213,8 @@ export class Controller {
         hostOwnershipProblems: (object, hostnames) => routing.hostOwnershipProblems(object, hostnames),
         now: () => Date.now(),
         logger: this.#logger,
+        readSecret: (key) => store.readSecret(key),
+        secretAnnotations: secretAnnotationsOf(config.annotationPrefix),
       });
       checkNotStopped();
     }

@@ -24,6 +24,7 @@ import {
   startBackends,
   startController,
   startLocalApiServer,
+  tlsSecretManifest,
   type LocalApiServer,
 } from './harness.js';
 
@@ -277,6 +278,21 @@ describe('the validating admission webhook', () => {
     expect(answer.body.response?.warnings).toEqual([
       'spec.tls[0].secretName: TLS Secret default/later-tls: not found; its hosts are served without TLS',
     ]);
+  });
+
+  it('reads a TLS Secret no Ingress referenced before, which the store does not hold, to judge the first', async () => {
+    await server.apply(tlsSecretManifest('early-tls', 'early.test'));
+    await eventually(() => expect(controller.store?.secretStats().notHeld).toBeGreaterThan(0));
+    expect(controller.store?.snapshot().secrets.has('default/early-tls')).toBe(false);
+    const ingress = ingressManifest('tls-early', {
+      host: 'early.test',
+      service: 'alpha',
+      className: 'nginx',
+    });
+    (ingress.spec as Record<string, unknown>).tls = [{ hosts: ['early.test'], secretName: 'early-tls' }];
+    const answer = await callWebhook(review(ingress));
+    expect(answer.body.response?.allowed).toBe(true);
+    expect(answer.body.response?.warnings).toBeUndefined();
   });
 
   it('allows a global-rate-limit before the ConfigMap names its memcached, with a warning', async () => {

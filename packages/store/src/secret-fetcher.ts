@@ -79,36 +79,56 @@ export class SecretFetcher {
   }
 
   /**
+   * Reads the Secret `key` as the API server has it now, shaped as stored; undefined when it does
+   * not exist. Rejects when the read fails (it is not retried).
+   */
+  async read(key: string): Promise<KubeObject | undefined> {
+    const { namespace, name } = splitSecretKey(key);
+    return this.listByName(namespace, name, undefined);
+  }
+
+  /** One list of the Secret `name` in `namespace`, at `version` exactly when given. */
+  private async listByName(
+    namespace: string | undefined,
+    name: string,
+    version: string | undefined,
+  ): Promise<KubeObject | undefined> {
+    const { client, settings, signal } = this.options;
+    const type = resourceTypes.Secret;
+    const selectors = [`metadata.name=${name}`, settings.fieldSelectors?.Secret].filter(Boolean);
+    const page = await client.list({
+      path: buildCollectionPath(type, namespace),
+      fieldSelector: selectors.join(','),
+      labelSelector: settings.labelSelectors?.Secret,
+      ...(version === undefined ? {} : { resourceVersion: version, resourceVersionMatch: 'Exact' as const }),
+      signal,
+    });
+    return page.items
+      .map((item) => shapeParsedObject(item, type, settings.shapeOptions))
+      .find((object): object is KubeObject => object?.metadata.name === name);
+  }
+
+  /**
    * Reads a Secret that just became referenced. The read is pinned to the resourceVersion the
    * Secret informer has reached (`resourceVersionMatch=Exact`), so what it returns is exactly the
    * state the watch will continue from: no newer state can be overtaken by an older event.
    */
   private async fetch(request: SecretFetchRequest): Promise<void> {
-    const { client, settings, state, signal } = this.options;
-    const namespace = splitObjectKey(request.key).namespace;
-    const name = request.key.slice((namespace?.length ?? -1) + 1);
+    const { settings, state, signal } = this.options;
+    const { namespace, name } = splitSecretKey(request.key);
     const reflector = this.options.findReflector(namespace);
-    const type = resourceTypes.Secret;
     for (let attempt = 1; ; attempt++) {
       if (reflector === undefined || signal.aborted || !state.isFetchWanted(request)) return;
       const version = reflector.resourceVersion;
       // A relist is due: it will apply this Secret with the current references.
       if (version === '') return;
-      const selectors = [`metadata.name=${name}`, settings.fieldSelectors?.Secret].filter(Boolean);
       try {
-        const page = await client.list({
-          path: buildCollectionPath(type, namespace),
-          fieldSelector: selectors.join(','),
-          labelSelector: settings.labelSelectors?.Secret,
-          ...(this.exactReadsUnsupported
-            ? {}
-            : { resourceVersion: version, resourceVersionMatch: 'Exact' as const }),
-          signal,
-        });
+        const secret = await this.listByName(
+          namespace,
+          name,
+          this.exactReadsUnsupported ? undefined : version,
+        );
         if (signal.aborted) return;
-        const secret = page.items
-          .map((item) => shapeParsedObject(item, type, settings.shapeOptions))
-          .find((object): object is KubeObject => object?.metadata.name === name);
         state.applyFetchedSecret(request, secret);
         this.options.onApplied();
         return;
@@ -145,4 +165,10 @@ export class SecretFetcher {
       this.sleeps.add(wake);
     });
   }
+}
+
+/** The namespace and name of a Secret key (`namespace/name`). */
+function splitSecretKey(key: string): { namespace: string | undefined; name: string } {
+  const namespace = splitObjectKey(key).namespace;
+  return { namespace, name: key.slice((namespace?.length ?? -1) + 1) };
 }

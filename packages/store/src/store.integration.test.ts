@@ -293,6 +293,11 @@ describe('createStore', () => {
     await waitFor(() => h.store.snapshot().secrets.get('shop/later')?.data !== undefined, 'the later Secret');
     await expectConverged(h);
     expect(h.errors).toEqual([]);
+
+    // A Secret the store does not hold can still be read on demand (an admission review does).
+    expect((await h.store.readSecret('shop/unreferenced-3'))?.data?.['tls.crt']).toBe(big);
+    expect(h.store.snapshot().secrets.has('shop/unreferenced-3')).toBe(false);
+    expect(await h.store.readSecret('shop/missing')).toBeUndefined();
   });
 
   it('mirrors Namespaces with their labels when they are asked for', async () => {

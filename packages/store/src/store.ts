@@ -14,7 +14,7 @@ import {
   StalenessTracker,
 } from './informer-health.js';
 import { Informers } from './informers.js';
-import type { EndpointSlice, Gateway, Ingress } from './objects.js';
+import type { EndpointSlice, Gateway, Ingress, Secret } from './objects.js';
 import type { ReflectorSink } from './reflector.js';
 import { type OptionalKind, type ResourceKind, resourceTypes } from './resources.js';
 import { SecretFetcher } from './secret-fetcher.js';
@@ -66,6 +66,12 @@ export interface Store {
    * their data, and those known by key and resourceVersion only.
    */
   secretStats(): SecretStats;
+  /**
+   * Reads the Secret `key` (`namespace/name`) as the API server has it now, whether or not the
+   * store holds it (e.g. to check an object that references it before it is stored); undefined
+   * when it does not exist. Rejects when the read fails.
+   */
+  readSecret(key: string): Promise<Secret | undefined>;
   /** Current EndpointSlices of a Service (`namespace/name`). */
   endpointSlicesForService(serviceKey: string): readonly EndpointSlice[];
   /** Current Ingresses referencing a Secret (`namespace/name`). */
@@ -196,6 +202,10 @@ class KubernetesStore implements Store {
 
   secretStats(): SecretStats {
     return this.state.secretStats();
+  }
+
+  readSecret(key: string): Promise<Secret | undefined> {
+    return this.secrets.read(key);
   }
 
   endpointSlicesForService(serviceKey: string): readonly EndpointSlice[] {
