@@ -233,6 +233,16 @@ export class StoreState {
     };
   }
 
+  /** The Secrets of `namespace` the state knows, held or not. */
+  countSecretsIn(namespace: string): number {
+    const prefix = `${namespace}/`;
+    let count = 0;
+    for (const key of this.secretShadow.keys()) if (key.startsWith(prefix)) count += 1;
+    for (const key of this.mapOf('Secret').keys())
+      if (key.startsWith(prefix) && !this.secretShadow.has(key)) count += 1;
+    return count;
+  }
+
   /** Whether a Secret read requested with `token` is still wanted. */
   isFetchWanted(request: SecretFetchRequest): boolean {
     return this.secretFetches.get(request.key) === request.token;

@@ -300,6 +300,35 @@ describe('createStore', () => {
     expect(await h.store.readSecret('shop/missing')).toBeUndefined();
   });
 
+  it('reads a namespace whose Secrets are mostly referenced with one list, not one read each', async () => {
+    const big = Buffer.alloc(64 * 1024, 2).toString('base64');
+    const h = await setUp({}, [
+      namespace('shop'),
+      ...Array.from({ length: 12 }, (_, index) => [
+        secret('shop', `cert-${index}`, 'kubernetes.io/tls'),
+        ingress('shop', `front-${index}`, { tlsSecret: `cert-${index}` }),
+      ]).flat(),
+      secret('shop', 'unreferenced-a', 'kubernetes.io/tls', big),
+      secret('shop', 'unreferenced-b', 'kubernetes.io/tls', big),
+    ]);
+    await h.store.start();
+    expect(h.store.secretStats()).toMatchObject({ held: 12, notHeld: 2 });
+    expect(h.store.snapshot().secrets.get('shop/cert-11')?.data).toBeDefined();
+    const reads = h.requests.filter(
+      (request) =>
+        request.op === 'list' && request.path.endsWith('/secrets') && request.metadataOnly !== true,
+    );
+    expect(reads).toEqual([
+      expect.objectContaining({
+        path: '/api/v1/namespaces/shop/secrets',
+        resourceVersion: expect.any(String),
+      }),
+    ]);
+    expect(h.store.secretStats().heldDataChars).toBeLessThan(64 * 1024);
+    await expectConverged(h);
+    expect(h.errors).toEqual([]);
+  });
+
   it('mirrors Namespaces with their labels when they are asked for', async () => {
     const h = await setUp({ kinds: ['Namespace', 'Service'] });
     await h.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop', labels: { tier: 'a' } } });
