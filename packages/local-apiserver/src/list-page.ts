@@ -16,6 +16,16 @@ export interface ListResult {
   remainingItemCount?: number;
 }
 
+/** The `metadata` of a list answer: its resourceVersion and, when paged, `continue` and `remainingItemCount`. */
+export function listMetadataOf(
+  list: Pick<ListResult, 'resourceVersion' | 'continueToken' | 'remainingItemCount'>,
+): Record<string, string | number> {
+  const metadata: Record<string, string | number> = { resourceVersion: String(list.resourceVersion) };
+  if (list.continueToken !== undefined) metadata.continue = list.continueToken;
+  if (list.remainingItemCount !== undefined) metadata.remainingItemCount = list.remainingItemCount;
+  return metadata;
+}
+
 /** Lists with kube-apiserver's resourceVersion, resourceVersionMatch, limit and continue semantics. */
 export function readListPage(
   bucket: Bucket,

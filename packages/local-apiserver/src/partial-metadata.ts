@@ -6,6 +6,7 @@
  */
 import type { JsonObject } from './objects.js';
 import type { Entry } from './entries.js';
+import { listMetadataOf } from './list-page.js';
 
 /** True when the Accept header's first JSON choice asks for `meta.k8s.io/v1` PartialObjectMetadata. */
 export function wantsPartialMetadata(accept: string | undefined): boolean {
@@ -36,13 +37,10 @@ export function buildPartialMetadataList(
   entries: readonly Entry[],
   list: { resourceVersion: number; continueToken?: string; remainingItemCount?: number },
 ): JsonObject {
-  const metadata: JsonObject = { resourceVersion: String(list.resourceVersion) };
-  if (list.continueToken !== undefined) metadata.continue = list.continueToken;
-  if (list.remainingItemCount !== undefined) metadata.remainingItemCount = list.remainingItemCount;
   return {
     kind: 'PartialObjectMetadataList',
     apiVersion: 'meta.k8s.io/v1',
-    metadata,
+    metadata: listMetadataOf(list),
     items: entries.map(buildPartialMetadata),
   };
 }

@@ -73,25 +73,27 @@ function sampleOf(text: string, name: string, labels: Record<string, string>): n
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
-/** The label sets of `namespace` in nginx_ingress_controller_requests. */
-function seriesOf(text: string, namespace: string): number {
+/** The lines of nginx_ingress_controller_requests of `namespace`: one per label set. */
+function requestLinesOf(text: string, namespace: string): string[] {
   return text
     .split('\n')
     .filter(
       (line) =>
         line.startsWith('nginx_ingress_controller_requests{') && line.includes(`namespace="${namespace}"`),
-    ).length;
+    );
+}
+
+/** The label sets of `namespace` in nginx_ingress_controller_requests. */
+function seriesOf(text: string, namespace: string): number {
+  return requestLinesOf(text, namespace).length;
 }
 
 /** The requests counted in the series of `namespace`. */
 function countedOf(text: string, namespace: string): number {
-  return text
-    .split('\n')
-    .filter(
-      (line) =>
-        line.startsWith('nginx_ingress_controller_requests{') && line.includes(`namespace="${namespace}"`),
-    )
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+  return requestLinesOf(text, namespace).reduce(
+    (sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)),
+    0,
+  );
 }
 
 /** Sends `requests` through nginx, a few at a time. */
