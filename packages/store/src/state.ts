@@ -519,11 +519,7 @@ export class StoreState {
   }
 
   private isForeignClass(kind: 'IngressClass' | 'GatewayClass', object: KubeObject): boolean {
-    const isForeignClass = this.options.isForeignClass;
-    if (isForeignClass === undefined) return false;
-    return kind === 'IngressClass'
-      ? isForeignClass({ kind, object: object })
-      : isForeignClass({ kind, object: object });
+    return this.options.isForeignClass?.({ kind, object }) === true;
   }
 
   private upsertSecret(secret: Secret): void {
