@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { extractIngressReferences, type Ingress, type Secret } from '@ingresskit/store';
 import { AdmissionRequestError, reviewIngressAdmission, type IngressAdmissionOptions } from './admission.js';
 import { listen, type ListeningServer } from './listen.js';
 import type { Logger } from './logger.js';
@@ -23,7 +24,17 @@ export interface AdmissionServerOptions extends IngressAdmissionOptions {
   certificateFile: string;
   keyFile: string;
   logger: Logger;
+  /**
+   * Reads a Secret the view does not hold (the store holds only Secrets something references
+   * already); without it, such a Secret reads as missing.
+   */
+  readSecret?: (key: string) => Promise<Secret | undefined>;
+  /** The annotations whose value names a Secret (`secretAnnotationsOf`), for `readSecret`. */
+  secretAnnotations?: readonly string[];
 }
+
+/** The Secrets one review reads at most: an Ingress may name many, each read is a request. */
+const MAX_SECRET_READS = 8;
 
 /** A listening webhook. */
 export type AdmissionServer = ListeningServer;
@@ -67,7 +78,7 @@ async function handle(
     return send(response, 400, { message: 'the body is not JSON' });
   }
   try {
-    const answer = reviewIngressAdmission(body, options);
+    const answer = reviewIngressAdmission(body, await withReferencedSecrets(body, options));
     if (!answer.response.allowed) {
       options.logger.info(
         { uid: answer.response.uid, message: answer.response.status?.message },
@@ -79,6 +90,46 @@ async function handle(
     if (!(error instanceof AdmissionRequestError)) throw error;
     send(response, 400, { message: error.message });
   }
+}
+
+/**
+ * `options` whose view also holds the Secrets in its own namespace the reviewed Ingress names that
+ * the view does not hold (read now, a few at most): the first Ingress to name a Secret is judged
+ * with it, not told it is missing. Another namespace's Secret is not read for a review (what it
+ * holds is not the author's to learn from warnings). A read that fails leaves that Secret missing.
+ */
+async function withReferencedSecrets(
+  body: unknown,
+  options: AdmissionServerOptions,
+): Promise<AdmissionServerOptions> {
+  const { readSecret } = options;
+  const object = (body as { request?: { object?: unknown } } | null)?.request?.object;
+  const metadata = (object as { metadata?: { name?: unknown; namespace?: unknown } } | null | undefined)
+    ?.metadata;
+  if (
+    readSecret === undefined ||
+    typeof metadata?.name !== 'string' ||
+    typeof metadata.namespace !== 'string'
+  )
+    return options;
+  const view = options.view();
+  const own = `${metadata.namespace}/`;
+  const missing = extractIngressReferences(object as Ingress, options.secretAnnotations)
+    .secrets.filter((key) => key.startsWith(own) && view.secret(key) === undefined)
+    .slice(0, MAX_SECRET_READS);
+  if (missing.length === 0) return options;
+  const read = new Map<string, Secret>();
+  await Promise.all(
+    missing.map(async (key) => {
+      const secret = await readSecret(key).catch((error: unknown) => {
+        options.logger.debug({ err: error, secret: key }, 'admission: a Secret could not be read');
+        return undefined;
+      });
+      if (secret !== undefined) read.set(key, secret);
+    }),
+  );
+  if (read.size === 0) return options;
+  return { ...options, view: () => ({ ...view, secret: (key) => read.get(key) ?? view.secret(key) }) };
 }
 
 /** Starts the webhook; rejects when the certificate cannot be read or the port bound. */

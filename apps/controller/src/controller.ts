@@ -30,6 +30,7 @@ import {
 } from './controller-parts.js';
 import type { NginxDataPlane } from './data-plane.js';
 import type { EventRecorder } from './events.js';
+import { createForeignClassCheck } from './foreign-classes.js';
 import { explainIngress, type IngressExplanation } from './explain.js';
 import type { GatewayRouting } from './gateway-routing.js';
 import type { GatewayStatusWriter } from './gateway-status-writer.js';
@@ -37,7 +38,7 @@ import { startHttpServer, type HttpServer } from './http-server.js';
 import type { IngressRouting } from './ingress-routing.js';
 import { LeaderRole } from './leader.js';
 import type { Logger } from './logger.js';
-import type { ControllerMetrics } from './metrics.js';
+import { registerStoreSecretMetrics, type ControllerMetrics } from './metrics.js';
 import { createPendingChanges, recordChange, takePendingChanges } from './pending-changes.js';
 
 export type { ControllerDependencies } from './controller-parts.js';
@@ -213,6 +214,8 @@ export class Controller {
         hostLimitProblems: (contribution) => routing.hostLimitProblems(contribution),
         now: () => Date.now(),
         logger: this.#logger,
+        readSecret: (key) => store.readSecret(key),
+        secretAnnotations: secretAnnotationsOf(config.annotationPrefix),
       });
       checkNotStopped();
     }
@@ -270,8 +273,10 @@ export class Controller {
       kinds: storeKindsOf(config),
       secretAnnotations: secretAnnotationsOf(config.annotationPrefix),
       ...(config.defaultSslCertificate === undefined ? {} : { keepSecrets: [config.defaultSslCertificate] }),
+      isForeignClass: createForeignClassCheck(config),
     });
     this.#store = store;
+    registerStoreSecretMetrics(this.metrics.registry, () => store.secretStats());
     store.on('change', (event) => {
       const isRelevant = recordChange(this.#pending, event, {
         snapshot: store.snapshot(),

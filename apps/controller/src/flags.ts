@@ -5,7 +5,11 @@
  * wins over the environment, which wins over the default.
  */
 import { parseGoDuration } from '@ingresskit/ingress-routes';
-import { DEFAULT_REGEX_MATCHES_PER_REQUEST, DEFAULT_REQUEST_BUCKETS } from '@ingresskit/nginx-template';
+import {
+  DEFAULT_REGEX_MATCHES_PER_REQUEST,
+  DEFAULT_REQUEST_BUCKETS,
+  DEFAULT_SERIES_PER_NAMESPACE,
+} from '@ingresskit/nginx-template';
 import { FlagError } from './errors.js';
 
 /** `duration`: seconds, written as Go and ingress-nginx write durations (`30s`, `1m30s`, `500ms`) or as a plain number of seconds. */
@@ -124,6 +128,12 @@ const flagSpecs = {
     default: '',
     description:
       'Comma-separated request metrics neither counted nor served, with or without the nginx_ingress_controller_ prefix (requests, request_duration_seconds, ...); other names are logged and ignored.',
+  },
+  'max-series-per-namespace': {
+    type: 'number',
+    default: DEFAULT_SERIES_PER_NAMESPACE,
+    description:
+      "Most request metric series (label sets) one namespace may have; a request whose series would pass it is left out and counted in ingresskit_uncounted_requests_total, so no tenant can fill nginx's metric memory or push out another's series. 0: no limit.",
   },
   'monitor-max-batch-size': {
     type: 'number',
@@ -427,6 +437,7 @@ export const runFlagNames: readonly FlagName[] = [
   'length-buckets',
   'size-buckets',
   'exclude-socket-metrics',
+  'max-series-per-namespace',
   'monitor-max-batch-size',
   'configmap',
   'default-ssl-certificate',

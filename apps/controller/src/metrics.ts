@@ -151,3 +151,37 @@ export function configHashToGaugeValue(checksum: string): number {
   const value = Number.parseInt(checksum.slice(0, 13), 16);
   return Number.isFinite(value) ? value : 0;
 }
+
+/** What a store holds of the Secrets it has seen (the store's `secretStats`). */
+export interface HeldSecrets {
+  readonly held: number;
+  readonly heldDataChars: number;
+  readonly notHeld: number;
+}
+
+/**
+ * Registers the gauges of the Secrets the store holds, read from `read` at each scrape: held whole
+ * (referenced or kept) or by key and version only, and the data the held ones hold.
+ */
+export function registerStoreSecretMetrics(registry: Registry, read: () => HeldSecrets): void {
+  const registers = [registry];
+  new Gauge({
+    name: 'ingresskit_store_secrets',
+    help: 'Secrets the store has seen: held whole (held="true", something references them) or by name and version only.',
+    labelNames: ['held'],
+    registers,
+    collect() {
+      const stats = read();
+      this.set({ held: 'true' }, stats.held);
+      this.set({ held: 'false' }, stats.notHeld);
+    },
+  });
+  new Gauge({
+    name: 'ingresskit_store_secret_data_bytes',
+    help: 'Data of the Secrets the store holds whole, in bytes of their base64 values.',
+    registers,
+    collect() {
+      this.set(read().heldDataChars);
+    },
+  });
+}

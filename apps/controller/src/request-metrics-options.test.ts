@@ -46,7 +46,17 @@ describe('resolveRequestMetricsOptions', () => {
       perUndefinedHost: false,
       excluded: [],
       unknownExclusions: [],
+      seriesPerNamespace: 1000,
     });
+  });
+
+  it('reads --max-series-per-namespace, 0 for no limit, and refuses what is not a whole number', () => {
+    const read = (value: string) =>
+      resolveRequestMetricsOptions(parseRunFlags([`--max-series-per-namespace=${value}`], {}));
+    expect(read('200').seriesPerNamespace).toBe(200);
+    expect(read('0').seriesPerNamespace).toBe(0);
+    expect(() => read('-1')).toThrow(/--max-series-per-namespace must be/);
+    expect(() => read('2.5')).toThrow(FlagError);
   });
 
   it('reads the flags from the command line and the environment', () => {

@@ -1,7 +1,8 @@
 /**
  * ingress-nginx's request metric flags (--time-buckets, --length-buckets, --size-buckets,
  * --metrics-per-host, --metrics-per-undefined-host, --exclude-socket-metrics) read into what nginx
- * counts and what /metrics serves, with the same defaults and checks (pkg/flags/flags.go).
+ * counts and what /metrics serves, with the same defaults and checks (pkg/flags/flags.go), and our
+ * --max-series-per-namespace.
  */
 import {
   checkBucketBounds,
@@ -23,6 +24,8 @@ export interface RequestMetricsOptions {
   excluded: string[];
   /** Names `--exclude-socket-metrics` lists that are no request metric: ignored, as ingress-nginx does. */
   unknownExclusions: string[];
+  /** Series one namespace may have (`--max-series-per-namespace`); 0: no limit. */
+  seriesPerNamespace: number;
 }
 
 /** ingress-nginx's metric name prefix, which --exclude-socket-metrics may leave out. */
@@ -59,8 +62,14 @@ export function resolveRequestMetricsOptions(
     | 'metrics-per-host'
     | 'metrics-per-undefined-host'
     | 'exclude-socket-metrics'
+    | 'max-series-per-namespace'
   >,
 ): RequestMetricsOptions {
+  const seriesPerNamespace = flags['max-series-per-namespace'];
+  if (!Number.isSafeInteger(seriesPerNamespace) || seriesPerNamespace < 0)
+    throw new FlagError(
+      `--max-series-per-namespace must be a whole number, 0 or more, not ${String(seriesPerNamespace)}`,
+    );
   // ingress-nginx refuses the pair too: without the host label there is no host to count by.
   if (flags['metrics-per-undefined-host'] && !flags['metrics-per-host'])
     throw new FlagError('--metrics-per-undefined-host=true must be passed with --metrics-per-host=true');
@@ -84,6 +93,7 @@ export function resolveRequestMetricsOptions(
     perUndefinedHost: flags['metrics-per-undefined-host'],
     excluded: [...excluded],
     unknownExclusions,
+    seriesPerNamespace,
   };
 }
 
@@ -94,6 +104,7 @@ export function requestCountingOf(options: RequestMetricsOptions): RequestCounti
     buckets: options.buckets,
     perHost: options.perHost,
     perUndefinedHost: options.perUndefinedHost,
+    seriesPerNamespace: options.seriesPerNamespace,
     excluded: REQUEST_METRICS.flatMap((metric) =>
       metric.key !== undefined && excluded.has(metric.name) ? [metric.key] : [],
     ),

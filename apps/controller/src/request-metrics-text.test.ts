@@ -5,6 +5,7 @@ import {
   formatValue,
   REQUEST_METRIC_NAMES,
   renderRequestMetrics,
+  SERIES_METRIC_NAMES,
 } from './request-metrics-text.js';
 
 const bounds = (list: number[]) =>
@@ -70,7 +71,7 @@ describe('renderRequestMetrics', () => {
   it('writes HELP and TYPE of every metric when there are no series, and only the named ones when asked', () => {
     const empty = render({ bounds: bounds([]), series: [] });
     expect(empty.split('\n').filter((line) => line.startsWith('# TYPE '))).toHaveLength(
-      REQUEST_METRIC_NAMES.length,
+      REQUEST_METRIC_NAMES.length + SERIES_METRIC_NAMES.length,
     );
     expect(empty.split('\n').filter((line) => !line.startsWith('# '))).toEqual(['']);
     const only = render(
@@ -81,6 +82,31 @@ describe('renderRequestMetrics', () => {
       '# TYPE nginx_ingress_controller_request_size histogram',
     ]);
     expect(only).toContain('nginx_ingress_controller_request_size_count{path="/",method="GET"} 2\n');
+  });
+
+  it("writes each namespace's series and the requests counted in none, nginx's and those past the bound", () => {
+    const labelsOf = (each: RequestSeries) => ({ namespace: each.host, path: each.route });
+    const metrics: RequestMetrics = {
+      bounds: bounds([]),
+      series: ['/a', '/b', '/c'].map((path) => ({ ...series(path), host: 'mallory' })),
+      seriesPerNamespace: { mallory: 3, '': 1 },
+      uncounted: [
+        { namespace: 'mallory', reason: 'series-limit', requests: 40 },
+        { namespace: 'default', reason: 'full', requests: 2 },
+      ],
+    };
+    const text = [...renderRequestMetrics(metrics, labelsOf, undefined, 2)].join('');
+    expect(text).toContain('nginx_ingress_controller_requests{namespace="mallory",path="/a"} 3\n');
+    expect(text).toContain('nginx_ingress_controller_requests{namespace="mallory",path="/b"} 3\n');
+    expect(text).not.toContain('path="/c"');
+    expect(text).toContain('# TYPE ingresskit_request_series gauge\n');
+    expect(text).toContain('ingresskit_request_series{namespace="mallory"} 3\n');
+    expect(text).toContain('ingresskit_request_series{namespace=""} 1\n');
+    expect(text).toContain('# TYPE ingresskit_uncounted_requests_total counter\n');
+    expect(text).toContain(
+      'ingresskit_uncounted_requests_total{namespace="mallory",reason="series-limit"} 43\n',
+    );
+    expect(text).toContain('ingresskit_uncounted_requests_total{namespace="default",reason="full"} 2\n');
   });
 
   it('leaves out the series labelsOf does not label', () => {

@@ -9,8 +9,10 @@ import {
   type HistogramCounts,
   type RequestHistogramKey,
   type RequestMetrics,
-  type RequestSeries,
 } from '@ingresskit/nginx-template';
+import { boundRequestSeries, escapeText, formatLabels, type LabelsOf } from './request-series-bound.js';
+
+export { formatLabels, type LabelsOf } from './request-series-bound.js';
 
 /** ingress-nginx's metric name prefix. */
 const PREFIX = 'nginx_ingress_controller_';
@@ -47,27 +49,38 @@ export const REQUEST_METRICS: readonly RequestMetric[] = [
 /** The full names of the request metrics. */
 export const REQUEST_METRIC_NAMES: readonly string[] = REQUEST_METRICS.map((metric) => metric.name);
 
+/** The series nginx has per namespace, which `--max-series-per-namespace` bounds. */
+const SERIES_METRIC = {
+  name: 'ingresskit_request_series',
+  help: "Request metric series of each namespace in nginx (empty: requests no namespace's route answered).",
+};
+
+/** Requests left out of the request metrics because their series could not be created. */
+const UNCOUNTED_METRIC = {
+  name: 'ingresskit_uncounted_requests_total',
+  help: "Requests counted in no request metric series: their namespace had --max-series-per-namespace series (series-limit), or nginx's metric memory was full (full).",
+};
+
+/** The full names of what is served of the series themselves: how many, and what went uncounted. */
+export const SERIES_METRIC_NAMES: readonly string[] = [SERIES_METRIC.name, UNCOUNTED_METRIC.name];
+
 /** A chunk is yielded once it holds this many characters (a line is never split). */
 const CHUNK_CHARS = 64 * 1024;
 
-/** The labels of one series, in exposition order; undefined leaves the series out. */
-export type LabelsOf = (series: RequestSeries) => Record<string, string> | undefined;
-
 /**
  * Yields the text of the request metrics of `metrics` in chunks of about 64 KiB, labelling each
- * series with `labelsOf`; only the metrics in `names` when given. Every metric has its HELP and
- * TYPE lines, with no series too.
+ * series with `labelsOf` (series with equal labels added together, at most `seriesPerNamespace`
+ * label sets per namespace, 0: all), then the series per namespace and the requests counted in
+ * none; only the metrics in `names` when given. Every metric has its HELP and TYPE lines, with no
+ * series too.
  */
 export function* renderRequestMetrics(
   metrics: RequestMetrics,
   labelsOf: LabelsOf,
   names?: ReadonlySet<string>,
+  seriesPerNamespace = 0,
 ): Generator<string, void, undefined> {
-  const series: { labels: string; counts: RequestSeries }[] = [];
-  for (const counts of metrics.series) {
-    const labels = labelsOf(counts);
-    if (labels !== undefined) series.push({ labels: formatLabels(labels), counts });
-  }
+  const { series, limited } = boundRequestSeries(metrics.series, labelsOf, seriesPerNamespace);
   let chunk = '';
   for (const { name, help, type, key } of REQUEST_METRICS) {
     if (names !== undefined && !names.has(name)) continue;
@@ -83,7 +96,34 @@ export function* renderRequestMetrics(
       }
     }
   }
+  chunk += seriesLines(metrics, limited, names);
   if (chunk !== '') yield chunk;
+}
+
+/** The lines of the series per namespace and of the uncounted requests (only those `names` names). */
+function seriesLines(
+  metrics: RequestMetrics,
+  limited: Map<string, number>,
+  names?: ReadonlySet<string>,
+): string {
+  let lines = '';
+  if (names === undefined || names.has(SERIES_METRIC.name)) {
+    lines += `# HELP ${SERIES_METRIC.name} ${escapeText(SERIES_METRIC.help)}\n# TYPE ${SERIES_METRIC.name} gauge\n`;
+    for (const [namespace, count] of Object.entries(metrics.seriesPerNamespace ?? {}))
+      lines += sample(SERIES_METRIC.name, formatLabels({ namespace }), count);
+  }
+  if (names === undefined || names.has(UNCOUNTED_METRIC.name)) {
+    const uncounted = new Map<string, number>();
+    const add = (namespace: string, reason: string, requests: number) => {
+      const labels = formatLabels({ namespace, reason });
+      uncounted.set(labels, (uncounted.get(labels) ?? 0) + requests);
+    };
+    for (const { namespace, reason, requests } of metrics.uncounted ?? []) add(namespace, reason, requests);
+    for (const [namespace, requests] of limited) add(namespace, 'series-limit', requests);
+    lines += `# HELP ${UNCOUNTED_METRIC.name} ${escapeText(UNCOUNTED_METRIC.help)}\n# TYPE ${UNCOUNTED_METRIC.name} counter\n`;
+    for (const [labels, requests] of uncounted) lines += sample(UNCOUNTED_METRIC.name, labels, requests);
+  }
+  return lines;
 }
 
 /** A series' cumulative buckets (`bounds` are the `le="…"}` ends of their lines), `_sum` and `_count`. */
@@ -106,17 +146,6 @@ function histogramLines(
 
 function sample(name: string, labels: string, value: number): string {
   return `${name}${labels === '' ? '' : `{${labels}}`} ${formatValue(value)}\n`;
-}
-
-/** `name="value"` pairs joined by commas, values escaped as the text format (and prom-client) does. */
-export function formatLabels(labels: Record<string, string>): string {
-  return Object.entries(labels)
-    .map(([name, value]) => `${name}="${escapeText(value).replaceAll('"', '\\"')}"`)
-    .join(',');
-}
-
-function escapeText(text: string): string {
-  return text.replaceAll('\\', '\\\\').replaceAll('\n', '\\n');
 }
 
 /** A sample value or bucket bound as prom-client writes it: `+Inf`, `-Inf`, `Nan`, else JavaScript's. */

@@ -5,13 +5,20 @@
  * path, namespace, ingress, service, canary, host unless --metrics-per-host=false, and the
  * controller's namespace, class and pod). nginx counts (lua/ingresskit/request_metrics.lua); each
  * scrape reads the counts once and names the labels from the route table the controller serves;
- * the text is written as it renders (request-metrics-text.ts), not registered in prom-client.
+ * the text is written as it renders (request-metrics-text.ts), not registered in prom-client. Each
+ * namespace has at most --max-series-per-namespace series (request-series-bound.ts), and
+ * the requests nginx could not count are served as ingresskit_uncounted_requests_total.
  */
 import { createDefaultBackendRoute, parseBackendId } from '@ingresskit/ingress-routes';
 import { REQUEST_HISTOGRAMS, type RequestMetrics, type RequestSeries } from '@ingresskit/nginx-template';
 import type { Route, RouteTable } from '@ingresskit/route-model';
 import type { Clock } from '@ingresskit/task-queue';
-import { REQUEST_METRIC_NAMES, renderRequestMetrics, type LabelsOf } from './request-metrics-text.js';
+import {
+  REQUEST_METRIC_NAMES,
+  renderRequestMetrics,
+  SERIES_METRIC_NAMES,
+  type LabelsOf,
+} from './request-metrics-text.js';
 import { shareReadPerScrape } from './scraped-metric.js';
 import type { StreamedMetrics } from './streamed-metrics.js';
 
@@ -148,6 +155,8 @@ const NO_REQUESTS: RequestMetrics = {
 export interface RequestMetricsServing extends LabelOptions {
   /** Full names of the metrics not served (`--exclude-socket-metrics`). */
   excluded?: readonly string[];
+  /** Label sets served per namespace at most (`--max-series-per-namespace`); 0 or unset: all. */
+  seriesPerNamespace?: number;
 }
 
 /**
@@ -163,14 +172,14 @@ export function createRequestMetrics(
 ): StreamedMetrics {
   const read = shareReadPerScrape(() => source.read(), clock);
   const excluded = new Set(serving.excluded);
-  const names = REQUEST_METRIC_NAMES.filter((name) => !excluded.has(name));
+  const names = [...REQUEST_METRIC_NAMES.filter((name) => !excluded.has(name)), ...SERIES_METRIC_NAMES];
   const served = new Set(names);
   return {
     names,
     async read(wanted) {
       const metrics = (await read()) ?? NO_REQUESTS;
       const labelsOf = labelSeriesOf(source.table(), controller, serving, metrics.series);
-      return renderRequestMetrics(metrics, labelsOf, wanted ?? served);
+      return renderRequestMetrics(metrics, labelsOf, wanted ?? served, serving.seriesPerNamespace ?? 0);
     },
   };
 }

@@ -382,6 +382,21 @@ describe('the validating admission webhook', () => {
     ]);
   });
 
+  it('reads a TLS Secret no Ingress referenced before, which the store does not hold, to judge the first', async () => {
+    await server.apply(tlsSecretManifest('early-tls', 'early.test'));
+    await eventually(() => expect(controller.store?.secretStats().notHeld).toBeGreaterThan(0));
+    expect(controller.store?.snapshot().secrets.has('default/early-tls')).toBe(false);
+    const ingress = ingressManifest('tls-early', {
+      host: 'early.test',
+      service: 'alpha',
+      className: 'nginx',
+    });
+    (ingress.spec as Record<string, unknown>).tls = [{ hosts: ['early.test'], secretName: 'early-tls' }];
+    const answer = await callWebhook(review(ingress));
+    expect(answer.body.response?.allowed).toBe(true);
+    expect(answer.body.response?.warnings).toBeUndefined();
+  });
+
   it('allows a global-rate-limit before the ConfigMap names its memcached, with a warning', async () => {
     const ingress = ingressManifest('global-limit', {
       host: 'global.test',

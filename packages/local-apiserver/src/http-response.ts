@@ -2,7 +2,7 @@
 import type { ServerResponse } from 'node:http';
 import { serializeEntry, type Entry } from './entries.js';
 import type { KubeStatus } from './errors.js';
-import type { ListResult } from './list-page.js';
+import { listMetadataOf, type ListResult } from './list-page.js';
 import { formatApiVersion } from './objects.js';
 import type { ResourceDefinition } from './resource-definition.js';
 
@@ -11,9 +11,7 @@ const jsonHeaders = { 'Content-Type': 'application/json', 'Cache-Control': 'no-c
 /** The JSON of a list page of `definition`'s endpoint; items are the entries' stored JSON, not re-serialized. */
 export function serializeList(definition: ResourceDefinition, result: ListResult): string {
   const apiVersion = formatApiVersion(definition.group, definition.version);
-  const metadata: Record<string, string | number> = { resourceVersion: String(result.resourceVersion) };
-  if (result.continueToken !== undefined) metadata.continue = result.continueToken;
-  if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
+  const metadata = listMetadataOf(result);
   const items = result.entries.map((entry) => serializeEntry(entry, definition)).join(',');
   return `{"kind":${JSON.stringify(definition.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[${items}]}`;
 }

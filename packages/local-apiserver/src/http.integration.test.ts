@@ -199,6 +199,49 @@ describe('startLocalApiServer over plain HTTP', () => {
     expect(left.body.items.map((item: Json) => item.metadata.name)).toEqual(['g3']);
   });
 
+  it('answers PartialObjectMetadata lists and gets, paged, and reads one object by its name', async () => {
+    for (const name of ['m1', 'm2', 'm3']) {
+      await send('POST', '/api/v1/namespaces/default/secrets', {
+        metadata: { name, labels: { set: 'metadata' } },
+        data: { value: 'c2VjcmV0' },
+      });
+    }
+    const accept = {
+      Accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
+    };
+    const first = await getJson('/api/v1/namespaces/default/secrets?labelSelector=set%3Dmetadata&limit=2', {
+      headers: accept,
+    });
+    expect(first.body).toMatchObject({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1' });
+    expect(first.body.items).toEqual([
+      expect.objectContaining({
+        kind: 'PartialObjectMetadata',
+        metadata: expect.objectContaining({ name: 'm1' }),
+      }),
+      expect.objectContaining({ metadata: expect.objectContaining({ name: 'm2' }) }),
+    ]);
+    expect(first.body.items.some((item: Json) => 'data' in item)).toBe(false);
+    const rest = await getJson(
+      `/api/v1/namespaces/default/secrets?labelSelector=set%3Dmetadata&limit=2&continue=${encodeURIComponent(first.body.metadata.continue)}`,
+      { headers: accept },
+    );
+    expect(rest.body.items.map((item: Json) => item.metadata.name)).toEqual(['m3']);
+    const one = await getJson('/api/v1/namespaces/default/secrets/m2', {
+      headers: { Accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' },
+    });
+    expect(one.body).toEqual({
+      kind: 'PartialObjectMetadata',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: expect.any(Object),
+    });
+    const byName = await getJson('/api/v1/namespaces/default/secrets?fieldSelector=metadata.name%3Dm2');
+    expect(byName.body.items.map((item: Json) => [item.metadata.name, item.data.value])).toEqual([
+      ['m2', 'c2VjcmV0'],
+    ]);
+    const missing = await getJson('/api/v1/namespaces/default/secrets?fieldSelector=metadata.name%3Dm9');
+    expect(missing.body.items).toEqual([]);
+  });
+
   it('flushes watch headers before any event and streams one JSON event per line', async () => {
     const list = await getJson('/api/v1/namespaces/default/secrets');
     const controller = new AbortController();

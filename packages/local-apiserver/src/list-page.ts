@@ -16,6 +16,16 @@ export interface ListResult {
   remainingItemCount?: number;
 }
 
+/** The `metadata` of a list answer: its resourceVersion and, when paged, `continue` and `remainingItemCount`. */
+export function listMetadataOf(
+  list: Pick<ListResult, 'resourceVersion' | 'continueToken' | 'remainingItemCount'>,
+): Record<string, string | number> {
+  const metadata: Record<string, string | number> = { resourceVersion: String(list.resourceVersion) };
+  if (list.continueToken !== undefined) metadata.continue = list.continueToken;
+  if (list.remainingItemCount !== undefined) metadata.remainingItemCount = list.remainingItemCount;
+  return metadata;
+}
+
 /** Lists with kube-apiserver's resourceVersion, resourceVersionMatch, limit and continue semantics. */
 export function readListPage(
   bucket: Bucket,
@@ -26,7 +36,7 @@ export function readListPage(
   const { atRv, startKey, limit } = planListRead(query, currentRv, (rv) => bucket.history.covers(rv));
   const view = viewAt(bucket, atRv);
   const keys = view.keys;
-  const [first, end] = namespaceRange(keys, bucket.namespaced ? filter.namespace : undefined);
+  const [first, end] = rangeOf(keys, bucket.namespaced ? filter.namespace : undefined, filter);
   let index = first;
   if (startKey !== undefined) index = Math.max(index, lowerBound(keys, startKey));
   const hasSelectors = filter.labels.length > 0 || filter.fields.length > 0;
@@ -46,6 +56,24 @@ export function readListPage(
     if (!hasSelectors) result.remainingItemCount = end - index;
   }
   return result;
+}
+
+/**
+ * The `[start, end)` range of sorted keys a list scans: one namespace's, or all; only the one key
+ * when the field selector names the object (`metadata.name=x` in a namespace), as kube-apiserver
+ * reads a single key for such a list.
+ */
+function rangeOf(
+  keys: readonly string[],
+  namespace: string | undefined,
+  filter: ObjectFilter,
+): [number, number] {
+  const name = filter.fields.find(
+    (requirement) => requirement.field === 'metadata.name' && requirement.operator === 'equals',
+  )?.value;
+  if (name === undefined || namespace === undefined) return namespaceRange(keys, namespace);
+  const index = lowerBound(keys, `${namespace}/${name}`);
+  return keys[index] === `${namespace}/${name}` ? [index, index + 1] : [index, index];
 }
 
 function viewAt(bucket: Bucket, rv: number): { keys: string[]; lookup: (key: string) => Entry | undefined } {

@@ -16,6 +16,7 @@ import { parsePatchContentType, patchContentTypes } from './patch.js';
 import type { Registry } from './registry.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import type { ResourceRoute } from './router.js';
+import { buildPartialMetadata, buildPartialMetadataList, wantsPartialMetadata } from './partial-metadata.js';
 import { buildTable, wantsTable } from './table.js';
 import { streamWatch } from './watch.js';
 
@@ -59,6 +60,9 @@ export async function handleResource(
         if (wantsTable(request.headers.accept)) {
           return sendJson(response, 200, buildTable(definition, [entry], undefined, context.now(), query));
         }
+        if (wantsPartialMetadata(request.headers.accept)) {
+          return sendJson(response, 200, buildPartialMetadata(entry));
+        }
         return sendEntry(response, 200, entry, definition);
       }
       if (isWatch) return startWatch(context, definition, namespace, query, response);
@@ -72,6 +76,9 @@ export async function handleResource(
       });
       if (wantsTable(request.headers.accept)) {
         return sendJson(response, 200, buildTable(definition, result.entries, result, context.now(), query));
+      }
+      if (wantsPartialMetadata(request.headers.accept)) {
+        return sendJson(response, 200, buildPartialMetadataList(result.entries, result));
       }
       return sendRaw(response, 200, serializeList(definition, result));
     }

@@ -1,6 +1,7 @@
 /** The Tables `kubectl get` asks for, with Name and Age columns. */
 import type { JsonObject } from './objects.js';
 import { serializeEntry, type Entry } from './entries.js';
+import { listMetadataOf } from './list-page.js';
 import type { ResourceDefinition } from './resource-definition.js';
 
 /** True when the Accept header asks for a `meta.k8s.io` Table (as kubectl get does). */
@@ -49,12 +50,7 @@ export function buildTable(
     }
     return row;
   });
-  const metadata: JsonObject = {};
-  if (list) {
-    metadata.resourceVersion = String(list.resourceVersion);
-    if (list.continueToken !== undefined) metadata.continue = list.continueToken;
-    if (list.remainingItemCount !== undefined) metadata.remainingItemCount = list.remainingItemCount;
-  }
+  const metadata: JsonObject = list ? listMetadataOf(list) : {};
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',

@@ -102,11 +102,14 @@ export {
   type RequestHistogramKey,
   type RequestMetrics,
   type RequestSeries,
+  type UncountedReason,
+  type UncountedRequests,
 } from './request-metrics.js';
 export {
   BUCKET_KIND_OF,
   checkBucketBounds,
   DEFAULT_REQUEST_BUCKETS,
+  DEFAULT_SERIES_PER_NAMESPACE,
   type RequestBuckets,
   type RequestCountingOptions,
 } from './request-counting.js';

@@ -597,9 +597,9 @@ http {
     # Answers of external auth services kept by auth-cache-key; the oldest go first when full.
     lua_shared_dict ingresskit_auth_cache 10m;
 {{#if requestMetrics}}
-    # Request counts (ingress-nginx's request metrics); when full, the least recently used series
-    # are forgotten.
-    lua_shared_dict ingresskit_metrics 16m;
+    # Request counts (ingress-nginx's request metrics), at most a number of series per namespace;
+    # when full, new series are not counted and none is ever forgotten.
+    lua_shared_dict ingresskit_metrics {{#if requestCounting}}{{requestCounting.dictSize}}{{else}}16m{{/if}};
     log_by_lua_block {
         ingresskit_count_request()
     }
@@ -632,6 +632,7 @@ http {
             },
             per_host = {{#if requestCounting.perHost}}true{{else}}false{{/if}},
             per_undefined_host = {{#if requestCounting.perUndefinedHost}}true{{else}}false{{/if}},
+            series_per_namespace = {{requestCounting.seriesPerNamespace}},
             excluded = {
 {{#each requestCounting.excluded}}
                 {{this}} = true,

@@ -3,6 +3,7 @@ import { InvalidRenderOptionsError, UnsafeValueError } from './errors.js';
 import {
   checkBucketBounds,
   DEFAULT_REQUEST_BUCKETS,
+  DEFAULT_SERIES_PER_NAMESPACE,
   resolveRequestCounting,
   viewRequestCounting,
 } from './request-counting.js';
@@ -31,6 +32,7 @@ describe('resolveRequestCounting', () => {
         perHost: true,
         perUndefinedHost: false,
         excluded: [],
+        seriesPerNamespace: DEFAULT_SERIES_PER_NAMESPACE,
       }),
     ).toBeUndefined();
   });
@@ -41,7 +43,12 @@ describe('resolveRequestCounting', () => {
       perHost: true,
       perUndefinedHost: false,
       excluded: ['b', 'u'],
+      seriesPerNamespace: DEFAULT_SERIES_PER_NAMESPACE,
+      dictBytes: 16 * 1024 ** 2,
     });
+    expect(resolveRequestCounting({ seriesPerNamespace: 0 })?.seriesPerNamespace).toBe(0);
+    expect(resolveRequestCounting({ dictSize: '512k' })?.dictBytes).toBe(512 * 1024);
+    expect(resolveRequestCounting({ dictSize: '16m' })).toBeUndefined();
   });
 
   it('throws naming the option for bad bounds or an unknown histogram', () => {
@@ -49,6 +56,12 @@ describe('resolveRequestCounting', () => {
       /option requestCounting\.buckets\.size must be strictly increasing/,
     );
     expect(() => resolveRequestCounting({ excluded: ['x' as 'd'] })).toThrow(InvalidRenderOptionsError);
+    expect(() => resolveRequestCounting({ seriesPerNamespace: 1.5 })).toThrow(
+      /option requestCounting\.seriesPerNamespace must be a whole number/,
+    );
+    expect(() => resolveRequestCounting({ seriesPerNamespace: -1 })).toThrow(InvalidRenderOptionsError);
+    for (const dictSize of ['100k', '16', '1g', '16m; os.exit()'])
+      expect(() => resolveRequestCounting({ dictSize })).toThrow(/option requestCounting\.dictSize must be/);
   });
 });
 
@@ -62,6 +75,8 @@ describe('viewRequestCounting', () => {
       perHost: false,
       perUndefinedHost: false,
       excluded: [],
+      seriesPerNamespace: DEFAULT_SERIES_PER_NAMESPACE,
+      dictSize: 16 * 1024 ** 2,
     });
   });
 
@@ -72,5 +87,7 @@ describe('viewRequestCounting', () => {
       buckets: { ...counting.buckets, time: ['1 } os.exit() --' as unknown as number] },
     };
     expect(() => viewRequestCounting(tampered)).toThrow(UnsafeValueError);
+    const limit = { ...counting, seriesPerNamespace: '1, os.exit()' as unknown as number };
+    expect(() => viewRequestCounting(limit)).toThrow(UnsafeValueError);
   });
 });

@@ -49,7 +49,28 @@ export interface RequestCountingOptions {
   perUndefinedHost?: boolean;
   /** Histograms neither counted nor served (`--exclude-socket-metrics`). */
   excluded?: readonly RequestHistogramKey[];
+  /**
+   * Series one namespace may have (`--max-series-per-namespace`): a request whose series
+   * would pass it is counted as uncounted instead; 0: no limit. Default
+   * {@link DEFAULT_SERIES_PER_NAMESPACE}.
+   */
+  seriesPerNamespace?: number;
+  /**
+   * Size of nginx's `ingresskit_metrics` dict, which holds the series (`512k`, `16m`; at least
+   * 256k): when full, new series are not counted and none is forgotten. Default `16m`.
+   */
+  dictSize?: string;
 }
+
+/**
+ * Series one namespace may have by default. A series of steady requests takes about 4 KiB of the
+ * 16 MiB `ingresskit_metrics` dict (one number per non-empty bucket), so some four namespaces at
+ * this limit fill it: one tenant cannot.
+ */
+export const DEFAULT_SERIES_PER_NAMESPACE = 1000;
+
+/** The default size of the `ingresskit_metrics` dict, in bytes. */
+const DEFAULT_DICT_BYTES = 16 * 1024 ** 2;
 
 /** The checked counting, in Settings only when it differs from the defaults (the hash stays). */
 export interface RequestCounting {
@@ -58,6 +79,8 @@ export interface RequestCounting {
   perUndefinedHost: boolean;
   /** Sorted. */
   excluded: RequestHistogramKey[];
+  seriesPerNamespace: number;
+  dictBytes: number;
 }
 
 /** A bucket list's problem, or undefined when it is finite numbers, strictly increasing, at least one. */
@@ -96,11 +119,19 @@ export function resolveRequestCounting(
         `has no histogram ${JSON.stringify(key)}`,
       );
   }
+  const seriesPerNamespace = options.seriesPerNamespace ?? DEFAULT_SERIES_PER_NAMESPACE;
+  if (!Number.isSafeInteger(seriesPerNamespace) || seriesPerNamespace < 0)
+    throw new InvalidRenderOptionsError(
+      'requestCounting.seriesPerNamespace',
+      `must be a whole number, 0 or more (got ${String(seriesPerNamespace)})`,
+    );
   const counting: RequestCounting = {
     buckets,
     perHost: options.perHost !== false,
     perUndefinedHost: options.perUndefinedHost === true,
     excluded,
+    seriesPerNamespace,
+    dictBytes: readDictSize(options.dictSize),
   };
   return isDefault(counting) ? undefined : counting;
 }
@@ -115,8 +146,23 @@ function isDefault(counting: RequestCounting): boolean {
     sameBounds('size') &&
     counting.perHost &&
     !counting.perUndefinedHost &&
-    counting.excluded.length === 0
+    counting.excluded.length === 0 &&
+    counting.seriesPerNamespace === DEFAULT_SERIES_PER_NAMESPACE &&
+    counting.dictBytes === DEFAULT_DICT_BYTES
   );
+}
+
+/** The bytes of a dict size (`512k`, `16m`); throws InvalidRenderOptionsError naming the option. */
+function readDictSize(size: string | undefined): number {
+  if (size === undefined) return DEFAULT_DICT_BYTES;
+  const match = /^([1-9]\d{0,6})([km])$/i.exec(size);
+  const bytes = match === null ? NaN : Number(match[1]) * 1024 ** (match[2]!.toLowerCase() === 'k' ? 1 : 2);
+  if (!(bytes >= 256 * 1024) || bytes > 64 * 1024 ** 3)
+    throw new InvalidRenderOptionsError(
+      'requestCounting.dictSize',
+      `must be a size such as 512k or 16m, at least 256k (got ${JSON.stringify(size)})`,
+    );
+  return bytes;
 }
 
 /** What nginx.conf's call of request_metrics.configure is rendered from: Lua literals. */
@@ -127,6 +173,9 @@ export interface RequestCountingView {
   perHost: boolean;
   perUndefinedHost: boolean;
   excluded: RequestHistogramKey[];
+  seriesPerNamespace: number;
+  /** The size of the dict, in bytes. */
+  dictSize: number;
 }
 
 /**
@@ -147,7 +196,16 @@ export function viewRequestCounting(counting: RequestCounting): RequestCountingV
     if (!Object.hasOwn(REQUEST_HISTOGRAMS, key))
       throw new UnsafeValueError(`excluded histogram ${JSON.stringify(key)} is not one`);
   }
+  for (const [what, value] of [
+    ['series per namespace', counting.seriesPerNamespace],
+    ['dict size', counting.dictBytes],
+  ] as const) {
+    if (!Number.isSafeInteger(value) || value < 0)
+      throw new UnsafeValueError(`${what} ${JSON.stringify(value)} is not a whole number`);
+  }
   return {
+    seriesPerNamespace: counting.seriesPerNamespace,
+    dictSize: counting.dictBytes,
     time: list(counting.buckets.time),
     length: list(counting.buckets.length),
     size: list(counting.buckets.size),

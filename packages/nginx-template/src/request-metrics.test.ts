@@ -56,6 +56,27 @@ describe('parseRequestMetrics', () => {
     ]);
   });
 
+  it('reads the series of each namespace and the requests counted in none, by reason', () => {
+    const metrics = parseRequestMetrics(
+      [
+        'd=0.1 q=10 u=0.1 r=10 c=0.1 h=0.1 b=10',
+        '#\tmallory\t1000',
+        '#\t\t2',
+        '!\tl\tmallory\t5400',
+        '!\tf\tdefault\t3',
+        '!\tx\tdefault\t3',
+        'n\tIngress/shop/cart/r0/p0\t200\tGET\t\tshop.test\t3',
+      ].join('\n'),
+    );
+    expect(metrics.seriesPerNamespace).toEqual({ mallory: 1000, '': 2 });
+    expect(metrics.uncounted).toEqual([
+      { namespace: 'mallory', reason: 'series-limit', requests: 5400 },
+      { namespace: 'default', reason: 'full', requests: 3 },
+    ]);
+    expect(metrics.series).toHaveLength(1);
+    expect(parseRequestMetrics('d=0.1').uncounted).toBeUndefined();
+  });
+
   it('reads requests that matched no route, and leaves the bounds of a histogram not counted empty', () => {
     const metrics = parseRequestMetrics(
       ['d=0.5 q=10', 'n\t\t404\tGET\t\t\t2', 'd2\t\t404\tGET\t\t\t2'].join('\n'),

@@ -2,7 +2,7 @@
  * The request counts an ingresskit nginx keeps (lua/ingresskit/request_metrics.lua), as GET
  * /metrics/requests on its control socket answers them: per route, status, method, backend and
  * host, a request count and seven histograms with the buckets nginx was configured with
- * (request-counting.ts).
+ * (request-counting.ts); per namespace, the series it has and the requests counted in none.
  */
 
 /** Where the control socket answers the request counts. */
@@ -43,12 +43,32 @@ export interface RequestSeries {
   histograms: Partial<Record<RequestHistogramKey, HistogramCounts>>;
 }
 
+/**
+ * Why requests were not counted: their namespace had as many series as it may
+ * (`series-limit`), or nginx's counting dict was full (`full`). Their series were not created.
+ */
+export type UncountedReason = 'series-limit' | 'full';
+
+/** The requests of one namespace left out of the series for one reason, since nginx started. */
+export interface UncountedRequests {
+  /** The namespace of the requests' route; empty for requests no namespace's route answered. */
+  namespace: string;
+  reason: UncountedReason;
+  requests: number;
+}
+
 /** The whole answer. */
 export interface RequestMetrics {
   /** The upper bounds of each histogram's buckets, as nginx counts them; empty for one not counted. */
   bounds: Record<RequestHistogramKey, number[]>;
   series: RequestSeries[];
+  /** The series each namespace has (empty: requests no namespace's route answered); absent when none. */
+  seriesPerNamespace?: Record<string, number>;
+  /** Requests counted in no series; absent when none. */
+  uncounted?: UncountedRequests[];
 }
+
+const UNCOUNTED_REASONS: Readonly<Record<string, UncountedReason>> = { l: 'series-limit', f: 'full' };
 
 /**
  * A route id from $ingresskit_route, or a host a client sent, where nginx's Lua percent-encodes
@@ -78,8 +98,22 @@ export function parseRequestMetrics(text: string): RequestMetrics {
     if (isHistogramKey(key)) bounds[key] = list.split(',').map(Number);
   }
   const bySeries = new Map<string, RequestSeries>();
+  const seriesPerNamespace: Record<string, number> = {};
+  const uncounted: UncountedRequests[] = [];
   for (const line of lines) {
     const fields = line.split('\t');
+    if (fields[0] === '#' && fields.length === 3) {
+      const value = Number(fields[2]);
+      if (Number.isFinite(value)) seriesPerNamespace[fields[1]!] = value;
+      continue;
+    }
+    if (fields[0] === '!' && fields.length === 4) {
+      const reason = UNCOUNTED_REASONS[fields[1]!];
+      const requests = Number(fields[3]);
+      if (reason !== undefined && Number.isFinite(requests))
+        uncounted.push({ namespace: fields[2]!, reason, requests });
+      continue;
+    }
     if (fields.length !== 7) continue;
     const [field, route, status, method, backend, host, rawValue] = fields as [
       string,
@@ -124,5 +158,10 @@ export function parseRequestMetrics(text: string): RequestMetrics {
         histogram.buckets[index] = value;
     }
   }
-  return { bounds, series: [...bySeries.values()] };
+  return {
+    bounds,
+    series: [...bySeries.values()],
+    ...(Object.keys(seriesPerNamespace).length === 0 ? {} : { seriesPerNamespace }),
+    ...(uncounted.length === 0 ? {} : { uncounted }),
+  };
 }

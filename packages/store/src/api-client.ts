@@ -18,6 +18,11 @@ export interface ListRequest {
   readonly continueToken?: string;
   readonly resourceVersion?: string;
   readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
+  /**
+   * Ask for the items' metadata only (a `meta.k8s.io/v1` PartialObjectMetadataList); a server that
+   * cannot answer so sends whole objects.
+   */
+  readonly metadataOnly?: boolean;
   readonly signal?: AbortSignal;
 }
 
@@ -105,7 +110,7 @@ export function createApiClient(kubeConfig: KubeConfig, options: ApiClientOption
         if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
       }
       const context = new RequestContext(url.toString(), HttpMethod.GET);
-      context.setHeaderParam('Accept', 'application/json');
+      context.setHeaderParam('Accept', request.metadataOnly === true ? METADATA_ONLY : 'application/json');
       await listDispatcher.authenticate(context);
       const timeout = AbortSignal.timeout(listTimeoutMs);
       context.setSignal(request.signal ? AbortSignal.any([request.signal, timeout]) : timeout);
@@ -152,6 +157,9 @@ export function createApiClient(kubeConfig: KubeConfig, options: ApiClientOption
     close: () => listDispatcher.close(),
   };
 }
+
+/** The Accept header of a metadata-only list, whole objects as the fallback (as client-go asks). */
+const METADATA_ONLY = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 
 function statusError(statusCode: number, body: string): ApiStatusError {
   let reason: string | undefined;

@@ -46,6 +46,7 @@ export type {
 export type { ReflectorPhase } from './reflector.js';
 export {
   defaultSecretAnnotations,
+  extractGatewaySecrets,
   extractIngressReferences,
   gatewayClassOfGateway,
   ingressClassAnnotation,
@@ -67,6 +68,6 @@ export {
   type ResourceType,
 } from './resources.js';
 export type { ObjectMap, StoreSnapshot } from './snapshot.js';
-export type { ChangeEvent, ChangeType } from './state.js';
+export type { ChangeEvent, ChangeType, OwnerClass, SecretStats } from './state.js';
 export { createStore, type Store, type StoreEvents, type StoreListener } from './store.js';
 export { defaultBackoff, type StoreOptions } from './store-options.js';

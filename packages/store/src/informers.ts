@@ -7,6 +7,7 @@ import { type InformerError, StoreStoppedError, statusCodeOf } from './errors.js
 import { shapeParsedObject } from './normalize.js';
 import type { CustomResourceDefinition } from './objects.js';
 import { Reflector, type ReflectorSink } from './reflector.js';
+import { shapeSecret, shapeSecretWithoutData } from './secret-data.js';
 import {
   coreKinds,
   isOptionalKind,
@@ -22,8 +23,11 @@ import type { StoreSettings } from './store-options.js';
 export interface InformersOptions {
   readonly client: ResourceClient;
   readonly settings: StoreSettings;
-  /** Told which kinds are mirrored; read for the served CRDs; cleared of a kind whose CRD went away. */
-  readonly state: Pick<StoreState, 'setAvailable' | 'clear' | 'snapshot'>;
+  /**
+   * Told which kinds are mirrored; read for the served CRDs; cleared of a kind whose CRD went away;
+   * asked which Secrets are wanted whole.
+   */
+  readonly state: Pick<StoreState, 'setAvailable' | 'clear' | 'snapshot' | 'isSecretWanted'>;
   /** Once aborted, no reflector is started and a pending `start()` rejects. */
   readonly signal: AbortSignal;
   /** Where the reflector of `kind` in `namespace` (undefined: all) applies what it learns. */
@@ -38,6 +42,11 @@ export interface InformersOptions {
   readonly onAvailability: (kind: OptionalKind, available: boolean) => void;
   /** Called once, when every informer has listed, right before `start()` resolves. */
   readonly onSynced: () => void;
+  /**
+   * Resolves once the Secrets the lists made wanted have been read (or are no longer wanted):
+   * `start()` waits for it, so the first snapshot has the certificates its Ingresses name.
+   */
+  readonly secretsRead?: () => Promise<void>;
 }
 
 /** The set of running reflectors, by kind. */
@@ -145,6 +154,7 @@ export class Informers {
     // The CRD list has been applied, so the optional kinds whose CRD exists have started; wait for them too.
     const optional = optionalKinds.flatMap((kind) => this.reflectors.get(kind) ?? []);
     await this.untilStopped(Promise.all(optional.map((reflector) => reflector.synced)));
+    if (this.options.secretsRead) await this.untilStopped(this.options.secretsRead());
     this.synced = true;
     this.options.onSynced();
   }
@@ -156,11 +166,22 @@ export class Informers {
   }
 
   private startKind(kind: ResourceKind, onFailure?: (error: InformerError) => void): Reflector[] {
-    const { client, settings } = this.options;
+    const { client, settings, state } = this.options;
     const type = resourceTypes[kind];
     const scopes = type.namespaced ? settings.namespaces : [undefined];
-    const ingressSynced = () =>
-      Promise.all((this.reflectors.get('Ingress') ?? []).map((reflector) => reflector.synced));
+    const shapeWhole = (raw: unknown) => shapeParsedObject(raw, type, settings.shapeOptions);
+    const shape =
+      kind === 'Secret'
+        ? (raw: unknown) => shapeSecret(raw, (key) => state.isSecretWanted(key), shapeWhole)
+        : shapeWhole;
+    // Ingresses and their classes say which Secrets are referenced: a Secret list is applied after
+    // theirs, so the Secrets read whole at start are only those wanted.
+    const referrersSynced = () =>
+      Promise.all(
+        [...(this.reflectors.get('Ingress') ?? []), ...(this.reflectors.get('IngressClass') ?? [])].map(
+          (reflector) => reflector.synced,
+        ),
+      );
     const reflectors = scopes.map((namespace) => {
       const reflector: Reflector = new Reflector({
         type,
@@ -174,12 +195,15 @@ export class Informers {
         pageSize: settings.pageSize,
         watchTimeoutSeconds: settings.watchTimeoutSeconds,
         healthyWatchMs: 10_000,
-        shape: (raw) => shapeParsedObject(raw, type, settings.shapeOptions),
+        shape,
+        // A Secret's data is read only when wanted: lists name them, the state reads those it wants.
+        ...(kind === 'Secret' && settings.metadataOnlySecretLists
+          ? { metadataOnlyLists: true, shapeListItem: shapeSecretWithoutData }
+          : {}),
         sink: this.options.createSink(kind, namespace),
-        // Secrets are filtered by the references Ingresses make, so apply their first list after the Ingresses'.
         beforeApply:
           kind === 'Secret' && settings.kinds.has('Ingress')
-            ? () => Promise.race([ingressSynced().then(() => undefined), this.stoppedSignal])
+            ? () => Promise.race([referrersSynced().then(() => undefined), this.stoppedSignal])
             : undefined,
         onError: (error) => {
           onFailure?.(error);

@@ -42,7 +42,7 @@ export type IngressClass = Stored<V1IngressClass>;
 export type Service = Stored<V1Service>;
 /** discovery.k8s.io/v1 EndpointSlice as stored. */
 export type EndpointSlice = Stored<V1EndpointSlice>;
-/** v1 Secret as stored (only TLS-typed or referenced Secrets are kept). */
+/** v1 Secret as stored (only Secrets something references, or kept on request, are held). */
 export type Secret = Stored<V1Secret>;
 /** v1 ConfigMap as stored. */
 export type ConfigMap = Stored<V1ConfigMap>;

@@ -73,6 +73,36 @@ export function serviceKeyOfEndpointSlice(slice: EndpointSlice): string | undefi
   return isName(service) ? namespacedKey(slice.metadata.namespace, service) : undefined;
 }
 
+/**
+ * The Secrets (`namespace/name`) a Gateway's listeners name in `tls.certificateRefs` (core Secrets;
+ * a ref without a namespace is in the Gateway's), sorted and unique. Whether a ReferenceGrant allows
+ * one in another namespace is the translator's to say: kept either way, so a grant that comes
+ * later is served at once.
+ */
+export function extractGatewaySecrets(gateway: Gateway): readonly string[] {
+  const secrets = new Set<string>();
+  const listeners: unknown = gateway.spec?.listeners;
+  for (const listener of Array.isArray(listeners) ? listeners : []) {
+    const refs: unknown = (listener as { tls?: { certificateRefs?: unknown } } | null)?.tls?.certificateRefs;
+    for (const ref of Array.isArray(refs) ? refs : []) {
+      const { group, kind, name, namespace } = (ref ?? {}) as Record<string, unknown>;
+      if ((group ?? '') !== '' || (kind ?? 'Secret') !== 'Secret' || !isName(name)) continue;
+      const refNamespace = namespace ?? gateway.metadata.namespace;
+      if (isName(refNamespace)) secrets.add(`${refNamespace}/${name}`);
+    }
+  }
+  return sorted(secrets);
+}
+
+/**
+ * The IngressClass an Ingress names in `spec.ingressClassName`: the one that decides who owns it
+ * when it exists (the field wins over the legacy annotation, as in ingress-nginx).
+ */
+export function ingressClassOfIngress(ingress: Ingress): string | undefined {
+  const name = ingress.spec?.ingressClassName;
+  return isName(name) ? name : undefined;
+}
+
 /** The GatewayClass name a Gateway asks for. */
 export function gatewayClassOfGateway(gateway: Gateway): string | undefined {
   const name = gateway.spec?.gatewayClassName;

@@ -34,6 +34,13 @@ export interface ReflectorOptions {
   readonly healthyWatchMs: number;
   readonly shape: (raw: unknown) => KubeObject | undefined;
   readonly sink: ReflectorSink;
+  /**
+   * Lists ask for the metadata of each object only (PartialObjectMetadataList), shaped by
+   * `shapeListItem`; watches still send whole objects, to `shape`.
+   */
+  readonly metadataOnlyLists?: boolean;
+  /** Shapes a list item; `shape` when unset. */
+  readonly shapeListItem?: (raw: unknown) => KubeObject | undefined;
   /** Awaited between fetching a list and applying it (Secrets wait for the first Ingress list). */
   readonly beforeApply?: () => Promise<void>;
   /** Called for each failure; the reflector retries by itself. */
@@ -141,6 +148,7 @@ export class Reflector {
     this.listAbort = abort;
     const { type, namespace, labelSelector, fieldSelector, pageSize } = this.options;
     const path = buildCollectionPath(type, namespace);
+    const shape = this.options.shapeListItem ?? this.options.shape;
     try {
       const objects: KubeObject[] = [];
       let listVersion: string | undefined;
@@ -152,12 +160,13 @@ export class Reflector {
           fieldSelector,
           limit: this.paginate && pageSize > 0 ? pageSize : undefined,
           continueToken,
+          ...(this.options.metadataOnlyLists === true ? { metadataOnly: true } : {}),
           signal: abort.signal,
         });
         // Every page carries the first page's resourceVersion; keep the first to be safe.
         listVersion ??= page.resourceVersion;
         for (const item of page.items) {
-          const object = this.options.shape(item);
+          const object = shape(item);
           if (object !== undefined) objects.push(object);
         }
         continueToken = page.continueToken;

@@ -66,3 +66,15 @@ export function listMembers<V>(members: Members<V> | undefined): [string, V][] {
   if (members instanceof SingleMember) return [[members.key, members.value]];
   return [...members.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
+
+/** The member keys of an entry, unsorted (cheaper than {@link listMembers} when order does not matter). */
+export function memberKeys<V>(members: Members<V> | undefined): Iterable<string> {
+  if (members === undefined) return [];
+  return members instanceof SingleMember ? [members.key] : members.keys();
+}
+
+/** Whether some member of an entry satisfies `predicate` (false for none). */
+export function hasMember<V>(members: Members<V> | undefined, predicate: (key: string) => boolean): boolean {
+  for (const key of memberKeys(members)) if (predicate(key)) return true;
+  return false;
+}

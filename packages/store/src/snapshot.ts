@@ -55,7 +55,7 @@ export interface StoreSnapshot {
   readonly ingressClasses: ObjectMap<IngressClass>;
   readonly services: ObjectMap<Service>;
   readonly endpointSlices: ObjectMap<EndpointSlice>;
-  /** Only Secrets of type `kubernetes.io/tls` or referenced by an Ingress (or configured to be kept). */
+  /** Only Secrets an Ingress or a Gateway references (or configured to be kept). */
   readonly secrets: ObjectMap<Secret>;
   readonly configMaps: ObjectMap<ConfigMap>;
   /** Empty unless Namespaces are asked for in `kinds`. */

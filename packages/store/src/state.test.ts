@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from './objects.js';
 import { shapeParsedObject } from './normalize.js';
 import { resourceTypes, type ResourceKind } from './resources.js';
+import { shapeSecretWithoutData } from './secret-data.js';
 import { type ChangeEvent, StoreState } from './state.js';
 
 let nextVersion = 1;
@@ -31,6 +32,24 @@ function ingress(
   annotations?: Record<string, string>,
 ): KubeObject {
   return make('Ingress', key, { spec }, annotations ? { annotations } : {});
+}
+
+function gateway(key: string, className: string, certificateRefs: Record<string, string>[]): KubeObject {
+  return make('Gateway', key, {
+    spec: {
+      gatewayClassName: className,
+      listeners: [{ name: 'https', protocol: 'HTTPS', port: 443, tls: { certificateRefs } }],
+    },
+  });
+}
+
+function rawSecret(key: string, resourceVersion: string): unknown {
+  const [namespace, name] = key.split('/');
+  return {
+    metadata: { name, namespace, resourceVersion },
+    type: 'kubernetes.io/tls',
+    data: { 'tls.crt': 'AAAA' },
+  };
 }
 
 function backend(service: string) {
@@ -161,22 +180,112 @@ describe('StoreState', () => {
     expect(names(after.ingressesForIngressClass('other'))).toEqual(['front']);
   });
 
-  it('keeps TLS Secrets always and other Secrets only while an Ingress references them', () => {
+  it('keeps a Secret of any type only while an Ingress references it, the others by key and version', () => {
     const state = new StoreState();
-    state.upsert('Secret', make('Secret', 'shop/cert', { type: 'kubernetes.io/tls' }));
+    state.upsert(
+      'Secret',
+      make('Secret', 'shop/cert', { type: 'kubernetes.io/tls', data: { 'tls.crt': 'AAAA' } }),
+    );
     state.upsert('Secret', make('Secret', 'shop/auth', { type: 'Opaque' }));
-    expect([...state.snapshot().secrets.keys()]).toEqual(['shop/cert']);
-    state.takeEvents();
+    expect(state.snapshot().secrets.size).toBe(0);
+    expect(state.takeEvents()).toEqual([]);
+    expect(state.secretStats()).toEqual({ held: 0, heldDataChars: 0, notHeld: 2 });
 
-    state.upsert('Ingress', ingress('shop/front', {}, { 'nginx.ingress.kubernetes.io/auth-secret': 'auth' }));
+    state.upsert('Ingress', ingress('shop/front', { tls: [{ secretName: 'cert' }] }));
+    state.upsert('Ingress', ingress('shop/back', {}, { 'nginx.ingress.kubernetes.io/auth-secret': 'auth' }));
     const requests = state.takeFetchRequests();
-    expect(requests).toEqual([{ key: 'shop/auth', token: expect.any(Number) }]);
-    state.applyFetchedSecret(requests[0]!, make('Secret', 'shop/auth', { type: 'Opaque' }));
-    expect(summarize(state.takeEvents())).toEqual(['added Ingress shop/front', 'added Secret shop/auth']);
+    expect(requests.map((request) => request.key)).toEqual(['shop/cert', 'shop/auth']);
+    state.applyFetchedSecret(
+      requests[0]!,
+      make('Secret', 'shop/cert', {
+        type: 'kubernetes.io/tls',
+        data: { 'tls.crt': 'AAAA', 'tls.key': 'BB==' },
+      }),
+    );
+    state.applyFetchedSecret(requests[1]!, make('Secret', 'shop/auth', { type: 'Opaque' }));
+    expect(summarize(state.takeEvents())).toEqual([
+      'added Ingress shop/front',
+      'added Ingress shop/back',
+      'added Secret shop/cert',
+      'added Secret shop/auth',
+    ]);
+    expect(state.secretStats()).toEqual({ held: 2, heldDataChars: 8, notHeld: 0 });
 
     state.remove('Ingress', make('Ingress', 'shop/front'));
-    expect(summarize(state.takeEvents())).toEqual(['deleted Ingress shop/front', 'deleted Secret shop/auth']);
-    expect(state.snapshot().secrets.has('shop/cert')).toBe(true);
+    expect(summarize(state.takeEvents())).toEqual(['deleted Ingress shop/front', 'deleted Secret shop/cert']);
+    expect(state.secretStats()).toEqual({ held: 1, heldDataChars: 0, notHeld: 1 });
+  });
+
+  it('reads a Secret shaped without its data once something references it', () => {
+    const state = new StoreState();
+    state.upsert('Secret', shapeSecretWithoutData(rawSecret('shop/cert', '7'))!);
+    expect(state.secretStats()).toEqual({ held: 0, heldDataChars: 0, notHeld: 1 });
+    state.upsert('Ingress', ingress('shop/front', { tls: [{ secretName: 'cert' }] }));
+    const [request] = state.takeFetchRequests();
+    expect(request?.key).toBe('shop/cert');
+    const whole = make('Secret', 'shop/cert', { type: 'kubernetes.io/tls', data: { 'tls.crt': 'AAAA' } });
+    state.applyFetchedSecret(request!, whole);
+    expect(state.snapshot().secrets.get('shop/cert')).toBe(whole);
+
+    // A newer version shaped without its data (the reference came after its event was read): the
+    // version held keeps serving while the new one is read.
+    state.upsert('Secret', shapeSecretWithoutData(rawSecret('shop/cert', '1000'))!);
+    expect(state.takeFetchRequests().map((next) => next.key)).toEqual(['shop/cert']);
+    expect(state.snapshot().secrets.get('shop/cert')).toBe(whole);
+    // The same version as the one held is nothing to read.
+    state.upsert('Secret', shapeSecretWithoutData(rawSecret('shop/cert', whole.metadata.resourceVersion))!);
+    expect(state.takeFetchRequests()).toEqual([]);
+  });
+
+  it('keeps no Secret for an Ingress or Gateway of another controller, until its class goes away', () => {
+    const state = new StoreState({
+      isForeignClass: (ownerClass) =>
+        ownerClass.kind === 'IngressClass'
+          ? ownerClass.object.spec?.controller !== 'ours'
+          : ownerClass.object.spec?.controllerName !== 'ours',
+    });
+    state.upsert('IngressClass', make('IngressClass', 'theirs', { spec: { controller: 'theirs' } }));
+    state.upsert('GatewayClass', make('GatewayClass', 'theirs', { spec: { controllerName: 'theirs' } }));
+    for (const name of ['a', 'b', 'c', 'd']) state.upsert('Secret', make('Secret', `shop/${name}`));
+    state.upsert(
+      'Ingress',
+      ingress('shop/theirs', { ingressClassName: 'theirs', tls: [{ secretName: 'a' }] }),
+    );
+    state.upsert('Gateway', gateway('shop/theirs', 'theirs', [{ name: 'b' }]));
+    // No class at all, or one that does not exist yet: it may be ours.
+    state.upsert('Ingress', ingress('shop/unclassed', { tls: [{ secretName: 'c' }] }));
+    state.upsert('Ingress', ingress('shop/later', { ingressClassName: 'later', tls: [{ secretName: 'd' }] }));
+    const first = state.takeFetchRequests();
+    expect(first.map((request) => request.key)).toEqual(['shop/c', 'shop/d']);
+
+    state.remove('IngressClass', make('IngressClass', 'theirs'));
+    state.remove('GatewayClass', make('GatewayClass', 'theirs'));
+    expect(state.takeFetchRequests().map((request) => request.key)).toEqual(['shop/a', 'shop/b']);
+
+    // The class created later is another controller's: its Ingress's Secret is let go.
+    state.applyFetchedSecret(first[1]!, make('Secret', 'shop/d'));
+    state.takeEvents();
+    state.upsert('IngressClass', make('IngressClass', 'later', { spec: { controller: 'theirs' } }));
+    expect(summarize(state.takeEvents())).toEqual(['added IngressClass later', 'deleted Secret shop/d']);
+    // An Ingress moved to a class of ours keeps its Secret again.
+    state.upsert('Ingress', ingress('shop/later', { ingressClassName: 'nginx', tls: [{ secretName: 'd' }] }));
+    expect(state.takeFetchRequests().map((request) => request.key)).toEqual(['shop/d']);
+  });
+
+  it("keeps the Secrets of a Gateway's listeners, in its namespace or the one a ref names", () => {
+    const state = new StoreState();
+    state.upsert('Secret', make('Secret', 'shop/cert'));
+    state.upsert('Secret', make('Secret', 'certs/shared'));
+    state.upsert('Secret', make('Secret', 'shop/config'));
+    state.upsert(
+      'Gateway',
+      gateway('shop/web', 'ours', [
+        { name: 'cert' },
+        { name: 'shared', namespace: 'certs' },
+        { name: 'config', kind: 'ConfigMap' },
+      ]),
+    );
+    expect(state.takeFetchRequests().map((request) => request.key)).toEqual(['certs/shared', 'shop/cert']);
   });
 
   it('keeps the Secrets setKeptSecrets names while they are named, and reads one seen before', () => {
@@ -268,7 +377,7 @@ describe('StoreState namespaceSelector', () => {
   it('deletes the objects of a namespace that stops matching and forgets those deleted meanwhile', () => {
     const state = selected();
     state.upsert('Namespace', namespace('shop', { team: 'a' }));
-    const front = ingress('shop/front', { defaultBackend: backend('web') });
+    const front = ingress('shop/front', { defaultBackend: backend('web'), tls: [{ secretName: 'cert' }] });
     state.upsert('Ingress', front);
     state.upsert('Secret', make('Secret', 'shop/cert', { type: 'kubernetes.io/tls' }));
     state.takeEvents();

@@ -2,20 +2,32 @@
  * The store's state and its rules, without I/O: each change applied as one unit, with the events
  * and Secret reads it causes.
  */
-import { objectKey, splitObjectKey, TLS_SECRET_TYPE } from '@ingresskit/kube-objects';
+import { objectKey, splitObjectKey } from '@ingresskit/kube-objects';
 import { NamespaceFilter } from './namespace-filter.js';
-import type { EndpointSlice, Ingress, KubeObject, ObjectsByKind, Secret } from './objects.js';
+import type {
+  EndpointSlice,
+  Gateway,
+  GatewayClass,
+  Ingress,
+  IngressClass,
+  KubeObject,
+  ObjectsByKind,
+  Secret,
+} from './objects.js';
 import type { LabelRequirement } from '@ingresskit/kube-objects';
 import { type EditToken, PersistentMap } from './persistent-map.js';
 import {
   defaultSecretAnnotations,
+  extractGatewaySecrets,
   extractIngressReferences,
   gatewayClassOfGateway,
+  ingressClassOfIngress,
   type IngressReferences,
   serviceKeyOfEndpointSlice,
 } from './references.js';
 import { allKinds, type ResourceKind } from './resources.js';
-import { addMember, removeMember, type ReverseIndex } from './reverse-index.js';
+import { addMember, hasMember, memberKeys, removeMember, type ReverseIndex } from './reverse-index.js';
+import { isSecretWithoutData, measureSecretData } from './secret-data.js';
 import { createSnapshot, ObjectMapView, type StoreSnapshot } from './snapshot.js';
 
 /** What happened to an object. */
@@ -39,14 +51,36 @@ export interface SecretFetchRequest {
   readonly token: number;
 }
 
+/** A class that decides who owns an Ingress or a Gateway, tagged with its kind. */
+export type OwnerClass =
+  | { readonly kind: 'IngressClass'; readonly object: IngressClass }
+  | { readonly kind: 'GatewayClass'; readonly object: GatewayClass };
+
+/** What the store holds of the Secrets it has seen. */
+export interface SecretStats {
+  /** Secrets held whole (referenced, or kept on request). */
+  readonly held: number;
+  /** The characters of data those hold (the length of their base64 values). */
+  readonly heldDataChars: number;
+  /** Secrets known by key and resourceVersion only: nothing references them. */
+  readonly notHeld: number;
+}
+
 /** Policy of the in-memory state. */
 export interface StoreStateOptions {
   /** Whether Secrets are mirrored at all; when false no fetch is ever requested. */
   readonly watchesSecrets?: boolean;
   /** Annotations whose value names a Secret an Ingress references. */
   readonly secretAnnotations?: readonly string[];
-  /** Keep every Secret, not only TLS-typed and referenced ones. */
+  /** Keep every Secret, not only referenced ones. */
   readonly keepAllSecrets?: boolean;
+  /**
+   * Whether an IngressClass or GatewayClass belongs to another controller: the Secrets of an
+   * Ingress or Gateway naming such a class (`spec.ingressClassName`, `spec.gatewayClassName`) are
+   * not kept for it. Its controller field is immutable, so only the class appearing or going away
+   * changes the answer. Unset: every class may be this controller's.
+   */
+  readonly isForeignClass?: (ownerClass: OwnerClass) => boolean;
   /** Keys of Secrets kept whatever their type (e.g. a default certificate). */
   readonly keepSecrets?: readonly string[];
   /** Keep objects of `namespaceSelector.kinds` only while their Namespace's labels match `requirements`. */
@@ -73,6 +107,9 @@ export class StoreState {
   private ingressesByService: ReverseIndex<true> = PersistentMap.empty();
   private ingressesByClass: ReverseIndex<true> = PersistentMap.empty();
   private gatewaysByClass: ReverseIndex<true> = PersistentMap.empty();
+  /** Not in snapshots: which Secrets the Gateways' listeners name, for the Secrets kept. */
+  private gatewaysBySecret: ReverseIndex<true> = PersistentMap.empty();
+  private heldSecretChars = 0;
   private available: ReadonlySet<ResourceKind> = new Set();
   /** Secrets seen but not kept: key → resourceVersion, so a new reference knows there is something to read. */
   private readonly secretShadow = new Map<string, string>();
@@ -178,6 +215,34 @@ export class StoreState {
     return [...after].filter((key) => this.secretFetches.has(key));
   }
 
+  /**
+   * Whether the data of the Secret `key` is wanted: an Ingress or Gateway that may be this
+   * controller's references it, or it is kept on request. A Secret read while it is not is shaped
+   * without its data (secret-data.ts) and read whole when that changes.
+   */
+  isSecretWanted(key: string): boolean {
+    return this.isKeptUnreferenced(key) || this.isSecretReferenced(key);
+  }
+
+  /** What is held of the Secrets seen: whole ones and their data, and those known by key only. */
+  secretStats(): SecretStats {
+    return {
+      held: this.mapOf('Secret').size,
+      heldDataChars: this.heldSecretChars,
+      notHeld: this.secretShadow.size,
+    };
+  }
+
+  /** The Secrets of `namespace` the state knows, held or not. */
+  countSecretsIn(namespace: string): number {
+    const prefix = `${namespace}/`;
+    let count = 0;
+    for (const key of this.secretShadow.keys()) if (key.startsWith(prefix)) count += 1;
+    for (const key of this.mapOf('Secret').keys())
+      if (key.startsWith(prefix) && !this.secretShadow.has(key)) count += 1;
+    return count;
+  }
+
   /** Whether a Secret read requested with `token` is still wanted. */
   isFetchWanted(request: SecretFetchRequest): boolean {
     return this.secretFetches.get(request.key) === request.token;
@@ -253,6 +318,9 @@ export class StoreState {
         ? { kind, type: 'added', key, newObject: object }
         : { kind, type: 'updated', key, oldObject: old, newObject: object },
     );
+    if (kind === 'Secret') {
+      this.heldSecretChars += measureSecretData(object) - (old === undefined ? 0 : measureSecretData(old));
+    }
     this.reindex(kind, key, old, object);
     if (kind === 'Namespace') this.reconsiderNamespace(key, object);
   }
@@ -263,6 +331,7 @@ export class StoreState {
     if (old === undefined) return;
     this.objects.set(kind, map.delete(key, this.edit));
     this.record({ kind, type: 'deleted', key, oldObject: old });
+    if (kind === 'Secret') this.heldSecretChars -= measureSecretData(old);
     this.reindex(kind, key, old, undefined);
     if (kind === 'Namespace') this.reconsiderNamespace(key, undefined);
   }
@@ -274,7 +343,7 @@ export class StoreState {
     if (kind === 'Secret') {
       this.secretFetches.delete(key);
       // Only the version of a Secret that would not be kept on its own: read again if referenced.
-      if (!this.isKeptUnreferenced(object)) {
+      if (!this.isKeptUnreferenced(key)) {
         this.secretShadow.set(key, object.metadata.resourceVersion);
         return;
       }
@@ -324,11 +393,55 @@ export class StoreState {
     if (kind === 'Ingress') this.reindexIngress(key, old, next);
     else if (kind === 'EndpointSlice')
       this.reindexSlice(key, old as EndpointSlice | undefined, next as EndpointSlice | undefined);
-    else if (kind === 'Gateway') {
-      const before = old === undefined ? [] : listDefined(gatewayClassOfGateway(old));
-      const after = next === undefined ? [] : listDefined(gatewayClassOfGateway(next));
-      this.gatewaysByClass = updateIndex(this.gatewaysByClass, key, before, after, this.edit);
+    else if (kind === 'Gateway') this.reindexGateway(key, old, next);
+    else if (kind === 'IngressClass' || kind === 'GatewayClass') this.reindexClass(kind, key, old, next);
+  }
+
+  /**
+   * A class that becomes another controller's (it appears) or stops being one (it goes away): the
+   * Secrets of the Ingresses or Gateways naming it are kept again, or let go.
+   */
+  private reindexClass(
+    kind: 'IngressClass' | 'GatewayClass',
+    name: string,
+    old: KubeObject | undefined,
+    next: KubeObject | undefined,
+  ): void {
+    if (this.options.isForeignClass === undefined) return;
+    const isForeign = (ownerClass: KubeObject | undefined) =>
+      ownerClass !== undefined && this.isForeignClass(kind, ownerClass);
+    if (isForeign(old) === isForeign(next)) return;
+    const secrets = new Set<string>();
+    if (kind === 'IngressClass') {
+      for (const ingress of memberKeys(this.ingressesByClass.get(name)))
+        for (const secret of this.ingressSecrets(ingress)) secrets.add(secret);
+    } else {
+      for (const gateway of memberKeys(this.gatewaysByClass.get(name)))
+        for (const secret of this.gatewaySecrets(gateway)) secrets.add(secret);
     }
+    for (const secret of secrets) this.reconsiderSecret(secret);
+  }
+
+  private reindexGateway(key: string, old: Gateway | undefined, next: Gateway | undefined): void {
+    const before = old === undefined ? [] : listDefined(gatewayClassOfGateway(old));
+    const after = next === undefined ? [] : listDefined(gatewayClassOfGateway(next));
+    this.gatewaysByClass = updateIndex(this.gatewaysByClass, key, before, after, this.edit);
+    const secretsBefore = old === undefined ? [] : extractGatewaySecrets(old);
+    const secretsAfter = next === undefined ? [] : extractGatewaySecrets(next);
+    this.gatewaysBySecret = updateIndex(this.gatewaysBySecret, key, secretsBefore, secretsAfter, this.edit);
+    if (!sameList(secretsBefore, secretsAfter) || !sameList(before, after)) {
+      for (const secretKey of new Set([...secretsBefore, ...secretsAfter])) this.reconsiderSecret(secretKey);
+    }
+  }
+
+  private ingressSecrets(key: string): readonly string[] {
+    const ingress = this.mapOf('Ingress').get(key);
+    return ingress === undefined ? [] : extractIngressReferences(ingress, this.secretAnnotations).secrets;
+  }
+
+  private gatewaySecrets(key: string): readonly string[] {
+    const gateway = this.mapOf('Gateway').get(key);
+    return gateway === undefined ? [] : extractGatewaySecrets(gateway);
   }
 
   private reindexIngress(key: string, old: Ingress | undefined, next: Ingress | undefined): void {
@@ -355,7 +468,9 @@ export class StoreState {
       after.ingressClasses,
       this.edit,
     );
-    if (!sameList(before.secrets, after.secrets)) {
+    const classBefore = old === undefined ? undefined : ingressClassOfIngress(old);
+    const classAfter = next === undefined ? undefined : ingressClassOfIngress(next);
+    if (!sameList(before.secrets, after.secrets) || classBefore !== classAfter) {
       for (const secretKey of new Set([...before.secrets, ...after.secrets]))
         this.reconsiderSecret(secretKey);
     }
@@ -372,49 +487,82 @@ export class StoreState {
     }
   }
 
-  private shouldKeepSecret(secret: Secret): boolean {
-    return this.isKeptUnreferenced(secret) || this.ingressesBySecret.has(objectKey(secret));
+  /** Whether a Secret is kept whether or not anything references it. */
+  private isKeptUnreferenced(key: string): boolean {
+    return (
+      this.options.keepAllSecrets === true || this.keepSecrets.has(key) || this.requestedSecrets.has(key)
+    );
   }
 
-  /** Whether a Secret is kept whether or not an Ingress references it. */
-  private isKeptUnreferenced(secret: Secret): boolean {
-    if (this.options.keepAllSecrets === true || secret.type === TLS_SECRET_TYPE) return true;
-    const key = objectKey(secret);
-    return this.keepSecrets.has(key) || this.requestedSecrets.has(key);
+  /**
+   * Whether an Ingress or a Gateway references the Secret `key` that is, or may become, this
+   * controller's: one naming a class of another controller does not count (a class that does not
+   * exist yet, or no class at all, may still be ours).
+   */
+  private isSecretReferenced(key: string): boolean {
+    return (
+      hasMember(this.ingressesBySecret.get(key), (ingress) => this.mayOwn('Ingress', ingress)) ||
+      hasMember(this.gatewaysBySecret.get(key), (gateway) => this.mayOwn('Gateway', gateway))
+    );
+  }
+
+  private mayOwn(kind: 'Ingress' | 'Gateway', key: string): boolean {
+    if (this.options.isForeignClass === undefined) return true;
+    const referrer = this.mapOf(kind).get(key);
+    if (referrer === undefined) return false;
+    const [classKind, className] =
+      kind === 'Ingress'
+        ? (['IngressClass', ingressClassOfIngress(referrer)] as const)
+        : (['GatewayClass', gatewayClassOfGateway(referrer)] as const);
+    const ownerClass = className === undefined ? undefined : this.mapOf(classKind).get(className);
+    return ownerClass === undefined || !this.isForeignClass(classKind, ownerClass);
+  }
+
+  private isForeignClass(kind: 'IngressClass' | 'GatewayClass', object: KubeObject): boolean {
+    return this.options.isForeignClass?.({ kind, object }) === true;
   }
 
   private upsertSecret(secret: Secret): void {
     const key = objectKey(secret);
     // Anything newer than a pending read makes that read obsolete (it may predate this event).
     this.secretFetches.delete(key);
-    if (this.shouldKeepSecret(secret)) {
-      this.secretShadow.delete(key);
-      this.put('Secret', secret);
-    } else {
+    if (!this.isSecretWanted(key)) {
       this.secretShadow.set(key, secret.metadata.resourceVersion);
       this.drop('Secret', key);
+    } else if (isSecretWithoutData(secret)) {
+      // Wanted now, but shaped while it was not (a reference came in between): read it whole. A
+      // version held before keeps serving until then.
+      const held = this.mapOf('Secret').get(key);
+      if (held !== undefined && isSameVersion(held, secret)) return;
+      this.secretShadow.set(key, secret.metadata.resourceVersion);
+      this.requestFetch(key);
+    } else {
+      this.secretShadow.delete(key);
+      this.put('Secret', secret);
     }
+  }
+
+  private requestFetch(key: string): void {
+    const token = this.nextFetchToken++;
+    this.secretFetches.set(key, token);
+    this.fetchRequests.push({ key, token });
   }
 
   /** Called when the set of Ingresses referencing `key` (or setKeptSecrets) may have changed. */
   private reconsiderSecret(key: string): void {
     if (this.options.watchesSecrets === false) return;
+    const wanted = this.isSecretWanted(key);
     const kept = this.mapOf('Secret').get(key);
     if (kept !== undefined) {
-      if (!this.shouldKeepSecret(kept)) {
+      if (!wanted) {
         this.drop('Secret', key);
         this.secretShadow.set(key, kept.metadata.resourceVersion);
+        this.secretFetches.delete(key);
       }
       return;
     }
-    const referenced = this.ingressesBySecret.has(key) || this.requestedSecrets.has(key);
-    if (!referenced) {
-      this.secretFetches.delete(key);
-    } else if (this.secretShadow.has(key) && !this.secretFetches.has(key)) {
-      const token = this.nextFetchToken++;
-      this.secretFetches.set(key, token);
-      this.fetchRequests.push({ key, token });
-    }
+    if (!wanted) this.secretFetches.delete(key);
+    else if (this.secretShadow.has(key) && !this.secretFetches.has(key)) this.requestFetch(key);
   }
 }
 

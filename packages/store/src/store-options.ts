@@ -6,6 +6,7 @@ import { type LabelRequirement, parseLabelSelector, SelectorSyntaxError } from '
 import { type BackoffPolicy, type Clock, systemClock } from '@ingresskit/task-queue';
 import { StoreConfigError } from './errors.js';
 import type { StoredShapeOptions } from './normalize.js';
+import type { OwnerClass } from './state.js';
 import {
   allKinds,
   coreKinds,
@@ -37,8 +38,14 @@ export interface StoreOptions {
   readonly fieldSelectors?: Partial<Record<ResourceKind, string>>;
   /** Annotations whose value names a Secret an Ingress depends on (default: ingress-nginx's auth/TLS ones). */
   readonly secretAnnotations?: readonly string[];
-  /** Keep every Secret instead of only TLS-typed and referenced ones. */
+  /** Keep every Secret whole instead of only referenced ones. */
   readonly keepAllSecrets?: boolean;
+  /**
+   * Whether an IngressClass or GatewayClass belongs to another controller: an Ingress or Gateway
+   * naming such a class (`spec.ingressClassName`, `spec.gatewayClassName`) does not make the store
+   * keep the Secrets it references. Unset: every class may be this controller's.
+   */
+  readonly isForeignClass?: (ownerClass: OwnerClass) => boolean;
   /** Keys (`namespace/name`) of Secrets to keep whatever their type, e.g. the default certificate. */
   readonly keepSecrets?: readonly string[];
   /** Keep `metadata.managedFields` (dropped by default to save memory). */
@@ -49,6 +56,7 @@ export interface StoreOptions {
   readonly keepAllFields?: boolean;
   /** Items per list page (default 500; 0 lists in one request). */
   readonly pageSize?: number;
+
   /** Retry delays after failures (default 500 ms doubling to 30 s, 20 % jitter). */
   readonly backoff?: Partial<BackoffPolicy>;
   /** An informer unable to list or watch for this long is stale (default 60 s). */
@@ -82,6 +90,8 @@ export interface StoreSettings {
   readonly namespaces: readonly (string | undefined)[];
   readonly shapeOptions: StoredShapeOptions;
   readonly pageSize: number;
+  /** Secrets are listed by their metadata only, and read whole when wanted (not with keepAllSecrets). */
+  readonly metadataOnlySecretLists: boolean;
   readonly watchTimeoutSeconds: readonly [number, number];
   readonly secretFetchConcurrency: number;
   readonly labelSelectors: Partial<Record<ResourceKind, string>> | undefined;
@@ -115,6 +125,7 @@ export function resolveStoreSettings(options: StoreOptions): StoreSettings {
       keepAllFields: options.keepAllFields,
     },
     pageSize: options.pageSize ?? 500,
+    metadataOnlySecretLists: options.keepAllSecrets !== true,
     watchTimeoutSeconds: options.watchTimeoutSeconds ?? [300, 600],
     secretFetchConcurrency: options.secretFetchConcurrency ?? 4,
     labelSelectors: options.labelSelectors,

@@ -222,19 +222,24 @@ describe('createStore', () => {
     ).toEqual(['ConfigMap:a', 'ConfigMap:b', 'IngressClass:*', 'Service:a', 'Service:b']);
   });
 
-  it('adds an Opaque Secret when an Ingress starts referencing it and drops it when the reference goes', async () => {
+  it('adds a Secret of any type when an Ingress starts referencing it and drops it when the reference goes', async () => {
     const h = await setUp({}, [
       namespace('shop'),
       secret('shop', 'basic-auth'),
       secret('shop', 'cert', 'kubernetes.io/tls'),
     ]);
     await h.store.start();
-    expect([...h.store.snapshot().secrets.keys()]).toEqual(['shop/cert']);
+    expect([...h.store.snapshot().secrets.keys()]).toEqual([]);
+    expect(h.store.secretStats()).toEqual({ held: 0, heldDataChars: 0, notHeld: 2 });
 
     await h.apply(
-      ingress('shop', 'front', { annotations: { 'nginx.ingress.kubernetes.io/auth-secret': 'basic-auth' } }),
+      ingress('shop', 'front', {
+        tlsSecret: 'cert',
+        annotations: { 'nginx.ingress.kubernetes.io/auth-secret': 'basic-auth' },
+      }),
     );
     await waitFor(() => h.store.snapshot().secrets.has('shop/basic-auth'), 'the referenced Secret');
+    await waitFor(() => h.store.snapshot().secrets.has('shop/cert'), 'the referenced TLS Secret');
     await h.apply(secret('shop', 'basic-auth', 'Opaque', 'Y2hhbmdlZA=='));
     await expectConverged(h);
     expect(h.store.snapshot().secrets.get('shop/basic-auth')?.data?.value).toBe('Y2hhbmdlZA==');
@@ -245,7 +250,82 @@ describe('createStore', () => {
       'the unreferenced Secret to leave',
     );
     await expectConverged(h);
-    expect(h.recorder.count('Secret', 'deleted')).toBe(1);
+    expect(h.recorder.count('Secret', 'deleted')).toBe(2);
+    expect(h.store.secretStats()).toEqual({ held: 0, heldDataChars: 0, notHeld: 2 });
+    expect(h.errors).toEqual([]);
+  });
+
+  it('lists Secrets by their metadata and reads whole only those referenced, before start() resolves', async () => {
+    const big = Buffer.alloc(64 * 1024, 1).toString('base64');
+    const h = await setUp({}, [
+      namespace('shop'),
+      ingress('shop', 'front', { tlsSecret: 'cert' }),
+      secret('shop', 'cert', 'kubernetes.io/tls'),
+      ...Array.from({ length: 20 }, (_, index) =>
+        secret('shop', `unreferenced-${index}`, 'kubernetes.io/tls', big),
+      ),
+    ]);
+    await h.store.start();
+    expect([...h.store.snapshot().secrets.keys()]).toEqual(['shop/cert']);
+    expect(h.store.snapshot().secrets.get('shop/cert')?.data).toBeDefined();
+    expect(h.store.secretStats()).toMatchObject({ held: 1, notHeld: 20 });
+    expect(h.store.secretStats().heldDataChars).toBeLessThan(1024);
+    const secretLists = h.requests.filter(
+      (request) => request.op === 'list' && request.path.endsWith('/secrets'),
+    );
+    // Pages of metadata, then one read of the referenced Secret by its name.
+    expect(secretLists.filter((request) => request.fieldSelector === undefined).length).toBeGreaterThan(1);
+    expect(
+      secretLists
+        .filter((request) => request.fieldSelector === undefined)
+        .every((request) => request.metadataOnly),
+    ).toBe(true);
+    expect(secretLists.filter((request) => request.fieldSelector !== undefined)).toEqual([
+      expect.objectContaining({ fieldSelector: 'metadata.name=cert', resourceVersion: expect.any(String) }),
+    ]);
+
+    // Created while the store runs, an unreferenced Secret is known by its version only; one that
+    // becomes referenced is read once.
+    await h.apply(secret('shop', 'later', 'kubernetes.io/tls', big));
+    await waitFor(() => h.store.secretStats().notHeld === 21, 'the later Secret to be seen');
+    expect(h.store.secretStats().heldDataChars).toBeLessThan(1024);
+    await h.apply(ingress('shop', 'late', { tlsSecret: 'later' }));
+    await waitFor(() => h.store.snapshot().secrets.get('shop/later')?.data !== undefined, 'the later Secret');
+    await expectConverged(h);
+    expect(h.errors).toEqual([]);
+
+    // A Secret the store does not hold can still be read on demand (an admission review does).
+    expect((await h.store.readSecret('shop/unreferenced-3'))?.data?.['tls.crt']).toBe(big);
+    expect(h.store.snapshot().secrets.has('shop/unreferenced-3')).toBe(false);
+    expect(await h.store.readSecret('shop/missing')).toBeUndefined();
+  });
+
+  it('reads a namespace whose Secrets are mostly referenced with one list, not one read each', async () => {
+    const big = Buffer.alloc(64 * 1024, 2).toString('base64');
+    const h = await setUp({}, [
+      namespace('shop'),
+      ...Array.from({ length: 12 }, (_, index) => [
+        secret('shop', `cert-${index}`, 'kubernetes.io/tls'),
+        ingress('shop', `front-${index}`, { tlsSecret: `cert-${index}` }),
+      ]).flat(),
+      secret('shop', 'unreferenced-a', 'kubernetes.io/tls', big),
+      secret('shop', 'unreferenced-b', 'kubernetes.io/tls', big),
+    ]);
+    await h.store.start();
+    expect(h.store.secretStats()).toMatchObject({ held: 12, notHeld: 2 });
+    expect(h.store.snapshot().secrets.get('shop/cert-11')?.data).toBeDefined();
+    const reads = h.requests.filter(
+      (request) =>
+        request.op === 'list' && request.path.endsWith('/secrets') && request.metadataOnly !== true,
+    );
+    expect(reads).toEqual([
+      expect.objectContaining({
+        path: '/api/v1/namespaces/shop/secrets',
+        resourceVersion: expect.any(String),
+      }),
+    ]);
+    expect(h.store.secretStats().heldDataChars).toBeLessThan(64 * 1024);
+    await expectConverged(h);
     expect(h.errors).toEqual([]);
   });
 

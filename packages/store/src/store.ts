@@ -14,12 +14,12 @@ import {
   StalenessTracker,
 } from './informer-health.js';
 import { Informers } from './informers.js';
-import type { EndpointSlice, Gateway, Ingress } from './objects.js';
+import type { EndpointSlice, Gateway, Ingress, Secret } from './objects.js';
 import type { ReflectorSink } from './reflector.js';
 import { type OptionalKind, type ResourceKind, resourceTypes } from './resources.js';
 import { SecretFetcher } from './secret-fetcher.js';
 import type { StoreSnapshot } from './snapshot.js';
-import { type ChangeEvent, StoreState } from './state.js';
+import { type ChangeEvent, type SecretStats, StoreState } from './state.js';
 import { resolveStoreSettings, type StoreOptions, type StoreSettings } from './store-options.js';
 
 /** Events a store emits (eventemitter3; no listener is required for `error`). */
@@ -61,6 +61,17 @@ export interface Store {
    * is read and arrives as a change event. Returns the keys being read so.
    */
   keepSecrets(keys: readonly string[]): readonly string[];
+  /**
+   * What is held of the Secrets seen: those held whole (referenced or kept) and the characters of
+   * their data, and those known by key and resourceVersion only.
+   */
+  secretStats(): SecretStats;
+  /**
+   * Reads the Secret `key` (`namespace/name`) as the API server has it now, whether or not the
+   * store holds it (e.g. to check an object that references it before it is stored); undefined
+   * when it does not exist. Rejects when the read fails.
+   */
+  readSecret(key: string): Promise<Secret | undefined>;
   /** Current EndpointSlices of a Service (`namespace/name`). */
   endpointSlicesForService(serviceKey: string): readonly EndpointSlice[];
   /** Current Ingresses referencing a Secret (`namespace/name`). */
@@ -115,6 +126,7 @@ class KubernetesStore implements Store {
       secretAnnotations: options.secretAnnotations,
       keepAllSecrets: options.keepAllSecrets,
       keepSecrets: options.keepSecrets,
+      isForeignClass: options.isForeignClass,
       namespaceSelector: settings.namespaceSelector,
     });
     this.staleness = new StalenessTracker({
@@ -135,6 +147,7 @@ class KubernetesStore implements Store {
       onRetired: (reflector) => this.staleness.forget(reflector),
       onAvailability: (kind, available) => this.events.emit('availability', { kind, available }),
       onSynced: () => this.events.emit('synced'),
+      secretsRead: () => this.secrets.idle(),
     });
     this.secrets = new SecretFetcher({
       client,
@@ -185,6 +198,14 @@ class KubernetesStore implements Store {
     const reading = this.state.setKeptSecrets(keys);
     this.flush();
     return reading;
+  }
+
+  secretStats(): SecretStats {
+    return this.state.secretStats();
+  }
+
+  readSecret(key: string): Promise<Secret | undefined> {
+    return this.secrets.read(key);
   }
 
   endpointSlicesForService(serviceKey: string): readonly EndpointSlice[] {

@@ -11,7 +11,9 @@ import {
   type ChangeEvent,
   createApiClient,
   createStore,
+  extractGatewaySecrets,
   extractIngressReferences,
+  type Gateway,
   type Ingress,
   type KubeObject,
   objectKey,
@@ -85,6 +87,8 @@ export async function createHarness(options: StoreOptions = {}, seed?: object[] 
           path: request.path,
           resourceVersion: request.resourceVersion,
           continueToken: request.continueToken,
+          ...(request.fieldSelector === undefined ? {} : { fieldSelector: request.fieldSelector }),
+          ...(request.metadataOnly === true ? { metadataOnly: true } : {}),
         });
         return client.list(request);
       },
@@ -133,6 +137,8 @@ export interface RecordedRequest {
   readonly path: string;
   readonly resourceVersion?: string;
   readonly continueToken?: string;
+  readonly fieldSelector?: string;
+  readonly metadataOnly?: boolean;
 }
 
 type StateByKind = Record<string, Record<string, unknown>>;
@@ -206,10 +212,10 @@ export async function readServerState(
         referenced.add(key);
       }
     }
-    for (const [key, secret] of Object.entries(state.Secret)) {
-      if ((secret as { type?: string }).type !== 'kubernetes.io/tls' && !referenced.has(key))
-        delete state.Secret[key];
+    for (const gateway of Object.values(state.Gateway ?? {})) {
+      for (const key of extractGatewaySecrets(gateway as Gateway)) referenced.add(key);
     }
+    for (const key of Object.keys(state.Secret)) if (!referenced.has(key)) delete state.Secret[key];
   }
   // Optional kinds without a CRD are expected absent (not empty) from the store's view.
   for (const kind of comparedKinds) {

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, DiscoveryV1Api, NetworkingV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'vitest';
+import { extractIngressReferences, toStoredObject, type Ingress } from '@ingresskit/store';
 import type { Controller } from '../../src/controller.js';
 import type { DemoBackend } from '../../src/demo-backends.js';
 import { viewOfSnapshot } from '../../src/cluster-view.js';
@@ -190,11 +191,20 @@ export async function readServerState(
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const networking = kubeConfig.makeApiClient(NetworkingV1Api);
   const discovery = kubeConfig.makeApiClient(DiscoveryV1Api);
+  const ingresses = (await networking.listIngressForAllNamespaces()).items;
+  // The store holds the Secrets Ingresses reference, and no other.
+  const referenced = new Set(
+    ingresses.flatMap(
+      (ingress) => extractIngressReferences(toStoredObject(ingress, 'Ingress') as Ingress).secrets,
+    ),
+  );
   const secrets = (await core.listSecretForAllNamespaces()).items.filter(
-    (secret) => secret.type === 'kubernetes.io/tls',
+    (secret) =>
+      secret.type === 'kubernetes.io/tls' &&
+      referenced.has(`${secret.metadata?.namespace}/${secret.metadata?.name}`),
   );
   return {
-    Ingress: versions((await networking.listIngressForAllNamespaces()).items),
+    Ingress: versions(ingresses),
     IngressClass: versions((await networking.listIngressClass()).items),
     Service: versions((await core.listServiceForAllNamespaces()).items),
     EndpointSlice: versions((await discovery.listEndpointSliceForAllNamespaces()).items),

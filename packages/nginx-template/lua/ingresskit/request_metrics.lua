@@ -17,6 +17,15 @@
 -- empty without the host label), and each of its numbers is `<field>\n<series>`, where `n` counts
 -- requests, `<prefix><bucket index>` the observations of a histogram's bucket and `<prefix>s` their
 -- sum. Buckets are not cumulative here; the controller adds them up.
+--
+-- One namespace cannot take the dict from the others: a series belongs to the namespace of its
+-- route ("" for requests no route of a namespace answered), and a namespace may have at most
+-- `series_per_namespace` of them (`#<namespace>` counts them). Nothing is ever evicted: numbers are
+-- added with safe_add, so another namespace's series, however many, can never push a series out
+-- and restart it from zero. A series that would pass its namespace's limit, or find the dict full,
+-- is not created: its requests are counted as uncounted (`!<reason>\t<namespace>`, reason `l` for
+-- the limit, `f` for a full dict). The limit is applied where a series is created, at a worker's
+-- first flush of it; a request costs the same as without it.
 
 
 local ngx = ngx
@@ -74,9 +83,14 @@ local FIELDS
 -- --metrics-per-host and --metrics-per-undefined-host.
 local per_host = true
 local per_undefined_host = false
+-- --max-series-per-namespace; 0: no limit.
+local series_per_namespace = 1000
+-- The `keys` of a series this worker could not create: its requests are counted as uncounted.
+local REFUSED = {}
 
 -- init_by_lua, once, before any request: `options` may set `buckets` (kind -> bounds, strictly
--- increasing), `per_host`, `per_undefined_host` and `excluded` (prefix -> true).
+-- increasing), `per_host`, `per_undefined_host`, `excluded` (prefix -> true) and
+-- `series_per_namespace`.
 function _M.configure(options)
   options = options or {}
   local buckets = options.buckets or {}
@@ -103,6 +117,7 @@ function _M.configure(options)
   FIELDS = fields
   per_host = options.per_host ~= false
   per_undefined_host = options.per_undefined_host == true
+  series_per_namespace = options.series_per_namespace or 1000
 end
 
 _M.configure()
@@ -216,15 +231,65 @@ function _M.record()
   end
 end
 
+-- Adds `value` to the number `key`, creating it when absent without ever evicting another: the
+-- new number, or nil and "no memory" when the dict is full.
+local function add(shared, key, value)
+  local sum, err = shared:incr(key, value)
+  if err == "not found" then
+    local ok
+    ok, err = shared:safe_add(key, value)
+    if ok then return value end
+    -- Another worker created it meanwhile.
+    if err == "exists" then sum, err = shared:incr(key, value) end
+  end
+  return sum, err
+end
+
+-- The namespace a series of `route` counts in: its route's, "" for requests no namespace's route
+-- answered; nil when the route is no longer served (nobody names its series any more).
+local function namespace_of(route)
+  if route == "" then return "" end
+  local served = store.routes_by_id[route]
+  if served == nil then return nil end
+  local origin = served.origin
+  return origin and origin[1] or ""
+end
+
+-- Creates the series whose request count is `count_key` unless it exists: nil when it may be
+-- counted, else why not ("l": its namespace has series_per_namespace series; "f": the dict is full).
+local function create_series(shared, namespace, count_key)
+  if shared:get(count_key) ~= nil then return nil end
+  local namespace_key = "#" .. namespace
+  local series = add(shared, namespace_key, 1)
+  if series == nil then return "f" end
+  if series == 1 then
+    -- A namespace's first series: its uncounted numbers are made now, while there is room, so
+    -- that they can be added to once the dict is full (adding to a number allocates nothing).
+    shared:safe_add("!l\t" .. namespace, 0)
+    shared:safe_add("!f\t" .. namespace, 0)
+  end
+  if series_per_namespace > 0 and series > series_per_namespace then
+    shared:incr(namespace_key, -1)
+    return "l"
+  end
+  local ok, err = shared:safe_add(count_key, 0)
+  if ok then return nil end
+  shared:incr(namespace_key, -1)
+  -- Another worker created it meanwhile: it was counted there.
+  if err == "exists" then return nil end
+  return "f"
+end
+
 -- Adds this worker's counts to the shared dict (keys
 -- `<field>\n<route>\t<status>\t<method>\t<backend>\t<host>`) and zeroes them. The tables stay for
 -- the next second (a busy route would otherwise allocate them again every second); a series that
--- saw no request since the last flush is dropped, so routes that are gone do not stay. When the
--- dict is full, the least recently used numbers are evicted (incr's init path): a series may then
--- restart from zero, which Prometheus reads as a reset.
+-- saw no request since the last flush is dropped, so routes that are gone do not stay. A series
+-- new to this worker is created first (create_series), within its namespace's limit; the requests
+-- of one that cannot be are added up per namespace and reason as uncounted.
 local function flush(premature)
   if premature then return end
   local shared = dict()
+  local uncounted = nil
   for route, by_status in pairs(pending) do
     for status, by_method in pairs(by_status) do
       for method, by_backend in pairs(by_method) do
@@ -236,23 +301,43 @@ local function flush(premature)
               -- A series' keys are built at its first flush and kept while it sees requests:
               -- building and interning them anew every second took a tenth of the flush.
               local keys = counts.keys
+              local series
               if keys == nil then
-                keys = {}
+                series = route .. "\t" .. status .. "\t" .. method .. "\t" .. backend .. "\t" .. host
+                local namespace = namespace_of(route)
+                local refused = namespace == nil and "gone"
+                  or create_series(shared, namespace, FIELDS[1] .. "\n" .. series)
+                if refused == nil then
+                  keys = {}
+                else
+                  keys = REFUSED
+                  counts.namespace = namespace
+                  counts.reason = refused
+                end
                 counts.keys = keys
               end
-              local series
-              for index = 1, SIZE do
-                local value = counts[index]
-                if value ~= 0 then
-                  counts[index] = 0
-                  local key = keys[index]
-                  if key == nil then
-                    series = series or (route .. "\t" .. status .. "\t" .. method .. "\t" .. backend .. "\t" .. host)
-                    key = FIELDS[index] .. "\n" .. series
-                    keys[index] = key
+              if keys == REFUSED then
+                -- A route gone meanwhile is nobody's: its last requests are not reported.
+                if counts.reason ~= "gone" then
+                  uncounted = uncounted or {}
+                  local key = "!" .. counts.reason .. "\t" .. counts.namespace
+                  uncounted[key] = (uncounted[key] or 0) + counts[1]
+                end
+                for index = 1, SIZE do counts[index] = 0 end
+              else
+                for index = 1, SIZE do
+                  local value = counts[index]
+                  if value ~= 0 then
+                    counts[index] = 0
+                    local key = keys[index]
+                    if key == nil then
+                      series = series or (route .. "\t" .. status .. "\t" .. method .. "\t" .. backend .. "\t" .. host)
+                      key = FIELDS[index] .. "\n" .. series
+                      keys[index] = key
+                    end
+                    local _, err = add(shared, key, value)
+                    if err then ngx.log(ngx.WARN, "ingresskit: request metrics: ", err) end
                   end
-                  local _, err = shared:incr(key, value, 0)
-                  if err then ngx.log(ngx.WARN, "ingresskit: request metrics: ", err) end
                 end
               end
             end
@@ -264,6 +349,12 @@ local function flush(premature)
       if next(by_method) == nil then by_status[status] = nil end
     end
     if next(by_status) == nil then pending[route] = nil end
+  end
+  if uncounted ~= nil then
+    for key, value in pairs(uncounted) do
+      local _, err = add(shared, key, value)
+      if err then ngx.log(ngx.WARN, "ingresskit: request metrics: uncounted requests lost: ", err) end
+    end
   end
 end
 
@@ -281,7 +372,8 @@ local function format_bound(bound)
 end
 
 -- GET /metrics/requests on the control socket: a first line with the buckets of each histogram
--- counted, then one line per number, `<field>\t<route>\t<status>\t<method>\t<backend>\t<host>\t<value>`.
+-- counted, then one line per number, `<field>\t<route>\t<status>\t<method>\t<backend>\t<host>\t<value>`,
+-- and per namespace `#\t<namespace>\t<series>` and `!\t<reason>\t<namespace>\t<uncounted requests>`.
 function _M.handle()
   local shared = dict()
   local header = {}
@@ -295,8 +387,14 @@ function _M.handle()
   for _, key in ipairs(shared:get_keys(0)) do
     local value = shared:get(key)
     if value ~= nil then
-      local newline = key:find("\n", 1, true)
-      lines[#lines + 1] = key:sub(1, newline - 1) .. "\t" .. key:sub(newline + 1) .. "\t" .. value
+      local first = str_byte(key, 1)
+      if first == 35 or first == 33 then
+        -- "#<namespace>" or "!<reason>\t<namespace>".
+        lines[#lines + 1] = key:sub(1, 1) .. "\t" .. key:sub(2) .. "\t" .. value
+      else
+        local newline = key:find("\n", 1, true)
+        lines[#lines + 1] = key:sub(1, newline - 1) .. "\t" .. key:sub(newline + 1) .. "\t" .. value
+      end
     end
   end
   ngx.header["Content-Type"] = "text/plain"
