@@ -40,7 +40,7 @@ import {
   renderOptionsOfConfigMap,
   type NginxPrefixOptions,
 } from './data-plane-render-options.js';
-import { DataPlaneFullError, DataPlanePushError, NginxReloadError } from './errors.js';
+import { DataPlaneFullError, DataPlanePushError, NginxReloadError, TlsRelayError } from './errors.js';
 import type { RefusedRoute } from './route-refusals.js';
 import { PushedContent } from './pushed-content.js';
 import { TlsRelay } from './tls-relay.js';
@@ -256,7 +256,15 @@ export class NginxDataPlane {
       }
     }
     // The relay's sockets exist before the data naming them is pushed (the urgent part included).
-    await this.#relay.open(this.#staged.relaySockets(), next.settings.proxyConnectTimeoutSeconds * 1000);
+    // A relay that cannot open them fails only the routes with backend TLS settings (502): every
+    // other change is pushed all the same, and the flush is tried again with backoff.
+    let relayError: Error | undefined;
+    try {
+      await this.#relay.open(this.#staged.relaySockets(), next.settings.proxyConnectTimeoutSeconds * 1000);
+    } catch (error) {
+      relayError =
+        error instanceof Error ? error : new TlsRelayError(`could not open its sockets: ${String(error)}`);
+    }
     const status = await this.readStatus();
     if (status === undefined) throw new DataPlanePushError('nginx does not answer on its control socket');
     const full = status.instance !== this.#syncedInstance;
@@ -301,8 +309,9 @@ export class NginxDataPlane {
       result.pushed = true;
     }
     // Nothing is staged now: nginx names no other socket.
-    await this.#relay.retain(this.#staged.relaySockets());
+    if (relayError === undefined) await this.#relay.retain(this.#staged.relaySockets());
     if (reloadError !== undefined) throw reloadError;
+    if (relayError !== undefined) throw relayError;
     return result;
   }
 
