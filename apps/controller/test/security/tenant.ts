@@ -136,14 +136,23 @@ export function tenantRegexIngress(name: string, host: string, path: string): Re
   return regexIngressManifest(name, { namespace: TENANT, className: 'nginx', host, service: 'evil', path });
 }
 
+/** `ingress` (a manifest, changed in place) with one TLS entry: `host` served with Secret `secretName`. */
+export function withTls(
+  ingress: Record<string, unknown>,
+  host: string,
+  secretName: string,
+): Record<string, unknown> {
+  (ingress.spec as Record<string, unknown>).tls = [{ hosts: [host], secretName }];
+  return ingress;
+}
+
 /** The tenant's TLS Secret `name` holding `certificate` (PEM), and its Ingress `name` serving `host` with it. */
 export function tenantTlsObjects(
   name: string,
   host: string,
   certificate: { crt: string; key: string },
 ): Record<string, unknown>[] {
-  const ingress = tenantIngress(name, { host, service: 'evil' });
-  (ingress.spec as Record<string, unknown>).tls = [{ hosts: [host], secretName: name }];
+  const ingress = withTls(tenantIngress(name, { host, service: 'evil' }), host, name);
   return [
     {
       apiVersion: 'v1',

@@ -20,7 +20,7 @@ import {
   startController,
   tlsSecretManifest,
 } from '../harness.js';
-import { expectVictimsUnharmed, TENANT, tenantIngress, useSecurityCase } from './tenant.js';
+import { expectVictimsUnharmed, TENANT, tenantIngress, useSecurityCase, withTls } from './tenant.js';
 
 const testCase = useSecurityCase('unreferenced-secrets');
 
@@ -58,15 +58,6 @@ async function secretsSeen(controller: Controller): Promise<number> {
     (await metric(controller, 'ingresskit_store_secrets', '{held="true"}')) +
     (await metric(controller, 'ingresskit_store_secrets', '{held="false"}'))
   );
-}
-
-function withTls(
-  ingress: Record<string, unknown>,
-  host: string,
-  secretName: string,
-): Record<string, unknown> {
-  (ingress.spec as Record<string, unknown>).tls = [{ hosts: [host], secretName }];
-  return ingress;
 }
 
 function fingerprintOf(secret: Record<string, unknown>): string {

@@ -24,18 +24,10 @@ import {
   TENANT,
   tenantIngress,
   useSecurityCase,
+  withTls,
 } from './tenant.js';
 
 const testCase = useSecurityCase('wildcard-takeover');
-
-function withTls(
-  ingress: Record<string, unknown>,
-  host: string,
-  secretName: string,
-): Record<string, unknown> {
-  (ingress.spec as Record<string, unknown>).tls = [{ hosts: [host], secretName }];
-  return ingress;
-}
 
 describe("a tenant's names under the victim's wildcards", () => {
   it('are left out with an Event naming the wildcard; the victim keeps HTTP, HTTPS and its certificate', async () => {
