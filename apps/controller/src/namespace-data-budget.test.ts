@@ -90,3 +90,23 @@ describe('NamespaceDataBudget', () => {
     expect(budget.refusal('k')).toBeUndefined();
   });
 });
+
+describe('NamespaceDataBudget, kept as objects change', () => {
+  it('says an object left out fits once it shrinks, and counts a shared entry until its last object goes', () => {
+    const budget = createBudget();
+    budget.set('t/a', 't', 1, data(2000 * KiB, { 'policy:p': 500 * KiB }));
+    budget.set('t/b', 't', 2, data(600 * KiB, { 'policy:p': 500 * KiB }));
+    budget.settle();
+    expect(leftOut(budget, ['t/a', 't/b'])).toEqual(['t/b']);
+    budget.set('t/b', 't', 2, data(100 * KiB, { 'policy:p': 500 * KiB }));
+    expect(budget.settle()).toEqual(['t/b']);
+    expect(leftOut(budget, ['t/a', 't/b'])).toEqual([]);
+    // The policy stays counted while t/b names it: 100 + 500 + 2500 KiB is past the 3000 handed out.
+    budget.delete('t/a');
+    budget.set('t/c', 't', 3, data(2500 * KiB));
+    budget.settle();
+    expect(leftOut(budget, ['t/b', 't/c'])).toEqual(['t/c']);
+    budget.delete('t/b');
+    expect(budget.settle()).toEqual(['t/c']);
+  });
+});

@@ -28,6 +28,65 @@ interface Item extends ObjectData {
   createdAt: number;
 }
 
+/**
+ * The objects of one namespace and what they take together, kept as they change: a change costs
+ * the entries of the object changed, not a walk over the namespace (tens of thousands of objects
+ * in a single-tenant cluster).
+ */
+class NamespaceItems {
+  readonly items = new Map<string, Item>();
+  /** Objects left out of this namespace's allowance. */
+  readonly leftOut = new Set<string>();
+  #own = 0;
+  /** Shared entries (policies, certificates) with their bytes and how many objects name them. */
+  readonly #shared = new Map<string, { bytes: number; refs: number }>();
+  #sharedBytes = 0;
+
+  /** What all the objects take together, each shared entry once. */
+  get demand(): number {
+    return this.#own + this.#sharedBytes;
+  }
+
+  /** Adds or replaces an object; one left out stays so until the next recount says otherwise. */
+  set(item: Item): void {
+    this.#forget(item.key);
+    this.items.set(item.key, item);
+    this.#own += item.own;
+    for (const [key, bytes] of item.shared) {
+      const entry = this.#shared.get(key);
+      if (entry === undefined) {
+        this.#shared.set(key, { bytes, refs: 1 });
+        this.#sharedBytes += bytes;
+      } else {
+        // Objects measure a shared entry alike; the last measure counts.
+        this.#sharedBytes += bytes - entry.bytes;
+        entry.bytes = bytes;
+        entry.refs += 1;
+      }
+    }
+  }
+
+  delete(key: string): void {
+    this.#forget(key);
+    this.leftOut.delete(key);
+  }
+
+  #forget(key: string): void {
+    const item = this.items.get(key);
+    if (item === undefined) return;
+    this.items.delete(key);
+    this.#own -= item.own;
+    for (const shared of item.shared.keys()) {
+      const entry = this.#shared.get(shared)!;
+      entry.refs -= 1;
+      if (entry.refs === 0) {
+        this.#shared.delete(shared);
+        this.#sharedBytes -= entry.bytes;
+      }
+    }
+  }
+}
+
 /** Options of {@link NamespaceDataBudget}. */
 export interface NamespaceDataBudgetOptions {
   /** Bytes of the shared dict. */
@@ -40,14 +99,11 @@ export interface NamespaceDataBudgetOptions {
 export class NamespaceDataBudget {
   readonly #options: NamespaceDataBudgetOptions;
   readonly #usable: number;
-  /** Objects by namespace, by key. */
-  readonly #namespaces = new Map<string, Map<string, Item>>();
+  /** Objects by namespace. */
+  readonly #namespaces = new Map<string, NamespaceItems>();
   readonly #namespaceOf = new Map<string, string>();
-  /** What all objects of each namespace would take together. */
-  readonly #demands = new Map<string, number>();
   /** What each namespace may take, as of the last settle. */
   readonly #allowances = new Map<string, number>();
-  readonly #leftOut = new Set<string>();
   /** Namespaces changed since the last settle. */
   readonly #dirty = new Set<string>();
 
@@ -64,8 +120,8 @@ export class NamespaceDataBudget {
     const previous = this.#namespaceOf.get(key);
     if (previous !== undefined && previous !== namespace) this.delete(key);
     let items = this.#namespaces.get(namespace);
-    if (items === undefined) this.#namespaces.set(namespace, (items = new Map<string, Item>()));
-    items.set(key, { key, createdAt, ...data });
+    if (items === undefined) this.#namespaces.set(namespace, (items = new NamespaceItems()));
+    items.set({ key, createdAt, ...data });
     this.#namespaceOf.set(key, namespace);
     this.#dirty.add(namespace);
   }
@@ -76,7 +132,6 @@ export class NamespaceDataBudget {
     if (namespace === undefined) return;
     this.#namespaceOf.delete(key);
     this.#namespaces.get(namespace)?.delete(key);
-    this.#leftOut.delete(key);
     this.#dirty.add(namespace);
   }
 
@@ -87,11 +142,8 @@ export class NamespaceDataBudget {
   settle(): string[] {
     if (this.#dirty.size === 0) return [];
     for (const namespace of this.#dirty) {
-      const items = this.#namespaces.get(namespace);
-      if (items !== undefined && items.size > 0) this.#demands.set(namespace, demandOf(items.values()));
-      else {
+      if (this.#namespaces.get(namespace)?.items.size === 0) {
         this.#namespaces.delete(namespace);
-        this.#demands.delete(namespace);
         this.#allowances.delete(namespace);
       }
     }
@@ -99,7 +151,7 @@ export class NamespaceDataBudget {
     for (const [namespace, allowance] of this.#shareOut()) {
       if (!this.#dirty.has(namespace) && this.#allowances.get(namespace) === allowance) continue;
       this.#allowances.set(namespace, allowance);
-      changed.push(...this.#recount(this.#namespaces.get(namespace)!, allowance));
+      changed.push(...recount(this.#namespaces.get(namespace)!, allowance));
     }
     this.#dirty.clear();
     return changed;
@@ -107,11 +159,12 @@ export class NamespaceDataBudget {
 
   /** Why the object is left out, or undefined when it fits. */
   refusal(key: string): string | undefined {
-    if (!this.#leftOut.has(key)) return undefined;
-    const namespace = this.#namespaceOf.get(key)!;
-    const item = this.#namespaces.get(namespace)?.get(key);
+    const namespace = this.#namespaceOf.get(key);
+    const items = namespace === undefined ? undefined : this.#namespaces.get(namespace);
+    if (items === undefined || !items.leftOut.has(key)) return undefined;
+    const item = items.items.get(key);
     const bytes = item === undefined ? 0 : item.own + sum(item.shared.values());
-    const allowance = this.#allowances.get(namespace) ?? 0;
+    const allowance = this.#allowances.get(namespace!) ?? 0;
     return (
       `its routes, policies and certificates take ${formatBytes(bytes)} of nginx's shared memory, ` +
       `which would take namespace ${namespace} past its part of it: ${formatBytes(allowance)} of the ` +
@@ -124,7 +177,8 @@ export class NamespaceDataBudget {
   /** Each namespace's allowance: max-min fair shares of the usable dict, capped by the share. */
   #shareOut(): Map<string, number> {
     const cap = Math.floor(this.#usable * this.#options.namespaceShare);
-    const byDemand = [...this.#demands].sort((a, b) => a[1] - b[1]);
+    const byDemand = [...this.#namespaces].map(([namespace, items]) => [namespace, items.demand] as const);
+    byDemand.sort((a, b) => a[1] - b[1]);
     const allowances = new Map<string, number>();
     let remaining = this.#usable;
     byDemand.forEach(([namespace, demand], index) => {
@@ -135,39 +189,38 @@ export class NamespaceDataBudget {
     });
     return allowances;
   }
-
-  #recount(items: Map<string, Item>, allowance: number): string[] {
-    const ordered = [...items.values()].sort(
-      (a, b) => a.createdAt - b.createdAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
-    );
-    const changed: string[] = [];
-    const counted = new Set<string>();
-    let used = 0;
-    for (const item of ordered) {
-      let cost = item.own;
-      for (const [key, bytes] of item.shared) if (!counted.has(key)) cost += bytes;
-      const fits = used + cost <= allowance;
-      if (fits) {
-        used += cost;
-        for (const key of item.shared.keys()) counted.add(key);
-      }
-      if (fits === this.#leftOut.has(item.key)) changed.push(item.key);
-      if (fits) this.#leftOut.delete(item.key);
-      else this.#leftOut.add(item.key);
-    }
-    return changed;
-  }
 }
 
-/** What `items` take together, each shared entry once. */
-function demandOf(items: Iterable<Item>): number {
-  const shared = new Map<string, number>();
-  let total = 0;
-  for (const item of items) {
-    total += item.own;
-    for (const [key, bytes] of item.shared) shared.set(key, bytes);
+/**
+ * Which objects of a namespace fit `allowance`, oldest first (ties by key), recorded in its
+ * `leftOut`; returns those that moved in or out. A namespace within its allowance has nothing
+ * left out, found without ordering its objects.
+ */
+function recount(namespace: NamespaceItems, allowance: number): string[] {
+  if (namespace.demand <= allowance) {
+    const changed = [...namespace.leftOut];
+    namespace.leftOut.clear();
+    return changed;
   }
-  return total + sum(shared.values());
+  const ordered = [...namespace.items.values()].sort(
+    (a, b) => a.createdAt - b.createdAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  );
+  const changed: string[] = [];
+  const counted = new Set<string>();
+  let used = 0;
+  for (const item of ordered) {
+    let cost = item.own;
+    for (const [key, bytes] of item.shared) if (!counted.has(key)) cost += bytes;
+    const fits = used + cost <= allowance;
+    if (fits) {
+      used += cost;
+      for (const key of item.shared.keys()) counted.add(key);
+    }
+    if (fits === namespace.leftOut.has(item.key)) changed.push(item.key);
+    if (fits) namespace.leftOut.delete(item.key);
+    else namespace.leftOut.add(item.key);
+  }
+  return changed;
 }
 
 function sum(values: Iterable<number>): number {
