@@ -189,7 +189,7 @@ const flagSpecs = {
     type: 'number',
     default: 0.3,
     description:
-      'Most nginx reloads per second (only listeners and new directive profiles reload); route, certificate and endpoint changes are pushed to nginx at once without a reload. 0 means no limit.',
+      'Most nginx reloads per second (only listener and operator setting changes reload); route, certificate and endpoint changes are pushed to nginx at once without a reload. 0 means no limit.',
   },
   'annotations-prefix': {
     type: 'string',

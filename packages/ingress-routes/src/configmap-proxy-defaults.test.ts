@@ -242,6 +242,18 @@ describe('parseControllerConfigMap with the proxy defaults', () => {
     expect(policyWith({ 'retry-non-idempotent': 'false' }).upstreamSettings).toBeUndefined();
   });
 
+  it('gives nginx the operator retry set with non_idempotent when retry-non-idempotent is "true"', () => {
+    const retryOf = (data: Record<string, string>) =>
+      configOf(data).parsed.settings.nginx.upstreamDefaults?.retryOn;
+    expect(retryOf({ 'retry-non-idempotent': 'true' })).toEqual(['error', 'timeout', 'non_idempotent']);
+    expect(retryOf({ 'retry-non-idempotent': 'true', 'proxy-next-upstream': 'error http_503' })).toEqual([
+      'error',
+      'http_503',
+      'non_idempotent',
+    ]);
+    expect(retryOf({ 'proxy-next-upstream': 'error http_503' })).toEqual(['error', 'http_503']);
+  });
+
   it('answers the HTTPS and www redirects with http-redirect-code (308 without it)', () => {
     expect(policyWith({}, { 'force-ssl-redirect': 'true' }).redirectToHttps?.statusCode).toBe(308);
     expect(

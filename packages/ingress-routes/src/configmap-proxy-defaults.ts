@@ -172,7 +172,7 @@ export const PROXY_DEFAULT_ROWS: readonly IngressNginxConfigKey[] = [
     name: 'retry-non-idempotent',
     applied: 'reload',
     difference:
-      'adds non_idempotent to the retry conditions of every Ingress route, those of its proxy-next-upstream annotation too, as ingress-nginx (not to "off"): every route then goes through a profile location, so nginx reloads once',
+      'adds non_idempotent to the retry conditions of every Ingress route, those of its proxy-next-upstream annotation too, as ingress-nginx (not to "off"): the fixed profiles of nginx.conf hold the retry sets with it, so nginx reloads once',
   },
   {
     name: 'http-redirect-code',

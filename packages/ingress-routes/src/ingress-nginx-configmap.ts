@@ -87,6 +87,7 @@ import {
   type ConfigMapUpstreamHeaders,
 } from './configmap-upstream-headers.js';
 import { STREAM_PROXY_KEYS, STREAM_PROXY_ROWS, type ConfigMapStreamProxy } from './configmap-stream-keys.js';
+import { withNonIdempotentRetries } from './upstream-annotations.js';
 
 /** One key of ingress-nginx's ConfigMap. */
 export interface IngressNginxConfigKey {
@@ -853,8 +854,13 @@ export function parseControllerConfigMap(
   }
   settleRiskLevel(record, ingressChecks, problems);
   completeProxyDefaults(annotationDefaults, problems);
-  if (annotationDefaults.upstreamSettings !== undefined)
-    nginx.upstreamDefaults = annotationDefaults.upstreamSettings;
+  // retry-non-idempotent adds non_idempotent to every route's conditions: the routes that keep the
+  // ConfigMap's proxy-next-upstream then have the operator's retry set with it.
+  const upstreamDefaults =
+    annotationDefaults.retryNonIdempotent === true
+      ? withNonIdempotentRetries(annotationDefaults.upstreamSettings)
+      : annotationDefaults.upstreamSettings;
+  if (upstreamDefaults !== undefined) nginx.upstreamDefaults = upstreamDefaults;
   const global = createGlobalExternalAuth(globalAuth, refused.has('global-auth-url'), problems);
   const translation: TranslationDefaults = {
     annotationDefaults,

@@ -7,8 +7,6 @@ import {
   type RouteAction,
   type RoutePolicy,
   type RouteTimeouts,
-  RETRY_CONDITIONS,
-  type RetryCondition,
   sourceKey,
   type StrictTransportSecurity,
   type UpstreamSettings,
@@ -19,6 +17,7 @@ import { createClientLimits, type LimitStatusCodes } from './limit-annotations.j
 import { createGlobalRateLimit } from './global-rate-limit-annotations.js';
 import type { RedirectTarget } from './redirect-target.js';
 import { internPolicy } from './shared-values.js';
+import { withNonIdempotentRetries } from './upstream-annotations.js';
 import { type Context } from './translation-context.js';
 import type { IngressTranslationConfig } from './types.js';
 
@@ -139,7 +138,7 @@ function addProxyPolicy(policy: RoutePolicy, annotations: IngressAnnotations): v
   if (proxy?.accessLog === false) policy.accessLog = false;
   if (proxy?.satisfyAny === true) policy.satisfy = 'any';
   if (proxy?.upstreamTries !== undefined) policy.upstreamTries = proxy.upstreamTries;
-  const upstreamSettings = withNonIdempotentRetries(annotations);
+  const upstreamSettings = withNonIdempotentRetriesOf(annotations);
   if (upstreamSettings !== undefined) {
     const { retryOn, ...rest } = upstreamSettings;
     policy.upstreamSettings = retryOn === undefined ? { ...rest } : { ...rest, retryOn: [...retryOn] };
@@ -151,19 +150,10 @@ function addProxyPolicy(policy: RoutePolicy, annotations: IngressAnnotations): v
     policy.cookiePathRewrite = { ...proxy.cookiePath };
 }
 
-/**
- * The upstream settings of the Ingress, with non_idempotent among the retry conditions when the
- * ConfigMap says retry-non-idempotent (ingress-nginx's buildNextUpstream adds it to every
- * location's proxy_next_upstream, an annotation's too); "off" stays off.
- */
-function withNonIdempotentRetries(annotations: IngressAnnotations): UpstreamSettings | undefined {
+/** The upstream settings of the Ingress, with the ConfigMap's retry-non-idempotent. */
+function withNonIdempotentRetriesOf(annotations: IngressAnnotations): UpstreamSettings | undefined {
   const settings = annotations.upstreamSettings;
-  if (annotations.retryNonIdempotent !== true) return settings;
-  // nginx's default conditions, which ingress-nginx's proxy-next-upstream default repeats.
-  const retryOn = settings?.retryOn ?? ['error', 'timeout'];
-  if (retryOn.length === 0) return settings;
-  const conditions = new Set<RetryCondition>([...retryOn, 'non_idempotent']);
-  return { ...settings, retryOn: RETRY_CONDITIONS.filter((condition) => conditions.has(condition)) };
+  return annotations.retryNonIdempotent === true ? withNonIdempotentRetries(settings) : settings;
 }
 
 /** A route-model redirect to `target` with `statusCode`. */

@@ -127,3 +127,17 @@ export function dropBusyBuffers(into: { upstreamSettings?: UpstreamSettings }): 
   delete into.upstreamSettings.busyBuffersBytes;
   if (Object.keys(into.upstreamSettings).length === 0) delete into.upstreamSettings;
 }
+
+/**
+ * `settings` with non_idempotent among the retry conditions, as ingress-nginx's retry-non-idempotent
+ * (its buildNextUpstream adds it to every location's proxy_next_upstream); "off" stays off.
+ */
+export function withNonIdempotentRetries(
+  settings: UpstreamSettings | undefined,
+): UpstreamSettings | undefined {
+  // nginx's default conditions, which ingress-nginx's proxy-next-upstream default repeats.
+  const retryOn = settings?.retryOn ?? ['error', 'timeout'];
+  if (retryOn.length === 0) return settings;
+  const conditions = new Set<RetryCondition>([...retryOn, 'non_idempotent']);
+  return { ...settings, retryOn: RETRY_CONDITIONS.filter((condition) => conditions.has(condition)) };
+}

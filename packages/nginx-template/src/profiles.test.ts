@@ -137,3 +137,16 @@ describe('isValidErrorStatuses', () => {
     expect(INTERCEPTABLE_STATUSES).not.toContain(499);
   });
 });
+
+describe('createProfileCatalogue with retry-non-idempotent', () => {
+  it('gives every fixed retry set its non_idempotent variant, so routes keep the condition', () => {
+    const catalogue = createProfileCatalogue({ retryOn: ['error', 'timeout', 'non_idempotent'] });
+    const gateway = ['error', 'timeout', 'http_502', 'http_503', 'http_504', 'non_idempotent'] as const;
+    const route = createTestRoute('r', {
+      action: forward,
+      policy: { upstreamSettings: { retryOn: [...gateway] } },
+    });
+    expect(profileOf(route, catalogue)?.retry).toBe(115 | 1024);
+    expect(catalogue.defaults.proxy.retry).toBe(3 | 1024);
+  });
+});

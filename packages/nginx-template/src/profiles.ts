@@ -127,6 +127,7 @@ export function retryConditionsOf(mask: number): RetryCondition[] {
 }
 
 const DEFAULT_RETRY = retryMaskOf(RETRY_SETS[0]!);
+const NON_IDEMPOTENT = retryMaskOf(['non_idempotent']);
 
 function nameOf(profile: Omit<Profile, 'name'>): string {
   const classes = `_b${profile.headerBuffer}_r${profile.retry}`;
@@ -176,7 +177,12 @@ export function createProfileCatalogue(options: CatalogueOptions = {}): ProfileC
   // Sizes the default already holds need no profile of their own.
   const floor = operatorBuffer ?? PAGE_SIZE;
   const headerBuffers = [0, ...HEADER_BUFFER_SIZES.filter((size) => size > floor)];
-  const retrySets = [...new Set([DEFAULT_RETRY, ...RETRY_SETS.map(retryMaskOf), operatorRetry])];
+  // ingress-nginx's retry-non-idempotent adds non_idempotent to every route's conditions: then every
+  // fixed set has it too.
+  const nonIdempotent = operatorRetry & NON_IDEMPOTENT;
+  const retrySets = [
+    ...new Set([DEFAULT_RETRY, ...RETRY_SETS.map((set) => retryMaskOf(set) | nonIdempotent), operatorRetry]),
+  ];
   const profiles: Profile[] = [];
   for (const headerBuffer of headerBuffers) {
     for (const retry of retrySets) {
