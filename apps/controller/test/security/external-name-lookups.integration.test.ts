@@ -5,9 +5,9 @@
  * new ExternalName was not resolved for minutes, nor after the tenant had left.
  *
  * Now the controller's own lookups (name-resolution's system lookup, c-ares) use no thread and stop
- * when asked, and ExternalNames looks up each namespace's names on their own: at most two at a time per
- * namespace, namespaces taking turns, each lookup failing at its deadline (ETIMEOUT, an Event on
- * the tenant's Ingress) and tried again with backoff.
+ * when asked, and ExternalNames looks up each namespace's names on their own: at most two at a
+ * time per namespace, namespaces taking turns, each lookup failing at its deadline (ETIMEOUT, an
+ * Event on the tenant's Ingress) and tried again with backoff.
  *
  * No DNS server a tenant controls can run here, so the names resolve through the lookup function
  * the controller is given. This one behaves as getaddrinfo did, which is the worst a lookup can
