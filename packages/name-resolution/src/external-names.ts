@@ -40,7 +40,7 @@ export interface NameLogger {
 
 /** Options of {@link ExternalNames}. */
 export interface ExternalNamesOptions {
-  /** How names are resolved; createSystemLookup over /etc/resolv.conf and /etc/hosts, as a pod resolves them. */
+  /** How names are resolved: createSystemLookup over readResolvConf() and readHostsFile() resolves them as a pod would. */
   lookup: LookupName;
   /** How often a resolved name is looked up again; 30 s by default. */
   refreshMs?: number;
