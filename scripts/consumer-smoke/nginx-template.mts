@@ -1,13 +1,17 @@
-// The README's example up to the nginx.conf text and the data-plane body, without nginx itself.
+// The README's examples up to the nginx.conf text, the data-plane body and the request metrics' text,
+// without nginx itself.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   buildConfiguration,
   createDataPlaneUpdate,
+  labelSeriesOf,
   luaDirectory,
   luaFiles,
+  parseRequestMetrics,
   renderNginxConf,
+  renderRequestMetrics,
 } from '@ingresskit/nginx-template';
 import { createRouteTableBuilder } from '@ingresskit/route-model';
 
@@ -44,3 +48,16 @@ const body = createDataPlaneUpdate(table);
 assert.ok(JSON.stringify(body).includes('shop.example.com'));
 // The Lua modules nginx.conf requires ship inside the package, next to dist/.
 for (const file of luaFiles) assert.ok(existsSync(join(luaDirectory, file.relativePath)), file.path);
+// The request metrics section: an answer of GET /metrics/requests as ingress-nginx's metric text.
+const metrics = parseRequestMetrics('d=0.1,1\nn\tweb/root\t200\tGET\t\tshop.example.com\t3\n');
+const controller = {
+  controller_namespace: 'ingress',
+  controller_class: 'k8s.io/ingress',
+  controller_pod: 'pod-1',
+};
+const labelsOf = labelSeriesOf(table, controller, {}, metrics.series);
+const text = [...renderRequestMetrics(metrics, labelsOf)].join('');
+assert.match(
+  text,
+  /^nginx_ingress_controller_requests\{status="200",method="GET",path="\/",namespace="shop",ingress="",service="shop\/web:80",canary="",host="shop.example.com",controller_namespace="ingress",controller_class="k8s.io\/ingress",controller_pod="pod-1"\} 3$/m,
+);

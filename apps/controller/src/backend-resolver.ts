@@ -15,9 +15,9 @@ import {
   type NameResolution,
   type ServiceBackendResolution,
 } from '@ingresskit/ingress-routes';
+import { externalNameKey } from '@ingresskit/name-resolution';
 import type { Backend, BackendReferenceChange, RouteTableBuilder } from '@ingresskit/route-model';
 import type { ClusterView } from './cluster-view.js';
-import { externalNameKey } from './external-names.js';
 
 /** Why a backend answers 503 (or lost endpoints): what kind of problem, and the words status shows. */
 export interface BackendProblem {

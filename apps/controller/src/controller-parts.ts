@@ -5,6 +5,14 @@
  */
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { canonicalAddress, CLOUD_METADATA_NETWORKS } from '@ingresskit/ingress-routes';
+import {
+  createSystemLookup,
+  ExternalNames,
+  readHostsFile,
+  readResolvConf,
+  readSystemNameservers,
+  type LookupName,
+} from '@ingresskit/name-resolution';
 import { resolveStatusAddresses } from '@ingresskit/status-sync';
 import type { StoreSnapshot } from '@ingresskit/store';
 import type { ControllerConfig } from './config.js';
@@ -12,8 +20,6 @@ import { ControllerConfigMap } from './controller-configmap.js';
 import { NginxDataPlane } from './data-plane.js';
 import { listenersOf, sslPassthroughRenderOptions } from './data-plane-render-options.js';
 import { createEventsApiSink, EventRecorder, type EventSink } from './events.js';
-import { ExternalNames } from './external-names.js';
-import { readHostsFile } from './hosts-file.js';
 import { GatewayApiStage } from './gateway-api-stage.js';
 import { toGatewayAddresses } from './gateway-status.js';
 import { GatewayStatusWriter } from './gateway-status-writer.js';
@@ -29,8 +35,6 @@ import { registerNginxProcessMetrics } from './nginx-process-metrics.js';
 import { listOwnPorts } from './own-ports.js';
 import { createRequestMetrics } from './request-metrics.js';
 import { requestCountingOf } from './request-metrics-options.js';
-import { readResolvConf, readSystemNameservers } from './resolv-conf.js';
-import { createSystemLookup, type LookupName } from './system-lookup.js';
 import { SyncReporting } from './sync-reporting.js';
 import type { StreamedMetrics } from './streamed-metrics.js';
 import { SyncStage } from './sync-stage.js';
@@ -46,8 +50,8 @@ export interface ControllerDependencies {
   /** Wall clock in ms; `Date.now` by default. */
   now?: () => number;
   /**
-   * How ExternalName host names are resolved (system-lookup.ts over /etc/resolv.conf and
-   * /etc/hosts by default), how often again (30 s) and how long one lookup may take (10 s).
+   * How ExternalName host names are resolved (name-resolution's system lookup over /etc/resolv.conf
+   * and /etc/hosts by default), how often again (30 s) and how long one lookup may take (10 s).
    */
   externalNames?: { lookup?: LookupName; refreshMs?: number; timeoutMs?: number };
 }

@@ -77,12 +77,3 @@ export class GatewayStatusWriteError extends Error {
   override readonly name = 'GatewayStatusWriteError';
   readonly code = 'ERR_GATEWAY_STATUS_WRITE_FAILED' as const;
 }
-
-/**
- * A host name has no address: not in /etc/hosts and, through the search list, NXDOMAIN or no
- * record everywhere. Its code is the one Node's resolver gives, so messages read alike.
- */
-export class NameNotFoundError extends Error {
-  override readonly name = 'NameNotFoundError';
-  readonly code = 'ENOTFOUND' as const;
-}

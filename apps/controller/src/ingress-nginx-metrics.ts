@@ -6,11 +6,11 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { tlsSecretNameOf, type IngressLike } from '@ingresskit/ingress-routes';
+import type { ControllerLabels } from '@ingresskit/nginx-template';
 import type { RouteTable } from '@ingresskit/route-model';
 import { Gauge, type Registry } from 'prom-client';
 import { namespacedKey } from '@ingresskit/kube-objects';
 import type { ControllerMetrics } from './metrics.js';
-import type { ControllerLabels } from './request-metrics.js';
 import { CONTROLLER_VERSION } from './version.js';
 
 /** What the certificate expiry metric reads. */

@@ -3,10 +3,9 @@
  * and oldest start time of nginx's master and its children (from /proc), and nginx's connection
  * and request counters (its stub_status, on the control socket). Read when Prometheus scrapes.
  */
-import type { NginxStatus } from '@ingresskit/nginx-template';
+import type { ControllerLabels, NginxStatus } from '@ingresskit/nginx-template';
 import type { Registry } from 'prom-client';
 import { readBootTime, readProcessStats, type ProcessStats } from './process-stats.js';
-import type { ControllerLabels } from './request-metrics.js';
 import { registerScrapedMetric, shareReadPerScrape, type ScrapedValue } from './scraped-metric.js';
 
 const PREFIX = 'nginx_ingress_controller_nginx_process_';

@@ -6,12 +6,12 @@
  */
 import {
   checkBucketBounds,
+  REQUEST_METRICS,
   type RequestBuckets,
   type RequestCountingOptions,
 } from '@ingresskit/nginx-template';
 import { FlagError } from './errors.js';
 import type { Flags } from './flags.js';
-import { REQUEST_METRICS } from './request-metrics-text.js';
 
 /** How requests are counted and served. */
 export interface RequestMetricsOptions {

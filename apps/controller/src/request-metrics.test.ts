@@ -1,10 +1,14 @@
-import type { RequestMetrics, RequestSeries } from '@ingresskit/nginx-template';
+import {
+  REQUEST_METRIC_NAMES,
+  REQUEST_METRICS,
+  type RequestMetrics,
+  type RequestSeries,
+} from '@ingresskit/nginx-template';
 import type { Route, RouteTable } from '@ingresskit/route-model';
 import { createFakeClock } from '@ingresskit/task-queue';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createRequestMetrics, labelSeriesOf, type RequestMetricsSource } from './request-metrics.js';
-import { REQUEST_METRIC_NAMES, REQUEST_METRICS } from './request-metrics-text.js';
+import { createRequestMetrics, labelControllerSeries, type RequestMetricsSource } from './request-metrics.js';
 
 const controller = {
   controller_namespace: 'ingress "nginx"',
@@ -169,7 +173,7 @@ function linesOf(text: string): { lines: string[]; count: number } {
  */
 function promClientRegistry(metrics: RequestMetrics | undefined): Registry {
   const registry = new Registry();
-  const labelsOf = labelSeriesOf(table, controller);
+  const labelsOf = labelControllerSeries(table, controller);
   const series = (metrics?.series ?? []).flatMap((counts) => {
     const labels = labelsOf(counts);
     return labels === undefined ? [] : [{ labels, counts }];

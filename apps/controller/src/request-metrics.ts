@@ -5,20 +5,25 @@
  * path, namespace, ingress, service, canary, host unless --metrics-per-host=false, and the
  * controller's namespace, class and pod). nginx counts (lua/ingresskit/request_metrics.lua); each
  * scrape reads the counts once and names the labels from the route table the controller serves;
- * the text is written as it renders (request-metrics-text.ts), not registered in prom-client. Each
- * namespace has at most --max-series-per-namespace series (request-series-bound.ts), and
- * the requests nginx could not count are served as ingresskit_uncounted_requests_total.
+ * nginx-template writes the text as it renders (renderRequestMetrics), not registered in
+ * prom-client. Each namespace has at most --max-series-per-namespace series, and the requests
+ * nginx could not count are served as ingresskit_uncounted_requests_total.
  */
 import { createDefaultBackendRoute, parseBackendId } from '@ingresskit/ingress-routes';
-import { REQUEST_HISTOGRAMS, type RequestMetrics, type RequestSeries } from '@ingresskit/nginx-template';
-import type { Route, RouteTable } from '@ingresskit/route-model';
-import type { Clock } from '@ingresskit/task-queue';
 import {
+  labelSeriesOf,
+  REQUEST_HISTOGRAMS,
   REQUEST_METRIC_NAMES,
   renderRequestMetrics,
   SERIES_METRIC_NAMES,
+  type ControllerLabels,
   type LabelsOf,
-} from './request-metrics-text.js';
+  type RequestMetrics,
+  type RequestSeries,
+  type SeriesLabelOptions,
+} from '@ingresskit/nginx-template';
+import type { RouteTable } from '@ingresskit/route-model';
+import type { Clock } from '@ingresskit/task-queue';
 import { shareReadPerScrape } from './scraped-metric.js';
 import type { StreamedMetrics } from './streamed-metrics.js';
 
@@ -30,117 +35,22 @@ export interface RequestMetricsSource {
   table(): RouteTable;
 }
 
-/** The labels every series carries: the controller's own. */
-export interface ControllerLabels {
-  controller_namespace: string;
-  controller_class: string;
-  controller_pod: string;
-}
+/** How the controller's backend ids name their Service, and its default backend's route. */
+const CONTROLLER_ROUTES: Pick<SeriesLabelOptions, 'serviceOf' | 'unroutedRoutes'> = {
+  // The Service of a backend id (`namespace/name:port`), or the id itself for any other backend.
+  serviceOf: (backend) => parseBackendId(backend)?.name ?? backend,
+  // The route of requests no Ingress or HTTPRoute route matched.
+  unroutedRoutes: new Set([createDefaultBackendRoute(undefined).id]),
+};
 
-type Labels = Record<string, string>;
-
-/** What a route contributes to its series' labels. */
-interface RouteLabels {
-  path: string;
-  namespace: string;
-  ingress: string;
-  route: Route;
-}
-
-/**
- * The labels of the routes `wanted` names (all when undefined). A scrape asks only for the routes
- * that took traffic: at 10,000 Ingresses a map of every route is some 2 MiB of garbage per scrape.
- */
-function routesById(table: RouteTable, wanted: ReadonlySet<string> | undefined): Map<string, RouteLabels> {
-  const routes = new Map<string, RouteLabels>();
-  for (const virtualHost of table.virtualHosts) {
-    const add = (route: Route) =>
-      (wanted === undefined || wanted.has(route.id)) &&
-      routes.set(route.id, {
-        path: route.match.path.value,
-        namespace: route.origin.namespace,
-        // ingress-nginx knows only Ingresses; another source (an HTTPRoute) leaves the label empty.
-        ingress: route.origin.kind === 'Ingress' ? route.origin.name : '',
-        route,
-      });
-    for (const route of virtualHost.routes) add(route);
-    if (virtualHost.fallbackRoute !== undefined) add(virtualHost.fallbackRoute);
-  }
-  return routes;
-}
-
-/** The Service of a backend id (`namespace/name:port`), or the id itself for any other backend. */
-function serviceOf(backend: string): string {
-  return parseBackendId(backend)?.name ?? backend;
-}
-
-/** The route of requests no Ingress or HTTPRoute route matched: the controller's default backend. */
-const DEFAULT_BACKEND_ROUTE_ID = createDefaultBackendRoute(undefined).id;
-
-/** How the series are labelled. */
-export interface LabelOptions {
-  /** Series carry the request's host (`--metrics-per-host`); default true. */
-  perHost?: boolean;
-}
-
-/**
- * The labels of the series of `table`'s routes (only of `series`' routes when given); undefined for
- * a route no longer served. A request that matched no route, or only the default backend's, has
- * empty route labels, as ingress-nginx's default server and default locations give them (no
- * Ingress, path or Service).
- */
-export function labelSeriesOf(
+/** nginx-template's labelSeriesOf over the controller's backend ids and default backend: what /metrics serves. */
+export function labelControllerSeries(
   table: RouteTable,
   controller: ControllerLabels,
-  options: LabelOptions = {},
+  options: Pick<SeriesLabelOptions, 'perHost'> = {},
   series?: readonly RequestSeries[],
 ): LabelsOf {
-  const routes = routesById(table, series && new Set(series.map((one) => one.route)));
-  const perHost = options.perHost !== false;
-  return (series) => {
-    const labels =
-      series.route === '' || series.route === DEFAULT_BACKEND_ROUTE_ID
-        ? unroutedLabels(series)
-        : labelsOf(series, routes);
-    if (labels === undefined) return undefined;
-    return perHost ? { ...labels, host: series.host, ...controller } : { ...labels, ...controller };
-  };
-}
-
-/** The labels of a series that matched no route. */
-function unroutedLabels(series: RequestSeries): Labels {
-  return {
-    status: series.status,
-    method: series.method,
-    path: '',
-    namespace: '',
-    ingress: '',
-    service: '',
-    canary: '',
-  };
-}
-
-/** A routed series' labels but the host and the controller's. */
-function labelsOf(series: RequestSeries, routes: Map<string, RouteLabels>): Labels | undefined {
-  const route = routes.get(series.route);
-  if (route === undefined) return undefined;
-  const { action } = route.route;
-  const members = action.type === 'forward' ? action.backends : [];
-  const backend =
-    series.backend !== '' ? series.backend : (members.find((member) => member.backend)?.backend ?? '');
-  const isCanary =
-    action.type === 'forward' &&
-    action.canary !== undefined &&
-    action.canary.backends.some((member) => member.backend === backend);
-  return {
-    status: series.status,
-    method: series.method,
-    path: route.path,
-    namespace: route.namespace,
-    ingress: route.ingress,
-    service: backend === '' ? '' : serviceOf(backend),
-    canary: isCanary ? backend : '',
-  };
+  return labelSeriesOf(table, controller, { perHost: options.perHost, ...CONTROLLER_ROUTES }, series);
 }
 
 /** nginx's answer while it does not answer: every metric is shown, without series. */
@@ -152,7 +62,7 @@ const NO_REQUESTS: RequestMetrics = {
 };
 
 /** How the request metrics are served. */
-export interface RequestMetricsServing extends LabelOptions {
+export interface RequestMetricsServing extends Pick<SeriesLabelOptions, 'perHost'> {
   /** Full names of the metrics not served (`--exclude-socket-metrics`). */
   excluded?: readonly string[];
   /** Label sets served per namespace at most (`--max-series-per-namespace`); 0 or unset: all. */
@@ -178,7 +88,7 @@ export function createRequestMetrics(
     names,
     async read(wanted) {
       const metrics = (await read()) ?? NO_REQUESTS;
-      const labelsOf = labelSeriesOf(source.table(), controller, serving, metrics.series);
+      const labelsOf = labelControllerSeries(source.table(), controller, serving, metrics.series);
       return renderRequestMetrics(metrics, labelsOf, wanted ?? served, serving.seriesPerNamespace ?? 0);
     },
   };

@@ -106,6 +106,22 @@ export {
   type UncountedRequests,
 } from './request-metrics.js';
 export {
+  formatValue,
+  renderRequestMetrics,
+  REQUEST_METRIC_NAMES,
+  REQUEST_METRICS,
+  SERIES_METRIC_NAMES,
+  type RequestMetric,
+} from './request-metrics-text.js';
+export {
+  boundRequestSeries,
+  formatLabels,
+  type BoundedSeries,
+  type LabelledSeries,
+  type LabelsOf,
+} from './request-series-bound.js';
+export { labelSeriesOf, type ControllerLabels, type SeriesLabelOptions } from './request-series-labels.js';
+export {
   BUCKET_KIND_OF,
   checkBucketBounds,
   DEFAULT_REQUEST_BUCKETS,

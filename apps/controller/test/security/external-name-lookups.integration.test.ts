@@ -4,20 +4,21 @@
  * gives up, and that nothing can stop: a tenant's handful of such names took all 4, and a victim's
  * new ExternalName was not resolved for minutes, nor after the tenant had left.
  *
- * Now the controller's own lookups (system-lookup.ts, c-ares) use no thread and stop when asked,
- * and ExternalNames looks up each namespace's names on their own: at most two at a time per
- * namespace, namespaces taking turns, each lookup failing at its deadline (ETIMEOUT, an Event on
- * the tenant's Ingress) and tried again with backoff.
+ * Now the controller's own lookups (name-resolution's system lookup, c-ares) use no thread and stop
+ * when asked, and ExternalNames looks up each namespace's names on their own: at most two at a
+ * time per namespace, namespaces taking turns, each lookup failing at its deadline (ETIMEOUT, an
+ * Event on the tenant's Ingress) and tried again with backoff.
  *
  * No DNS server a tenant controls can run here, so the names resolve through the lookup function
  * the controller is given. This one behaves as getaddrinfo did, which is the worst a lookup can
  * be: 4 workers shared by every lookup, a lookup of a hanging name holding its worker for good,
  * and never stopping when asked. Everything after the lookup is the real path. (The real lookup,
- * against a real DNS server that never answers, is ../system-lookup.integration.test.ts.)
+ * against a real DNS server that never answers, is name-resolution's
+ * system-lookup.integration.test.ts.)
  */
 import { CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
+import type { LookupName } from '@ingresskit/name-resolution';
 import { describe, expect, it } from 'vitest';
-import type { LookupName } from '../../src/system-lookup.js';
 import { answerOf, eventually, ingressManifest, startBackends } from '../harness.js';
 import type { DemoBackend } from '../../src/demo-backends.js';
 import {

@@ -11,12 +11,12 @@
  * at all) is checked by ../backend-addresses.integration.test.ts.
  */
 import { X509Certificate } from 'node:crypto';
+import type { LookupName } from '@ingresskit/name-resolution';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { Controller, ControllerDependencies } from '../../src/controller.js';
 import type { ControllerConfig } from '../../src/config.js';
 import type { DemoBackend } from '../../src/demo-backends.js';
 import { startDemoBackend } from '../../src/demo-backends.js';
-import type { LookupName } from '../../src/system-lookup.js';
 import {
   endpointSliceManifest,
   eventually,

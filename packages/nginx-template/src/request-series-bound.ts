@@ -1,10 +1,10 @@
 /**
- * nginx's request series as the series /metrics serves: labelled, those with the same labels
+ * nginx's request series as a scrape is served them: labelled, those with the same labels
  * added together (as a Prometheus client adds observations of one label set), and at most a
  * number of label sets per namespace. nginx already refuses a namespace's series past that number
  * (request_metrics.lua); this bound holds what is served to it whatever nginx answered.
  */
-import type { HistogramCounts, RequestHistogramKey, RequestSeries } from '@ingresskit/nginx-template';
+import type { HistogramCounts, RequestHistogramKey, RequestSeries } from './request-metrics.js';
 
 /** The labels of one series, in exposition order; undefined leaves the series out. */
 export type LabelsOf = (series: RequestSeries) => Record<string, string> | undefined;

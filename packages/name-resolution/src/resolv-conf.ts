@@ -5,8 +5,8 @@
  *
  * Two readers: nginx's `resolver` takes the nameservers, for auth-url host names it resolves per
  * request (ingress-nginx users' `*.svc.cluster.local` auth URLs keep working; search domains are
- * not applied there, names must be fully qualified, as in ingress-nginx); the controller's own
- * ExternalName lookups (system-lookup.ts) take all of it, to resolve names as the pod would.
+ * not applied there, names must be fully qualified, as in ingress-nginx); the system lookup of
+ * ExternalName names (system-lookup.ts) takes all of it, to resolve names as the pod would.
  */
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';

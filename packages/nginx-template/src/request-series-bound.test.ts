@@ -1,4 +1,4 @@
-import type { RequestSeries } from '@ingresskit/nginx-template';
+import type { RequestSeries } from './request-metrics.js';
 import { describe, expect, it } from 'vitest';
 import { boundRequestSeries } from './request-series-bound.js';
 

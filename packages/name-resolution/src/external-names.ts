@@ -1,7 +1,7 @@
 /**
- * The addresses of the names ExternalName Services point at, resolved by the controller as its pod
- * resolves them (system-lookup.ts: /etc/hosts, the cluster DNS and its search domains) and looked
- * up again every 30 s, as nginx's own resolver would. The routes are pinned to these addresses
+ * The addresses of the names ExternalName Services point at, resolved as the pod resolves them
+ * (system-lookup.ts: /etc/hosts, the cluster DNS and its search domains) and looked up again every
+ * 30 s, as nginx's own resolver would. The routes are pinned to these addresses
  * (ingress-routes `pinExternalName`), so nginx connects only to addresses the backend address
  * policy let through: a tenant's DNS answer cannot point it at loopback or the metadata service.
  *
@@ -21,20 +21,26 @@ import {
   type Timer,
 } from '@ingresskit/task-queue';
 import type { NameResolution } from '@ingresskit/ingress-routes';
+import { namespacedKey } from '@ingresskit/kube-objects';
 import { FairQueue } from './fair-queue.js';
-import type { Logger } from './logger.js';
 import type { LookupName } from './system-lookup.js';
 
-export type { LookupName } from './system-lookup.js';
-
-/** The key of the name `hostname` as the Services of `namespace` use it: `namespace/hostname`. */
+/**
+ * The key of the name `hostname` as the Services of `namespace` use it: `namespace/hostname`,
+ * kube-objects' `namespacedKey`, so that a stage that must not load this package builds it alike.
+ */
 export function externalNameKey(namespace: string, hostname: string): string {
-  return `${namespace}/${hostname}`;
+  return namespacedKey(namespace, hostname);
+}
+
+/** Where ExternalNames says a name's addresses changed or it stopped resolving: debug lines (pino's logger fits). */
+export interface NameLogger {
+  debug(fields: Record<string, unknown>, message: string): void;
 }
 
 /** Options of {@link ExternalNames}. */
 export interface ExternalNamesOptions {
-  /** How names are resolved (system-lookup.ts over /etc/resolv.conf and /etc/hosts in the controller). */
+  /** How names are resolved: createSystemLookup over readResolvConf() and readHostsFile() resolves them as a pod would. */
   lookup: LookupName;
   /** How often a resolved name is looked up again; 30 s by default. */
   refreshMs?: number;
@@ -52,7 +58,8 @@ export interface ExternalNamesOptions {
   inUse: (namespace: string, hostname: string) => boolean;
   /** The resolution of these names (externalNameKey) changed, the first one included: their backends need pinning again. */
   onChange: (keys: string[]) => void;
-  logger: Logger;
+  /** No log lines when unset. */
+  logger?: NameLogger;
 }
 
 const DEFAULT_RETRY: BackoffPolicy = { initialMs: 1_000, maxMs: 300_000, jitter: 0.1 };
@@ -164,8 +171,11 @@ export class ExternalNames {
     if (!changed) return;
     const { namespace, hostname } = entry;
     if ('error' in next)
-      this.#options.logger.debug({ namespace, hostname, error: next.error }, 'ExternalName does not resolve');
-    else this.#options.logger.debug({ namespace, hostname }, 'ExternalName addresses changed');
+      this.#options.logger?.debug(
+        { namespace, hostname, error: next.error },
+        'ExternalName does not resolve',
+      );
+    else this.#options.logger?.debug({ namespace, hostname }, 'ExternalName addresses changed');
     this.#options.onChange([entry.key]);
   }
 

@@ -1,6 +1,6 @@
 /**
- * A small authoritative DNS server over UDP on 127.0.0.1, for tests of the controller's own
- * lookups (system-lookup.ts): A and AAAA records from a zone the test holds, NXDOMAIN for names it
+ * A small authoritative DNS server over UDP on 127.0.0.1, for tests of the system lookup
+ * (system-lookup.ts): A and AAAA records from a zone the test holds, NXDOMAIN for names it
  * does not know, no answer at all for names it is told to ignore (a DNS that never answers), and
  * the questions it was asked, in order. Only what c-ares sends is understood: one question per
  * query, class IN.

@@ -1,8 +1,8 @@
 /**
  * /etc/hosts, which the C library asks before DNS (`hosts: files dns`). In a pod the kubelet writes
  * it: localhost, the pod's own name and address, and the pod spec's `hostAliases`, which an
- * operator may use to give ExternalName names fixed addresses. The controller's ExternalName
- * lookups (system-lookup.ts) read it as getaddrinfo did.
+ * operator may use to give ExternalName names fixed addresses. The system lookup
+ * (system-lookup.ts) reads it as getaddrinfo did.
  */
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';

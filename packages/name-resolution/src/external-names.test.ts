@@ -1,7 +1,6 @@
 import { createFakeClock } from '@ingresskit/task-queue';
 import { describe, expect, it } from 'vitest';
 import { ExternalNames, type ExternalNamesOptions } from './external-names.js';
-import { createLogger } from './logger.js';
 import type { LookupName } from './system-lookup.js';
 
 /**
@@ -33,7 +32,6 @@ function create(options: Partial<ExternalNamesOptions> & Pick<ExternalNamesOptio
     clock,
     inUse: () => true,
     onChange: (keys) => changes.push(keys),
-    logger: createLogger({ level: 'silent' }),
     retry: { initialMs: 1_000, maxMs: 60_000 },
     ...options,
   });

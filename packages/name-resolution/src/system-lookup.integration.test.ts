@@ -1,6 +1,6 @@
 /**
- * The controller's own lookups of ExternalName names (system-lookup.ts) against a real DNS server
- * on 127.0.0.1 (dns-server.ts), through the real c-ares resolver of node:dns: the names asked in
+ * The system lookup of ExternalName names (system-lookup.ts) against a real DNS server on
+ * 127.0.0.1 (test/dns-server.ts), through the real c-ares resolver of node:dns: the names asked in
  * the order the C library asks them, /etc/hosts and numeric hosts first, and a DNS that never
  * answers: a lookup then ends with ETIMEOUT, or at once when asked to stop, and meanwhile holds
  * none of libuv's 4 threads, which getaddrinfo held for as long (file system work waited behind
@@ -8,9 +8,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseResolvConf, type ResolvConf } from '../src/resolv-conf.js';
-import { createSystemLookup, type LookupName } from '../src/system-lookup.js';
-import { startDnsServer, type DnsServer } from './dns-server.js';
+import { parseResolvConf, type ResolvConf } from './resolv-conf.js';
+import { createSystemLookup, type LookupName } from './system-lookup.js';
+import { startDnsServer, type DnsServer } from '../test/dns-server.js';
 
 let dns: DnsServer;
 

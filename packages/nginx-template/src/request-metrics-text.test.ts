@@ -1,12 +1,12 @@
-import type { RequestMetrics, RequestSeries } from '@ingresskit/nginx-template';
 import { describe, expect, it } from 'vitest';
+import type { RequestMetrics, RequestSeries } from './request-metrics.js';
 import {
-  formatLabels,
   formatValue,
   REQUEST_METRIC_NAMES,
   renderRequestMetrics,
   SERIES_METRIC_NAMES,
 } from './request-metrics-text.js';
+import { formatLabels } from './request-series-bound.js';
 
 const bounds = (list: number[]) =>
   ({ d: list, u: list, c: list, h: list, q: list, r: list, b: list }) as RequestMetrics['bounds'];

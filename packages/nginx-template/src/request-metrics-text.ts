@@ -1,18 +1,18 @@
 /**
- * The Prometheus text of the request metrics, written series by series in bounded chunks rather
- * than built whole: a scrape of thousands of routes' histograms is tens of megabytes of text. Each
- * series' labels are escaped and joined once; a bucket line only appends its `le`. The text is
- * prom-client's for the same values (escaping, number formatting, HELP and TYPE lines).
+ * ingress-nginx's request metrics as Prometheus text, from the counts nginx keeps
+ * (request-metrics.ts): its metric names, HELP texts and buckets, so that its dashboards and alerts
+ * keep working. The text is written series by series in bounded chunks rather than built whole: a
+ * scrape of thousands of routes' histograms is tens of megabytes of text. Each series' labels are
+ * escaped and joined once; a bucket line only appends its `le`. The text is prom-client's for the
+ * same values (escaping, number formatting, HELP and TYPE lines).
  */
 import {
   REQUEST_HISTOGRAMS,
   type HistogramCounts,
   type RequestHistogramKey,
   type RequestMetrics,
-} from '@ingresskit/nginx-template';
+} from './request-metrics.js';
 import { boundRequestSeries, escapeText, formatLabels, type LabelsOf } from './request-series-bound.js';
-
-export { formatLabels, type LabelsOf } from './request-series-bound.js';
 
 /** ingress-nginx's metric name prefix. */
 const PREFIX = 'nginx_ingress_controller_';
