@@ -9,8 +9,9 @@ export default [
   // The build script empties dist/ first: two builds into one directory must not clean each other.
   definePackageConfig({ entry: ['src/index.ts'], clean: false }),
   definePackageConfig({
-    // The TLS relay's worker thread loads its own file, next to the one that starts it.
-    entry: ['src/cli.ts', 'src/tls-relay-worker.ts'],
+    // The TLS relay (of @ingresskit/tcp-proxy, inlined) starts its worker thread on the file
+    // tls-relay-thread.js next to its code.
+    entry: ['src/cli.ts', 'src/tls-relay-thread.ts'],
     clean: false,
     dts: false,
     noExternal: [
