@@ -1,9 +1,10 @@
 /**
  * The layer-4 features of ingress-nginx, as one piece the controller starts, stops and syncs:
  * the ssl-passthrough proxy (`--enable-ssl-passthrough`) and the TCP and UDP services ConfigMaps,
- * both from @ingresskit/tcp-proxy; this is their wiring. A sync reads them from the cluster view, hands the passthrough hosts to the proxy and the
- * stream services to the data plane (its next flush reloads when they changed), and reports what
- * it cannot serve: Events on the ConfigMaps (naming the key) and on the Ingresses.
+ * both served by @ingresskit/tcp-proxy; this is their wiring. A sync reads them from the cluster
+ * view, hands the passthrough hosts to the proxy and the stream services to the data plane (its
+ * next flush reloads when they changed), and reports what it cannot serve: Events on the
+ * ConfigMaps (naming the key) and on the Ingresses.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { BackendAddressPolicy, ConfigMapNginxSettings } from '@ingresskit/ingress-routes';

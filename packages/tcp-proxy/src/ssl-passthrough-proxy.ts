@@ -27,7 +27,7 @@ export interface SslPassthroughProxyOptions {
   port: number;
   /** Address to listen on; all addresses when undefined. */
   host?: string | undefined;
-  /** nginx's HTTPS listener on 127.0.0.1, which must take the PROXY protocol (`listen ... proxy_protocol`). */
+  /** nginx's HTTPS listener on 127.0.0.1, which must take the PROXY protocol (`proxy_protocol`). */
   nginxPort: number;
   /** Where refused connections and failed backends are told; nowhere by default. */
   logger?: Logger;
