@@ -32,6 +32,15 @@ describe('checkLayering', () => {
     expect(checkLayering(packages)).toEqual([]);
   });
 
+  it('keeps tcp-proxy, the L1 package of network I/O, off the Kubernetes client', () => {
+    const tcpProxy = readWorkspace(root).find((p) => p.name === '@ingresskit/tcp-proxy');
+    expect(tcpProxy?.layer).toBe('L1');
+    expect(tcpProxy?.runtimeDependencies).not.toContain('@kubernetes/client-node');
+    expect(tcpProxy?.runtimeImports.map(({ specifier }) => specifier)).not.toContain(
+      '@kubernetes/client-node',
+    );
+  });
+
   it('accepts L1 → L0, app → anything and dev dependencies on the API server', () => {
     const packages = [
       l0,

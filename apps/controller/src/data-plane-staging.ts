@@ -12,6 +12,7 @@ import {
   type RenderOptions,
 } from '@ingresskit/nginx-template';
 import type { Listener, RouteTable, RouteTableDelta } from '@ingresskit/route-model';
+import { RelayPlan, type RelaySocket } from '@ingresskit/tcp-proxy';
 import {
   changedKeysOf,
   clearPending,
@@ -24,7 +25,6 @@ import {
 } from './pending-delta.js';
 import { createDesiredConfiguration } from './data-plane-configuration.js';
 import { PushedPolicies } from './pushed-policies.js';
-import { RelayPlan, type RelaySocket } from './tls-relay-plan.js';
 
 /** An entry nginx refused, as its control socket reports it. */
 export type RejectedEntry = DataPlaneRejection['rejected'][number];

@@ -21,6 +21,7 @@ import {
 } from '@ingresskit/nginx-template';
 import type { Listener, RouteTable, RouteTableDelta } from '@ingresskit/route-model';
 import type { ConfigMapNginxSettings } from '@ingresskit/ingress-routes';
+import { TlsRelay, TlsRelayError } from '@ingresskit/tcp-proxy';
 import {
   pushData,
   readDigest,
@@ -40,10 +41,9 @@ import {
   renderOptionsOfConfigMap,
   type NginxPrefixOptions,
 } from './data-plane-render-options.js';
-import { DataPlaneFullError, DataPlanePushError, NginxReloadError, TlsRelayError } from './errors.js';
+import { DataPlaneFullError, DataPlanePushError, NginxReloadError } from './errors.js';
 import type { RefusedRoute } from './route-refusals.js';
 import { PushedContent } from './pushed-content.js';
-import { TlsRelay } from './tls-relay.js';
 
 /** Options of {@link NginxDataPlane}. */
 export interface NginxDataPlaneOptions

@@ -42,16 +42,6 @@ export class DataPlaneFullError extends DataPlanePushError {
   override readonly code = 'ERR_DATA_PLANE_FULL' as const;
 }
 
-/** The TLS relay's worker did not answer: it is not running, or it exited. */
-export class TlsRelayError extends Error {
-  override readonly name = 'TlsRelayError';
-  readonly code = 'ERR_TLS_RELAY_FAILED' as const;
-
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(`the TLS relay ${message}`, options);
-  }
-}
-
 /** The local Ingress ids do not match the newest IngressCheckSum; the last good configuration stays. */
 export class ChecksumMismatchError extends Error {
   override readonly name = 'ChecksumMismatchError';

@@ -1,9 +1,10 @@
 /**
  * The layer-4 features of ingress-nginx, as one piece the controller starts, stops and syncs:
- * the ssl-passthrough proxy (`--enable-ssl-passthrough`) and the TCP and UDP services ConfigMaps.
- * A sync reads them from the cluster view, hands the passthrough hosts to the proxy and the
- * stream services to the data plane (its next flush reloads when they changed), and reports what
- * it cannot serve: Events on the ConfigMaps (naming the key) and on the Ingresses.
+ * the ssl-passthrough proxy (`--enable-ssl-passthrough`) and the TCP and UDP services ConfigMaps,
+ * both served by @ingresskit/tcp-proxy; this is their wiring. A sync reads them from the cluster
+ * view, hands the passthrough hosts to the proxy and the stream services to the data plane (its
+ * next flush reloads when they changed), and reports what it cannot serve: Events on the
+ * ConfigMaps (naming the key) and on the Ingresses.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { BackendAddressPolicy, ConfigMapNginxSettings } from '@ingresskit/ingress-routes';
@@ -11,6 +12,13 @@ import type { StreamService } from '@ingresskit/nginx-template';
 import type { Problem } from '@ingresskit/route-model';
 import type { ChangeEvent, Ingress } from '@ingresskit/store';
 import { serviceKeyOfEndpointSlice } from '@ingresskit/store';
+import {
+  listStreamPorts,
+  resolvePassthroughHosts,
+  resolveStreamServices,
+  SslPassthroughProxy,
+  type StreamServicesSource,
+} from '@ingresskit/tcp-proxy';
 import type { ClusterView } from './cluster-view.js';
 import type { ControllerConfig } from './config.js';
 import { configMapSubject } from './controller-configmap.js';
@@ -18,10 +26,7 @@ import { ingressSubject } from './ingress-reports.js';
 import { isStatusOnlyChange } from './pending-changes.js';
 import type { EventRecorder, EventReport } from './events.js';
 import type { Logger } from './logger.js';
-import { resolvePassthroughHosts } from './ssl-passthrough-hosts.js';
-import { SslPassthroughProxy } from './ssl-passthrough-proxy.js';
 import { listOwnPorts } from './own-ports.js';
-import { listStreamPorts, resolveStreamServices, type StreamServicesSource } from './stream-services.js';
 
 /** What the controller's config says of the layer-4 features. */
 export interface L4Config {

@@ -1,8 +1,9 @@
 /**
- * The TLS relay on its own (its worker thread, real unix sockets, real TLS backends, certificates
- * made by openssl): bytes both ways with half-close and backpressure, the relay's settings on the
- * wire (client certificate, SNI, verification), sockets made before and removed after use, and a
- * relay that serves while the controller's event loop is blocked.
+ * The TLS relay (@ingresskit/tcp-proxy) on its own (its worker thread, real unix sockets, real TLS
+ * backends, certificates made by openssl, as the controller's backend TLS tests make them): bytes
+ * both ways with half-close and backpressure, the relay's settings on the wire (client
+ * certificate, SNI, verification), sockets made before and removed after use, and a relay that
+ * serves while the controller's event loop is blocked.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -12,10 +13,9 @@ import { join } from 'node:path';
 import { createServer as createTlsServer, type Server, type TLSSocket } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { relaySocketName, type BackendTlsRelay } from '@ingresskit/nginx-template';
+import { relayDirectoryOf, TlsRelay, type RelaySocket } from '@ingresskit/tcp-proxy';
 import { createLogger } from '../src/logger.js';
 import { findFreePort } from '../src/ports.js';
-import { relayDirectoryOf, TlsRelay } from '../src/tls-relay.js';
-import type { RelaySocket } from '../src/tls-relay-plan.js';
 import { createTempDir, eventually } from './harness.js';
 import { useCertificateMaker, type CertificatePair } from './openssl-certificates.js';
 

@@ -2,8 +2,8 @@
  * Which sockets the TLS relay must have: one per backend TLS relay (nginx-template's
  * compileBackendTlsRelay of a route) and endpoint of each backend its routes forward to (their
  * weighted backends, canary backends and no-endpoints backend; mirrors and custom error pages go
- * over plain HTTP). Kept from the route table deltas the data plane stages, as nginx has them
- * and as staged (data-plane-staging.ts), so a flush never walks the whole table.
+ * over plain HTTP). Kept from the route table deltas a data plane stages, pushes and then
+ * commits, as nginx has them and as staged, so a flush never walks the whole table.
  */
 import {
   backendKey,
@@ -80,8 +80,8 @@ export class RelayPlan {
 
   /**
    * The sockets, by name, that nginx names now or may name once it has the staged changes, all of
-   * them or only their urgent part (the backends' new endpoints and the hosts removed, see
-   * urgentDelta, which leave the hosts nginx has meeting the new endpoints): each relay of a host
+   * them or only their urgent part (the backends' new endpoints and the hosts removed, which a
+   * data plane may push alone, leaving the hosts nginx has meeting the new endpoints): each relay of a host
    * as pushed or staged, towards each endpoint of its backends as pushed or staged. The endpoints
    * nginx-template leaves out of a backend have none.
    */
@@ -125,7 +125,7 @@ export class RelayPlan {
     this.#stagedBackends.clear();
   }
 
-  /** nginx has the urgent part of the staged changes (see urgentDelta); the rest stays staged. */
+  /** nginx has the urgent part of the staged changes (see sockets); the rest stays staged. */
   commitUrgent(): void {
     for (const [hostname, uses] of [...this.#stagedUses]) {
       if (uses !== null) continue;

@@ -88,8 +88,8 @@ describe('resolveStreamServices', () => {
     const resolution = resolveStreamServices(
       {
         ...viewWith({}),
-        configMap: () => ({ metadata: {}, data: { '53': 'default/db:5432:PROXY' } }) as never,
-        service: () => db as never,
+        configMap: () => ({ metadata: {}, data: { '53': 'default/db:5432:PROXY' } }),
+        service: () => db,
       },
       [{ protocol: 'UDP', configMap: 'ingress/udp' }],
       { reservedPorts: new Set(), policy },

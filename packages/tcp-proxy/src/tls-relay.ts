@@ -17,23 +17,26 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { RELAY_SOCKET_DIRECTORY } from '@ingresskit/nginx-template';
 import { TlsRelayError } from './errors.js';
-import type { Logger } from './logger.js';
+import { silentLogger, type Logger } from './logger.js';
 import type { RelayReply, RelayRequest, RelayWorkerData } from './tls-relay-messages.js';
 import { relayConnectOptionsOf, type RelayConnectOptions } from './tls-relay-options.js';
 import type { RelaySocket } from './tls-relay-plan.js';
 
 /** Options of {@link TlsRelay}. */
 export interface TlsRelayOptions {
-  logger: Logger;
+  /** Where sockets it cannot make, refused connections and a dead worker are told; nowhere by default. */
+  logger?: Logger;
   /** The worker died with its sockets: the next {@link TlsRelay.open} makes them again. */
   onRestart?: () => void;
   /** Least time between two logs of connections refused through one socket; 60 s by default. */
   refusalLogIntervalMs?: number;
 }
 
-// Run from source (tests, `pnpm demo`), the worker is TypeScript and needs tsx to load.
+// Run from source (tests, `pnpm demo`), the worker is TypeScript and needs tsx to load. Built,
+// the thread's file sits next to this code: in this package's dist/, or next to a bundle that
+// inlines this package and builds it too (see runTlsRelayWorker).
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(FROM_SOURCE ? './tls-relay-worker.ts' : './tls-relay-worker.js', import.meta.url);
+const WORKER_URL = new URL(FROM_SOURCE ? './tls-relay-thread.ts' : './tls-relay-thread.js', import.meta.url);
 
 /** The directory of the relay's sockets in `prefix`. */
 export function relayDirectoryOf(prefix: string): string {
@@ -46,6 +49,7 @@ type WithoutSeq<T> = T extends unknown ? Omit<T, 'seq'> : never;
 /** The controller's side of the TLS relay: which sockets the worker has, and asking it for more or fewer. */
 export class TlsRelay {
   readonly #options: TlsRelayOptions;
+  readonly #logger: Logger;
   #directory = '';
   #worker: Worker | undefined;
   #seq = 0;
@@ -60,8 +64,9 @@ export class TlsRelay {
   #connectTimeoutMs: number | undefined;
   #stopped = false;
 
-  constructor(options: TlsRelayOptions) {
+  constructor(options: TlsRelayOptions = {}) {
     this.#options = options;
+    this.#logger = options.logger ?? silentLogger;
   }
 
   /**
@@ -140,7 +145,7 @@ export class TlsRelay {
 
   #refuseSocket(name: string, message: string): void {
     this.#sockets.set(name, { failed: message });
-    this.#options.logger.warn(
+    this.#logger.warn(
       { socket: name, reason: message },
       'the TLS relay cannot make a socket; requests through it get 502',
     );
@@ -154,7 +159,7 @@ export class TlsRelay {
     });
     this.#worker = worker;
     worker.on('message', (reply: RelayReply) => this.#receive(reply));
-    worker.on('error', (error) => this.#options.logger.error({ err: error }, 'the TLS relay failed'));
+    worker.on('error', (error) => this.#logger.error({ err: error }, 'the TLS relay failed'));
     worker.on('exit', (code) => {
       if (this.#worker !== worker) return;
       this.#worker = undefined;
@@ -162,7 +167,7 @@ export class TlsRelay {
       this.#pending.clear();
       this.#sockets.clear();
       if (this.#stopped) return;
-      this.#options.logger.error({ code }, 'the TLS relay stopped; its sockets are made again');
+      this.#logger.error({ code }, 'the TLS relay stopped; its sockets are made again');
       this.#options.onRestart?.();
     });
   }
@@ -173,7 +178,7 @@ export class TlsRelay {
       const last = this.#lastRefusalLog.get(reply.name);
       if (last !== undefined && now - last < (this.#options.refusalLogIntervalMs ?? 60_000)) return;
       this.#lastRefusalLog.set(reply.name, now);
-      this.#options.logger.warn(
+      this.#logger.warn(
         { socket: reply.name, reason: reply.reason },
         'the TLS relay closed a connection it could not open to its backend as its settings say',
       );

@@ -1,7 +1,8 @@
 /**
- * The TLS relay's worker thread (started by tls-relay.ts): it listens on the unix sockets the
- * controller asks for and relays each connection (tls-relay-connection.ts), so the bytes of
- * backend TLS never run on the controller's event loop, where translation and health checks do.
+ * The TLS relay's worker thread (tls-relay.ts starts it on tls-relay-thread.ts): it listens on the
+ * unix sockets the controller asks for and relays each connection (tls-relay-connection.ts), so
+ * the bytes of backend TLS never run on the controller's event loop, where translation and health
+ * checks do.
  * Requests are handled one after the other, in the order they came.
  */
 import { unlink } from 'node:fs/promises';
@@ -146,9 +147,18 @@ class RelayWorker {
   }
 }
 
-const data = workerData as Partial<RelayWorkerData> | null;
-if (parentPort !== null && data?.role === 'ingresskit-tls-relay' && typeof data.directory === 'string') {
+/**
+ * Serves the TLS relay when this thread is the relay's worker (TlsRelay started it), and does
+ * nothing elsewhere; whether it serves. `tls-relay-thread.js`, the file TlsRelay starts next to
+ * its own code, calls it: a bundle that inlines this package builds that file next to itself
+ * from a module that calls it too.
+ */
+export function runTlsRelayWorker(): boolean {
+  const data = workerData as Partial<RelayWorkerData> | null;
+  if (parentPort === null || data?.role !== 'ingresskit-tls-relay' || typeof data.directory !== 'string')
+    return false;
   const port = parentPort;
   const worker = new RelayWorker(data.directory, port);
   port.on('message', (request: RelayRequest) => worker.receive(request));
+  return true;
 }

@@ -9,7 +9,7 @@
  */
 import { isIP, createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { MAX_CLIENT_HELLO_BYTES, parseClientHello } from './client-hello.js';
-import type { Logger } from './logger.js';
+import { silentLogger, type Logger } from './logger.js';
 import { createPeerMatcher, parseProxyProtocolHeader } from './proxy-protocol-header.js';
 
 /** One address of a passthrough backend. */
@@ -27,9 +27,10 @@ export interface SslPassthroughProxyOptions {
   port: number;
   /** Address to listen on; all addresses when undefined. */
   host?: string | undefined;
-  /** nginx's HTTPS listener, which takes the PROXY protocol (see sslPassthroughRenderOptions). */
+  /** nginx's HTTPS listener on 127.0.0.1, which must take the PROXY protocol (`proxy_protocol`). */
   nginxPort: number;
-  logger: Logger;
+  /** Where refused connections and failed backends are told; nowhere by default. */
+  logger?: Logger;
   /** How long a client may take to send its ClientHello; 10 s by default. */
   helloTimeoutMs?: number;
   /** How long connecting to a backend or nginx may take; 5 s by default. */
@@ -103,6 +104,7 @@ export function findPassthroughEndpoints(
 /** The TCP server on the HTTPS port that sends each connection where its server name says. */
 export class SslPassthroughProxy {
   readonly #options: SslPassthroughProxyOptions;
+  readonly #logger: Logger;
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
   #hosts: PassthroughHosts = new Map();
@@ -113,6 +115,7 @@ export class SslPassthroughProxy {
 
   constructor(options: SslPassthroughProxyOptions) {
     this.#options = options;
+    this.#logger = options.logger ?? silentLogger;
     this.#server = createServer({ pauseOnConnect: false, noDelay: true }, (socket) => this.#accept(socket));
     this.#server.maxConnections = options.maxConnections ?? 16384;
   }
@@ -145,7 +148,7 @@ export class SslPassthroughProxy {
       this.#server.listen({ port: this.#options.port, host: this.#options.host }, () => {
         this.#server.off('error', reject);
         this.#server.on('error', (error) =>
-          this.#options.logger.error({ err: error }, 'ssl-passthrough proxy failed'),
+          this.#logger.error({ err: error }, 'ssl-passthrough proxy failed'),
         );
         resolve();
       });
@@ -178,10 +181,7 @@ export class SslPassthroughProxy {
     let awaitingHeader = proxyProtocol !== undefined;
     const refuse = (reason: string) => {
       this.counters.refused += 1;
-      this.#options.logger.debug(
-        { client: client.remoteAddress, reason },
-        'ssl-passthrough: connection closed',
-      );
+      this.#logger.debug({ client: client.remoteAddress, reason }, 'ssl-passthrough: connection closed');
       client.destroy();
     };
     const timer = setTimeout(() => refuse('no ClientHello in time'), this.#options.helloTimeoutMs ?? 10_000);
@@ -282,7 +282,7 @@ export class SslPassthroughProxy {
       upstream.destroy();
     };
     upstream.on('error', (error) => {
-      this.#options.logger.debug(
+      this.#logger.debug(
         { backend: `${target.address}:${target.port}`, err: error },
         'ssl-passthrough: backend connection failed',
       );

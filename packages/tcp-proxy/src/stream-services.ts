@@ -7,7 +7,7 @@
 import { checkDnsLabel, checkPortName, namespacedKey } from '@ingresskit/kube-objects';
 import { resolveServiceBackend, type BackendAddressPolicy } from '@ingresskit/ingress-routes';
 import type { StreamService } from '@ingresskit/nginx-template';
-import type { ClusterView } from './cluster-view.js';
+import type { L4ClusterView } from './l4-cluster-view.js';
 
 /** Which ConfigMap a stream service comes from. */
 export interface StreamServicesSource {
@@ -81,10 +81,10 @@ export function parseStreamServiceEntry(key: string, value: string): StreamServi
 
 /**
  * The ports the ConfigMaps `sources` name as keys, served or not: nginx listens on each one it
- * serves, so all of them count as the controller's own (own-ports.ts).
+ * serves, so all of them count as the controller's own.
  */
 export function listStreamPorts(
-  view: Pick<ClusterView, 'configMap'>,
+  view: Pick<L4ClusterView, 'configMap'>,
   sources: readonly StreamServicesSource[],
 ): number[] {
   const ports: number[] = [];
@@ -104,7 +104,7 @@ export function listStreamPorts(
  * endpoints is served (connections are closed) with a problem.
  */
 export function resolveStreamServices(
-  view: Pick<ClusterView, 'configMap' | 'service' | 'endpointSlicesForService'>,
+  view: Pick<L4ClusterView, 'configMap' | 'service' | 'endpointSlicesForService'>,
   sources: readonly StreamServicesSource[],
   options: { reservedPorts: ReadonlySet<number>; policy: BackendAddressPolicy },
 ): StreamServicesResolution {
@@ -157,7 +157,8 @@ export function resolveStreamServices(
       if (source.protocol === 'UDP' && proxyProtocol)
         problem(key, 'the PROXY protocol is for TCP services only; served without it');
       const { backend, problem: backendProblem } = resolveServiceBackend(
-        { namespace: entry.namespace, name: entry.service, port: servicePort.port },
+        // A port without its number is refused there, with a problem.
+        { namespace: entry.namespace, name: entry.service, port: servicePort.port ?? entry.servicePort },
         service,
         view.endpointSlicesForService(serviceKey),
         options.policy,

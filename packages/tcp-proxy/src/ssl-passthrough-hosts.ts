@@ -5,11 +5,10 @@
  * other annotations) is ignored by ingress-nginx too, and reported here. A host belongs to one
  * namespace, as any host does.
  */
-import { namespacedKey } from '@ingresskit/kube-objects';
+import { namespacedKey, type IngressLike } from '@ingresskit/kube-objects';
 import { resolveServiceBackend, type BackendAddressPolicy } from '@ingresskit/ingress-routes';
 import type { Problem } from '@ingresskit/route-model';
-import type { Ingress } from '@ingresskit/store';
-import type { ClusterView } from './cluster-view.js';
+import type { L4ClusterView } from './l4-cluster-view.js';
 import type { PassthroughEndpoint } from './ssl-passthrough-proxy.js';
 
 /** Options of {@link resolvePassthroughHosts}. */
@@ -22,7 +21,7 @@ export interface PassthroughHostsOptions {
   allowCrossNamespaceHosts: boolean;
   /** Whether the Ingress `namespace/name` is of our class. */
   isOwned: (key: string) => boolean;
-  /** Why `hostnames` belong to another namespace than `object`'s among the HTTP routes (IngressRouting's). */
+  /** Why `hostnames` belong to another namespace than `object`'s among the HTTP routes (their host ownership). */
   hostOwnershipProblems?: (object: Problem['object'], hostnames: Iterable<string>) => Problem[];
 }
 
@@ -43,14 +42,14 @@ function parseGoBool(value: string | undefined): boolean | undefined {
   return undefined;
 }
 
-function createdAtOf(ingress: Ingress): number {
-  const created = Date.parse(String(ingress.metadata.creationTimestamp ?? ''));
+function createdAtOf(ingress: IngressLike): number {
+  const created = Date.parse(String(ingress.metadata?.creationTimestamp ?? ''));
   return Number.isNaN(created) ? Number.MAX_SAFE_INTEGER : created;
 }
 
 /** The hosts, endpoints and problems of the passthrough Ingresses of `view`. */
 export function resolvePassthroughHosts(
-  view: Pick<ClusterView, 'ingress' | 'ingressKeys' | 'service' | 'endpointSlicesForService'>,
+  view: Pick<L4ClusterView, 'ingress' | 'ingressKeys' | 'service' | 'endpointSlicesForService'>,
   options: PassthroughHostsOptions,
 ): PassthroughHostsResolution {
   const resolution: PassthroughHostsResolution = {
@@ -59,17 +58,17 @@ export function resolvePassthroughHosts(
     serviceKeys: new Set(),
   };
   const annotation = `${options.annotationPrefix}/ssl-passthrough`;
-  const annotated: { key: string; ingress: Ingress }[] = [];
+  const annotated: { key: string; ingress: IngressLike }[] = [];
   for (const key of view.ingressKeys()) {
     const ingress = view.ingress(key);
-    const value = ingress?.metadata.annotations?.[annotation];
+    const value = ingress?.metadata?.annotations?.[annotation];
     if (ingress === undefined || value === undefined || !options.isOwned(key)) continue;
     const problems: Problem[] = [];
     resolution.problems.set(key, problems);
     const object = {
       kind: 'Ingress',
-      namespace: ingress.metadata.namespace ?? '',
-      name: ingress.metadata.name,
+      namespace: ingress.metadata?.namespace ?? '',
+      name: ingress.metadata?.name ?? '',
     };
     const field = `metadata.annotations["${annotation}"]`;
     const on = parseGoBool(value);
@@ -100,11 +99,11 @@ export function resolvePassthroughHosts(
   const ownerOf = new Map<string, { key: string; namespace: string }>();
   for (const { key, ingress } of annotated) {
     const problems = resolution.problems.get(key)!;
-    const namespace = ingress.metadata.namespace ?? '';
-    const object = { kind: 'Ingress', namespace, name: ingress.metadata.name };
+    const namespace = ingress.metadata?.namespace ?? '';
+    const object = { kind: 'Ingress', namespace, name: ingress.metadata?.name ?? '' };
     const ignored = (field: string, message: string) =>
       problems.push({ object, field, severity: 'warning', message });
-    for (const name of Object.keys(ingress.metadata.annotations ?? {})) {
+    for (const name of Object.keys(ingress.metadata?.annotations ?? {})) {
       if (
         name.startsWith(`${options.annotationPrefix}/`) &&
         name !== `${options.annotationPrefix}/ssl-passthrough`
@@ -136,7 +135,7 @@ export function resolvePassthroughHosts(
       }
       const backend = rootIndex >= 0 ? paths[rootIndex]!.backend : ingress.spec?.defaultBackend;
       const service = backend?.service;
-      if (service === undefined) {
+      if (service === undefined || service === null || typeof service.name !== 'string') {
         ignored(
           `spec.rules[${ruleIndex}]`,
           `host ${host} has no Service backend for path / (nor spec.defaultBackend); not passed through`,

@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from './logger.js';
 import { findPassthroughEndpoints, SslPassthroughProxy } from './ssl-passthrough-proxy.js';
 
 let nginx: Server;
@@ -25,7 +24,6 @@ beforeEach(async () => {
     port: 0,
     host: '127.0.0.1',
     nginxPort: (nginx.address() as AddressInfo).port,
-    logger: createLogger({ level: 'silent' }),
   });
   await proxy.start();
 });
