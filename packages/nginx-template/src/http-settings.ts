@@ -6,7 +6,6 @@
  */
 import { createHash } from 'node:crypto';
 import { InvalidRenderOptionsError, UnsafeValueError } from './errors.js';
-// Read when options are checked, never while the modules load, so the import cycle is harmless.
 import { DEFAULT_GZIP_TYPES } from './gzip-types.js';
 
 /** RenderOptions.http: every field optional; the defaults are ingress-nginx's. */
