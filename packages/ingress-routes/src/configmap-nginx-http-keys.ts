@@ -12,7 +12,7 @@ import {
   readBoolean,
   readMimeTypeList,
 } from './grammar.js';
-import type { IngressNginxConfigKey } from './ingress-nginx-configmap.js';
+import type { IngressNginxConfigKey } from './configmap-key.js';
 
 /** The http-level nginx.conf settings these keys set; absent fields keep the data plane's defaults. */
 export interface ConfigMapHttpSettings {

@@ -6,7 +6,7 @@
 import type { AnnotationDefaults } from './annotation-defaults.js';
 import { createAnnotationDefaults } from './annotation-defaults.js';
 import { findAnnotationParser } from './annotation-parsers.js';
-import type { ConfigMapProblem, IngressNginxConfigKey } from './ingress-nginx-configmap.js';
+import type { ConfigMapProblem, IngressNginxConfigKey } from './configmap-key.js';
 import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { parseLocationList } from './location-exemptions.js';
 import { checkBusyBuffers, dropBusyBuffers } from './upstream-annotations.js';

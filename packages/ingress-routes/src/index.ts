@@ -70,12 +70,11 @@ export {
   type ConfigMapNginxSettings,
   type SslProtocol,
   SSL_PROTOCOLS,
-  type ConfigMapProblem,
   type ControllerConfigMapParse,
   type ControllerConfigMapSettings,
-  type IngressNginxConfigKey,
   type TranslationDefaults,
 } from './ingress-nginx-configmap.js';
+export type { ConfigMapProblem, IngressNginxConfigKey } from './configmap-key.js';
 export { DEFAULT_HSTS } from './route-policy.js';
 export {
   INGRESS_NGINX_LOG_FORMAT,
