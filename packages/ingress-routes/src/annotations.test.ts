@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SUPPORTED_ANNOTATIONS as SUPPORTED } from './annotation-parsers.js';
-import { DEFAULT_ANNOTATION_PREFIX, parseAnnotations } from './annotations.js';
+import { parseAnnotations } from './annotations.js';
 import { INGRESS_NGINX_ANNOTATIONS } from './ingress-nginx-annotations.js';
+import { DEFAULT_ANNOTATION_PREFIX } from './annotation-types.js';
 
 const P = `${DEFAULT_ANNOTATION_PREFIX}/`;
 

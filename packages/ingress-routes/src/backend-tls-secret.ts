@@ -7,10 +7,10 @@
  */
 import { readTlsSecret } from '@ingresskit/kube-objects';
 import { annotationField } from './annotation-field.js';
-import { DEFAULT_ANNOTATION_PREFIX, type IngressAnnotations } from './annotations.js';
 import { AUTH_SECRET_PROBLEM, findReferencedSecret, readSecretText } from './basic-auth-secret.js';
 import { readCaCertificates } from './client-certificate-secret.js';
 import type { Context } from './translation-context.js';
+import { DEFAULT_ANNOTATION_PREFIX, type IngressAnnotations } from './annotation-types.js';
 
 /**
  * The annotations with `backendTls` resolved from its Secret, when proxy-ssl-secret asks for one.

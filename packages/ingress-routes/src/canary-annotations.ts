@@ -6,22 +6,14 @@
  * the main route's session affinity keeps clients on the canary.
  */
 import { checkPortableRegex, type CanaryRule } from '@ingresskit/route-model';
-import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { MAX_REGEX_LENGTH, BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { annotationField } from './annotation-field.js';
-import type { AnnotationParser } from './annotations.js';
-
-/** The canary annotations of one Ingress, as written. */
-export interface CanaryAnnotations {
-  enabled?: boolean;
-  header?: string;
-  headerValue?: string;
-  headerPattern?: string;
-  cookie?: string;
-  weight?: number;
-  weightTotal?: number;
-  affinityBehavior?: 'sticky' | 'legacy';
-}
+import {
+  type AnnotationProblem,
+  type IngressAnnotations,
+  type AnnotationParser,
+} from './annotation-types.js';
+import type { CanaryAnnotations } from './annotation-parts.js';
 
 /** ingress-nginx's default canary-weight-total. */
 export const DEFAULT_CANARY_WEIGHT_TOTAL = 100;

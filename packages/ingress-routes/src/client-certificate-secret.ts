@@ -5,9 +5,9 @@
  * error naming the Secret, never opens them.
  */
 import { X509Certificate } from 'node:crypto';
-import type { IngressAnnotations } from './annotations.js';
 import { AUTH_SECRET_PROBLEM, findReferencedSecret, readSecretText } from './basic-auth-secret.js';
 import type { Context } from './translation-context.js';
+import { type IngressAnnotations } from './annotation-types.js';
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 const MAX_CA_CERTIFICATES = 100;

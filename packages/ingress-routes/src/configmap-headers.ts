@@ -5,18 +5,7 @@
 import { checkDnsLabel, INGRESS_NGINX_ANNOTATION_PREFIX } from '@ingresskit/kube-objects';
 import { annotationField } from './annotation-field.js';
 import type { Context } from './translation-context.js';
-
-/** A ConfigMap as an annotation names it: `name`, or `namespace/name`. */
-export interface ConfigMapReference {
-  namespace?: string;
-  name: string;
-}
-
-/** One header of a ConfigMap: its key and its value. */
-export interface ConfigMapHeader {
-  name: string;
-  value: string;
-}
+import type { ConfigMapHeader, ConfigMapReference } from './annotation-parts.js';
 
 /** How the entries of a ConfigMap become headers. */
 export interface HeaderGrammar {

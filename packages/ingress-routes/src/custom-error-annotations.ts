@@ -6,12 +6,11 @@
  */
 import { checkDnsLabel } from '@ingresskit/kube-objects';
 import type { RoutePolicy } from '@ingresskit/route-model';
-import type { AnnotationParser } from './annotations.js';
 import { backendIdOf, FIRST_SERVICE_PORT, parseBackendId } from './backend-reference.js';
 import type { Context } from './translation-context.js';
-import { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
 import { annotationField } from './annotation-field.js';
 import { booleanParser } from './grammar.js';
+import { type AnnotationParser, DEFAULT_ANNOTATION_PREFIX } from './annotation-types.js';
 
 /**
  * A custom-http-errors value: status codes from 400 to 599 (ingress-nginx's range) but 499, which

@@ -35,18 +35,18 @@ export {
   createDefaultBackendRoute,
   createDefaultCertificateContribution,
 } from './default-backend.js';
+export { parseAnnotations } from './annotations.js';
 export {
   DEFAULT_ANNOTATION_PREFIX,
-  parseAnnotations,
+  type AnnotationDefaults,
   type AnnotationParseResult,
   type AnnotationProblem,
   type IngressAnnotations,
-} from './annotations.js';
+} from './annotation-types.js';
 export {
   ANNOTATION_DEFAULT_KEYS,
   checkAnnotationValue,
   parseAnnotationDefault,
-  type AnnotationDefaults,
 } from './annotation-defaults.js';
 export { SUPPORTED_ANNOTATIONS } from './annotation-parsers.js';
 export {
@@ -54,8 +54,8 @@ export {
   SNIPPET_DIRECTIVES,
   translateSnippet,
   type SnippetDirectiveName,
-  type SnippetHeaders,
 } from './snippet-directives.js';
+export type { SnippetHeaders } from './annotation-parts.js';
 export {
   findIngressNginxAnnotation,
   INGRESS_NGINX_ANNOTATIONS,
@@ -97,8 +97,6 @@ export {
   type AnnotationRisk,
 } from './annotation-risk.js';
 export { INGRESS_NGINX_STREAM_LOG_FORMAT, parseStreamLogFormat } from './stream-log-format.js';
-export type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
-export type { GlobalExternalAuth } from './global-auth-keys.js';
 export { parseGoDuration } from './go-duration.js';
 export {
   checkDhParamPem,
@@ -118,6 +116,8 @@ export {
 } from './certificates.js';
 export { InvalidServiceReferenceError } from './errors.js';
 export type {
+  GlobalExternalAuth,
+  GlobalRateLimitConfig,
   IngressReferences,
   IngressTranslation,
   IngressTranslationConfig,

@@ -11,7 +11,7 @@ import {
   type AnnotationRisk,
 } from './annotation-risk.js';
 import { describeBlockedAnnotation, findBlockedAnnotations } from './annotation-word-blocklist.js';
-import { objectOr } from './translation-context.js';
+import { objectOr } from './object-or.js';
 
 /** What the controller ConfigMap asks of every Ingress before it is served. */
 export interface IngressChecks {

@@ -15,14 +15,9 @@ import {
   ANNOTATION_DEFAULT_KEYS,
   checkAnnotationValue,
   parseAnnotationDefault,
-  type AnnotationDefaults,
 } from './annotation-defaults.js';
 import { DEFAULT_HSTS } from './route-policy.js';
-import {
-  DEFAULT_GLOBAL_RATE_LIMIT_STATUS,
-  MEMCACHED_HOST_KEY,
-  type GlobalRateLimitConfig,
-} from './global-rate-limit-annotations.js';
+import { DEFAULT_GLOBAL_RATE_LIMIT_STATUS, MEMCACHED_HOST_KEY } from './global-rate-limit-annotations.js';
 import {
   isIpAddress,
   MAX_MIME_TYPES,
@@ -36,7 +31,6 @@ import {
   checkConfigMapHeaders,
   createRequestHeaderGrammar,
   parseConfigMapReference,
-  type ConfigMapHeader,
   type HeaderGrammar,
 } from './configmap-headers.js';
 import { RESPONSE_HEADERS } from './custom-headers.js';
@@ -46,9 +40,7 @@ import {
   GLOBAL_AUTH_URL_CLOSED,
   isGlobalAuthKey,
   readGlobalAuthKey,
-  type GlobalExternalAuth,
 } from './global-auth-keys.js';
-import type { ExternalAuthAnnotations } from './external-auth-annotations.js';
 import { LIMIT_STATUS_CODE, type LimitStatusCodes } from './limit-annotations.js';
 import { checkDnsSubdomain, type ConfigMapLike } from '@ingresskit/kube-objects';
 import { createSecureContext } from 'node:tls';
@@ -89,6 +81,9 @@ import {
 import { STREAM_PROXY_KEYS, STREAM_PROXY_ROWS, type StreamProxySettings } from './configmap-stream-keys.js';
 import type { ConfigMapProblem, IngressNginxConfigKey } from './configmap-key.js';
 import { withNonIdempotentRetries } from './upstream-annotations.js';
+import { type AnnotationDefaults } from './annotation-types.js';
+import { type GlobalRateLimitConfig, type GlobalExternalAuth } from './types.js';
+import { type ConfigMapHeader, type ExternalAuthAnnotations } from './annotation-parts.js';
 
 /** The keys of Strict-Transport-Security, sent on HTTPS responses of every Ingress route. */
 const HSTS_KEYS = ['hsts', 'hsts-include-subdomains', 'hsts-max-age', 'hsts-preload'];

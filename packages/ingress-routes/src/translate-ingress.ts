@@ -13,7 +13,7 @@ import {
   type RouteContribution,
   type SourceRef,
 } from '@ingresskit/route-model';
-import { DEFAULT_ANNOTATION_PREFIX, parseAnnotations } from './annotations.js';
+import { parseAnnotations } from './annotations.js';
 
 import { checkDnsLabel, checkDnsSubdomain, type IngressLike } from '@ingresskit/kube-objects';
 
@@ -33,11 +33,13 @@ import { resolveGlobalRateLimit } from './global-rate-limit-annotations.js';
 import { translateCanarySpec } from './translate-canary.js';
 import { translateDefaultBackend, translateRules } from './translate-rules.js';
 import { claimTls, readTlsEntries } from './translate-tls.js';
-import { INGRESS_KIND, objectOr, type Context } from './translation-context.js';
+import { INGRESS_KIND, type Context } from './translation-context.js';
+import { objectOr } from './object-or.js';
 import type { IngressReferences, IngressTranslation, IngressTranslationConfig } from './types.js';
 import { annotationField } from './annotation-field.js';
 import { compactContribution, listOrNone } from './shared-values.js';
 import { checkIngressAnnotations, DEFAULT_INGRESS_CHECKS } from './ingress-checks.js';
+import { DEFAULT_ANNOTATION_PREFIX } from './annotation-types.js';
 
 function translateSpec(context: Context, rawSpec: unknown): RouteContribution {
   const spec = objectOr<{ rules: unknown; tls: unknown; defaultBackend: unknown }>(rawSpec);

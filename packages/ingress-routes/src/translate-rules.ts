@@ -3,19 +3,20 @@
  * route per valid path, the default backend (or the table default) as the hosts' fallback.
  */
 import { ANY_HOSTNAME, type HostContribution, type Route, sourceKey } from '@ingresskit/route-model';
-import { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
 import { backendIdOf, parseBackendReference } from './backend-reference.js';
 import { checkHost, checkLiteralPath, checkRegexPath } from './grammar.js';
 import { isPathType, isRegexPath, pathMatchOf, rewriteOf } from './paths.js';
 import { createRedirect, sharedAction, sharedPolicy } from './route-policy.js';
 import { flatString, namespacedKey } from '@ingresskit/kube-objects';
-import { objectOr, originOf, type Context } from './translation-context.js';
+import { originOf, type Context } from './translation-context.js';
+import { objectOr } from './object-or.js';
 import { annotationField } from './annotation-field.js';
 import { addDefaultBackendPolicy } from './custom-error-annotations.js';
 import { internPathMatch } from './shared-values.js';
 import { DEFAULT_INGRESS_CHECKS } from './ingress-checks.js';
 import { checkStrictPathType } from './path-type-validation.js';
 import { exemptLocation } from './location-exemptions.js';
+import { DEFAULT_ANNOTATION_PREFIX } from './annotation-types.js';
 
 /**
  * Reads a backend: the id of its Service port, and the Service and port as written; or reports

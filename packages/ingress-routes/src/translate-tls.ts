@@ -10,7 +10,8 @@ import {
 } from './certificates.js';
 import { checkDnsSubdomain, namespacedKey, type IngressLike } from '@ingresskit/kube-objects';
 import { checkHost } from './grammar.js';
-import { INGRESS_KIND, objectOr, originOf, type Context } from './translation-context.js';
+import { INGRESS_KIND, originOf, type Context } from './translation-context.js';
+import { objectOr } from './object-or.js';
 
 import { AUTH_SECRET_PROBLEM } from './basic-auth-secret.js';
 import { AUTH_HEADERS_PROBLEM } from './auth-proxy-headers.js';
