@@ -131,6 +131,7 @@ export function combineAffinity(
       problems.push({
         field: annotationField(`${withPrefix}${name}`),
         message: `annotation "${name}" has no effect without affinity "cookie"`,
+        code: 'annotation-without-effect',
         severity: 'warning',
       });
     }

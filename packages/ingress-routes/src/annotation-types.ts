@@ -36,6 +36,7 @@ import type {
   RedirectStatus,
   SnippetHeaders,
 } from './annotation-parts.js';
+import type { AnnotationProblemCode } from './problem-codes.js';
 import type { RedirectTarget } from './redirect-target.js';
 
 /** The default annotation prefix, shared with ingress-nginx so existing manifests keep working. */
@@ -157,6 +158,8 @@ export interface IngressAnnotations {
 
 /** A problem found in an annotation, before it is tied to its object. */
 export interface AnnotationProblem {
+  /** The kind of problem (see INGRESS_PROBLEM_CODES). */
+  code: AnnotationProblemCode;
   field: string;
   message: string;
   severity: 'error' | 'warning';

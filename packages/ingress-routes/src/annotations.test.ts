@@ -223,6 +223,7 @@ describe('parseAnnotations', () => {
           new RegExp(`^annotation "${name}" is not supported; the Ingress is not served without it, since `),
         ),
         severity: 'error',
+        code: 'refused-annotation',
       },
     ]);
   });

@@ -71,7 +71,14 @@ export function parseAnnotations(
   if (raw === undefined || raw === null) return { annotations: into, problems };
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     return {
-      problems: [{ field: 'metadata.annotations', message: 'must be a map of strings', severity: 'error' }],
+      problems: [
+        {
+          field: 'metadata.annotations',
+          message: 'must be a map of strings',
+          code: 'invalid-annotation',
+          severity: 'error',
+        },
+      ],
     };
   }
   const entries = Object.entries(raw as Record<string, unknown>).sort(([a], [b]) => compareText(a, b));
@@ -103,20 +110,32 @@ export function parseAnnotations(
           ? {
               field,
               message: `annotation "${name}" is not supported; the Ingress is not served without it, since ${refusal}`,
+              code: 'refused-annotation',
               severity: 'error',
             }
-          : { field, message: `annotation "${name}" is not supported and is ignored`, severity: 'warning' },
+          : {
+              field,
+              message: `annotation "${name}" is not supported and is ignored`,
+              code: 'unsupported-annotation',
+              severity: 'warning',
+            },
       );
       continue;
     }
     if (typeof value !== 'string') {
-      problems.push({ field, message: `annotation "${name}" must be a string`, severity: 'error' });
+      problems.push({
+        field,
+        message: `annotation "${name}" must be a string`,
+        code: 'invalid-annotation',
+        severity: 'error',
+      });
       continue;
     }
     if (value.length > MAX_VALUE_LENGTH) {
       problems.push({
         field,
         message: `annotation "${name}" must be at most ${MAX_VALUE_LENGTH} characters`,
+        code: 'invalid-annotation',
         severity: 'error',
         value: value.slice(0, 64),
       });
@@ -130,7 +149,13 @@ export function parseAnnotations(
         ? 'must not hold control characters'
         : parser(value, into);
     if (reason !== undefined) {
-      problems.push({ field, message: `annotation "${name}" ${reason}`, severity: 'error', value });
+      problems.push({
+        field,
+        message: `annotation "${name}" ${reason}`,
+        code: 'invalid-annotation',
+        severity: 'error',
+        value,
+      });
     }
   }
   checkRewriteTarget(into, withPrefix, problems);
@@ -167,6 +192,7 @@ export function parseAnnotations(
     problems.push({
       field: annotationField(`${withPrefix}proxy-busy-buffers-size`),
       message: `proxy-busy-buffers-size (the annotation's or the controller ConfigMap's) ${busyBuffers}; it is not applied`,
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   }

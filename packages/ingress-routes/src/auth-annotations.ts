@@ -62,6 +62,7 @@ export function warnWithout(
     problems.push({
       field: annotationField(`${withPrefix}${name}`),
       message: `annotation "${name}" has no effect without ${without}`,
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   }
@@ -115,6 +116,7 @@ export function combineAuth(
     problems.push({
       field: field('auth-type'),
       message: 'annotation "auth-type" needs auth-secret',
+      code: 'invalid-annotation',
       severity: 'error',
     });
     return undefined;

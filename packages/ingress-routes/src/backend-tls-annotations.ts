@@ -119,6 +119,7 @@ export function combineBackendTls(
     problems.push({
       field,
       message: 'annotation "proxy-ssl-secret" has no effect without backend-protocol HTTPS or GRPCS',
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   }

@@ -136,7 +136,11 @@ export function readAuthSecretUsers<User>(
   readUsers: (secret: SecretLike, request: BasicAuthRequest) => User[] | string,
 ): User[] {
   const closed = (message: string): User[] => {
-    context.log.error(request.field, `${AUTH_SECRET_PROBLEM}${message}; every request gets 401`);
+    context.log.error(
+      'auth-secret-unusable',
+      request.field,
+      `${AUTH_SECRET_PROBLEM}${message}; every request gets 401`,
+    );
     return [];
   };
   const found = findReferencedSecret(context, request);

@@ -89,7 +89,12 @@ export function combineCanary(
   if (canary === undefined) return undefined;
   const field = (name: string) => annotationField(`${withPrefix}${name}`);
   const warn = (name: string, message: string) =>
-    problems.push({ field: field(name), message: `annotation "${name}" ${message}`, severity: 'warning' });
+    problems.push({
+      field: field(name),
+      message: `annotation "${name}" ${message}`,
+      code: 'annotation-without-effect',
+      severity: 'warning',
+    });
   const set: [string, unknown][] = [
     ['canary-by-header', canary.header],
     ['canary-by-header-value', canary.headerValue],
@@ -110,6 +115,7 @@ export function combineCanary(
     problems.push({
       field: field('canary-weight'),
       message: `annotation "canary-weight" must not exceed canary-weight-total (${weightTotal})`,
+      code: 'invalid-annotation',
       severity: 'error',
       value: String(weight),
     });

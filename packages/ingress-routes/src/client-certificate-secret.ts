@@ -46,6 +46,7 @@ export function resolveClientCertificate(context: Context): IngressAnnotations {
   if (request === undefined) return context.annotations;
   const closed = (message: string): IngressAnnotations => {
     context.log.error(
+      'client-ca-unusable',
       request.field,
       `${AUTH_SECRET_PROBLEM}${message}; every request for the Ingress's hosts gets 403`,
     );

@@ -156,5 +156,9 @@ export function readAnnotationHeaders(
 /** Reports `message` as an error on the annotation `annotation`, whose routes then answer 503. */
 export function closeFor(context: Context, annotation: string, message: string): void {
   const prefix = context.config.annotationPrefix ?? INGRESS_NGINX_ANNOTATION_PREFIX;
-  context.log.error(annotationField(`${prefix}/${annotation}`), `${message}; every request gets 503`);
+  context.log.error(
+    'configmap-headers-unavailable',
+    annotationField(`${prefix}/${annotation}`),
+    `${message}; every request gets 503`,
+  );
 }

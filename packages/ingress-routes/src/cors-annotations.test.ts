@@ -52,6 +52,7 @@ describe('CORS annotations (parseAnnotations)', () => {
         field: `metadata.annotations["${P}cors-max-age"]`,
         message: 'annotation "cors-max-age" has no effect without enable-cors "true"',
         severity: 'warning',
+        code: 'annotation-without-effect',
       },
     ]);
   });

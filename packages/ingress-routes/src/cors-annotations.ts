@@ -136,6 +136,7 @@ export function combineCors(
     problems.push({
       field: annotationField(`${withPrefix}${name}`),
       message: `annotation "${name}" has no effect without enable-cors "true"`,
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   }

@@ -80,6 +80,7 @@ export function checkCustomErrors(context: Context): void {
     // ConfigMap's are intercepted on the whole server whatever the annotation says.
     if (context.annotations.disableProxyInterceptErrors === true) {
       context.log.warning(
+        'annotation-without-effect',
         annotationField(`${prefix}/disable-proxy-intercept-errors`),
         "has no effect without the Ingress's own custom-http-errors annotation (the ConfigMap's custom-http-errors are intercepted whatever it says, as with ingress-nginx)",
       );
@@ -88,6 +89,7 @@ export function checkCustomErrors(context: Context): void {
   }
   if (errorBackendsOf(context)!.backends.length > 0) return;
   context.log.warning(
+    'custom-errors-without-backend',
     annotationField(`${prefix}/custom-http-errors`),
     'has no default backend to answer (no default-backend annotation, no --default-backend-service): intercepted answers become 404, as with ingress-nginx',
   );

@@ -239,6 +239,7 @@ export function combineExternalAuth(
       problems.push({
         field: naming.field(name),
         message: `${naming.label(name)} has no effect without ${naming.key('auth-url')}`,
+        code: 'annotation-without-effect',
         severity: 'warning',
       });
     }
@@ -259,6 +260,7 @@ export function combineExternalAuth(
     problems.push({
       field: naming.field('auth-cache-duration'),
       message: `${naming.label('auth-cache-duration')} has no effect without ${naming.key('auth-cache-key')}`,
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   }

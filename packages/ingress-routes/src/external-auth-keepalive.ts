@@ -68,6 +68,7 @@ export function combineExternalAuthKeepalive(
     problems.push({
       field: naming.field(name),
       message: `${naming.label(name)} ${message}`,
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   if (keepaliveConnections === 0) {

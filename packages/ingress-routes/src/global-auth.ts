@@ -45,6 +45,7 @@ export function resolveGlobalAuth(context: Context): IngressAnnotations {
   );
   const closed = (why: string): IngressAnnotations => {
     context.log.error(
+      'global-auth-unavailable',
       field,
       `the controller ConfigMap's ${why}; every request gets 503 (enable-global-auth "false" opts the Ingress out)`,
     );

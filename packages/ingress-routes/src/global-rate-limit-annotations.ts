@@ -84,6 +84,7 @@ export function checkGlobalRateLimitAnnotations(
       problems.push({
         field: annotationField(`${withPrefix}global-rate-limit`),
         message: 'annotation "global-rate-limit" needs global-rate-limit-window',
+        code: 'invalid-annotation',
         severity: 'error',
       });
     }
@@ -99,6 +100,7 @@ export function checkGlobalRateLimitAnnotations(
     problems.push({
       field: annotationField(`${withPrefix}${name}`),
       message: `annotation "${name}" has no effect without global-rate-limit`,
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   }
@@ -118,6 +120,7 @@ export function resolveGlobalRateLimit(context: Context): IngressAnnotations {
   if (config?.store === undefined) {
     const prefix = context.config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX;
     context.log.error(
+      'global-rate-limit-unavailable',
       annotationField(`${prefix}/global-rate-limit`),
       `${GLOBAL_LIMIT_STORE_PROBLEM}${MEMCACHED_HOST_KEY}, which is not set; every request gets 503`,
     );

@@ -7,6 +7,7 @@ export {
 } from './ingress-translator.js';
 export { backendIdOf, FIRST_SERVICE_PORT, parseBackendId } from './backend-reference.js';
 export {
+  BACKEND_PROBLEM_CODES,
   resolveServiceBackend,
   type BackendProblemCode,
   type ServiceBackendResolution,
@@ -143,3 +144,9 @@ export type {
   StringMapLike,
   Timestamp,
 } from '@ingresskit/kube-objects';
+export {
+  INGRESS_PROBLEM_CODES,
+  type AnnotationProblemCode,
+  type IngressProblemCode,
+  type IngressProblemLog,
+} from './problem-codes.js';

@@ -81,6 +81,7 @@ import {
 import { STREAM_PROXY_KEYS, STREAM_PROXY_ROWS, type StreamProxySettings } from './configmap-stream-keys.js';
 import type { ConfigMapProblem, IngressNginxConfigKey } from './configmap-key.js';
 import { withNonIdempotentRetries } from './upstream-annotations.js';
+import type { AnnotationProblem } from './annotation-types.js';
 import { type AnnotationDefaults } from './annotation-types.js';
 import { type GlobalRateLimitConfig, type GlobalExternalAuth } from './types.js';
 import { type ConfigMapHeader, type ExternalAuthAnnotations } from './annotation-parts.js';
@@ -832,7 +833,10 @@ export function parseControllerConfigMap(
       ? withNonIdempotentRetries(annotationDefaults.upstreamSettings)
       : annotationDefaults.upstreamSettings;
   if (upstreamDefaults !== undefined) nginx.upstreamDefaults = upstreamDefaults;
-  const global = createGlobalExternalAuth(globalAuth, refused.has('global-auth-url'), problems);
+  const authProblems: AnnotationProblem[] = [];
+  const global = createGlobalExternalAuth(globalAuth, refused.has('global-auth-url'), authProblems);
+  // The codes are those of an Ingress's problems; a ConfigMap's problems are said by their key.
+  problems.push(...authProblems.map(({ code: _code, ...problem }) => problem));
   const translation: TranslationDefaults = {
     annotationDefaults,
     hsts: hsts.enabled ? hsts.value : undefined,

@@ -98,6 +98,7 @@ export function checkLimitAnnotations(
     problems.push({
       field: annotationField(`${withPrefix}${name}`),
       message: `annotation "${name}" has no effect without limit-connections, limit-rps or limit-rpm`,
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   }

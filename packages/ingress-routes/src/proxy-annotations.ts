@@ -179,6 +179,7 @@ export function combineProxy(
     problems.push({
       field: annotationField(`${withPrefix}${name}`),
       message: `annotation "${name}" has no effect without ${other}`,
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   }

@@ -54,6 +54,7 @@ describe('redirect annotations (parseAnnotations)', () => {
         field: `metadata.annotations["${P}permanent-redirect"]`,
         message: 'annotation "permanent-redirect" is ignored: temporal-redirect is set too and wins',
         severity: 'warning',
+        code: 'annotation-without-effect',
       },
     ]);
   });

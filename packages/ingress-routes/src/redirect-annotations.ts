@@ -76,6 +76,7 @@ export function combineRedirects(
     problems.push({
       field: annotationField(`${withPrefix}${name}`),
       message: `annotation "${name}" ${message}`,
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   if (pending.temporal !== undefined) {

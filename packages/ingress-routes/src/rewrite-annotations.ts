@@ -36,6 +36,7 @@ export function checkRewriteTarget(
     problems.push({
       field: annotationField(`${withPrefix}rewrite-target`),
       message: 'annotation "rewrite-target" uses capture references, which need use-regex "true"',
+      code: 'invalid-annotation',
       severity: 'error',
       value: into.rewriteTarget,
     });
