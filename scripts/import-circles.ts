@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import ts from 'typescript';
+import { findImports } from './module-imports.js';
 
 /**
  * Import circles inside each workspace package: modules of one package's `src/` (tests left out)
@@ -13,39 +13,9 @@ export type ImportCircle = readonly string[];
 
 /** Relative module specifiers of a source text: imports, re-exports (type-only too) and import(). */
 export function findRelativeImports(sourceText: string): string[] {
-  const source = ts.createSourceFile(
-    'module.ts',
-    sourceText,
-    ts.ScriptTarget.Latest,
-    false,
-    ts.ScriptKind.TS,
-  );
-  const specifiers: string[] = [];
-  const visit = (node: ts.Node): void => {
-    if (
-      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
-      node.moduleSpecifier !== undefined &&
-      ts.isStringLiteral(node.moduleSpecifier)
-    ) {
-      specifiers.push(node.moduleSpecifier.text);
-    } else if (
-      ts.isCallExpression(node) &&
-      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
-      node.arguments[0] !== undefined &&
-      ts.isStringLiteral(node.arguments[0])
-    ) {
-      specifiers.push(node.arguments[0].text);
-    } else if (
-      ts.isImportTypeNode(node) &&
-      ts.isLiteralTypeNode(node.argument) &&
-      ts.isStringLiteral(node.argument.literal)
-    ) {
-      specifiers.push(node.argument.literal.text);
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
-  return specifiers.filter((specifier) => specifier.startsWith('./') || specifier.startsWith('../'));
+  return findImports(sourceText)
+    .map((found) => found.specifier)
+    .filter((specifier) => specifier.startsWith('./') || specifier.startsWith('../'));
 }
 
 /** The circles of an import graph (its strongly connected components of two or more modules, and self-imports). */

@@ -17,6 +17,7 @@ import {
   HTTP_WHOLE_NUMBER_RANGES as RANGES,
   isInRange,
   type HttpOptions,
+  type HttpWholeNumber,
   type WholeRange,
 } from '@ingresskit/nginx-settings';
 
@@ -131,8 +132,13 @@ function flag(set: (into: ConfigMapHttpSettings, on: boolean) => void): Reader {
   return reader((value) => readBoolean(value) ?? BOOLEAN_PROBLEM, set);
 }
 
-function whole(range: WholeRange, set: (into: ConfigMapHttpSettings, n: number) => void): Reader {
-  return reader((value) => readWhole(value, range), set);
+/** The reader of a key that sets the whole-number option `name`, held to its range. */
+function wholeOption(name: Exclude<HttpWholeNumber, 'largeClientHeaderBuffers.number'>): Reader {
+  const range = RANGES[name];
+  return reader(
+    (value) => readWhole(value, range),
+    (into, n) => (into[name] = n),
+  );
 }
 
 function size(
@@ -171,10 +177,7 @@ export const HTTP_SETTINGS_KEYS: Readonly<Record<string, Reader>> = {
     (into, n) => (into.clientBodyTimeoutSeconds = n),
   ),
   'use-http2': flag((into, on) => (into.http2 = on)),
-  'http2-max-concurrent-streams': whole(
-    RANGES.http2MaxConcurrentStreams,
-    (into, n) => (into.http2MaxConcurrentStreams = n),
-  ),
+  'http2-max-concurrent-streams': wholeOption('http2MaxConcurrentStreams'),
   'ssl-session-cache': flag((into, on) => (into.sslSessionCache = on)),
   'ssl-session-cache-size': size(64 * KIB, 1024 * MIB, '10m', (into, s) => (into.sslSessionCacheSize = s)),
   'ssl-session-timeout': reader(readTime, (into, { time }) => (into.sslSessionTimeout = time)),
@@ -184,28 +187,13 @@ export const HTTP_SETTINGS_KEYS: Readonly<Record<string, Reader>> = {
   'ssl-buffer-size': size(512, 16 * KIB, '4k', (into, s) => (into.sslBufferSize = s)),
   'enable-underscores-in-headers': flag((into, on) => (into.underscoresInHeaders = on)),
   'ignore-invalid-headers': flag((into, on) => (into.ignoreInvalidHeaders = on)),
-  'server-name-hash-bucket-size': whole(
-    RANGES.serverNamesHashBucketSize,
-    (into, n) => (into.serverNamesHashBucketSize = n),
-  ),
-  'server-name-hash-max-size': whole(
-    RANGES.serverNamesHashMaxSize,
-    (into, n) => (into.serverNamesHashMaxSize = n),
-  ),
-  'proxy-headers-hash-bucket-size': whole(
-    RANGES.proxyHeadersHashBucketSize,
-    (into, n) => (into.proxyHeadersHashBucketSize = n),
-  ),
-  'proxy-headers-hash-max-size': whole(
-    RANGES.proxyHeadersHashMaxSize,
-    (into, n) => (into.proxyHeadersHashMaxSize = n),
-  ),
-  'variables-hash-bucket-size': whole(
-    RANGES.variablesHashBucketSize,
-    (into, n) => (into.variablesHashBucketSize = n),
-  ),
-  'variables-hash-max-size': whole(RANGES.variablesHashMaxSize, (into, n) => (into.variablesHashMaxSize = n)),
-  'map-hash-bucket-size': whole(RANGES.mapHashBucketSize, (into, n) => (into.mapHashBucketSize = n)),
+  'server-name-hash-bucket-size': wholeOption('serverNamesHashBucketSize'),
+  'server-name-hash-max-size': wholeOption('serverNamesHashMaxSize'),
+  'proxy-headers-hash-bucket-size': wholeOption('proxyHeadersHashBucketSize'),
+  'proxy-headers-hash-max-size': wholeOption('proxyHeadersHashMaxSize'),
+  'variables-hash-bucket-size': wholeOption('variablesHashBucketSize'),
+  'variables-hash-max-size': wholeOption('variablesHashMaxSize'),
+  'map-hash-bucket-size': wholeOption('mapHashBucketSize'),
   'reuse-port': flag((into, on) => (into.reusePort = on)),
   'worker-cpu-affinity': reader(
     (value) => {
@@ -216,7 +204,7 @@ export const HTTP_SETTINGS_KEYS: Readonly<Record<string, Reader>> = {
     },
     (into, { affinity }) => (into.workerCpuAffinity = affinity),
   ),
-  'max-worker-open-files': whole(RANGES.maxWorkerOpenFiles, (into, n) => (into.maxWorkerOpenFiles = n)),
+  'max-worker-open-files': wholeOption('maxWorkerOpenFiles'),
   'enable-multi-accept': flag((into, on) => (into.multiAccept = on)),
   'default-type': reader(
     (value) =>
@@ -237,8 +225,8 @@ export const HTTP_SETTINGS_KEYS: Readonly<Record<string, Reader>> = {
     (into, { pattern }) => (into.gzipDisable = pattern),
   ),
   'enable-brotli': flag((into, on) => (into.brotli = on)),
-  'brotli-level': whole(RANGES.brotliLevel, (into, n) => (into.brotliLevel = n)),
-  'brotli-min-length': whole(RANGES.brotliMinLength, (into, n) => (into.brotliMinLength = n)),
+  'brotli-level': wholeOption('brotliLevel'),
+  'brotli-min-length': wholeOption('brotliMinLength'),
   'brotli-types': reader(readMimeTypeList, (into, types) => (into.brotliTypes = types)),
   'bind-address': reader(readAddresses, (into, addresses) => (into.bindAddresses = addresses)),
   'disable-ipv6': flag((into, on) => (into.disableIpv6 = on)),
