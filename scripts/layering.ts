@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import ts from 'typescript';
+import { findImports } from './module-imports.js';
 
 /**
  * The layering rules of docs/architecture.md, checked from every package.json and every source
@@ -144,33 +144,7 @@ function listSourceFiles(dir: string): string[] {
 
 /** Module specifiers a source text loads at run time: imports and re-exports that are not type-only, and import(). */
 export function findRuntimeImports(sourceText: string): string[] {
-  const source = ts.createSourceFile(
-    'module.ts',
-    sourceText,
-    ts.ScriptTarget.Latest,
-    false,
-    ts.ScriptKind.TS,
-  );
-  const specifiers: string[] = [];
-  const visit = (node: ts.Node): void => {
-    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
-      if (!node.importClause?.isTypeOnly) specifiers.push(node.moduleSpecifier.text);
-    } else if (
-      ts.isExportDeclaration(node) &&
-      node.moduleSpecifier &&
-      ts.isStringLiteral(node.moduleSpecifier)
-    ) {
-      if (!node.isTypeOnly) specifiers.push(node.moduleSpecifier.text);
-    } else if (
-      ts.isCallExpression(node) &&
-      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
-      node.arguments[0] &&
-      ts.isStringLiteral(node.arguments[0])
-    ) {
-      specifiers.push(node.arguments[0].text);
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
-  return specifiers;
+  return findImports(sourceText)
+    .filter((found) => !found.typeOnly)
+    .map((found) => found.specifier);
 }

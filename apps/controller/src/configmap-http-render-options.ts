@@ -1,6 +1,7 @@
 /**
- * The controller ConfigMap's http-level settings as render options: most pass as they are; the
- * listen addresses (bind-address, disable-ipv6) and the error log path become their own options.
+ * The controller ConfigMap's http-level settings as render options: the HttpOptions pass as they
+ * are (one type, declared in @ingresskit/nginx-settings); the listen addresses (bind-address,
+ * disable-ipv6) and the error log path become their own options.
  */
 import type { RenderOptions } from '@ingresskit/nginx-template';
 import type { ConfigMapHttpSettings } from '@ingresskit/ingress-routes';

@@ -220,7 +220,6 @@ export function createControllerParts(
     gatewayApi,
     l4,
     reports,
-    reporting,
     logger,
     requestStatusSync: () => links.requestStatusSync(),
   });

@@ -5,7 +5,8 @@
  *   store change event ─▶ recordChange (pending-changes.ts: relevance, keys)
  *     ─▶ SyncQueue (coalesce, retry with backoff)
  *     ─▶ SyncStage.sync (sync-stage.ts): ConfigMap, routing (+ Gateway API), checksum gate,
- *        data plane, reports ─▶ SyncOutcome ─▶ SyncReporting (metrics, Events)
+ *        data plane, reports ─▶ SyncStageOutcome ─▶ SyncReporting (metrics, Events), readiness,
+ *        and the SyncQueue's SyncResult (done, or retry with backoff)
  *
  * around which it runs the healthz server, the admission webhook and the leader-only loops. A sync
  * that is not served (checksum mismatch, nginx refusing or not answering) leaves the last good
@@ -16,6 +17,8 @@ import {
   bucketRateLimiter,
   exponentialFailureRateLimiter,
   maxOfRateLimiter,
+  type SyncResult,
+  type SyncTask,
 } from '@ingresskit/task-queue';
 import { createStore, type Store } from '@ingresskit/store';
 import type { RouteTable } from '@ingresskit/route-model';
@@ -40,6 +43,7 @@ import { LeaderRole } from './leader.js';
 import type { Logger } from './logger.js';
 import { registerStoreSecretMetrics, type ControllerMetrics } from './metrics.js';
 import { createPendingChanges, recordChange, takePendingChanges } from './pending-changes.js';
+import { queueResultOf } from './sync-stage-outcome.js';
 
 export type { ControllerDependencies } from './controller-parts.js';
 
@@ -220,21 +224,18 @@ export class Controller {
       checkNotStopped();
     }
     const queue = new SyncQueue({
-      sync: () => this.#sync(),
+      sync: (task) => this.#sync(task),
       // Retries start fast and stay within half a minute (client-go's 1000 s cap is long for a data plane).
       rateLimiter: maxOfRateLimiter<string>(
         exponentialFailureRateLimiter({ baseMs: 100, maxMs: 30_000 }),
         bucketRateLimiter({ qps: 10, burst: 100 }),
       ),
     });
-    queue.on('syncError', ({ task, error }) => {
-      this.#lastSyncError = error instanceof Error ? error.message : String(error);
-      this.#logger.warn(
-        { err: error, retries: task.retries },
-        'sync failed; the last good configuration keeps serving',
-      );
-    });
-    queue.on('requeue', ({ key, delayMs }) => this.#logger.debug({ key, delayMs }, 'sync retry scheduled'));
+    // A sync that throws (rather than answering an outcome) failed before the stage could answer.
+    queue.on('syncError', ({ task, error }) => this.#recordSyncFailure(task, error));
+    queue.on('requeue', ({ key, delayMs, reason }) =>
+      this.#logger.debug({ key, delayMs, reason }, 'sync retry scheduled'),
+    );
     this.#queue = queue;
     this.#leader = new LeaderRole({
       kubeConfig: this.#deps.kubeConfig,
@@ -396,24 +397,34 @@ export class Controller {
     this.#queue?.enqueue(SYNC_KEY, { skippable: !forced });
   }
 
-  // The SyncQueue boundary: an outcome other than served rejects, which the queue retries with backoff.
-  async #sync(): Promise<void> {
+  // The SyncQueue boundary: the stage's outcome is reported, decides readiness, and becomes the
+  // queue's result (served: done; otherwise retried with backoff).
+  async #sync(task: SyncTask): Promise<SyncResult> {
     const store = this.#store;
-    if (store === undefined || this.#state !== 'running') return;
+    if (store === undefined || this.#state !== 'running') return { kind: 'done' };
     const stopTimer = this.metrics.syncDuration.startTimer();
     try {
       const view = viewOfSnapshot(store.snapshot());
       const outcome = await this.#parts.sync.sync(takePendingChanges(this.#pending), view);
-      this.#parts.reporting.recordOutcome(outcome);
+      this.#parts.reporting.record(outcome);
       // Ready means nginx serves everything that was asked: an operator setting nginx refused
       // to reload with leaves it serving the last good nginx.conf, which is still ready (the
       // refusal is an Event and a metric, and the reload is tried again).
       if (outcome.kind !== 'held' && this.dataPlane.notServingReason() === undefined) this.#markReady();
-      if (outcome.kind !== 'served') throw outcome.error;
+      if (outcome.kind === 'served') this.#lastSyncError = undefined;
+      else this.#recordSyncFailure(task, outcome.error);
+      return queueResultOf(outcome);
     } finally {
       stopTimer();
     }
-    this.#lastSyncError = undefined;
+  }
+
+  #recordSyncFailure(task: SyncTask, error: unknown): void {
+    this.#lastSyncError = error instanceof Error ? error.message : String(error);
+    this.#logger.warn(
+      { err: error, retries: task.retries },
+      'sync failed; the last good configuration keeps serving',
+    );
   }
 
   #markReady(): void {

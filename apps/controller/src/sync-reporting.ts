@@ -1,7 +1,8 @@
 /**
- * What a sync tells operators besides the per-Ingress reports: the sync, reload, dynamic-update,
- * checksum and ownership metrics (ingress-nginx's meanings), the log line of a held configuration,
- * and Warning Events when nginx fails a configuration or the checksum gate holds one back.
+ * What a sync tells operators besides the per-Ingress reports, read from the sync stage's outcome
+ * once the sync is over: the sync, reload, dynamic-update, checksum and ownership metrics
+ * (ingress-nginx's meanings), the log line of a held configuration, and Warning Events when nginx
+ * fails a configuration or the checksum gate holds one back.
  */
 import type { ChecksumVerdict } from './checksum-gate.js';
 import type { ControllerConfig } from './config.js';
@@ -10,7 +11,7 @@ import type { EventRecorder } from './events.js';
 import type { ReportTotals } from './ingress-reports.js';
 import type { Logger } from './logger.js';
 import { configHashToGaugeValue, type ControllerMetrics } from './metrics.js';
-import type { SyncOutcome } from './sync-stage.js';
+import type { SyncStageOutcome } from './sync-stage-outcome.js';
 
 /** Options of {@link SyncReporting}. */
 export interface SyncReportingOptions {
@@ -44,8 +45,17 @@ export class SyncReporting {
     this.#recordRunningChecksum();
   }
 
-  /** Counts a finished sync by its outcome; a configuration nginx failed is also a Warning Event on the Pod. */
-  recordOutcome(outcome: SyncOutcome): void {
+  /**
+   * Records a finished sync: its checksum verdict and report totals when it has them, then its
+   * outcome; a configuration nginx failed is also a Warning Event on the Pod.
+   */
+  record(outcome: SyncStageOutcome): void {
+    if (outcome.checksum !== undefined) this.#recordChecksum(outcome.checksum);
+    if (outcome.totals !== undefined) this.#recordTotals(outcome.totals);
+    this.#recordOutcome(outcome);
+  }
+
+  #recordOutcome(outcome: SyncStageOutcome): void {
     const { metrics, config } = this.#options;
     if (outcome.kind === 'served') {
       metrics.syncs.inc({ result: 'success' });
@@ -78,7 +88,7 @@ export class SyncReporting {
   }
 
   /** The checksum gate's verdict: metrics, and on a mismatch an error log and (leader only) an Event. */
-  recordChecksum(checksum: ChecksumVerdict): void {
+  #recordChecksum(checksum: ChecksumVerdict): void {
     const { metrics } = this.#options;
     metrics.checksumOk.set(checksum.ok ? 1 : 0);
     metrics.checksumChecks.inc({
@@ -111,7 +121,7 @@ export class SyncReporting {
   }
 
   /** The ownership and problem gauges, from the reports' running totals. */
-  recordTotals(totals: ReportTotals): void {
+  #recordTotals(totals: ReportTotals): void {
     const { metrics } = this.#options;
     metrics.ownedIngresses.set(totals.owned);
     metrics.ignoredIngresses.reset();

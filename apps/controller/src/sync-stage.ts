@@ -1,8 +1,10 @@
 /**
  * One sync, from the pending changes to what nginx serves: the controller ConfigMap, the routing
- * (with the Gateway API stage), the checksum gate, the data plane, then the reports. It answers an
- * outcome instead of throwing: served, held back by the checksum gate, or to be retried because the
- * data plane did not take it. Either way the last good configuration keeps serving.
+ * (with the Gateway API stage), the checksum gate, the data plane, then the Ingress reports. It
+ * answers one value instead of throwing (sync-stage-outcome.ts): served, held back by the checksum
+ * gate, or to be retried because the data plane did not take it, with what the reporting side
+ * reads (the checksum verdict, the reports' totals). Either way the last good configuration keeps
+ * serving.
  */
 import { performance } from 'node:perf_hooks';
 import {
@@ -14,7 +16,7 @@ import { ChecksumGate, type ChecksumVerdict } from './checksum-gate.js';
 import type { ClusterView } from './cluster-view.js';
 import type { ControllerConfig } from './config.js';
 import type { ControllerConfigMap } from './controller-configmap.js';
-import type { DataPlaneFlush, NginxDataPlane } from './data-plane.js';
+import type { NginxDataPlane } from './data-plane.js';
 import { ChecksumMismatchError, DataPlanePushError } from './errors.js';
 import type { GatewayApiStage } from './gateway-api-stage.js';
 import type { IngressReports } from './ingress-reports.js';
@@ -22,16 +24,7 @@ import type { IngressRouting } from './ingress-routing.js';
 import type { L4Services } from './l4-services.js';
 import type { Logger } from './logger.js';
 import type { PendingChanges } from './pending-changes.js';
-import type { SyncReporting } from './sync-reporting.js';
-
-/**
- * What one sync came to. `held` and `retry` leave the last good configuration serving and are
- * retried with backoff: the published checksum may catch up, nginx may take it next time.
- */
-export type SyncOutcome =
-  | { kind: 'served'; flush: DataPlaneFlush }
-  | { kind: 'held'; error: ChecksumMismatchError }
-  | { kind: 'retry'; error: unknown };
+import type { SyncFindings, SyncStageOutcome } from './sync-stage-outcome.js';
 
 /** The parts a sync strings together. */
 export interface SyncStageOptions {
@@ -43,7 +36,6 @@ export interface SyncStageOptions {
   /** Passthrough hosts and stream services; read from the view after a relevant event or an Ingress change. */
   l4?: L4Services | undefined;
   reports: IngressReports;
-  reporting: SyncReporting;
   logger: Logger;
   /** Owned Ingresses changed and nginx serves the change: the leader should publish their status. */
   requestStatusSync: () => void;
@@ -59,6 +51,8 @@ export class SyncStage {
   readonly #unserved = new Set<string>();
   /** Owned Ingresses changed; status-sync is asked to run once nginx serves the change. */
   #statusDue = false;
+  /** What the running sync found for the reporting side. */
+  #findings: SyncFindings = {};
 
   constructor(options: SyncStageOptions) {
     this.#options = options;
@@ -81,16 +75,21 @@ export class SyncStage {
     }
   }
 
-  /** Brings routing and nginx up to `view` for `changes`; see the module comment. */
-  async sync(changes: PendingChanges, view: ClusterView): Promise<SyncOutcome> {
+  /** Brings routing and nginx up to `view` for `changes`; see the module comment. Never rejects. */
+  async sync(changes: PendingChanges, view: ClusterView): Promise<SyncStageOutcome> {
+    this.#findings = {};
+    let outcome: SyncStageOutcome;
     try {
-      return await this.#sync(changes, view);
+      outcome = await this.#sync(changes, view);
     } catch (error) {
-      return { kind: 'retry', error };
+      outcome = { kind: 'retry', error };
     }
+    const findings = this.#findings;
+    this.#findings = {};
+    return { ...outcome, ...findings };
   }
 
-  async #sync(changes: PendingChanges, view: ClusterView): Promise<SyncOutcome> {
+  async #sync(changes: PendingChanges, view: ClusterView): Promise<SyncStageOutcome> {
     const { routing, dataPlane, configMap, gatewayApi } = this.#options;
     if (configMap !== undefined && (changes.configMap || !this.#initialized)) {
       const change = configMap.read(view);
@@ -134,7 +133,7 @@ export class SyncStage {
     if (this.#options.config.checksumEnabled) {
       const checksum = this.#checksumGate.verify(view.ingressCheckSums());
       this.#checksum = checksum;
-      this.#options.reporting.recordChecksum(checksum);
+      this.#findings.checksum = checksum;
       if (!checksum.ok) return { kind: 'held', error: new ChecksumMismatchError(checksum.message) };
     }
     // A Gateway can take a host, so Gateway API changes may change who passes through too.
@@ -213,6 +212,6 @@ export class SyncStage {
         this.#checksumGate.update(key, owned ? verdict.ingress : undefined);
     }
     if (ownershipChanged) this.#statusDue = true;
-    this.#options.reporting.recordTotals(reports.totals());
+    this.#findings.totals = reports.totals();
   }
 }

@@ -114,6 +114,8 @@ describe('SyncStage.sync', () => {
     const { parts, config } = await createParts('refused');
     const first = await parts.sync.sync(createPendingChanges(), cluster(one));
     expect(first).toMatchObject({ kind: 'served', flush: { started: true } });
+    // What the reporting side reads comes with the outcome: the stage reports nothing itself.
+    expect(first.totals).toMatchObject({ owned: 1, errors: 0 });
     expect(await answerOf(config, 'one.test')).toBe('alpha');
 
     // An operator's setting changes nginx.conf: a reload, which nginx -t refuses.
@@ -146,6 +148,7 @@ describe('SyncStage.sync', () => {
     expect(held.kind).toBe('held');
     expect(held.kind === 'held' && held.error).toBeInstanceOf(ChecksumMismatchError);
     expect(parts.sync.checksum?.ok).toBe(false);
+    expect(held.checksum).toMatchObject({ ok: false, checked: true });
     expect(await answerOf(config, 'two.test')).toBe('404');
     expect(await answerOf(config, 'one.test')).toBe('alpha');
   });

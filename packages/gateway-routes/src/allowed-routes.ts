@@ -2,11 +2,12 @@
  * A listener's `allowedRoutes` → which namespaces and which route kinds may attach to it. What
  * cannot be read is logged and allows nothing, so a typo never opens a listener to everyone.
  */
-import { describeValue, type ProblemLog } from '@ingresskit/route-model';
+import { describeValue } from '@ingresskit/route-model';
 import { arrayOr, objectOr } from './grammar.js';
 import { parseLabelSelector } from './label-selector.js';
 import { GATEWAY_GROUP } from './reference-grants.js';
 import type { RouteGroupKind } from './types.js';
+import type { GatewayApiProblemLog } from './problem-codes.js';
 
 /** The route kind this package serves. */
 export const HTTP_ROUTE_KIND = 'HTTPRoute';
@@ -22,7 +23,7 @@ export type NamespacePolicy =
 export function readNamespaces(
   raw: unknown,
   field: string,
-  log: ProblemLog,
+  log: GatewayApiProblemLog,
 ): { policy: NamespacePolicy; problem?: string } {
   const namespaces = objectOr<{ from: unknown; selector: unknown }>(raw);
   const from = namespaces.from ?? 'Same';
@@ -33,7 +34,12 @@ export function readNamespaces(
     case 'Selector': {
       const parsed = parseLabelSelector(namespaces.selector);
       if (!parsed.ok) {
-        log.error(`${field}.selector`, `${parsed.message}; no route may attach`, namespaces.selector);
+        log.error(
+          'invalid-allowed-routes',
+          `${field}.selector`,
+          `${parsed.message}; no route may attach`,
+          namespaces.selector,
+        );
         return { policy: { from: 'None' }, problem: `${field}.selector: ${parsed.message}` };
       }
       return {
@@ -41,7 +47,12 @@ export function readNamespaces(
       };
     }
     default:
-      log.error(`${field}.from`, 'must be All, Same or Selector; no route may attach', from);
+      log.error(
+        'invalid-allowed-routes',
+        `${field}.from`,
+        'must be All, Same or Selector; no route may attach',
+        from,
+      );
       return { policy: { from: 'None' }, problem: `${field}.from: unsupported value` };
   }
 }
@@ -50,7 +61,7 @@ export function readNamespaces(
 export function readKinds(
   raw: unknown,
   field: string,
-  log: ProblemLog,
+  log: GatewayApiProblemLog,
 ): { kinds: RouteGroupKind[]; invalid: string[] } {
   if (raw === undefined || raw === null)
     return { kinds: [{ group: GATEWAY_GROUP, kind: HTTP_ROUTE_KIND }], invalid: [] };
@@ -66,6 +77,7 @@ export function readKinds(
       const name = `${describeValue(group)}/${describeValue(kind.kind)}`;
       invalid.push(name);
       log.error(
+        'unsupported-route-kind',
         `${field}[${index}]`,
         'is not a supported route kind (only gateway.networking.k8s.io/HTTPRoute)',
         name,

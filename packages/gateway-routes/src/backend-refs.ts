@@ -4,12 +4,13 @@
  * for the route's ResolvedRefs condition.
  */
 import { flatString, namespacedKey } from '@ingresskit/kube-objects';
-import { describeValue, type ProblemLog, type WeightedBackend } from '@ingresskit/route-model';
+import { describeValue, type WeightedBackend } from '@ingresskit/route-model';
 import { RouteReason } from './conditions.js';
 import { arrayOr, checkDnsLabel, isPortNumber, objectOr, optionalString } from './grammar.js';
 import { InvalidRule } from './invalid-rule.js';
 import { GATEWAY_GROUP, isReferenceAllowed } from './reference-grants.js';
 import type { GatewayApiReferences } from './types.js';
+import type { GatewayApiProblemCode, GatewayApiProblemLog } from './problem-codes.js';
 
 /** Why a backend reference cannot be served, as the route's ResolvedRefs condition says it. */
 export interface RefProblem {
@@ -36,18 +37,25 @@ export interface BackendContext {
 
 const MAX_WEIGHT = 1_000_000;
 
+/** The ResolvedRefs reasons of a backendRef, and the code of the problem each is. */
+const CODE_OF_REASON = {
+  [RouteReason.BackendNotFound]: 'backend-not-found',
+  [RouteReason.InvalidKind]: 'invalid-backend-kind',
+  [RouteReason.RefNotPermitted]: 'backend-ref-not-permitted',
+} as const satisfies Readonly<Record<string, GatewayApiProblemCode>>;
+
 function noteRefProblem(
   context: BackendContext,
-  reason: string,
+  reason: keyof typeof CODE_OF_REASON,
   message: string,
-  log: ProblemLog,
+  log: GatewayApiProblemLog,
   field: string,
   value?: unknown,
 ) {
   const outcome = field.includes('.requestMirror.')
     ? 'requests are not mirrored'
     : 'its share of requests is answered with 500';
-  log.error(field, `${message}; ${outcome}`, value);
+  log.error(CODE_OF_REASON[reason], field, `${message}; ${outcome}`, value);
   context.record.refProblem ??= { reason, message: `${field}: ${message}` };
 }
 
@@ -59,7 +67,7 @@ export function resolveBackendRef(
   raw: unknown,
   field: string,
   context: BackendContext,
-  log: ProblemLog,
+  log: GatewayApiProblemLog,
 ): string | undefined {
   const ref = objectOr<{ group: unknown; kind: unknown; name: unknown; namespace: unknown; port: unknown }>(
     raw,
@@ -154,7 +162,7 @@ export function translateBackends(
   raw: unknown,
   field: string,
   context: BackendContext,
-  log: ProblemLog,
+  log: GatewayApiProblemLog,
 ): WeightedBackend[] {
   const members: WeightedBackend[] = [];
   for (const [index, entry] of arrayOr(raw).entries()) {

@@ -2,12 +2,13 @@
  * A listener's `tls.certificateRefs` → the certificate it serves, or the ResolvedRefs reason why it
  * has none: core Secrets only, across namespaces only with a ReferenceGrant, the first valid one wins.
  */
-import { describeValue, type Certificate, type ProblemLog } from '@ingresskit/route-model';
+import { describeValue, type Certificate } from '@ingresskit/route-model';
 import type { SecretCertificate } from './certificates.js';
 import { ListenerReason } from './conditions.js';
 import { arrayOr, checkDnsLabel, checkDnsSubdomain, objectOr, optionalString } from './grammar.js';
 import { GATEWAY_GROUP, isReferenceAllowed } from './reference-grants.js';
 import type { GatewayApiReferences, SecretLike } from './types.js';
+import type { GatewayApiProblemCode, GatewayApiProblemLog } from './problem-codes.js';
 
 /** Reads a Secret's certificate, possibly from a cache; the default reads it every time. */
 export type CertificateReader = (secret: SecretLike) => SecretCertificate;
@@ -19,6 +20,14 @@ export interface CertificateResult {
   message: string | undefined;
 }
 
+/** The ResolvedRefs reasons of a certificateRef, and the code of the problem each is. */
+const CODE_OF_REASON = {
+  [ListenerReason.InvalidCertificateRef]: 'invalid-certificate-ref',
+  [ListenerReason.RefNotPermitted]: 'certificate-ref-not-permitted',
+} as const satisfies Readonly<Record<string, GatewayApiProblemCode>>;
+
+type CertificateRefReason = keyof typeof CODE_OF_REASON;
+
 /** Reads the certificateRefs at `field` of a listener of a Gateway in `gateway.namespace`. */
 export function readCertificates(
   raw: unknown,
@@ -26,13 +35,13 @@ export function readCertificates(
   field: string,
   references: GatewayApiReferences,
   readCertificate: CertificateReader,
-  log: ProblemLog,
+  log: GatewayApiProblemLog,
 ): CertificateResult {
   let certificate: Certificate | undefined;
   let reason: string | undefined;
   let message: string | undefined;
-  const fail = (at: string, why: string, text: string, value?: unknown) => {
-    log.error(at, text, value);
+  const fail = (at: string, why: CertificateRefReason, text: string, value?: unknown) => {
+    log.error(CODE_OF_REASON[why], at, text, value);
     // RefNotPermitted is the more specific verdict: a grant is what the user has to add.
     if (reason === undefined || why === ListenerReason.RefNotPermitted) {
       reason = why;
@@ -88,7 +97,12 @@ export function readCertificates(
       continue;
     }
     if (certificate === undefined) certificate = result.certificate;
-    else log.warning(at, 'only the first valid certificate of a listener is served');
+    else
+      log.warning(
+        'extra-certificate-ignored',
+        at,
+        'only the first valid certificate of a listener is served',
+      );
   }
   return { certificate, reason, message };
 }

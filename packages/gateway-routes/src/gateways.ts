@@ -4,13 +4,7 @@
  * across Gateways, and which listeners are ready, are decided here over all of them together.
  */
 import { namespacedKey } from '@ingresskit/kube-objects';
-import {
-  compareHostnames,
-  createProblemLog,
-  describeValue,
-  type Problem,
-  type ProblemLog,
-} from '@ingresskit/route-model';
+import { compareHostnames, createProblemLog, describeValue, type Problem } from '@ingresskit/route-model';
 import { readSecretCertificate } from './certificates.js';
 import type { CertificateReader } from './certificate-refs.js';
 import { ConditionType, createCondition, ListenerReason } from './conditions.js';
@@ -25,6 +19,7 @@ import {
 } from './grammar.js';
 import { type EvaluatedListener, evaluateListener, type ListenerDraft, markConflicts } from './listeners.js';
 import type { GatewayApiConfig, GatewayApiReferences, GatewayLike } from './types.js';
+import type { GatewayApiProblemCode, GatewayApiProblemLog } from './problem-codes.js';
 
 /** One of our Gateways, evaluated. */
 export interface EvaluatedGateway {
@@ -65,19 +60,19 @@ export interface GatewayEvaluation {
  * Gateway parameters is read here, so any reference is one the spec says to reject with
  * InvalidParameters: serving the Gateway without them would ignore what its owner asked for.
  */
-function readParametersRef(raw: unknown, log: ProblemLog): string | undefined {
+function readParametersRef(raw: unknown, log: GatewayApiProblemLog): string | undefined {
   const ref = objectOr<{ parametersRef: unknown }>(raw).parametersRef;
   if (ref === undefined || ref === null) return undefined;
   const { group, kind, name } = objectOr<{ group: unknown; kind: unknown; name: unknown }>(ref);
   const what = `${describeValue(group)}/${describeValue(kind)} ${describeValue(name)}`;
   const message = 'Gateway parameters are not supported; the Gateway is not served';
-  log.error('spec.infrastructure.parametersRef', message, what);
+  log.error('invalid-parameters-ref', 'spec.infrastructure.parametersRef', message, what);
   return `spec.infrastructure.parametersRef (${what}): ${message}`;
 }
 
 interface GatewayDraft extends Omit<EvaluatedGateway, 'listeners' | 'attachmentKey'> {
   listeners: ListenerDraft[];
-  problems: ProblemLog;
+  problems: GatewayApiProblemLog;
 }
 
 function readGateway(
@@ -106,7 +101,7 @@ function readGateway(
   const namespace = metadata.namespace as string;
   const name = metadata.name as string;
   const generation = generationOf(metadata.generation);
-  const log = createProblemLog({ kind: 'Gateway', namespace, name });
+  const log = createProblemLog<GatewayApiProblemCode>({ kind: 'Gateway', namespace, name });
   const listeners = arrayOr(spec.listeners).map((entry, index) =>
     evaluateListener(entry, index, { namespace, generation }, config, references, readCertificate, log),
   );
@@ -154,6 +149,7 @@ function markCrossGatewayConflicts(drafts: GatewayDraft[]): void {
         gateway.generation,
       );
       gateway.problems.error(
+        'hostname-conflict',
         `spec.listeners[${listener.index}].hostname`,
         `conflicts with Gateway ${owner.namespace}/${owner.name}, which serves it on port ${listener.port}`,
         listener.hostname ?? '*',

@@ -80,3 +80,8 @@ export type {
   StringMapLike,
   Timestamp,
 } from './types.js';
+export {
+  GATEWAY_API_PROBLEM_CODES,
+  type GatewayApiProblemCode,
+  type GatewayApiProblemLog,
+} from './problem-codes.js';

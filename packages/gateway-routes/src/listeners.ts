@@ -3,12 +3,13 @@
  * into its conditions, then those sharing a port with different protocols, or a port and a
  * hostname, marked Conflicted.
  */
-import { describeValue, type Certificate, type ProblemLog } from '@ingresskit/route-model';
+import { describeValue, type Certificate } from '@ingresskit/route-model';
 import { type NamespacePolicy, readKinds, readNamespaces } from './allowed-routes.js';
 import { type CertificateReader, readCertificates } from './certificate-refs.js';
 import { ConditionType, createCondition, ListenerReason } from './conditions.js';
 import { checkHostname, isPortNumber, objectOr } from './grammar.js';
 import type { ConditionDraft, GatewayApiConfig, GatewayApiReferences, RouteGroupKind } from './types.js';
+import type { GatewayApiProblemLog } from './problem-codes.js';
 
 /** One listener of one of our Gateways, as routes see it. */
 export interface EvaluatedListener {
@@ -55,7 +56,7 @@ export function evaluateListener(
   config: GatewayApiConfig,
   references: GatewayApiReferences,
   readCertificate: CertificateReader,
-  log: ProblemLog,
+  log: GatewayApiProblemLog,
 ): ListenerDraft {
   const field = `spec.listeners[${index}]`;
   const listener = objectOr<{
@@ -77,12 +78,17 @@ export function evaluateListener(
     acceptedMessage = message;
   };
   if (typeof listener.name !== 'string' || listener.name === '') {
-    log.error(`${field}.name`, 'must be a non-empty string', listener.name);
+    log.error('invalid-listener-name', `${field}.name`, 'must be a non-empty string', listener.name);
     refuse(ListenerReason.UnsupportedValue, 'the listener has no name');
   }
   const isSupportedProtocol = SUPPORTED_PROTOCOLS.has(protocol);
   if (!isSupportedProtocol) {
-    log.error(`${field}.protocol`, 'only HTTP and HTTPS listeners are supported', listener.protocol);
+    log.error(
+      'unsupported-protocol',
+      `${field}.protocol`,
+      'only HTTP and HTTPS listeners are supported',
+      listener.protocol,
+    );
     refuse(
       ListenerReason.UnsupportedProtocol,
       `protocol ${describeValue(listener.protocol)} is not supported (HTTP, HTTPS)`,
@@ -91,16 +97,26 @@ export function evaluateListener(
   const port = isPortNumber(listener.port) ? listener.port : undefined;
   let dataPlaneListener: string | undefined;
   if (port === undefined) {
-    log.error(`${field}.port`, 'must be a port number 1-65535', listener.port);
+    log.error('port-unavailable', `${field}.port`, 'must be a port number 1-65535', listener.port);
     refuse(ListenerReason.PortUnavailable, 'the port is not a port number');
   } else if (isSupportedProtocol) {
     const mapping = config.ports.find((entry) => entry.port === port);
     if (mapping === undefined) {
       const served = config.ports.map((entry) => `${entry.port} (${entry.protocol})`).join(', ');
-      log.error(`${field}.port`, `port ${port} is not served (served: ${served || 'none'})`, port);
+      log.error(
+        'port-unavailable',
+        `${field}.port`,
+        `port ${port} is not served (served: ${served || 'none'})`,
+        port,
+      );
       refuse(ListenerReason.PortUnavailable, `port ${port} is not served; served ports: ${served || 'none'}`);
     } else if (mapping.protocol !== protocol) {
-      log.error(`${field}.port`, `port ${port} is served as ${mapping.protocol}, not ${protocol}`, port);
+      log.error(
+        'port-unavailable',
+        `${field}.port`,
+        `port ${port} is served as ${mapping.protocol}, not ${protocol}`,
+        port,
+      );
       refuse(
         ListenerReason.PortUnavailable,
         `port ${port} is served as ${mapping.protocol}, not ${protocol}`,
@@ -114,7 +130,7 @@ export function evaluateListener(
     const problem = checkHostname(listener.hostname);
     if (problem === undefined) hostname = listener.hostname as string;
     else {
-      log.error(`${field}.hostname`, problem, listener.hostname);
+      log.error('invalid-hostname', `${field}.hostname`, problem, listener.hostname);
       refuse(ListenerReason.UnsupportedValue, `hostname ${problem}`);
     }
   }
@@ -136,7 +152,12 @@ export function evaluateListener(
   if (protocol === 'HTTPS') {
     const mode = tls.mode ?? 'Terminate';
     if (mode !== 'Terminate') {
-      log.error(`${field}.tls.mode`, 'only Terminate is supported for HTTPS listeners', mode);
+      log.error(
+        'unsupported-tls-mode',
+        `${field}.tls.mode`,
+        'only Terminate is supported for HTTPS listeners',
+        mode,
+      );
       refuse(ListenerReason.UnsupportedValue, `TLS mode ${describeValue(mode)} is not supported (Terminate)`);
     } else {
       const result = readCertificates(
@@ -156,7 +177,7 @@ export function evaluateListener(
       }
     }
   } else if (listener.tls !== undefined && listener.tls !== null) {
-    log.warning(`${field}.tls`, `is ignored for protocol ${protocol}`);
+    log.warning('tls-ignored', `${field}.tls`, `is ignored for protocol ${protocol}`);
   }
   const isAccepted = acceptedReason === ListenerReason.Accepted;
   return {

@@ -6,7 +6,6 @@
 import {
   type HeaderModifier,
   type PathModifier,
-  type ProblemLog,
   type Redirect,
   type RouteMatch,
   type RoutePolicy,
@@ -23,6 +22,7 @@ import {
   parseLiteralPath,
 } from './grammar.js';
 import { InvalidRule } from './invalid-rule.js';
+import type { GatewayApiProblemLog } from './problem-codes.js';
 
 const REDIRECT_CODES = new Set([301, 302, 303, 307, 308]);
 
@@ -35,7 +35,7 @@ export function translateFilters(
   field: string,
   matches: readonly RouteMatch[],
   context: BackendContext,
-  log: ProblemLog,
+  log: GatewayApiProblemLog,
 ): { policy: RoutePolicy; redirect: Redirect | undefined } {
   const policy: RoutePolicy = {};
   let redirect: Redirect | undefined;

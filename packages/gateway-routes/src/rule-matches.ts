@@ -6,7 +6,6 @@ import {
   HTTP_METHODS,
   type HeaderMatch,
   type PathMatch,
-  type ProblemLog,
   type QueryParamMatch,
   type RouteMatch,
 } from '@ingresskit/route-model';
@@ -19,6 +18,7 @@ import {
   parseLiteralPath,
 } from './grammar.js';
 import { InvalidRule } from './invalid-rule.js';
+import type { GatewayApiProblemLog } from './problem-codes.js';
 
 /** Anchors a Gateway API regular expression: it must match the whole value, as Envoy and NGF do. */
 function fullMatch(pattern: string): string {
@@ -51,7 +51,7 @@ function translateValueMatches<T extends HeaderMatch | QueryParamMatch>(
   raw: unknown,
   field: string,
   foldCase: boolean,
-  log: ProblemLog,
+  log: GatewayApiProblemLog,
 ): T[] | undefined {
   const result: T[] = [];
   const seen = new Set<string>();
@@ -64,7 +64,12 @@ function translateValueMatches<T extends HeaderMatch | QueryParamMatch>(
     const key = foldCase ? name.toLowerCase() : name;
     if (seen.has(key)) {
       // The spec: only the first entry with an equivalent name counts.
-      log.warning(`${at}.name`, 'repeats an earlier name of this match and is ignored', name);
+      log.warning(
+        'duplicate-match-name',
+        `${at}.name`,
+        'repeats an earlier name of this match and is ignored',
+        name,
+      );
       continue;
     }
     seen.add(key);
@@ -85,7 +90,7 @@ function translateValueMatches<T extends HeaderMatch | QueryParamMatch>(
 }
 
 /** Translates one match at `field`; throws InvalidRule when it cannot be served as written. */
-export function translateMatch(raw: unknown, field: string, log: ProblemLog): RouteMatch {
+export function translateMatch(raw: unknown, field: string, log: GatewayApiProblemLog): RouteMatch {
   const match = objectOr<{ path: unknown; headers: unknown; queryParams: unknown; method: unknown }>(raw);
   const result: RouteMatch = { path: translatePath(match.path, `${field}.path`) };
   if (match.method !== undefined && match.method !== null) {

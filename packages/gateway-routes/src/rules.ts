@@ -3,13 +3,14 @@
  * the route attaches. A rule that cannot be served as written (an invalid match, an unsupported
  * filter) is left out whole, so a half-understood rule never serves traffic it was not meant to.
  */
-import type { ProblemLog, RouteAction, RouteMatch, RoutePolicy } from '@ingresskit/route-model';
+import type { RouteAction, RouteMatch, RoutePolicy } from '@ingresskit/route-model';
 import { type BackendContext, type BackendRefRecord, translateBackends } from './backend-refs.js';
 import { arrayOr, objectOr, parseDuration } from './grammar.js';
 import { InvalidRule } from './invalid-rule.js';
 import { translateFilters } from './rule-filters.js';
 import { translateMatch } from './rule-matches.js';
 import type { GatewayApiReferences } from './types.js';
+import type { GatewayApiProblemLog } from './problem-codes.js';
 
 /** One match of a rule, ready to become a route on each hostname the route serves. */
 export interface TranslatedMatch {
@@ -36,7 +37,7 @@ function translateRule(
   raw: unknown,
   ruleIndex: number,
   context: BackendContext,
-  log: ProblemLog,
+  log: GatewayApiProblemLog,
 ): TranslatedMatch[] {
   const field = `spec.rules[${ruleIndex}]`;
   const rule = objectOr<{
@@ -72,7 +73,7 @@ function translateRuleAction(
   matches: RouteMatch[],
   ruleIndex: number,
   context: BackendContext,
-  log: ProblemLog,
+  log: GatewayApiProblemLog,
 ): TranslatedMatch[] {
   const field = `spec.rules[${ruleIndex}]`;
   const { policy, redirect } = translateFilters(rule.filters, field, matches, context, log);
@@ -80,13 +81,13 @@ function translateRuleAction(
   if (timeouts !== undefined) policy.timeouts = timeouts;
   for (const unsupported of ['retry', 'sessionPersistence'] as const) {
     if (rule[unsupported] !== undefined && rule[unsupported] !== null) {
-      log.warning(`${field}.${unsupported}`, 'is not supported and is ignored');
+      log.warning('unsupported-field', `${field}.${unsupported}`, 'is not supported and is ignored');
     }
   }
   let action: RouteAction;
   if (redirect !== undefined) {
     if (arrayOr(rule.backendRefs).length > 0)
-      log.warning(`${field}.backendRefs`, 'are ignored: the rule redirects');
+      log.warning('backend-refs-ignored', `${field}.backendRefs`, 'are ignored: the rule redirects');
     action = { type: 'redirect', redirect };
   } else {
     const backends = translateBackends(rule.backendRefs, `${field}.backendRefs`, context, log);
@@ -143,7 +144,7 @@ export function translateRules(
   rawRules: unknown,
   namespace: string,
   references: GatewayApiReferences,
-  log: ProblemLog,
+  log: GatewayApiProblemLog,
 ): TranslatedRules {
   const rules: TranslatedRules = {
     matches: [],
@@ -166,13 +167,13 @@ export function translateRules(
       if (!(error instanceof InvalidRule)) throw error;
       rules.invalidRules.push(`${error.field}: ${error.message}`);
       if (error.matches === undefined) {
-        log.error(error.field, `${error.message}; the rule is not served`, error.value);
+        log.error('invalid-rule', error.field, `${error.message}; the rule is not served`, error.value);
         continue;
       }
       // The spec: a filter that cannot be applied must not be skipped. The rule keeps its matches
       // and answers 500, so its requests never fall through to a rule without that filter (an
       // authentication filter left out must not open the path to a less specific rule).
-      log.error(error.field, `${error.message}; the rule answers 500`, error.value);
+      log.error('invalid-filter', error.field, `${error.message}; the rule answers 500`, error.value);
       rules.matches.push(
         ...error.matches.map((match, matchIndex) => ({
           index: [index, matchIndex] as [number, number],

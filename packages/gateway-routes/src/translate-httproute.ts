@@ -34,6 +34,7 @@ import type {
   HTTPRouteLike,
   RouteParentStatusDraft,
 } from './types.js';
+import type { GatewayApiProblemCode } from './problem-codes.js';
 
 /** A listener a route attached to, and the hostnames it serves there. */
 export interface ListenerAttachment {
@@ -95,7 +96,7 @@ export function translateHTTPRoute(
   references: GatewayApiReferences,
   config: GatewayApiConfig,
 ): HTTPRouteTranslation {
-  let log = createProblemLog({ kind: HTTP_ROUTE_KIND, namespace: '', name: '' });
+  let log = createProblemLog<GatewayApiProblemCode>({ kind: HTTP_ROUTE_KIND, namespace: '', name: '' });
   try {
     const raw = objectOr<{ metadata: unknown; spec: unknown }>(route);
     const metadata = objectOr<{
@@ -109,9 +110,13 @@ export function translateHTTPRoute(
       namespace: describeValue(metadata.namespace) ?? '',
       name: describeValue(metadata.name) ?? '',
     };
-    log = createProblemLog(source);
+    log = createProblemLog<GatewayApiProblemCode>(source);
     if (checkDnsLabel(metadata.namespace) !== undefined || checkDnsSubdomain(metadata.name) !== undefined) {
-      log.error('metadata', 'namespace and name must be RFC 1123 names; the HTTPRoute is not served');
+      log.error(
+        'invalid-name',
+        'metadata',
+        'namespace and name must be RFC 1123 names; the HTTPRoute is not served',
+      );
       return createEmptyTranslation(source, log.problems);
     }
     const namespace = source.namespace;
@@ -171,6 +176,7 @@ export function translateHTTPRoute(
     // Only a hostile object (a throwing getter, a proxy) gets here; serving half of it could
     // expose what the other half restricts, so the whole route is left out.
     log.error(
+      'unreadable-object',
       'spec',
       `could not be read: ${error instanceof Error ? error.message : String(error)}; the HTTPRoute is not served`,
     );

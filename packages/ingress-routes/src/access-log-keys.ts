@@ -7,7 +7,7 @@
 import { BOOLEAN_PROBLEM, checkFilePath, readBoolean } from './grammar.js';
 import { parseAccessLogFormat, type AccessLogPart } from './access-log-format.js';
 import { parseStreamLogFormat } from './stream-log-format.js';
-import type { IngressNginxConfigKey } from './ingress-nginx-configmap.js';
+import type { IngressNginxConfigKey } from './configmap-key.js';
 
 /** The access log a ConfigMap asks for; absent fields are the data plane's defaults. */
 export interface ConfigMapAccessLog {

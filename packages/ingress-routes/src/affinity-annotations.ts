@@ -3,20 +3,14 @@
  * or persistent) and the session-cookie-* options (name INGRESSCOOKIE by default).
  */
 import type { SessionAffinity } from '@ingresskit/route-model';
-import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { checkLiteralPath, BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { annotationField } from './annotation-field.js';
-import type { AnnotationParser } from './annotations.js';
-
-/** The affinity annotations of one Ingress, as written. */
-export interface AffinityAnnotations {
-  enabled?: boolean;
-  mode?: SessionAffinity['mode'];
-  cookie: SessionAffinity['cookie'] | Partial<SessionAffinity['cookie']>;
-  changeOnFailure?: boolean;
-  /** The session-cookie-* annotations set, for the warning when affinity is not set. */
-  names: string[];
-}
+import {
+  type AnnotationProblem,
+  type IngressAnnotations,
+  type AnnotationParser,
+} from './annotation-types.js';
+import type { AffinityAnnotations } from './annotation-parts.js';
 
 /** ingress-nginx's default session cookie name. */
 export const DEFAULT_SESSION_COOKIE = 'INGRESSCOOKIE';
@@ -137,6 +131,7 @@ export function combineAffinity(
       problems.push({
         field: annotationField(`${withPrefix}${name}`),
         message: `annotation "${name}" has no effect without affinity "cookie"`,
+        code: 'annotation-without-effect',
         severity: 'warning',
       });
     }

@@ -2,9 +2,8 @@
  * The defaults of an Ingress's annotations, and the annotation grammar lent to the controller's
  * ConfigMap: the keys that set an annotation's default, and checks of values that share a grammar.
  */
-import type { IngressAnnotations } from './annotations.js';
 import { findAnnotationParser } from './annotation-parsers.js';
-import type { ProxyAnnotations } from './proxy-annotations.js';
+import type { IngressAnnotations, AnnotationDefaults } from './annotation-types.js';
 
 /** The annotations of an Ingress that sets none: ingress-nginx's defaults, then `defaults` over them. */
 export function createAnnotationDefaults(defaults: AnnotationDefaults = {}): IngressAnnotations {
@@ -36,31 +35,6 @@ export const ANNOTATION_DEFAULT_KEYS = [
   'custom-http-errors',
   'load-balance',
 ] as const;
-
-/** Defaults of annotations, as a ConfigMap sets them (see ANNOTATION_DEFAULT_KEYS). */
-export type AnnotationDefaults = Partial<
-  Pick<
-    IngressAnnotations,
-    | 'sslRedirect'
-    | 'forceSslRedirect'
-    | 'connectTimeoutSeconds'
-    | 'readTimeoutSeconds'
-    | 'sendTimeoutSeconds'
-    | 'defaultCustomHttpErrors'
-    | 'upstreamSettings'
-    | 'serviceUpstream'
-    | 'httpRedirectCode'
-    | 'retryNonIdempotent'
-    | 'noTlsRedirectLocations'
-    | 'noAuthLocations'
-  >
-> & {
-  /** load-balance and the proxy keys of configmap-proxy-defaults. */
-  proxy?: Pick<
-    ProxyAnnotations,
-    'loadBalancing' | 'upstreamTries' | 'cookieDomain' | 'cookiePath' | 'redirectFrom' | 'redirectTo'
-  >;
-};
 
 /**
  * Why `value` is not valid for the annotation `name` (without prefix), or undefined when it is:

@@ -3,7 +3,6 @@
  * match. Families bring their own tables; the annotations of no family are parsed here.
  */
 import type { BackendProtocol } from '@ingresskit/route-model';
-import type { AnnotationParser, IngressAnnotations } from './annotations.js';
 import { AFFINITY_PARSERS } from './affinity-annotations.js';
 import { AUTH_PARSERS } from './auth-annotations.js';
 import { BACKEND_TLS_PARSERS } from './backend-tls-annotations.js';
@@ -21,6 +20,7 @@ import { PROXY_PARSERS } from './proxy-annotations.js';
 import { REDIRECT_PARSERS } from './redirect-annotations.js';
 import { REWRITE_PARSERS } from './rewrite-annotations.js';
 import { UPSTREAM_PARSERS } from './upstream-annotations.js';
+import { type AnnotationParser, type IngressAnnotations } from './annotation-types.js';
 
 /** Most hostnames one server-alias may add. */
 const MAX_SERVER_ALIASES = 64;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SUPPORTED_ANNOTATIONS as SUPPORTED } from './annotation-parsers.js';
-import { DEFAULT_ANNOTATION_PREFIX, parseAnnotations } from './annotations.js';
+import { parseAnnotations } from './annotations.js';
 import { INGRESS_NGINX_ANNOTATIONS } from './ingress-nginx-annotations.js';
+import { DEFAULT_ANNOTATION_PREFIX } from './annotation-types.js';
 
 const P = `${DEFAULT_ANNOTATION_PREFIX}/`;
 
@@ -222,6 +223,7 @@ describe('parseAnnotations', () => {
           new RegExp(`^annotation "${name}" is not supported; the Ingress is not served without it, since `),
         ),
         severity: 'error',
+        code: 'refused-annotation',
       },
     ]);
   });

@@ -4,31 +4,14 @@
  * auth-secret-type (auth-file: an htpasswd or htdigest file in key `auth`; auth-map: a key per
  * user) and auth-realm. The Secret itself is read by basic-auth-secret.ts and digest-auth-secret.ts.
  */
-import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { checkDnsSubdomain } from '@ingresskit/kube-objects';
 import { annotationField } from './annotation-field.js';
-import type { AnnotationParser } from './annotations.js';
-
-/** The auth annotations of one Ingress, as written. */
-export interface AuthAnnotations {
-  type?: 'basic' | 'digest';
-  secretNamespace?: string;
-  secretName?: string;
-  secretType?: 'auth-file' | 'auth-map';
-  realm?: string;
-}
-
-/** What basic or digest authentication needs from the Secret: resolved when the Ingress is translated. */
-export interface BasicAuthRequest {
-  type: 'basic' | 'digest';
-  /** As written; absent: the Ingress's own. */
-  namespace?: string;
-  name: string;
-  secretType: 'auth-file' | 'auth-map';
-  realm: string;
-  /** The annotation field problems of the Secret are reported on. */
-  field: string;
-}
+import {
+  type AnnotationProblem,
+  type IngressAnnotations,
+  type AnnotationParser,
+} from './annotation-types.js';
+import type { AuthAnnotations, BasicAuthRequest } from './annotation-parts.js';
 
 // Goes into WWW-Authenticate inside quotes: printable ASCII without `"` and `\`.
 const REALM = /^[\x20-\x21\x23-\x5b\x5d-\x7e]{0,256}$/;
@@ -79,6 +62,7 @@ export function warnWithout(
     problems.push({
       field: annotationField(`${withPrefix}${name}`),
       message: `annotation "${name}" has no effect without ${without}`,
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   }
@@ -132,6 +116,7 @@ export function combineAuth(
     problems.push({
       field: field('auth-type'),
       message: 'annotation "auth-type" needs auth-secret',
+      code: 'invalid-annotation',
       severity: 'error',
     });
     return undefined;

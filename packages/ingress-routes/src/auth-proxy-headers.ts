@@ -5,9 +5,9 @@
  * Ingress's routes (503, as ingress-nginx denies the location) with an error naming it: the
  * headers are part of how clients are authenticated, so the routes never open without them.
  */
-import type { IngressAnnotations } from './annotations.js';
 import type { Context } from './translation-context.js';
 import { createRequestHeaderGrammar, readAnnotationHeaders } from './configmap-headers.js';
+import { type IngressAnnotations } from './annotation-types.js';
 
 /** How a problem caused by the auth-proxy-set-headers ConfigMap begins (see isReferencedObjectProblem). */
 export const AUTH_HEADERS_PROBLEM = 'auth headers ConfigMap ';

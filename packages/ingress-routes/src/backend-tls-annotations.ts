@@ -7,32 +7,14 @@
 import { createSecureContext } from 'node:tls';
 import type { BackendTlsPolicy } from '@ingresskit/route-model';
 import { annotationField } from './annotation-field.js';
-import type { AnnotationParser, AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { parseSecretAnnotation, warnWithout } from './auth-annotations.js';
 import { checkHost } from './grammar.js';
-
-/** The proxy-ssl annotations of one Ingress, as written. */
-export interface BackendTlsAnnotations {
-  secretNamespace?: string;
-  secretName?: string;
-  verify?: boolean;
-  depth?: number;
-  protocols?: BackendTlsPolicy['protocols'];
-  ciphers?: string;
-  serverName?: string;
-  sendServerName?: boolean;
-}
-
-/** What backend TLS needs from the Secret: resolved when the Ingress is translated. */
-export interface BackendTlsRequest {
-  /** As written; absent: the Ingress's own. */
-  namespace?: string;
-  name: string;
-  /** The policy without what the Secret holds. */
-  policy: Omit<BackendTlsPolicy, 'caCertificatesPem' | 'clientCertificate'>;
-  /** The annotation field problems of the Secret are reported on. */
-  field: string;
-}
+import {
+  type AnnotationParser,
+  type AnnotationProblem,
+  type IngressAnnotations,
+} from './annotation-types.js';
+import type { BackendTlsAnnotations, BackendTlsRequest } from './annotation-parts.js';
 
 // ingress-nginx's defaults.
 const DEFAULT_PROTOCOLS: BackendTlsPolicy['protocols'] = ['TLSv1.2'];
@@ -137,6 +119,7 @@ export function combineBackendTls(
     problems.push({
       field,
       message: 'annotation "proxy-ssl-secret" has no effect without backend-protocol HTTPS or GRPCS',
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   }

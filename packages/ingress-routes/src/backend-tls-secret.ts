@@ -7,10 +7,10 @@
  */
 import { readTlsSecret } from '@ingresskit/kube-objects';
 import { annotationField } from './annotation-field.js';
-import { DEFAULT_ANNOTATION_PREFIX, type IngressAnnotations } from './annotations.js';
 import { AUTH_SECRET_PROBLEM, findReferencedSecret, readSecretText } from './basic-auth-secret.js';
 import { readCaCertificates } from './client-certificate-secret.js';
 import type { Context } from './translation-context.js';
+import { DEFAULT_ANNOTATION_PREFIX, type IngressAnnotations } from './annotation-types.js';
 
 /**
  * The annotations with `backendTls` resolved from its Secret, when proxy-ssl-secret asks for one.
@@ -21,6 +21,7 @@ export function resolveBackendTls(context: Context): IngressAnnotations {
   if (request === undefined) return context.annotations;
   const closed = (message: string): IngressAnnotations => {
     context.log.error(
+      'backend-tls-secret-unusable',
       request.field,
       `${AUTH_SECRET_PROBLEM}${message}; every forwarded request of the Ingress gets 503`,
     );
@@ -59,6 +60,7 @@ export function checkBackendTlsNames(context: Context, hostnames: readonly strin
   if (unnamed.length === 0) return;
   const prefix = context.config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX;
   context.log.error(
+    'backend-tls-name-missing',
     annotationField(`${prefix}/proxy-ssl-name`),
     `is needed to verify the backend of ${unnamed.join(', ')}, a host that names no server; their requests get 503`,
   );

@@ -5,9 +5,9 @@
  */
 import { namespacedKey, type SecretLike } from '@ingresskit/kube-objects';
 import type { BasicAuthPolicy } from '@ingresskit/route-model';
-import type { IngressAnnotations } from './annotations.js';
-import type { BasicAuthRequest } from './auth-annotations.js';
 import type { Context } from './translation-context.js';
+import { type IngressAnnotations } from './annotation-types.js';
+import { type BasicAuthRequest } from './annotation-parts.js';
 
 /** How a problem caused by the basic authentication Secret begins (see isReferencedObjectProblem). */
 export const AUTH_SECRET_PROBLEM = 'auth Secret ';
@@ -136,7 +136,11 @@ export function readAuthSecretUsers<User>(
   readUsers: (secret: SecretLike, request: BasicAuthRequest) => User[] | string,
 ): User[] {
   const closed = (message: string): User[] => {
-    context.log.error(request.field, `${AUTH_SECRET_PROBLEM}${message}; every request gets 401`);
+    context.log.error(
+      'auth-secret-unusable',
+      request.field,
+      `${AUTH_SECRET_PROBLEM}${message}; every request gets 401`,
+    );
     return [];
   };
   const found = findReferencedSecret(context, request);

@@ -6,22 +6,14 @@
  * the main route's session affinity keeps clients on the canary.
  */
 import { checkPortableRegex, type CanaryRule } from '@ingresskit/route-model';
-import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { MAX_REGEX_LENGTH, BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { annotationField } from './annotation-field.js';
-import type { AnnotationParser } from './annotations.js';
-
-/** The canary annotations of one Ingress, as written. */
-export interface CanaryAnnotations {
-  enabled?: boolean;
-  header?: string;
-  headerValue?: string;
-  headerPattern?: string;
-  cookie?: string;
-  weight?: number;
-  weightTotal?: number;
-  affinityBehavior?: 'sticky' | 'legacy';
-}
+import {
+  type AnnotationProblem,
+  type IngressAnnotations,
+  type AnnotationParser,
+} from './annotation-types.js';
+import type { CanaryAnnotations } from './annotation-parts.js';
 
 /** ingress-nginx's default canary-weight-total. */
 export const DEFAULT_CANARY_WEIGHT_TOTAL = 100;
@@ -97,7 +89,12 @@ export function combineCanary(
   if (canary === undefined) return undefined;
   const field = (name: string) => annotationField(`${withPrefix}${name}`);
   const warn = (name: string, message: string) =>
-    problems.push({ field: field(name), message: `annotation "${name}" ${message}`, severity: 'warning' });
+    problems.push({
+      field: field(name),
+      message: `annotation "${name}" ${message}`,
+      code: 'annotation-without-effect',
+      severity: 'warning',
+    });
   const set: [string, unknown][] = [
     ['canary-by-header', canary.header],
     ['canary-by-header-value', canary.headerValue],
@@ -118,6 +115,7 @@ export function combineCanary(
     problems.push({
       field: field('canary-weight'),
       message: `annotation "canary-weight" must not exceed canary-weight-total (${weightTotal})`,
+      code: 'invalid-annotation',
       severity: 'error',
       value: String(weight),
     });

@@ -4,33 +4,15 @@
  * auth-tls-error-page, auth-tls-pass-certificate-to-upstream and auth-tls-match-cn. The CA Secret
  * itself is read by client-certificate-secret.ts.
  */
-import type { ClientCertificatePolicy } from '@ingresskit/route-model';
 import { annotationField } from './annotation-field.js';
-import type { AnnotationParser, AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { parseSecretAnnotation, warnWithout } from './auth-annotations.js';
 import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
-
-/** The auth-tls annotations of one Ingress, as written. */
-export interface ClientCertificateAnnotations {
-  secretNamespace?: string;
-  secretName?: string;
-  verify?: ClientCertificatePolicy['verify'] | 'off';
-  depth?: number;
-  errorPage?: string;
-  passCertificate?: boolean;
-  matchCn?: string;
-}
-
-/** What client certificate authentication needs from the CA Secret: resolved at translation. */
-export interface ClientCertificateRequest {
-  /** As written; absent: the Ingress's own. */
-  namespace?: string;
-  name: string;
-  /** The policy without its CA certificates. */
-  policy: Omit<ClientCertificatePolicy, 'caCertificatesPem'>;
-  /** The annotation field problems of the Secret are reported on. */
-  field: string;
-}
+import {
+  type AnnotationParser,
+  type AnnotationProblem,
+  type IngressAnnotations,
+} from './annotation-types.js';
+import type { ClientCertificateAnnotations, ClientCertificateRequest } from './annotation-parts.js';
 
 const VERIFY_MODES: ReadonlySet<string> = new Set(['on', 'off', 'optional', 'optional_no_ca']);
 /** ingress-nginx's default auth-tls-verify-depth, which 0 also stands for. */

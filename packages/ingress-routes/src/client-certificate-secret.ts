@@ -5,9 +5,9 @@
  * error naming the Secret, never opens them.
  */
 import { X509Certificate } from 'node:crypto';
-import type { IngressAnnotations } from './annotations.js';
 import { AUTH_SECRET_PROBLEM, findReferencedSecret, readSecretText } from './basic-auth-secret.js';
 import type { Context } from './translation-context.js';
+import { type IngressAnnotations } from './annotation-types.js';
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 const MAX_CA_CERTIFICATES = 100;
@@ -46,6 +46,7 @@ export function resolveClientCertificate(context: Context): IngressAnnotations {
   if (request === undefined) return context.annotations;
   const closed = (message: string): IngressAnnotations => {
     context.log.error(
+      'client-ca-unusable',
       request.field,
       `${AUTH_SECRET_PROBLEM}${message}; every request for the Ingress's hosts gets 403`,
     );

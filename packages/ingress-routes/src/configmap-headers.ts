@@ -5,18 +5,7 @@
 import { checkDnsLabel, INGRESS_NGINX_ANNOTATION_PREFIX } from '@ingresskit/kube-objects';
 import { annotationField } from './annotation-field.js';
 import type { Context } from './translation-context.js';
-
-/** A ConfigMap as an annotation names it: `name`, or `namespace/name`. */
-export interface ConfigMapReference {
-  namespace?: string;
-  name: string;
-}
-
-/** One header of a ConfigMap: its key and its value. */
-export interface ConfigMapHeader {
-  name: string;
-  value: string;
-}
+import type { ConfigMapHeader, ConfigMapReference } from './annotation-parts.js';
 
 /** How the entries of a ConfigMap become headers. */
 export interface HeaderGrammar {
@@ -167,5 +156,9 @@ export function readAnnotationHeaders(
 /** Reports `message` as an error on the annotation `annotation`, whose routes then answer 503. */
 export function closeFor(context: Context, annotation: string, message: string): void {
   const prefix = context.config.annotationPrefix ?? INGRESS_NGINX_ANNOTATION_PREFIX;
-  context.log.error(annotationField(`${prefix}/${annotation}`), `${message}; every request gets 503`);
+  context.log.error(
+    'configmap-headers-unavailable',
+    annotationField(`${prefix}/${annotation}`),
+    `${message}; every request gets 503`,
+  );
 }

@@ -12,53 +12,20 @@ import {
   readBoolean,
   readMimeTypeList,
 } from './grammar.js';
-import type { IngressNginxConfigKey } from './ingress-nginx-configmap.js';
+import type { IngressNginxConfigKey } from './configmap-key.js';
+import {
+  HTTP_WHOLE_NUMBER_RANGES as RANGES,
+  isInRange,
+  type HttpOptions,
+  type HttpWholeNumber,
+  type WholeRange,
+} from '@ingresskit/nginx-settings';
 
-/** The http-level nginx.conf settings these keys set; absent fields keep the data plane's defaults. */
-export interface ConfigMapHttpSettings {
-  /** client-header-buffer-size: an nginx size such as `1k`. */
-  clientHeaderBufferSize?: string;
-  /** large-client-header-buffers: `number` buffers of `size` each. */
-  largeClientHeaderBuffers?: { number: number; size: string };
-  clientHeaderTimeoutSeconds?: number;
-  clientBodyTimeoutSeconds?: number;
-  /** use-http2: offer h2 by ALPN on HTTPS listeners. */
-  http2?: boolean;
-  http2MaxConcurrentStreams?: number;
-  sslSessionCache?: boolean;
-  /** An nginx size such as `10m`. */
-  sslSessionCacheSize?: string;
-  /** An nginx time such as `10m`. */
-  sslSessionTimeout?: string;
-  sslSessionTickets?: boolean;
-  /** ssl-session-ticket-key: base64 (standard alphabet) of 48 or 80 bytes. */
-  sslSessionTicketKey?: string;
-  /** An nginx size such as `4k`. */
-  sslBufferSize?: string;
-  underscoresInHeaders?: boolean;
-  ignoreInvalidHeaders?: boolean;
-  serverNamesHashBucketSize?: number;
-  serverNamesHashMaxSize?: number;
-  proxyHeadersHashBucketSize?: number;
-  proxyHeadersHashMaxSize?: number;
-  variablesHashBucketSize?: number;
-  variablesHashMaxSize?: number;
-  mapHashBucketSize?: number;
-  reusePort?: boolean;
-  /** `auto`, `auto MASK` or masks of 0 and 1, separated by single spaces; `` for none. */
-  workerCpuAffinity?: string;
-  /** worker_rlimit_nofile; 0 leaves the limit nginx starts with. */
-  maxWorkerOpenFiles?: number;
-  multiAccept?: boolean;
-  /** A MIME type TYPE/SUBTYPE. */
-  defaultType?: string;
-  /** `msie6`, or a regular expression of a restricted alphabet (see GZIP_DISABLE). */
-  gzipDisable?: string;
-  brotli?: boolean;
-  brotliLevel?: number;
-  brotliMinLength?: number;
-  /** MIME types, or `*`. */
-  brotliTypes?: string[];
+/**
+ * The http-level nginx.conf settings these keys set (HttpOptions, as nginx-template renders them)
+ * and the listen addresses and error log some of them move; absent fields keep the defaults.
+ */
+export interface ConfigMapHttpSettings extends HttpOptions {
   /** bind-address: the IP addresses to listen on instead of all. */
   bindAddresses?: string[];
   disableIpv6?: boolean;
@@ -98,15 +65,19 @@ function readSize(value: string, min: number, max: number, say: string): string 
     : `must be a size such as ${say}, from ${formatSize(min)} to ${formatSize(max)}`;
 }
 
-function readWhole(value: string, min: number, max: number): number | string {
+function readWhole(value: string, range: WholeRange): number | string {
   const number = /^[0-9]{1,10}$/.test(value) ? Number(value) : Number.NaN;
-  return number >= min && number <= max ? number : `must be a whole number from ${min} to ${max}`;
+  return isInRange(number, range) ? number : `must be a whole number from ${range.min} to ${range.max}`;
 }
 
 /** Seconds as ingress-nginx reads these keys (a whole number), or with nginx's `s`. */
-function readSeconds(value: string): number | string {
-  const number = /^[0-9]{1,6}s?$/.test(value) ? Number.parseInt(value, 10) : Number.NaN;
-  return number >= 1 && number <= 86400 ? number : 'must be whole seconds from 1 to 86400, such as 60';
+function readSeconds(range: WholeRange): (value: string) => number | string {
+  return (value) => {
+    const number = /^[0-9]{1,6}s?$/.test(value) ? Number.parseInt(value, 10) : Number.NaN;
+    return isInRange(number, range)
+      ? number
+      : `must be whole seconds from ${range.min} to ${range.max}, such as 60`;
+  };
 }
 
 function readTime(value: string): string | { time: string } {
@@ -161,8 +132,13 @@ function flag(set: (into: ConfigMapHttpSettings, on: boolean) => void): Reader {
   return reader((value) => readBoolean(value) ?? BOOLEAN_PROBLEM, set);
 }
 
-function whole(min: number, max: number, set: (into: ConfigMapHttpSettings, n: number) => void): Reader {
-  return reader((value) => readWhole(value, min, max), set);
+/** The reader of a key that sets the whole-number option `name`, held to its range. */
+function wholeOption(name: Exclude<HttpWholeNumber, 'largeClientHeaderBuffers.number'>): Reader {
+  const range = RANGES[name];
+  return reader(
+    (value) => readWhole(value, range),
+    (into, n) => (into[name] = n),
+  );
 }
 
 function size(
@@ -185,16 +161,23 @@ export const HTTP_SETTINGS_KEYS: Readonly<Record<string, Reader>> = {
       const match = /^([0-9]{1,4}) +(\S+)$/.exec(value.trim());
       const number = match === null ? Number.NaN : Number(match[1]);
       const parsed = match === null ? '' : readSize(match[2]!, KIB, MIB, '8k');
-      if (!(number >= 1 && number <= 1024) || typeof parsed === 'string')
-        return 'must be a number of buffers from 1 to 1024 and a size from 1k to 1m, such as "4 8k"';
+      const buffers = RANGES['largeClientHeaderBuffers.number'];
+      if (!isInRange(number, buffers) || typeof parsed === 'string')
+        return `must be a number of buffers from ${buffers.min} to ${buffers.max} and a size from 1k to 1m, such as "4 8k"`;
       return { number, size: parsed.size };
     },
     (into, buffers) => (into.largeClientHeaderBuffers = buffers),
   ),
-  'client-header-timeout': reader(readSeconds, (into, n) => (into.clientHeaderTimeoutSeconds = n)),
-  'client-body-timeout': reader(readSeconds, (into, n) => (into.clientBodyTimeoutSeconds = n)),
+  'client-header-timeout': reader(
+    readSeconds(RANGES.clientHeaderTimeoutSeconds),
+    (into, n) => (into.clientHeaderTimeoutSeconds = n),
+  ),
+  'client-body-timeout': reader(
+    readSeconds(RANGES.clientBodyTimeoutSeconds),
+    (into, n) => (into.clientBodyTimeoutSeconds = n),
+  ),
   'use-http2': flag((into, on) => (into.http2 = on)),
-  'http2-max-concurrent-streams': whole(1, 65535, (into, n) => (into.http2MaxConcurrentStreams = n)),
+  'http2-max-concurrent-streams': wholeOption('http2MaxConcurrentStreams'),
   'ssl-session-cache': flag((into, on) => (into.sslSessionCache = on)),
   'ssl-session-cache-size': size(64 * KIB, 1024 * MIB, '10m', (into, s) => (into.sslSessionCacheSize = s)),
   'ssl-session-timeout': reader(readTime, (into, { time }) => (into.sslSessionTimeout = time)),
@@ -204,13 +187,13 @@ export const HTTP_SETTINGS_KEYS: Readonly<Record<string, Reader>> = {
   'ssl-buffer-size': size(512, 16 * KIB, '4k', (into, s) => (into.sslBufferSize = s)),
   'enable-underscores-in-headers': flag((into, on) => (into.underscoresInHeaders = on)),
   'ignore-invalid-headers': flag((into, on) => (into.ignoreInvalidHeaders = on)),
-  'server-name-hash-bucket-size': whole(32, 65536, (into, n) => (into.serverNamesHashBucketSize = n)),
-  'server-name-hash-max-size': whole(1, 1_048_576, (into, n) => (into.serverNamesHashMaxSize = n)),
-  'proxy-headers-hash-bucket-size': whole(32, 65536, (into, n) => (into.proxyHeadersHashBucketSize = n)),
-  'proxy-headers-hash-max-size': whole(1, 1_048_576, (into, n) => (into.proxyHeadersHashMaxSize = n)),
-  'variables-hash-bucket-size': whole(32, 65536, (into, n) => (into.variablesHashBucketSize = n)),
-  'variables-hash-max-size': whole(1, 1_048_576, (into, n) => (into.variablesHashMaxSize = n)),
-  'map-hash-bucket-size': whole(32, 65536, (into, n) => (into.mapHashBucketSize = n)),
+  'server-name-hash-bucket-size': wholeOption('serverNamesHashBucketSize'),
+  'server-name-hash-max-size': wholeOption('serverNamesHashMaxSize'),
+  'proxy-headers-hash-bucket-size': wholeOption('proxyHeadersHashBucketSize'),
+  'proxy-headers-hash-max-size': wholeOption('proxyHeadersHashMaxSize'),
+  'variables-hash-bucket-size': wholeOption('variablesHashBucketSize'),
+  'variables-hash-max-size': wholeOption('variablesHashMaxSize'),
+  'map-hash-bucket-size': wholeOption('mapHashBucketSize'),
   'reuse-port': flag((into, on) => (into.reusePort = on)),
   'worker-cpu-affinity': reader(
     (value) => {
@@ -221,7 +204,7 @@ export const HTTP_SETTINGS_KEYS: Readonly<Record<string, Reader>> = {
     },
     (into, { affinity }) => (into.workerCpuAffinity = affinity),
   ),
-  'max-worker-open-files': whole(0, 10_000_000, (into, n) => (into.maxWorkerOpenFiles = n)),
+  'max-worker-open-files': wholeOption('maxWorkerOpenFiles'),
   'enable-multi-accept': flag((into, on) => (into.multiAccept = on)),
   'default-type': reader(
     (value) =>
@@ -242,8 +225,8 @@ export const HTTP_SETTINGS_KEYS: Readonly<Record<string, Reader>> = {
     (into, { pattern }) => (into.gzipDisable = pattern),
   ),
   'enable-brotli': flag((into, on) => (into.brotli = on)),
-  'brotli-level': whole(0, 11, (into, n) => (into.brotliLevel = n)),
-  'brotli-min-length': whole(0, 1_000_000_000, (into, n) => (into.brotliMinLength = n)),
+  'brotli-level': wholeOption('brotliLevel'),
+  'brotli-min-length': wholeOption('brotliMinLength'),
   'brotli-types': reader(readMimeTypeList, (into, types) => (into.brotliTypes = types)),
   'bind-address': reader(readAddresses, (into, addresses) => (into.bindAddresses = addresses)),
   'disable-ipv6': flag((into, on) => (into.disableIpv6 = on)),

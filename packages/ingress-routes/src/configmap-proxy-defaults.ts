@@ -3,13 +3,13 @@
  * with the annotation's own parser), retry-non-idempotent, http-redirect-code and the location
  * lists. All become annotation defaults: an Ingress without the annotation gets the key's value.
  */
-import type { AnnotationDefaults } from './annotation-defaults.js';
 import { createAnnotationDefaults } from './annotation-defaults.js';
 import { findAnnotationParser } from './annotation-parsers.js';
-import type { ConfigMapProblem, IngressNginxConfigKey } from './ingress-nginx-configmap.js';
+import type { ConfigMapProblem, IngressNginxConfigKey } from './configmap-key.js';
 import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { parseLocationList } from './location-exemptions.js';
 import { checkBusyBuffers, dropBusyBuffers } from './upstream-annotations.js';
+import { type AnnotationDefaults } from './annotation-types.js';
 
 /** Keys of a route's upstream settings (UPSTREAM_PARSERS): profile, nginx.conf or route data. */
 const PROFILE_KEYS = [

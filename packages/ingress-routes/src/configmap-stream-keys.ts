@@ -4,7 +4,7 @@
  * nginx takes them from nginx.conf (a reload); only checked numbers reach it.
  */
 import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
-import type { ConfigMapNginxSettings, IngressNginxConfigKey } from './ingress-nginx-configmap.js';
+import type { IngressNginxConfigKey } from './configmap-key.js';
 
 /** What the keys set (names as nginx-template's RenderOptions.streamProxy); absent: ingress-nginx's default. */
 export interface ConfigMapStreamProxy {
@@ -18,6 +18,12 @@ export interface ConfigMapStreamProxy {
   nextUpstreamTries?: number;
   /** proxy-stream-responses: datagrams a UDP service's endpoint answers with (default 1). */
   responses?: number;
+}
+
+/** The part of ConfigMapNginxSettings these keys set. */
+export interface StreamProxySettings {
+  /** The proxy-stream-* keys: how the TCP and UDP services are proxied. */
+  streamProxy?: ConfigMapStreamProxy;
 }
 
 /**
@@ -51,7 +57,7 @@ function wholeNumber(value: string, max: number): number | string {
   return number <= max ? number : `must be a whole number from 0 to ${max}`;
 }
 
-function streamProxyOf(into: ConfigMapNginxSettings): ConfigMapStreamProxy {
+function streamProxyOf(into: StreamProxySettings): ConfigMapStreamProxy {
   return (into.streamProxy = { ...into.streamProxy });
 }
 
@@ -60,7 +66,7 @@ function reader<T>(
   parse: (value: string) => T | string,
   set: (proxy: ConfigMapStreamProxy, value: T) => void,
 ) {
-  return (value: string, into: ConfigMapNginxSettings): string | undefined => {
+  return (value: string, into: StreamProxySettings): string | undefined => {
     const parsed = parse(value);
     if (typeof parsed === 'string') return parsed;
     set(streamProxyOf(into), parsed);
@@ -70,7 +76,7 @@ function reader<T>(
 
 /** How each key is read into ConfigMapNginxSettings: the reason it is invalid, or undefined. */
 export const STREAM_PROXY_KEYS: Readonly<
-  Record<string, (value: string, into: ConfigMapNginxSettings) => string | undefined>
+  Record<string, (value: string, into: StreamProxySettings) => string | undefined>
 > = {
   // 0 would close every connection at once: nginx arms the idle timer with it.
   'proxy-stream-timeout': reader(

@@ -4,7 +4,7 @@
  * takes them from nginx.conf (a reload).
  */
 import { BOOLEAN_PROBLEM, readBoolean, splitCommaList } from './grammar.js';
-import type { ConfigMapNginxSettings, IngressNginxConfigKey } from './ingress-nginx-configmap.js';
+import type { IngressNginxConfigKey } from './configmap-key.js';
 
 /** What the keys set (names as nginx-template's RenderOptions.upstreamHeaders). */
 export interface ConfigMapUpstreamHeaders {
@@ -16,15 +16,21 @@ export interface ConfigMapUpstreamHeaders {
   hide?: string[];
 }
 
+/** The part of ConfigMapNginxSettings these keys set. */
+export interface UpstreamHeaderSettings {
+  /** generate-request-id, proxy-add-original-uri-header, hide-headers. */
+  upstreamHeaders?: ConfigMapUpstreamHeaders;
+}
+
 const HEADER_NAME = /^[A-Za-z0-9-]{1,64}$/;
 const MAX_HIDDEN = 64;
 
-function headersOf(into: ConfigMapNginxSettings): ConfigMapUpstreamHeaders {
+function headersOf(into: UpstreamHeaderSettings): ConfigMapUpstreamHeaders {
   return (into.upstreamHeaders = { ...into.upstreamHeaders });
 }
 
 function flag(set: (headers: ConfigMapUpstreamHeaders, on: boolean) => void) {
-  return (value: string, into: ConfigMapNginxSettings): string | undefined => {
+  return (value: string, into: UpstreamHeaderSettings): string | undefined => {
     const on = readBoolean(value);
     if (on === undefined) return BOOLEAN_PROBLEM;
     set(headersOf(into), on);
@@ -34,7 +40,7 @@ function flag(set: (headers: ConfigMapUpstreamHeaders, on: boolean) => void) {
 
 /** How each key is read into ConfigMapNginxSettings: the reason it is invalid, or undefined. */
 export const UPSTREAM_HEADER_KEYS: Readonly<
-  Record<string, (value: string, into: ConfigMapNginxSettings) => string | undefined>
+  Record<string, (value: string, into: UpstreamHeaderSettings) => string | undefined>
 > = {
   'generate-request-id': flag((headers, on) => (headers.requestId = on)),
   'proxy-add-original-uri-header': flag((headers, on) => (headers.originalUri = on)),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ANNOTATION_PREFIX, parseAnnotations } from './annotations.js';
+import { parseAnnotations } from './annotations.js';
+import { DEFAULT_ANNOTATION_PREFIX } from './annotation-types.js';
 
 const P = `${DEFAULT_ANNOTATION_PREFIX}/`;
 
@@ -51,6 +52,7 @@ describe('CORS annotations (parseAnnotations)', () => {
         field: `metadata.annotations["${P}cors-max-age"]`,
         message: 'annotation "cors-max-age" has no effect without enable-cors "true"',
         severity: 'warning',
+        code: 'annotation-without-effect',
       },
     ]);
   });

@@ -3,10 +3,14 @@
  * ingress-nginx's defaults for the options left unset.
  */
 import type { CorsPolicy } from '@ingresskit/route-model';
-import type { AnnotationParser, AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { createPendingStore } from './pending-annotations.js';
 import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { annotationField } from './annotation-field.js';
+import {
+  type AnnotationParser,
+  type AnnotationProblem,
+  type IngressAnnotations,
+} from './annotation-types.js';
 
 /** ingress-nginx's CORS defaults (its annotations documentation and cors parser). */
 export const CORS_DEFAULTS: Readonly<CorsPolicy> = {
@@ -132,6 +136,7 @@ export function combineCors(
     problems.push({
       field: annotationField(`${withPrefix}${name}`),
       message: `annotation "${name}" has no effect without enable-cors "true"`,
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   }

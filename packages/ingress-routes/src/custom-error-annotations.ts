@@ -6,12 +6,11 @@
  */
 import { checkDnsLabel } from '@ingresskit/kube-objects';
 import type { RoutePolicy } from '@ingresskit/route-model';
-import type { AnnotationParser } from './annotations.js';
 import { backendIdOf, FIRST_SERVICE_PORT, parseBackendId } from './backend-reference.js';
 import type { Context } from './translation-context.js';
-import { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
 import { annotationField } from './annotation-field.js';
 import { booleanParser } from './grammar.js';
+import { type AnnotationParser, DEFAULT_ANNOTATION_PREFIX } from './annotation-types.js';
 
 /**
  * A custom-http-errors value: status codes from 400 to 599 (ingress-nginx's range) but 499, which
@@ -81,6 +80,7 @@ export function checkCustomErrors(context: Context): void {
     // ConfigMap's are intercepted on the whole server whatever the annotation says.
     if (context.annotations.disableProxyInterceptErrors === true) {
       context.log.warning(
+        'annotation-without-effect',
         annotationField(`${prefix}/disable-proxy-intercept-errors`),
         "has no effect without the Ingress's own custom-http-errors annotation (the ConfigMap's custom-http-errors are intercepted whatever it says, as with ingress-nginx)",
       );
@@ -89,6 +89,7 @@ export function checkCustomErrors(context: Context): void {
   }
   if (errorBackendsOf(context)!.backends.length > 0) return;
   context.log.warning(
+    'custom-errors-without-backend',
     annotationField(`${prefix}/custom-http-errors`),
     'has no default backend to answer (no default-backend annotation, no --default-backend-service): intercepted answers become 404, as with ingress-nginx',
   );

@@ -1,12 +1,12 @@
 import { backendIdsOfRoute } from '@ingresskit/route-model';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
 import { parseControllerConfigMap } from './ingress-nginx-configmap.js';
 import { resolveServiceBackend } from './service-backend.js';
 import { hostOf } from './testing/assemble.js';
 import { endpointSlice, ingress, path, secrets, service } from './testing/fixtures.js';
 import { translateIngress } from './translate-ingress.js';
 import type { IngressTranslationConfig } from './types.js';
+import { DEFAULT_ANNOTATION_PREFIX } from './annotation-types.js';
 
 const P = `${DEFAULT_ANNOTATION_PREFIX}/`;
 

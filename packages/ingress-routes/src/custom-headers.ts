@@ -6,7 +6,6 @@
  * missing ConfigMap, a header not allowed or an entry that is no valid header closes the routes
  * (503, as ingress-nginx denies the location) with an error naming the annotation.
  */
-import type { AnnotationParser, IngressAnnotations } from './annotations.js';
 import {
   closeFor,
   FRAMING_HEADERS,
@@ -15,6 +14,7 @@ import {
   type HeaderGrammar,
 } from './configmap-headers.js';
 import type { Context } from './translation-context.js';
+import { type AnnotationParser, type IngressAnnotations } from './annotation-types.js';
 
 /** How a problem caused by the custom-headers ConfigMap begins (see isReferencedObjectProblem). */
 export const CUSTOM_HEADERS_PROBLEM = 'custom headers ConfigMap ';

@@ -4,10 +4,10 @@
  * Ingress's routes (401 for everyone) with an error naming the Secret, never opens them.
  */
 import type { DigestAuthPolicy } from '@ingresskit/route-model';
-import type { IngressAnnotations } from './annotations.js';
-import type { BasicAuthRequest } from './auth-annotations.js';
 import { listSecretKeys, readAuthSecretUsers, readSecretText } from './basic-auth-secret.js';
 import type { Context } from './translation-context.js';
+import { type IngressAnnotations } from './annotation-types.js';
+import { type BasicAuthRequest } from './annotation-parts.js';
 
 const MAX_USERS = 10_000;
 // user:realm:HA1, as htdigest writes it; the realm may hold anything but `:`, as in the module's file.

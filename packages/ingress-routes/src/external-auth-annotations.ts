@@ -9,39 +9,19 @@
  * The auth-keepalive* annotations are read by external-auth-keepalive.ts.
  */
 import { isIP } from 'node:net';
-import {
-  HTTP_METHODS,
-  type ExternalAuthCache,
-  type ExternalAuthPolicy,
-  type HashKeyPart,
-} from '@ingresskit/route-model';
-import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
+import { HTTP_METHODS, type ExternalAuthCache, type ExternalAuthPolicy } from '@ingresskit/route-model';
 import { refusedBackendAddress, type BackendAddressPolicy } from './backend-address-policy.js';
 import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { parseHashKey } from './proxy-annotations.js';
 import { annotationField } from './annotation-field.js';
-import type { AnnotationParser } from './annotations.js';
-import { parseConfigMapReference, type ConfigMapReference } from './configmap-headers.js';
+import { parseConfigMapReference } from './configmap-headers.js';
+import { combineExternalAuthKeepalive, EXTERNAL_AUTH_KEEPALIVE_READERS } from './external-auth-keepalive.js';
 import {
-  combineExternalAuthKeepalive,
-  EXTERNAL_AUTH_KEEPALIVE_READERS,
-  type ExternalAuthKeepaliveAnnotations,
-} from './external-auth-keepalive.js';
-
-/** The external authentication annotations of one Ingress, as written. */
-export interface ExternalAuthAnnotations extends ExternalAuthKeepaliveAnnotations {
-  url?: string;
-  method?: string;
-  signinUrl?: string;
-  redirectParam?: string;
-  responseHeaders?: string[];
-  requestRedirect?: string;
-  alwaysSetCookie?: boolean;
-  cacheKey?: HashKeyPart[];
-  cacheDurations?: ExternalAuthCache['durations'];
-  /** auth-proxy-set-headers: the ConfigMap `name`, or `namespace/name` as written. */
-  proxySetHeaders?: ConfigMapReference;
-}
+  type AnnotationProblem,
+  type IngressAnnotations,
+  type AnnotationParser,
+} from './annotation-types.js';
+import type { ExternalAuthAnnotations, ExternalAuthNaming } from './annotation-parts.js';
 
 const HEADER_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 const MAX_RESPONSE_HEADERS = 32;
@@ -207,19 +187,6 @@ function redirectParamOf(signinUrl: string, param: string): string | undefined {
   return (query.get(param) ?? '') === '' ? param : undefined;
 }
 
-/**
- * How combineExternalAuth names what it warns about, given an annotation name (`auth-method`):
- * the annotations of an Ingress, or the ConfigMap's global-auth-* keys.
- */
-export interface ExternalAuthNaming {
-  /** The name as the user wrote it (`auth-method`, `global-auth-method`). */
-  key(name: string): string;
-  /** The problem's field. */
-  field(name: string): string;
-  /** How a message names it (`annotation "auth-method"`). */
-  label(name: string): string;
-}
-
 /** The naming of the external authentication annotations under `withPrefix` (`prefix/`). */
 export function annotationNaming(withPrefix: string): ExternalAuthNaming {
   return {
@@ -272,6 +239,7 @@ export function combineExternalAuth(
       problems.push({
         field: naming.field(name),
         message: `${naming.label(name)} has no effect without ${naming.key('auth-url')}`,
+        code: 'annotation-without-effect',
         severity: 'warning',
       });
     }
@@ -292,6 +260,7 @@ export function combineExternalAuth(
     problems.push({
       field: naming.field('auth-cache-duration'),
       message: `${naming.label('auth-cache-duration')} has no effect without ${naming.key('auth-cache-key')}`,
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   }

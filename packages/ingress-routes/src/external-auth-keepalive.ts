@@ -5,17 +5,9 @@
  * defaults (1000 requests, 60 seconds) and its rule that a count or time of 0 or less turns it off.
  */
 import type { ExternalAuthKeepalive } from '@ingresskit/route-model';
-import type { AnnotationProblem } from './annotations.js';
-import type { ExternalAuthNaming } from './external-auth-annotations.js';
 import { booleanParser } from './grammar.js';
-
-/** The keep-alive annotations of one Ingress, as written. */
-export interface ExternalAuthKeepaliveAnnotations {
-  keepaliveConnections?: number;
-  keepaliveRequests?: number;
-  keepaliveTimeout?: number;
-  keepaliveShareVars?: boolean;
-}
+import { type AnnotationProblem } from './annotation-types.js';
+import type { ExternalAuthNaming, ExternalAuthKeepaliveAnnotations } from './annotation-parts.js';
 
 // Bounds of ours (ingress-nginx has none): a pool is per route and nginx worker, and idle
 // connections hold file descriptors every tenant shares.
@@ -76,6 +68,7 @@ export function combineExternalAuthKeepalive(
     problems.push({
       field: naming.field(name),
       message: `${naming.label(name)} ${message}`,
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   if (keepaliveConnections === 0) {

@@ -4,17 +4,10 @@
  * annotation of the same suffix and combined as they are, so the result is the same
  * ExternalAuthPolicy and travels as route data (no reload).
  */
-import type { ExternalAuthPolicy } from '@ingresskit/route-model';
-import {
-  combineExternalAuth,
-  EXTERNAL_AUTH_READERS,
-  type ExternalAuthAnnotations,
-  type ExternalAuthNaming,
-} from './external-auth-annotations.js';
-import type { AnnotationProblem } from './annotations.js';
-
-/** The ConfigMap's global external authentication: its policy, or why the routes it protects answer 503. */
-export type GlobalExternalAuth = { policy: ExternalAuthPolicy } | { problem: string };
+import { combineExternalAuth, EXTERNAL_AUTH_READERS } from './external-auth-annotations.js';
+import { type ExternalAuthAnnotations, type ExternalAuthNaming } from './annotation-parts.js';
+import { type AnnotationProblem } from './annotation-types.js';
+import type { GlobalExternalAuth } from './types.js';
 
 /** The global-auth-* keys we apply (global-auth-snippet is raw nginx configuration and is not). */
 export const GLOBAL_AUTH_KEYS = [

@@ -4,13 +4,16 @@
  * (ingress-nginx's shouldApplyGlobalAuth). When the global policy cannot be used, the routes it
  * would protect answer 503: they never go open.
  */
-import type { AnnotationParser, IngressAnnotations } from './annotations.js';
-import { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
 import { annotationField } from './annotation-field.js';
 import { DEFAULT_BACKEND_ADDRESS_POLICY } from './backend-address-policy.js';
 import { checkExternalAuthAddress } from './external-auth-annotations.js';
 import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import type { Context } from './translation-context.js';
+import {
+  type AnnotationParser,
+  type IngressAnnotations,
+  DEFAULT_ANNOTATION_PREFIX,
+} from './annotation-types.js';
 
 /** The parser of enable-global-auth ("true" by default). */
 export const GLOBAL_AUTH_PARSERS: Readonly<Record<string, AnnotationParser>> = {
@@ -42,6 +45,7 @@ export function resolveGlobalAuth(context: Context): IngressAnnotations {
   );
   const closed = (why: string): IngressAnnotations => {
     context.log.error(
+      'global-auth-unavailable',
       field,
       `the controller ConfigMap's ${why}; every request gets 503 (enable-global-auth "false" opts the Ingress out)`,
     );

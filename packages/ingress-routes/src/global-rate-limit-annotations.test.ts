@@ -1,9 +1,10 @@
 import type { Route } from '@ingresskit/route-model';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ANNOTATION_PREFIX, parseAnnotations } from './annotations.js';
+import { parseAnnotations } from './annotations.js';
 import { parseControllerConfigMap } from './ingress-nginx-configmap.js';
 import { translateIngress, type IngressTranslationConfig } from './index.js';
 import { ingress, path, secrets } from './testing/fixtures.js';
+import { DEFAULT_ANNOTATION_PREFIX } from './annotation-types.js';
 
 const P = `${DEFAULT_ANNOTATION_PREFIX}/`;
 

@@ -4,33 +4,18 @@
  * ConfigMap names, clients in global-rate-limit-ignored-cidrs left alone. Values travel as data.
  */
 import { parseGoDuration } from './go-duration.js';
-import type { GlobalRateLimit, HashKeyPart, SharedCounterStore } from '@ingresskit/route-model';
+import type { GlobalRateLimit } from '@ingresskit/route-model';
 import { annotationField } from './annotation-field.js';
-import type { AnnotationParser, AnnotationProblem, IngressAnnotations } from './annotations.js';
-import { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
 import { parseCidrList } from './grammar.js';
 import { parseHashKey } from './proxy-annotations.js';
 import type { Context } from './translation-context.js';
-
-/** The global-rate-limit annotations of one Ingress, as written. */
-export interface GlobalRateLimitAnnotations {
-  /** global-rate-limit; 0 is ingress-nginx's "no limit". */
-  limit?: number;
-  /** global-rate-limit-window in whole seconds (ingress-nginx drops fractions). */
-  windowSeconds?: number;
-  /** global-rate-limit-key; ingress-nginx's default is `$remote_addr`. */
-  key?: HashKeyPart[];
-  /** global-rate-limit-ignored-cidrs: canonical CIDRs, sorted. */
-  exemptSources?: string[];
-}
-
-/** What the controller ConfigMap says of global rate limits (global-rate-limit-* keys). */
-export interface GlobalRateLimitConfig {
-  /** global-rate-limit-status-code; ingress-nginx's default is 429. */
-  statusCode: number;
-  /** Absent while global-rate-limit-memcached-host is not set. */
-  store?: SharedCounterStore;
-}
+import {
+  type AnnotationParser,
+  type AnnotationProblem,
+  type IngressAnnotations,
+  DEFAULT_ANNOTATION_PREFIX,
+} from './annotation-types.js';
+import type { GlobalRateLimitAnnotations } from './annotation-parts.js';
 
 /** ingress-nginx's global-rate-limit-status-code default. */
 export const DEFAULT_GLOBAL_RATE_LIMIT_STATUS = 429;
@@ -99,6 +84,7 @@ export function checkGlobalRateLimitAnnotations(
       problems.push({
         field: annotationField(`${withPrefix}global-rate-limit`),
         message: 'annotation "global-rate-limit" needs global-rate-limit-window',
+        code: 'invalid-annotation',
         severity: 'error',
       });
     }
@@ -114,6 +100,7 @@ export function checkGlobalRateLimitAnnotations(
     problems.push({
       field: annotationField(`${withPrefix}${name}`),
       message: `annotation "${name}" has no effect without global-rate-limit`,
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   }
@@ -133,6 +120,7 @@ export function resolveGlobalRateLimit(context: Context): IngressAnnotations {
   if (config?.store === undefined) {
     const prefix = context.config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX;
     context.log.error(
+      'global-rate-limit-unavailable',
       annotationField(`${prefix}/global-rate-limit`),
       `${GLOBAL_LIMIT_STORE_PROBLEM}${MEMCACHED_HOST_KEY}, which is not set; every request gets 503`,
     );

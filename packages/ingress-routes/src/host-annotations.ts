@@ -3,11 +3,11 @@
  * from-to-www-redirect (the www. / bare counterpart of each host redirects to it).
  */
 import { ANY_HOSTNAME, type HostContribution, type Route, sourceKey } from '@ingresskit/route-model';
-import { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
 import { checkHost } from './grammar.js';
 import { flatString } from '@ingresskit/kube-objects';
 import { originOf, type Context } from './translation-context.js';
 import { annotationField } from './annotation-field.js';
+import { DEFAULT_ANNOTATION_PREFIX } from './annotation-types.js';
 
 function annotationFieldOf(context: Context, name: string): string {
   return annotationField(`${context.config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX}/${name}`);

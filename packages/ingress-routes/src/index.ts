@@ -7,6 +7,7 @@ export {
 } from './ingress-translator.js';
 export { backendIdOf, FIRST_SERVICE_PORT, parseBackendId } from './backend-reference.js';
 export {
+  BACKEND_PROBLEM_CODES,
   resolveServiceBackend,
   type BackendProblemCode,
   type ServiceBackendResolution,
@@ -35,18 +36,18 @@ export {
   createDefaultBackendRoute,
   createDefaultCertificateContribution,
 } from './default-backend.js';
+export { parseAnnotations } from './annotations.js';
 export {
   DEFAULT_ANNOTATION_PREFIX,
-  parseAnnotations,
+  type AnnotationDefaults,
   type AnnotationParseResult,
   type AnnotationProblem,
   type IngressAnnotations,
-} from './annotations.js';
+} from './annotation-types.js';
 export {
   ANNOTATION_DEFAULT_KEYS,
   checkAnnotationValue,
   parseAnnotationDefault,
-  type AnnotationDefaults,
 } from './annotation-defaults.js';
 export { SUPPORTED_ANNOTATIONS } from './annotation-parsers.js';
 export {
@@ -54,8 +55,8 @@ export {
   SNIPPET_DIRECTIVES,
   translateSnippet,
   type SnippetDirectiveName,
-  type SnippetHeaders,
 } from './snippet-directives.js';
+export type { SnippetHeaders } from './annotation-parts.js';
 export {
   findIngressNginxAnnotation,
   INGRESS_NGINX_ANNOTATIONS,
@@ -70,12 +71,11 @@ export {
   type ConfigMapNginxSettings,
   type SslProtocol,
   SSL_PROTOCOLS,
-  type ConfigMapProblem,
   type ControllerConfigMapParse,
   type ControllerConfigMapSettings,
-  type IngressNginxConfigKey,
   type TranslationDefaults,
 } from './ingress-nginx-configmap.js';
+export type { ConfigMapProblem, IngressNginxConfigKey } from './configmap-key.js';
 export { DEFAULT_HSTS } from './route-policy.js';
 export {
   INGRESS_NGINX_LOG_FORMAT,
@@ -98,8 +98,6 @@ export {
   type AnnotationRisk,
 } from './annotation-risk.js';
 export { INGRESS_NGINX_STREAM_LOG_FORMAT, parseStreamLogFormat } from './stream-log-format.js';
-export type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
-export type { GlobalExternalAuth } from './global-auth-keys.js';
 export { parseGoDuration } from './go-duration.js';
 export {
   checkDhParamPem,
@@ -119,6 +117,8 @@ export {
 } from './certificates.js';
 export { InvalidServiceReferenceError } from './errors.js';
 export type {
+  GlobalExternalAuth,
+  GlobalRateLimitConfig,
   IngressReferences,
   IngressTranslation,
   IngressTranslationConfig,
@@ -144,3 +144,9 @@ export type {
   StringMapLike,
   Timestamp,
 } from '@ingresskit/kube-objects';
+export {
+  INGRESS_PROBLEM_CODES,
+  type AnnotationProblemCode,
+  type IngressProblemCode,
+  type IngressProblemLog,
+} from './problem-codes.js';

@@ -11,7 +11,8 @@ import {
   type AnnotationRisk,
 } from './annotation-risk.js';
 import { describeBlockedAnnotation, findBlockedAnnotations } from './annotation-word-blocklist.js';
-import { objectOr } from './translation-context.js';
+import { objectOr } from './object-or.js';
+import type { IngressProblemCode } from './problem-codes.js';
 
 /** What the controller ConfigMap asks of every Ingress before it is served. */
 export interface IngressChecks {
@@ -32,6 +33,8 @@ export const DEFAULT_INGRESS_CHECKS: IngressChecks = Object.freeze({
 
 /** A failed check: the field it points at and why the Ingress is not served. */
 export interface IngressCheckFailure {
+  /** Which check failed. */
+  code: Extract<IngressProblemCode, 'blocked-annotation-value' | 'annotation-risk-refused'>;
   field: string;
   message: string;
   value?: string;
@@ -49,8 +52,15 @@ export function checkIngressAnnotations(
   const failures: IngressCheckFailure[] = [];
   const record = objectOr<Record<string, unknown>>(annotations);
   for (const blocked of findBlockedAnnotations(record, prefix, checks.annotationWordBlocklist))
-    failures.push({ ...describeBlockedAnnotation(blocked), value: record[blocked.key] as string });
+    failures.push({
+      code: 'blocked-annotation-value',
+      ...describeBlockedAnnotation(blocked),
+      value: record[blocked.key] as string,
+    });
   for (const risky of findRiskyAnnotations(record, prefix, checks.annotationsRiskLevel))
-    failures.push(describeRiskyAnnotation(risky, checks.annotationsRiskLevel));
+    failures.push({
+      code: 'annotation-risk-refused',
+      ...describeRiskyAnnotation(risky, checks.annotationsRiskLevel),
+    });
   return failures;
 }

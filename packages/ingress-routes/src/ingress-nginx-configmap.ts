@@ -15,14 +15,9 @@ import {
   ANNOTATION_DEFAULT_KEYS,
   checkAnnotationValue,
   parseAnnotationDefault,
-  type AnnotationDefaults,
 } from './annotation-defaults.js';
 import { DEFAULT_HSTS } from './route-policy.js';
-import {
-  DEFAULT_GLOBAL_RATE_LIMIT_STATUS,
-  MEMCACHED_HOST_KEY,
-  type GlobalRateLimitConfig,
-} from './global-rate-limit-annotations.js';
+import { DEFAULT_GLOBAL_RATE_LIMIT_STATUS, MEMCACHED_HOST_KEY } from './global-rate-limit-annotations.js';
 import {
   isIpAddress,
   MAX_MIME_TYPES,
@@ -36,7 +31,6 @@ import {
   checkConfigMapHeaders,
   createRequestHeaderGrammar,
   parseConfigMapReference,
-  type ConfigMapHeader,
   type HeaderGrammar,
 } from './configmap-headers.js';
 import { RESPONSE_HEADERS } from './custom-headers.js';
@@ -46,9 +40,7 @@ import {
   GLOBAL_AUTH_URL_CLOSED,
   isGlobalAuthKey,
   readGlobalAuthKey,
-  type GlobalExternalAuth,
 } from './global-auth-keys.js';
-import type { ExternalAuthAnnotations } from './external-auth-annotations.js';
 import { LIMIT_STATUS_CODE, type LimitStatusCodes } from './limit-annotations.js';
 import { checkDnsSubdomain, type ConfigMapLike } from '@ingresskit/kube-objects';
 import { createSecureContext } from 'node:tls';
@@ -84,23 +76,15 @@ import {
 import {
   UPSTREAM_HEADER_KEYS,
   UPSTREAM_HEADER_ROWS,
-  type ConfigMapUpstreamHeaders,
+  type UpstreamHeaderSettings,
 } from './configmap-upstream-headers.js';
-import { STREAM_PROXY_KEYS, STREAM_PROXY_ROWS, type ConfigMapStreamProxy } from './configmap-stream-keys.js';
+import { STREAM_PROXY_KEYS, STREAM_PROXY_ROWS, type StreamProxySettings } from './configmap-stream-keys.js';
+import type { ConfigMapProblem, IngressNginxConfigKey } from './configmap-key.js';
 import { withNonIdempotentRetries } from './upstream-annotations.js';
-
-/** One key of ingress-nginx's ConfigMap. */
-export interface IngressNginxConfigKey {
-  name: string;
-  /** How a key we apply takes effect: re-translation (live) or a new nginx.conf (reload). */
-  applied?: 'live' | 'reload';
-  /** For a key we apply differently from ingress-nginx: how. */
-  difference?: string;
-  /** For a key we do not apply: why, and how loudly it is reported. */
-  unsupported?: { severity: 'error' | 'warning'; reason: string };
-  /** Values (compared as saysValue does) with which not applying the key is what ingress-nginx does. */
-  sameAs?: readonly string[];
-}
+import type { AnnotationProblem } from './annotation-types.js';
+import { type AnnotationDefaults } from './annotation-types.js';
+import { type GlobalRateLimitConfig, type GlobalExternalAuth } from './types.js';
+import { type ConfigMapHeader, type ExternalAuthAnnotations } from './annotation-parts.js';
 
 /** The keys of Strict-Transport-Security, sent on HTTPS responses of every Ingress route. */
 const HSTS_KEYS = ['hsts', 'hsts-include-subdomains', 'hsts-max-age', 'hsts-preload'];
@@ -373,7 +357,8 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigKey[] = (
 const BY_NAME = new Map(INGRESS_NGINX_CONFIGMAP_KEYS.map((key) => [key.name, key]));
 
 /** The nginx.conf settings a ConfigMap sets (names as nginx-template's RenderOptions). */
-export interface ConfigMapNginxSettings extends ConnectionKeySettings {
+export interface ConfigMapNginxSettings
+  extends ConnectionKeySettings, UpstreamHeaderSettings, StreamProxySettings {
   /**
    * The proxy-* keys of a route's upstream settings (proxy-buffer-size, proxy-next-upstream, ...):
    * the defaults of routes without the annotation, and nginx.conf's own.
@@ -411,10 +396,6 @@ export interface ConfigMapNginxSettings extends ConnectionKeySettings {
   sslCiphers?: string;
   /** Header buffers and timeouts, HTTP/2, TLS sessions, hash sizes, workers, brotli, addresses, error log. */
   http?: ConfigMapHttpSettings;
-  /** generate-request-id, proxy-add-original-uri-header, hide-headers. */
-  upstreamHeaders?: ConfigMapUpstreamHeaders;
-  /** The proxy-stream-* keys: how the TCP and UDP services are proxied. */
-  streamProxy?: ConfigMapStreamProxy;
 }
 
 function readSslProtocols(value: string): SslProtocol[] | string {
@@ -570,15 +551,6 @@ export interface ControllerConfigMapSettings {
   translation: TranslationDefaults;
   /** Reload: settings nginx takes from nginx.conf only. */
   nginx: ConfigMapNginxSettings;
-}
-
-/** A key that could not be applied, as said on the ConfigMap. */
-export interface ConfigMapProblem {
-  /** `data["key"]`. */
-  field: string;
-  message: string;
-  severity: 'error' | 'warning';
-  value?: string;
 }
 
 /** The result of parseControllerConfigMap. */
@@ -861,7 +833,10 @@ export function parseControllerConfigMap(
       ? withNonIdempotentRetries(annotationDefaults.upstreamSettings)
       : annotationDefaults.upstreamSettings;
   if (upstreamDefaults !== undefined) nginx.upstreamDefaults = upstreamDefaults;
-  const global = createGlobalExternalAuth(globalAuth, refused.has('global-auth-url'), problems);
+  const authProblems: AnnotationProblem[] = [];
+  const global = createGlobalExternalAuth(globalAuth, refused.has('global-auth-url'), authProblems);
+  // The codes are those of an Ingress's problems; a ConfigMap's problems are said by their key.
+  problems.push(...authProblems.map(({ code: _code, ...problem }) => problem));
   const translation: TranslationDefaults = {
     annotationDefaults,
     hsts: hsts.enabled ? hsts.value : undefined,

@@ -9,7 +9,6 @@ import { listOrNone } from './shared-values.js';
 import { translateIngressTimed } from './translate-ingress.js';
 import type { StrictTransportSecurity } from '@ingresskit/route-model';
 import type { BackendAddressPolicy } from './backend-address-policy.js';
-import type { AnnotationDefaults } from './annotation-defaults.js';
 import type {
   IngressReferences,
   IngressTranslation,
@@ -17,9 +16,9 @@ import type {
   ServiceReference,
 } from './types.js';
 import type { LimitStatusCodes } from './limit-annotations.js';
-import type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
-import type { GlobalExternalAuth } from './global-auth-keys.js';
 import type { IngressChecks } from './ingress-checks.js';
+import { type AnnotationDefaults } from './annotation-types.js';
+import { type GlobalRateLimitConfig, type GlobalExternalAuth } from './types.js';
 
 /** Options of createIngressTranslator. */
 export interface IngressTranslatorConfig {

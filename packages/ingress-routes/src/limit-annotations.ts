@@ -5,21 +5,14 @@
  * allowlisted clients), with `burst = rate × multiplier` and `nodelay`, refused with 503.
  */
 import type { ClientLimits, ClientRate } from '@ingresskit/route-model';
-import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { parseCidrList } from './grammar.js';
 import { annotationField } from './annotation-field.js';
-import type { AnnotationParser } from './annotations.js';
-
-/** The limit annotations of one Ingress, as written. */
-export interface LimitAnnotations {
-  connections?: number;
-  requestsPerSecond?: number;
-  requestsPerMinute?: number;
-  /** limit-burst-multiplier; ingress-nginx's default is 5. */
-  burstMultiplier?: number;
-  /** limit-allowlist: canonical CIDRs, sorted. */
-  exemptSources?: string[];
-}
+import {
+  type AnnotationProblem,
+  type IngressAnnotations,
+  type AnnotationParser,
+} from './annotation-types.js';
+import type { LimitAnnotations } from './annotation-parts.js';
 
 /** ingress-nginx's default limit-burst-multiplier. */
 export const DEFAULT_BURST_MULTIPLIER = 5;
@@ -105,6 +98,7 @@ export function checkLimitAnnotations(
     problems.push({
       field: annotationField(`${withPrefix}${name}`),
       message: `annotation "${name}" has no effect without limit-connections, limit-rps or limit-rpm`,
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   }

@@ -3,8 +3,8 @@
  * that are never redirected to HTTPS, and those that ask for no authentication.
  */
 import type { RoutePolicy } from '@ingresskit/route-model';
-import type { IngressAnnotations } from './annotations.js';
 import { checkLiteralPath, splitCommaList } from './grammar.js';
+import { type IngressAnnotations } from './annotation-types.js';
 
 /**
  * ingress-nginx's default of both lists: an ACME HTTP-01 solver (cert-manager's Ingress) must be

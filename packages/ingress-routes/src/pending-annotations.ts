@@ -1,8 +1,8 @@
+import { type IngressAnnotations } from './annotation-types.js';
 /**
  * State that annotations working together (a redirect and its code, enable-cors and its options)
  * keep aside while the parse loop runs, so the parsed annotations hold only what they combine into.
  */
-import type { IngressAnnotations } from './annotations.js';
 
 /** What a family's parsers noted for one parse; `of` creates it, `peek` reads it without creating. */
 export interface PendingStore<T extends object> {

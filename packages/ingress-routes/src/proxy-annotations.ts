@@ -5,27 +5,14 @@
  * proxy_cookie_* take them without `~` or variables).
  */
 import type { HashKeyPart, ResponseRewrite } from '@ingresskit/route-model';
-import type { AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { annotationField } from './annotation-field.js';
-import type { AnnotationParser } from './annotations.js';
-
-/** The proxy annotations of one Ingress, as written. */
-export interface ProxyAnnotations {
-  hashKey?: HashKeyPart[];
-  hashSubset?: boolean;
-  hashSubsetSize?: number;
-  loadBalancing?: 'round-robin' | 'ewma';
-  connectionHeader?: string;
-  accessLog?: boolean;
-  satisfyAny?: boolean;
-  upstreamTries?: number;
-  /** A literal prefix, or "off". */
-  redirectFrom?: string;
-  redirectTo?: string;
-  cookieDomain?: ResponseRewrite | 'off';
-  cookiePath?: ResponseRewrite | 'off';
-}
+import {
+  type AnnotationProblem,
+  type IngressAnnotations,
+  type AnnotationParser,
+} from './annotation-types.js';
+import type { ProxyAnnotations } from './annotation-parts.js';
 
 // Text that may stand in a rewrite: visible ASCII without spaces, quotes, `;`, `$` or `\`.
 const LITERAL = /^[\x21\x23\x25-\x3a\x3c-\x5b\x5d-\x7e]{1,1024}$/;
@@ -192,6 +179,7 @@ export function combineProxy(
     problems.push({
       field: annotationField(`${withPrefix}${name}`),
       message: `annotation "${name}" has no effect without ${other}`,
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ANNOTATION_PREFIX, parseAnnotations } from './annotations.js';
+import { parseAnnotations } from './annotations.js';
+import { DEFAULT_ANNOTATION_PREFIX } from './annotation-types.js';
 
 const P = `${DEFAULT_ANNOTATION_PREFIX}/`;
 
@@ -53,6 +54,7 @@ describe('redirect annotations (parseAnnotations)', () => {
         field: `metadata.annotations["${P}permanent-redirect"]`,
         message: 'annotation "permanent-redirect" is ignored: temporal-redirect is set too and wins',
         severity: 'warning',
+        code: 'annotation-without-effect',
       },
     ]);
   });

@@ -2,13 +2,15 @@
  * ingress-nginx's redirect annotations: permanent-redirect and temporal-redirect with their
  * status codes (every route answers the redirect), and app-root (a redirect of `/` alone).
  */
-import type { AnnotationParser, AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { createPendingStore } from './pending-annotations.js';
 import { parseRedirectPath, parseRedirectUrl, type RedirectTarget } from './redirect-target.js';
 import { annotationField } from './annotation-field.js';
-
-/** The statuses a redirect annotation may ask for. */
-export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
+import {
+  type AnnotationParser,
+  type AnnotationProblem,
+  type IngressAnnotations,
+} from './annotation-types.js';
+import type { RedirectStatus } from './annotation-parts.js';
 
 const REDIRECT_STATUSES: readonly number[] = [301, 302, 303, 307, 308];
 
@@ -74,6 +76,7 @@ export function combineRedirects(
     problems.push({
       field: annotationField(`${withPrefix}${name}`),
       message: `annotation "${name}" ${message}`,
+      code: 'annotation-without-effect',
       severity: 'warning',
     });
   if (pending.temporal !== undefined) {

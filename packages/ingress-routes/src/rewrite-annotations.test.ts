@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ANNOTATION_PREFIX, parseAnnotations } from './annotations.js';
+import { parseAnnotations } from './annotations.js';
+import { DEFAULT_ANNOTATION_PREFIX } from './annotation-types.js';
 
 const P = `${DEFAULT_ANNOTATION_PREFIX}/`;
 

@@ -2,9 +2,13 @@
  * ingress-nginx's rewrite-target: the path sent upstream, possibly with capture references of a
  * use-regex path, which only work together with use-regex.
  */
-import type { AnnotationParser, AnnotationProblem, IngressAnnotations } from './annotations.js';
 import { MAX_PATH_LENGTH } from './grammar.js';
 import { annotationField } from './annotation-field.js';
+import {
+  type AnnotationParser,
+  type AnnotationProblem,
+  type IngressAnnotations,
+} from './annotation-types.js';
 
 const REWRITE_TARGET = /^\/(?:[A-Za-z0-9._~\-/]|\$[1-9])*$/;
 
@@ -32,6 +36,7 @@ export function checkRewriteTarget(
     problems.push({
       field: annotationField(`${withPrefix}rewrite-target`),
       message: 'annotation "rewrite-target" uses capture references, which need use-regex "true"',
+      code: 'invalid-annotation',
       severity: 'error',
       value: into.rewriteTarget,
     });

@@ -11,8 +11,6 @@ import {
   type StrictTransportSecurity,
   type UpstreamSettings,
 } from '@ingresskit/route-model';
-import type { IngressAnnotations } from './annotations.js';
-import type { RedirectStatus } from './redirect-annotations.js';
 import { createClientLimits, type LimitStatusCodes } from './limit-annotations.js';
 import { createGlobalRateLimit } from './global-rate-limit-annotations.js';
 import type { RedirectTarget } from './redirect-target.js';
@@ -20,6 +18,8 @@ import { internPolicy } from './shared-values.js';
 import { withNonIdempotentRetries } from './upstream-annotations.js';
 import { type Context } from './translation-context.js';
 import type { IngressTranslationConfig } from './types.js';
+import { type IngressAnnotations } from './annotation-types.js';
+import { type RedirectStatus } from './annotation-parts.js';
 
 /**
  * The policy every route of an Ingress gets from its annotations (a path's rewrite comes on top).

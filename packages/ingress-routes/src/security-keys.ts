@@ -7,7 +7,7 @@ import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { ANNOTATION_RISKS, readAnnotationsRiskLevel } from './annotation-risk.js';
 import { readAnnotationWordBlocklist } from './annotation-word-blocklist.js';
 import type { IngressChecks } from './ingress-checks.js';
-import type { ConfigMapProblem, IngressNginxConfigKey } from './ingress-nginx-configmap.js';
+import type { ConfigMapProblem, IngressNginxConfigKey } from './configmap-key.js';
 
 const RISK_LEVELS = ANNOTATION_RISKS.join(', ');
 

@@ -21,22 +21,25 @@ import {
 import { isIpAddress } from './grammar.js';
 import type { ServiceReference } from './types.js';
 
-/** What is wrong with a backend, as a stable code; its problem message says it in words. */
-export type BackendProblemCode =
-  /** The Service does not exist (503 until it does, as in ingress-nginx). */
-  | 'service-not-found'
-  /** The Service has no such port (503, as in ingress-nginx). */
-  | 'service-port-not-found'
-  /** service-upstream on a Service without a cluster IP. */
-  | 'service-no-cluster-ip'
-  /** An ExternalName that is not a host name. */
-  | 'external-name-invalid'
-  /** An ExternalName Service while `allowExternalName` is off. */
-  | 'external-name-not-allowed'
-  /** An ExternalName not resolved yet, or that does not resolve. */
-  | 'external-name-unresolved'
-  /** Addresses the backend address policy refuses (some or all left out). */
-  | 'backend-address-refused';
+/**
+ * What can be wrong with a backend, each as a stable code with what it means; the problem's
+ * message says it in words. The route of such a backend answers 503 (as in ingress-nginx).
+ */
+export const BACKEND_PROBLEM_CODES = {
+  'service-not-found': 'error: the Service does not exist; its routes answer 503 until it does',
+  'service-port-not-found': 'error: the Service has no such port; its routes answer 503',
+  'service-no-cluster-ip': 'error: service-upstream on a Service without a cluster IP; its routes answer 503',
+  'external-name-invalid': 'error: an ExternalName that is no host name; its routes answer 503',
+  'external-name-not-allowed':
+    'error: an ExternalName Service while ExternalName backends are off; its routes answer 503',
+  'external-name-unresolved':
+    'error: an ExternalName not resolved yet, or that does not resolve; its routes answer 503',
+  'backend-address-refused':
+    'error: endpoint addresses the backend address policy refuses are left out; with none left, its routes answer 503',
+} as const satisfies Readonly<Record<string, string>>;
+
+/** What is wrong with a backend, as a stable code (see BACKEND_PROBLEM_CODES). */
+export type BackendProblemCode = keyof typeof BACKEND_PROBLEM_CODES;
 
 /** A backend, and why it can only answer 503 when it cannot serve. */
 export interface ServiceBackendResolution {

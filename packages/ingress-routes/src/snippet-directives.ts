@@ -7,6 +7,7 @@ import type { HeaderModifier } from '@ingresskit/route-model';
 import { createRequestHeaderGrammar, isLiteralHeaderValue, type HeaderGrammar } from './configmap-headers.js';
 import { RESPONSE_HEADERS } from './custom-headers.js';
 import { quoteSnippetText, tokenizeDirectives, type SnippetDirective } from './nginx-directive-tokens.js';
+import type { SnippetHeaders } from './annotation-parts.js';
 
 /** The directives a snippet may hold, once the operator allows them: the ones we can translate. */
 export const SNIPPET_DIRECTIVES = [
@@ -21,12 +22,6 @@ export const SNIPPET_DIRECTIVES = [
 
 /** One directive of SNIPPET_DIRECTIVES. */
 export type SnippetDirectiveName = (typeof SNIPPET_DIRECTIVES)[number];
-
-/** The header changes of a snippet; a side is absent when the snippet does not touch it. */
-export interface SnippetHeaders {
-  request?: HeaderModifier;
-  response?: HeaderModifier;
-}
 
 /** Most headers one snippet may change on each side. */
 const MAX_HEADERS = 64;

@@ -5,9 +5,9 @@
  * policy serves canary requests too), and it adds no hosts, default backend or certificates.
  */
 import { compareText, type CanaryRule, type RouteContribution } from '@ingresskit/route-model';
-import type { IngressAnnotations } from './annotations.js';
 import { translateRules } from './translate-rules.js';
 import type { Context } from './translation-context.js';
+import { type IngressAnnotations } from './annotation-types.js';
 
 /** What a canary's paths are read with: only use-regex, which decides what its paths mean. */
 function canaryPathAnnotations(annotations: IngressAnnotations): IngressAnnotations {

@@ -634,6 +634,7 @@ describe('translateIngress', () => {
           message: expect.stringMatching(
             new RegExp(`^TLS Secret default/cert: .*${message}.*; its hosts are served without TLS$`),
           ),
+          code: 'tls-secret-unusable',
         },
       ]);
       expect(result.contribution?.tls).toEqual([]);
@@ -1148,6 +1149,7 @@ describe('translateIngress', () => {
             message: 'annotation "proxy-read-timeout" must be whole seconds from 1 to 86400',
             severity: 'error',
             value: '60;evil',
+            code: 'invalid-annotation',
           },
         ],
         references: { secrets: [], services: [] },

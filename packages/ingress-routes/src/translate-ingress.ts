@@ -9,11 +9,10 @@ import {
   compareText,
   createProblemLog,
   describeValue,
-  type ProblemLog,
   type RouteContribution,
   type SourceRef,
 } from '@ingresskit/route-model';
-import { DEFAULT_ANNOTATION_PREFIX, parseAnnotations } from './annotations.js';
+import { parseAnnotations } from './annotations.js';
 
 import { checkDnsLabel, checkDnsSubdomain, type IngressLike } from '@ingresskit/kube-objects';
 
@@ -33,11 +32,14 @@ import { resolveGlobalRateLimit } from './global-rate-limit-annotations.js';
 import { translateCanarySpec } from './translate-canary.js';
 import { translateDefaultBackend, translateRules } from './translate-rules.js';
 import { claimTls, readTlsEntries } from './translate-tls.js';
-import { INGRESS_KIND, objectOr, type Context } from './translation-context.js';
+import { INGRESS_KIND, type Context } from './translation-context.js';
+import { objectOr } from './object-or.js';
 import type { IngressReferences, IngressTranslation, IngressTranslationConfig } from './types.js';
 import { annotationField } from './annotation-field.js';
 import { compactContribution, listOrNone } from './shared-values.js';
 import { checkIngressAnnotations, DEFAULT_INGRESS_CHECKS } from './ingress-checks.js';
+import { DEFAULT_ANNOTATION_PREFIX } from './annotation-types.js';
+import type { IngressProblemCode, IngressProblemLog } from './problem-codes.js';
 
 function translateSpec(context: Context, rawSpec: unknown): RouteContribution {
   const spec = objectOr<{ rules: unknown; tls: unknown; defaultBackend: unknown }>(rawSpec);
@@ -103,7 +105,7 @@ export function translateIngressTimed(
   references: IngressReferences,
   config: IngressTranslationConfig,
 ): TimedTranslation {
-  const leftOut = (log: ProblemLog): TimedTranslation => ({
+  const leftOut = (log: IngressProblemLog): TimedTranslation => ({
     translation: {
       contribution: undefined,
       problems: listOrNone(log.problems),
@@ -111,7 +113,7 @@ export function translateIngressTimed(
     },
     expiresAt: Number.POSITIVE_INFINITY,
   });
-  let log = createProblemLog({ kind: INGRESS_KIND, namespace: '', name: '' });
+  let log = createProblemLog<IngressProblemCode>({ kind: INGRESS_KIND, namespace: '', name: '' });
   try {
     const raw = objectOr<{ metadata: unknown; spec: unknown }>(ingress);
     const metadata = objectOr<{
@@ -125,12 +127,16 @@ export function translateIngressTimed(
       namespace: describeValue(metadata.namespace) ?? '',
       name: describeValue(metadata.name) ?? '',
     };
-    log = createProblemLog(source);
+    log = createProblemLog<IngressProblemCode>(source);
     const namespaceProblem = checkDnsLabel(metadata.namespace);
     const nameProblem = checkDnsSubdomain(metadata.name);
     if (namespaceProblem !== undefined || nameProblem !== undefined) {
       const field = namespaceProblem === undefined ? 'metadata.name' : 'metadata.namespace';
-      log.error(field, `${field} ${namespaceProblem ?? nameProblem}; the Ingress is not served`);
+      log.error(
+        'invalid-name',
+        field,
+        `${field} ${namespaceProblem ?? nameProblem}; the Ingress is not served`,
+      );
       return leftOut(log);
     }
     const failures = checkIngressAnnotations(
@@ -138,7 +144,7 @@ export function translateIngressTimed(
       config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX,
       config.ingressChecks ?? DEFAULT_INGRESS_CHECKS,
     );
-    for (const failure of failures) log.error(failure.field, failure.message, failure.value);
+    for (const failure of failures) log.error(failure.code, failure.field, failure.message, failure.value);
     const parsed = parseAnnotations(
       metadata.annotations,
       config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX,
@@ -146,8 +152,9 @@ export function translateIngressTimed(
       config.allowedSnippetDirectives,
     );
     for (const problem of parsed.problems) {
-      if (problem.severity === 'error') log.error(problem.field, problem.message, problem.value);
-      else log.warning(problem.field, problem.message, problem.value);
+      if (problem.severity === 'error')
+        log.error(problem.code, problem.field, problem.message, problem.value);
+      else log.warning(problem.code, problem.field, problem.message, problem.value);
     }
     if (parsed.annotations === undefined || failures.length > 0) return leftOut(log);
     const externalAuth = parsed.annotations.externalAuth;
@@ -159,6 +166,7 @@ export function translateIngressTimed(
       if (refusal !== undefined) {
         const name = `${config.annotationPrefix ?? DEFAULT_ANNOTATION_PREFIX}/auth-url`;
         log.error(
+          'auth-url-refused',
           annotationField(name),
           `annotation "auth-url" may not point there: ${refusal}; the Ingress is not served`,
           externalAuth.url,
@@ -170,6 +178,7 @@ export function translateIngressTimed(
     const maxPaths = config.maxPathsPerIngress ?? 0;
     if (maxPaths > 0 && paths > maxPaths) {
       log.error(
+        'too-many-paths',
         'spec.rules',
         `has ${paths} paths, more than the ${maxPaths} this controller serves per Ingress; the Ingress is not served`,
       );
@@ -217,6 +226,7 @@ export function translateIngressTimed(
     // Only a hostile object (a throwing getter, a proxy) gets here; serving half of it could
     // expose what the other half restricts, so the whole Ingress is left out.
     log.error(
+      'unreadable-object',
       'spec',
       `could not be read: ${error instanceof Error ? error.message : String(error)}; the Ingress is not served`,
     );

@@ -3,19 +3,20 @@
  * route per valid path, the default backend (or the table default) as the hosts' fallback.
  */
 import { ANY_HOSTNAME, type HostContribution, type Route, sourceKey } from '@ingresskit/route-model';
-import { DEFAULT_ANNOTATION_PREFIX } from './annotations.js';
 import { backendIdOf, parseBackendReference } from './backend-reference.js';
 import { checkHost, checkLiteralPath, checkRegexPath } from './grammar.js';
 import { isPathType, isRegexPath, pathMatchOf, rewriteOf } from './paths.js';
 import { createRedirect, sharedAction, sharedPolicy } from './route-policy.js';
 import { flatString, namespacedKey } from '@ingresskit/kube-objects';
-import { objectOr, originOf, type Context } from './translation-context.js';
+import { originOf, type Context } from './translation-context.js';
+import { objectOr } from './object-or.js';
 import { annotationField } from './annotation-field.js';
 import { addDefaultBackendPolicy } from './custom-error-annotations.js';
 import { internPathMatch } from './shared-values.js';
 import { DEFAULT_INGRESS_CHECKS } from './ingress-checks.js';
 import { checkStrictPathType } from './path-type-validation.js';
 import { exemptLocation } from './location-exemptions.js';
+import { DEFAULT_ANNOTATION_PREFIX } from './annotation-types.js';
 
 /**
  * Reads a backend: the id of its Service port, and the Service and port as written; or reports
@@ -28,7 +29,7 @@ function readBackend(
 ): { id: string; service: string; port: number | string } | undefined {
   const reference = parseBackendReference(raw);
   if (!reference.ok) {
-    context.log.error(field, reference.message, reference.value);
+    context.log.error('invalid-backend', field, reference.message, reference.value);
     return undefined;
   }
   const { namespace } = context.source;
@@ -94,6 +95,7 @@ function translatePath(
   const { path, pathType, backend } = objectOr<{ path: unknown; pathType: unknown; backend: unknown }>(raw);
   if (!isPathType(pathType)) {
     context.log.error(
+      'invalid-path-type',
       `${field}.pathType`,
       'pathType must be Exact, Prefix or ImplementationSpecific',
       pathType,
@@ -103,14 +105,19 @@ function translatePath(
   const strict = (context.config.ingressChecks ?? DEFAULT_INGRESS_CHECKS).strictPathType;
   const strictProblem = checkStrictPathType(path, pathType, strict);
   if (strictProblem !== undefined) {
-    context.log.error(`${field}.path`, `path ${strictProblem}`, path);
+    context.log.error('invalid-path', `${field}.path`, `path ${strictProblem}`, path);
     return undefined;
   }
   const isRegex = isRegexPath(pathType, context.annotations.useRegex);
   const value = path === undefined || path === '' ? '/' : path;
   const pathProblem = isRegex ? checkRegexPath(value) : checkLiteralPath(value);
   if (pathProblem !== undefined) {
-    context.log.error(`${field}.path`, `${isRegex ? 'regex path' : 'path'} ${pathProblem}`, path);
+    context.log.error(
+      'invalid-path',
+      `${field}.path`,
+      `${isRegex ? 'regex path' : 'path'} ${pathProblem}`,
+      path,
+    );
     return undefined;
   }
   const match = pathMatchOf(value as string, pathType, context.annotations.useRegex);
@@ -119,7 +126,7 @@ function translatePath(
   if (target !== undefined) {
     const rewrite = rewriteOf(match, target);
     if (typeof rewrite === 'string') {
-      context.log.error(`${field}.pathType`, rewrite, pathType);
+      context.log.error('invalid-path-type', `${field}.pathType`, rewrite, pathType);
       return undefined;
     }
     policy = { ...policy, rewrite };
@@ -144,7 +151,7 @@ export function translateRules(
   const hosts = new Map<string, HostContribution>();
   if (rules === undefined || rules === null) return hosts;
   if (!Array.isArray(rules)) {
-    context.log.error('spec.rules', 'must be a list');
+    context.log.error('malformed-field', 'spec.rules', 'must be a list');
     return hosts;
   }
   rules.forEach((rule: unknown, ruleIndex) => {
@@ -154,7 +161,7 @@ export function translateRules(
     if (host !== undefined && host !== null && host !== '') {
       const hostProblem = checkHost(host);
       if (hostProblem !== undefined) {
-        context.log.error(`${field}.host`, `host ${hostProblem}`, host);
+        context.log.error('invalid-host', `${field}.host`, `host ${hostProblem}`, host);
         return;
       }
       hostname = host as string;
@@ -170,7 +177,7 @@ export function translateRules(
     if (http === undefined || http === null) return;
     const paths = (http as { paths?: unknown }).paths;
     if (!Array.isArray(paths)) {
-      context.log.error(`${field}.http.paths`, 'must be a list');
+      context.log.error('malformed-field', `${field}.http.paths`, 'must be a list');
       return;
     }
     paths.forEach((path: unknown, pathIndex) => {

@@ -10,7 +10,8 @@ import {
 } from './certificates.js';
 import { checkDnsSubdomain, namespacedKey, type IngressLike } from '@ingresskit/kube-objects';
 import { checkHost } from './grammar.js';
-import { INGRESS_KIND, objectOr, originOf, type Context } from './translation-context.js';
+import { INGRESS_KIND, originOf, type Context } from './translation-context.js';
+import { objectOr } from './object-or.js';
 
 import { AUTH_SECRET_PROBLEM } from './basic-auth-secret.js';
 import { AUTH_HEADERS_PROBLEM } from './auth-proxy-headers.js';
@@ -55,7 +56,7 @@ function readCertificate(
 ): ParsedCertificate | undefined {
   const nameProblem = checkDnsSubdomain(secretName);
   if (nameProblem !== undefined) {
-    context.log.error(field, `secretName ${nameProblem}`, secretName);
+    context.log.error('invalid-tls-secret-name', field, `secretName ${nameProblem}`, secretName);
     return undefined;
   }
   const { namespace } = context.source;
@@ -68,6 +69,7 @@ function readCertificate(
       : parseTlsSecretDataCached(secret, context.config.certificateCache);
   if (!result.ok) {
     context.log.error(
+      'tls-secret-unusable',
       field,
       `${TLS_SECRET_PROBLEM}${key}: ${result.message}; its hosts are served without TLS`,
     );
@@ -77,7 +79,11 @@ function readCertificate(
   const notAfterMs = notAfter === undefined ? NaN : Date.parse(notAfter);
   const { now } = context.config;
   if (now !== undefined && notAfterMs < now) {
-    context.log.warning(field, `the certificate in Secret ${key} expired on ${notAfter}`);
+    context.log.warning(
+      'certificate-expired',
+      field,
+      `the certificate in Secret ${key} expired on ${notAfter}`,
+    );
   } else if (now !== undefined && notAfterMs < context.expiresAt) {
     context.expiresAt = notAfterMs;
   }
@@ -88,7 +94,7 @@ function readCertificate(
 export function readTlsEntries(context: Context, tls: unknown): TlsEntry[] {
   if (tls === undefined || tls === null) return [];
   if (!Array.isArray(tls)) {
-    context.log.error('spec.tls', 'must be a list');
+    context.log.error('malformed-field', 'spec.tls', 'must be a list');
     return [];
   }
   const entries: TlsEntry[] = [];
@@ -107,7 +113,7 @@ export function readTlsEntries(context: Context, tls: unknown): TlsEntry[] {
     hostList.forEach((host, hostIndex) => {
       const hostProblem = checkHost(host);
       if (hostProblem === undefined) valid.push({ host: host as string, index: hostIndex });
-      else context.log.error(`${field}.hosts[${hostIndex}]`, `host ${hostProblem}`, host);
+      else context.log.error('invalid-host', `${field}.hosts[${hostIndex}]`, `host ${hostProblem}`, host);
     });
     entries.push({ index, secretKey, parsed, hosts: valid });
   });
@@ -129,6 +135,7 @@ export function claimTls(
     for (const { host, field: hostField } of targets) {
       if (!isCertificateCoveringHost(entry.parsed.leaf, host)) {
         context.log.warning(
+          'certificate-host-mismatch',
           hostField,
           `the certificate in Secret ${entry.secretKey} does not cover host ${host}`,
         );

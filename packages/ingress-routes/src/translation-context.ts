@@ -1,8 +1,9 @@
 /** What the translation of one Ingress reads and collects, shared by its parts (rules, TLS). */
-import type { ProblemLog, RouteAction, RouteOrigin, RoutePolicy, SourceRef } from '@ingresskit/route-model';
+import type { RouteAction, RouteOrigin, RoutePolicy, SourceRef } from '@ingresskit/route-model';
 import { flatString } from '@ingresskit/kube-objects';
-import type { IngressAnnotations } from './annotations.js';
 import type { IngressReferences, IngressTranslationConfig } from './types.js';
+import { type IngressAnnotations } from './annotation-types.js';
+import type { IngressProblemLog } from './problem-codes.js';
 
 /** The origin kind and route id prefix of everything an Ingress contributes. */
 export const INGRESS_KIND = 'Ingress';
@@ -14,7 +15,7 @@ export interface Context {
   annotations: IngressAnnotations;
   references: IngressReferences;
   config: IngressTranslationConfig;
-  log: ProblemLog;
+  log: IngressProblemLog;
   secretsRead: Set<string>;
   /** `namespace/name` of the ConfigMaps read (auth-proxy-set-headers, custom-headers), found or not. */
   configMapsRead: Set<string>;
@@ -27,11 +28,6 @@ export interface Context {
   actions?: Map<string, RouteAction>;
   /** The shared policy with a backend's default-backend policies, per backend id (addDefaultBackendPolicy). */
   backendPolicies?: Map<string, RoutePolicy>;
-}
-
-/** `value` when it is an object (fields still unchecked), else an empty one. */
-export function objectOr<T extends object>(value: unknown): Partial<T> {
-  return typeof value === 'object' && value !== null ? value : {};
 }
 
 /**

@@ -5,16 +5,20 @@
  * models and plain JSON both fit without casts, and a wrong shape becomes a problem, never an
  * exception.
  */
-import type { ConfigMapHeader } from './configmap-headers.js';
 import type { LimitStatusCodes } from './limit-annotations.js';
-import type { AnnotationDefaults } from './annotation-defaults.js';
 import type { ConfigMapLike, SecretLike } from '@ingresskit/kube-objects';
-import type { Problem, RouteContribution, StrictTransportSecurity } from '@ingresskit/route-model';
+import type {
+  ExternalAuthPolicy,
+  Problem,
+  RouteContribution,
+  SharedCounterStore,
+  StrictTransportSecurity,
+} from '@ingresskit/route-model';
 import type { CertificateCache } from './certificates.js';
 import type { BackendAddressPolicy } from './backend-address-policy.js';
-import type { GlobalRateLimitConfig } from './global-rate-limit-annotations.js';
-import type { GlobalExternalAuth } from './global-auth-keys.js';
 import type { IngressChecks } from './ingress-checks.js';
+import { type ConfigMapHeader } from './annotation-parts.js';
+import { type AnnotationDefaults } from './annotation-types.js';
 
 /** A Service port: the controller's `--default-backend-service`, or the target of a backend id. */
 export interface ServiceReference {
@@ -124,3 +128,14 @@ export interface IngressTranslation {
    */
   references: { secrets: string[]; services: string[]; configMaps?: string[] };
 }
+
+/** What the controller ConfigMap says of global rate limits (global-rate-limit-* keys). */
+export interface GlobalRateLimitConfig {
+  /** global-rate-limit-status-code; ingress-nginx's default is 429. */
+  statusCode: number;
+  /** Absent while global-rate-limit-memcached-host is not set. */
+  store?: SharedCounterStore;
+}
+
+/** The ConfigMap's global external authentication: its policy, or why the routes it protects answer 503. */
+export type GlobalExternalAuth = { policy: ExternalAuthPolicy } | { problem: string };

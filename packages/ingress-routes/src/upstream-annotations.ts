@@ -5,8 +5,7 @@
  * proxy-next-upstream and proxy-next-upstream-timeout. Only enumerations and numbers come out of here.
  */
 import { RETRY_CONDITIONS, type RetryCondition, type UpstreamSettings } from '@ingresskit/route-model';
-import type { IngressAnnotations } from './annotations.js';
-import type { AnnotationParser } from './annotations.js';
+import { type IngressAnnotations, type AnnotationParser } from './annotation-types.js';
 
 const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
 /** Largest buffer accepted: far above what a location needs, small enough to be no memory attack. */

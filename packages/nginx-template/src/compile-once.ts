@@ -5,7 +5,7 @@
  * not once per path. The issues compiling reported are kept with the result and reported again to
  * each route, whose problems must still name them.
  */
-import type { PolicyIssues } from './compile-policy.js';
+import type { PolicyIssues } from './policy-issues.js';
 
 type Issue = ['error' | 'strict' | 'warn', string, string, unknown];
 

@@ -17,16 +17,10 @@ import { compileRewrite } from './compile-path-change.js';
 import { compileProxyPolicy } from './compile-proxy.js';
 import { compileTimeouts } from './compile-timeouts.js';
 import type { PolicyEntry } from './data-entries.js';
+import type { PolicyIssues } from './policy-issues.js';
 import { isBackendProtocol, isValidErrorStatuses } from './profiles.js';
 import { isValidMaxBodyBytes } from './settings.js';
 import { compileUpstreamSettings, type UpstreamDefaults } from './upstream-directives.js';
-
-/** What compiling reports: a fatal error, a stricter reading, or a warning, by field. */
-export interface PolicyIssues {
-  error(field: string, message: string, value?: unknown): undefined;
-  strict(field: string, message: string, value?: unknown): void;
-  warn(field: string, message: string, value?: unknown): void;
-}
 
 // A Host header: a name, an IPv4 address or a bracketed IPv6 address, optional port.
 const HOST_VALUE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;

@@ -1,75 +1,17 @@
 /**
- * The http-level settings an operator tunes (ingress-nginx's ConfigMap keys of the same meaning):
- * header buffers and timeouts, HTTP/2, TLS sessions, hash sizes, workers, default type, brotli.
- * Options are checked here into settings, and settings again into what the template renders,
- * so only numbers, sizes, times, on/off and checked tokens reach nginx.conf.
+ * The http-level settings an operator tunes (HttpOptions, declared in @ingresskit/nginx-settings
+ * with the ranges of its whole numbers): checked here into settings, and settings again into what
+ * the template renders, so only numbers, sizes, times, on/off and checked tokens reach nginx.conf.
  */
 import { createHash } from 'node:crypto';
+import {
+  HTTP_WHOLE_NUMBER_RANGES,
+  isInRange,
+  type HttpOptions,
+  type WholeRange,
+} from '@ingresskit/nginx-settings';
 import { InvalidRenderOptionsError, UnsafeValueError } from './errors.js';
-// Read when options are checked, never while the modules load, so the import cycle is harmless.
 import { DEFAULT_GZIP_TYPES } from './gzip-types.js';
-
-/** RenderOptions.http: every field optional; the defaults are ingress-nginx's. */
-export interface HttpOptions {
-  /** client_header_buffer_size, an nginx size; default nginx's (1k). */
-  clientHeaderBufferSize?: string;
-  /** large_client_header_buffers; default nginx's (4 8k). */
-  largeClientHeaderBuffers?: { number: number; size: string };
-  /** Default nginx's (60). */
-  clientHeaderTimeoutSeconds?: number;
-  clientBodyTimeoutSeconds?: number;
-  /** Offer HTTP/2 by ALPN on HTTPS listeners; default true. */
-  http2?: boolean;
-  /** Default nginx's (128). */
-  http2MaxConcurrentStreams?: number;
-  /** A shared session cache of sslSessionCacheSize (default `10m`); default true. */
-  sslSessionCache?: boolean;
-  sslSessionCacheSize?: string;
-  /** An nginx time; default `10m`. */
-  sslSessionTimeout?: string;
-  /** Default false. */
-  sslSessionTickets?: boolean;
-  /** Base64 of the 48 or 80 bytes nginx encrypts tickets with; default a key per nginx start. */
-  sslSessionTicketKey?: string;
-  /** Default `4k`. */
-  sslBufferSize?: string;
-  /** Default false. */
-  underscoresInHeaders?: boolean;
-  /** Default true. */
-  ignoreInvalidHeaders?: boolean;
-  /** Default nginx's. */
-  serverNamesHashBucketSize?: number;
-  /** Default 1024. */
-  serverNamesHashMaxSize?: number;
-  /** Default nginx's (64, 512). */
-  proxyHeadersHashBucketSize?: number;
-  proxyHeadersHashMaxSize?: number;
-  /** Default 256 and 2048. */
-  variablesHashBucketSize?: number;
-  variablesHashMaxSize?: number;
-  /** Default nginx's. */
-  mapHashBucketSize?: number;
-  /** Add reuseport to every listener; default false. */
-  reusePort?: boolean;
-  /** worker_cpu_affinity: `auto`, `auto MASK` or masks of 0 and 1; default none. */
-  workerCpuAffinity?: string;
-  /** worker_rlimit_nofile; 0 (default) leaves the limit nginx starts with. */
-  maxWorkerOpenFiles?: number;
-  /** Default true. */
-  multiAccept?: boolean;
-  /** A MIME type; default `application/octet-stream`. */
-  defaultType?: string;
-  /** gzip_disable: `msie6` or a regular expression (see GZIP_DISABLE); none by default. */
-  gzipDisable?: string;
-  /** Compress with brotli (loads ngx_http_brotli_filter_module.so from modulesDir); default false. */
-  brotli?: boolean;
-  /** Default 4. */
-  brotliLevel?: number;
-  /** Default 20. */
-  brotliMinLength?: number;
-  /** Default ingress-nginx's list. */
-  brotliTypes?: string[];
-}
 
 /** HttpOptions checked; absent fields are the defaults. Plain JSON; part of Settings. */
 export type HttpSettings = Omit<HttpOptions, 'brotli' | 'brotliLevel' | 'brotliMinLength' | 'brotliTypes'> & {
@@ -102,9 +44,9 @@ function checkPattern(option: string, value: unknown, pattern: RegExp, what: str
   return value;
 }
 
-function checkWhole(option: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
-    invalid(option, `must be a whole number from ${min} to ${max}`, value);
+function checkWhole(option: string, value: unknown, range: WholeRange): number {
+  if (!isInRange(value, range))
+    invalid(option, `must be a whole number from ${range.min} to ${range.max}`, value);
   return value;
 }
 
@@ -116,10 +58,11 @@ function checkFlag(option: string, value: unknown): boolean {
 type Checker = (option: string, value: unknown) => unknown;
 
 const size: Checker = (option, value) => checkPattern(option, value, SIZE, 'an nginx size such as 8k');
+const RANGES = HTTP_WHOLE_NUMBER_RANGES;
 const whole =
-  (min: number, max: number): Checker =>
+  (range: WholeRange): Checker =>
   (option, value) =>
-    checkWhole(option, value, min, max);
+    checkWhole(option, value, range);
 
 /** How each option but brotli is checked; the value is kept as given when valid. */
 const CHECKS: Readonly<Record<Exclude<keyof HttpOptions, `brotli${string}`>, Checker>> = {
@@ -127,14 +70,14 @@ const CHECKS: Readonly<Record<Exclude<keyof HttpOptions, `brotli${string}`>, Che
   largeClientHeaderBuffers: (option, value) => {
     const { number, size: bufferSize } = (value ?? {}) as { number?: unknown; size?: unknown };
     return {
-      number: checkWhole(`${option}.number`, number, 1, 1024),
+      number: checkWhole(`${option}.number`, number, RANGES['largeClientHeaderBuffers.number']),
       size: size(`${option}.size`, bufferSize),
     };
   },
-  clientHeaderTimeoutSeconds: whole(1, 86400),
-  clientBodyTimeoutSeconds: whole(1, 86400),
+  clientHeaderTimeoutSeconds: whole(RANGES.clientHeaderTimeoutSeconds),
+  clientBodyTimeoutSeconds: whole(RANGES.clientBodyTimeoutSeconds),
   http2: checkFlag,
-  http2MaxConcurrentStreams: whole(1, 65535),
+  http2MaxConcurrentStreams: whole(RANGES.http2MaxConcurrentStreams),
   sslSessionCache: checkFlag,
   sslSessionCacheSize: size,
   sslSessionTimeout: (option, value) => checkPattern(option, value, TIME, 'an nginx time such as 10m'),
@@ -148,13 +91,13 @@ const CHECKS: Readonly<Record<Exclude<keyof HttpOptions, `brotli${string}`>, Che
   sslBufferSize: size,
   underscoresInHeaders: checkFlag,
   ignoreInvalidHeaders: checkFlag,
-  serverNamesHashBucketSize: whole(32, 65536),
-  serverNamesHashMaxSize: whole(1, 1_048_576),
-  proxyHeadersHashBucketSize: whole(32, 65536),
-  proxyHeadersHashMaxSize: whole(1, 1_048_576),
-  variablesHashBucketSize: whole(32, 65536),
-  variablesHashMaxSize: whole(1, 1_048_576),
-  mapHashBucketSize: whole(32, 65536),
+  serverNamesHashBucketSize: whole(RANGES.serverNamesHashBucketSize),
+  serverNamesHashMaxSize: whole(RANGES.serverNamesHashMaxSize),
+  proxyHeadersHashBucketSize: whole(RANGES.proxyHeadersHashBucketSize),
+  proxyHeadersHashMaxSize: whole(RANGES.proxyHeadersHashMaxSize),
+  variablesHashBucketSize: whole(RANGES.variablesHashBucketSize),
+  variablesHashMaxSize: whole(RANGES.variablesHashMaxSize),
+  mapHashBucketSize: whole(RANGES.mapHashBucketSize),
   reusePort: checkFlag,
   workerCpuAffinity: (option, value) =>
     checkPattern(
@@ -163,7 +106,7 @@ const CHECKS: Readonly<Record<Exclude<keyof HttpOptions, `brotli${string}`>, Che
       CPU_AFFINITY,
       '"auto", "auto MASK" or CPU masks of 0 and 1 separated by spaces',
     ),
-  maxWorkerOpenFiles: whole(0, 10_000_000),
+  maxWorkerOpenFiles: whole(RANGES.maxWorkerOpenFiles),
   multiAccept: checkFlag,
   defaultType: (option, value) => checkPattern(option, value, MIME_TYPE, 'a MIME type TYPE/SUBTYPE'),
   gzipDisable: (option, value) =>
@@ -182,8 +125,8 @@ function checkBrotli(options: HttpOptions): HttpSettings['brotli'] {
     invalid('brotliTypes', 'must hold from 1 to 100 MIME types', types);
   for (const type of types) checkPattern('brotliTypes', type, MIME_TYPE, 'MIME types TYPE/SUBTYPE or "*"');
   return {
-    level: checkWhole('brotliLevel', options.brotliLevel ?? 4, 0, 11),
-    minLength: checkWhole('brotliMinLength', options.brotliMinLength ?? 20, 0, 1_000_000_000),
+    level: checkWhole('brotliLevel', options.brotliLevel ?? 4, RANGES.brotliLevel),
+    minLength: checkWhole('brotliMinLength', options.brotliMinLength ?? 20, RANGES.brotliMinLength),
     types,
   };
 }

@@ -13,7 +13,9 @@ export {
   RELAY_SOCKET_DIRECTORY,
   type BackendTlsRelay,
 } from './backend-tls.js';
-export { listHttpSettingsFiles, type HttpOptions, type HttpSettings } from './http-settings.js';
+export { listHttpSettingsFiles, type HttpSettings } from './http-settings.js';
+// Declared once in nginx-settings (ingress-routes reads it from the ConfigMap); RenderOptions.http.
+export type { HttpOptions } from '@ingresskit/nginx-settings';
 export { listSettingsFiles, type DhParamSettings } from './connection-settings.js';
 export { diffConfigurations, type ConfigurationDiff } from './diff-configurations.js';
 export {

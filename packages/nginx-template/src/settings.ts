@@ -13,7 +13,8 @@ import {
 } from './request-counting.js';
 import { checkAccessLogOptions, type AccessLogOptions, type AccessLogSettings } from './access-log.js';
 import { DEFAULT_GZIP_TYPES } from './gzip-types.js';
-import { checkHttpOptions, listHttpModules, type HttpOptions, type HttpSettings } from './http-settings.js';
+import type { HttpOptions } from '@ingresskit/nginx-settings';
+import { checkHttpOptions, listHttpModules, type HttpSettings } from './http-settings.js';
 import { checkSslDhParam, checkSslEcdhCurve, type DhParamSettings } from './connection-settings.js';
 import { checkUpstreamDefaults } from './upstream-directives.js';
 import type { UpstreamSettings } from '@ingresskit/route-model';

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { createProblemLog, describeValue, formatProblem } from './problems.js';
 
 describe('createProblemLog', () => {
-  it('records errors and warnings in order, each with the object, the field and the value shown as data', () => {
+  it('records errors and warnings in order, each with its code, the object, the field and the value shown as data', () => {
     const object = { kind: 'Ingress', namespace: 'shop', name: 'cart' };
-    const log = createProblemLog(object);
-    log.error('spec.rules[0].host', 'must be a DNS name', 'bad host;');
-    log.warning('metadata.annotations', 'ignored');
+    const log = createProblemLog<'invalid-host' | 'unsupported-annotation'>(object);
+    log.error('invalid-host', 'spec.rules[0].host', 'must be a DNS name', 'bad host;');
+    log.warning('unsupported-annotation', 'metadata.annotations', 'ignored');
     expect(log.problems).toEqual([
       {
         object,
@@ -14,8 +14,15 @@ describe('createProblemLog', () => {
         message: 'must be a DNS name',
         severity: 'error',
         value: 'bad host;',
+        code: 'invalid-host',
       },
-      { object, field: 'metadata.annotations', message: 'ignored', severity: 'warning' },
+      {
+        object,
+        field: 'metadata.annotations',
+        message: 'ignored',
+        severity: 'warning',
+        code: 'unsupported-annotation',
+      },
     ]);
     expect(formatProblem(log.problems[0]!)).toBe('Ingress shop/cart spec.rules[0].host: must be a DNS name');
   });

@@ -20,30 +20,35 @@ export function describeValue(value: unknown): string | undefined {
   return text.length > MAX_SHOWN_VALUE ? `${text.slice(0, MAX_SHOWN_VALUE)}…` : text;
 }
 
-/** Collects the problems of one object, in the order they are found. */
-export interface ProblemLog {
+/**
+ * Collects the problems of one object, in the order they are found. Every problem names its kind
+ * as a `code` (kebab-case, from the translator's list of codes, `Code`): stable for programs that
+ * act on it, while the message is for people and may be reworded.
+ */
+export interface ProblemLog<Code extends string = string> {
   readonly object: SourceRef;
   readonly problems: Problem[];
   /** That part (the object, a rule, a path, a listener) is left out or answers with an error. */
-  error(field: string, message: string, value?: unknown): void;
+  error(code: Code, field: string, message: string, value?: unknown): void;
   /** It is served, but not exactly as written. */
-  warning(field: string, message: string, value?: unknown): void;
+  warning(code: Code, field: string, message: string, value?: unknown): void;
 }
 
-/** Creates an empty log for the problems of `object`. */
-export function createProblemLog(object: SourceRef): ProblemLog {
+/** Creates an empty log for the problems of `object`, whose codes are of `Code`. */
+export function createProblemLog<Code extends string = string>(object: SourceRef): ProblemLog<Code> {
   const problems: Problem[] = [];
-  const add = (severity: Problem['severity'], field: string, message: string, value: unknown) => {
+  const add = (severity: Problem['severity'], code: Code, field: string, message: string, value: unknown) => {
     const problem: Problem = { object: { ...object }, field, message, severity };
     const shown = describeValue(value);
     if (shown !== undefined) problem.value = shown;
+    problem.code = code;
     problems.push(problem);
   };
   return {
     object,
     problems,
-    error: (field, message, value) => add('error', field, message, value),
-    warning: (field, message, value) => add('warning', field, message, value),
+    error: (code, field, message, value) => add('error', code, field, message, value),
+    warning: (code, field, message, value) => add('warning', code, field, message, value),
   };
 }
 

@@ -38,3 +38,13 @@ export class ListenerError extends Error {
     super(`${source} threw`, options);
   }
 }
+
+/** A sync function returned something that is no SyncResult; the queue retries it as if it had thrown this. */
+export class InvalidSyncResultError extends Error {
+  override readonly name = 'InvalidSyncResultError';
+  readonly code = 'ERR_SYNC_QUEUE_INVALID_RESULT' as const;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}

@@ -9,7 +9,13 @@ export {
   type Timer,
   type WallClock,
 } from './clock.js';
-export { InvalidOptionError, ListenerError, SyncQueueShutDownError, TimerLoopError } from './errors.js';
+export {
+  InvalidOptionError,
+  InvalidSyncResultError,
+  ListenerError,
+  SyncQueueShutDownError,
+  TimerLoopError,
+} from './errors.js';
 export { callGuarded } from './listener-guard.js';
 // The project's one object key, re-exported: SyncQueue keys objects with it.
 export { objectKey, splitObjectKey, type ObjectWithMetadata } from '@ingresskit/kube-objects';
@@ -37,4 +43,5 @@ export {
   type SyncSkip,
   type SyncTask,
 } from './sync-queue.js';
+export type { SyncResult } from './sync-result.js';
 export { WorkQueue, type GetOptions, type GetResult } from './work-queue.js';

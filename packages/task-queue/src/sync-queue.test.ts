@@ -2,22 +2,37 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createFakeClock,
   exponentialFailureRateLimiter,
+  InvalidSyncResultError,
   SyncQueue,
   SyncQueueShutDownError,
   type Clock,
   type SyncQueueOptions,
+  type SyncRequeue,
+  type SyncResult,
   type SyncTask,
 } from './index.js';
 
-type Step = 'ok' | 'fail' | 'hold';
+/** `retry`, `later` (retryAfter 25 ms), `done` and `invalid` return a SyncResult; `ok` returns nothing. */
+type Step = 'ok' | 'fail' | 'hold' | 'retry' | 'later' | 'done' | 'invalid';
 
-/** A SyncQueue on a fake clock whose sync follows a script: succeed, fail, or hold until released. */
+const RESULTS: Partial<Record<Step, unknown>> = {
+  retry: { kind: 'retry' } satisfies SyncResult,
+  later: { kind: 'retryAfter', delayMs: 25 } satisfies SyncResult,
+  done: { kind: 'done' } satisfies SyncResult,
+  invalid: { kind: 'retryAfter', delayMs: -1 },
+};
+
+/**
+ * A SyncQueue on a fake clock whose sync follows a script: succeed, fail, hold until released, or
+ * return a result.
+ */
 function createHarness(options: Omit<Partial<SyncQueueOptions>, 'sync'> = {}) {
   const clock = createFakeClock({ now: 1_000 });
   const tasks: SyncTask[] = [];
   const steps: Step[] = [];
   const signals: AbortSignal[] = [];
   const log: string[] = [];
+  const requeues: SyncRequeue[] = [];
   let release: (() => void) | undefined;
   const queue = new SyncQueue({
     clock,
@@ -29,12 +44,16 @@ function createHarness(options: Omit<Partial<SyncQueueOptions>, 'sync'> = {}) {
       const step = steps.shift() ?? 'ok';
       if (step === 'fail') throw new Error(`sync of ${task.key} failed`);
       if (step === 'hold') await new Promise<void>((resolve) => (release = resolve));
+      return RESULTS[step] as SyncResult | undefined;
     },
   });
   queue.on('syncStart', (task, startedAt) => log.push(`start ${task.key}@${startedAt}`));
   queue.on('syncEnd', ({ task }) => log.push(`end ${task.key}`));
   queue.on('syncError', ({ task }) => log.push(`error ${task.key}`));
-  queue.on('requeue', ({ key, delayMs }) => log.push(`requeue ${key} +${delayMs}`));
+  queue.on('requeue', (requeue) => {
+    requeues.push(requeue);
+    log.push(`requeue ${requeue.key} +${requeue.delayMs}`);
+  });
   queue.on('skip', ({ task }) => log.push(`skip ${task.key}`));
   return {
     clock,
@@ -43,6 +62,7 @@ function createHarness(options: Omit<Partial<SyncQueueOptions>, 'sync'> = {}) {
     steps,
     signals,
     log,
+    requeues,
     keys: () => tasks.map((task) => task.key),
     release: () => {
       release?.();
@@ -186,6 +206,70 @@ describe('SyncQueue', () => {
     h.queue.enqueue('a', { skippable: true });
     await h.queue.onIdle();
     expect(h.log.at(-1)).toBe('requeue a +5');
+  });
+
+  it('runs a key again with backoff, without a syncError, when its sync returns retry', async () => {
+    const h = createHarness();
+    h.steps.push('retry', 'retry', 'done');
+    h.queue.enqueue('a', { skippable: true });
+    h.queue.start();
+    await h.queue.onIdle();
+    expect(h.queue.lastSync()).toBeUndefined();
+    await h.clock.advanceAsync(5);
+    await h.clock.advanceAsync(10);
+    expect(h.log).toEqual([
+      'start a@1000',
+      'requeue a +5',
+      'start a@1005',
+      'requeue a +10',
+      'start a@1015',
+      'end a',
+    ]);
+    expect(h.requeues.map((requeue) => [requeue.reason, requeue.retries])).toEqual([
+      ['retry', 1],
+      ['retry', 2],
+    ]);
+    expect(h.tasks.map((task) => [task.isRetry, task.retries])).toEqual([
+      [false, 0],
+      [true, 1],
+      [true, 2],
+    ]);
+    expect(h.queue.lastSync()).toBe(1_015);
+  });
+
+  it('runs a key again after the delay its sync returns with retryAfter, and starts its backoff over', async () => {
+    const h = createHarness();
+    h.steps.push('fail', 'fail', 'later', 'fail');
+    h.queue.enqueue('a');
+    h.queue.start();
+    await h.clock.advanceAsync(5 + 10);
+    expect(h.log.slice(-1)).toEqual(['requeue a +25']);
+    expect(h.queue.lastSync()).toBeUndefined();
+    await h.clock.advanceAsync(24);
+    expect(h.tasks).toHaveLength(3);
+    await h.clock.advanceAsync(1);
+    expect(h.tasks).toHaveLength(4);
+    expect(h.tasks[3]).toMatchObject({ isRetry: true, retries: 0 });
+    expect(h.requeues.map((requeue) => [requeue.reason, requeue.delayMs])).toEqual([
+      ['error', 5],
+      ['error', 10],
+      ['retryAfter', 25],
+      ['error', 5],
+    ]);
+  });
+
+  it('retries with backoff and reports a syncError when a sync returns something that is no SyncResult', async () => {
+    const h = createHarness();
+    const failures: unknown[] = [];
+    h.queue.on('syncError', ({ error }) => failures.push(error));
+    h.steps.push('invalid');
+    h.queue.enqueue('a');
+    h.queue.start();
+    await h.queue.onIdle();
+    expect(failures).toEqual([expect.any(InvalidSyncResultError)]);
+    expect(h.log).toEqual(['start a@1000', 'error a', 'requeue a +5']);
+    await h.clock.advanceAsync(5);
+    expect(h.log.at(-1)).toBe('end a');
   });
 
   it('caps the retry delay at the limiter maximum when a sync keeps failing', async () => {

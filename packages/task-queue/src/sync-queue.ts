@@ -1,14 +1,15 @@
 /**
  * The queue every sync goes through: changes coalesced per key into as few syncs as possible,
- * failures retried with backoff.
+ * failures and the retries a sync asks for (its SyncResult) run again with backoff or after a delay.
  */
 import { objectKey, type ObjectWithMetadata } from '@ingresskit/kube-objects';
 import { EventEmitter } from 'eventemitter3';
 import { type Clock, type Timer, systemClock } from './clock.js';
-import { InvalidOptionError, SyncQueueShutDownError } from './errors.js';
+import { InvalidOptionError, InvalidSyncResultError, SyncQueueShutDownError } from './errors.js';
 import { callGuarded } from './listener-guard.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiters.js';
 import { RateLimitingQueue } from './rate-limiting-queue.js';
+import { checkSyncResult, type SyncResult } from './sync-result.js';
 
 /** One unit of work handed to the sync function. */
 export interface SyncTask {
@@ -16,16 +17,26 @@ export interface SyncTask {
   readonly key: string;
   /** False for forced tasks and retries, which are never skipped. */
   readonly skippable: boolean;
-  /** True when this task retries a failed sync. */
+  /** True when this task repeats a sync that failed or asked to run again. */
   readonly isRetry: boolean;
-  /** Clock time of the latest enqueue folded into this task, or of the failure a retry repeats. */
+  /** Clock time of the latest enqueue folded into this task, or of the sync a retry repeats. */
   readonly enqueuedAt: number;
-  /** How many syncs for this key failed since the last success. */
+  /**
+   * How many retries with backoff this key had in a row: syncs that threw or returned `retry`
+   * since its last `done` or `retryAfter`.
+   */
   readonly retries: number;
 }
 
-/** Does the work; rejecting (or throwing) re-queues the key rate limited. The key is informational. */
-export type SyncFunction = (task: SyncTask, signal: AbortSignal) => Promise<void> | void;
+/**
+ * Does the work and says whether and when to run the key again (a {@link SyncResult}; nothing
+ * means done). Throwing or rejecting re-queues the key rate limited, as `retry` does, and is also
+ * reported as `syncError`. The key is informational.
+ */
+export type SyncFunction = (
+  task: SyncTask,
+  signal: AbortSignal,
+) => Promise<SyncResult | void> | SyncResult | void;
 
 /** Options of {@link SyncQueue}. */
 export interface SyncQueueOptions {
@@ -71,12 +82,17 @@ export interface SyncFailure extends SyncOutcome {
   readonly error: unknown;
 }
 
-/** A retry scheduled after a failure, as reported by the `requeue` event. */
+/** A retry scheduled, as reported by the `requeue` event. */
 export interface SyncRequeue {
   readonly key: string;
   readonly delayMs: number;
   readonly retries: number;
+  /** What asked for it: the sync threw (`error`) or returned `retry` or `retryAfter`. */
+  readonly reason: 'error' | SyncRetryKind;
 }
+
+/** The kinds of {@link SyncResult} that run a key again. */
+type SyncRetryKind = Exclude<SyncResult['kind'], 'done'>;
 
 /** A task left out because a later sync already covered it, as reported by the `skip` event. */
 export interface SyncSkip {
@@ -113,8 +129,10 @@ const prefixLength = 2;
  * ingress-nginx's task queue: change events are coalesced per key and run through one injected sync
  * function. A skippable task is skipped when it was enqueued before the last successful sync started
  * (that sync saw its change), so a burst of events collapses into at most two syncs; forced tasks and
- * retries always run. Failures are retried through the rate limiter. Order is decided by enqueue
- * sequence, not clock readings, so equal milliseconds or a clock stepping back cannot hide a change.
+ * retries always run. A sync that throws or returns `retry` is run again after the rate limiter's
+ * delay, one that returns `retryAfter` after its own delay; only `done` (or nothing) is a success.
+ * Order is decided by enqueue sequence, not clock readings, so equal milliseconds or a clock
+ * stepping back cannot hide a change.
  */
 export class SyncQueue {
   readonly #sync: SyncFunction;
@@ -297,26 +315,45 @@ export class SyncQueue {
     this.#lastStartedAt = startedAt;
     this.#emit('syncStart', task, startedAt);
     const sync = this.#sync;
+    let result: SyncResult | InvalidSyncResultError;
     try {
-      await sync(task, this.#abort.signal);
+      result = checkSyncResult(await sync(task, this.#abort.signal));
     } catch (error) {
-      this.#emit('syncError', { task, error, startedAt, durationMs: this.#clock.now() - startedAt });
-      this.#requeue(task.key);
+      this.#fail(task, startedAt, error);
       return;
     }
+    if (result instanceof InvalidSyncResultError) {
+      this.#fail(task, startedAt, result);
+      return;
+    }
+    if (result.kind === 'retry') {
+      this.#requeue(task.key, 'retry');
+      return;
+    }
+    // As controller-runtime's RequeueAfter: the sync chose the delay, so the backoff starts over.
     this.#limiter.forget(task.key);
+    if (result.kind === 'retryAfter') {
+      this.#requeue(task.key, 'retryAfter', result.delayMs);
+      return;
+    }
     this.#lastSync = startedAt;
     this.#lastSyncOrder = startOrder;
     this.#emit('syncEnd', { task, startedAt, durationMs: this.#clock.now() - startedAt });
   }
 
-  #requeue(key: string): void {
-    // A sync failing during shutdown is reported through syncError only: nobody would run the retry.
+  #fail(task: SyncTask, startedAt: number, error: unknown): void {
+    this.#emit('syncError', { task, error, startedAt, durationMs: this.#clock.now() - startedAt });
+    this.#requeue(task.key, 'error');
+  }
+
+  /** Runs `key` again after `delayMs`, or after the rate limiter's delay (a retry with backoff). */
+  #requeue(key: string, reason: SyncRequeue['reason'], delayMs?: number): void {
+    // A retry asked for during shutdown is dropped (a failure is still a syncError): nobody would run it.
     if (this.#queue.isShuttingDown()) return;
-    const delayMs = this.#limiter.when(key);
+    delayMs ??= this.#limiter.when(key);
     if (!this.#failedAt.has(key)) this.#failedAt.set(key, this.#clock.now());
     this.#queue.addAfter(retryPrefix + key, delayMs);
-    this.#emit('requeue', { key, delayMs, retries: this.#limiter.numRequeues(key) });
+    this.#emit('requeue', { key, delayMs, retries: this.#limiter.numRequeues(key), reason });
   }
 
   #waitForInterval(): Promise<void> | undefined {
