@@ -1,7 +1,10 @@
 /**
  * Backend TLS through the controller's TLS relay, end to end (local API server, the controller,
- * nginx, TLS backends with certificates made by openssl): proxy-ssl-verify-depth against chains
- * with intermediates, proxy-ssl-protocols and proxy-ssl-ciphers as the backend sees them, gRPC
+ * nginx, TLS backends with certificates made by openssl): proxy-ssl-verify and its depth against
+ * the chains backends send (a self-signed certificate that is its own CA, intermediates, the root
+ * or a cross-signed copy of it sent too), answered as nginx 1.22 with OpenSSL 3.0 answers them
+ * (a depth of N takes N intermediates between the backend's certificate and the trusted root),
+ * proxy-ssl-protocols and proxy-ssl-ciphers as the backend sees them, gRPC
  * over TLS with a custom CA (ALPN h2), custom-http-errors (the hop server) in front of the relay,
  * and the relay's sockets: one per route policy and endpoint, gone when no route uses them, and
  * made again by a restarted controller.
@@ -33,9 +36,34 @@ const otherRoot = certificates.selfSigned('other-root', '/CN=Other root');
 const first = certificates.signedBy(root, 'first', '/CN=First intermediate', [], { ca: true });
 const second = certificates.signedBy(first, 'second', '/CN=Second intermediate', [], { ca: true });
 const leaf = certificates.signedBy(root, 'leaf', '/CN=leaf', ['backend.internal']);
+const otherLeaf = certificates.signedBy(otherRoot, 'other-leaf', '/CN=other leaf', ['backend.internal']);
+const chained = certificates.signedBy(first, 'chained', '/CN=chained', ['backend.internal']);
 const deep = certificates.signedBy(second, 'deep', '/CN=deep', ['backend.internal']);
-/** Two intermediates between the backend and the root, as the backend sends them. */
-const deepChain: CertificatePair = { ...deep, cert: deep.cert + second.cert + first.cert };
+const crossSignedRoot = certificates.crossSigned(otherRoot, root, 'root-cross');
+/** A server's own certificate (no CA: no keyCertSign), trusted as it is. */
+const ownCa = certificates.selfSigned('own-ca', '/CN=backend.internal', ['backend.internal'], {
+  serverOnly: true,
+});
+/** A self-signed CA certificate that is also the server's. */
+const ownRoot = certificates.selfSigned('own-root', '/CN=backend.internal', ['backend.internal']);
+
+/** `certificate` followed by the certificates the backend sends after it. */
+function sending(certificate: CertificatePair, ...after: CertificatePair[]): CertificatePair {
+  return { ...certificate, cert: [certificate, ...after].map((sent) => sent.cert).join('') };
+}
+
+/** Certificates of backends that differ only by the chain they send, by Service name. */
+const CHAINS: Record<string, CertificatePair> = {
+  'own-ca': ownCa,
+  'own-root': ownRoot,
+  'other-leaf': otherLeaf,
+  'leaf-and-root': sending(leaf, root),
+  chained: sending(chained, first),
+  'chained-and-root': sending(chained, first, root),
+  'chained-and-cross-root': sending(chained, first, crossSignedRoot),
+  deep: sending(deep, second, first),
+  'deep-and-root': sending(deep, second, first, root),
+};
 
 const servers: (Server | Http2SecureServer)[] = [];
 /** A second backend like `plain`'s, where its endpoint moves. */
@@ -131,7 +159,9 @@ const testCase = useAnnotationsCase({
   objects: async ({ backends }) => {
     const plain = await startTlsBackend(leaf);
     movedPort = await startTlsBackend(leaf);
-    const deepPort = await startTlsBackend(deepChain);
+    const chains: Record<string, unknown>[] = [];
+    for (const [name, certificate] of Object.entries(CHAINS))
+      chains.push(...service(name, await startTlsBackend(certificate)));
     const tls13 = await startTlsBackend(leaf, { minVersion: 'TLSv1.3' });
     const tls12 = await startTlsBackend(leaf, {
       maxVersion: 'TLSv1.2',
@@ -141,7 +171,7 @@ const testCase = useAnnotationsCase({
     const pages = await startTlsBackend(leaf);
     return [
       ...service('plain', plain),
-      ...service('deep', deepPort),
+      ...chains,
       ...service('tls13', tls13),
       ...service('tls12', tls12),
       ...service('grpc', grpc),
@@ -149,9 +179,22 @@ const testCase = useAnnotationsCase({
       ...service('app', backends.get('app')!.port, 80),
       opaqueSecretManifest('root', { 'ca.crt': root.cert }),
       opaqueSecretManifest('other-root', { 'ca.crt': otherRoot.cert }),
+      opaqueSecretManifest('own-ca', { 'ca.crt': ownCa.cert }),
+      opaqueSecretManifest('own-root', { 'ca.crt': ownRoot.cert }),
       tlsIngress('verified.test', 'plain'),
+      tlsIngress('own-ca.test', 'own-ca', { [`${A}proxy-ssl-secret`]: 'own-ca' }),
+      tlsIngress('own-root.test', 'own-root', { [`${A}proxy-ssl-secret`]: 'own-root' }),
+      tlsIngress('other-leaf-for-own-ca.test', 'other-leaf', { [`${A}proxy-ssl-secret`]: 'own-ca' }),
+      tlsIngress('own-ca-for-root.test', 'own-ca'),
+      tlsIngress('other-leaf.test', 'other-leaf'),
+      tlsIngress('leaf-and-root.test', 'leaf-and-root'),
+      tlsIngress('chained.test', 'chained'),
+      tlsIngress('chained-and-root.test', 'chained-and-root'),
+      tlsIngress('chained-and-cross-root.test', 'chained-and-cross-root'),
       tlsIngress('deep-default.test', 'deep'),
       tlsIngress('deep-two.test', 'deep', { [`${A}proxy-ssl-verify-depth`]: '2' }),
+      tlsIngress('deep-and-root-default.test', 'deep-and-root'),
+      tlsIngress('deep-and-root-two.test', 'deep-and-root', { [`${A}proxy-ssl-verify-depth`]: '2' }),
       tlsIngress('tls13-as-12.test', 'tls13'),
       tlsIngress('tls13.test', 'tls13', { [`${A}proxy-ssl-protocols`]: 'TLSv1.3' }),
       tlsIngress('tls12.test', 'tls12', { [`${A}proxy-ssl-protocols`]: 'TLSv1.2 TLSv1.3' }),
@@ -183,11 +226,36 @@ async function seenBy(host: string): Promise<{ status: number; seen?: Seen }> {
     : { status: response.status };
 }
 
+describe('proxy-ssl-verify with a self-signed backend certificate that is its own CA', () => {
+  it('reaches the backend, with or without the keyCertSign key usage', async () => {
+    expect((await seenBy('own-ca.test')).status).toBe(200);
+    expect((await seenBy('own-root.test')).status).toBe(200);
+  });
+
+  it('answers 502 for a backend of another CA, either way', async () => {
+    expect((await seenBy('other-leaf-for-own-ca.test')).status).toBe(502);
+    expect((await seenBy('own-ca-for-root.test')).status).toBe(502);
+  });
+});
+
 describe('proxy-ssl-verify-depth through the relay', () => {
-  it('answers 502 for more intermediates than the depth, as nginx counts them', async () => {
+  it('takes a certificate the root signed at the default depth, with the root sent or not', async () => {
     expect((await seenBy('verified.test')).status).toBe(200);
+    expect((await seenBy('leaf-and-root.test')).status).toBe(200);
+    expect((await seenBy('other-leaf.test')).status).toBe(502);
+  });
+
+  it('takes one intermediate at the default depth, with the root or a cross-signed copy of it sent too', async () => {
+    expect((await seenBy('chained.test')).status).toBe(200);
+    expect((await seenBy('chained-and-root.test')).status).toBe(200);
+    expect((await seenBy('chained-and-cross-root.test')).status).toBe(200);
+  });
+
+  it('answers 502 for two intermediates at depth 1 and reaches them at depth 2, with the root sent or not', async () => {
     expect((await seenBy('deep-default.test')).status).toBe(502);
     expect((await seenBy('deep-two.test')).status).toBe(200);
+    expect((await seenBy('deep-and-root-default.test')).status).toBe(502);
+    expect((await seenBy('deep-and-root-two.test')).status).toBe(200);
   });
 });
 
@@ -230,10 +298,10 @@ describe("the relay's sockets", () => {
 
   it('are one per policy and endpoint, follow the endpoints, and go when no route uses them', async () => {
     const { server, controller } = testCase();
-    // Each of the 11 TLS Ingresses uses its own pair of policy and endpoint, and errors.test its
+    // Each of the 22 TLS Ingresses uses its own pair of policy and endpoint, and errors.test its
     // default-backend's too (it serves the route, with its TLS, when the Service has no endpoints).
     const before = new Set(await readdir(directory));
-    expect(before.size).toBe(12);
+    expect(before.size).toBe(23);
     const reloads = controller.dataPlane.reloadCount;
     await server.apply(tlsIngress('verified.test', 'plain', { [`${A}proxy-ssl-verify-depth`]: '3' }));
     await eventually(async () => {
@@ -250,7 +318,7 @@ describe("the relay's sockets", () => {
       expect([...after].filter((name) => !moved.has(name))).toEqual([
         expect.stringMatching(new RegExp(`_127\\.0\\.0\\.1_${movedPort}$`)),
       ]);
-      expect(after.size).toBe(12);
+      expect(after.size).toBe(23);
     });
     expect((await seenBy('verified.test')).status).toBe(200);
     expect(controller.dataPlane.reloadCount).toBe(reloads);

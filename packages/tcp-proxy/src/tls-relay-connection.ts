@@ -9,7 +9,7 @@
 import type { Socket } from 'node:net';
 import { connect, type ConnectionOptions, type SecureContext } from 'node:tls';
 import type { RelayConnectOptions } from './tls-relay-options.js';
-import { refuseBackend } from './tls-relay-verification.js';
+import { refuseBackend, type BackendVerification } from './tls-relay-verification.js';
 
 /** What a relay socket opens connections with. */
 export interface RelayTarget {
@@ -17,6 +17,8 @@ export interface RelayTarget {
   port: number;
   context: SecureContext;
   options: RelayConnectOptions;
+  /** `options.verify` with the trust anchors of its CA certificates; absent: no verification. */
+  verification: BackendVerification | undefined;
 }
 
 /**
@@ -30,7 +32,7 @@ export function relayConnection(
   track: (socket: Socket) => void,
   onRefused: (reason: string) => void,
 ): void {
-  const { options } = target;
+  const { options, verification } = target;
   // tls.connect passes allowHalfOpen and noDelay to its socket; its type leaves them out.
   const connectOptions: ConnectionOptions & { allowHalfOpen: boolean; noDelay: boolean } = {
     host: target.address,
@@ -62,9 +64,9 @@ export function relayConnection(
   backend.once('secureConnect', () => {
     clearTimeout(timer);
     const reason =
-      options.verify === undefined
+      verification === undefined
         ? undefined
-        : refuseBackend(options.verify, {
+        : refuseBackend(verification, {
             authorized: backend.authorized,
             authorizationError: backend.authorizationError,
             peer: backend.getPeerCertificate(true),

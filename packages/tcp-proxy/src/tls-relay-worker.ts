@@ -13,10 +13,12 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { relayConnection } from './tls-relay-connection.js';
 import type { RelayReply, RelayRequest, RelaySocketSpec, RelayWorkerData } from './tls-relay-messages.js';
 import type { RelayConnectOptions } from './tls-relay-options.js';
+import { readTrustAnchors, type BackendVerification } from './tls-relay-verification.js';
 
 interface Relay {
   context: SecureContext;
   options: RelayConnectOptions;
+  verification: BackendVerification | undefined;
   /** Sockets listening with it: the context is dropped with the last. */
   sockets: number;
 }
@@ -84,7 +86,13 @@ class RelayWorker {
     const path = join(this.#directory, spec.name);
     // Left by a worker that died, which could not remove it.
     await unlink(path).catch(() => undefined);
-    const target = { address: spec.address, port: spec.port, context: relay.context, options: relay.options };
+    const target = {
+      address: spec.address,
+      port: spec.port,
+      context: relay.context,
+      options: relay.options,
+      verification: relay.verification,
+    };
     const server = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (plain) =>
       relayConnection(
         plain,
@@ -119,7 +127,13 @@ class RelayWorker {
     if (known !== undefined) return known;
     if (options === undefined) return `no options for relay ${id}`;
     try {
-      const relay: Relay = { context: createSecureContext(options.context), options, sockets: 0 };
+      const context = createSecureContext(options.context);
+      // Read once per relay, not per connection: the anchors its verification counts up to.
+      const verification =
+        options.verify === undefined
+          ? undefined
+          : { ...options.verify, anchors: readTrustAnchors(options.context.ca ?? '') };
+      const relay: Relay = { context, options, verification, sockets: 0 };
       this.#relays.set(id, relay);
       return relay;
     } catch (error) {

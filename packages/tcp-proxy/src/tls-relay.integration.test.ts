@@ -79,6 +79,16 @@ describe('TlsRelay', () => {
     expect(existsSync(join(relayDirectoryOf(prefix), name!))).toBe(false);
   });
 
+  it('verifies a backend whose self-signed certificate is its own CA, with no intermediate', async () => {
+    // node:crypto's certificate has no keyCertSign: Node gives it as three certificates, not one.
+    const sockets = socketTo('00000000000000000003', {
+      verify: true,
+      caCertificatesPem: backendCertificate.certificatePem,
+    });
+    await relay.open(sockets, 5_000);
+    expect(await readAll([...sockets.keys()][0]!)).toBe('hello backend.internal');
+  });
+
   it('closes a connection whose backend no trusted CA signed, before a byte', async () => {
     const otherCa = createSelfSignedCertificate({ commonName: 'other-ca' });
     const sockets = socketTo('00000000000000000002', {
