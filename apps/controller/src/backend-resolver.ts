@@ -7,7 +7,6 @@
  */
 import { namespacedKey } from '@ingresskit/kube-objects';
 import {
-  parseBackendId,
   pinExternalName,
   resolveServiceBackend,
   type BackendAddressPolicy,
@@ -16,7 +15,12 @@ import {
   type ServiceBackendResolution,
 } from '@ingresskit/ingress-routes';
 import { externalNameKey } from '@ingresskit/name-resolution';
-import type { Backend, BackendReferenceChange, RouteTableBuilder } from '@ingresskit/route-model';
+import {
+  parseServiceBackendId,
+  type Backend,
+  type BackendReferenceChange,
+  type RouteTableBuilder,
+} from '@ingresskit/route-model';
 import type { ClusterView } from './cluster-view.js';
 
 /** Why a backend answers 503 (or lost endpoints): what kind of problem, and the words status shows. */
@@ -36,7 +40,7 @@ export interface BackendResolverOptions {
 
 /** The `namespace/name` of the Service a backend id names; undefined for other backends. */
 export function serviceKeyOfBackend(id: string): string | undefined {
-  const reference = parseBackendId(id);
+  const reference = parseServiceBackendId(id);
   // A map key for as long as the backend: flat, not a tree of pieces (namespacedKey).
   return reference === undefined ? undefined : namespacedKey(reference.namespace, reference.name);
 }
@@ -128,7 +132,7 @@ export class BackendResolver {
   }
 
   #resolve(view: ClusterView, id: string): void {
-    const reference = parseBackendId(id);
+    const reference = parseServiceBackendId(id);
     if (reference === undefined) return;
     const serviceKey = namespacedKey(reference.namespace, reference.name);
     const resolved = resolveServiceBackend(

@@ -12,6 +12,7 @@ import {
   type LostHostname,
 } from '@ingresskit/gateway-routes';
 import { isDeepStrictEqual } from 'node:util';
+import { splitObjectKey } from '@ingresskit/kube-objects';
 import type { ClusterView } from './cluster-view.js';
 import type { EventRecorder } from './events.js';
 import {
@@ -100,12 +101,8 @@ export class GatewayApiStage {
     this.#lostKeys = keys;
     const ownership = Object.entries(lost).flatMap(([kind, byObject]) =>
       [...byObject.keys()].flatMap((key) => {
-        const slash = key.indexOf('/');
-        return routing.assemblyProblemsOf({
-          kind,
-          namespace: key.slice(0, slash),
-          name: key.slice(slash + 1),
-        });
+        const { namespace = '', name } = splitObjectKey(key);
+        return routing.assemblyProblemsOf({ kind, namespace, name });
       }),
     );
     this.#reports.update([...this.routing.problems(), ...ownership, ...routing.foreignBudgetProblems()]);

@@ -19,6 +19,9 @@ import {
 } from '@ingresskit/ingress-routes';
 import {
   createRouteTableBuilder,
+  parseRouteId,
+  parseSourceKey,
+  routeIdPrefixOf,
   sourceKey,
   type AssemblyNote,
   type Problem,
@@ -27,8 +30,10 @@ import {
   type RouteTable,
   type RouteTableBuilder,
   type RouteTableDelta,
+  type SourceRef,
   type VirtualHost,
 } from '@ingresskit/route-model';
+import { namespacedKey, splitObjectKey } from '@ingresskit/kube-objects';
 import type { Ingress } from '@ingresskit/store';
 import type { ClusterView } from './cluster-view.js';
 import { BackendResolver } from './backend-resolver.js';
@@ -41,13 +46,22 @@ import { problemOfNote, pushBackendProblems, pushRefusalProblems } from './ingre
 import { isSamePorts } from './own-ports.js';
 import { RouteRefusals, type RefusedRoute } from './route-refusals.js';
 
-/** The key of the Ingress `namespace/name` as a route-model source. */
-function ingressSourceKey(key: string): string {
-  const slash = key.indexOf('/');
-  return sourceKey({ kind: 'Ingress', namespace: key.slice(0, slash), name: key.slice(slash + 1) });
+/** The Ingress `namespace/name` as a route-model source. */
+function ingressSourceOf(key: string): SourceRef {
+  const { namespace = '', name } = splitObjectKey(key);
+  return { kind: 'Ingress', namespace, name };
 }
 
-const INGRESS_PREFIX = ingressSourceKey('/').slice(0, -1);
+/** The key of the Ingress `namespace/name` as a route-model source. */
+function ingressSourceKey(key: string): string {
+  return sourceKey(ingressSourceOf(key));
+}
+
+/** The `namespace/name` of the Ingress whose source key is `key`; undefined for other sources. */
+function ingressKeyOfSource(key: string): string | undefined {
+  const source = parseSourceKey(key);
+  return source?.kind === 'Ingress' ? namespacedKey(source.namespace, source.name) : undefined;
+}
 
 /** When an Ingress was created, in ms (0 when unknown: it then counts as the oldest). */
 function creationMillis(ingress: Ingress): number {
@@ -103,8 +117,8 @@ export class IngressRouting {
       // A backend that starts or stops answering 503 changes the problems of the Ingresses using it.
       onProblemChange: (id) => {
         for (const source of this.#builder.sourcesOfBackend(id)) {
-          const match = /^Ingress\/([^/]+)\/(.+)$/.exec(source);
-          if (match !== null) this.#affected.add(`${match[1]}/${match[2]}`);
+          const key = ingressKeyOfSource(source);
+          if (key !== undefined) this.#affected.add(key);
         }
       },
     });
@@ -222,9 +236,9 @@ export class IngressRouting {
         this.#dataBudget.measure(view, key, contribution && this.#refusals.keptOf(contribution));
       }
       for (const source of this.#dataBudget.settle()) {
-        if (!source.startsWith(INGRESS_PREFIX)) foreign.add(source);
+        const key = ingressKeyOfSource(source);
+        if (key === undefined) foreign.add(source);
         else {
-          const key = source.slice(INGRESS_PREFIX.length);
           this.#affected.add(key);
           ingresses.add(key);
         }
@@ -292,7 +306,8 @@ export class IngressRouting {
     const ingresses = new Set<string>();
     const foreign = new Set<string>();
     for (const source of this.#dataBudget.sourcesOfServices(keys)) {
-      if (source.startsWith(INGRESS_PREFIX)) ingresses.add(source.slice(INGRESS_PREFIX.length));
+      const key = ingressKeyOfSource(source);
+      if (key !== undefined) ingresses.add(key);
       else foreign.add(source);
     }
     if (ingresses.size + foreign.size > 0) this.#place(view, ingresses, foreign);
@@ -307,7 +322,7 @@ export class IngressRouting {
     if (contribution.source.kind === 'Ingress')
       throw new Error(`${key}: Ingresses go through updateIngresses`);
     // A new version may have fixed what the data plane refused: try it again.
-    this.#refusals.forgetRoutes(`${key}/`);
+    this.#refusals.forgetRoutes(routeIdPrefixOf(key));
     this.#foreign.set(key, contribution);
     this.#place(view, [], [key]);
   }
@@ -315,7 +330,7 @@ export class IngressRouting {
   /** Withdraws what {@link setContribution} set for `key` (`Kind/namespace/name`). */
   deleteContribution(view: ClusterView, key: string): void {
     if (!this.#foreign.delete(key)) return;
-    this.#refusals.forgetRoutes(`${key}/`);
+    this.#refusals.forgetRoutes(routeIdPrefixOf(key));
     this.#backends.follow(view, this.#builder.deleteContribution(key));
     // What it took of the shared dict may let others in.
     this.#place(view, [], [key]);
@@ -353,10 +368,11 @@ export class IngressRouting {
     const foreign = new Set<string>();
     for (const entry of refused) {
       if (!this.#refusals.addRoute(entry)) continue;
-      const match = /^(\w+)\/([^/]+)\/([^/]+)\//.exec(entry.routeId);
-      if (match === null) continue;
-      if (match[1] === 'Ingress') sources.add(`${match[2]}/${match[3]}`);
-      else foreign.add(`${match[1]}/${match[2]}/${match[3]}`);
+      const route = parseRouteId(entry.routeId);
+      if (route === undefined) continue;
+      if (route.source.kind === 'Ingress')
+        sources.add(namespacedKey(route.source.namespace, route.source.name));
+      else foreign.add(route.sourceKey);
     }
     for (const key of sources) this.#affected.add(key);
     // Without their refused routes they take less of the shared dict.
@@ -446,8 +462,7 @@ export class IngressRouting {
   problemsOf(key: string): Problem[] {
     const translation = this.#translations.get(key);
     if (translation === undefined) return [];
-    const slash = key.indexOf('/');
-    const object = { kind: 'Ingress', namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+    const object = ingressSourceOf(key);
     const problems = [...translation.problems];
     const overBudget = this.#budget?.refusal(key);
     if (overBudget !== undefined)
@@ -536,7 +551,7 @@ export class IngressRouting {
   }
 
   #forgetRefusals(key: string): void {
-    this.#refusals.forgetRoutes(`${ingressSourceKey(key)}/`);
+    this.#refusals.forgetRoutes(routeIdPrefixOf(ingressSourceKey(key)));
   }
 
   #indexConfigMaps(

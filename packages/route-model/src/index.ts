@@ -81,11 +81,17 @@ export {
 export { assembleWithinLimit, type HostLimit } from './host-limit.js';
 export { backendIdsOfRoute, type BackendReferenceChange } from './backend-references.js';
 export {
-  createRouteTableBuilder,
+  parseRouteId,
+  parseServiceBackendId,
+  parseSourceKey,
+  routeIdOf,
+  routeIdPrefixOf,
+  serviceBackendIdOf,
   sourceKey,
-  type RouteTableBuilder,
-  type RouteTableBuilderOptions,
-} from './builder.js';
+  type ParsedRouteId,
+  type ServiceBackendRef,
+} from './ids.js';
+export { createRouteTableBuilder, type RouteTableBuilder, type RouteTableBuilderOptions } from './builder.js';
 export type { HostClaimant } from './host-ownership.js';
 export { NO_CERTIFICATE } from './tls-bindings.js';
 export { applyRouteTableDelta, createEmptyDelta, diffRouteTables, isEmptyDelta } from './diff.js';
