@@ -15,11 +15,13 @@ export {
 // Spelled once in kube-objects; re-exported because it was this package's public name.
 export { SERVICE_NAME_LABEL } from '@ingresskit/kube-objects';
 export { pinExternalName, type NameResolution } from './external-name.js';
+// The backend address policy and the address grammar live in route-model (HTTPRoute backends and
+// layer-4 services use them too); re-exported because they were this package's public names.
 export {
   DEFAULT_BACKEND_ADDRESS_POLICY,
   refusedBackendAddress,
   type BackendAddressPolicy,
-} from './backend-address-policy.js';
+} from '@ingresskit/route-model';
 export {
   canonicalAddress,
   embeddedIpv4,
@@ -29,8 +31,8 @@ export {
   parseIpNetwork,
   type IpAddress,
   type IpNetwork,
-} from './ip-address.js';
-export { CLOUD_METADATA_NETWORKS, findMetadataNetwork, type MetadataNetwork } from './metadata-addresses.js';
+} from '@ingresskit/route-model';
+export { CLOUD_METADATA_NETWORKS, findMetadataNetwork, type MetadataNetwork } from '@ingresskit/route-model';
 export {
   createDefaultBackendContribution,
   createDefaultBackendRoute,

@@ -8,6 +8,7 @@
 import type { LimitStatusCodes } from './limit-annotations.js';
 import type { ConfigMapLike, SecretLike } from '@ingresskit/kube-objects';
 import type {
+  BackendAddressPolicy,
   ExternalAuthPolicy,
   Problem,
   RouteContribution,
@@ -16,7 +17,6 @@ import type {
   StrictTransportSecurity,
 } from '@ingresskit/route-model';
 import type { CertificateCache } from './certificates.js';
-import type { BackendAddressPolicy } from './backend-address-policy.js';
 import type { IngressChecks } from './ingress-checks.js';
 import { type ConfigMapHeader } from './annotation-parts.js';
 import { type AnnotationDefaults } from './annotation-types.js';

@@ -107,4 +107,21 @@ export {
 } from './select.js';
 export { createProblemLog, describeValue, formatProblem, type ProblemLog } from './problems.js';
 export { checkPortableRegex } from './regex.js';
+export {
+  DEFAULT_BACKEND_ADDRESS_POLICY,
+  refusedBackendAddress,
+  type BackendAddressPolicy,
+} from './backend-address-policy.js';
+export {
+  canonicalAddress,
+  embeddedIpv4,
+  formatIpAddress,
+  isInNetwork,
+  parseIpAddress,
+  parseIpNetwork,
+  parseIpv6Address,
+  type IpAddress,
+  type IpNetwork,
+} from './ip-address.js';
+export { CLOUD_METADATA_NETWORKS, findMetadataNetwork, type MetadataNetwork } from './metadata-addresses.js';
 export { HTTP_METHODS } from './http-methods.js';
