@@ -283,11 +283,11 @@ export class Controller {
         snapshot: store.snapshot(),
         isServiceReferenced: (key) => this.routing.isServiceReferenced(key),
         checksumEnabled: config.checksumEnabled,
-        gatewayApiEnabled: this.#parts.gatewayApi !== undefined,
         configMapKey: config.configMap,
         isReadByConfigMap: (key) => this.#parts.configMap?.isReading(key) ?? false,
         isSecretReadByConfigMap: (key) => this.#parts.configMap?.isReadingSecret(key) ?? false,
-        ingressesReadingConfigMap: (key) => this.routing.ingressesReadingConfigMap(key),
+        ingressKeysOf: (change) => this.routing.ingresses.keysOf(change),
+        gatewayKeysOf: this.#parts.gatewayApi?.routing.keysOf.bind(this.#parts.gatewayApi.routing),
         defaultCertificateKey: config.defaultSslCertificate,
       });
       // The layer-4 features read ConfigMaps and endpoints no route references.

@@ -69,14 +69,15 @@ export class GatewayApiStage {
     this.#statusWriter = writer;
   }
 
-  /** Translates the Gateway API objects of `view` into `routing`: only changed contributions are set. */
-  route(view: ClusterView, routing: IngressRouting): void {
-    const change = this.routing.update(view);
-    for (const key of change.removed) routing.deleteContribution(view, key);
-    for (const contribution of change.set) routing.setContribution(view, contribution);
+  /**
+   * Translates the Gateway API objects of `view` into `routing`'s table, for the changes with
+   * these keys: only changed contributions are set.
+   */
+  route(view: ClusterView, routing: IngressRouting, keys: ReadonlySet<string>): void {
+    this.routing.update(view, keys, routing.routingTable);
     this.#statusDue = true;
     this.#logger.debug(
-      { set: change.set.length, removed: change.removed.length, translated: this.routing.lastTranslated },
+      { keys: keys.size, translated: this.routing.lastTranslated },
       'Gateway API translated',
     );
   }
@@ -105,7 +106,11 @@ export class GatewayApiStage {
         return routing.assemblyProblemsOf({ kind, namespace, name });
       }),
     );
-    this.#reports.update([...this.routing.problems(), ...ownership, ...routing.foreignBudgetProblems()]);
+    this.#reports.update([
+      ...this.routing.problems(),
+      ...ownership,
+      ...this.routing.budgetProblems(routing.routingTable),
+    ]);
   }
 
   /** nginx serves the sync: the statuses that describe it may be written now. */

@@ -67,6 +67,8 @@ function view(objects: GatewayApiObjects, classes: GatewayClass[] = [gatewayClas
     customResourceDefinitions: () => [],
     configMap: () => undefined,
     gatewayApiObjects: () => objects,
+    service: () => undefined,
+    endpointSlicesForService: () => [],
   };
 }
 
@@ -78,37 +80,37 @@ describe('GatewayRouting', () => {
     const edge = gateway('infra', 'edge');
     const a = route('infra', 'a', 'infra');
     const b = route('infra', 'b', 'infra');
-    const first = routing.update(view({ gateways: [edge], httpRoutes: [a, b] }));
+    const first = routing.translate(view({ gateways: [edge], httpRoutes: [a, b] }));
     expect(first.set.map((c) => `${c.source.kind}/${c.source.name}`).sort()).toEqual([
       'Gateway/edge',
       'HTTPRoute/a',
       'HTTPRoute/b',
     ]);
-    const changed = routing.update(
+    const changed = routing.translate(
       view({ gateways: [edge], httpRoutes: [a, route('infra', 'b', 'infra', '/v2')] }),
     );
     expect(changed.set.map((c) => c.source.name)).toEqual(['b']);
     expect(routing.lastTranslated).toBe(1);
-    const removed = routing.update(view({ gateways: [edge], httpRoutes: [a] }));
+    const removed = routing.translate(view({ gateways: [edge], httpRoutes: [a] }));
     expect(removed).toEqual({ set: [], removed: ['HTTPRoute/infra/b'] });
   });
 
   it("gives a route its Gateway's namespace as tenant, none when hosts are shared", () => {
     const objects = { gateways: [gateway('infra', 'edge')], httpRoutes: [route('team', 'a', 'infra')] };
-    const owned = new GatewayRouting({ controllerName: CONTROLLER, now }).update(view(objects));
+    const owned = new GatewayRouting({ controllerName: CONTROLLER, now }).translate(view(objects));
     expect(owned.set.map((c) => [c.source.kind, c.tenant])).toEqual([
       ['Gateway', 'infra'],
       ['HTTPRoute', 'infra'],
     ]);
     const shared = new GatewayRouting({ controllerName: CONTROLLER, now, allowCrossNamespaceHosts: true });
-    expect(shared.update(view(objects)).set.map((c) => c.tenant)).toEqual([undefined, undefined]);
+    expect(shared.translate(view(objects)).set.map((c) => c.tenant)).toEqual([undefined, undefined]);
   });
 
   it('serves nothing for Gateways of a class that is not ours, and withdraws them when the class changes', () => {
     const routing = new GatewayRouting({ controllerName: CONTROLLER, now });
     const objects = { gateways: [gateway('infra', 'edge')], httpRoutes: [route('infra', 'a', 'infra')] };
-    expect(routing.update(view(objects)).set).toHaveLength(2);
-    const after = routing.update(view(objects, [gatewayClass('example.com/other')]));
+    expect(routing.translate(view(objects)).set).toHaveLength(2);
+    const after = routing.translate(view(objects, [gatewayClass('example.com/other')]));
     expect(after.set).toEqual([]);
     expect(after.removed.sort()).toEqual(['Gateway/infra/edge', 'HTTPRoute/infra/a']);
     expect(routing.translation.statuses.gateways).toEqual([]);

@@ -15,7 +15,7 @@ import {
 import { sharedDictBytesOf } from '@ingresskit/nginx-template';
 import type { Listener } from '@ingresskit/route-model';
 import type { ControllerConfig } from './config.js';
-import type { NamespaceDataBudgetOptions } from './namespace-data-budget.js';
+import type { NamespaceDataBudgetOptions } from '@ingresskit/route-table';
 import { listOwnPorts } from './own-ports.js';
 
 /** Options of IngressRouting. */

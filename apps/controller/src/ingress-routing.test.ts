@@ -241,16 +241,21 @@ describe('IngressRouting with a data budget', () => {
     routing.commit();
     expect(routing.virtualHost('a.example.com')).toBeDefined();
     expect(routing.virtualHost('c.example.com')).toBeUndefined();
-    expect(routing.foreignBudgetProblems()).toEqual([
+    const budgetProblems = () =>
+      ['a', 'b', 'c'].flatMap(
+        (name) => routing.routingTable.budgetProblemOf({ kind: 'HTTPRoute', namespace: 'team', name }) ?? [],
+      );
+    expect(budgetProblems()).toEqual([
       expect.objectContaining({
         object: { kind: 'HTTPRoute', namespace: 'team', name: 'c' },
         message: expect.stringMatching(/past its part of it: .*; the HTTPRoute is not served$/),
       }),
     ]);
-    routing.deleteContribution(view, 'HTTPRoute/team/a');
+    routing.routingTable.withdraw(view, 'HTTPRoute/team/a');
+    routing.routingTable.update(view, []);
     routing.commit();
     expect(routing.virtualHost('c.example.com')).toBeDefined();
-    expect(routing.foreignBudgetProblems()).toEqual([]);
+    expect(budgetProblems()).toEqual([]);
   });
 
   it("counts a backend's endpoints, again when they change", () => {

@@ -23,7 +23,7 @@ import type { ClusterView } from './cluster-view.js';
 import type { ControllerConfig } from './config.js';
 import { configMapSubject } from './controller-configmap.js';
 import { ingressSubject } from './ingress-reports.js';
-import { isStatusOnlyChange } from './pending-changes.js';
+import { isStatusOnlyChange } from './store-change.js';
 import type { EventRecorder, EventReport } from './events.js';
 import type { Logger } from './logger.js';
 import { listOwnPorts } from './own-ports.js';

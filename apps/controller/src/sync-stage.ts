@@ -94,7 +94,7 @@ export class SyncStage {
     if (configMap !== undefined && (changes.configMap || !this.#initialized)) {
       const change = configMap.read(view);
       if (change.translation !== undefined) {
-        routing.setTranslationDefaults(change.translation);
+        routing.setTranslationDefaults(view, change.translation);
         changes.allIngresses = true;
       }
       if (change.nginx !== undefined) {
@@ -122,7 +122,8 @@ export class SyncStage {
     );
     routing.updateServices(view, changes.services);
     routing.updateExternalNames(view, changes.externalNames);
-    if (changes.gatewayApi || changes.allIngresses) gatewayApi?.route(view, routing);
+    if (changes.gatewayApi.size > 0 || changes.allIngresses)
+      gatewayApi?.route(view, routing, changes.gatewayApi);
     const delta = routing.commit();
     gatewayApi?.report(routing);
     const routedAt = performance.now();
@@ -138,7 +139,8 @@ export class SyncStage {
     }
     // A Gateway can take a host, so Gateway API changes may change who passes through too.
     this.#options.l4?.sync(view, {
-      ingresses: initializing || changes.allIngresses || changes.ingresses.size > 0 || changes.gatewayApi,
+      ingresses:
+        initializing || changes.allIngresses || changes.ingresses.size > 0 || changes.gatewayApi.size > 0,
     });
     let flush = await dataPlane.flush();
     // The data plane refused routes (its regex engine said no): leave exactly those out and push again.

@@ -14,7 +14,7 @@ import {
   formatHTTPRouteExplanation,
   type GatewayApiState,
 } from '../explain-gateway-api.js';
-import { emptyGatewayApiTranslation, GatewayRouting } from '../gateway-routing.js';
+import { ALL_GATEWAY_API, emptyGatewayApiTranslation, GatewayRouting } from '../gateway-routing.js';
 import { tenancyFlagNames, classFlagNames } from '../flags.js';
 import { viewOfSnapshot, type ClusterView } from '../cluster-view.js';
 import { listenersOf } from '../data-plane-render-options.js';
@@ -104,8 +104,7 @@ function routeOnce(
           allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
           now: Date.now,
         });
-  for (const contribution of gatewayRouting?.update(view).set ?? [])
-    routing.setContribution(view, contribution);
+  gatewayRouting?.update(view, [ALL_GATEWAY_API], routing.routingTable);
   routing.commit();
   return { routing, gatewayRouting };
 }
