@@ -53,9 +53,12 @@ export type ExternalNamePin = (
   policy: BackendAddressPolicy,
 ) => BackendResolution;
 
-/** The key an ExternalName's host name is resolved under for the Services of `namespace`. */
-export function externalNameKey(namespace: string, hostname: string): string {
-  return `${namespace}/${hostname}`;
+/**
+ * The key an ExternalName's host name is resolved under for the Services of `namespace`:
+ * kube-objects' `namespacedKey`, as name-resolution's `externalNameKey` builds it.
+ */
+function externalNameKey(namespace: string, hostname: string): string {
+  return namespacedKey(namespace, hostname);
 }
 
 /** Options of {@link BackendResolver}. */

@@ -7,7 +7,6 @@ export type {
 } from './contribution-source.js';
 export type { BackendView } from './backend-view.js';
 export {
-  externalNameKey,
   serviceKeyOfBackend,
   type BackendProblem,
   type BackendResolution,
