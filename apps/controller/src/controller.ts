@@ -214,8 +214,8 @@ export class Controller {
         controllerConfigMap: config.configMap,
         annotationPrefix: config.annotationPrefix,
         hostOwnershipProblems: (object, hostnames, createdAt) =>
-          routing.hostOwnershipProblems(object, hostnames, createdAt),
-        hostLimitProblems: (contribution) => routing.hostLimitProblems(contribution),
+          routing.routingTable.hostOwnershipProblems(object, hostnames, createdAt),
+        hostLimitProblems: (contribution) => routing.routingTable.hostLimitProblems(contribution),
         now: () => Date.now(),
         logger: this.#logger,
         readSecret: (key) => store.readSecret(key),
@@ -281,7 +281,7 @@ export class Controller {
     store.on('change', (event) => {
       const isRelevant = recordChange(this.#pending, event, {
         snapshot: store.snapshot(),
-        isServiceReferenced: (key) => this.routing.isServiceReferenced(key),
+        isServiceReferenced: (key) => this.routing.routingTable.isServiceReferenced(key),
         checksumEnabled: config.checksumEnabled,
         configMapKey: config.configMap,
         isReadByConfigMap: (key) => this.#parts.configMap?.isReading(key) ?? false,

@@ -87,7 +87,7 @@ export class GatewayApiStage {
    * changed (an Ingress alone can take one from a route or a Gateway's listener).
    */
   report(routing: IngressRouting): void {
-    const notes = routing.notes();
+    const notes = routing.routingTable.notes();
     const lost = { HTTPRoute: lostHostnamesOf(notes), Gateway: lostHostnamesOf(notes, 'Gateway') };
     const keys = new Set(
       Object.entries(lost).flatMap(([kind, byObject]) =>
@@ -103,7 +103,7 @@ export class GatewayApiStage {
     const ownership = Object.entries(lost).flatMap(([kind, byObject]) =>
       [...byObject.keys()].flatMap((key) => {
         const { namespace = '', name } = splitObjectKey(key);
-        return routing.assemblyProblemsOf({ kind, namespace, name });
+        return routing.routingTable.assemblyProblemsOf({ kind, namespace, name });
       }),
     );
     this.#reports.update([

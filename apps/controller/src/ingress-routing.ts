@@ -21,18 +21,15 @@ import {
   DEFAULT_BACKEND_ADDRESS_POLICY,
   parseSourceKey,
   sourceKey,
-  type AssemblyNote,
   type BackendAddressPolicy,
   type Problem,
   type Route,
   type RouteContribution,
   type RouteTable,
   type RouteTableDelta,
-  type SourceRef,
   type UpstreamSettings,
-  type VirtualHost,
 } from '@ingresskit/route-model';
-import { RoutingTable, type RefusedRoute } from '@ingresskit/route-table';
+import { RoutingTable } from '@ingresskit/route-table';
 import { namespacedKey } from '@ingresskit/kube-objects';
 import type { ClusterView } from './cluster-view.js';
 import { createRegexBudget } from './regex-budget.js';
@@ -170,14 +167,6 @@ export class IngressRouting {
   }
 
   /**
-   * Resolves the backends of these Services again (their ports, type or EndpointSlices changed),
-   * and counts again what the sources naming them take of the shared dict.
-   */
-  updateServices(view: ClusterView, serviceKeys: Iterable<string>): void {
-    this.routingTable.updateServices(view, serviceKeys);
-  }
-
-  /**
    * Sets what a source other than an Ingress (the default certificate) contributes to the same
    * table; its backends are resolved like an Ingress's, and host ownership applies by its tenant.
    */
@@ -188,40 +177,9 @@ export class IngressRouting {
     this.routingTable.update(view, [{ source: contribution.source, contribution, isNewVersion: true }]);
   }
 
-  /** Pins the backends of these ExternalName names (externalNameKey) again: their addresses changed. */
-  updateExternalNames(view: ClusterView, keys: Iterable<string>): void {
-    this.routingTable.updateExternalNames(view, keys);
-  }
-
-  /** Whether a backend of a Service of `namespace` is pinned to the addresses of `hostname`. */
-  usesExternalName(namespace: string, hostname: string): boolean {
-    return this.routingTable.usesExternalName(namespace, hostname);
-  }
-
   /** `namespace/name` of the owned Ingresses whose translation read the ConfigMap `key`. */
   ingressesReadingConfigMap(key: string): string[] {
     return this.#ingresses.ingressesReadingConfigMap(key);
-  }
-
-  /** Whether a route, or a source the data budget counted, refers to a backend of the Service `namespace/name`. */
-  isServiceReferenced(serviceKey: string): boolean {
-    return this.routingTable.isServiceReferenced(serviceKey);
-  }
-
-  /**
-   * Leaves out routes the data plane refused, and re-contributes their sources without them.
-   * Returns whether anything was left out that was not already.
-   */
-  refuseRoutes(view: ClusterView, refused: readonly RefusedRoute[]): boolean {
-    return this.routingTable.refuseRoutes(view, refused);
-  }
-
-  /**
-   * Certificates the data plane refused (by certificate id, with its reason): the Ingresses that
-   * claim one are reported; their hosts get the default certificate. Cheap when nothing changed.
-   */
-  setRefusedCertificates(refused: ReadonlyMap<string, string>): void {
-    this.routingTable.setRefusedCertificates(refused);
   }
 
   /** Re-assembles what changed since the last commit; see route-model's builder. */
@@ -244,11 +202,6 @@ export class IngressRouting {
     return this.routingTable.table();
   }
 
-  /** The virtual host of `hostname` as of the last commit. */
-  virtualHost(hostname: string): VirtualHost | undefined {
-    return this.routingTable.virtualHost(hostname);
-  }
-
   /** The class decision of an Ingress. */
   verdict(key: string): IngressVerdict | undefined {
     return this.#ingresses.verdict(key);
@@ -264,49 +217,12 @@ export class IngressRouting {
     return this.routingTable.contribution(sourceKey(ingressSourceOf(key)));
   }
 
-  /** What any source (an HTTPRoute, say) contributes, by its source key (`Kind/namespace/name`). */
-  contributionOfSource(key: string): RouteContribution | undefined {
-    return this.routingTable.contribution(key);
-  }
-
-  /** What assembly decided against the source `object` (hosts owned elsewhere, hidden routes), as problems. */
-  assemblyProblemsOf(object: SourceRef): Problem[] {
-    return this.routingTable.assemblyProblemsOf(object);
-  }
-
   /**
    * Everything wrong with an Ingress: its translation problems, the backends of its routes that
    * answer 503, routes of it that older Ingresses hide, and routes the data plane refused.
    */
   problemsOf(key: string): Problem[] {
     return this.#ingresses.problemsOf(key, this.routingTable);
-  }
-
-  /** See RoutingTable.hostOwnershipProblems. */
-  hostOwnershipProblems(object: SourceRef, hostnames: Iterable<string>, createdAt?: number): Problem[] {
-    return this.routingTable.hostOwnershipProblems(object, hostnames, createdAt);
-  }
-
-  /**
-   * Whether the table as last committed names exactly `hostname` (a virtual host or a TLS
-   * binding): a server name nginx serves there, which a `*.` passthrough host must not take.
-   */
-  servesHostname(hostname: string): boolean {
-    return this.routingTable.servesHostname(hostname);
-  }
-
-  /**
-   * What the host limit (`--max-regex-matches-per-request`) would decide against `contribution`
-   * (an Ingress not created yet counts as the youngest), as the table stands: what the admission
-   * webhook refuses.
-   */
-  hostLimitProblems(contribution: RouteContribution): Problem[] {
-    return this.routingTable.hostLimitProblems(contribution);
-  }
-
-  /** What assembly decided against sources, as of the last commit. */
-  notes(): AssemblyNote[] {
-    return this.routingTable.notes();
   }
 }
 

@@ -74,10 +74,10 @@ export interface L4Dependencies {
   isLeader: () => boolean;
   /** Whether the Ingress `namespace/name` is of our class (IngressRouting's verdict). */
   isOwned: (key: string) => boolean;
-  /** IngressRouting's hostOwnershipProblems: hosts other namespaces' HTTP routes hold. */
+  /** RoutingTable's hostOwnershipProblems: hosts other namespaces' HTTP routes hold. */
   hostOwnershipProblems?: (object: Problem['object'], hostnames: Iterable<string>) => Problem[];
   /**
-   * IngressRouting's servesHostname: whether nginx serves exactly this name, which the proxy then
+   * RoutingTable's servesHostname: whether nginx serves exactly this name, which the proxy then
    * sends to nginx rather than to a `*.` passthrough host; none when undefined.
    */
   servesHostname?: (hostname: string) => boolean;

@@ -120,8 +120,8 @@ export class SyncStage {
       view,
       changes.allIngresses ? [...view.ingressKeys(), ...changes.ingresses] : changes.ingresses,
     );
-    routing.updateServices(view, changes.services);
-    routing.updateExternalNames(view, changes.externalNames);
+    routing.routingTable.updateServices(view, changes.services);
+    routing.routingTable.updateExternalNames(view, changes.externalNames);
     if (changes.gatewayApi.size > 0 || changes.allIngresses)
       gatewayApi?.route(view, routing, changes.gatewayApi);
     const delta = routing.commit();
@@ -144,7 +144,7 @@ export class SyncStage {
     });
     let flush = await dataPlane.flush();
     // The data plane refused routes (its regex engine said no): leave exactly those out and push again.
-    while (flush.refused.length > 0 && routing.refuseRoutes(view, flush.refused)) {
+    while (flush.refused.length > 0 && routing.routingTable.refuseRoutes(view, flush.refused)) {
       dataPlane.stage(routing.commit());
       this.#reportAffected();
       flush = await dataPlane.flush();
@@ -155,7 +155,7 @@ export class SyncStage {
         error: new DataPlanePushError('the data plane refused routes it had refused before'),
       };
     }
-    routing.setRefusedCertificates(dataPlane.refusedCertificates());
+    routing.routingTable.setRefusedCertificates(dataPlane.refusedCertificates());
     this.#reportAffected();
     // nginx serves what was staged: only now may Ingress status say so.
     this.#unserved.clear();

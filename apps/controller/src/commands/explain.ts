@@ -72,8 +72,8 @@ Exits 0 when the object exists (and, for Gateway API, is one of ours), 1 when it
       const { routing, gatewayRouting } = routeOnce(viewOfSnapshot(snapshot), config);
       const state = {
         translation: gatewayRouting?.translation ?? emptyGatewayApiTranslation(),
-        lost: lostHostnamesOf(routing.notes()),
-        lostByGateways: lostHostnamesOf(routing.notes(), 'Gateway'),
+        lost: lostHostnamesOf(routing.routingTable.notes()),
+        lostByGateways: lostHostnamesOf(routing.routingTable.notes(), 'Gateway'),
       };
       return explainObject(what, routing, state, key);
     });
