@@ -5,7 +5,7 @@ export type {
   SourceEntry,
   SourceProblems,
 } from './contribution-source.js';
-export type { BackendView } from './backend-view.js';
+export type { BackendView, SourceView } from './backend-view.js';
 export {
   serviceKeyOfBackend,
   type BackendProblem,
