@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GatewayApiObjects } from '@ingresskit/gateway-routes';
-import type { GatewayClass } from '@ingresskit/store';
-import { GatewayRouting, type GatewayApiView } from './gateway-routing.js';
+import type { ChangeEvent, GatewayClass, StoreSnapshot } from '@ingresskit/store';
+import { ALL_GATEWAY_API, GatewayRouting, type GatewayApiView } from './gateway-routing.js';
 
 const CONTROLLER = 'ingresskit.dev/gateway-controller';
 let version = 0;
@@ -114,5 +114,41 @@ describe('GatewayRouting', () => {
     expect(after.set).toEqual([]);
     expect(after.removed.sort()).toEqual(['Gateway/infra/edge', 'HTTPRoute/infra/a']);
     expect(routing.translation.statuses.gateways).toEqual([]);
+  });
+});
+
+describe('GatewayRouting.keysOf', () => {
+  const routing = new GatewayRouting({ controllerName: CONTROLLER, now });
+  const snapshot = (gateways: number) =>
+    ({
+      gateways: { size: gateways },
+      httpRoutes: { size: 0 },
+      gatewayClasses: { list: () => [] },
+    }) as unknown as StoreSnapshot;
+
+  it('names the Gateway or HTTPRoute that changed by its source key, and nothing for a status write', () => {
+    const edge = gateway('infra', 'edge');
+    const created = {
+      kind: 'Gateway',
+      type: 'added',
+      key: 'infra/edge',
+      newObject: edge,
+    } as unknown as ChangeEvent;
+    expect(routing.keysOf({ event: created, snapshot: snapshot(1) })).toEqual(['Gateway/infra/edge']);
+    const before = route('team', 'a', 'infra');
+    const statusOnly = {
+      kind: 'HTTPRoute',
+      type: 'updated',
+      key: 'team/a',
+      oldObject: before,
+      newObject: { ...before, status: { parents: [] } },
+    } as unknown as ChangeEvent;
+    expect(routing.keysOf({ event: statusOnly, snapshot: snapshot(1) })).toEqual([]);
+  });
+
+  it('answers every Gateway API object for what all of them read, while there is one to translate', () => {
+    const secret = { kind: 'Secret', type: 'updated', key: 'infra/tls' } as unknown as ChangeEvent;
+    expect(routing.keysOf({ event: secret, snapshot: snapshot(0) })).toEqual([]);
+    expect(routing.keysOf({ event: secret, snapshot: snapshot(1) })).toEqual([ALL_GATEWAY_API]);
   });
 });

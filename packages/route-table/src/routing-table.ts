@@ -136,7 +136,9 @@ export class RoutingTable<View extends BackendView = BackendView>
   update(view: View, entries: Iterable<SourceEntry>): void {
     const keys = new Set<string>();
     for (const entry of entries) {
-      const key = sourceKey(entry.source);
+      // Kept in the budgets for as long as the source: one flat string, not the tree of pieces a
+      // template literal makes (a JSON round trip is the portable way to flatten).
+      const key = JSON.parse(JSON.stringify(sourceKey(entry.source))) as string;
       // A new version may have fixed what the data plane refused: try it again.
       if (entry.isNewVersion) this.#refusals.forgetRoutes(routeIdPrefixOf(key));
       this.#entries.set(key, entry);
