@@ -18,21 +18,21 @@ export { pinExternalName, type NameResolution } from './external-name.js';
 // The backend address policy and the address grammar live in route-model (HTTPRoute backends and
 // layer-4 services use them too); re-exported because they were this package's public names.
 export {
-  DEFAULT_BACKEND_ADDRESS_POLICY,
-  refusedBackendAddress,
-  type BackendAddressPolicy,
-} from '@ingresskit/route-model';
-export {
   canonicalAddress,
+  CLOUD_METADATA_NETWORKS,
+  DEFAULT_BACKEND_ADDRESS_POLICY,
   embeddedIpv4,
+  findMetadataNetwork,
   formatIpAddress,
   isInNetwork,
   parseIpAddress,
   parseIpNetwork,
+  refusedBackendAddress,
+  type BackendAddressPolicy,
   type IpAddress,
   type IpNetwork,
+  type MetadataNetwork,
 } from '@ingresskit/route-model';
-export { CLOUD_METADATA_NETWORKS, findMetadataNetwork, type MetadataNetwork } from '@ingresskit/route-model';
 export {
   createDefaultBackendContribution,
   createDefaultBackendRoute,
