@@ -41,6 +41,15 @@ describe('checkLayering', () => {
     );
   });
 
+  it('keeps route-table, the L0 routing stage, on the base packages: translators and class resolution are plugged in', () => {
+    const routeTable = readWorkspace(root).find((p) => p.name === '@ingresskit/route-table');
+    expect(routeTable?.layer).toBe('L0');
+    expect(routeTable?.runtimeDependencies.sort()).toEqual([
+      '@ingresskit/kube-objects',
+      '@ingresskit/route-model',
+    ]);
+  });
+
   it('accepts L1 → L0, app → anything and dev dependencies on the API server', () => {
     const packages = [
       l0,

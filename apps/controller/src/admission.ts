@@ -47,14 +47,14 @@ export interface IngressAdmissionOptions {
   controllerConfigMap?: string | undefined;
   /**
    * What host ownership decides against an Ingress created at `createdAt` (ms) naming these hosts,
-   * as the controller's table would decide with it (IngressRouting.hostOwnershipProblems);
+   * as the controller's table would decide with it (RoutingTable.hostOwnershipProblems);
    * not checked when undefined.
    */
   hostOwnershipProblems?:
     ((object: Problem['object'], hostnames: string[], createdAt: number) => Problem[]) | undefined;
   /**
    * What the per-host regex budget decides against the Ingress's routes, as the controller's
-   * table stands (IngressRouting.hostLimitProblems); not checked when undefined.
+   * table stands (RoutingTable.hostLimitProblems); not checked when undefined.
    */
   hostLimitProblems?: ((contribution: RouteContribution) => Problem[]) | undefined;
   /** Wall clock in ms, to warn about expired certificates. */

@@ -16,18 +16,20 @@ import {
   type Service,
   type StoreSnapshot,
 } from '@ingresskit/store';
+import type { SourceView } from '@ingresskit/route-table';
 import type { GatewayApiView } from './gateway-routing.js';
 
 const noGatewayApiObjects: GatewayApiObjects = Object.freeze({ gateways: [], httpRoutes: [] });
 
 /** Objects by key (`namespace/name`) and EndpointSlices by Service: a snapshot's or manifests'. */
-export interface ClusterView extends GatewayApiView {
+export interface ClusterView extends GatewayApiView, SourceView {
   ingress(key: string): Ingress | undefined;
   ingressKeys(): Iterable<string>;
   ingressClasses(): readonly IngressClass[];
   service(key: string): Service | undefined;
   endpointSlicesForService(serviceKey: string): readonly EndpointSlice[];
   secret(key: string): Secret | undefined;
+  configMap(key: string): ConfigMap | undefined;
   ingressCheckSums(): readonly CustomObject[];
 }
 

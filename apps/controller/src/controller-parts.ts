@@ -105,7 +105,7 @@ export function createControllerParts(
     lookup:
       deps.externalNames?.lookup ??
       createSystemLookup({ resolvConf: readResolvConf(), hosts: readHostsFile() }),
-    inUse: (namespace, hostname) => routing.usesExternalName(namespace, hostname),
+    inUse: (namespace, hostname) => routing.routingTable.usesExternalName(namespace, hostname),
     onChange: (keys) => {
       links.externalNamesChanged(keys);
       links.requestSync('ExternalName addresses changed', false);
@@ -176,8 +176,9 @@ export function createControllerParts(
     logger,
     isLeader,
     isOwned: (key) => routing.verdict(key)?.decision.owned === true,
-    hostOwnershipProblems: (object, hostnames) => routing.hostOwnershipProblems(object, hostnames),
-    servesHostname: (hostname) => routing.servesHostname(hostname),
+    hostOwnershipProblems: (object, hostnames) =>
+      routing.routingTable.hostOwnershipProblems(object, hostnames),
+    servesHostname: (hostname) => routing.routingTable.servesHostname(hostname),
   });
   const configMap =
     config.configMap === undefined

@@ -214,8 +214,8 @@ export class Controller {
         controllerConfigMap: config.configMap,
         annotationPrefix: config.annotationPrefix,
         hostOwnershipProblems: (object, hostnames, createdAt) =>
-          routing.hostOwnershipProblems(object, hostnames, createdAt),
-        hostLimitProblems: (contribution) => routing.hostLimitProblems(contribution),
+          routing.routingTable.hostOwnershipProblems(object, hostnames, createdAt),
+        hostLimitProblems: (contribution) => routing.routingTable.hostLimitProblems(contribution),
         now: () => Date.now(),
         logger: this.#logger,
         readSecret: (key) => store.readSecret(key),
@@ -281,13 +281,13 @@ export class Controller {
     store.on('change', (event) => {
       const isRelevant = recordChange(this.#pending, event, {
         snapshot: store.snapshot(),
-        isServiceReferenced: (key) => this.routing.isServiceReferenced(key),
+        isServiceReferenced: (key) => this.routing.routingTable.isServiceReferenced(key),
         checksumEnabled: config.checksumEnabled,
-        gatewayApiEnabled: this.#parts.gatewayApi !== undefined,
         configMapKey: config.configMap,
         isReadByConfigMap: (key) => this.#parts.configMap?.isReading(key) ?? false,
         isSecretReadByConfigMap: (key) => this.#parts.configMap?.isReadingSecret(key) ?? false,
-        ingressesReadingConfigMap: (key) => this.routing.ingressesReadingConfigMap(key),
+        ingressKeysOf: (change) => this.routing.ingresses.keysOf(change),
+        gatewayKeysOf: this.#parts.gatewayApi?.routing.keysOf.bind(this.#parts.gatewayApi.routing),
         defaultCertificateKey: config.defaultSslCertificate,
       });
       // The layer-4 features read ConfigMaps and endpoints no route references.

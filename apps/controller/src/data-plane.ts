@@ -42,7 +42,7 @@ import {
   type NginxPrefixOptions,
 } from './data-plane-render-options.js';
 import { DataPlaneFullError, DataPlanePushError, NginxReloadError } from './errors.js';
-import type { RefusedRoute } from './route-refusals.js';
+import type { RefusedRoute } from '@ingresskit/route-table';
 import { PushedContent } from './pushed-content.js';
 
 /** Options of {@link NginxDataPlane}. */

@@ -76,7 +76,7 @@ export function explainGateway(
   const { namespace = '', name } = splitObjectKey(key);
   const problems = [
     ...problemsOfObject(state.translation.problems, 'Gateway', key),
-    ...routing.assemblyProblemsOf({ kind: 'Gateway', namespace, name }),
+    ...routing.routingTable.assemblyProblemsOf({ kind: 'Gateway', namespace, name }),
   ];
   if (entry === undefined) {
     return {
@@ -119,7 +119,7 @@ export function explainHTTPRoute(
   const object = { kind: 'HTTPRoute', namespace, name };
   const problems = [
     ...problemsOfObject(state.translation.problems, 'HTTPRoute', key),
-    ...routing.assemblyProblemsOf(object),
+    ...routing.routingTable.assemblyProblemsOf(object),
   ];
   if (entry === undefined) {
     return {
@@ -131,7 +131,7 @@ export function explainHTTPRoute(
       problems,
     };
   }
-  const contribution = routing.contributionOfSource(sourceKey(object));
+  const contribution = routing.routingTable.contribution(sourceKey(object));
   const parents = entry.parents.map(({ parentRef, conditions }) => ({
     parentRef: `${parentRef.kind} ${parentRef.namespace}/${parentRef.name}${parentRef.sectionName === undefined ? '' : `/${parentRef.sectionName}`}`,
     conditions,

@@ -227,7 +227,7 @@ describe('explainIngress', () => {
     routing.takeAffectedIngresses();
     const [claim] = routing.contributionOf('shop/secure')!.tls;
 
-    routing.setRefusedCertificates(new Map([[claim!.certificate.id, 'ee key too small']]));
+    routing.routingTable.setRefusedCertificates(new Map([[claim!.certificate.id, 'ee key too small']]));
     expect([...routing.takeAffectedIngresses()]).toEqual(['shop/secure']);
     expect(routing.problemsOf('shop/secure')).toEqual([
       expect.objectContaining({
@@ -239,9 +239,9 @@ describe('explainIngress', () => {
     ]);
     expect(routing.problemsOf('shop/plain')).toEqual([]);
 
-    routing.setRefusedCertificates(new Map([[claim!.certificate.id, 'ee key too small']]));
+    routing.routingTable.setRefusedCertificates(new Map([[claim!.certificate.id, 'ee key too small']]));
     expect(routing.takeAffectedIngresses().size).toBe(0);
-    routing.setRefusedCertificates(new Map());
+    routing.routingTable.setRefusedCertificates(new Map());
     expect([...routing.takeAffectedIngresses()]).toEqual(['shop/secure']);
     expect(routing.problemsOf('shop/secure')).toEqual([]);
   });

@@ -112,7 +112,7 @@ export function listContributionRoutes(
   );
   const explained: ExplainedRoute[] = [];
   for (const host of contribution.hosts) {
-    const virtualHost = routing.virtualHost(host.hostname);
+    const virtualHost = routing.routingTable.virtualHost(host.hostname);
     const servedIds = new Set(virtualHost?.routes.map((route) => route.id));
     const describe = (route: Route, isFallback: boolean): ExplainedRoute => ({
       hostname: host.hostname,

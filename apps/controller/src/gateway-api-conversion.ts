@@ -145,7 +145,9 @@ function convertHost(
       view.service(serviceKey)?.spec?.ports?.find((port) => port.name === portName)?.port,
   };
   // The table's copy of a route carries what assembly added to it (a canary of another Ingress).
-  const served = new Map(routing.virtualHost(host.hostname)?.routes.map((route) => [route.id, route]));
+  const served = new Map(
+    routing.routingTable.virtualHost(host.hostname)?.routes.map((route) => [route.id, route]),
+  );
   const sourceRoutes: Route[] = host.routes.map((route) => served.get(route.id) ?? route);
   if (host.fallback !== undefined && host.fallback !== 'table-default') {
     // The Ingress's default backend answers what no path matches: the least specific rule.

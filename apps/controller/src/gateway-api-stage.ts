@@ -12,6 +12,7 @@ import {
   type LostHostname,
 } from '@ingresskit/gateway-routes';
 import { isDeepStrictEqual } from 'node:util';
+import { splitObjectKey } from '@ingresskit/kube-objects';
 import type { ClusterView } from './cluster-view.js';
 import type { EventRecorder } from './events.js';
 import {
@@ -68,14 +69,15 @@ export class GatewayApiStage {
     this.#statusWriter = writer;
   }
 
-  /** Translates the Gateway API objects of `view` into `routing`: only changed contributions are set. */
-  route(view: ClusterView, routing: IngressRouting): void {
-    const change = this.routing.update(view);
-    for (const key of change.removed) routing.deleteContribution(view, key);
-    for (const contribution of change.set) routing.setContribution(view, contribution);
+  /**
+   * Translates the Gateway API objects of `view` into `routing`'s table, for the changes with
+   * these keys: only changed contributions are set.
+   */
+  route(view: ClusterView, routing: IngressRouting, keys: ReadonlySet<string>): void {
+    this.routing.update(view, keys, routing.routingTable);
     this.#statusDue = true;
     this.#logger.debug(
-      { set: change.set.length, removed: change.removed.length, translated: this.routing.lastTranslated },
+      { keys: keys.size, translated: this.routing.lastTranslated },
       'Gateway API translated',
     );
   }
@@ -85,7 +87,7 @@ export class GatewayApiStage {
    * changed (an Ingress alone can take one from a route or a Gateway's listener).
    */
   report(routing: IngressRouting): void {
-    const notes = routing.notes();
+    const notes = routing.routingTable.notes();
     const lost = { HTTPRoute: lostHostnamesOf(notes), Gateway: lostHostnamesOf(notes, 'Gateway') };
     const keys = new Set(
       Object.entries(lost).flatMap(([kind, byObject]) =>
@@ -100,15 +102,15 @@ export class GatewayApiStage {
     this.#lostKeys = keys;
     const ownership = Object.entries(lost).flatMap(([kind, byObject]) =>
       [...byObject.keys()].flatMap((key) => {
-        const slash = key.indexOf('/');
-        return routing.assemblyProblemsOf({
-          kind,
-          namespace: key.slice(0, slash),
-          name: key.slice(slash + 1),
-        });
+        const { namespace = '', name } = splitObjectKey(key);
+        return routing.routingTable.assemblyProblemsOf({ kind, namespace, name });
       }),
     );
-    this.#reports.update([...this.routing.problems(), ...ownership, ...routing.foreignBudgetProblems()]);
+    this.#reports.update([
+      ...this.routing.problems(),
+      ...ownership,
+      ...this.routing.budgetProblems(routing.routingTable),
+    ]);
   }
 
   /** nginx serves the sync: the statuses that describe it may be written now. */

@@ -1,12 +1,15 @@
 /**
- * Gateway API objects → route-table contributions, for the same builder the Ingresses feed. Each
- * sync that touched a Gateway API object hands the whole snapshot to gateway-routes' memoising
- * translator, which translates again only the HTTPRoutes whose inputs changed and keeps the very
- * same contribution object for the others; only contributions that are new (`!==`) or gone are
- * passed on, so an unrelated route costs the builder nothing. No I/O: the statuses to write come
- * out as data and the controller writes them once nginx serves what they describe.
+ * Gateway API objects as a contribution source of the route table the Ingresses feed. A store
+ * change maps to the source keys of the Gateways and HTTPRoutes it names, or to ALL_GATEWAY_API
+ * for what every one of them may read (Services, Secrets, ReferenceGrants, Namespaces, classes).
+ * gateway-routes' translator reads the whole snapshot and memoises per HTTPRoute, so the keys
+ * decide whether to translate, and the translator what: it translates again only the HTTPRoutes
+ * whose inputs changed and keeps the very same contribution object for the others; only
+ * contributions that are new (`!==`) or gone are passed on, so an unrelated route costs the table
+ * nothing. No I/O: the statuses to write come out as data and the controller writes them once
+ * nginx serves what they describe.
  */
-import { namespacedKey } from '@ingresskit/kube-objects';
+import { namespacedKey, splitObjectKey } from '@ingresskit/kube-objects';
 import { evaluateGatewayClass } from '@ingresskit/gateway-class';
 import {
   createGatewayApiTranslator,
@@ -16,10 +19,26 @@ import {
   type PortMapping,
 } from '@ingresskit/gateway-routes';
 import { sourceKey, type Problem, type RouteContribution } from '@ingresskit/route-model';
-import type { ConfigMap, CustomResourceDefinition, GatewayClass } from '@ingresskit/store';
+import type {
+  BackendView,
+  ContributionSink,
+  ContributionSource,
+  SourceProblems,
+} from '@ingresskit/route-table';
+import type {
+  ChangeEvent,
+  ConfigMap,
+  CustomResourceDefinition,
+  GatewayClass,
+  StoreSnapshot,
+} from '@ingresskit/store';
+import { isStatusOnlyChange, type StoreChange } from './store-change.js';
+
+/** The key of a change every Gateway API object may read (a Service, a Secret, a class, ...). */
+export const ALL_GATEWAY_API = '*';
 
 /** What the Gateway API translation reads from the cluster. */
-export interface GatewayApiView {
+export interface GatewayApiView extends BackendView {
   gatewayClasses(): readonly GatewayClass[];
   customResourceDefinitions(): readonly CustomResourceDefinition[];
   configMap(key: string): ConfigMap | undefined;
@@ -93,7 +112,7 @@ export function emptyGatewayApiTranslation(): GatewayApiTranslation {
 }
 
 /** Turns Gateway API changes into the contributions that changed and the statuses to write. */
-export class GatewayRouting {
+export class GatewayRouting implements ContributionSource<GatewayApiView, StoreChange> {
   readonly #options: GatewayRoutingOptions;
   #classNames = '';
   #translator: GatewayApiTranslator | undefined;
@@ -115,8 +134,53 @@ export class GatewayRouting {
     return this.#translator?.lastTranslated ?? 0;
   }
 
+  /** The Gateway API keys a store change affects; none when it changes nothing the translation reads. */
+  keysOf({ event, snapshot }: StoreChange): string[] {
+    switch (event.kind) {
+      case 'Gateway':
+      case 'HTTPRoute': {
+        if (event.type === 'updated' && isStatusOnlyChange(event.oldObject, event.newObject)) return [];
+        const { namespace = '', name } = splitObjectKey(event.key);
+        return [sourceKey({ kind: event.kind, namespace, name })];
+      }
+      default:
+        return isGatewayApiInput(event, snapshot) ? [ALL_GATEWAY_API] : [];
+    }
+  }
+
+  /**
+   * Translates the Gateway API objects of `view` again (memoised; `keys` only say that something
+   * changed) and sets into `table` the contributions that changed, withdrawing those gone.
+   */
+  update(view: GatewayApiView, _keys: Iterable<string>, table: ContributionSink<GatewayApiView>): void {
+    const change = this.translate(view);
+    for (const key of change.removed) table.withdraw(view, key);
+    // Also after removals alone: what they took of the budgets is given to others.
+    table.update(
+      view,
+      change.set.map((contribution) => ({ source: contribution.source, contribution, isNewVersion: true })),
+    );
+  }
+
+  /** The problems of the Gateway or HTTPRoute with source `key`: the translation's and `table`'s. */
+  problemsOf(key: string, table: SourceProblems): Problem[] {
+    const served = this.#contributions.get(key)?.served;
+    const own = this.#last.problems.filter((problem) => sourceKey(problem.object) === key);
+    return served === undefined ? own : [...own, ...table.problemsOf(served.source)];
+  }
+
+  /** The problems of the Gateways and HTTPRoutes a budget of `table` leaves out. */
+  budgetProblems(table: { budgetProblemOf(object: Problem['object']): Problem | undefined }): Problem[] {
+    const problems: Problem[] = [];
+    for (const { served } of this.#contributions.values()) {
+      const problem = table.budgetProblemOf(served.source);
+      if (problem !== undefined) problems.push(problem);
+    }
+    return problems;
+  }
+
   /** Translates the Gateway API objects of `view` again and returns the contributions that changed. */
-  update(view: GatewayApiView): GatewayContributionChange {
+  translate(view: GatewayApiView): GatewayContributionChange {
     const classNames = this.#acceptedClassNames(view);
     const joined = classNames.join('\n');
     // The translator's memo is per config: a class accepted or dropped (rare) starts a new one.
@@ -206,4 +270,38 @@ export function tenantsOf(translation: GatewayApiTranslation): Map<string, strin
     tenants.set(sourceKey({ kind: 'HTTPRoute', namespace, name }), tenant);
   }
   return tenants;
+}
+
+/**
+ * Whether the Gateway API translation reads what changed: its own kinds (not our status writes),
+ * and, while there is something to translate, Services (backendRefs), TLS Secrets (listeners),
+ * ReferenceGrants, Namespace labels (listener selectors), the Gateway API CRDs (class acceptance
+ * reads their bundle version) and a ConfigMap a GatewayClass takes its parameters from.
+ */
+function isGatewayApiInput(event: ChangeEvent, snapshot: StoreSnapshot): boolean {
+  switch (event.kind) {
+    case 'GatewayClass':
+      return event.type !== 'updated' || !isStatusOnlyChange(event.oldObject, event.newObject);
+    case 'ReferenceGrant':
+    case 'Service':
+      return snapshot.httpRoutes.size > 0 || snapshot.gateways.size > 0;
+    case 'Secret':
+    case 'Namespace':
+      return snapshot.gateways.size > 0;
+    case 'CustomResourceDefinition':
+      return (event.newObject ?? event.oldObject)?.spec.group === 'gateway.networking.k8s.io';
+    case 'ConfigMap':
+      return snapshot.gatewayClasses.list().some((gatewayClass) => {
+        const ref = gatewayClass.spec?.parametersRef as
+          { kind?: unknown; namespace?: unknown; name?: unknown } | undefined;
+        return (
+          ref?.kind === 'ConfigMap' &&
+          typeof ref.namespace === 'string' &&
+          typeof ref.name === 'string' &&
+          namespacedKey(ref.namespace, ref.name) === event.key
+        );
+      });
+    default:
+      return false;
+  }
 }

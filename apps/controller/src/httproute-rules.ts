@@ -5,13 +5,13 @@
  * finding. A route with a protection HTTPRoute cannot carry (source lists, authentication,
  * limits) is `blocked`: applied without it, its backend would be served open.
  */
-import { parseBackendId } from '@ingresskit/ingress-routes';
-import type {
-  HeaderModifier,
-  PathModifier,
-  Route,
-  RoutePolicy,
-  WeightedBackend,
+import {
+  parseServiceBackendId,
+  type HeaderModifier,
+  type PathModifier,
+  type Route,
+  type RoutePolicy,
+  type WeightedBackend,
 } from '@ingresskit/route-model';
 import { namespacedKey } from '@ingresskit/kube-objects';
 import type { MigrationFinding } from './migration.js';
@@ -334,7 +334,7 @@ function backendRefsOf(
 ): BackendRef[] {
   const references: BackendRef[] = [];
   for (const member of members) {
-    const reference = member.backend === undefined ? undefined : parseBackendId(member.backend);
+    const reference = member.backend === undefined ? undefined : parseServiceBackendId(member.backend);
     if (reference === undefined) {
       findings.push({
         kind: 'error',

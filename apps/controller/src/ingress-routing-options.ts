@@ -15,7 +15,7 @@ import {
 import { sharedDictBytesOf } from '@ingresskit/nginx-template';
 import type { Listener } from '@ingresskit/route-model';
 import type { ControllerConfig } from './config.js';
-import type { NamespaceDataBudgetOptions } from './namespace-data-budget.js';
+import type { NamespaceDataBudgetOptions } from '@ingresskit/route-table';
 import { listOwnPorts } from './own-ports.js';
 
 /** Options of IngressRouting. */
@@ -41,7 +41,7 @@ export interface IngressRoutingOptions {
    * request (nginx-template's measureRegexWork); no limit when undefined.
    */
   maxRegexMatchesPerRequest?: number | undefined;
-  /** nginx's shared dict and the part of it one namespace may fill (see NamespaceDataBudget); none when undefined. */
+  /** nginx's shared dict and the part of it one namespace may fill (route-table's data budget); none when undefined. */
   dataBudget?: NamespaceDataBudgetOptions | undefined;
   /** `--allow-snippet-directives`: what a configuration-snippet may hold; none when undefined. */
   allowedSnippetDirectives?: readonly string[] | undefined;

@@ -149,12 +149,12 @@ describe('IngressRouting.updateIngresses', () => {
     routing.initialize(view);
     routing.updateIngresses(view, ['team/shop']);
     routing.commit();
-    routing.refuseRoutes(view, [
+    routing.routingTable.refuseRoutes(view, [
       { routeId: 'Ingress/team/shop/r0/p1', message: 'refused by the data plane' },
     ]);
     routing.updateIngresses(view, ['team/shop']);
     routing.commit();
-    expect(routing.virtualHost('shop.example.com')?.routes.map((route) => route.id)).toEqual([
+    expect(routing.routingTable.virtualHost('shop.example.com')?.routes.map((route) => route.id)).toEqual([
       'Ingress/team/shop/r0/p0',
     ]);
   });
@@ -198,7 +198,7 @@ describe('IngressRouting with a data budget', () => {
     expect(served.sort()).toEqual(
       tenant.slice(0, served.length).map((item) => `${item.metadata.name}.example.com`),
     );
-    expect(routing.virtualHost('shop.example.com')).toBeDefined();
+    expect(routing.routingTable.virtualHost('shop.example.com')).toBeDefined();
     expect(routing.problemsOf('victim/shop').map((problem) => problem.code)).toEqual(['service-not-found']);
     expect(routing.problemsOf('team/bulk-7')).toContainEqual(
       expect.objectContaining({
@@ -212,7 +212,7 @@ describe('IngressRouting with a data budget', () => {
     const fewer = objects([...tenant.slice(1), victim]);
     routing.updateIngresses(viewOfObjects(fewer), ['team/bulk-0']);
     routing.commit();
-    expect(routing.virtualHost(`bulk-${served.length}.example.com`)).toBeDefined();
+    expect(routing.routingTable.virtualHost(`bulk-${served.length}.example.com`)).toBeDefined();
   });
 
   it('counts Gateway API sources too, and reports those it leaves out', () => {
@@ -239,18 +239,23 @@ describe('IngressRouting with a data budget', () => {
       });
     }
     routing.commit();
-    expect(routing.virtualHost('a.example.com')).toBeDefined();
-    expect(routing.virtualHost('c.example.com')).toBeUndefined();
-    expect(routing.foreignBudgetProblems()).toEqual([
+    expect(routing.routingTable.virtualHost('a.example.com')).toBeDefined();
+    expect(routing.routingTable.virtualHost('c.example.com')).toBeUndefined();
+    const budgetProblems = () =>
+      ['a', 'b', 'c'].flatMap(
+        (name) => routing.routingTable.budgetProblemOf({ kind: 'HTTPRoute', namespace: 'team', name }) ?? [],
+      );
+    expect(budgetProblems()).toEqual([
       expect.objectContaining({
         object: { kind: 'HTTPRoute', namespace: 'team', name: 'c' },
         message: expect.stringMatching(/past its part of it: .*; the HTTPRoute is not served$/),
       }),
     ]);
-    routing.deleteContribution(view, 'HTTPRoute/team/a');
+    routing.routingTable.withdraw(view, 'HTTPRoute/team/a');
+    routing.routingTable.update(view, []);
     routing.commit();
-    expect(routing.virtualHost('c.example.com')).toBeDefined();
-    expect(routing.foreignBudgetProblems()).toEqual([]);
+    expect(routing.routingTable.virtualHost('c.example.com')).toBeDefined();
+    expect(budgetProblems()).toEqual([]);
   });
 
   it("counts a backend's endpoints, again when they change", () => {
@@ -275,12 +280,12 @@ describe('IngressRouting with a data budget', () => {
     routing.initialize(view(10));
     routing.updateIngresses(view(10), ['team/old', 'team/young']);
     routing.commit();
-    expect(routing.virtualHost('young.example.com')).toBeDefined();
+    expect(routing.routingTable.virtualHost('young.example.com')).toBeDefined();
     // The tenant scales the Service behind its younger Ingress to 10,000 endpoints.
-    routing.updateServices(view(10_000), ['team/crowd']);
+    routing.routingTable.updateServices(view(10_000), ['team/crowd']);
     routing.commit();
-    expect(routing.virtualHost('young.example.com')).toBeUndefined();
-    expect(routing.virtualHost('old.example.com')).toBeDefined();
+    expect(routing.routingTable.virtualHost('young.example.com')).toBeUndefined();
+    expect(routing.routingTable.virtualHost('old.example.com')).toBeDefined();
     expect(routing.problemsOf('team/young')).toContainEqual(
       expect.objectContaining({ code: 'namespace-dict-share' }),
     );

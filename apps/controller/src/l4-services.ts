@@ -23,7 +23,7 @@ import type { ClusterView } from './cluster-view.js';
 import type { ControllerConfig } from './config.js';
 import { configMapSubject } from './controller-configmap.js';
 import { ingressSubject } from './ingress-reports.js';
-import { isStatusOnlyChange } from './pending-changes.js';
+import { isStatusOnlyChange } from './store-change.js';
 import type { EventRecorder, EventReport } from './events.js';
 import type { Logger } from './logger.js';
 import { listOwnPorts } from './own-ports.js';
@@ -74,10 +74,10 @@ export interface L4Dependencies {
   isLeader: () => boolean;
   /** Whether the Ingress `namespace/name` is of our class (IngressRouting's verdict). */
   isOwned: (key: string) => boolean;
-  /** IngressRouting's hostOwnershipProblems: hosts other namespaces' HTTP routes hold. */
+  /** RoutingTable's hostOwnershipProblems: hosts other namespaces' HTTP routes hold. */
   hostOwnershipProblems?: (object: Problem['object'], hostnames: Iterable<string>) => Problem[];
   /**
-   * IngressRouting's servesHostname: whether nginx serves exactly this name, which the proxy then
+   * RoutingTable's servesHostname: whether nginx serves exactly this name, which the proxy then
    * sends to nginx rather than to a `*.` passthrough host; none when undefined.
    */
   servesHostname?: (hostname: string) => boolean;

@@ -1,11 +1,12 @@
 /**
  * The watch boundary: store change events become the keys the next sync must look at. Relevance
  * is decided here, once: an EndpointSlice of a Service no route uses, a status-only write to an
- * Ingress, a Secret no Ingress references change nothing and start no sync.
+ * Ingress, a Secret no Ingress references change nothing and start no sync. Each contribution
+ * source (Ingresses, Gateway API) maps an event to its own keys.
  */
-import { namespacedKey, objectKey } from '@ingresskit/kube-objects';
 import type { ChangeEvent, StoreSnapshot } from '@ingresskit/store';
 import { serviceKeyOfEndpointSlice } from '@ingresskit/store';
+import type { StoreChange } from './store-change.js';
 
 /** What the next sync must look at. */
 export interface PendingChanges {
@@ -19,8 +20,11 @@ export interface PendingChanges {
   allIngresses: boolean;
   /** The IngressCheckSum objects changed. */
   checksum: boolean;
-  /** Something the Gateway API translation reads changed: translate (memoised) again. */
-  gatewayApi: boolean;
+  /**
+   * Gateway API objects changed (source keys of Gateways and HTTPRoutes, or GatewayRouting's
+   * ALL_GATEWAY_API for what every one of them reads): translate (memoised) again.
+   */
+  gatewayApi: Set<string>;
   /** The controller ConfigMap (`--configmap`), or one it names, changed: read it again. */
   configMap: boolean;
   /** The Secret of `--default-ssl-certificate` changed: read it again. */
@@ -35,7 +39,7 @@ export function createPendingChanges(): PendingChanges {
     externalNames: new Set(),
     allIngresses: false,
     checksum: false,
-    gatewayApi: false,
+    gatewayApi: new Set(),
     configMap: false,
     defaultCertificate: false,
   };
@@ -47,16 +51,16 @@ export interface RelevanceContext {
   /** Whether some route (or the default backend) sends traffic to a port of this Service. */
   isServiceReferenced(serviceKey: string): boolean;
   checksumEnabled: boolean;
-  /** Whether Gateways and HTTPRoutes are served (`--gateway-controller-name`). */
-  gatewayApiEnabled: boolean;
+  /** The Ingresses a change affects (IngressSource.keysOf). */
+  ingressKeysOf(change: StoreChange): Iterable<string>;
+  /** The Gateway API keys a change affects (GatewayRouting.keysOf); none when Gateways are not served. */
+  gatewayKeysOf?: ((change: StoreChange) => Iterable<string>) | undefined;
   /** `namespace/name` of the controller ConfigMap (`--configmap`), if any. */
   configMapKey?: string | undefined;
   /** Whether the controller ConfigMap names this ConfigMap (add-headers, proxy-set-headers). */
   isReadByConfigMap?: ((key: string) => boolean) | undefined;
   /** Whether the controller ConfigMap names this Secret (ssl-dh-param). */
   isSecretReadByConfigMap?: ((key: string) => boolean) | undefined;
-  /** The Ingresses whose translation read this ConfigMap (auth-proxy-set-headers, custom-headers); none when absent. */
-  ingressesReadingConfigMap?: ((key: string) => string[]) | undefined;
   /** `namespace/name` of the default certificate's Secret (`--default-ssl-certificate`), if any. */
   defaultCertificateKey?: string | undefined;
 }
@@ -70,22 +74,23 @@ export function recordChange(
   event: ChangeEvent,
   context: RelevanceContext,
 ): boolean {
-  const gatewayApi = context.gatewayApiEnabled && isGatewayApiInput(event, context.snapshot);
-  if (gatewayApi) pending.gatewayApi = true;
-  return recordIngressChange(pending, event, context) || gatewayApi;
+  const change = { event, snapshot: context.snapshot };
+  let gatewayApi = false;
+  for (const key of context.gatewayKeysOf?.(change) ?? []) {
+    pending.gatewayApi.add(key);
+    gatewayApi = true;
+  }
+  let ingresses = false;
+  for (const key of context.ingressKeysOf(change)) {
+    pending.ingresses.add(key);
+    ingresses = true;
+  }
+  return recordOtherChange(pending, event, context) || ingresses || gatewayApi;
 }
 
-function recordIngressChange(
-  pending: PendingChanges,
-  event: ChangeEvent,
-  context: RelevanceContext,
-): boolean {
+/** What an event means beyond the sources' keys: classes, backends, checksums, the controller's own objects. */
+function recordOtherChange(pending: PendingChanges, event: ChangeEvent, context: RelevanceContext): boolean {
   switch (event.kind) {
-    case 'Ingress':
-      // Status writes (ours, from the leader) change nothing that is served.
-      if (event.type === 'updated' && isStatusOnlyChange(event.oldObject, event.newObject)) return false;
-      pending.ingresses.add(event.key);
-      return true;
     case 'IngressClass':
       pending.allIngresses = true;
       return true;
@@ -105,21 +110,17 @@ function recordIngressChange(
       if (isDefault) pending.defaultCertificate = true;
       const isReadByConfigMap = context.isSecretReadByConfigMap?.(event.key) === true;
       if (isReadByConfigMap) pending.configMap = true;
-      const ingresses = context.snapshot.ingressesForSecret(event.key);
-      for (const ingress of ingresses) pending.ingresses.add(objectKey(ingress));
-      return ingresses.length > 0 || isDefault || isReadByConfigMap;
+      return isDefault || isReadByConfigMap;
     }
     case 'IngressCheckSum':
       if (!context.checksumEnabled) return false;
       pending.checksum = true;
       return true;
     case 'ConfigMap': {
-      const readers = context.ingressesReadingConfigMap?.(event.key) ?? [];
-      for (const key of readers) pending.ingresses.add(key);
       const isControllerConfigMap =
         event.key === context.configMapKey || context.isReadByConfigMap?.(event.key) === true;
       if (isControllerConfigMap) pending.configMap = true;
-      return isControllerConfigMap || readers.length > 0;
+      return isControllerConfigMap;
     }
     default:
       return false;
@@ -143,61 +144,8 @@ export function takePendingChanges(pending: PendingChanges): PendingChanges {
   pending.externalNames = new Set();
   pending.allIngresses = false;
   pending.checksum = false;
-  pending.gatewayApi = false;
+  pending.gatewayApi = new Set();
   pending.configMap = false;
   pending.defaultCertificate = false;
   return taken;
-}
-
-/**
- * Whether the Gateway API translation reads what changed: its own kinds (not our status writes),
- * and, while there is something to translate, Services (backendRefs), TLS Secrets (listeners),
- * ReferenceGrants, Namespace labels (listener selectors), the Gateway API CRDs (class acceptance
- * reads their bundle version) and a ConfigMap a GatewayClass takes its parameters from.
- */
-function isGatewayApiInput(event: ChangeEvent, snapshot: StoreSnapshot): boolean {
-  switch (event.kind) {
-    case 'Gateway':
-    case 'HTTPRoute':
-    case 'GatewayClass':
-      return event.type !== 'updated' || !isStatusOnlyChange(event.oldObject, event.newObject);
-    case 'ReferenceGrant':
-    case 'Service':
-      return snapshot.httpRoutes.size > 0 || snapshot.gateways.size > 0;
-    case 'Secret':
-    case 'Namespace':
-      return snapshot.gateways.size > 0;
-    case 'CustomResourceDefinition':
-      return (event.newObject ?? event.oldObject)?.spec.group === 'gateway.networking.k8s.io';
-    case 'ConfigMap':
-      return snapshot.gatewayClasses.list().some((gatewayClass) => {
-        const ref = gatewayClass.spec?.parametersRef as
-          { kind?: unknown; namespace?: unknown; name?: unknown } | undefined;
-        return (
-          ref?.kind === 'ConfigMap' &&
-          typeof ref.namespace === 'string' &&
-          typeof ref.name === 'string' &&
-          namespacedKey(ref.namespace, ref.name) === event.key
-        );
-      });
-    default:
-      return false;
-  }
-}
-
-/** Whether an update changed only status (and the versions the API server keeps): our own writes. */
-export function isStatusOnlyChange(
-  before: { metadata: object; spec?: unknown } | undefined,
-  after: { metadata: object; spec?: unknown } | undefined,
-): boolean {
-  if (before === undefined || after === undefined) return false;
-  const strip = (object: { metadata: object; spec?: unknown }) => {
-    const {
-      resourceVersion: _resourceVersion,
-      managedFields: _managedFields,
-      ...metadata
-    } = object.metadata as Record<string, unknown>;
-    return JSON.stringify({ metadata, spec: object.spec });
-  };
-  return strip(before) === strip(after);
 }

@@ -9,7 +9,7 @@
  * prom-client. Each namespace has at most --max-series-per-namespace series, and the requests
  * nginx could not count are served as ingresskit_uncounted_requests_total.
  */
-import { createDefaultBackendRoute, parseBackendId } from '@ingresskit/ingress-routes';
+import { createDefaultBackendRoute } from '@ingresskit/ingress-routes';
 import {
   labelSeriesOf,
   REQUEST_HISTOGRAMS,
@@ -22,7 +22,7 @@ import {
   type RequestSeries,
   type SeriesLabelOptions,
 } from '@ingresskit/nginx-template';
-import type { RouteTable } from '@ingresskit/route-model';
+import { parseServiceBackendId, type RouteTable } from '@ingresskit/route-model';
 import type { Clock } from '@ingresskit/task-queue';
 import { shareReadPerScrape } from './scraped-metric.js';
 import type { StreamedMetrics } from './streamed-metrics.js';
@@ -38,7 +38,7 @@ export interface RequestMetricsSource {
 /** How the controller's backend ids name their Service, and its default backend's route. */
 const CONTROLLER_ROUTES: Pick<SeriesLabelOptions, 'serviceOf' | 'unroutedRoutes'> = {
   // The Service of a backend id (`namespace/name:port`), or the id itself for any other backend.
-  serviceOf: (backend) => parseBackendId(backend)?.name ?? backend,
+  serviceOf: (backend) => parseServiceBackendId(backend)?.name ?? backend,
   // The route of requests no Ingress or HTTPRoute route matched.
   unroutedRoutes: new Set([createDefaultBackendRoute(undefined).id]),
 };

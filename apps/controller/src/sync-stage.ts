@@ -94,7 +94,7 @@ export class SyncStage {
     if (configMap !== undefined && (changes.configMap || !this.#initialized)) {
       const change = configMap.read(view);
       if (change.translation !== undefined) {
-        routing.setTranslationDefaults(change.translation);
+        routing.setTranslationDefaults(view, change.translation);
         changes.allIngresses = true;
       }
       if (change.nginx !== undefined) {
@@ -120,9 +120,10 @@ export class SyncStage {
       view,
       changes.allIngresses ? [...view.ingressKeys(), ...changes.ingresses] : changes.ingresses,
     );
-    routing.updateServices(view, changes.services);
-    routing.updateExternalNames(view, changes.externalNames);
-    if (changes.gatewayApi || changes.allIngresses) gatewayApi?.route(view, routing);
+    routing.routingTable.updateServices(view, changes.services);
+    routing.routingTable.updateExternalNames(view, changes.externalNames);
+    if (changes.gatewayApi.size > 0 || changes.allIngresses)
+      gatewayApi?.route(view, routing, changes.gatewayApi);
     const delta = routing.commit();
     gatewayApi?.report(routing);
     const routedAt = performance.now();
@@ -138,11 +139,12 @@ export class SyncStage {
     }
     // A Gateway can take a host, so Gateway API changes may change who passes through too.
     this.#options.l4?.sync(view, {
-      ingresses: initializing || changes.allIngresses || changes.ingresses.size > 0 || changes.gatewayApi,
+      ingresses:
+        initializing || changes.allIngresses || changes.ingresses.size > 0 || changes.gatewayApi.size > 0,
     });
     let flush = await dataPlane.flush();
     // The data plane refused routes (its regex engine said no): leave exactly those out and push again.
-    while (flush.refused.length > 0 && routing.refuseRoutes(view, flush.refused)) {
+    while (flush.refused.length > 0 && routing.routingTable.refuseRoutes(view, flush.refused)) {
       dataPlane.stage(routing.commit());
       this.#reportAffected();
       flush = await dataPlane.flush();
@@ -153,7 +155,7 @@ export class SyncStage {
         error: new DataPlanePushError('the data plane refused routes it had refused before'),
       };
     }
-    routing.setRefusedCertificates(dataPlane.refusedCertificates());
+    routing.routingTable.setRefusedCertificates(dataPlane.refusedCertificates());
     this.#reportAffected();
     // nginx serves what was staged: only now may Ingress status say so.
     this.#unserved.clear();

@@ -3,8 +3,8 @@
  * port the route may use, or a 500 share for one it cannot, with the first such problem recorded
  * for the route's ResolvedRefs condition.
  */
-import { flatString, namespacedKey } from '@ingresskit/kube-objects';
-import { describeValue, type WeightedBackend } from '@ingresskit/route-model';
+import { namespacedKey } from '@ingresskit/kube-objects';
+import { describeValue, serviceBackendIdOf, type WeightedBackend } from '@ingresskit/route-model';
 import { RouteReason } from './conditions.js';
 import { arrayOr, checkDnsLabel, isPortNumber, objectOr, optionalString } from './grammar.js';
 import { InvalidRule } from './invalid-rule.js';
@@ -154,7 +154,7 @@ export function resolveBackendRef(
     );
     return undefined;
   }
-  return flatString(`${namespace}/${name}:${port}`);
+  return serviceBackendIdOf({ namespace, name, port });
 }
 
 /** Translates the backendRefs at `field`; throws InvalidRule for a weight or filter that cannot be served. */

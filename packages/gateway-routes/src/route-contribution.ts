@@ -2,12 +2,11 @@
  * The route-model contribution of an HTTPRoute: one host per attached hostname, with a route per
  * rule match served on the data-plane listeners that hostname attached to.
  */
-import { flatString } from '@ingresskit/kube-objects';
 import {
   type HostContribution,
   type Route,
   type RouteContribution,
-  sourceKey,
+  routeIdOf,
   type SourceRef,
 } from '@ingresskit/route-model';
 import { HTTP_ROUTE_KIND } from './allowed-routes.js';
@@ -35,11 +34,10 @@ export function buildContribution(
     }
   }
   if (listenersByHostname.size === 0) return undefined;
-  const prefix = sourceKey(source);
   const hosts: HostContribution[] = [...listenersByHostname.keys()].sort(compareText).map((hostname) => {
     const listeners = [...listenersByHostname.get(hostname)!].sort(compareText);
     const routes = rules.matches.map((entry): Route => ({
-      id: flatString(`${prefix}/r${entry.index[0]}/m${entry.index[1]}@${hostname}`),
+      id: routeIdOf(source, `r${entry.index[0]}/m${entry.index[1]}@${hostname}`),
       origin: {
         kind: HTTP_ROUTE_KIND,
         namespace: source.namespace,

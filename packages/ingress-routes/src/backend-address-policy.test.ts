@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BACKEND_ADDRESS_POLICY, refusedBackendAddress } from './backend-address-policy.js';
+import { DEFAULT_BACKEND_ADDRESS_POLICY, refusedBackendAddress } from '@ingresskit/route-model';
 import { resolveServiceBackend } from './service-backend.js';
 import { endpointSlice, externalService, service } from './testing/fixtures.js';
 

@@ -3,12 +3,13 @@
  * translation never reads a Service: an id carries the port as the Ingress wrote it, and
  * resolveServiceBackend turns the id's reference into endpoints later.
  */
-import { checkDnsLabel, checkPortName, flatString, isPortNumber } from '@ingresskit/kube-objects';
+import { checkDnsLabel, checkPortName, isPortNumber } from '@ingresskit/kube-objects';
+import { parseServiceBackendId, serviceBackendIdOf } from '@ingresskit/route-model';
 import type { ServiceReference } from './types.js';
 
 /**
  * The backend id of a Service port: `namespace/service:port`, the port as written (a number or a
- * name). Unambiguous, because `/` and `:` cannot occur in names.
+ * name); route-model's `serviceBackendIdOf`.
  */
 export function backendIdOf(
   namespace: string,
@@ -16,8 +17,7 @@ export function backendIdOf(
   port: number | string,
   viaClusterIp = false,
 ): string {
-  // Kept in every route and backend.
-  return flatString(`${namespace}/${service}:${port}${viaClusterIp ? CLUSTER_IP_SUFFIX : ''}`);
+  return serviceBackendIdOf({ namespace, name: service, port, ...(viaClusterIp ? { viaClusterIp } : {}) });
 }
 
 /**
@@ -26,25 +26,11 @@ export function backendIdOf(
  */
 export const FIRST_SERVICE_PORT = 0;
 
-/** The suffix of the id of a backend that is a Service's cluster IP (service-upstream). */
-const CLUSTER_IP_SUFFIX = '@cluster-ip';
-
 /**
  * The Service port a backend id made by {@link backendIdOf} stands for; undefined for any other
- * string. A port of digits only is a number: port names must hold a letter.
+ * string. Route-model's `parseServiceBackendId`, under the name this package published first.
  */
-export function parseBackendId(id: string): ServiceReference | undefined {
-  const match = /^([^/:@]+)\/([^/:@]+):([^/:@]+)(@cluster-ip)?$/.exec(id);
-  if (match === null) return undefined;
-  const [, namespace, name, port, viaClusterIp] = match;
-  const reference: ServiceReference = {
-    namespace: namespace!,
-    name: name!,
-    port: /^[0-9]+$/.test(port!) ? Number(port) : port!,
-  };
-  if (viaClusterIp !== undefined) reference.viaClusterIp = true;
-  return reference;
-}
+export const parseBackendId: (id: string) => ServiceReference | undefined = parseServiceBackendId;
 
 /** A parsed Ingress backend: the Service and port it names, or why it cannot be used. */
 export type BackendReference =

@@ -5,8 +5,8 @@
  * of the route.
  */
 import { checkDnsLabel } from '@ingresskit/kube-objects';
-import type { RoutePolicy } from '@ingresskit/route-model';
-import { backendIdOf, FIRST_SERVICE_PORT, parseBackendId } from './backend-reference.js';
+import { parseServiceBackendId, type RoutePolicy } from '@ingresskit/route-model';
+import { backendIdOf, FIRST_SERVICE_PORT } from './backend-reference.js';
 import type { Context } from './translation-context.js';
 import { annotationField } from './annotation-field.js';
 import { booleanParser } from './grammar.js';
@@ -121,7 +121,7 @@ export function addDefaultBackendPolicy(
     );
   }
   if (errors !== undefined) {
-    const service = parseBackendId(backendId);
+    const service = parseServiceBackendId(backendId);
     // ingress-nginx's headers for custom error backends (its user guide's custom-errors page).
     added.customErrors = {
       statuses: [...errors.statuses],

@@ -9,8 +9,13 @@
  * The auth-keepalive* annotations are read by external-auth-keepalive.ts.
  */
 import { isIP } from 'node:net';
-import { HTTP_METHODS, type ExternalAuthCache, type ExternalAuthPolicy } from '@ingresskit/route-model';
-import { refusedBackendAddress, type BackendAddressPolicy } from './backend-address-policy.js';
+import {
+  HTTP_METHODS,
+  refusedBackendAddress,
+  type BackendAddressPolicy,
+  type ExternalAuthCache,
+  type ExternalAuthPolicy,
+} from '@ingresskit/route-model';
 import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import { parseHashKey } from './proxy-annotations.js';
 import { annotationField } from './annotation-field.js';

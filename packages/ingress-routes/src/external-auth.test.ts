@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BACKEND_ADDRESS_POLICY, type BackendAddressPolicy } from './backend-address-policy.js';
+import { DEFAULT_BACKEND_ADDRESS_POLICY, type BackendAddressPolicy } from '@ingresskit/route-model';
 import { A, translateShop } from './testing/fixtures.js';
 import type { IngressTranslationConfig } from './types.js';
 

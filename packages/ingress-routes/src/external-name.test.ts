@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BACKEND_ADDRESS_POLICY } from './backend-address-policy.js';
+import { DEFAULT_BACKEND_ADDRESS_POLICY } from '@ingresskit/route-model';
 import { pinExternalName } from './external-name.js';
 
 const policy = DEFAULT_BACKEND_ADDRESS_POLICY;

@@ -5,8 +5,12 @@
  * plane connects only to addresses the address policy let through here.
  */
 import { isIP } from 'node:net';
-import type { Backend, Endpoint } from '@ingresskit/route-model';
-import { refusedBackendAddress, type BackendAddressPolicy } from './backend-address-policy.js';
+import {
+  refusedBackendAddress,
+  type Backend,
+  type BackendAddressPolicy,
+  type Endpoint,
+} from '@ingresskit/route-model';
 import type { ServiceBackendResolution } from './service-backend.js';
 
 /** What resolving a name gave: its addresses, or why there are none. */

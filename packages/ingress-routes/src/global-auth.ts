@@ -5,7 +5,7 @@
  * would protect answer 503: they never go open.
  */
 import { annotationField } from './annotation-field.js';
-import { DEFAULT_BACKEND_ADDRESS_POLICY } from './backend-address-policy.js';
+import { DEFAULT_BACKEND_ADDRESS_POLICY } from '@ingresskit/route-model';
 import { checkExternalAuthAddress } from './external-auth-annotations.js';
 import { BOOLEAN_PROBLEM, readBoolean } from './grammar.js';
 import type { Context } from './translation-context.js';

@@ -2,7 +2,7 @@
  * Annotations that add hostnames to an Ingress: server-alias (more names for its first host) and
  * from-to-www-redirect (the www. / bare counterpart of each host redirects to it).
  */
-import { ANY_HOSTNAME, type HostContribution, type Route, sourceKey } from '@ingresskit/route-model';
+import { ANY_HOSTNAME, type HostContribution, type Route, routeIdOf } from '@ingresskit/route-model';
 import { checkHost } from './grammar.js';
 import { flatString } from '@ingresskit/kube-objects';
 import { originOf, type Context } from './translation-context.js';
@@ -33,7 +33,7 @@ export function addWwwRedirects(context: Context, hosts: Map<string, HostContrib
     const from = counterpartOf(hostname);
     if (from === undefined || hosts.has(from)) continue;
     const fallback: Route = {
-      id: flatString(`${sourceKey(context.source)}/www-redirect/${from}`),
+      id: routeIdOf(context.source, `www-redirect/${from}`),
       origin: originOf(context, [-1], field),
       match: { path: { type: 'PathPrefix', value: '/' } },
       action: {

@@ -15,22 +15,24 @@ export {
 // Spelled once in kube-objects; re-exported because it was this package's public name.
 export { SERVICE_NAME_LABEL } from '@ingresskit/kube-objects';
 export { pinExternalName, type NameResolution } from './external-name.js';
-export {
-  DEFAULT_BACKEND_ADDRESS_POLICY,
-  refusedBackendAddress,
-  type BackendAddressPolicy,
-} from './backend-address-policy.js';
+// The backend address policy and the address grammar live in route-model (HTTPRoute backends and
+// layer-4 services use them too); re-exported because they were this package's public names.
 export {
   canonicalAddress,
+  CLOUD_METADATA_NETWORKS,
+  DEFAULT_BACKEND_ADDRESS_POLICY,
   embeddedIpv4,
+  findMetadataNetwork,
   formatIpAddress,
   isInNetwork,
   parseIpAddress,
   parseIpNetwork,
+  refusedBackendAddress,
+  type BackendAddressPolicy,
   type IpAddress,
   type IpNetwork,
-} from './ip-address.js';
-export { CLOUD_METADATA_NETWORKS, findMetadataNetwork, type MetadataNetwork } from './metadata-addresses.js';
+  type MetadataNetwork,
+} from '@ingresskit/route-model';
 export {
   createDefaultBackendContribution,
   createDefaultBackendRoute,

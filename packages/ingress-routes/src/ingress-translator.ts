@@ -7,8 +7,7 @@ import { namespacedKey, splitObjectKey, type IngressLike } from '@ingresskit/kub
 import { createCertificateCache, type CertificateCache } from './certificates.js';
 import { listOrNone } from './shared-values.js';
 import { translateIngressTimed } from './translate-ingress.js';
-import type { StrictTransportSecurity } from '@ingresskit/route-model';
-import type { BackendAddressPolicy } from './backend-address-policy.js';
+import type { BackendAddressPolicy, StrictTransportSecurity } from '@ingresskit/route-model';
 import type {
   IngressReferences,
   IngressTranslation,

@@ -2,12 +2,14 @@
  * Service ports to route-model backends: the Service port by number or name, ExternalName
  * targets, and the ready, non-terminating endpoints of the Service's EndpointSlices.
  */
-import { compareText, type Backend, type Endpoint } from '@ingresskit/route-model';
 import {
+  compareText,
   DEFAULT_BACKEND_ADDRESS_POLICY,
   refusedBackendAddress,
+  type Backend,
   type BackendAddressPolicy,
-} from './backend-address-policy.js';
+  type Endpoint,
+} from '@ingresskit/route-model';
 import { backendIdOf, FIRST_SERVICE_PORT } from './backend-reference.js';
 
 import {

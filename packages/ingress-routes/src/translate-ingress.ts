@@ -8,6 +8,7 @@ import {
   ANY_HOSTNAME,
   compareText,
   createProblemLog,
+  DEFAULT_BACKEND_ADDRESS_POLICY,
   describeValue,
   type RouteContribution,
   type SourceRef,
@@ -22,7 +23,6 @@ import { resolveBasicAuth } from './basic-auth-secret.js';
 import { resolveDigestAuth } from './digest-auth-secret.js';
 import { checkBackendTlsNames, resolveBackendTls } from './backend-tls-secret.js';
 import { resolveClientCertificate } from './client-certificate-secret.js';
-import { DEFAULT_BACKEND_ADDRESS_POLICY } from './backend-address-policy.js';
 import { checkExternalAuthAddress } from './external-auth-annotations.js';
 import { checkCustomErrors } from './custom-error-annotations.js';
 import { resolveAuthProxyHeaders } from './auth-proxy-headers.js';

@@ -2,12 +2,12 @@
  * The rules and `spec.defaultBackend` of an Ingress → host contributions: one per hostname, a
  * route per valid path, the default backend (or the table default) as the hosts' fallback.
  */
-import { ANY_HOSTNAME, type HostContribution, type Route, sourceKey } from '@ingresskit/route-model';
+import { ANY_HOSTNAME, type HostContribution, type Route, routeIdOf } from '@ingresskit/route-model';
 import { backendIdOf, parseBackendReference } from './backend-reference.js';
 import { checkHost, checkLiteralPath, checkRegexPath } from './grammar.js';
 import { isPathType, isRegexPath, pathMatchOf, rewriteOf } from './paths.js';
 import { createRedirect, sharedAction, sharedPolicy } from './route-policy.js';
-import { flatString, namespacedKey } from '@ingresskit/kube-objects';
+import { namespacedKey } from '@ingresskit/kube-objects';
 import { originOf, type Context } from './translation-context.js';
 import { objectOr } from './object-or.js';
 import { annotationField } from './annotation-field.js';
@@ -48,7 +48,7 @@ export function translateDefaultBackend(context: Context, raw: unknown): Route |
   const backend = readBackend(context, raw, 'spec.defaultBackend');
   if (backend === undefined) return undefined;
   return {
-    id: flatString(`${sourceKey(context.source)}/default-backend`),
+    id: routeIdOf(context.source, 'default-backend'),
     // ingress-nginx logs the default backend's location with the path "/".
     origin: originOf(context, [], 'spec.defaultBackend', { path: '/', ...backend }),
     // A fallback's match is never consulted; this one says what it answers: every path.
@@ -73,7 +73,7 @@ function translateAppRoot(context: Context, ruleIndex: number): Route | undefine
   if (target === undefined) return undefined;
   const { redirectToHttps: _, ...policy } = sharedPolicy(context);
   return {
-    id: flatString(`${sourceKey(context.source)}/r${ruleIndex}/app-root`),
+    id: routeIdOf(context.source, `r${ruleIndex}/app-root`),
     origin: originOf(
       context,
       [ruleIndex, -1],
@@ -134,7 +134,7 @@ function translatePath(
   const read = readBackend(context, backend, `${field}.backend`);
   if (read === undefined) return undefined;
   return {
-    id: flatString(`${sourceKey(context.source)}/r${index[0]}/p${index[1]}`),
+    id: routeIdOf(context.source, `r${index[0]}/p${index[1]}`),
     origin: originOf(context, index, field, { path: value as string, ...read }),
     match: internPathMatch(match),
     action: sharedAction(context, read.id),

@@ -8,27 +8,24 @@
 import type { LimitStatusCodes } from './limit-annotations.js';
 import type { ConfigMapLike, SecretLike } from '@ingresskit/kube-objects';
 import type {
+  BackendAddressPolicy,
   ExternalAuthPolicy,
   Problem,
   RouteContribution,
+  ServiceBackendRef,
   SharedCounterStore,
   StrictTransportSecurity,
 } from '@ingresskit/route-model';
 import type { CertificateCache } from './certificates.js';
-import type { BackendAddressPolicy } from './backend-address-policy.js';
 import type { IngressChecks } from './ingress-checks.js';
 import { type ConfigMapHeader } from './annotation-parts.js';
 import { type AnnotationDefaults } from './annotation-types.js';
 
-/** A Service port: the controller's `--default-backend-service`, or the target of a backend id. */
-export interface ServiceReference {
-  namespace: string;
-  name: string;
-  /** The port number, or the name of a Service port. */
-  port: number | string;
-  /** service-upstream: the Service's cluster IP and port, instead of its endpoints. */
-  viaClusterIp?: true;
-}
+/**
+ * A Service port: the controller's `--default-backend-service`, or the target of a backend id
+ * (route-model's ServiceBackendRef, under the name this package published first).
+ */
+export type ServiceReference = ServiceBackendRef;
 
 /**
  * The objects an Ingress refers to, looked up by the translation. Only Secrets and ConfigMaps:

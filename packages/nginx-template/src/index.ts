@@ -62,6 +62,12 @@ export {
   type RegexPath,
 } from './regex-groups.js';
 export { DEFAULT_REGEX_MATCHES_PER_REQUEST, measureRegexWork, type RegexWork } from './regex-work.js';
+export {
+  createSharedDictMeasure,
+  measureContribution,
+  type ContributionDictUse,
+  type SharedDictMeasure,
+} from './shared-dict-measure.js';
 export { policyKey, sharedPolicyIdsOf, SharedPolicies } from './shared-policies.js';
 export {
   measureBackend,

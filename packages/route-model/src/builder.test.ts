@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRouteTableBuilder, sourceKey } from './builder.js';
+import { createRouteTableBuilder } from './builder.js';
+import { sourceKey } from './ids.js';
 import { applyRouteTableDelta, diffRouteTables } from './diff.js';
 import { createContribution, createForwardRoute, createOrigin } from './testing.js';
 import type { Certificate, RouteContribution, RouteTable } from './types.js';

@@ -13,6 +13,7 @@ import {
   type BackendReferenceChange,
 } from './backend-references.js';
 import { createEmptyDelta } from './diff.js';
+import { sourceKey } from './ids.js';
 import { isDeepEqual } from './equal.js';
 import { assembleWithinLimit, type HostLimit } from './host-limit.js';
 import { admitOwnedEntries, HostOwnership, type HostClaimant, type OwningClaim } from './host-ownership.js';
@@ -31,15 +32,9 @@ import type {
   RouteOrigin,
   RouteTable,
   RouteTableDelta,
-  SourceRef,
   TlsBinding,
   VirtualHost,
 } from './types.js';
-
-/** The key of a source: `kind/namespace/name`. */
-export function sourceKey(source: SourceRef): string {
-  return `${source.kind}/${source.namespace}/${source.name}`;
-}
 
 /** Options of {@link createRouteTableBuilder}. */
 export interface RouteTableBuilderOptions {

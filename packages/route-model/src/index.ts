@@ -81,11 +81,17 @@ export {
 export { assembleWithinLimit, type HostLimit } from './host-limit.js';
 export { backendIdsOfRoute, type BackendReferenceChange } from './backend-references.js';
 export {
-  createRouteTableBuilder,
+  parseRouteId,
+  parseServiceBackendId,
+  parseSourceKey,
+  routeIdOf,
+  routeIdPrefixOf,
+  serviceBackendIdOf,
   sourceKey,
-  type RouteTableBuilder,
-  type RouteTableBuilderOptions,
-} from './builder.js';
+  type ParsedRouteId,
+  type ServiceBackendRef,
+} from './ids.js';
+export { createRouteTableBuilder, type RouteTableBuilder, type RouteTableBuilderOptions } from './builder.js';
 export type { HostClaimant } from './host-ownership.js';
 export { NO_CERTIFICATE } from './tls-bindings.js';
 export { applyRouteTableDelta, createEmptyDelta, diffRouteTables, isEmptyDelta } from './diff.js';
@@ -101,4 +107,21 @@ export {
 } from './select.js';
 export { createProblemLog, describeValue, formatProblem, type ProblemLog } from './problems.js';
 export { checkPortableRegex } from './regex.js';
+export {
+  DEFAULT_BACKEND_ADDRESS_POLICY,
+  refusedBackendAddress,
+  type BackendAddressPolicy,
+} from './backend-address-policy.js';
+export {
+  canonicalAddress,
+  embeddedIpv4,
+  formatIpAddress,
+  isInNetwork,
+  parseIpAddress,
+  parseIpNetwork,
+  parseIpv6Address,
+  type IpAddress,
+  type IpNetwork,
+} from './ip-address.js';
+export { CLOUD_METADATA_NETWORKS, findMetadataNetwork, type MetadataNetwork } from './metadata-addresses.js';
 export { HTTP_METHODS } from './http-methods.js';

@@ -14,7 +14,7 @@ import {
   formatHTTPRouteExplanation,
   type GatewayApiState,
 } from '../explain-gateway-api.js';
-import { emptyGatewayApiTranslation, GatewayRouting } from '../gateway-routing.js';
+import { ALL_GATEWAY_API, emptyGatewayApiTranslation, GatewayRouting } from '../gateway-routing.js';
 import { tenancyFlagNames, classFlagNames } from '../flags.js';
 import { viewOfSnapshot, type ClusterView } from '../cluster-view.js';
 import { listenersOf } from '../data-plane-render-options.js';
@@ -72,8 +72,8 @@ Exits 0 when the object exists (and, for Gateway API, is one of ours), 1 when it
       const { routing, gatewayRouting } = routeOnce(viewOfSnapshot(snapshot), config);
       const state = {
         translation: gatewayRouting?.translation ?? emptyGatewayApiTranslation(),
-        lost: lostHostnamesOf(routing.notes()),
-        lostByGateways: lostHostnamesOf(routing.notes(), 'Gateway'),
+        lost: lostHostnamesOf(routing.routingTable.notes()),
+        lostByGateways: lostHostnamesOf(routing.routingTable.notes(), 'Gateway'),
       };
       return explainObject(what, routing, state, key);
     });
@@ -104,8 +104,7 @@ function routeOnce(
           allowCrossNamespaceHosts: config.allowCrossNamespaceHosts,
           now: Date.now,
         });
-  for (const contribution of gatewayRouting?.update(view).set ?? [])
-    routing.setContribution(view, contribution);
+  gatewayRouting?.update(view, [ALL_GATEWAY_API], routing.routingTable);
   routing.commit();
   return { routing, gatewayRouting };
 }

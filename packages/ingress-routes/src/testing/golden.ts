@@ -9,9 +9,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRouteTableBuilder, type AssemblyNote, type Certificate } from '@ingresskit/route-model';
+import {
+  createRouteTableBuilder,
+  parseServiceBackendId,
+  type AssemblyNote,
+  type Certificate,
+} from '@ingresskit/route-model';
 import { parseAllDocuments, stringify } from 'yaml';
-import { parseBackendId } from '../backend-reference.js';
 import { createDefaultBackendContribution, createDefaultBackendRoute } from '../default-backend.js';
 import { resolveServiceBackend } from '../service-backend.js';
 import { translateIngress } from '../translate-ingress.js';
@@ -125,7 +129,7 @@ export function runGoldenCase(name: string): GoldenOutput {
     if (contribution !== undefined) builder.setContribution(contribution);
   const backendProblems: Record<string, string> = {};
   for (const id of [...builder.backendReferences().keys()].sort()) {
-    const reference = parseBackendId(id)!;
+    const reference = parseServiceBackendId(id)!;
     const resolution = resolveServiceBackend(
       reference,
       services.get(`${reference.namespace}/${reference.name}`),

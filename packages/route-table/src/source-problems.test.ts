@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { problemOfNote } from './ingress-problems.js';
+import { problemOfNote } from './source-problems.js';
 
 describe('problemOfNote', () => {
   it('names the namespace and oldest source that own a host when it is owned elsewhere', () => {

@@ -1,20 +1,49 @@
 /**
  * NamespaceDataBudget fed with route sources (Ingresses, Gateways, HTTPRoutes, by source key):
- * what each contribution takes of nginx's shared dict is measured once per contribution, its
- * backends as big as the cluster's EndpointSlices make them now, and the Services each source was
- * counted with are kept so that a change of their endpoints counts the sources again.
+ * what each contribution takes of the data plane's memory is measured once per contribution (by a
+ * DataMeasure, nginx-template's for nginx's shared dict), its backends as big as the cluster's
+ * EndpointSlices make them now, and the Services each source was counted with are kept so that a
+ * change of their endpoints counts the sources again.
  */
-import { isDeepStrictEqual } from 'node:util';
-import type { RouteContribution, UpstreamSettings } from '@ingresskit/route-model';
+import type { EndpointSliceLike } from '@ingresskit/kube-objects';
+import type { RouteContribution } from '@ingresskit/route-model';
 import { serviceKeyOfBackend } from './backend-resolver.js';
-import type { ClusterView } from './cluster-view.js';
+import type { BackendView } from './backend-view.js';
 import {
-  countEndpoints,
-  measureContribution,
-  withBackends,
-  type ContributionData,
-} from './contribution-data.js';
-import { NamespaceDataBudget, type NamespaceDataBudgetOptions } from './namespace-data-budget.js';
+  NamespaceDataBudget,
+  type NamespaceDataBudgetOptions,
+  type ObjectData,
+} from './namespace-data-budget.js';
+
+/** What a contribution brings into the data plane's memory but its backends, and the backends it names. */
+export interface ContributionData extends ObjectData {
+  backends: ReadonlySet<string>;
+}
+
+/** How a data plane measures what sources bring into its memory (nginx-template's createSharedDictMeasure). */
+export interface DataMeasure {
+  /** What `contribution` brings in but its backends, and the ids of the backends it names. */
+  contribution(contribution: RouteContribution): ContributionData;
+  /** The shared entry of the backend `id` with `endpoints` endpoints: its key and its bytes. */
+  backend(id: string, endpoints: number): readonly [key: string, bytes: number];
+}
+
+const endpointsOfSlice = new WeakMap<EndpointSliceLike, number>();
+
+/** How many endpoint addresses `slices` hold together (at most what a backend of their Service takes). */
+export function countEndpoints(slices: readonly EndpointSliceLike[]): number {
+  let count = 0;
+  for (const slice of slices) {
+    let addresses = endpointsOfSlice.get(slice);
+    if (addresses === undefined) {
+      addresses = 0;
+      for (const endpoint of slice.endpoints ?? []) addresses += endpoint.addresses?.length ?? 0;
+      endpointsOfSlice.set(slice, addresses);
+    }
+    count += addresses;
+  }
+  return count;
+}
 
 /** When a source was created, as its routes and TLS claims say (0 when they do not: the oldest). */
 function createdAtOf(contribution: RouteContribution): number {
@@ -25,27 +54,26 @@ function createdAtOf(contribution: RouteContribution): number {
 /** Which route sources fit in their namespace's part of the shared dict. */
 export class ContributionBudget {
   readonly #budget: NamespaceDataBudget;
-  /** The operator's upstream settings (proxy-* ConfigMap keys) routes are compiled with. */
-  #upstreamDefaults: UpstreamSettings | undefined;
-  /** What each contribution takes but its backends, measured once with #upstreamDefaults. */
+  #measure: DataMeasure;
+  /** What each contribution takes but its backends, measured once with #measure. */
   #dataOf = new WeakMap<RouteContribution, ContributionData>();
   /** The sources counted with the backends of each Service, by Service key. */
   readonly #sourcesByService = new Map<string, Set<string>>();
   /** The Services whose backends each source was counted with, by source key. */
   readonly #servicesBySource = new Map<string, Set<string>>();
 
-  constructor(options: NamespaceDataBudgetOptions) {
+  constructor(options: NamespaceDataBudgetOptions, measure: DataMeasure) {
     this.#budget = new NamespaceDataBudget(options);
+    this.#measure = measure;
   }
 
   /**
-   * Sets the operator's upstream `settings` (the ConfigMap's proxy-* keys, which decide nginx.conf's
-   * profile catalogue) that routes are compiled with when measured, as the push compiles them; each
-   * source is measured anew when it is next counted (every Ingress is, after a ConfigMap change).
+   * Measures with `measure` from now on (the operator's settings that decide how routes compile
+   * changed); each source is measured anew when it is next counted.
    */
-  setUpstreamDefaults(settings: UpstreamSettings | undefined): void {
-    if (isDeepStrictEqual(settings, this.#upstreamDefaults)) return;
-    this.#upstreamDefaults = settings;
+  setMeasure(measure: DataMeasure): void {
+    if (measure === this.#measure) return;
+    this.#measure = measure;
     this.#dataOf = new WeakMap();
   }
 
@@ -53,23 +81,25 @@ export class ContributionBudget {
    * Counts the source `key` as `contribution` (undefined: it takes nothing), as it would be served,
    * its backends as `view` has their EndpointSlices. Takes effect at the next {@link settle}.
    */
-  measure(view: ClusterView, key: string, contribution: RouteContribution | undefined): void {
+  measure(view: BackendView, key: string, contribution: RouteContribution | undefined): void {
     if (contribution === undefined) {
       this.delete(key);
       return;
     }
     let data = this.#dataOf.get(contribution);
-    if (data === undefined)
-      this.#dataOf.set(contribution, (data = measureContribution(contribution, this.#upstreamDefaults)));
+    if (data === undefined) this.#dataOf.set(contribution, (data = this.#measure.contribution(contribution)));
     const endpoints = new Map<string, number>();
-    const measured = withBackends(data, (id) => {
+    // Backends change size without the contribution changing: measured as the view has them now.
+    const shared = new Map(data.shared);
+    for (const id of data.backends) {
       const service = serviceKeyOfBackend(id);
-      if (service === undefined) return 0;
-      let count = endpoints.get(service);
+      let count = service === undefined ? 0 : endpoints.get(service);
       if (count === undefined)
-        endpoints.set(service, (count = countEndpoints(view.endpointSlicesForService(service))));
-      return count;
-    });
+        endpoints.set(service!, (count = countEndpoints(view.endpointSlicesForService(service!))));
+      const [entry, bytes] = this.#measure.backend(id, count);
+      shared.set(entry, bytes);
+    }
+    const measured: ObjectData = { own: data.own, shared };
     this.#indexServices(key, endpoints.keys());
     this.#budget.set(key, contribution.source.namespace, createdAtOf(contribution), measured);
   }

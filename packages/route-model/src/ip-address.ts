@@ -105,6 +105,16 @@ function parseIpv6(text: string): IpAddress | undefined {
   return { family: 6, bytes: groups.flatMap((group) => [group >> 8, group & 0xff]) };
 }
 
+/**
+ * Parses IPv6 in its standard text forms only (hex groups, one `::`, a dotted-decimal tail; any
+ * case), its bytes as written: no brackets, no zone id, an IPv4-mapped address left mapped.
+ * Undefined for anything else.
+ */
+export function parseIpv6Address(text: string): IpAddress | undefined {
+  if (text.length > MAX_ADDRESS_LENGTH) return undefined;
+  return parseIpv6(text.toLowerCase());
+}
+
 const MAPPED_PREFIX = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
 
 /** The IPv4 address an IPv4-mapped IPv6 address (`::ffff:0:0/96`) maps, else the address itself. */

@@ -24,7 +24,7 @@ export class RouteRefusals {
     return true;
   }
 
-  /** Forgets the refused routes whose id starts with `prefix` (`<source key>/`). */
+  /** Forgets the refused routes whose id starts with `prefix` (route-model's routeIdPrefixOf). */
   forgetRoutes(prefix: string): void {
     for (const routeId of this.#routes.keys()) if (routeId.startsWith(prefix)) this.#routes.delete(routeId);
   }

@@ -5,47 +5,81 @@
  * Service or a name's addresses change, and keeps why a backend answers 503, for the problems of
  * the routes that use it.
  */
-import { namespacedKey } from '@ingresskit/kube-objects';
+import { namespacedKey, type EndpointSliceLike, type ServiceLike } from '@ingresskit/kube-objects';
 import {
-  parseBackendId,
-  pinExternalName,
-  resolveServiceBackend,
+  parseServiceBackendId,
+  type Backend,
   type BackendAddressPolicy,
-  type BackendProblemCode,
-  type NameResolution,
-  type ServiceBackendResolution,
-} from '@ingresskit/ingress-routes';
-import { externalNameKey } from '@ingresskit/name-resolution';
-import type { Backend, BackendReferenceChange, RouteTableBuilder } from '@ingresskit/route-model';
-import type { ClusterView } from './cluster-view.js';
+  type BackendReferenceChange,
+  type RouteTableBuilder,
+  type ServiceBackendRef,
+} from '@ingresskit/route-model';
+import type { BackendView } from './backend-view.js';
 
 /** Why a backend answers 503 (or lost endpoints): what kind of problem, and the words status shows. */
 export interface BackendProblem {
-  readonly code: BackendProblemCode;
+  readonly code: string;
   readonly message: string;
+}
+
+/** A backend as resolved from the cluster, and why it can only answer 503 when it cannot serve. */
+export interface BackendResolution {
+  backend: Backend;
+  /** Set when the backend cannot serve, or some of its endpoints were left out. */
+  problem?: string;
+  /** What kind of problem `problem` is (a stable code such as `service-not-found`); set with it. */
+  problemCode?: string;
+}
+
+/**
+ * How a Service port becomes a backend: its ports, its EndpointSlices' ready endpoints, an
+ * ExternalName, each address judged by `policy` (ingress-routes' resolveServiceBackend). Never throws.
+ */
+export type ServiceBackendResolve = (
+  ref: ServiceBackendRef,
+  service: ServiceLike | undefined,
+  endpointSlices: readonly EndpointSliceLike[],
+  policy: BackendAddressPolicy,
+) => BackendResolution;
+
+/**
+ * Pins an ExternalName backend of a Service of `namespace` to the addresses its name resolved to
+ * for that namespace, those `policy` refuses left out (ingress-routes' pinExternalName fed by a
+ * resolver); the backend is given with `externalName` set.
+ */
+export type ExternalNamePin = (
+  backend: Backend,
+  namespace: string,
+  policy: BackendAddressPolicy,
+) => BackendResolution;
+
+/**
+ * The key an ExternalName's host name is resolved under for the Services of `namespace`:
+ * kube-objects' `namespacedKey`, as name-resolution's `externalNameKey` builds it.
+ */
+function externalNameKey(namespace: string, hostname: string): string {
+  return namespacedKey(namespace, hostname);
 }
 
 /** Options of {@link BackendResolver}. */
 export interface BackendResolverOptions {
   policy: BackendAddressPolicy;
-  /** See IngressRoutingOptions.resolveExternalName. */
-  resolveExternalName?: ((namespace: string, hostname: string) => NameResolution | undefined) | undefined;
+  resolve: ServiceBackendResolve;
+  /** Pins ExternalName backends; without it the data plane resolves names itself. */
+  pinExternalName?: ExternalNamePin | undefined;
   /** Why the backend `id` answers 503 changed. */
   onProblemChange: (id: string) => void;
 }
 
 /** The `namespace/name` of the Service a backend id names; undefined for other backends. */
 export function serviceKeyOfBackend(id: string): string | undefined {
-  const reference = parseBackendId(id);
+  const reference = parseServiceBackendId(id);
   // A map key for as long as the backend: flat, not a tree of pieces (namespacedKey).
   return reference === undefined ? undefined : namespacedKey(reference.namespace, reference.name);
 }
 
 /** The problem of a resolution, its message after `prefix`, as `{ problem }` to spread; undefined when none. */
-function problemOf(
-  resolution: ServiceBackendResolution,
-  prefix = '',
-): { problem: BackendProblem } | undefined {
+function problemOf(resolution: BackendResolution, prefix = ''): { problem: BackendProblem } | undefined {
   const { problem, problemCode } = resolution;
   if (problem === undefined || problemCode === undefined) return undefined;
   return { problem: { code: problemCode, message: `${prefix}${problem}` } };
@@ -71,13 +105,13 @@ export class BackendResolver {
   }
 
   /** Resolves every backend again under `policy` (the controller's own ports changed). */
-  setPolicy(view: ClusterView, policy: BackendAddressPolicy): void {
+  setPolicy(view: BackendView, policy: BackendAddressPolicy): void {
     this.#policy = policy;
     for (const ids of this.#idsByService.values()) for (const id of ids) this.#resolve(view, id);
   }
 
   /** Resolves the backends the routes started to name, and forgets those they stopped naming. */
-  follow(view: ClusterView, change: BackendReferenceChange): void {
+  follow(view: BackendView, change: BackendReferenceChange): void {
     for (const id of change.removed) {
       this.#builder.deleteBackend(id);
       this.#problems.delete(id);
@@ -99,14 +133,14 @@ export class BackendResolver {
   }
 
   /** Resolves the backends of these Services again (their ports, type or EndpointSlices changed). */
-  updateServices(view: ClusterView, serviceKeys: Iterable<string>): void {
+  updateServices(view: BackendView, serviceKeys: Iterable<string>): void {
     for (const serviceKey of serviceKeys) {
       for (const id of this.#idsByService.get(serviceKey) ?? []) this.#resolve(view, id);
     }
   }
 
   /** Pins the backends of these ExternalName names (externalNameKey) again: their addresses changed. */
-  updateExternalNames(view: ClusterView, keys: Iterable<string>): void {
+  updateExternalNames(view: BackendView, keys: Iterable<string>): void {
     for (const key of keys) {
       for (const id of this.#idsByExternalName.get(key) ?? []) this.#resolve(view, id);
     }
@@ -127,11 +161,11 @@ export class BackendResolver {
     return this.#problems.get(id);
   }
 
-  #resolve(view: ClusterView, id: string): void {
-    const reference = parseBackendId(id);
+  #resolve(view: BackendView, id: string): void {
+    const reference = parseServiceBackendId(id);
     if (reference === undefined) return;
     const serviceKey = namespacedKey(reference.namespace, reference.name);
-    const resolved = resolveServiceBackend(
+    const resolved = this.#options.resolve(
       reference,
       view.service(serviceKey),
       view.endpointSlicesForService(serviceKey),
@@ -150,18 +184,18 @@ export class BackendResolver {
   #pin(
     namespace: string,
     serviceKey: string,
-    resolved: ServiceBackendResolution,
+    resolved: BackendResolution,
   ): { backend: Backend; problem?: BackendProblem } {
-    const resolve = this.#options.resolveExternalName;
-    const hostname = resolve === undefined ? undefined : resolved.backend.externalName?.hostname;
+    const pin = this.#options.pinExternalName;
+    const hostname = pin === undefined ? undefined : resolved.backend.externalName?.hostname;
     this.#indexExternalName(
       resolved.backend.id,
       hostname === undefined ? undefined : externalNameKey(namespace, hostname),
     );
-    if (resolve === undefined || hostname === undefined)
+    if (pin === undefined || hostname === undefined)
       return { backend: resolved.backend, ...problemOf(resolved) };
     // Each namespace's names are resolved on their own: another tenant's lookups never delay them.
-    const pinned = pinExternalName(resolved.backend, resolve(namespace, hostname), this.#policy);
+    const pinned = pin(resolved.backend, namespace, this.#policy);
     return {
       backend: pinned.backend,
       ...(problemOf(resolved) ?? problemOf(pinned, `Service ${serviceKey} `)),

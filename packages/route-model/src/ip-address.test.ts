@@ -8,6 +8,7 @@ import {
   isInNetwork,
   parseIpAddress,
   parseIpNetwork,
+  parseIpv6Address,
 } from './ip-address.js';
 
 describe('canonicalAddress', () => {
@@ -130,5 +131,20 @@ describe('embeddedIpv4', () => {
     expect(embeddedIpv4(parseIpAddress('::1')!)).toBeUndefined();
     expect(embeddedIpv4(parseIpAddress('::')!)).toBeUndefined();
     expect(embeddedIpv4(parseIpAddress('2001:db8::7f00:1')!)).toBeUndefined();
+  });
+});
+
+describe('parseIpv6Address', () => {
+  it('reads the standard forms as written, mapped addresses left mapped', () => {
+    expect(parseIpv6Address('::FFFF:10.0.0.1')?.bytes).toEqual([
+      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 10, 0, 0, 1,
+    ]);
+    expect(parseIpv6Address('2001:db8::1')?.family).toBe(6);
+  });
+
+  it('answers undefined for brackets, zones, IPv4 and loose spellings', () => {
+    for (const text of ['[::1]', 'fe80::1%eth0', '10.0.0.1', '1::2::3', '::ffff:010.0.0.1', '12345::']) {
+      expect(parseIpv6Address(text)).toBeUndefined();
+    }
   });
 });

@@ -2,7 +2,12 @@
  * Problems of a routed source beyond its translation: assembly notes against it, backends of its
  * routes that answer 503, and what the data plane refused of it, each in the words status shows.
  */
-import type { AssemblyNote, Problem, RouteContribution } from '@ingresskit/route-model';
+import {
+  parseRouteId,
+  type AssemblyNote,
+  type Problem,
+  type RouteContribution,
+} from '@ingresskit/route-model';
 import type { BackendResolver } from './backend-resolver.js';
 import type { RouteRefusals } from './route-refusals.js';
 
@@ -131,10 +136,11 @@ export function pushRefusalProblems(
     });
   }
   for (const refused of refusals.routes()) {
-    if (!refused.routeId.startsWith(`${sourceKey}/`)) continue;
+    const route = parseRouteId(refused.routeId);
+    if (route?.sourceKey !== sourceKey) continue;
     problems.push({
       object,
-      field: refused.routeId.slice(sourceKey.length + 1),
+      field: route.place,
       message: `the data plane refused this route, which is left out: ${refused.message}`,
       severity: 'error',
     });

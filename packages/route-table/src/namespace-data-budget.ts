@@ -1,6 +1,7 @@
 /**
- * nginx's shared dict shared fairly between namespaces (`--lua-shared-dict-size`,
- * `--max-namespace-dict-share`), so that no tenant can fill it: a full dict refuses every push,
+ * The data plane's memory (nginx's shared dict: the controller's `--lua-shared-dict-size` and
+ * `--max-namespace-dict-share`, which its messages name) shared fairly between namespaces, so
+ * that no tenant can fill it: a full dict refuses every push,
  * everyone's endpoint changes included. What each object brings into the dict (its routes, the
  * shared policies and certificates it names) is counted before anything is pushed. A quarter of
  * the dict is kept free for what the counts leave out (the change log, entries being replaced,

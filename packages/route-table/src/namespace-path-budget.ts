@@ -1,5 +1,6 @@
 /**
- * `--max-paths-per-namespace`: how many paths the Ingresses of one namespace may have together, so
+ * How many paths the Ingresses of one namespace may have together (the controller's
+ * `--max-paths-per-namespace`), so
  * that no tenant can grow the route table (and everyone's translation and push work) without bound.
  * The oldest Ingresses are served first (ties by name); one that would take its namespace past the
  * limit is left out whole, and younger ones that still fit are served. A tenant's new Ingress can
@@ -10,6 +11,7 @@ import { splitObjectKey } from '@ingresskit/kube-objects';
 
 interface Entry {
   key: string;
+  namespace: string;
   paths: number;
   createdAt: number;
 }
@@ -21,6 +23,8 @@ export class NamespacePathBudget {
   readonly #namespaces = new Map<string, Map<string, Entry>>();
   /** The Ingresses left out, by key. */
   readonly #leftOut = new Set<string>();
+  /** The namespace of each Ingress, by key. */
+  readonly #namespaceOf = new Map<string, string>();
   /** Namespaces changed since the last settle. */
   readonly #dirty = new Set<string>();
 
@@ -30,20 +34,25 @@ export class NamespacePathBudget {
   }
 
   /**
-   * Records that the Ingress `namespace/name` has `paths` paths (0 when it is not served at all)
-   * and was created at `createdAt` (ms). Takes effect at the next {@link settle}.
+   * Records that the Ingress `key` has `paths` paths (0 when it is not served at all) and was
+   * created at `createdAt` (ms); it counts in `namespace`, by default the namespace of the object
+   * key `namespace/name`. Takes effect at the next {@link settle}.
    */
-  set(key: string, paths: number, createdAt: number): void {
-    const namespace = namespaceOf(key);
+  set(key: string, paths: number, createdAt: number, namespace = namespaceOf(key)): void {
+    const previous = this.#namespaceOf.get(key);
+    if (previous !== undefined && previous !== namespace) this.delete(key);
+    this.#namespaceOf.set(key, namespace);
     let entries = this.#namespaces.get(namespace);
     if (entries === undefined) this.#namespaces.set(namespace, (entries = new Map<string, Entry>()));
-    entries.set(key, { key, paths, createdAt });
+    entries.set(key, { key, namespace, paths, createdAt });
     this.#dirty.add(namespace);
   }
 
   /** Forgets an Ingress (deleted, or no longer ours). Takes effect at the next {@link settle}. */
   delete(key: string): void {
-    const namespace = namespaceOf(key);
+    const namespace = this.#namespaceOf.get(key);
+    if (namespace === undefined) return;
+    this.#namespaceOf.delete(key);
     if (this.#namespaces.get(namespace)?.delete(key) !== true) return;
     this.#leftOut.delete(key);
     this.#dirty.add(namespace);
@@ -68,10 +77,11 @@ export class NamespacePathBudget {
 
   /** Why the Ingress is left out, or undefined when it fits. */
   refusal(key: string): string | undefined {
-    if (!this.#leftOut.has(key)) return undefined;
-    const paths = this.#namespaces.get(namespaceOf(key))?.get(key)?.paths ?? 0;
+    const namespace = this.#namespaceOf.get(key);
+    if (!this.#leftOut.has(key) || namespace === undefined) return undefined;
+    const paths = this.#namespaces.get(namespace)?.get(key)?.paths ?? 0;
     return (
-      `its ${paths} paths would take namespace ${namespaceOf(key)} past the ${this.#limit} paths ` +
+      `its ${paths} paths would take namespace ${namespace} past the ${this.#limit} paths ` +
       'this controller serves per namespace (--max-paths-per-namespace; older Ingresses come first); the Ingress is not served'
     );
   }

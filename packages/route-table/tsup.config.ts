@@ -1,0 +1,3 @@
+import { definePackageConfig } from '../../tsup.base.js';
+
+export default definePackageConfig();
